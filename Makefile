@@ -1,0 +1,33 @@
+# Every target sets itself up: a fresh clone needs only Python 3.10+, a C++ compiler, CMake and make.
+PY      ?= python3
+VENV    := .venv
+VPY     := $(VENV)/bin/python
+STAMP   := $(VENV)/.installed
+# Parallel test workers: both cores of a CI machine.
+JOBS    ?= 2
+
+.PHONY: all demo test test-full grammar clean lint
+
+all: test
+
+$(STAMP): setup.py pyproject.toml
+	test -x $(VPY) || $(PY) -m venv $(VENV)
+	$(VPY) -m pip install -q --upgrade pip
+	$(VPY) -m pip install -q -e '.[test]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(VPY) -m spgen.demo
+
+test: $(STAMP)
+	$(VPY) -m pytest -q -n $(JOBS) --dist loadgroup
+
+# Dedicated long runs: 1M random vectors per operator, 20k fuzz inputs.
+test-full: $(STAMP)
+	$(VPY) -m pytest -q -n $(JOBS) --dist loadgroup -m slow
+
+grammar: $(STAMP)
+	cd compiler/spgen/frontend/grammar && ../../../../$(VENV)/bin/antlr4 -v 4.13.2 -Dlanguage=Python3 -visitor -no-listener -o ../_generated SPD.g4
+
+clean:
+	rm -rf build .cache .pytest_cache

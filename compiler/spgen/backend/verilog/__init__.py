@@ -1,0 +1,1 @@
+"""backend/verilog."""

@@ -1,0 +1,63 @@
+"""The `spgen` command line: one subcommand module per verb under `spgen.commands`."""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from ._diagnostics import CompileError, SpgenError
+
+__all__ = ["main"]
+
+# verb -> module under spgen.commands defining add_arguments(parser) and run(args) -> int
+_COMMANDS = {
+    "check": "Check a program and print its diagnostics.",
+    "compile": "Compile a program to Verilog, IR, Graphviz and a report.",
+    "emulate": "Run a program natively (LLVM JIT), bit-exact with the hardware.",
+    "sim": "Simulate the generated core cycle by cycle in Verilator.",
+    "build": "Build the simulated card and the hardware project for a core.",
+    "bench": "Benchmarks: DMA bandwidth, LBM throughput and stall rate, RDMA.",
+    "container": "Build the Singularity/Apptainer image, or say what is missing.",
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="spgen",
+        description="Stream-processing compiler and simulated FPGA platform for .spd programs.")
+    from . import __version__
+
+    parser.add_argument("--version", action="version", version=f"spgen {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for verb, help_text in _COMMANDS.items():
+        try:
+            mod = importlib.import_module(f"spgen.commands._{verb}")
+        except ModuleNotFoundError:
+            continue  # a verb whose component is not installed in this build
+        p = sub.add_parser(verb, help=help_text, description=help_text)
+        mod.add_arguments(p)
+        p.set_defaults(_run=mod.run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "_run", None):
+        parser.print_help()
+        return 1
+    try:
+        return int(args._run(args) or 0)
+    except CompileError as e:
+        e.diagnostics.print()
+        return 1
+    except SpgenError as e:
+        print(f"spgen {args.command}: error: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("spgen: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,228 @@
+"""The dataflow graph: typed nodes in topological order, with ports, registers and outputs."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+from ._ops import OPS, Type
+
+__all__ = ["SourceLoc", "Node", "Port", "RegDecl", "Output", "Graph", "Program", "IRError"]
+
+
+class IRError(Exception):
+    """An IR invariant does not hold (a compiler bug, never a user error)."""
+
+
+@dataclass(frozen=True)
+class SourceLoc:
+    """A position in a source file; line and column are 1-based."""
+
+    file: str
+    line: int
+    col: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+
+@dataclass(eq=False)
+class Node:
+    """One operation. Identity is object identity; ``id`` is a stable printing number.
+
+    ``attrs`` values are plain ints, strs, tuples or Types so that printing is
+    deterministic. ``name`` is the SPD signal name it defines, if any (for reports,
+    Verilog wire names and debugging; it never changes semantics).
+    """
+
+    id: int
+    op: str
+    type: Type
+    args: tuple["Node", ...] = ()
+    attrs: dict[str, Any] = field(default_factory=dict)
+    name: str | None = None
+    loc: SourceLoc | None = None
+
+    def __repr__(self) -> str:
+        return f"%{self.id}"
+
+    def key(self) -> tuple:
+        """Structural identity used by common-subexpression elimination."""
+        return (self.op, self.type, tuple(a.id for a in self.args),
+                tuple(sorted((k, _freeze(v)) for k, v in self.attrs.items())))
+
+
+def _freeze(v: Any) -> Any:
+    if isinstance(v, dict):
+        return tuple(sorted((k, _freeze(x)) for k, x in v.items()))
+    if isinstance(v, list):
+        return tuple(_freeze(x) for x in v)
+    return v
+
+
+@dataclass(frozen=True)
+class Port:
+    """A stream port. Port ``index`` 0 is the least significant 32 bits of its stream word."""
+
+    name: str
+    type: Type
+    stream: str  # "main" or "brch"
+    index: int
+
+
+@dataclass(frozen=True)
+class RegDecl:
+    """A run-time register; ``default`` is the 32-bit pattern written at reset."""
+
+    name: str
+    type: Type
+    default: int
+
+
+@dataclass(frozen=True)
+class Output:
+    """An output port and the node that drives it."""
+
+    port: Port
+    node: Node
+
+
+@dataclass(eq=False)
+class Graph:
+    """One module as a dataflow graph.
+
+    Invariants (checked by :meth:`verify`): nodes are in topological order, every
+    operand appears earlier, ids are unique, types obey the op table, every input
+    port has exactly one ``input`` node, every register one ``reg`` node.
+    """
+
+    name: str
+    inputs: list[Port] = field(default_factory=list)
+    outputs: list[Output] = field(default_factory=list)
+    regs: list[RegDecl] = field(default_factory=list)
+    nodes: list[Node] = field(default_factory=list)
+    params: dict[str, Any] = field(default_factory=dict)  # evaluated Param values
+    _next_id: int = 0
+
+    # ---- construction -------------------------------------------------------
+    def add(self, op: str, type: Type, args: tuple[Node, ...] = (), *, name: str | None = None,
+            loc: SourceLoc | None = None, **attrs: Any) -> Node:
+        """Append a node; operands must already be in the graph."""
+        if op not in OPS:
+            raise IRError(f"unknown op {op!r}")
+        node = Node(self._next_id, op, type, tuple(args), dict(attrs), name, loc)
+        self._next_id += 1
+        self.nodes.append(node)
+        return node
+
+    def renumber(self) -> None:
+        """Give nodes consecutive ids in their current order (after a pass removed some)."""
+        for i, n in enumerate(self.nodes):
+            n.id = i
+        self._next_id = len(self.nodes)
+
+    # ---- queries ------------------------------------------------------------
+    def input_node(self, port: str) -> Node:
+        for n in self.nodes:
+            if n.op == "input" and n.attrs["port"] == port:
+                return n
+        raise KeyError(port)
+
+    def reg_node(self, reg: str) -> Node:
+        for n in self.nodes:
+            if n.op == "reg" and n.attrs["name"] == reg:
+                return n
+        raise KeyError(reg)
+
+    def users(self) -> dict[Node, list[Node]]:
+        out: dict[Node, list[Node]] = {n: [] for n in self.nodes}
+        for n in self.nodes:
+            for a in n.args:
+                out[a].append(n)
+        return out
+
+    def __iter__(self) -> Iterator[Node]:
+        return iter(self.nodes)
+
+    def shifts(self) -> list[Node]:
+        return [n for n in self.nodes if n.op == "shift"]
+
+    def op_counts(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for n in self.nodes:
+            counts[n.op] = counts.get(n.op, 0) + 1
+        return dict(sorted(counts.items()))
+
+    def flops(self) -> dict[str, int]:
+        """FLOPs per element by kind (add, mul, div, sqrt) and their total."""
+        out = {"add": 0, "mul": 0, "div": 0, "sqrt": 0}
+        for n in self.nodes:
+            k = OPS[n.op].kind
+            if k in out:
+                out[k] += 1
+        out["total"] = sum(out.values())
+        return out
+
+    # ---- printing -----------------------------------------------------------
+    def to_text(self) -> str:
+        """Deterministic text form; identical graphs print identically."""
+        lines = [f"module {self.name} {{"]
+        for p in self.params:
+            lines.append(f"  param {p} = {self.params[p]!r}")
+        for r in self.regs:
+            lines.append(f"  reg {r.name}:{r.type} = 0x{r.default:08x}")
+        for n in self.nodes:
+            lines.append("  " + format_node(n))
+        for o in self.outputs:
+            lines.append(f"  out {o.port.stream}.{o.port.name}:{o.port.type} = {o.node!r}")
+        lines.append("}")
+        return "\n".join(lines) + "\n"
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+    # ---- verification -------------------------------------------------------
+    def verify(self) -> None:
+        """Raise :class:`IRError` if an invariant does not hold."""
+        from ._verify import verify_graph
+
+        verify_graph(self)
+
+
+def format_node(n: Node) -> str:
+    args = ", ".join(repr(a) for a in n.args)
+    attrs = " ".join(f"{k}={_fmt_attr(k, v)}" for k, v in sorted(n.attrs.items()))
+    text = f"%{n.id}:{n.type} = {n.op}"
+    if args:
+        text += f" {args}"
+    if attrs:
+        text += f" [{attrs}]"
+    if n.name:
+        text += f"  ; {n.name}"
+    return text
+
+
+def _fmt_attr(key: str, v: Any) -> str:
+    if key in ("bits", "fill", "default") and isinstance(v, int):
+        return f"0x{v:08x}"
+    if isinstance(v, Type):
+        return str(v)
+    if isinstance(v, (tuple, list)):
+        return "(" + ",".join(_fmt_attr("", x) for x in v) + ")"
+    if isinstance(v, dict):
+        return "{" + ",".join(f"{k}:{_fmt_attr(k, x)}" for k, x in sorted(v.items())) + "}"
+    return repr(v) if isinstance(v, str) else str(v)
+
+
+@dataclass(eq=False)
+class Program:
+    """All modules visible from a source file; ``top`` names the one being compiled."""
+
+    modules: dict[str, Graph]
+    top: str
+
+    @property
+    def top_graph(self) -> Graph:
+        return self.modules[self.top]
+
+    def to_text(self) -> str:
+        return "".join(self.modules[m].to_text() for m in sorted(self.modules))
