@@ -1,1 +1,63 @@
-"""passes."""
+"""IR clean-up passes, one per file, and the pipeline ``optimize`` runs."""
+from __future__ import annotations
+
+from typing import Callable
+
+from spgen.ir import Graph, IRError, Program
+
+from . import (eliminate_common_subexpressions, eliminate_dead_code, fold_constants,
+               inline_modules, reassociate, renumber, simplify)
+from ._rewrite import copy_graph
+
+__all__ = ["optimize", "run_passes", "PASSES"]
+
+# Every pass module, by its kebab-case name.
+PASSES = {m.NAME: m for m in (inline_modules, fold_constants, simplify,
+                              eliminate_common_subexpressions, eliminate_dead_code,
+                              reassociate, renumber)}
+
+
+def run_passes(graph: Graph, steps: list[tuple[str, Callable[[Graph], Graph]]]) -> Graph:
+    """Run ``steps`` (name, function) in order, verifying the IR after each one."""
+    for name, step in steps:
+        graph = step(graph)
+        try:
+            graph.verify()
+        except IRError as e:
+            raise IRError(f"after pass {name}: {e}") from e
+    return graph
+
+
+def optimize(program: Program, *, ftz: bool = False, fast_math: bool = False) -> Graph:
+    """The top module of ``program`` flattened and cleaned up bit-exactly.
+
+    Parameters
+    ----------
+    program : Program
+        Output of the front end; it is not modified.
+    ftz : bool
+        Fold f32 constants with subnormal inputs and results flushed to zero.
+    fast_math : bool
+        Also rebalance chains of f32 additions and products (changes rounding).
+
+    Returns
+    -------
+    Graph
+        A new verified graph with no ``inst`` nodes and consecutive node ids.
+    """
+    graph = copy_graph(program.top_graph)
+    graph.verify()
+    cleanup = [
+        (fold_constants.NAME, lambda g: fold_constants.run(g, ftz=ftz)),
+        (simplify.NAME, lambda g: simplify.run(g, ftz=ftz)),
+        (eliminate_common_subexpressions.NAME, eliminate_common_subexpressions.run),
+    ]
+    steps = [(inline_modules.NAME, lambda g: inline_modules.run(g, program))]
+    # Twice: folding exposes identities, and identities and CSE expose more folding.
+    steps += cleanup + cleanup
+    if fast_math:
+        steps += [(eliminate_dead_code.NAME, eliminate_dead_code.run),
+                  (reassociate.NAME, reassociate.run)]
+    steps += [(eliminate_dead_code.NAME, eliminate_dead_code.run),
+              (renumber.NAME, renumber.run)]
+    return run_passes(graph, steps)
