@@ -47,9 +47,7 @@ def fold_bits(op: str, out: Type, args: list[tuple[Type, int]], ftz: bool) -> in
     """
     bits = [b for _, b in args]
     if op in _F_ARITH or op in _F_CMP or op in ("fmin", "fmax", "fptosi", "fptoui"):
-        if ftz:
-            if op in ("fmin", "fmax") and any(is_subnormal(b) for b in bits):
-                return None  # which operand bits the hardware mux passes through is unspecified
+        if ftz:  # fmin/fmax then pass the flushed operand through, as spg_fmin.v does
             bits = [_flush(b) for b in bits]
         with np.errstate(all="ignore"):
             return _float(op, bits, ftz)
