@@ -215,7 +215,7 @@ def evaluate(graph: Graph, n: int, inputs: Mapping[str, np.ndarray],
                 raise ValueError(f"input {node.attrs['port']}: shape {arr.shape}, want ({n},)")
             v = arr.copy()
         elif op == "reg":
-            name = node.attrs["name"]
+            name = node.attrs.get("name", node.name)  # attr per contract, else node name
             bits = regs.get(name, decls[name].default if name in decls else node.attrs["default"])
             v = np.full(n, int(bits) & (1 if node.type is Type.BOOL else 0xFFFFFFFF), dtype=_U32)
         elif op == "const":

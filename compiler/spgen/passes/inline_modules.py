@@ -66,7 +66,9 @@ def _expand(graph: Graph, program: Program, inst: Node, stack: tuple[str, ...]) 
         if n.op == "extern":
             attrs["label"] = f"{label}_{attrs.get('label', attrs['module'])}"
         if n.op == "reg":
-            decl = next(r for r in body.regs if r.name == n.attrs["name"])
+            # The reg's name attr, or its node name (add() cannot take a "name" attr).
+            reg_name = n.attrs.get("name", n.name)
+            decl = next(r for r in body.regs if r.name == reg_name)
             attrs["name"] = f"{label}_{decl.name}"
             graph.regs.append(RegDecl(attrs["name"], decl.type, decl.default))
         m = graph.add(n.op, n.type, tuple(new[a] for a in n.args), loc=n.loc,
