@@ -30,7 +30,7 @@ setup(
             "antlr4-tools>=0.2",
             "spython>=0.3",
             "pybind11>=2.12",
-            "lbmpy>=1.3",
+            "lbmpy>=2.0",
         ],
     },
     entry_points={"console_scripts": ["spgen=spgen.cli:main"]},
