@@ -1,1 +1,5 @@
-"""backend/llvm."""
+"""LLVM back end: SPD dataflow graphs as native streaming kernels (the emulator)."""
+from ._jit import clear_memory_cache
+from ._run import emulate
+
+__all__ = ["emulate", "clear_memory_cache"]

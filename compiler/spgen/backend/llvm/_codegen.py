@@ -1,0 +1,447 @@
+"""LLVM IR of a module's streaming kernel: one vectorisable loop per phase and a sweep driver."""
+from __future__ import annotations
+
+from typing import Callable
+
+from llvmlite import ir
+
+from ...ir import Node, Type
+from ._plan import CHUNK, Plan
+
+__all__ = ["emit_module", "RUN_SYMBOL"]
+
+RUN_SYMBOL = "spg_run"
+
+I1, I32, I64, F32 = ir.IntType(1), ir.IntType(32), ir.IntType(64), ir.FloatType()
+P32 = I32.as_pointer()
+PP32 = P32.as_pointer()
+P64 = I64.as_pointer()
+VOID = ir.VoidType()
+
+_LTY = {Type.F32: F32, Type.I32: I32, Type.U32: I32, Type.BOOL: I1}
+
+# --ftz (the Arria 10 hard FP behaviour): these ops see subnormal operands as zero of
+# the same sign, and those in _FTZ_OUT also flush a subnormal result. Bit operations
+# (fneg, fabs, select, bitcast) never flush.
+_FTZ_IN = {"fadd", "fsub", "fmul", "fdiv", "fsqrt", "fmin", "fmax",
+           "flt", "fle", "fgt", "fge", "feq", "fne", "fptosi", "fptoui"}
+_FTZ_OUT = {"fadd", "fsub", "fmul", "fdiv", "fsqrt"}  # fmin/fmax return a flushed operand
+
+_FCMP = {"flt": "<", "fle": "<=", "fgt": ">", "fge": ">=", "feq": "==", "fne": "!="}
+_ICMP = {"ieq": ("==", True), "ine": ("!=", True), "slt": ("<", True), "sle": ("<=", True),
+         "sgt": (">", True), "sge": (">=", True), "ult": ("<", False), "ule": ("<=", False),
+         "ugt": (">", False), "uge": (">=", False)}
+
+Reader = Callable[[ir.IRBuilder, int, int], tuple[ir.Value, "ir.Value | None"]]
+
+
+def _c32(v: int) -> ir.Constant:
+    return ir.Constant(I32, v & 0xFFFFFFFF)
+
+
+def _from_bits(b: ir.IRBuilder, v: ir.Value, t: Type) -> ir.Value:
+    if t is Type.F32:
+        return b.bitcast(v, F32)
+    if t is Type.BOOL:
+        return b.icmp_unsigned("!=", v, _c32(0))
+    return v
+
+
+def _to_bits(b: ir.IRBuilder, v: ir.Value, t: Type) -> ir.Value:
+    if t is Type.F32:
+        return b.bitcast(v, I32)
+    if t is Type.BOOL:
+        return b.zext(v, I32)
+    return v
+
+
+def _const(t: Type, bits: int) -> ir.Constant:
+    if t is Type.BOOL:
+        return ir.Constant(I1, bits & 1)
+    c = _c32(bits)
+    return c.bitcast(F32) if t is Type.F32 else c
+
+
+class _Emitter:
+    """Emits the element computation of one phase for one element index."""
+
+    def __init__(self, mod: ir.Module, plan: Plan, ftz: bool):
+        self.mod, self.plan, self.ftz = mod, plan, ftz
+
+    def intrinsic(self, name: str, ret: ir.Type, args: list[ir.Type]) -> ir.Function:
+        fn = self.mod.globals.get(name)
+        if fn is None:
+            fn = ir.Function(self.mod, ir.FunctionType(ret, args), name)
+        return fn
+
+    def flush(self, b: ir.IRBuilder, x: ir.Value) -> ir.Value:
+        bits = b.bitcast(x, I32)
+        sub = b.icmp_unsigned("==", b.and_(bits, _c32(0x7F800000)), _c32(0))
+        return b.bitcast(b.select(sub, b.and_(bits, _c32(0x80000000)), bits), F32)
+
+    def element(self, b: ir.IRBuilder, p: int, read: Reader, regs: dict[str, ir.Value],
+                e: ir.Value | None) -> dict[Node, ir.Value]:
+        """Values of the phase's computed nodes at one element (``e`` None in the fast path)."""
+        plan = self.plan
+        val: dict[Node, ir.Value] = {}
+
+        def get(a: Node) -> ir.Value:
+            if a in val:
+                return val[a]
+            if a.op == "const":
+                return _const(a.type, a.attrs["bits"])
+            if a.op == "reg":
+                return _from_bits(b, regs[_reg_name(a)], a.type)
+            src = plan.src_of(a, p)
+            if src is None:
+                raise AssertionError(f"{a!r} not available in phase {p}")  # plan bug
+            v, _ = read(b, *src)
+            val[a] = _from_bits(b, v, a.type)
+            return val[a]
+
+        for n in plan.compute[p]:
+            val[n] = self.op(b, n, get, read, regs)
+        return val
+
+    def op(self, b: ir.IRBuilder, n: Node, get, read: Reader, regs) -> ir.Value:
+        op, t = n.op, n.type
+        if op == "shift":
+            x = n.args[0]
+            d = n.attrs["offset"]
+            fill = _const(t, n.attrs["fill"])
+            if x.op == "input":
+                v, ok = read(b, self.plan.in_slot[x.attrs["port"]], d)
+                v = _from_bits(b, v, t)
+            elif x.op in ("const", "reg"):
+                v = get(x)
+                ok = read(b, -1, d)[1]  # only the bounds check
+            else:
+                v, ok = read(b, self.plan.mat_slot[x], d)
+                v = _from_bits(b, v, t)
+            return v if ok is None else b.select(ok, v, fill)
+        args = [get(a) for a in n.args]
+        if self.ftz and op in _FTZ_IN:
+            args = [self.flush(b, a) for a in args]
+        r = self._compute(b, op, t, n, args)
+        if self.ftz and op in _FTZ_OUT:
+            r = self.flush(b, r)
+        return r
+
+    def _compute(self, b: ir.IRBuilder, op: str, t: Type, n: Node, a: list) -> ir.Value:
+        if op == "fadd":
+            return b.fadd(a[0], a[1])
+        if op == "fsub":
+            return b.fsub(a[0], a[1])
+        if op == "fmul":
+            return b.fmul(a[0], a[1])
+        if op == "fdiv":
+            return b.fdiv(a[0], a[1])
+        if op == "fsqrt":
+            return b.call(self.intrinsic("llvm.sqrt.f32", F32, [F32]), [a[0]])
+        if op in ("fneg", "fabs"):
+            bits = b.bitcast(a[0], I32)
+            bits = b.xor(bits, _c32(0x80000000)) if op == "fneg" else b.and_(bits, _c32(0x7FFFFFFF))
+            return b.bitcast(bits, F32)
+        if op in ("fmin", "fmax"):
+            c = b.fcmp_ordered("<" if op == "fmin" else ">", a[0], a[1])
+            return b.select(c, a[0], a[1])
+        if op in _FCMP:
+            if op == "fne":
+                return b.fcmp_unordered("!=", a[0], a[1])
+            return b.fcmp_ordered(_FCMP[op], a[0], a[1])
+        if op == "add":
+            return b.add(a[0], a[1])
+        if op == "sub":
+            return b.sub(a[0], a[1])
+        if op == "mul":
+            return b.mul(a[0], a[1])
+        if op == "neg":
+            return b.sub(_c32(0), a[0])
+        if op in ("sdiv", "srem", "udiv", "urem"):
+            return self._divrem(b, op, a[0], a[1])
+        if op in ("shl", "lshr", "ashr"):
+            amt = a[1]
+            big = b.icmp_unsigned(">=", amt, _c32(32))
+            safe = b.and_(amt, _c32(31))
+            if op == "shl":
+                return b.select(big, _c32(0), b.shl(a[0], safe))
+            if op == "lshr":
+                return b.select(big, _c32(0), b.lshr(a[0], safe))
+            return b.ashr(a[0], b.select(big, _c32(31), safe))
+        if op in ("smin", "smax", "umin", "umax"):
+            cmp = b.icmp_signed if op[0] == "s" else b.icmp_unsigned
+            c = cmp("<" if op.endswith("min") else ">", a[0], a[1])
+            return b.select(c, a[0], a[1])
+        if op == "iabs":
+            return b.select(b.icmp_signed("<", a[0], _c32(0)), b.sub(_c32(0), a[0]), a[0])
+        if op in _ICMP:
+            rel, signed = _ICMP[op]
+            return (b.icmp_signed if signed else b.icmp_unsigned)(rel, a[0], a[1])
+        if op == "and":
+            return b.and_(a[0], a[1])
+        if op == "or":
+            return b.or_(a[0], a[1])
+        if op == "xor":
+            return b.xor(a[0], a[1])
+        if op == "not":
+            return b.not_(a[0])
+        if op == "select":
+            return b.select(a[0], a[1], a[2])
+        if op == "sitofp":
+            return b.sitofp(a[0], F32)
+        if op == "uitofp":
+            return b.uitofp(a[0], F32)
+        if op == "fptosi":
+            return b.call(self.intrinsic("llvm.fptosi.sat.i32.f32", I32, [F32]), [a[0]])
+        if op == "fptoui":
+            return b.call(self.intrinsic("llvm.fptoui.sat.i32.f32", I32, [F32]), [a[0]])
+        if op == "bitcast":
+            return _from_bits(b, _to_bits(b, a[0], n.args[0].type), t)
+        if op == "booltoint":
+            return b.zext(a[0], I32)
+        raise AssertionError(f"op {op} reached the LLVM back end")  # verifier keeps this out
+
+    @staticmethod
+    def _divrem(b: ir.IRBuilder, op: str, x: ir.Value, y: ir.Value) -> ir.Value:
+        # x86 traps on /0 and INT_MIN/-1: divide by 1 instead, then patch the result.
+        zero = b.icmp_unsigned("==", y, _c32(0))
+        bad = zero
+        if op[0] == "s":
+            ovf = b.and_(b.icmp_unsigned("==", x, _c32(0x80000000)),
+                         b.icmp_unsigned("==", y, _c32(0xFFFFFFFF)))
+            bad = b.or_(zero, ovf)
+        safe = b.select(bad, _c32(1), y)
+        fn = {"sdiv": b.sdiv, "srem": b.srem, "udiv": b.udiv, "urem": b.urem}[op]
+        return b.select(zero, _c32(0), fn(x, safe))
+
+
+def _loop(b: ir.IRBuilder, fn: ir.Function, lo: ir.Value, hi: ir.Value, name: str,
+          body: Callable[[ir.IRBuilder, ir.Value], None]) -> None:
+    """for (i = lo; i < hi; i++) body(i); leaves ``b`` after the loop."""
+    pre = b.block
+    head = fn.append_basic_block(f"{name}.head")
+    blk = fn.append_basic_block(f"{name}.body")
+    end = fn.append_basic_block(f"{name}.end")
+    b.branch(head)
+    b.position_at_end(head)
+    i = b.phi(lo.type, name=f"{name}.i")
+    i.add_incoming(lo, pre)
+    b.cbranch(b.icmp_signed("<", i, hi), blk, end)
+    b.position_at_end(blk)
+    body(b, i)
+    nxt = b.add(i, ir.Constant(lo.type, 1))
+    i.add_incoming(nxt, b.block)
+    b.branch(head)
+    b.position_at_end(end)
+
+
+def _fast_fn(mod: ir.Module, em: _Emitter, plan: Plan, p: int) -> ir.Function:
+    """The chunk loop with no bounds checks: every pointer is noalias and chunk-relative."""
+    reads = plan.reads[p]
+    stores = plan.stores[p]
+    regs = plan.graph.regs
+    ty = ir.FunctionType(VOID, [P32] * (len(reads) + len(stores)) + [I32] * len(regs))
+    fn = ir.Function(mod, ty, f"spg_fast{p}")
+    fn.linkage = "internal"
+    for a in fn.args[:len(reads) + len(stores)]:
+        a.add_attribute("noalias")
+    rptr = dict(zip(reads, fn.args))
+    wptr = fn.args[len(reads):len(reads) + len(stores)]
+    regv = {r.name: fn.args[len(reads) + len(stores) + k] for k, r in enumerate(regs)}
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+
+    def body(b: ir.IRBuilder, i: ir.Value) -> None:
+        def read(b: ir.IRBuilder, slot: int, d: int):
+            if slot < 0:
+                return None, None
+            return b.load(b.gep(rptr[(slot, d)], [i])), None
+
+        val = em.element(b, p, read, regv, None)
+        for k, (_slot, n) in enumerate(stores):
+            v = val[n] if n in val else em_get_source(b, n, plan, p, read, regv)
+            b.store(_to_bits(b, v, n.type), b.gep(wptr[k], [i]))
+
+    _loop(b, fn, ir.Constant(I64, 0), ir.Constant(I64, CHUNK), "i", body)
+    b.ret_void()
+    return fn
+
+
+def em_get_source(b, n: Node, plan: Plan, p: int, read, regs) -> ir.Value:
+    """A stored value that the phase does not compute: a source (constant, register, input)."""
+    if n.op == "const":
+        return _const(n.type, n.attrs["bits"])
+    if n.op == "reg":
+        return _from_bits(b, regs[_reg_name(n)], n.type)
+    slot, d = plan.src_of(n, p)  # type: ignore[misc]
+    return _from_bits(b, read(b, slot, d)[0], n.type)
+
+
+def _phase_fn(mod: ir.Module, em: _Emitter, plan: Plan, p: int, fast: ir.Function) -> ir.Function:
+    """phase(bufs, mods, s, e0, e1, N, wlo, whi, regs): one chunk of one phase."""
+    ty = ir.FunctionType(VOID, [PP32, P64, I64, I64, I64, I64, I64, I64, P32])
+    fn = ir.Function(mod, ty, f"spg_phase{p}")
+    fn.linkage = "internal"
+    bufs, mods, s, e0, e1, n_el, wlo, whi, regp = fn.args
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    zero64, c = ir.Constant(I64, 0), ir.Constant(I64, CHUNK)
+    regv = {r.name: b.load(b.gep(regp, [ir.Constant(I32, k)])) for k, r in enumerate(plan.graph.regs)}
+
+    def buf(slot: int) -> tuple[ir.Value, ir.Value]:
+        k = ir.Constant(I32, slot)
+        return b.load(b.gep(bufs, [k])), b.load(b.gep(mods, [k]))
+
+    def wrap(b: ir.IRBuilder, idx: ir.Value, m: ir.Value) -> ir.Value:
+        # m == 0: a whole stream array; else a ring of m elements (idx >= 0 here)
+        return b.select(b.icmp_signed("==", m, zero64), idx, b.srem(idx, b.select(
+            b.icmp_signed("==", m, zero64), ir.Constant(I64, 1), m)))
+
+    stores = plan.stores[p]
+    has_out = any(slot >= plan.n_slots - len(plan.out_slot) for slot, _ in stores)
+    full = b.and_(b.icmp_signed("==", e0, s), b.icmp_signed("==", e1, b.add(s, c)))
+    ok = b.and_(full, b.icmp_signed(">=", b.sub(s, ir.Constant(I64, plan.dmax[p])), zero64))
+    ok = b.and_(ok, b.icmp_signed("<=", b.sub(b.add(s, c), ir.Constant(I64, plan.dmin[p])), n_el))
+    if has_out:
+        ok = b.and_(ok, b.and_(b.icmp_signed(">=", s, wlo), b.icmp_signed("<=", b.add(s, c), whi)))
+    fast_bb = fn.append_basic_block("fast")
+    slow_bb = fn.append_basic_block("slow")
+    dup_bb = fn.append_basic_block("dup")
+    b.cbranch(ok, fast_bb, slow_bb)
+
+    # fast: chunk-relative pointers, contiguous thanks to each ring's mirrored tail
+    b.position_at_end(fast_bb)
+    args = []
+    for slot, d in plan.reads[p]:
+        base, m = buf(slot)
+        args.append(b.gep(base, [wrap(b, b.sub(s, ir.Constant(I64, d)), m)]))
+    for slot, _n in stores:
+        base, m = buf(slot)
+        args.append(b.gep(base, [wrap(b, s, m)]))
+    b.call(fast, args + [regv[r.name] for r in plan.graph.regs])
+    b.branch(dup_bb)
+
+    # slow: per-element bounds checks, fill values, guarded output stores
+    b.position_at_end(slow_bb)
+    bases = {slot: buf(slot) for slot in {sl for sl, _ in plan.reads[p]} | {sl for sl, _ in stores}}
+
+    def body(b: ir.IRBuilder, e: ir.Value) -> None:
+        def read(b: ir.IRBuilder, slot: int, d: int):
+            idx = b.sub(e, ir.Constant(I64, d))
+            inb = b.and_(b.icmp_signed(">=", idx, zero64), b.icmp_signed("<", idx, n_el))
+            if slot < 0:
+                return None, inb
+            base, m = bases[slot]
+            safe = b.select(inb, idx, zero64)
+            v = b.load(b.gep(base, [wrap(b, safe, m)]))
+            return v, (inb if d != 0 else None)
+
+        val = em.element(b, p, read, regv, e)
+        for slot, n in stores:
+            v = val[n] if n in val else em_get_source(b, n, plan, p, read, regv)
+            base, m = bases[slot]
+            bits = _to_bits(b, v, n.type)
+            if slot >= plan.n_slots - len(plan.out_slot):
+                inw = b.and_(b.icmp_signed(">=", e, wlo), b.icmp_signed("<", e, whi))
+                with b.if_then(inw):
+                    b.store(bits, b.gep(base, [wrap(b, e, m)]))
+            else:
+                b.store(bits, b.gep(base, [wrap(b, e, m)]))
+
+    _loop(b, fn, e0, e1, "e", body)
+    b.branch(dup_bb)
+
+    # rings keep a copy of their first chunk after their end, so chunk reads never wrap
+    b.position_at_end(dup_bb)
+    for slot, _n in stores:
+        base, m = buf(slot)
+        is_ring = b.icmp_signed("!=", m, zero64)
+        at0 = b.and_(is_ring, b.and_(b.icmp_signed(">=", s, zero64),
+                                     b.icmp_signed("==", wrap(b, s, m), zero64)))
+        with b.if_then(at0):
+            def cp(b: ir.IRBuilder, i: ir.Value, base=base, m=m) -> None:
+                b.store(b.load(b.gep(base, [i])), b.gep(base, [b.add(m, i)]))
+            _loop(b, fn, zero64, c, f"dup{slot}", cp)
+    b.ret_void()
+    return fn
+
+
+def emit_module(plan: Plan, ftz: bool, x86: bool) -> ir.Module:
+    """The kernel module; its entry point is ``spg_run`` (see ``_run.py`` for the tables).
+
+    ``spg_run(bufs, mods, lags, rng, S, t0, t1, N, regs)``: for t in [t0, t1) by CHUNK,
+    for each stage j and phase p, the chunk at ``s = t - lags[j*P+p]`` clipped to
+    ``[rng[4j], rng[4j+1])`` with output stores limited to ``[rng[4j+2], rng[4j+3])``.
+    """
+    mod = ir.Module(name=f"spg_{plan.graph.name}")
+    em = _Emitter(mod, plan, ftz)
+    phases = [_phase_fn(mod, em, plan, p, _fast_fn(mod, em, plan, p)) for p in range(plan.n_phases)]
+    ty = ir.FunctionType(VOID, [PP32.as_pointer(), P64.as_pointer(), P64, P64, I64, I64, I64, I64, P32])
+    fn = ir.Function(mod, ty, RUN_SYMBOL + "_body")
+    fn.linkage = "internal"
+    bufs, mods, lags, rng, n_st, t0, t1, n_el, regs = fn.args
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    np_ = ir.Constant(I64, plan.n_phases)
+    c = ir.Constant(I64, CHUNK)
+    pre = b.block
+    head = fn.append_basic_block("t.head")
+    tb = fn.append_basic_block("t.body")
+    end = fn.append_basic_block("t.end")
+    b.branch(head)
+    b.position_at_end(head)
+    t = b.phi(I64, "t")
+    t.add_incoming(t0, pre)
+    b.cbranch(b.icmp_signed("<", t, t1), tb, end)
+    b.position_at_end(tb)
+
+    def stage(b: ir.IRBuilder, j: ir.Value) -> None:
+        sb = b.load(b.gep(bufs, [j]))
+        sm = b.load(b.gep(mods, [j]))
+        r = [b.load(b.gep(rng, [b.add(b.mul(j, ir.Constant(I64, 4)), ir.Constant(I64, k))]))
+             for k in range(4)]
+        for p, pf in enumerate(phases):
+            lag = b.load(b.gep(lags, [b.add(b.mul(j, np_), ir.Constant(I64, p))]))
+            s = b.sub(t, lag)
+            lo = b.select(b.icmp_signed(">", s, r[0]), s, r[0])
+            se = b.add(s, c)
+            hi = b.select(b.icmp_signed("<", se, r[1]), se, r[1])
+            with b.if_then(b.icmp_signed("<", lo, hi)):
+                b.call(pf, [sb, sm, s, lo, hi, n_el, r[2], r[3], regs])
+
+    _loop(b, fn, ir.Constant(I64, 0), n_st, "j", stage)
+    t.add_incoming(b.add(t, c), b.block)
+    b.branch(head)
+    b.position_at_end(end)
+    b.ret_void()
+    _entry(mod, fn, x86)
+    return mod
+
+
+def _entry(mod: ir.Module, inner: ir.Function, x86: bool) -> None:
+    """spg_run: the sweep with x86 MXCSR set to IEEE (no DAZ/FTZ, nearest), then restored.
+
+    A library built with -ffast-math can set DAZ/FTZ process-wide; the kernel must not
+    inherit that, so --ftz is implemented by explicit flushing in the generated code.
+    """
+    fn = ir.Function(mod, inner.function_type, RUN_SYMBOL)
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    if not x86:
+        b.call(inner, list(fn.args))
+        b.ret_void()
+        return
+    p8 = ir.IntType(8).as_pointer()
+    st = ir.Function(mod, ir.FunctionType(VOID, [p8]), "llvm.x86.sse.stmxcsr")
+    ld = ir.Function(mod, ir.FunctionType(VOID, [p8]), "llvm.x86.sse.ldmxcsr")
+    saved = b.alloca(I32)
+    work = b.alloca(I32)
+    b.call(st, [b.bitcast(saved, p8)])
+    # clear FTZ (bit 15), rounding control (bits 13-14) and DAZ (bit 6); mask all exceptions
+    keep = ~((1 << 15) | (3 << 13) | (1 << 6)) & 0xFFFFFFFF
+    b.store(b.or_(b.and_(b.load(saved), _c32(keep)), _c32(0x1F80)), work)
+    b.call(ld, [b.bitcast(work, p8)])
+    b.call(inner, list(fn.args))
+    b.call(ld, [b.bitcast(saved, p8)])
+    b.ret_void()
+
+
+def _reg_name(n: Node) -> str:
+    # the contract puts the register name in attrs; the signal name is the same SPD name
+    return n.attrs.get("name") or n.name  # type: ignore[return-value]

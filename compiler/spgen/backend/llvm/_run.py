@@ -1,0 +1,191 @@
+"""The emulator entry point: chained stages in one sweep, split over threads with halos."""
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+from typing import Mapping
+
+import numpy as np
+
+from ..._diagnostics import SpgenError
+from ...ir import Graph
+from ._jit import Kernel, get_kernel
+from ._plan import CHUNK, ring_sizes, stage_lags
+
+__all__ = ["emulate", "feedback"]
+
+# Below this many element-steps per thread, extra threads cost more than they save.
+_MIN_PER_THREAD = 1 << 16
+# Ring memory one fused group of stages may use per thread (keeps it in cache).
+_GROUP_BYTES = 4 << 20
+_MAX_GROUP = 32
+
+
+def feedback(graph: Graph) -> dict[str, str] | None:
+    """Input port fed by each output port in a cascade, or None if the ports do not match.
+
+    SPD signals are defined once, so an output cannot share its input's name; outputs
+    feed back by position (stream, then index), with the same types.
+    """
+    key = lambda p: (p.stream != "main", p.stream, p.index)  # noqa: E731
+    ins = sorted(graph.inputs, key=key)
+    outs = sorted((o.port for o in graph.outputs), key=key)
+    if [(p.stream, p.type) for p in ins] != [(p.stream, p.type) for p in outs]:
+        return None
+    return {o.name: i.name for o, i in zip(outs, ins)}
+
+
+def _check_steps(graph: Graph, steps: int) -> dict[str, str]:
+    if not isinstance(steps, (int, np.integer)) or isinstance(steps, bool) or steps < 1:
+        raise SpgenError(f"steps must be a positive integer, got {steps!r}")
+    fb = feedback(graph)
+    if steps == 1:
+        return fb or {}
+    if fb is None:
+        fmt = lambda ps: ", ".join(f"{p.stream}.{p.name}:{p.type}" for p in ps) or "none"  # noqa: E731
+        raise SpgenError(f"steps={steps} feeds the outputs of {graph.name} back as its inputs, "
+                         f"so its output ports must match its input ports in number, stream "
+                         f"and type, in order (inputs: {fmt(graph.inputs)}; outputs: "
+                         f"{fmt([o.port for o in graph.outputs])})")
+    return fb
+
+
+def _default_threads() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def _ptr(a: np.ndarray) -> int:
+    return a.ctypes.data
+
+
+class _Sweep:
+    """Tables for one thread's sweep of ``stages`` chained applications of the module."""
+
+    def __init__(self, k: Kernel, n: int, ins: dict[str, np.ndarray], outs: dict[str, np.ndarray],
+                 stages: int, lags: list[list[int]], sizes: list[dict[int, int]], a: int, b: int,
+                 fb: dict[str, str]):
+        plan = k.plan
+        ns = plan.n_slots
+        self.keep: list[np.ndarray] = []
+        ptrs = np.zeros((stages, ns), dtype=np.uint64)
+        mods = np.zeros((stages, ns), dtype=np.int64)
+        rings: list[dict[int, np.ndarray]] = []
+        for j in range(stages):
+            rj = {}
+            for slot in range(ns):
+                is_in = slot < len(plan.in_slot)
+                if slot in sizes[j] or (is_in and j > 0):
+                    size = sizes[j].get(slot, CHUNK)
+                    arr = np.zeros(size + CHUNK, dtype=np.uint32)  # + mirrored first chunk
+                    rj[slot] = arr
+                    self.keep.append(arr)
+                    ptrs[j, slot], mods[j, slot] = _ptr(arr), size
+            rings.append(rj)
+        for name, slot in plan.in_slot.items():
+            ptrs[0, slot], mods[0, slot] = _ptr(ins[name]), 0
+        for name, slot in plan.out_slot.items():
+            for j in range(stages):
+                if j == stages - 1:
+                    ptrs[j, slot], mods[j, slot] = _ptr(outs[name]), 0
+                else:
+                    nxt = plan.in_slot[fb[name]]
+                    ptrs[j, slot], mods[j, slot] = ptrs[j + 1, nxt], mods[j + 1, nxt]
+        rp, rf = plan.reach_past, plan.reach_future
+        rng = np.zeros((stages, 4), dtype=np.int64)
+        for j in range(stages):
+            lo, hi = max(0, a - (stages - j) * rp), min(n, b + (stages - j) * rf)
+            rng[j] = (lo, hi, a, b) if j == stages - 1 else (lo, hi, lo, hi)
+        lag = np.array(lags, dtype=np.int64).reshape(stages, plan.n_phases)
+        starts = [rng[j, 0] + lag[j, p] for j in range(stages) for p in range(plan.n_phases)]
+        ends = [rng[j, 1] + lag[j, p] for j in range(stages) for p in range(plan.n_phases)]
+        self.t0 = (int(min(starts)) // CHUNK) * CHUNK
+        self.t1 = int(max(ends))
+        self.ptrs, self.mods, self.lag, self.rng = ptrs, mods, lag, rng
+        self.ptr_rows = np.array([_ptr(ptrs) + j * ns * 8 for j in range(stages)], dtype=np.uint64)
+        self.mod_rows = np.array([_ptr(mods) + j * ns * 8 for j in range(stages)], dtype=np.uint64)
+        self.stages = stages
+
+    def run(self, k: Kernel, n: int, regs: np.ndarray) -> None:
+        k.run(_ptr(self.ptr_rows), _ptr(self.mod_rows), _ptr(self.lag), _ptr(self.rng),
+              self.stages, self.t0, self.t1, n, _ptr(regs))
+
+
+def _feed(plan, fb: dict[str, str]) -> dict[int, int]:
+    return {plan.in_slot[i]: plan.out_slot[o] for o, i in fb.items()}
+
+
+def _sweep(k: Kernel, n: int, ins: dict[str, np.ndarray], stages: int, regs: np.ndarray,
+           threads: int, fb: dict[str, str]) -> dict[str, np.ndarray]:
+    plan = k.plan
+    feed = _feed(plan, fb)
+    lags = stage_lags(plan, stages, feed)
+    sizes = ring_sizes(plan, lags, feed)
+    outs = {o.port.name: np.empty(n, dtype=np.uint32) for o in plan.graph.outputs}
+    t = max(1, min(threads, (n * stages) // _MIN_PER_THREAD, n // (4 * CHUNK) or 1))
+    bounds = [n * i // t for i in range(t + 1)]
+    sweeps = [_Sweep(k, n, ins, outs, stages, lags, sizes, bounds[i], bounds[i + 1], fb)
+              for i in range(t)]
+    if t == 1:
+        sweeps[0].run(k, n, regs)
+    else:
+        with ThreadPoolExecutor(t) as pool:
+            list(pool.map(lambda s: s.run(k, n, regs), sweeps))
+    return outs
+
+
+def _group_size(k: Kernel, steps: int, fb: dict[str, str]) -> int:
+    plan = k.plan
+    feed = _feed(plan, fb)
+    sizes = ring_sizes(plan, stage_lags(plan, 2, feed), feed)[1]
+    per_stage = 4 * (sum(sizes.values()) + CHUNK * (len(sizes) + len(plan.in_slot)))
+    return max(1, min(steps, _MAX_GROUP, _GROUP_BYTES // max(per_stage, 1)))
+
+
+def emulate(graph: Graph, n: int, inputs: Mapping[str, np.ndarray], regs: Mapping[str, int], *,
+            steps: int = 1, ftz: bool = False, threads: int | None = None, fuse: bool = True,
+            group: int | None = None) -> dict[str, np.ndarray]:
+    """Run ``graph`` natively on ``n`` elements, bit-exact with the generated hardware.
+
+    Parameters
+    ----------
+    graph : the flattened, optimised top module (``spgen.passes.optimize``).
+    n : stream length.
+    inputs : ``{port name: uint32 bit patterns}`` as ``spgen._streams.check_inputs`` returns.
+    regs : ``{register name: 32-bit pattern}`` as ``spgen._streams.parse_regs`` returns.
+    steps : apply the module this many times, feeding outputs back as inputs (by position).
+    ftz : flush subnormal operands and results to zero (``--ftz``).
+    threads : worker threads (default: the CPUs this process may use).
+    fuse : chain up to ``group`` steps in one sweep (temporal blocking); False runs
+        one sweep per step over whole arrays (the reference path for the fused one).
+    group : steps per fused sweep (default: as many as keep the line buffers in cache).
+
+    Returns
+    -------
+    ``{output port name: uint32 array of n bit patterns}``.
+    """
+    fb = _check_steps(graph, steps)
+    if threads is not None and (not isinstance(threads, (int, np.integer)) or threads < 1):
+        raise SpgenError(f"threads must be a positive integer, got {threads!r}")
+    k = get_kernel(graph, ftz)
+    if n == 0:
+        return {o.port.name: np.zeros(0, dtype=np.uint32) for o in graph.outputs}
+    cur: dict[str, np.ndarray] = {}
+    for p in graph.inputs:
+        arr = np.ascontiguousarray(np.asarray(inputs[p.name]).view(np.uint32))
+        if arr.shape != (n,):
+            raise SpgenError(f"input {p.name!r}: expected {n} elements, got shape {arr.shape}")
+        cur[p.name] = arr
+    reg_arr = np.array([regs[r.name] & 0xFFFFFFFF for r in graph.regs] or [0], dtype=np.uint32)
+    nthreads = threads or _default_threads()
+    g = 1 if not fuse else (group or _group_size(k, steps, fb))
+    left = steps
+    while True:
+        s = min(left, g)
+        out = _sweep(k, n, cur, s, reg_arr, nthreads, fb)
+        left -= s
+        if not left:
+            return out
+        cur = {fb[name]: arr for name, arr in out.items()}

@@ -1,0 +1,202 @@
+"""Whole programs: emulate == numpy reference bit for bit; cascades fused == unfused."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from llvm_graphs import F32_SPECIAL, GraphBuilder, random_bits
+from reference import evaluate, mismatches
+
+import spgen
+from spgen import SpgenError, _streams
+from spgen.backend.llvm import emulate
+from spgen.ir import Type
+
+HERE = Path(__file__).parent
+PROGRAMS = sorted((HERE / "programs").glob("*.spd"))
+ROOT = HERE.parent.parent
+
+
+def _inputs(graph, n: int, seed: int) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    out = {}
+    for p in graph.inputs:
+        bits = random_bits(rng, n, str(p.type))
+        if p.type is Type.F32:  # sprinkle the special values through the stream
+            k = min(n, len(F32_SPECIAL))
+            bits[rng.choice(n, k, replace=False)] = F32_SPECIAL[:k]
+        elif p.type is Type.U32 and p.name.startswith(("id", "flag", "attr")):
+            bits = (rng.random(n) < 0.3).astype(np.uint32)
+        out[p.name] = bits
+    return out
+
+
+def _check(graph, n: int, ins, regs, ftz: bool, **kw) -> None:
+    got = emulate(graph, n, ins, regs, ftz=ftz, **kw)
+    want = evaluate(graph, n, ins, regs, ftz)
+    for o in graph.outputs:
+        bad = mismatches(got[o.port.name], want[o.port.name], str(o.port.type))
+        assert bad.size == 0, f"{graph.name}.{o.port.name} n={n}: {bad.size} mismatches at {bad[:5]}"
+
+
+@pytest.mark.parametrize("ftz", [False, True], ids=["ieee", "ftz"])
+@pytest.mark.parametrize("path", PROGRAMS + [ROOT / "cores/jacobi5/jacobi5.spd"],
+                         ids=lambda p: p.stem)
+def test_program_matches_reference(path, ftz):
+    d = spgen.compile(path, ftz=ftz)
+    regs = _streams.parse_regs(d.graph, None)
+    # lengths around the chunk size (256) and shorter than the shift reach
+    for n in (1, 2, 5, 255, 256, 257, 1000, 5000):
+        _check(d.graph, n, _inputs(d.graph, n, n), regs, ftz)
+
+
+def test_registers_change_results():
+    d = spgen.compile(HERE / "programs/brch_regs.spd")
+    n = 700
+    ins = _inputs(d.graph, n, 1)
+    regs = _streams.parse_regs(d.graph, {"w": 3.0, "m": 0})
+    _check(d.graph, n, ins, regs, False)
+    a = emulate(d.graph, n, ins, regs)["v"]
+    b = emulate(d.graph, n, ins, _streams.parse_regs(d.graph, None))["v"]
+    assert not np.array_equal(a, b)
+
+
+def _deep_shifts():
+    """Shifts of shifts of computed signals, bool and constant shifts, long reaches."""
+    b = GraphBuilder("deep")
+    u = b.input("u")
+    k = b.input("k", Type.U32)
+    x = b.op("fmul", Type.F32, u, u)
+    s1 = b.shift(b.shift(x, 3, 0x3F800000), -40, 0xBF800000)
+    s2 = b.shift(b.shift(u, 700), -300)
+    c = b.op("flt", Type.BOOL, s1, s2)
+    cs = b.shift(c, -1, 1)
+    one = b.shift(b.const(Type.F32, 0x40000000), 5, 0x40400000)
+    y = b.op("select", Type.F32, cs, b.op("fadd", Type.F32, s1, one), s2)
+    ks = b.shift(b.op("add", Type.U32, k, b.shift(k, -2, 7)), 1000, 5)
+    b.output("y", y)
+    b.output("k2", ks)
+    b.output("u2", b.shift(u, 0))
+    return b.done()
+
+
+@pytest.mark.parametrize("n", [1, 3, 299, 1024, 1301, 4099])
+def test_deep_shift_graph(n):
+    g = _deep_shifts()
+    ins = _inputs(g, n, n)
+    _check(g, n, ins, {}, False)
+    _check(g, n, ins, {}, True)
+
+
+def _iterate_reference(graph, n, ins, regs, steps, fb, ftz=False):
+    cur = dict(ins)
+    for _ in range(steps):
+        out = evaluate(graph, n, cur, regs, ftz)
+        cur = {fb[k]: v for k, v in out.items()}
+    return out
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("steps", [1, 2, 5, 17])
+def test_cascade_fused_equals_unfused_and_reference(steps, threads):
+    d = spgen.compile(HERE / "programs/heat_cascade.spd", params={"R": 9})
+    g = d.graph
+    fb = {"v": "u", "flag_o": "flag"}
+    n = 20000
+    ins = _inputs(g, n, steps)
+    ins["u"] = np.random.default_rng(1).random(n, dtype=np.float32).view(np.uint32)
+    regs = _streams.parse_regs(g, None)
+    fused = emulate(g, n, ins, regs, steps=steps, threads=threads)
+    small = emulate(g, n, ins, regs, steps=steps, threads=threads, group=3)
+    plain = emulate(g, n, ins, regs, steps=steps, threads=threads, fuse=False)
+    want = _iterate_reference(g, n, ins, regs, steps, fb)
+    for name in ("v", "flag_o"):
+        assert np.array_equal(fused[name], plain[name])
+        assert np.array_equal(small[name], plain[name])
+        assert mismatches(plain[name], want[name], "f32").size == 0
+
+
+def test_jacobi_cascade_threads_agree():
+    d = spgen.compile(ROOT / "cores/jacobi5/jacobi5.spd", params={"W": 96})
+    g = d.graph
+    n = 96 * 700
+    rng = np.random.default_rng(5)
+    ins = {"u": rng.random(n, dtype=np.float32).view(np.uint32),
+           "attr": (rng.random(n) < 0.1).astype(np.uint32)}
+    regs = _streams.parse_regs(g, None)
+    one = emulate(g, n, ins, regs, steps=16, threads=1)
+    two = emulate(g, n, ins, regs, steps=16, threads=2)
+    plain = emulate(g, n, ins, regs, steps=16, threads=1, fuse=False)
+    for name in one:
+        assert np.array_equal(one[name], two[name])
+        assert np.array_equal(one[name], plain[name])
+    fb = {"v": "u", "attr_o": "attr"}
+    want = _iterate_reference(g, n, ins, regs, 16, fb)
+    assert mismatches(one["v"], want["v"], "f32").size == 0
+
+
+def test_design_emulate_structured_arrays():
+    d = spgen.compile(HERE / "programs/brch_regs.spd")
+    n = 300
+    ins = _inputs(d.graph, n, 3)
+    main = np.zeros(n, dtype=_streams.input_dtype(d.graph, "main"))
+    brch = np.zeros(n, dtype=_streams.input_dtype(d.graph, "brch"))
+    for name in main.dtype.names:
+        main[name] = ins[name].view(main.dtype[name])
+    brch["h"] = ins["h"].view(np.float32)
+    out = d.emulate({"main": main, "brch": brch}, regs={"w": 2.0})
+    assert out.dtype == d.output_dtype()
+    want = evaluate(d.graph, n, ins, _streams.parse_regs(d.graph, {"w": 2.0}))
+    for name in out.dtype.names:
+        assert mismatches(out[name].view(np.uint32), want[name], "f32" if out.dtype[name].kind == "f" else "u32").size == 0
+
+
+def test_steps_needs_matching_ports():
+    d = spgen.compile(HERE / "programs/int_mix.spd")
+    with pytest.raises(SpgenError, match="output ports must match its input ports"):
+        emulate(d.graph, 10, _inputs(d.graph, 10, 0), {}, steps=2)
+    with pytest.raises(SpgenError, match="steps must be a positive integer"):
+        emulate(d.graph, 10, _inputs(d.graph, 10, 0), {}, steps=0)
+
+
+def test_extern_cannot_be_emulated():
+    b = GraphBuilder("uses_ext")
+    x = b.input("x", Type.U32)
+    e = b.g.add("extern", Type.U32, (x,), module="my_filter", file="/abs/my_filter.v", latency=5,
+                label="u1", out_types=(Type.U32,))
+    b.output("y", b.g.add("proj", Type.U32, (e,), index=0))
+    g = b.done()
+    with pytest.raises(SpgenError, match="my_filter.*cannot be emulated"):
+        emulate(g, 4, {"x": np.zeros(4, np.uint32)}, {})
+
+
+def test_empty_stream():
+    d = spgen.compile(HERE / "programs/shift_chain.spd")
+    out = d.emulate(np.zeros(0, dtype=d.input_dtype()))
+    assert len(out) == 0 and out.dtype == d.output_dtype()
+
+
+@pytest.mark.parametrize("bad, msg", [
+    (lambda d: np.zeros(4, dtype=[("a", "<f4")]), "input field 'b' is missing"),
+    (lambda d: np.zeros(4, dtype=[("a", "<f4"), ("b", "<f8")]), "has dtype float64"),
+    (lambda d: np.zeros(4, dtype=[("a", "<f4"), ("b", "<f4"), ("zz", "<f4")]), "'zz' is not an input"),
+    (lambda d: np.zeros(4, dtype=np.float32), "structured array"),
+    (lambda d: np.zeros((2, 2), dtype=d.input_dtype()), "1-D"),
+])
+def test_malformed_inputs_same_errors_as_sim(bad, msg):
+    d = spgen.compile(HERE / "programs/shift_chain.spd")
+    arr = bad(d)
+    with pytest.raises(SpgenError, match=msg) as emu:
+        d.emulate(arr)
+    # spgen sim validates with the same function before it simulates anything
+    with pytest.raises(SpgenError) as shared:
+        _streams.check_inputs(d.graph, arr)
+    assert str(emu.value) == str(shared.value)
+
+
+def test_bad_register_value():
+    d = spgen.compile(HERE / "programs/brch_regs.spd")
+    with pytest.raises(SpgenError, match="register 'm'"):
+        d.emulate({"main": np.zeros(2, d.graph and _streams.input_dtype(d.graph, "main")),
+                   "brch": np.zeros(2, _streams.input_dtype(d.graph, "brch"))}, regs={"m": -1})
