@@ -1,0 +1,58 @@
+// Stand-in for the generated cascade wrapper `afu_cores` (spgen build writes the
+// real one): a pass-through with a register stage, used in loop-back builds (where
+// afu_top does not instantiate it) and as a null core in shell tests.
+`default_nettype none
+
+module afu_cores #(
+    parameter integer N_CORES   = 1,    // cores in the cascade (one register stage in all)
+    parameter integer IN_WORDS  = 1,    // 32-bit words per input record
+    parameter integer OUT_WORDS = 1,    // 32-bit words per output record (= IN_WORDS)
+    parameter integer REG_WIDTH = 32    // bits of the Reg value bus
+) (
+    input  wire                     clk,
+    input  wire                     rst,
+    // records in
+    input  wire                     s_valid,
+    output wire                     s_ready,
+    input  wire [IN_WORDS*32-1:0]   s_data,
+    input  wire                     s_last,
+    // records out
+    output wire                     m_valid,
+    input  wire                     m_ready,
+    output wire [OUT_WORDS*32-1:0]  m_data,
+    output wire                     m_last,
+    // Reg values, 32 bits each
+    input  wire [REG_WIDTH-1:0]     regs
+);
+    initial begin
+        if (N_CORES < 1 || IN_WORDS != OUT_WORDS || IN_WORDS < 1 || IN_WORDS > 16) begin
+            $display("afu_cores (pass-through): N_CORES=%0d >= 1, IN_WORDS=%0d OUT_WORDS=%0d equal, 1..16",
+                     N_CORES, IN_WORDS, OUT_WORDS);
+            $finish;
+        end
+    end
+
+    reg                    valid_reg;
+    reg [IN_WORDS*32-1:0]  data_reg;
+    reg                    last_reg;
+
+    assign s_ready = !valid_reg || m_ready;
+    assign m_valid = valid_reg;
+    assign m_data  = data_reg;
+    assign m_last  = last_reg;
+
+    always @(posedge clk) begin
+        if (rst)
+            valid_reg <= 1'b0;
+        else if (s_ready)
+            valid_reg <= s_valid;
+        if (s_ready) begin
+            data_reg <= s_data;
+            last_reg <= s_last;
+        end
+    end
+
+    wire unused_ok = &{1'b0, regs};
+endmodule
+
+`default_nettype wire

@@ -1,0 +1,237 @@
+// CSR block on the host MMIO (64-bit accesses, 256 KiB): OPAE header and AFU ID,
+// descriptor staging and push for both DMA engines, core control, Reg values,
+// counters, interrupts. Register map: shell/csr_map.json (afushell_csr.vh).
+`default_nettype none
+
+module shell_csr #(
+    parameter integer N_CORES          = 0,     // cores in the cascade (0 = loop-back)
+    parameter integer IN_RECORD_WORDS  = 1,     // words per record at the core input
+    parameter integer OUT_RECORD_WORDS = 1,     // words per record at the core output
+    parameter integer N_REGS           = 0,     // Reg values used, 0..256
+    parameter [REG_BITS-1:0] REG_DEFAULTS = {REG_BITS{1'b0}},  // 32 bits per Reg, Reg 0 lowest
+    parameter integer DESC_FIFO_DEPTH  = 16,    // reported in SHELL_INFO
+    parameter [63:0] AFU_ID_L          = 64'hac3cf1e8beaefcca,  // AFU ID, low half
+    parameter [63:0] AFU_ID_H          = 64'h48ae995a649b4c39   // AFU ID, high half
+) (
+    input  wire                  clk,
+    input  wire                  rst,
+    // MMIO
+    input  wire                  mmio_wr_valid,
+    input  wire [17:0]           mmio_wr_addr,
+    input  wire [63:0]           mmio_wr_data,
+    input  wire                  mmio_rd_valid,
+    input  wire [17:0]           mmio_rd_addr,
+    output reg                   mmio_rd_resp_valid,
+    output reg  [63:0]           mmio_rd_resp_data,
+    // descriptor pushes (fields shared by both engines; the valids select one)
+    output wire                  tx_push,
+    output wire                  rx_push,
+    output wire [63:0]           push_src,
+    output wire [63:0]           push_dst,
+    output wire [31:0]           push_len,
+    output wire [31:0]           push_stride,
+    output wire [31:0]           push_count,
+    output wire [63:0]           push_next,
+    output wire [3:0]            push_ctrl,
+    // engine control and status
+    output wire                  tx_srst,
+    output wire                  rx_srst,
+    output wire                  tx_err_clear,
+    output wire                  rx_err_clear,
+    input  wire [63:0]           tx_status,
+    input  wire [63:0]           tx_error,
+    input  wire [63:0]           tx_bytes,
+    input  wire [63:0]           tx_busy_cycles,
+    input  wire                  tx_irq_pulse,
+    input  wire [63:0]           rx_status,
+    input  wire [63:0]           rx_error,
+    input  wire [63:0]           rx_bytes,
+    input  wire [63:0]           rx_busy_cycles,
+    input  wire                  rx_irq_pulse,
+    // datapath soft reset (DMA engines, converters, cores, counters)
+    output wire                  soft_reset,
+    // core control and counters
+    output wire                  core_start,
+    output wire                  core_stop,
+    output reg  [63:0]           core_elements,
+    input  wire [7:0]            core_status,
+    input  wire [63:0]           in_total,
+    input  wire [63:0]           in_moved,
+    input  wire [63:0]           out_total,
+    input  wire [63:0]           out_moved,
+    output wire [REG_BITS-1:0]   core_regs,
+    output wire [1:0]            irq
+);
+    `include "afushell_csr.vh"
+
+    localparam integer REG_SLOTS = N_REGS > 0 ? N_REGS : 1;
+    localparam integer REG_BITS  = 32 * REG_SLOTS;
+
+    initial begin
+        if (N_REGS < 0 || N_REGS > CSR_CORE_REG_COUNT) begin
+            $display("shell_csr: N_REGS=%0d must be 0..%0d", N_REGS, CSR_CORE_REG_COUNT);
+            $finish;
+        end
+        if (N_CORES < 0 || N_CORES > 255) begin
+            $display("shell_csr: N_CORES=%0d must be 0..255", N_CORES);
+            $finish;
+        end
+    end
+
+    wire [17:0] wa = {mmio_wr_addr[17:3], 3'b000};
+    wire [17:0] ra = {mmio_rd_addr[17:3], 3'b000};
+    wire [63:0] wd = mmio_wr_data;
+    wire        wr = mmio_wr_valid;
+
+    // staging registers of the two engines
+    reg [63:0] src_reg [0:1];
+    reg [63:0] dst_reg [0:1];
+    reg [31:0] len_reg [0:1];
+    reg [63:0] str_reg [0:1];
+    reg [63:0] nxt_reg [0:1];
+    reg [31:0] ctl_reg [0:1];
+    reg [63:0] scratch_reg;
+    reg [63:0] cycles_reg;
+    reg [1:0]  irq_status_reg, irq_enable_reg;
+    reg [31:0] regs_reg [0:255];   // slots >= N_REGS are never written: constants
+
+    wire tx_go = wr && wa == CSR_TX_DESC_CTRL_ADDR && wd[CSR_DMA_DESC_CTRL_GO_LSB];
+    wire rx_go = wr && wa == CSR_RX_DESC_CTRL_ADDR && wd[CSR_DMA_DESC_CTRL_GO_LSB];
+    wire sel   = rx_go;   // engine whose staging words go with the push
+
+    assign tx_push     = tx_go;
+    assign rx_push     = rx_go;
+    assign push_src    = src_reg[sel];
+    assign push_dst    = dst_reg[sel];
+    assign push_len    = len_reg[sel];
+    assign push_stride = str_reg[sel][31:0];
+    assign push_count  = str_reg[sel][63:32];
+    assign push_next   = nxt_reg[sel];
+    assign push_ctrl   = wd[3:0];
+
+    assign soft_reset   = wr && wa == CSR_SHELL_CTRL_ADDR && wd[CSR_SHELL_CTRL_SOFT_RESET_LSB];
+    assign tx_srst      = soft_reset || (wr && wa == CSR_TX_CONTROL_ADDR && wd[CSR_DMA_CONTROL_RESET_LSB]);
+    assign rx_srst      = soft_reset || (wr && wa == CSR_RX_CONTROL_ADDR && wd[CSR_DMA_CONTROL_RESET_LSB]);
+    assign tx_err_clear = wr && wa == CSR_TX_ERROR_ADDR;
+    assign rx_err_clear = wr && wa == CSR_RX_ERROR_ADDR;
+    assign core_start   = wr && wa == CSR_CORE_CTRL_ADDR && wd[CSR_CORE_CTRL_START_LSB];
+    assign core_stop    = wr && wa == CSR_CORE_CTRL_ADDR && wd[CSR_CORE_CTRL_STOP_LSB];
+    assign irq          = irq_status_reg & irq_enable_reg;
+
+    wire       reg_hit_w = wa >= CSR_CORE_REG_ADDR && wa < CSR_CORE_REG_ADDR + 18'd8 * N_REGS[17:0];
+    wire [7:0] reg_idx_w = wa[10:3];
+    wire       reg_hit_r = ra >= CSR_CORE_REG_ADDR && ra < CSR_CORE_REG_ADDR + 18'd8 * N_REGS[17:0];
+    wire [7:0] reg_idx_r = ra[10:3];
+
+    integer e, k;
+    always @(posedge clk) begin
+        if (rst) begin
+            for (e = 0; e < 2; e = e + 1) begin
+                src_reg[e] <= 64'd0;
+                dst_reg[e] <= 64'd0;
+                len_reg[e] <= 32'd0;
+                str_reg[e] <= 64'd0;
+                nxt_reg[e] <= 64'd0;
+                ctl_reg[e] <= 32'd0;
+            end
+            scratch_reg    <= 64'd0;
+            cycles_reg     <= 64'd0;
+            irq_status_reg <= 2'b00;
+            irq_enable_reg <= 2'b11;
+            core_elements  <= 64'd0;
+            for (k = 0; k < 256; k = k + 1)
+                regs_reg[k] <= k < N_REGS ? REG_DEFAULTS[(k % REG_SLOTS)*32 +: 32] : 32'd0;
+        end else begin
+            cycles_reg <= cycles_reg + 64'd1;
+            if (wr) begin
+                for (e = 0; e < 2; e = e + 1) begin
+                    if (wa == CSR_TX_DESC_SRC_ADDR + 18'h100 * e[17:0])    src_reg[e] <= wd;
+                    if (wa == CSR_TX_DESC_DST_ADDR + 18'h100 * e[17:0])    dst_reg[e] <= wd;
+                    if (wa == CSR_TX_DESC_LEN_ADDR + 18'h100 * e[17:0])    len_reg[e] <= wd[31:0];
+                    if (wa == CSR_TX_DESC_STRIDE_ADDR + 18'h100 * e[17:0]) str_reg[e] <= wd;
+                    if (wa == CSR_TX_DESC_NEXT_ADDR + 18'h100 * e[17:0])   nxt_reg[e] <= wd;
+                    if (wa == CSR_TX_DESC_CTRL_ADDR + 18'h100 * e[17:0])   ctl_reg[e] <= wd[31:0];
+                end
+                if (wa == CSR_SCRATCH_ADDR)       scratch_reg    <= wd;
+                if (wa == CSR_IRQ_ENABLE_ADDR)    irq_enable_reg <= wd[1:0];
+                if (wa == CSR_CORE_ELEMENTS_ADDR) core_elements  <= wd;
+                if (reg_hit_w)                    regs_reg[reg_idx_w] <= wd[31:0];
+            end
+            if (soft_reset)
+                irq_status_reg <= 2'b00;
+            else
+                irq_status_reg <= (irq_status_reg
+                                   & ~((wr && wa == CSR_IRQ_STATUS_ADDR) ? wd[1:0] : 2'b00))
+                                  | {rx_irq_pulse, tx_irq_pulse};
+        end
+    end
+
+    genvar g;
+    generate
+        for (g = 0; g < REG_SLOTS; g = g + 1) begin : g_regs
+            assign core_regs[g*32 +: 32] = regs_reg[g];
+        end
+    endgenerate
+
+    wire [63:0] shell_info = {8'd0, DESC_FIFO_DEPTH[7:0], N_REGS[7:0], OUT_RECORD_WORDS[7:0],
+                              IN_RECORD_WORDS[7:0], N_CORES[7:0], CSR_VERSION_MAJOR, CSR_VERSION_MINOR};
+
+    reg [63:0] rd_data;
+    always @* begin
+        rd_data = 64'd0;
+        case (ra)
+        CSR_DFH_ADDR:              rd_data = 64'h1000010000000000;
+        CSR_AFU_ID_L_ADDR:         rd_data = AFU_ID_L;
+        CSR_AFU_ID_H_ADDR:         rd_data = AFU_ID_H;
+        CSR_SHELL_INFO_ADDR:       rd_data = shell_info;
+        CSR_SCRATCH_ADDR:          rd_data = scratch_reg;
+        CSR_CYCLES_ADDR:           rd_data = cycles_reg;
+        CSR_IRQ_STATUS_ADDR:       rd_data = {62'd0, irq_status_reg};
+        CSR_IRQ_ENABLE_ADDR:       rd_data = {62'd0, irq_enable_reg};
+        CSR_TX_DESC_SRC_ADDR:      rd_data = src_reg[0];
+        CSR_TX_DESC_DST_ADDR:      rd_data = dst_reg[0];
+        CSR_TX_DESC_LEN_ADDR:      rd_data = {32'd0, len_reg[0]};
+        CSR_TX_DESC_STRIDE_ADDR:   rd_data = str_reg[0];
+        CSR_TX_DESC_NEXT_ADDR:     rd_data = nxt_reg[0];
+        CSR_TX_DESC_CTRL_ADDR:     rd_data = {32'd0, ctl_reg[0]};
+        CSR_TX_STATUS_ADDR:        rd_data = tx_status;
+        CSR_TX_ERROR_ADDR:         rd_data = tx_error;
+        CSR_TX_BYTES_ADDR:         rd_data = tx_bytes;
+        CSR_TX_BUSY_CYCLES_ADDR:   rd_data = tx_busy_cycles;
+        CSR_RX_DESC_SRC_ADDR:      rd_data = src_reg[1];
+        CSR_RX_DESC_DST_ADDR:      rd_data = dst_reg[1];
+        CSR_RX_DESC_LEN_ADDR:      rd_data = {32'd0, len_reg[1]};
+        CSR_RX_DESC_STRIDE_ADDR:   rd_data = str_reg[1];
+        CSR_RX_DESC_NEXT_ADDR:     rd_data = nxt_reg[1];
+        CSR_RX_DESC_CTRL_ADDR:     rd_data = {32'd0, ctl_reg[1]};
+        CSR_RX_STATUS_ADDR:        rd_data = rx_status;
+        CSR_RX_ERROR_ADDR:         rd_data = rx_error;
+        CSR_RX_BYTES_ADDR:         rd_data = rx_bytes;
+        CSR_RX_BUSY_CYCLES_ADDR:   rd_data = rx_busy_cycles;
+        CSR_CORE_STATUS_ADDR:      rd_data = {56'd0, core_status};
+        CSR_CORE_ELEMENTS_ADDR:    rd_data = core_elements;
+        CSR_CORE_IN_TOTAL_CYCLES_ADDR:  rd_data = in_total;
+        CSR_CORE_IN_MOVED_CYCLES_ADDR:  rd_data = in_moved;
+        CSR_CORE_OUT_TOTAL_CYCLES_ADDR: rd_data = out_total;
+        CSR_CORE_OUT_MOVED_CYCLES_ADDR: rd_data = out_moved;
+        default:
+            if (reg_hit_r)
+                rd_data = {32'd0, regs_reg[reg_idx_r]};
+        endcase
+    end
+
+    always @(posedge clk) begin
+        if (rst) begin
+            mmio_rd_resp_valid <= 1'b0;
+            mmio_rd_resp_data  <= 64'd0;
+        end else begin
+            mmio_rd_resp_valid <= mmio_rd_valid;
+            if (mmio_rd_valid)
+                mmio_rd_resp_data <= rd_data;
+        end
+    end
+
+    wire unused_ok = &{1'b0, mmio_wr_addr[2:0], mmio_rd_addr[2:0]};
+endmodule
+
+`default_nettype wire

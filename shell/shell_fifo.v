@@ -1,0 +1,60 @@
+// Synchronous show-ahead FIFO with valid/ready on both sides and a fill level.
+`default_nettype none
+
+module shell_fifo #(
+    parameter integer DATA_WIDTH = 32,   // bits per entry
+    parameter integer FIFO_DEPTH = 16    // entries, a power of two >= 2
+) (
+    input  wire                     clk,
+    input  wire                     rst,
+    // write side
+    input  wire                     s_axis_tvalid,
+    output wire                     s_axis_tready,
+    input  wire [DATA_WIDTH-1:0]    s_axis_tdata,
+    // read side
+    output wire                     m_axis_tvalid,
+    input  wire                     m_axis_tready,
+    output wire [DATA_WIDTH-1:0]    m_axis_tdata,
+    // entries held
+    output wire [ADDR_WIDTH:0]      level
+);
+    localparam integer ADDR_WIDTH = $clog2(FIFO_DEPTH);
+
+    initial begin
+        if (FIFO_DEPTH < 2 || (1 << ADDR_WIDTH) != FIFO_DEPTH) begin
+            $display("shell_fifo: FIFO_DEPTH=%0d must be a power of two >= 2", FIFO_DEPTH);
+            $finish;
+        end
+        if (DATA_WIDTH < 1) begin
+            $display("shell_fifo: DATA_WIDTH=%0d must be >= 1", DATA_WIDTH);
+            $finish;
+        end
+    end
+
+    reg [DATA_WIDTH-1:0] mem [0:FIFO_DEPTH-1];
+    reg [ADDR_WIDTH:0]   wr_ptr_reg, rd_ptr_reg;
+
+    wire full  = (wr_ptr_reg - rd_ptr_reg) == FIFO_DEPTH[ADDR_WIDTH:0];
+    wire empty = wr_ptr_reg == rd_ptr_reg;
+    wire push  = s_axis_tvalid && !full;
+    wire pop   = m_axis_tready && !empty;
+
+    assign s_axis_tready = !full;
+    assign m_axis_tvalid = !empty;
+    assign m_axis_tdata  = mem[rd_ptr_reg[ADDR_WIDTH-1:0]];
+    assign level         = wr_ptr_reg - rd_ptr_reg;
+
+    always @(posedge clk) begin
+        if (push)
+            mem[wr_ptr_reg[ADDR_WIDTH-1:0]] <= s_axis_tdata;
+        if (rst) begin
+            wr_ptr_reg <= 0;
+            rd_ptr_reg <= 0;
+        end else begin
+            if (push) wr_ptr_reg <= wr_ptr_reg + 1'b1;
+            if (pop)  rd_ptr_reg <= rd_ptr_reg + 1'b1;
+        end
+    end
+endmodule
+
+`default_nettype wire

@@ -1,0 +1,303 @@
+// RX DMA (stream -> memory), modelled on the Modular SGDMA write master: descriptors
+// from shell_desc_queue, 1-D or 2-D block-stride destinations, words of the packed
+// 512-bit input stream realigned to any 4-byte destination alignment and written as
+// Avalon-MM bursts with byte enables (bytes outside the destination are never
+// written). A burst starts only when all its beats are buffered, so write stays high
+// through it.
+`default_nettype none
+
+module shell_rx_dma #(
+    parameter integer RECORD_WORDS    = 1,     // stream record width in words (length check)
+    parameter integer DESC_FIFO_DEPTH = 16,    // MMIO descriptor FIFO entries
+    parameter integer MAX_BURST       = 16,    // beats per write burst, power of two 1..64
+    parameter integer WBUF_DEPTH      = 64     // buffered write beats, power of two >= 2*MAX_BURST
+) (
+    input  wire         clk,
+    input  wire         rst,                // hard reset
+    input  wire         srst,               // engine reset pulse (applied after a burst in progress)
+    // descriptor push from the CSR block
+    input  wire         push_valid,
+    input  wire [63:0]  push_src,
+    input  wire [63:0]  push_dst,
+    input  wire [31:0]  push_len,
+    input  wire [31:0]  push_stride,
+    input  wire [31:0]  push_count,
+    input  wire [63:0]  push_next,
+    input  wire [3:0]   push_ctrl,
+    // chained-descriptor fetch
+    output wire         fetch_req_valid,
+    input  wire         fetch_req_ready,
+    output wire [63:0]  fetch_req_addr,
+    input  wire         fetch_resp_valid,
+    input  wire [511:0] fetch_resp_data,
+    // packed 512-bit stream
+    input  wire         s_axis_tvalid,
+    output wire         s_axis_tready,
+    input  wire [511:0] s_axis_tdata,
+    input  wire [4:0]   s_axis_cnt,
+    input  wire         s_axis_tlast,
+    // Avalon-MM write master
+    output wire [63:0]  wr_address,
+    output wire         wr_write,
+    output wire [7:0]   wr_burstcount,
+    output wire [511:0] wr_writedata,
+    output wire [63:0]  wr_byteenable,
+    input  wire         wr_waitrequest,
+    // status
+    input  wire         err_clear,
+    output wire [63:0]  status,
+    output wire [63:0]  error,
+    output wire [63:0]  bytes,
+    output wire [63:0]  busy_cycles,
+    output wire         irq_pulse
+);
+    `include "afushell_csr.vh"
+
+    localparam integer BURST_BITS = $clog2(MAX_BURST);
+    localparam integer WBUF_BITS  = $clog2(WBUF_DEPTH);
+    localparam integer CTRL_SOP = 0, CTRL_EOP = 1, CTRL_IRQ = 2;
+    // buffered beat: {err, irq, desc_end, cnt[4:0], off[3:0], data}
+    localparam integer BEAT_WIDTH = 3 + 5 + 4 + 512;
+    localparam integer CMD_WIDTH  = 64 + 8;
+
+    initial begin
+        if (MAX_BURST < 1 || MAX_BURST > 64 || (1 << BURST_BITS) != MAX_BURST) begin
+            $display("shell_rx_dma: MAX_BURST=%0d must be a power of two 1..64", MAX_BURST);
+            $finish;
+        end
+        if (WBUF_DEPTH < 2 * MAX_BURST || (1 << WBUF_BITS) != WBUF_DEPTH) begin
+            $display("shell_rx_dma: WBUF_DEPTH=%0d must be a power of two >= 2*MAX_BURST", WBUF_DEPTH);
+            $finish;
+        end
+    end
+
+    // an engine reset waits for a burst in progress: Avalon bursts cannot be cut short
+    reg  wr_active_reg;
+    reg  srst_pend_reg;
+    wire erst = rst || ((srst || srst_pend_reg) && !wr_active_reg);
+    always @(posedge clk) begin
+        if (rst || erst)
+            srst_pend_reg <= 1'b0;
+        else if (srst)
+            srst_pend_reg <= 1'b1;
+    end
+
+    // descriptor front end
+    wire        q_valid, q_nodata, q_busy, q_chaining, q_overflow, q_full;
+    reg         q_ready;
+    wire [63:0] q_addr;
+    wire [31:0] q_len, q_stride, q_count;
+    wire [3:0]  q_ctrl;
+    wire [7:0]  q_err, q_level;
+
+    shell_desc_queue #(.IS_RX(1), .RECORD_WORDS(RECORD_WORDS), .DESC_FIFO_DEPTH(DESC_FIFO_DEPTH)) queue (
+        .clk (clk), .rst (erst),
+        .push_valid (push_valid), .push_src (push_src), .push_dst (push_dst), .push_len (push_len),
+        .push_stride (push_stride), .push_count (push_count), .push_next (push_next),
+        .push_ctrl (push_ctrl), .push_overflow (q_overflow), .fifo_level (q_level), .fifo_full (q_full),
+        .fetch_req_valid (fetch_req_valid), .fetch_req_ready (fetch_req_ready),
+        .fetch_req_addr (fetch_req_addr), .fetch_resp_valid (fetch_resp_valid),
+        .fetch_resp_data (fetch_resp_data),
+        .m_valid (q_valid), .m_ready (q_ready), .m_addr (q_addr), .m_len (q_len),
+        .m_stride (q_stride), .m_count (q_count), .m_ctrl (q_ctrl), .m_err (q_err),
+        .m_nodata (q_nodata), .busy (q_busy), .chaining (q_chaining)
+    );
+
+    // beat generator: one output span of the realigner per destination beat
+    localparam [1:0] E_IDLE = 2'd0, E_SETUP = 2'd1, E_BEAT = 2'd2;
+    reg [1:0]  state_reg;
+    reg [63:0] blk_addr_reg, beat_addr_reg;
+    reg [31:0] blk_left_reg, len_reg, stride_reg;
+    reg [26:0] beats_left_reg;
+    reg [3:0]  first_lo_reg;
+    reg [4:0]  end_hi_reg;
+    reg        first_beat_reg;
+    reg [3:0]  ctrl_reg;
+    reg [7:0]  burst_left_reg;       // beats left in the burst being filled
+    reg        mism_reg;             // EOP descriptor: last flag misplaced so far
+
+    wire [32:0] blk_span   = {27'd0, blk_addr_reg[5:0]} + {1'b0, len_reg} + 33'd63;
+    wire [63:0] blk_last   = blk_addr_reg + {32'd0, len_reg} - 64'd1;
+    wire [BURST_BITS:0] to_boundary = MAX_BURST[BURST_BITS:0]
+                                    - {1'b0, beat_addr_reg[6 +: BURST_BITS]};
+    wire [26:0] burst_w    = beats_left_reg < {{(26-BURST_BITS){1'b0}}, to_boundary}
+                           ? beats_left_reg : {{(26-BURST_BITS){1'b0}}, to_boundary};
+    wire        last_beat  = beats_left_reg == 27'd1;
+    wire        last_blk   = blk_left_reg == 32'd1;
+    wire [3:0]  span_off   = first_beat_reg ? first_lo_reg : 4'd0;
+    wire [4:0]  span_hi    = last_beat ? end_hi_reg : 5'd16;
+    wire [4:0]  span_cnt   = span_hi - {1'b0, span_off};
+    wire        new_burst  = burst_left_reg == 8'd0;
+
+    wire cmd_ready, wbuf_ready;
+    wire g_valid, g_last, g_inner;
+    wire [511:0] g_data;
+    wire [4:0]   g_cnt;
+    wire req_valid = state_reg == E_BEAT && (!new_burst || cmd_ready) && wbuf_ready;
+    wire g_ready   = req_valid;
+    wire g_fire    = g_valid && g_ready;
+
+    shell_word_gearbox #(.WORD_WIDTH(32), .IN_WORDS(16), .OUT_WORDS(16), .SPAN_OUT(1)) realign (
+        .clk (clk), .rst (erst),
+        .s_axis_tvalid (s_axis_tvalid), .s_axis_tready (s_axis_tready), .s_axis_tdata (s_axis_tdata),
+        .s_axis_lo (4'd0), .s_axis_cnt (s_axis_cnt), .s_axis_tlast (s_axis_tlast),
+        .req_valid (req_valid), .req_off (span_off), .req_cnt (span_cnt),
+        .m_axis_tvalid (g_valid), .m_axis_tready (g_ready), .m_axis_tdata (g_data),
+        .m_axis_cnt (g_cnt), .m_axis_tlast (g_last), .m_axis_inner_last (g_inner)
+    );
+
+    wire desc_final = last_beat && last_blk;
+    wire beat_mism  = ctrl_reg[CTRL_EOP] && (g_inner || (g_last != desc_final));
+    wire [BEAT_WIDTH-1:0] beat_in = {desc_final && (mism_reg || beat_mism),
+                                     desc_final && ctrl_reg[CTRL_IRQ], desc_final,
+                                     span_cnt, span_off, g_data};
+    wire [CMD_WIDTH-1:0]  cmd_in  = {burst_w[7:0], beat_addr_reg};
+
+    // write buffer and burst commands
+    wire                  w_valid, cmd_valid, w_pop;
+    wire [BEAT_WIDTH-1:0] w;
+    wire [CMD_WIDTH-1:0]  cmd;
+    wire [WBUF_BITS:0]    w_level;
+    wire [4:0]            cmd_level;
+    reg                   cmd_pop;
+    shell_fifo #(.DATA_WIDTH(BEAT_WIDTH), .FIFO_DEPTH(WBUF_DEPTH)) wbuf (
+        .clk (clk), .rst (erst),
+        .s_axis_tvalid (g_fire), .s_axis_tready (wbuf_ready), .s_axis_tdata (beat_in),
+        .m_axis_tvalid (w_valid), .m_axis_tready (w_pop), .m_axis_tdata (w),
+        .level (w_level)
+    );
+    shell_fifo #(.DATA_WIDTH(CMD_WIDTH), .FIFO_DEPTH(16)) cmd_fifo (
+        .clk (clk), .rst (erst),
+        .s_axis_tvalid (g_fire && new_burst), .s_axis_tready (cmd_ready), .s_axis_tdata (cmd_in),
+        .m_axis_tvalid (cmd_valid), .m_axis_tready (cmd_pop), .m_axis_tdata (cmd),
+        .level (cmd_level)
+    );
+
+    wire drained = !wr_active_reg && cmd_level == 5'd0 && w_level == 0;
+    wire q_skip  = q_err != 8'd0 || q_nodata;
+    wire skip_done = state_reg == E_IDLE && q_valid && q_skip && drained;
+    always @* q_ready = skip_done || (state_reg == E_IDLE && q_valid && !q_skip);
+
+    always @(posedge clk) begin
+        if (erst) begin
+            state_reg      <= E_IDLE;
+            burst_left_reg <= 8'd0;
+        end else begin
+            case (state_reg)
+            E_IDLE:
+                if (q_valid && !q_skip) begin
+                    blk_addr_reg <= q_addr;
+                    blk_left_reg <= q_count;
+                    len_reg      <= q_len;
+                    stride_reg   <= q_stride;
+                    ctrl_reg     <= q_ctrl;
+                    mism_reg     <= 1'b0;
+                    state_reg    <= E_SETUP;
+                end
+            E_SETUP: begin
+                beat_addr_reg  <= {blk_addr_reg[63:6], 6'd0};
+                beats_left_reg <= blk_span[32:6];
+                first_lo_reg   <= blk_addr_reg[5:2];
+                end_hi_reg     <= {1'b0, blk_last[5:2]} + 5'd1;
+                first_beat_reg <= 1'b1;
+                burst_left_reg <= 8'd0;
+                state_reg      <= E_BEAT;
+            end
+            E_BEAT:
+                if (g_fire) begin
+                    mism_reg       <= mism_reg || beat_mism;
+                    beat_addr_reg  <= beat_addr_reg + 64'd64;
+                    beats_left_reg <= beats_left_reg - 27'd1;
+                    first_beat_reg <= 1'b0;
+                    burst_left_reg <= (new_burst ? burst_w[7:0] : burst_left_reg) - 8'd1;
+                    if (last_beat) begin
+                        blk_addr_reg <= blk_addr_reg + {32'd0, stride_reg};
+                        blk_left_reg <= blk_left_reg - 32'd1;
+                        state_reg    <= last_blk ? E_IDLE : E_SETUP;
+                    end
+                end
+            default:
+                state_reg <= E_IDLE;
+            endcase
+        end
+    end
+
+    // write master: a burst starts when all of its beats are buffered
+    reg [63:0] wr_addr_reg;
+    reg [7:0]  wr_count_reg, wr_left_reg;
+    wire       wr_accept = wr_active_reg && !wr_waitrequest;
+    wire       wr_final  = wr_accept && wr_left_reg == 8'd1;
+    wire [WBUF_BITS:0] avail = w_level - (wr_accept ? 1 : 0);
+    wire       can_load  = cmd_valid && !srst_pend_reg && !srst
+                        && {{(31-WBUF_BITS){1'b0}}, avail} >= {24'd0, cmd[71:64]};
+    wire       load      = can_load && (!wr_active_reg || wr_final);
+    always @* cmd_pop = load;
+    assign w_pop = wr_accept;
+
+    always @(posedge clk) begin
+        if (erst) begin
+            wr_active_reg <= 1'b0;
+        end else begin
+            if (load) begin
+                wr_active_reg <= 1'b1;
+                wr_addr_reg   <= cmd[63:0];
+                wr_count_reg  <= cmd[71:64];
+                wr_left_reg   <= cmd[71:64];
+            end else if (wr_final) begin
+                wr_active_reg <= 1'b0;
+            end else if (wr_accept) begin
+                wr_left_reg <= wr_left_reg - 8'd1;
+            end
+        end
+    end
+
+    reg [63:0] be;
+    wire [4:0] be_lo = {1'b0, w[515:512]};
+    wire [4:0] be_hi = be_lo + w[520:516];
+    integer i;
+    always @* begin
+        for (i = 0; i < 16; i = i + 1)
+            be[i*4 +: 4] = (i[4:0] >= be_lo && i[4:0] < be_hi) ? 4'hf : 4'h0;
+    end
+
+    assign wr_address    = wr_addr_reg;
+    assign wr_write      = wr_active_reg;
+    assign wr_burstcount = wr_count_reg;
+    assign wr_writedata  = w[511:0];
+    assign wr_byteenable = be;
+
+    wire w_end = wr_accept && w[521];
+    reg  in_packet_reg;
+    always @(posedge clk) begin
+        if (erst)
+            in_packet_reg <= 1'b0;
+        else if (state_reg == E_IDLE && q_valid && !q_skip && q_ctrl[CTRL_SOP])
+            in_packet_reg <= 1'b1;
+        else if (w_end && ctrl_reg[CTRL_EOP])
+            in_packet_reg <= 1'b0;
+    end
+
+    wire [31:0] done_count, err_seq;
+    wire [7:0]  err_code, err_count;
+    wire busy = q_busy || q_level != 8'd0 || state_reg != E_IDLE || !drained;
+    wire end_err = w_end && w[523];
+
+    shell_dma_status stat (
+        .clk (clk), .rst (erst),
+        .done_pulse (w_end || skip_done), .done_irq (w_end ? w[522] : q_ctrl[CTRL_IRQ]),
+        .err_a_pulse ((skip_done && q_err != 8'd0) || end_err),
+        .err_a_code (end_err ? CSR_ERR_LAST_MISMATCH[7:0] : q_err),
+        .err_b_pulse (q_overflow), .err_b_code (CSR_ERR_FIFO_OVERFLOW[7:0]),
+        .err_clear (err_clear), .bytes_inc (wr_accept ? {w[520:516], 2'b00} : 7'd0), .busy (busy),
+        .done_count (done_count), .err_code (err_code), .err_count (err_count), .err_seq (err_seq),
+        .bytes (bytes), .busy_cycles (busy_cycles), .irq_pulse (irq_pulse)
+    );
+
+    assign status = {done_count, 16'd0, q_level, 2'b00, in_packet_reg, err_code != 8'd0,
+                     q_chaining, q_level == 8'd0, q_full, busy};
+    assign error  = {err_seq, 16'd0, err_count, err_code};
+
+    wire unused_ok = &{1'b0, burst_w[26:8], blk_span[5:0], blk_last[63:6], blk_last[1:0], g_cnt, w_valid};
+endmodule
+
+`default_nettype wire

@@ -1,0 +1,282 @@
+// TX DMA (memory -> stream), modelled on the Modular SGDMA read master: descriptors
+// from shell_desc_queue, 1-D or 2-D block-stride reads as Avalon-MM bursts of 512-bit
+// beats, word realignment of any 4-byte source alignment, and a packed 512-bit output
+// stream whose final word of an EOP descriptor carries last.
+`default_nettype none
+
+module shell_tx_dma #(
+    parameter integer RECORD_WORDS    = 1,     // stream record width in words (length check)
+    parameter integer DESC_FIFO_DEPTH = 16,    // MMIO descriptor FIFO entries
+    parameter integer MAX_BURST       = 16,    // beats per read burst, power of two 1..64
+    parameter integer MAX_READS       = 256    // beats in flight or buffered, power of two
+) (
+    input  wire         clk,
+    input  wire         rst,                // hard reset
+    input  wire         srst,               // engine reset pulse (abort; drains reads)
+    // descriptor push from the CSR block
+    input  wire         push_valid,
+    input  wire [63:0]  push_src,
+    input  wire [63:0]  push_dst,
+    input  wire [31:0]  push_len,
+    input  wire [31:0]  push_stride,
+    input  wire [31:0]  push_count,
+    input  wire [63:0]  push_next,
+    input  wire [3:0]   push_ctrl,
+    // chained-descriptor fetch
+    output wire         fetch_req_valid,
+    input  wire         fetch_req_ready,
+    output wire [63:0]  fetch_req_addr,
+    input  wire         fetch_resp_valid,
+    input  wire [511:0] fetch_resp_data,
+    // Avalon-MM read master
+    output wire [63:0]  rd_address,
+    output wire         rd_read,
+    output wire [7:0]   rd_burstcount,
+    input  wire         rd_waitrequest,
+    input  wire [511:0] rd_readdata,
+    input  wire         rd_readdatavalid,
+    // packed 512-bit stream
+    output wire         m_axis_tvalid,
+    input  wire         m_axis_tready,
+    output wire [511:0] m_axis_tdata,
+    output wire [4:0]   m_axis_cnt,
+    output wire         m_axis_tlast,
+    // status
+    input  wire         err_clear,
+    output wire [63:0]  status,              // STATUS register
+    output wire [63:0]  error,               // ERROR register
+    output wire [63:0]  bytes,
+    output wire [63:0]  busy_cycles,
+    output wire         irq_pulse
+);
+    localparam integer BURST_BITS = $clog2(MAX_BURST);
+    localparam integer READS_BITS = $clog2(MAX_READS);
+    localparam integer CTRL_SOP = 0, CTRL_EOP = 1, CTRL_IRQ = 2;
+    // burst info: {irq, desc_end, eop, end_hi[4:0], first_lo[3:0], beats[7:0]}
+    localparam integer BINFO_WIDTH = 3 + 5 + 4 + 8;
+    // buffered beat: {irq, desc_end, last, cnt[4:0], lo[3:0], data}
+    localparam integer BEAT_WIDTH = 3 + 5 + 4 + 512;
+
+    initial begin
+        if (MAX_BURST < 1 || MAX_BURST > 64 || (1 << BURST_BITS) != MAX_BURST) begin
+            $display("shell_tx_dma: MAX_BURST=%0d must be a power of two 1..64", MAX_BURST);
+            $finish;
+        end
+        if (MAX_READS < 2 * MAX_BURST || (1 << READS_BITS) != MAX_READS) begin
+            $display("shell_tx_dma: MAX_READS=%0d must be a power of two >= 2*MAX_BURST", MAX_READS);
+            $finish;
+        end
+    end
+
+    `include "afushell_csr.vh"
+
+    wire erst = rst || srst;
+
+    // descriptor front end
+    wire        q_valid, q_nodata, q_busy, q_chaining, q_overflow, q_full;
+    reg         q_ready;
+    wire [63:0] q_addr;
+    wire [31:0] q_len, q_stride, q_count;
+    wire [3:0]  q_ctrl;
+    wire [7:0]  q_err, q_level;
+
+    shell_desc_queue #(.IS_RX(0), .RECORD_WORDS(RECORD_WORDS), .DESC_FIFO_DEPTH(DESC_FIFO_DEPTH)) queue (
+        .clk (clk), .rst (erst),
+        .push_valid (push_valid), .push_src (push_src), .push_dst (push_dst), .push_len (push_len),
+        .push_stride (push_stride), .push_count (push_count), .push_next (push_next),
+        .push_ctrl (push_ctrl), .push_overflow (q_overflow), .fifo_level (q_level), .fifo_full (q_full),
+        .fetch_req_valid (fetch_req_valid), .fetch_req_ready (fetch_req_ready),
+        .fetch_req_addr (fetch_req_addr), .fetch_resp_valid (fetch_resp_valid),
+        .fetch_resp_data (fetch_resp_data),
+        .m_valid (q_valid), .m_ready (q_ready), .m_addr (q_addr), .m_len (q_len),
+        .m_stride (q_stride), .m_count (q_count), .m_ctrl (q_ctrl), .m_err (q_err),
+        .m_nodata (q_nodata), .busy (q_busy), .chaining (q_chaining)
+    );
+
+    // reads in flight survive an engine reset: their data is discarded when it arrives
+    reg  [READS_BITS:0] inflight_reg, discard_reg;
+    wire [READS_BITS:0] data_level;
+    wire                binfo_level_nz;
+
+    localparam [1:0] E_IDLE = 2'd0, E_SETUP = 2'd1, E_ISSUE = 2'd2;
+    reg [1:0]  state_reg;
+    reg [63:0] blk_addr_reg;          // current block's first byte
+    reg [63:0] beat_addr_reg;         // next read beat (64-byte aligned)
+    reg [31:0] blk_left_reg;          // blocks still to start, this one included
+    reg [26:0] beats_left_reg;        // beats of this block still to request
+    reg [3:0]  first_lo_reg;          // word offset of the block's first beat
+    reg [4:0]  end_hi_reg;            // words used of the block's last beat
+    reg        first_burst_reg;
+    reg [31:0] len_reg, stride_reg;
+    reg [3:0]  ctrl_reg;
+
+    wire [32:0] blk_span   = {27'd0, blk_addr_reg[5:0]} + {1'b0, len_reg} + 33'd63;
+    wire [63:0] blk_last   = blk_addr_reg + {32'd0, len_reg} - 64'd1;
+    wire [BURST_BITS:0] to_boundary = MAX_BURST[BURST_BITS:0]
+                                    - {1'b0, beat_addr_reg[6 +: BURST_BITS]};
+    wire [26:0] burst_w    = beats_left_reg < {{(26-BURST_BITS){1'b0}}, to_boundary}
+                           ? beats_left_reg : {{(26-BURST_BITS){1'b0}}, to_boundary};
+    wire [7:0]  burst      = burst_w[7:0];
+    wire        last_burst = beats_left_reg == burst_w;
+    wire        last_blk   = blk_left_reg == 32'd1;
+    wire [31:0] reserved   = {{(31-READS_BITS){1'b0}}, inflight_reg}
+                           + {{(31-READS_BITS){1'b0}}, data_level} + {24'd0, burst};
+    wire        credit_ok  = reserved <= MAX_READS;
+    wire        binfo_ready;
+    wire        issue      = state_reg == E_ISSUE && credit_ok && binfo_ready && discard_reg == 0;
+    wire        issue_ok   = issue && !rd_waitrequest;
+    wire        drained    = inflight_reg == 0 && !binfo_level_nz && data_level == 0;
+    wire        q_skip     = q_err != 8'd0 || q_nodata;
+
+    assign rd_address    = beat_addr_reg;
+    assign rd_read       = issue;
+    assign rd_burstcount = burst;
+
+    // completion of failed descriptors and jumps waits for earlier data, keeping DONE_COUNT in order
+    wire skip_done = state_reg == E_IDLE && q_valid && q_skip && drained;
+    always @* q_ready = skip_done || (state_reg == E_IDLE && q_valid && !q_skip);
+
+    always @(posedge clk) begin
+        if (erst) begin
+            state_reg <= E_IDLE;
+        end else begin
+            case (state_reg)
+            E_IDLE:
+                if (q_valid && !q_skip) begin
+                    blk_addr_reg <= q_addr;
+                    blk_left_reg <= q_count;
+                    len_reg      <= q_len;
+                    stride_reg   <= q_stride;
+                    ctrl_reg     <= q_ctrl;
+                    state_reg    <= E_SETUP;
+                end
+            E_SETUP: begin
+                beat_addr_reg   <= {blk_addr_reg[63:6], 6'd0};
+                beats_left_reg  <= blk_span[32:6];
+                first_lo_reg    <= blk_addr_reg[5:2];
+                end_hi_reg      <= {1'b0, blk_last[5:2]} + 5'd1;
+                first_burst_reg <= 1'b1;
+                state_reg       <= E_ISSUE;
+            end
+            E_ISSUE:
+                if (issue_ok) begin
+                    beat_addr_reg   <= beat_addr_reg + {50'd0, burst, 6'd0};
+                    beats_left_reg  <= beats_left_reg - burst_w;
+                    first_burst_reg <= 1'b0;
+                    if (last_burst) begin
+                        blk_addr_reg <= blk_addr_reg + {32'd0, stride_reg};
+                        blk_left_reg <= blk_left_reg - 32'd1;
+                        state_reg    <= last_blk ? E_IDLE : E_SETUP;
+                    end
+                end
+            default:
+                state_reg <= E_IDLE;
+            endcase
+        end
+    end
+
+    // burst info, consumed beat by beat as the data returns (in order)
+    wire [BINFO_WIDTH-1:0] binfo_in = {
+        ctrl_reg[CTRL_IRQ] && last_burst && last_blk,
+        last_burst && last_blk,
+        ctrl_reg[CTRL_EOP] && last_burst && last_blk,
+        last_burst ? end_hi_reg : 5'd16,
+        first_burst_reg ? first_lo_reg : 4'd0,
+        burst};
+    wire                   binfo_valid;
+    wire [BINFO_WIDTH-1:0] binfo;
+    wire [READS_BITS:0]    binfo_level;
+    reg  [7:0]             beat_idx_reg;
+    wire                   take_beat = rd_readdatavalid && discard_reg == 0;
+    wire                   burst_end = take_beat && beat_idx_reg == binfo[7:0] - 8'd1;
+
+    shell_fifo #(.DATA_WIDTH(BINFO_WIDTH), .FIFO_DEPTH(MAX_READS)) binfo_fifo (
+        .clk (clk), .rst (erst),
+        .s_axis_tvalid (issue_ok), .s_axis_tready (binfo_ready), .s_axis_tdata (binfo_in),
+        .m_axis_tvalid (binfo_valid), .m_axis_tready (burst_end), .m_axis_tdata (binfo),
+        .level (binfo_level)
+    );
+    assign binfo_level_nz = binfo_level != 0;
+
+    wire       b_first = beat_idx_reg == 8'd0;
+    wire       b_last  = beat_idx_reg == binfo[7:0] - 8'd1;
+    wire [3:0] beat_lo = b_first ? binfo[11:8] : 4'd0;
+    wire [4:0] beat_hi = b_last ? binfo[16:12] : 5'd16;
+    wire [4:0] beat_cnt = beat_hi - {1'b0, beat_lo};
+    wire [BEAT_WIDTH-1:0] beat_in = {binfo[19] && b_last, binfo[18] && b_last, binfo[17] && b_last,
+                                     beat_cnt, beat_lo, rd_readdata};
+
+    wire [31:0] inflight_sum = {{(31-READS_BITS){1'b0}}, inflight_reg} + (issue_ok ? {24'd0, burst} : 32'd0)
+                             - (rd_readdatavalid ? 32'd1 : 32'd0);
+    wire [READS_BITS:0] inflight_next = inflight_sum[READS_BITS:0];
+    always @(posedge clk) begin
+        if (rst) begin
+            inflight_reg <= 0;
+            discard_reg  <= 0;
+        end else begin
+            inflight_reg <= inflight_next;
+            if (srst)
+                discard_reg <= inflight_next;
+            else if (rd_readdatavalid && discard_reg != 0)
+                discard_reg <= discard_reg - 1;
+        end
+        if (erst)
+            beat_idx_reg <= 8'd0;
+        else if (take_beat)
+            beat_idx_reg <= burst_end ? 8'd0 : beat_idx_reg + 8'd1;
+    end
+
+    // read data buffer: never back-pressures the memory (credits above)
+    wire                  d_valid, d_ready, d_in_ready;
+    wire [BEAT_WIDTH-1:0] d;
+    shell_fifo #(.DATA_WIDTH(BEAT_WIDTH), .FIFO_DEPTH(MAX_READS)) data_fifo (
+        .clk (clk), .rst (erst),
+        .s_axis_tvalid (take_beat), .s_axis_tready (d_in_ready), .s_axis_tdata (beat_in),
+        .m_axis_tvalid (d_valid), .m_axis_tready (d_ready), .m_axis_tdata (d),
+        .level (data_level)
+    );
+
+    wire        g_inner;
+    shell_word_gearbox #(.WORD_WIDTH(32), .IN_WORDS(16), .OUT_WORDS(16), .SPAN_OUT(0)) realign (
+        .clk (clk), .rst (erst),
+        .s_axis_tvalid (d_valid), .s_axis_tready (d_ready), .s_axis_tdata (d[511:0]),
+        .s_axis_lo (d[515:512]), .s_axis_cnt (d[520:516]), .s_axis_tlast (d[521]),
+        .req_valid (1'b0), .req_off (4'd0), .req_cnt (5'd0),
+        .m_axis_tvalid (m_axis_tvalid), .m_axis_tready (m_axis_tready), .m_axis_tdata (m_axis_tdata),
+        .m_axis_cnt (m_axis_cnt), .m_axis_tlast (m_axis_tlast), .m_axis_inner_last (g_inner)
+    );
+
+    wire d_fire   = d_valid && d_ready;
+    wire d_end    = d_fire && d[522];
+    reg  in_packet_reg;
+    always @(posedge clk) begin
+        if (erst)
+            in_packet_reg <= 1'b0;
+        else if (state_reg == E_IDLE && q_valid && !q_skip && q_ctrl[CTRL_SOP])
+            in_packet_reg <= 1'b1;
+        else if (d_end && d[521])
+            in_packet_reg <= 1'b0;
+    end
+
+    wire [31:0] done_count, err_seq;
+    wire [7:0]  err_code, err_count;
+    wire busy = q_busy || q_level != 8'd0 || state_reg != E_IDLE || !drained;
+
+    shell_dma_status stat (
+        .clk (clk), .rst (erst),
+        .done_pulse (d_end || skip_done), .done_irq (d_end ? d[523] : q_ctrl[CTRL_IRQ]),
+        .err_a_pulse (skip_done && q_err != 8'd0), .err_a_code (q_err),
+        .err_b_pulse (q_overflow), .err_b_code (CSR_ERR_FIFO_OVERFLOW[7:0]),
+        .err_clear (err_clear), .bytes_inc (d_fire ? {d[520:516], 2'b00} : 7'd0), .busy (busy),
+        .done_count (done_count), .err_code (err_code), .err_count (err_count), .err_seq (err_seq),
+        .bytes (bytes), .busy_cycles (busy_cycles), .irq_pulse (irq_pulse)
+    );
+
+    assign status = {done_count, 16'd0, q_level, 2'b00, in_packet_reg, err_code != 8'd0,
+                     q_chaining, q_level == 8'd0, q_full, busy};
+    assign error  = {err_seq, 16'd0, err_count, err_code};
+
+    wire unused_ok = &{1'b0, inflight_sum[31:READS_BITS+1], blk_span[5:0], blk_last[63:6], blk_last[1:0], g_inner, d_in_ready, binfo_valid, binfo_level_nz};
+endmodule
+
+`default_nettype wire
