@@ -1,0 +1,44 @@
+"""examples/lbm_cavity runs (smoke, tiny grid) and, in the long suite, matches Ghia et al."""
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "lbm_cavity" / "lbm_cavity.py"
+
+
+def _load():
+    spec = importlib.util.spec_from_file_location("lbm_cavity", EXAMPLE)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_cavity_example_smoke(tmp_path):
+    out = tmp_path / "cavity.png"
+    r = subprocess.run([sys.executable, str(EXAMPLE), "--size", "12", "--re", "10",
+                        "--chunk", "100", "--max-steps", "3000", "--tol", "1e-3", "-q",
+                        "-o", str(out)], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "steady at step" in r.stdout
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and out.stat().st_size > 10_000
+
+
+def test_cavity_example_rejects_bad_reynolds(tmp_path):
+    r = subprocess.run([sys.executable, str(EXAMPLE), "--size", "8", "--re", "-3", "-q",
+                        "-o", str(tmp_path / "x.png")], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 1 and "positive" in r.stderr and "Traceback" not in r.stderr
+
+
+@pytest.mark.slow
+def test_cavity_re100_matches_ghia():
+    m = _load()
+    attr, f, _, _, change, _ = m.simulate(64, 100.0, 0.1, 30_000, 500, 1e-4, quiet=True)
+    assert change < 1e-4
+    from spgen.lbm import macroscopic
+
+    _, ux, _ = macroscopic(f, attr)
+    assert m.ghia_error(ux, 64, 0.1) < 0.015        # measured 0.0060 U
