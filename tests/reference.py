@@ -1,13 +1,12 @@
 """Plain-numpy reference evaluator of IR graphs, independent of both back ends."""
 from __future__ import annotations
 
-from typing import Callable, Mapping
+from collections.abc import Callable, Mapping
 
 import numpy as np
-
 from spgen.ir import Graph, Node, Type
 
-__all__ = ["evaluate", "nan_equal", "mismatches", "flush_subnormals"]
+__all__ = ["evaluate", "flush_subnormals", "mismatches", "nan_equal"]
 
 _U32 = np.uint32
 _SIGN = np.uint32(0x80000000)

@@ -8,7 +8,6 @@ import stat
 from pathlib import Path
 
 import pytest
-
 from spgen.cli import main
 from spgen.commands._container import bind_args, compare_results
 

@@ -14,14 +14,12 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import sysconfig
 from pathlib import Path
 
 import pytest
-from spython.main.parse.parsers import SingularityParser
-
 from spgen.commands._container import stage_tree
+from spython.main.parse.parsers import SingularityParser
 
 ROOT = Path(__file__).resolve().parents[2]
 DEF = ROOT / "containers" / "spgen.def"
@@ -96,7 +94,7 @@ def test_recipe_parses_with_every_section():
 _APT_PRESENT = {
     "python3": lambda: shutil.which("python3"),
     "python3-venv": lambda: subprocess.run(["python3", "-m", "venv", "--help"],
-                                           capture_output=True).returncode == 0,
+                                           capture_output=True, check=False).returncode == 0,
     "python3-dev": lambda: Path(sysconfig.get_paths()["include"], "Python.h").exists(),
     "g++": lambda: shutil.which("g++"),
     "make": lambda: shutil.which("make"),
@@ -133,7 +131,7 @@ def installed(tmp_path_factory):
     for name, lines in (("post", post), ("test", test)):
         script = "\n".join(_substitute(x, args) for x in lines) + "\n"
         results[name] = subprocess.run(["/bin/sh", "-c", script], env=env, cwd=prefix.parent,
-                                       capture_output=True, text=True, timeout=1200)
+                                       capture_output=True, text=True, timeout=1200, check=False)
     return prefix, results
 
 
@@ -146,10 +144,10 @@ def test_post_installs_spgen_in_a_fresh_venv(installed):
     assert exe.exists()
     # The image's runscript: `spgen ARGS` from the venv, not this checkout.
     r = subprocess.run([str(exe), "container", "compare", "--help"], capture_output=True,
-                       text=True)
+                       text=True, check=False)
     assert r.returncode == 0 and "B.json" in r.stdout
     site = subprocess.run([str(prefix / "venv" / "bin" / "python"), "-c",
-                           "import spgen; print(spgen.__file__)"], capture_output=True, text=True)
+                           "import spgen; print(spgen.__file__)"], capture_output=True, text=True, check=False)
     assert str(prefix / "venv") in site.stdout and str(ROOT) not in site.stdout
 
 

@@ -7,15 +7,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import _pass_graphs as G
 import numpy as np
 import pytest
-
-import _pass_graphs as G
 from reference import evaluate, nan_equal
-from spgen.ir import Graph, IRError, to_dot
+from spgen.ir import Graph, IRError, Program, to_dot
 from spgen.passes import PASSES, optimize, run_passes
 from spgen.passes._rewrite import copy_graph
-from spgen.ir import Program
 
 GOLDEN = Path(__file__).parent / "golden"
 

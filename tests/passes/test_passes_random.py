@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from reference import evaluate, nan_equal
 from spgen.ir import Graph, Output, Port, Program, Type
 

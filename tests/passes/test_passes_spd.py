@@ -4,11 +4,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from reference import evaluate, nan_equal
 from spgen.frontend import load_program
 from spgen.passes import optimize
-
 from test_passes_golden import _check_golden, _random_inputs
 
 SNIPPETS = sorted((Path(__file__).parent / "spd").glob("*.spd"))

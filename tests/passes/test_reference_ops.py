@@ -3,11 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from reference import evaluate
 from spgen.ir import Graph, Output, Port, RegDecl, Type
 from spgen.passes._scalar import fold_bits
-
 from test_reference_softfloat import one_op
 
 F, I, U, B = Type.F32, Type.I32, Type.U32, Type.BOOL
@@ -70,7 +68,7 @@ def test_integer_ops_follow_spd(op):
 
 def test_unary_int_and_logic():
     a, _ = _pairs(200)
-    ev = lambda op, res, t: evaluate(one_op(op, res, t), a.size, {"a0": a}, {})["y"]  # noqa: E731
+    ev = lambda op, res, t: evaluate(one_op(op, res, t), a.size, {"a0": a}, {})["y"]
     assert np.array_equal(ev("neg", I, I), (-a.astype(np.int64) & 0xFFFFFFFF).astype(np.uint32))
     s = a.view(np.int32).astype(np.int64)
     assert np.array_equal(ev("iabs", I, I), (np.abs(s) & 0xFFFFFFFF).astype(np.uint32))

@@ -6,7 +6,6 @@ import math
 import numpy as np
 import pytest
 import softfloatpy as sf
-
 from reference import evaluate, flush_subnormals, nan_equal
 from spgen.ir import Graph, Output, Port, Type
 

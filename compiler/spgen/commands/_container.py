@@ -16,8 +16,16 @@ from typing import Any
 
 from .._diagnostics import SpgenError
 
-__all__ = ["add_arguments", "run", "find_runtime", "stage_tree", "load_results",
-           "compare_results", "fpga_devices", "bind_args"]
+__all__ = [
+    "add_arguments",
+    "bind_args",
+    "compare_results",
+    "find_runtime",
+    "fpga_devices",
+    "load_results",
+    "run",
+    "stage_tree",
+]
 
 _DEF = Path("containers") / "spgen.def"
 # %arguments and --build-arg need Apptainer >= 1.2 or SingularityCE >= 4.0.
@@ -74,7 +82,7 @@ def find_runtime() -> tuple[str | None, str]:
             continue
         try:
             text = subprocess.run([path, "--version"], capture_output=True, text=True,
-                                  timeout=30).stdout
+                                  timeout=30, check=False).stdout
         except (OSError, subprocess.TimeoutExpired) as e:
             problems.append(f"{path} --version failed: {e}")
             continue
@@ -127,7 +135,7 @@ def stage_tree(root: Path, dest: Path) -> int:
     files: list[str] | None = None
     if (root / ".git").exists() and shutil.which("git"):
         r = subprocess.run(["git", "-C", str(root), "ls-files", "-z", "-co", "--exclude-standard"],
-                           capture_output=True)
+                           capture_output=True, check=False)
         if r.returncode == 0:
             files = [f for f in r.stdout.decode().split("\0") if f]
     if files is None:
@@ -175,7 +183,7 @@ def _build(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="spgen-container-") as tmp:
         n = stage_tree(root, Path(tmp))
         print(f"staged {n} files of {root}; building {output} with {what}", flush=True)
-        return subprocess.run(cmd, cwd=tmp).returncode
+        return subprocess.run(cmd, cwd=tmp, check=False).returncode
 
 
 def _check(args: argparse.Namespace) -> int:

@@ -75,10 +75,11 @@ def verify_graph(g: Graph) -> None:
         info = OPS[n.op]
         _need(n.id not in ids, n, "duplicate id")
         ids.add(n.id)
-        if info.arity is not None:
-            _need(len(n.args) == info.arity, n, f"expects {info.arity} operands")
+        if info.arity is not None and len(n.args) != info.arity:
+            _need(False, n, f"expects {info.arity} operands")
         for a in n.args:
-            _need(id(a) in seen, n, f"operand {a!r} is not defined before use")
+            if id(a) not in seen:  # message built only on failure: this loop is hot
+                _need(False, n, f"operand {a!r} is not defined before use")
         _check_types(n)
         seen.add(id(n))
     ports = {p.name for p in g.inputs}

@@ -1,15 +1,22 @@
 """IR clean-up passes, one per file, and the pipeline ``optimize`` runs."""
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from spgen.ir import Graph, IRError, Program
 
-from . import (eliminate_common_subexpressions, eliminate_dead_code, fold_constants,
-               inline_modules, reassociate, renumber, simplify)
+from . import (
+    eliminate_common_subexpressions,
+    eliminate_dead_code,
+    fold_constants,
+    inline_modules,
+    reassociate,
+    renumber,
+    simplify,
+)
 from ._rewrite import copy_graph
 
-__all__ = ["optimize", "run_passes", "PASSES"]
+__all__ = ["PASSES", "optimize", "run_passes"]
 
 # Every pass module, by its kebab-case name.
 PASSES = {m.NAME: m for m in (inline_modules, fold_constants, simplify,

@@ -7,7 +7,7 @@ import numpy as np
 
 from spgen.ir import Type
 
-__all__ = ["fold_bits", "is_subnormal", "is_nan"]
+__all__ = ["fold_bits", "is_nan", "is_subnormal"]
 
 _SIGN = 0x80000000
 _MASK = 0xFFFFFFFF
