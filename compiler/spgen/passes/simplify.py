@@ -133,6 +133,8 @@ def run(graph: Graph, *, ftz: bool = False) -> Graph:
                 break
             if r is not n:
                 mapping[n] = r
+                if r.name is None and r.op != "const":
+                    r.name = n.name  # keep the SPD signal name for reports and wire names
                 break
     replace_uses(graph, mapping)
     return graph
