@@ -1,0 +1,6 @@
+"""The afushell runtime from Python: open a (simulated) card, DMA, registers, core runs."""
+from ._build import build_card, build_runtime, loopback_card, shell_sources
+from ._card import KINDS, AfuError, Card, Request, RunResult, open
+
+__all__ = ["open", "Card", "Request", "RunResult", "AfuError", "KINDS", "build_card",
+           "build_runtime", "loopback_card", "shell_sources"]

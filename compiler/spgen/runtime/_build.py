@@ -1,0 +1,192 @@
+"""Builds (once, cached by content hash) the C++ runtime and the simulated-card libraries."""
+from __future__ import annotations
+
+import fcntl
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+from types import ModuleType
+from typing import Iterable, Iterator, Mapping
+
+from .._diagnostics import SpgenError
+from .._tools import cache_dir, content_hash, verilator_bin, verilator_env, verilator_root
+
+__all__ = ["repo_root", "runtime_dir", "build_runtime", "load_extension", "build_card",
+           "loopback_card", "shell_sources"]
+
+_ABI = "spg-afu-abi-1"
+_ext: ModuleType | None = None
+
+
+def repo_root() -> Path:
+    """The source tree holding runtime/ and shell/ (the package is installed editable)."""
+    env = os.environ.get("SPGEN_ROOT")
+    root = Path(env) if env else Path(__file__).resolve().parents[3]
+    if not (root / "runtime" / "CMakeLists.txt").is_file():
+        raise SpgenError(f"runtime sources not found under {root} (set SPGEN_ROOT to the spgen checkout)")
+    return root
+
+
+def _tree_files(root: Path, parts: Iterable[str], exts: tuple[str, ...]) -> list[Path]:
+    files: list[Path] = []
+    for part in parts:
+        p = root / part
+        if p.is_file():
+            files.append(p)
+        elif p.is_dir():
+            files += sorted(f for f in p.rglob("*") if f.is_file() and f.suffix in exts)
+    return files
+
+
+@contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """Serialises builds of one cache entry across processes (pytest-xdist workers)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def _run(cmd: list[str], cwd: Path, what: str, env: Mapping[str, str] | None = None) -> None:
+    proc = subprocess.run(cmd, cwd=cwd, env=dict(env) if env else None, capture_output=True, text=True)
+    if proc.returncode != 0:
+        log = (proc.stdout + proc.stderr)[-4000:]
+        raise SpgenError(f"{what} failed ({' '.join(cmd[:3])} ...):\n{log}")
+
+
+def runtime_dir(sanitize: str = "") -> Path:
+    """Build folder of the runtime for these sources (not necessarily built yet)."""
+    root = repo_root()
+    files = _tree_files(root, ["runtime", "shell/include/afushell_csr.h", "examples/dma_roundtrip"],
+                        (".cpp", ".hpp", ".h", ".txt"))
+    parts: list[str | bytes] = [sys.version, sanitize]
+    for f in files:
+        parts += [str(f.relative_to(root)), f.read_bytes()]
+    return cache_dir("runtime") / (content_hash(*parts) + (f"-{sanitize}" if sanitize else ""))
+
+
+def build_runtime(sanitize: str = "", jobs: int = 2) -> Path:
+    """Configures and builds runtime/ with CMake; returns the build folder (cached)."""
+    out = runtime_dir(sanitize)
+    stamp = out / ".built"
+    if stamp.is_file():
+        return out
+    if not shutil.which("cmake"):
+        raise SpgenError("CMake is needed to build the runtime: install cmake (apt or pip)")
+    try:
+        import pybind11  # type: ignore[import-not-found]
+        pb_dir = pybind11.get_cmake_dir()
+    except ImportError:
+        pb_dir = ""
+    with _locked(out.with_suffix(".lock")):
+        if stamp.is_file():
+            return out
+        out.mkdir(parents=True, exist_ok=True)
+        cmd = ["cmake", "-S", str(repo_root() / "runtime"), "-B", str(out),
+               "-DCMAKE_BUILD_TYPE=" + ("RelWithDebInfo" if sanitize else "Release"),
+               f"-DPython_EXECUTABLE={sys.executable}", f"-DAFUSHELL_SANITIZE={sanitize}"]
+        if pb_dir:
+            cmd.append(f"-Dpybind11_DIR={pb_dir}")
+        else:
+            cmd.append("-DAFUSHELL_PYTHON=OFF")
+        _run(cmd, out, "configuring the runtime")
+        _run(["cmake", "--build", str(out), "-j", str(jobs)], out, "building the runtime")
+        stamp.write_text("ok\n")
+    return out
+
+
+def load_extension() -> ModuleType:
+    """The pybind11 module over the C API (built on first use)."""
+    global _ext
+    if _ext is None:
+        out = build_runtime()
+        found = sorted(out.glob("_afushell*.so"))
+        if not found:
+            raise SpgenError(f"the runtime build in {out} has no Python module: pip install pybind11")
+        spec = importlib.util.spec_from_file_location("spgen.runtime._afushell", found[0])
+        assert spec and spec.loader
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        _ext = mod
+    return _ext
+
+
+def shell_sources() -> list[Path]:
+    """The shell's Verilog (afu_top and its modules) plus the stand-in afu_cores."""
+    shell = repo_root() / "shell"
+    files = sorted(shell.glob("*.v"))
+    if not (shell / "afu_top.v").is_file():
+        raise SpgenError(f"{shell / 'afu_top.v'} is missing")
+    return files + [shell / "passthrough" / "afu_cores.v"]
+
+
+def _param_arg(key: str, value: object) -> str:
+    if isinstance(value, bool):
+        value = int(value)
+    return f"-G{key}={value}"
+
+
+def build_card(sources: Iterable[Path], *, params: Mapping[str, object] | None = None,
+               include_dirs: Iterable[Path] = (), info: Mapping[str, object] | None = None,
+               jobs: int = 2) -> Path:
+    """Verilates `afu_top` from `sources` into a simulated-card library; returns its path.
+
+    `params` are afu_top parameters (Verilator -G values), `info` lines the runtime
+    reads back (``reg.<name>`` = Reg index). Cached by the content of every input.
+    """
+    root = repo_root()
+    sources = [Path(s).resolve() for s in sources]
+    incs = [Path(d).resolve() for d in include_dirs] + [root / "shell"]
+    params = dict(params or {})
+    info_lines = "".join(f"{k}={v}\n" for k, v in (info or {}).items())
+    wrapper = root / "runtime" / "sim" / "card" / "afu_card.cpp"
+    pins = root / "runtime" / "sim" / "afu_pins.h"
+    parts: list[str | bytes] = [_ABI, repr(sorted(params.items())), info_lines,
+                                wrapper.read_bytes(), pins.read_bytes(), str(verilator_root())]
+    for f in sources:
+        parts += [f.name, f.read_bytes()]
+    for d in incs:
+        for f in sorted(d.glob("*.vh")):
+            parts += [f.name, f.read_bytes()]
+    out = cache_dir("card") / content_hash(*parts)
+    lib = out / "libafucard.so"
+    if lib.is_file():
+        return lib
+    with _locked(out.with_suffix(".lock")):
+        if lib.is_file():
+            return lib
+        obj = out / "obj"
+        obj.mkdir(parents=True, exist_ok=True)
+        env = verilator_env()
+        cmd = [str(verilator_bin()), "--cc", "--build", "-j", str(jobs), "-O3",
+               "--top-module", "afu_top", "--Mdir", str(obj), "-Wno-fatal", "-Wno-lint",
+               "-Wno-style", "--x-assign", "fast", "--x-initial", "fast",
+               "-CFLAGS", "-fPIC -O2", "-MAKEFLAGS", "OPT_FAST=-O2 OPT_SLOW=-O1"]
+        cmd += [f"-I{d}" for d in incs]
+        cmd += [_param_arg(k, v) for k, v in params.items()]
+        cmd += [str(s) for s in sources]
+        _run(cmd, out, "Verilating the AFU", env)
+        escaped = info_lines.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+        (obj / "spg_card_info.h").write_text(f'#define SPG_CARD_INFO "{escaped}"\n')
+        vroot = verilator_root()
+        tmp = out / "libafucard.so.tmp"
+        _run(["g++", "-shared", "-fPIC", "-O2", "-std=c++17", "-include", str(obj / "spg_card_info.h"),
+              f"-I{obj}", f"-I{vroot / 'include'}", f"-I{vroot / 'include' / 'vltstd'}",
+              f"-I{pins.parent}", str(wrapper), str(obj / "Vafu_top__ALL.a"),
+              str(obj / "libverilated.a"), "-o", str(tmp), "-pthread"],
+             out, "linking the simulated card")
+        tmp.rename(lib)
+    return lib
+
+
+def loopback_card() -> Path:
+    """The no-core card (TX streams straight into RX), built on first use."""
+    return build_card(shell_sources(), params={"N_CORES": 0},
+                      info={"target": "loopback", "n_cores": 0})

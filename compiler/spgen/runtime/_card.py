@@ -1,0 +1,240 @@
+"""Python face of the runtime: open a card, shared buffers, DMA, registers, core runs."""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+
+from .._diagnostics import SpgenError
+from ._build import load_extension, loopback_card
+
+__all__ = ["AfuError", "Card", "Request", "RunResult", "open", "KINDS"]
+
+KINDS = {"H2F": 0, "F2H": 1, "F2F": 2, "H2H": 3}
+_GUID = re.compile(r"^(afu:)?[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$")
+
+
+class AfuError(SpgenError):
+    """A runtime call failed; `code` is the C API's fpga_result, `name` its short name."""
+
+    def __init__(self, code: int, message: str) -> None:
+        ext = load_extension()
+        self.code = code
+        self.name = next((k for k, v in ext.CODES.items() if v == code), str(code))
+        super().__init__(f"{message} [{ext.error_name(code)}]")
+
+
+def _check(result: tuple[int, str, Any]) -> Any:
+    code, msg, value = result
+    if code:
+        raise AfuError(code, msg)
+    return value
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """Counters of one run through the core cascade (simulated time on the simulated card)."""
+
+    total_cycles: int
+    moved_cycles: int
+    stall_rate: float
+    elapsed_ns: int
+    in_total_cycles: int = 0
+    in_moved_cycles: int = 0
+
+
+class _Core:
+    """Owns the C handle; closed when the card and every buffer from it are gone."""
+
+    def __init__(self, uri: str) -> None:
+        self.ext = load_extension()
+        self.handle = 0
+        self.handle = _check(self.ext.open(uri))
+
+    def __del__(self) -> None:
+        if self.handle:
+            self.ext.close(self.handle)
+            self.handle = 0
+
+
+class Request:
+    """An asynchronous transfer; `wait` returns False on timeout, raises AfuError on failure."""
+
+    def __init__(self, core: _Core, req: int) -> None:
+        self._core = core
+        self._req = req
+        self.elapsed_ns = 0
+
+    def wait(self, timeout_ns: int | None = None) -> bool:
+        if not self._req:
+            return True
+        code, msg, ns = self._core.ext.wait(self._req, (1 << 64) - 1 if timeout_ns is None else int(timeout_ns))
+        if code == self._core.ext.CODES["TIMEOUT"]:
+            return False
+        self._req = 0
+        if code:
+            raise AfuError(code, msg)
+        self.elapsed_ns = ns
+        return True
+
+    @property
+    def done(self) -> bool:
+        return not self._req or self._core.ext.done(self._req) == 1
+
+    def __del__(self) -> None:
+        if self._req:
+            self._core.ext.wait(self._req, (1 << 64) - 1)
+
+
+class Card:
+    """An open shell: use as a context manager (`with spgen.runtime.open(...) as card`)."""
+
+    def __init__(self, uri: str) -> None:
+        self.uri = uri
+        self._core: _Core | None = _Core(uri)
+        self._h = self._core.handle
+
+    # -- lifetime -------------------------------------------------------------------
+    def close(self) -> None:
+        """Closes the card; buffers from `alloc` stay valid until they are dropped."""
+        self._core = None
+
+    def __enter__(self) -> "Card":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _live(self) -> _Core:
+        if self._core is None:
+            ext = load_extension()
+            raise AfuError(ext.CODES["CLOSED"], "the card is closed")
+        return self._core
+
+    # -- memory ---------------------------------------------------------------------
+    def alloc(self, nbytes: int) -> np.ndarray:
+        """A zeroed uint8 array in host memory shared with the card."""
+        core = self._live()
+        if not isinstance(nbytes, (int, np.integer)) or nbytes <= 0:
+            raise AfuError(core.ext.CODES["ZERO_COUNT"], f"alloc needs a positive byte count, got {nbytes!r}")
+        return _check(core.ext.alloc(core, core.handle, int(nbytes)))
+
+    def _addr(self, x: Any, nbytes: int, what: str) -> tuple[int, bool]:
+        if isinstance(x, (int, np.integer)) and not isinstance(x, bool):
+            if x < 0:
+                raise AfuError(load_extension().CODES["OUT_OF_RANGE"], f"{what}: negative FPGA address {x}")
+            return int(x), False
+        if x is None:
+            return 0, True
+        if isinstance(x, np.ndarray):
+            if not x.flags.c_contiguous:
+                raise SpgenError(f"{what}: host buffer view must be contiguous")
+            if nbytes > x.nbytes:
+                raise SpgenError(f"{what}: {nbytes} bytes requested but the view holds {x.nbytes}")
+            return int(x.__array_interface__["data"][0]), True
+        raise SpgenError(f"{what}: expected an FPGA address (int) or a numpy view of a buffer from alloc, "
+                         f"got {type(x).__name__}")
+
+    def _args(self, dst: Any, src: Any, nbytes: int, kind: str) -> tuple[int, int, int, int]:
+        if kind not in KINDS:
+            raise AfuError(load_extension().CODES["BAD_TYPE"], f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
+        if not isinstance(nbytes, (int, np.integer)) or nbytes < 0:
+            raise SpgenError(f"nbytes must be a non-negative integer, got {nbytes!r}")
+        d, d_host = self._addr(dst, int(nbytes), "dst")
+        s, s_host = self._addr(src, int(nbytes), "src")
+        want_s, want_d = kind[0] == "H", kind[2] == "H"
+        if (s_host, d_host) != (want_s, want_d):
+            side = "host buffer" if want_s else "FPGA address"
+            dside = "host buffer" if want_d else "FPGA address"
+            raise SpgenError(f"{kind} copies from a {side} to a {dside}")
+        return d, s, int(nbytes), KINDS[kind]
+
+    def dma(self, dst: Any, src: Any, nbytes: int, kind: str) -> int:
+        """Copies nbytes and waits; returns the request-to-interrupt time in ns."""
+        core = self._live()
+        return _check(core.ext.dma(core.handle, *self._args(dst, src, nbytes, kind)))
+
+    def dma_async(self, dst: Any, src: Any, nbytes: int, kind: str) -> Request:
+        core = self._live()
+        return Request(core, _check(core.ext.dma_async(core.handle, *self._args(dst, src, nbytes, kind))))
+
+    # -- registers ------------------------------------------------------------------
+    def _offset(self, reg: str | int) -> int:
+        core = self._live()
+        if isinstance(reg, str):
+            return _check(core.ext.reg_offset(core.handle, reg))
+        return int(reg)
+
+    def write_reg(self, reg: str | int, value: int) -> None:
+        core = self._live()
+        _check(core.ext.write_reg(core.handle, self._offset(reg), int(value) & ((1 << 64) - 1)))
+
+    def read_reg(self, reg: str | int) -> int:
+        core = self._live()
+        return _check(core.ext.read_reg(core.handle, self._offset(reg)))
+
+    # -- cores ----------------------------------------------------------------------
+    def run(self, src_addr: int, dst_addr: int, n_elements: int) -> RunResult:
+        """Streams n_elements records from FPGA memory through the cores to dst_addr."""
+        core = self._live()
+        return RunResult(**_check(core.ext.run(core.handle, int(src_addr), int(dst_addr), int(n_elements))))
+
+    def counters(self) -> RunResult:
+        core = self._live()
+        return RunResult(**_check(core.ext.counters(core.handle)))
+
+    @property
+    def elapsed_ns(self) -> int:
+        """Request-to-completion time of the latest transfer or run."""
+        core = self._live()
+        return _check(core.ext.elapsed_ns(core.handle))
+
+    @property
+    def info(self) -> dict[str, Any]:
+        core = self._live()
+        return _check(core.ext.info(core.handle))
+
+    def sim_stats(self) -> dict[str, Any]:
+        """Simulated time, cycles simulated and the wall time they took."""
+        core = self._live()
+        return _check(core.ext.sim_stats(core.handle))
+
+    def set_max_descriptor(self, nbytes: int) -> None:
+        core = self._live()
+        _check(core.ext.set_max_descriptor(core.handle, int(nbytes)))
+
+    def set_checks(self, enabled: bool) -> None:
+        """Testing aid: False hands bad requests to the shell to see its own errors."""
+        core = self._live()
+        _check(core.ext.set_checks(core.handle, bool(enabled)))
+
+
+def _uri(target: str | os.PathLike[str], params: Mapping[str, float] | None) -> str:
+    t = os.fspath(target)
+    if t in ("loopback", "sim:loopback"):
+        uri = f"sim:{loopback_card()}"
+    elif t.startswith("sim:"):
+        uri = t
+    elif _GUID.match(t):
+        uri = t
+    elif Path(t).exists():
+        uri = f"sim:{Path(t).resolve()}"
+    else:
+        raise AfuError(load_extension().CODES["BAD_URI"],
+                       f"'{t}' is not a build directory, 'loopback', sim:... or an AFU ID")
+    if params:
+        uri += "?" + ",".join(f"{k}={v}" for k, v in params.items())
+    return uri
+
+
+def open(target: str | os.PathLike[str] = "loopback",  # noqa: A001 - the documented name
+         params: Mapping[str, float] | None = None) -> Card:
+    """Opens a card: a `spgen build` directory, "loopback" (no core), or an AFU ID.
+
+    `params` override simulated-card model parameters (docs/runtime.md).
+    """
+    return Card(_uri(target, params))

@@ -1,0 +1,131 @@
+/**
+ * @file afushell.h
+ * @brief C API of the AFU shell runtime: DMA between host and FPGA memories, core
+ *        control and registers, on a real Intel PAC (OPAE) or on the simulated card.
+ *
+ * FPGA memory A is addressed from 0x0 and memory B from 0x1_0000_0000 (4 GiB each);
+ * FPGA addresses are passed where the published API takes pointers
+ * (`(void*)0x100000000` is the start of memory B). Host buffers must come from
+ * afuShellAlloc() (pinned and mapped for the card). Every call returns FPGA_OK or
+ * an error code; afuShellLastError() gives the calling thread's message. Timing
+ * figures are simulated time on the simulated card.
+ */
+#ifndef AFUSHELL_AFUSHELL_H
+#define AFUSHELL_AFUSHELL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <opae/fpga.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Direction of a DMA transfer: Host or FPGA memory to Host or FPGA memory. */
+typedef enum { H2F = 0, F2H = 1, F2F = 2, H2H = 3 } dma_transfer_type_t;
+
+/** Runtime errors, distinct from OPAE's fpga_result values and returned as fpga_result. */
+enum afu_shell_error {
+    AFU_ERR_NULL_POINTER = 0x100, /**< a host pointer or out-parameter is NULL */
+    AFU_ERR_ZERO_COUNT,           /**< byte count 0 */
+    AFU_ERR_BAD_COUNT,            /**< byte count not a multiple of 4 */
+    AFU_ERR_ALIGNMENT,            /**< an address not a multiple of 4 */
+    AFU_ERR_OUT_OF_RANGE,         /**< an FPGA range past the end of memory A or B */
+    AFU_ERR_NOT_PREPARED,         /**< a host range not inside one buffer from afuShellAlloc */
+    AFU_ERR_CLOSED,               /**< the handle was closed (or never opened) */
+    AFU_ERR_TIMEOUT,              /**< a wait ran out before the request completed */
+    AFU_ERR_BAD_TYPE,             /**< not one of H2F, F2H, F2F, H2H */
+    AFU_ERR_DEVICE,               /**< the shell reported an error (see the message) */
+    AFU_ERR_NO_SHELL,             /**< no shell is open for the handle-less calls */
+    AFU_ERR_BAD_URI,              /**< the target URI names nothing usable */
+    AFU_ERR_UNKNOWN_REG,          /**< no register of that name or offset */
+    AFU_ERR_RECORD_WIDTH,         /**< element count / record size does not fit the core */
+    AFU_ERR_BAD_REQUEST           /**< the request was already waited for, or is unknown */
+};
+
+typedef struct afu_shell_s *afu_shell_handle;
+typedef struct afu_shell_request_s *afu_shell_request;
+
+/** Counters of one core run (afuShellRun). */
+typedef struct {
+    uint64_t total_cycles;  /**< START until the last record left the last core */
+    uint64_t moved_cycles;  /**< cycles in which a record left the last core */
+    double stall_rate;      /**< (total - moved) / total */
+    uint64_t elapsed_ns;    /**< request to completion interrupt */
+    uint64_t in_total_cycles, in_moved_cycles;
+} afu_shell_run_result;
+
+/** Opens a target: "sim:<spgen build dir>[?k=v,...]", "sim:loopback", or an AFU ID
+ *  ("afu:<guid>" or the bare GUID) on a real card. The new shell becomes current. */
+fpga_result afuShellOpen(const char *uri, afu_shell_handle *handle);
+fpga_result afuShellClose(afu_shell_handle handle);
+/** Message of the calling thread's latest error. */
+const char *afuShellLastError(void);
+const char *afuShellErrStr(fpga_result code);
+
+/** Host memory shared with the card (page aligned, zeroed). */
+fpga_result afuShellAllocH(afu_shell_handle h, size_t bytes, void **ptr);
+fpga_result afuShellFreeH(afu_shell_handle h, void *ptr);
+fpga_result afuShellAlloc(size_t bytes, void **ptr);
+fpga_result afuShellFree(void *ptr);
+
+/** The published call: copies count bytes from src to dst on the current shell. */
+fpga_result afuShellDMATransfer(void *dst, const void *src, size_t count, dma_transfer_type_t type);
+fpga_result afuShellDMATransferH(afu_shell_handle h, void *dst, const void *src, size_t count,
+                                 dma_transfer_type_t type);
+/** Asynchronous form: returns at once with a request to wait for. */
+fpga_result afuShellDMATransferAsync(void *dst, const void *src, size_t count,
+                                     dma_transfer_type_t type, afu_shell_request *req);
+fpga_result afuShellDMATransferAsyncH(afu_shell_handle h, void *dst, const void *src, size_t count,
+                                      dma_transfer_type_t type, afu_shell_request *req);
+/** Waits up to timeout_ns (runtime clock: simulated ns in simulation; UINT64_MAX =
+ *  forever). On completion the request is freed and its result returned; on
+ *  AFU_ERR_TIMEOUT it stays valid to wait again. elapsed_ns may be NULL. */
+fpga_result afuShellWait(afu_shell_request req, uint64_t timeout_ns, uint64_t *elapsed_ns);
+/** 1 when done, 0 while in flight. */
+int afuShellRequestDone(afu_shell_request req);
+/** Request-to-completion time of the handle's latest finished transfer or run. */
+fpga_result afuShellElapsedNs(afu_shell_handle h, uint64_t *ns);
+
+/** Registers: a shell register ("SCRATCH", "TX_STATUS", ...) or a core Reg by name. */
+fpga_result afuShellWriteReg(afu_shell_handle h, const char *name, uint64_t value);
+fpga_result afuShellReadReg(afu_shell_handle h, const char *name, uint64_t *value);
+fpga_result afuShellWriteRegAt(afu_shell_handle h, uint64_t offset, uint64_t value);
+fpga_result afuShellReadRegAt(afu_shell_handle h, uint64_t offset, uint64_t *value);
+/** Offset of a register name (shell CSR or core Reg). */
+fpga_result afuShellRegOffset(afu_shell_handle h, const char *name, uint64_t *offset);
+
+/** Streams n_elements records from FPGA address src through the core cascade to dst. */
+fpga_result afuShellRun(afu_shell_handle h, uint64_t src, uint64_t dst, uint64_t n_elements,
+                        afu_shell_run_result *result);
+/** The stall counters of the latest run. */
+fpga_result afuShellCounters(afu_shell_handle h, afu_shell_run_result *result);
+
+/** Build facts: cores, record words in/out, descriptor FIFO depth. */
+typedef struct {
+    uint32_t n_cores, in_record_words, out_record_words, n_regs, desc_fifo_depth;
+    uint32_t simulated;
+} afu_shell_info;
+fpga_result afuShellInfo(afu_shell_handle h, afu_shell_info *info);
+
+/** Largest descriptor the runtime writes; longer transfers are split into chained
+ *  descriptors (default 256 MiB, rounded down to a multiple of 64). */
+fpga_result afuShellSetMaxDescriptor(afu_shell_handle h, uint64_t bytes);
+/** Testing aid: 0 hands requests to the shell without the runtime's argument checks,
+ *  so the shell's own error reporting can be observed. */
+fpga_result afuShellSetChecks(afu_shell_handle h, int enabled);
+
+/** Simulation statistics (FPGA_NOT_SUPPORTED on a real card). */
+typedef struct {
+    uint64_t now_ns;       /**< simulated time */
+    uint64_t cycles;       /**< clock cycles simulated */
+    double wall_s;         /**< wall time spent simulating them */
+    uint64_t bus_errors;   /**< master accesses outside every memory */
+} afu_shell_sim_stats;
+fpga_result afuShellSimStats(afu_shell_handle h, afu_shell_sim_stats *stats);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

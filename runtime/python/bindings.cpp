@@ -1,0 +1,180 @@
+// Python bindings (spgen.runtime._afushell): thin wrappers over the C API. Calls return
+// (code, message, value); spgen.runtime turns non-zero codes into exceptions.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <afushell/afushell.h>
+
+namespace py = pybind11;
+
+namespace {
+
+afu_shell_handle H(uintptr_t h) { return reinterpret_cast<afu_shell_handle>(h); }
+
+py::tuple res(fpga_result r, py::object value = py::none()) {
+    return py::make_tuple(int(r), r == FPGA_OK ? std::string() : std::string(afuShellLastError()), value);
+}
+
+struct BufCtx {
+    uintptr_t h;
+    void* p;
+    PyObject* owner;
+};
+
+py::dict run_dict(const afu_shell_run_result& r) {
+    py::dict d;
+    d["total_cycles"] = r.total_cycles;
+    d["moved_cycles"] = r.moved_cycles;
+    d["stall_rate"] = r.stall_rate;
+    d["elapsed_ns"] = r.elapsed_ns;
+    d["in_total_cycles"] = r.in_total_cycles;
+    d["in_moved_cycles"] = r.in_moved_cycles;
+    return d;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_afushell, m) {
+    m.doc() = "afushell runtime C API";
+    m.def("error_name", [](int code) { return std::string(afuShellErrStr(fpga_result(code))); });
+    py::dict codes;
+    codes["NULL_POINTER"] = int(AFU_ERR_NULL_POINTER);
+    codes["ZERO_COUNT"] = int(AFU_ERR_ZERO_COUNT);
+    codes["BAD_COUNT"] = int(AFU_ERR_BAD_COUNT);
+    codes["ALIGNMENT"] = int(AFU_ERR_ALIGNMENT);
+    codes["OUT_OF_RANGE"] = int(AFU_ERR_OUT_OF_RANGE);
+    codes["NOT_PREPARED"] = int(AFU_ERR_NOT_PREPARED);
+    codes["CLOSED"] = int(AFU_ERR_CLOSED);
+    codes["TIMEOUT"] = int(AFU_ERR_TIMEOUT);
+    codes["BAD_TYPE"] = int(AFU_ERR_BAD_TYPE);
+    codes["DEVICE"] = int(AFU_ERR_DEVICE);
+    codes["NO_SHELL"] = int(AFU_ERR_NO_SHELL);
+    codes["BAD_URI"] = int(AFU_ERR_BAD_URI);
+    codes["UNKNOWN_REG"] = int(AFU_ERR_UNKNOWN_REG);
+    codes["RECORD_WIDTH"] = int(AFU_ERR_RECORD_WIDTH);
+    codes["BAD_REQUEST"] = int(AFU_ERR_BAD_REQUEST);
+    codes["INVALID_PARAM"] = int(FPGA_INVALID_PARAM);
+    codes["NOT_FOUND"] = int(FPGA_NOT_FOUND);
+    codes["NOT_SUPPORTED"] = int(FPGA_NOT_SUPPORTED);
+    m.attr("CODES") = codes;
+
+    m.def("open", [](const std::string& uri) {
+        afu_shell_handle h = nullptr;
+        fpga_result r;
+        {
+            py::gil_scoped_release nogil;
+            r = afuShellOpen(uri.c_str(), &h);
+        }
+        return res(r, py::int_(reinterpret_cast<uintptr_t>(h)));
+    });
+    m.def("close", [](uintptr_t h) {
+        fpga_result r;
+        {
+            py::gil_scoped_release nogil;
+            r = afuShellClose(H(h));
+        }
+        return res(r);
+    });
+    m.def("alloc", [](py::object owner, uintptr_t h, size_t n) {
+        void* p = nullptr;
+        fpga_result r = afuShellAllocH(H(h), n, &p);
+        if (r != FPGA_OK) return res(r);
+        owner.inc_ref();
+        py::capsule cap(new BufCtx{h, p, owner.ptr()}, [](void* c) {
+            auto* b = static_cast<BufCtx*>(c);
+            afuShellFreeH(H(b->h), b->p);
+            py::handle(b->owner).dec_ref();
+            delete b;
+        });
+        return res(r, py::array_t<uint8_t>({py::ssize_t(n)}, {py::ssize_t(1)}, static_cast<uint8_t*>(p), cap));
+    });
+    m.def("dma", [](uintptr_t h, uintptr_t dst, uintptr_t src, size_t n, int type) {
+        fpga_result r;
+        uint64_t ns = 0;
+        {
+            py::gil_scoped_release nogil;
+            r = afuShellDMATransferH(H(h), reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), n,
+                                     dma_transfer_type_t(type));
+            if (r == FPGA_OK) afuShellElapsedNs(H(h), &ns);
+        }
+        return res(r, py::int_(ns));
+    });
+    m.def("dma_async", [](uintptr_t h, uintptr_t dst, uintptr_t src, size_t n, int type) {
+        afu_shell_request q = nullptr;
+        fpga_result r = afuShellDMATransferAsyncH(H(h), reinterpret_cast<void*>(dst),
+                                                  reinterpret_cast<const void*>(src), n,
+                                                  dma_transfer_type_t(type), &q);
+        return res(r, py::int_(reinterpret_cast<uintptr_t>(q)));
+    });
+    m.def("wait", [](uintptr_t q, uint64_t timeout_ns) {
+        fpga_result r;
+        uint64_t ns = 0;
+        {
+            py::gil_scoped_release nogil;
+            r = afuShellWait(reinterpret_cast<afu_shell_request>(q), timeout_ns, &ns);
+        }
+        return res(r, py::int_(ns));
+    });
+    m.def("done", [](uintptr_t q) { return afuShellRequestDone(reinterpret_cast<afu_shell_request>(q)); });
+    m.def("reg_offset", [](uintptr_t h, const std::string& name) {
+        uint64_t off = 0;
+        fpga_result r = afuShellRegOffset(H(h), name.c_str(), &off);
+        return res(r, py::int_(off));
+    });
+    m.def("read_reg", [](uintptr_t h, uint64_t off) {
+        uint64_t v = 0;
+        fpga_result r;
+        {
+            py::gil_scoped_release nogil;
+            r = afuShellReadRegAt(H(h), off, &v);
+        }
+        return res(r, py::int_(v));
+    });
+    m.def("write_reg", [](uintptr_t h, uint64_t off, uint64_t v) {
+        return res(afuShellWriteRegAt(H(h), off, v));
+    });
+    m.def("run", [](uintptr_t h, uint64_t src, uint64_t dst, uint64_t n) {
+        afu_shell_run_result out{};
+        fpga_result r;
+        {
+            py::gil_scoped_release nogil;
+            r = afuShellRun(H(h), src, dst, n, &out);
+        }
+        return res(r, run_dict(out));
+    });
+    m.def("counters", [](uintptr_t h) {
+        afu_shell_run_result out{};
+        fpga_result r = afuShellCounters(H(h), &out);
+        return res(r, run_dict(out));
+    });
+    m.def("elapsed_ns", [](uintptr_t h) {
+        uint64_t ns = 0;
+        fpga_result r = afuShellElapsedNs(H(h), &ns);
+        return res(r, py::int_(ns));
+    });
+    m.def("info", [](uintptr_t h) {
+        afu_shell_info i{};
+        fpga_result r = afuShellInfo(H(h), &i);
+        py::dict d;
+        d["n_cores"] = i.n_cores;
+        d["in_record_words"] = i.in_record_words;
+        d["out_record_words"] = i.out_record_words;
+        d["n_regs"] = i.n_regs;
+        d["desc_fifo_depth"] = i.desc_fifo_depth;
+        d["simulated"] = bool(i.simulated);
+        return res(r, d);
+    });
+    m.def("sim_stats", [](uintptr_t h) {
+        afu_shell_sim_stats s{};
+        fpga_result r = afuShellSimStats(H(h), &s);
+        py::dict d;
+        d["now_ns"] = s.now_ns;
+        d["cycles"] = s.cycles;
+        d["wall_s"] = s.wall_s;
+        d["bus_errors"] = s.bus_errors;
+        return res(r, d);
+    });
+    m.def("set_max_descriptor", [](uintptr_t h, uint64_t b) { return res(afuShellSetMaxDescriptor(H(h), b)); });
+    m.def("set_checks", [](uintptr_t h, bool on) { return res(afuShellSetChecks(H(h), on ? 1 : 0)); });
+}

@@ -1,0 +1,334 @@
+// One simulated card: clock thread, MMIO queue, master <-> memory-model wiring, interrupts.
+#include "card.hpp"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <map>
+
+namespace spgsim {
+
+namespace {
+constexpr uint64_t kHostBit = 1ull << 63;
+constexpr uint64_t kChanMask = 0xFFFFFFFFull;
+// An MMIO read the AFU never answers completes with all ones, as PCIe does on timeout.
+constexpr uint64_t kMmioTimeout = 200000;
+constexpr int kBatch = 16;
+}  // namespace
+
+std::shared_ptr<CardLib> CardLib::load(const std::string& path, std::string* err) {
+    static std::mutex m;
+    static std::map<std::string, std::weak_ptr<CardLib>> cache;
+    std::lock_guard<std::mutex> g(m);
+    if (auto sp = cache[path].lock()) return sp;
+    void* dl = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!dl) {
+        *err = std::string("cannot load simulated card library: ") + dlerror();
+        return nullptr;
+    }
+    auto abi = reinterpret_cast<spg_afu_abi_fn>(dlsym(dl, "spg_afu_abi"));
+    auto info = reinterpret_cast<spg_afu_info_fn>(dlsym(dl, "spg_afu_info"));
+    auto lib = std::make_shared<CardLib>();
+    lib->make = reinterpret_cast<spg_afu_new_fn>(dlsym(dl, "spg_afu_new"));
+    lib->destroy = reinterpret_cast<spg_afu_free_fn>(dlsym(dl, "spg_afu_free"));
+    lib->eval = reinterpret_cast<spg_afu_eval_fn>(dlsym(dl, "spg_afu_eval"));
+    if (!abi || !info || !lib->make || !lib->destroy || !lib->eval || abi() != SPG_AFU_ABI) {
+        *err = path + " is not a simulated card library of this runtime (ABI mismatch): rebuild it";
+        dlclose(dl);
+        return nullptr;
+    }
+    lib->dl = dl;  // never dlclosed: Verilator's statics must outlive every model
+    lib->path = path;
+    lib->info = info();
+    cache[path] = lib;
+    return lib;
+}
+
+Card::Card(std::shared_ptr<CardLib> lib, const Params& p)
+    : lib_(std::move(lib)), p_(p), ddr_{DdrChannel(p), DdrChannel(p)}, pcie_(p) {
+    irq_at_[0] = irq_at_[1] = 0;
+    afu_ = lib_->make();
+    pins_.rst = 1;
+    for (int i = 0; i < 16; ++i) {
+        lib_->eval(afu_, &pins_, 0);
+        lib_->eval(afu_, &pins_, 1);
+    }
+    pins_.rst = 0;
+    thread_ = std::thread([this] { run(); });
+}
+
+Card::~Card() {
+    {
+        std::lock_guard<std::mutex> g(m_);
+        stop_ = true;
+    }
+    cv_work_.notify_all();
+    thread_.join();
+    lib_->destroy(afu_);
+}
+
+void Card::mmio_write(uint32_t addr, uint64_t value) {
+    {
+        std::lock_guard<std::mutex> g(m_);
+        uint64_t issue = std::max<uint64_t>(now_cycles(), host_write_at_) +
+                         uint64_t(p_.cycles(p_.mmio_write_issue_ns));
+        host_write_at_ = issue;
+        uint64_t at = issue + uint64_t(p_.cycles(p_.mmio_write_latency_ns));
+        if (!mmio_in_.empty()) at = std::max(at, mmio_in_.back().at);
+        mmio_in_.push_back(MmioOp{at, true, addr, value, 0});
+    }
+    cv_work_.notify_all();
+}
+
+uint64_t Card::mmio_read(uint32_t addr) {
+    std::unique_lock<std::mutex> lk(m_);
+    uint64_t id = next_id_++;
+    uint64_t at = std::max<uint64_t>(now_cycles(), host_write_at_) +
+                  uint64_t(p_.cycles(p_.mmio_read_latency_ns / 2));
+    if (!mmio_in_.empty()) at = std::max(at, mmio_in_.back().at);
+    mmio_in_.push_back(MmioOp{at, false, addr, 0, id});
+    ++waiters_;
+    cv_work_.notify_all();
+    uint64_t value = 0;
+    cv_done_.wait(lk, [&] {
+        for (size_t i = 0; i < rd_results_.size(); ++i)
+            if (rd_results_[i].first == id) {
+                value = rd_results_[i].second;
+                rd_results_.erase(rd_results_.begin() + long(i));
+                return true;
+            }
+        return false;
+    });
+    --waiters_;
+    return value;
+}
+
+void Card::set_event(unsigned vector, int fd) {
+    std::lock_guard<std::mutex> g(m_);
+    event_fd_[vector & 1] = fd;
+}
+
+void Card::wait_begin() {
+    {
+        std::lock_guard<std::mutex> g(m_);
+        ++waiters_;
+    }
+    cv_work_.notify_all();
+}
+
+void Card::wait_end() {
+    std::lock_guard<std::mutex> g(m_);
+    --waiters_;
+}
+
+bool Card::active_locked() const {
+    const uint64_t c = cycle_.load(std::memory_order_relaxed);
+    return waiters_ > 0 || !mmio_in_.empty() || !mmio_local_.empty() || rd_outstanding_ ||
+           !rd_done_local_.empty() || !irq_pending_.empty() || idle_ < uint64_t(p_.idle_cycles) ||
+           !tx_q_.empty() || !dsc_q_.empty() || rx_burst_.left || ddr_[0].busy(c) ||
+           ddr_[1].busy(c) || pcie_.busy(c);
+}
+
+void Card::run() {
+    std::vector<std::pair<uint64_t, uint64_t>> published;
+    while (true) {
+        int fds[2];
+        {
+            std::unique_lock<std::mutex> lk(m_);
+            if (!published.empty()) {
+                rd_results_.insert(rd_results_.end(), published.begin(), published.end());
+                published.clear();
+                cv_done_.notify_all();
+            }
+            cv_work_.wait(lk, [&] { return stop_ || active_locked(); });
+            if (stop_) break;
+            while (!mmio_in_.empty()) {
+                mmio_local_.push_back(mmio_in_.front());
+                mmio_in_.pop_front();
+            }
+            fds[0] = event_fd_[0];
+            fds[1] = event_fd_[1];
+        }
+        auto t0 = std::chrono::steady_clock::now();
+        for (int i = 0; i < kBatch; ++i) cycle();
+        const uint64_t c = cycle_.load(std::memory_order_relaxed);
+        while (!irq_pending_.empty() && irq_pending_.front().first <= c) {
+            unsigned v = irq_pending_.front().second;
+            irq_at_[v].store(irq_pending_.front().first);
+            if (fds[v] >= 0) {
+                uint64_t one = 1;
+                ssize_t r = ::write(fds[v], &one, sizeof one);
+                (void)r;
+            }
+            irq_pending_.pop_front();
+        }
+        while (!rd_done_local_.empty() && rd_done_local_.front().first <= c) {
+            published.emplace_back(rd_done_local_.front().second.id, rd_done_local_.front().second.data);
+            rd_done_local_.pop_front();
+        }
+        busy_cycles_ += kBatch;
+        busy_wall_ns_ += uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                      std::chrono::steady_clock::now() - t0).count());
+    }
+}
+
+int Card::target_of(uint64_t addr) const {
+    if (addr & kHostBit) return 2;
+    if (addr < (2ull << 32)) return int(addr >> 32);
+    return -1;
+}
+
+bool Card::rd_can_accept(const spg_rd_master& m) {
+    const uint64_t c = cycle_.load(std::memory_order_relaxed);
+    unsigned beats = m.burstcount ? m.burstcount : 1;
+    switch (target_of(m.address)) {
+        case 0: case 1: return ddr_[m.address >> 32].can_accept(c);
+        case 2: return pcie_.can_read(c, uint64_t(beats) * 64);
+        default: return true;
+    }
+}
+
+void Card::rd_accept(spg_rd_master& m, std::deque<Beat>& q) {
+    const uint64_t c = cycle_.load(std::memory_order_relaxed);
+    unsigned beats = m.burstcount ? m.burstcount : 1;
+    uint64_t bytes = uint64_t(beats) * 64;
+    int t = target_of(m.address);
+    const uint8_t* hp = nullptr;
+    if (t == 2) hp = host.translate(m.address & ~kHostBit, bytes);
+    bool bad = !m.burstcount || t < 0 || (t == 2 && !hp) ||
+               (t < 2 && (m.address & kChanMask) + bytes > (1ull << 32));
+    if (bad) {
+        ++bus_errors_;
+        for (unsigned i = 0; i < beats; ++i) {
+            Beat b{c + 1 + i, {}};
+            q.push_back(b);
+        }
+        return;
+    }
+    if (t == 2) pcie_.read(c, m.address & ~kHostBit, bytes, &ready_);
+    else ddr_[t].schedule(c, beats, false, &ready_);
+    for (unsigned i = 0; i < beats; ++i) {
+        Beat b;
+        b.ready = ready_[i];
+        if (t == 2) std::memcpy(b.data, hp + i * 64, 64);
+        else ddr_[t].mem.read((m.address & kChanMask) + i * 64, b.data, 64);
+        q.push_back(b);
+    }
+}
+
+bool Card::wr_can_accept(const spg_wr_master& m, const WriteBurst& b) {
+    const uint64_t c = cycle_.load(std::memory_order_relaxed);
+    int t = b.left ? b.target : target_of(m.address);
+    switch (t) {
+        case 0: case 1: return ddr_[t].can_accept(c);
+        case 2: return pcie_.can_write(c);
+        default: return true;
+    }
+}
+
+void Card::wr_accept(spg_wr_master& m, WriteBurst& b) {
+    const uint64_t c = cycle_.load(std::memory_order_relaxed);
+    if (!b.left) {
+        b.target = target_of(m.address);
+        b.addr = m.address;
+        b.left = m.burstcount ? m.burstcount : 1;
+    }
+    const uint64_t be = m.byteenable;
+    bool last = b.left == 1;
+    int t = b.target;
+    if (t == 0 || t == 1) {
+        if ((b.addr & kChanMask) + 64 > (1ull << 32) || (b.addr >> 32) != uint64_t(t)) ++bus_errors_;
+        else {
+            ddr_[t].schedule(c, 1, true, nullptr);
+            ddr_[t].mem.write(b.addr & kChanMask, m.writedata, 64, be);
+        }
+    } else if (t == 2) {
+        uint8_t* p = host.translate(b.addr & ~kHostBit, 64);
+        if (!p) ++bus_errors_;
+        else {
+            const auto* src = reinterpret_cast<const uint8_t*>(m.writedata);
+            if (be == ~0ull) std::memcpy(p, src, 64);
+            else for (int i = 0; i < 64; ++i) if ((be >> i) & 1) p[i] = src[i];
+            pcie_.write_beat(c, unsigned(__builtin_popcountll(be)), last);
+        }
+    } else {
+        ++bus_errors_;
+    }
+    b.addr += 64;
+    --b.left;
+}
+
+void Card::cycle() {
+    const uint64_t c = cycle_.load(std::memory_order_relaxed);
+    bool activity = false;
+    pins_.mmio_wr_valid = 0;
+    pins_.mmio_rd_valid = 0;
+    if (!mmio_local_.empty() && mmio_local_.front().at <= c) {
+        const MmioOp& op = mmio_local_.front();
+        if (op.write) {
+            pins_.mmio_wr_valid = 1;
+            pins_.mmio_wr_addr = op.addr;
+            pins_.mmio_wr_data = op.data;
+            mmio_local_.pop_front();
+        } else if (!rd_outstanding_) {
+            pins_.mmio_rd_valid = 1;
+            pins_.mmio_rd_addr = op.addr;
+            rd_outstanding_ = true;
+            rd_id_ = op.id;
+            rd_issue_ = c;
+            mmio_local_.pop_front();
+        }
+        activity = true;
+    }
+    auto feed = [c](spg_rd_master& m, std::deque<Beat>& q) {
+        if (!q.empty() && q.front().ready <= c) {
+            m.readdatavalid = 1;
+            std::memcpy(m.readdata, q.front().data, 64);
+            q.pop_front();
+        } else {
+            m.readdatavalid = 0;
+        }
+    };
+    feed(pins_.tx_rd, tx_q_);
+    feed(pins_.dsc_rd, dsc_q_);
+    lib_->eval(afu_, &pins_, 0);
+
+    uint8_t w_tx = pins_.tx_rd.read ? !rd_can_accept(pins_.tx_rd) : 0;
+    uint8_t w_dsc = pins_.dsc_rd.read ? !rd_can_accept(pins_.dsc_rd) : 0;
+    uint8_t w_rx = pins_.rx_wr.write ? !wr_can_accept(pins_.rx_wr, rx_burst_) : 0;
+    if (w_tx != pins_.tx_rd.waitrequest || w_dsc != pins_.dsc_rd.waitrequest ||
+        w_rx != pins_.rx_wr.waitrequest) {
+        pins_.tx_rd.waitrequest = w_tx;
+        pins_.dsc_rd.waitrequest = w_dsc;
+        pins_.rx_wr.waitrequest = w_rx;
+        lib_->eval(afu_, &pins_, 0);
+    }
+    if (pins_.tx_rd.read) { activity = true; if (!w_tx) rd_accept(pins_.tx_rd, tx_q_); }
+    if (pins_.dsc_rd.read) { activity = true; if (!w_dsc) rd_accept(pins_.dsc_rd, dsc_q_); }
+    if (pins_.rx_wr.write) { activity = true; if (!w_rx) wr_accept(pins_.rx_wr, rx_burst_); }
+
+    if (rd_outstanding_ && (pins_.mmio_rd_resp_valid || c - rd_issue_ > kMmioTimeout)) {
+        uint64_t v = pins_.mmio_rd_resp_valid ? pins_.mmio_rd_resp_data : ~0ull;
+        rd_done_local_.emplace_back(c + uint64_t(p_.cycles(p_.mmio_read_latency_ns / 2)),
+                                    MmioOp{0, false, 0, v, rd_id_});
+        rd_outstanding_ = false;
+    }
+    uint8_t rise = uint8_t(pins_.irq & ~irq_prev_);
+    irq_prev_ = pins_.irq;
+    for (unsigned v = 0; v < 2; ++v)
+        if ((rise >> v) & 1) {
+            uint64_t at = pcie_.msi(c) + uint64_t(p_.cycles(p_.irq_latency_ns));
+            auto it = irq_pending_.end();
+            while (it != irq_pending_.begin() && std::prev(it)->first > at) --it;
+            irq_pending_.insert(it, {at, v});
+            activity = true;
+        }
+    lib_->eval(afu_, &pins_, 1);
+    idle_ = activity ? 0 : idle_ + 1;
+    cycle_.store(c + 1, std::memory_order_release);
+}
+
+}  // namespace spgsim

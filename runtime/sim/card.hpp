@@ -1,0 +1,99 @@
+// One simulated card: the Verilated AFU from a card library, clocked by its own
+// thread, its masters wired to the DDR and PCIe/host models.
+#pragma once
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "afu_pins.h"
+#include "models.hpp"
+
+namespace spgsim {
+
+/// A loaded card library (dlopen'd once per path, shared by its instances).
+struct CardLib {
+    std::string path, info;
+    void* dl = nullptr;
+    spg_afu_new_fn make = nullptr;
+    spg_afu_free_fn destroy = nullptr;
+    spg_afu_eval_fn eval = nullptr;
+    static std::shared_ptr<CardLib> load(const std::string& path, std::string* err);
+};
+
+class Card {
+public:
+    Card(std::shared_ptr<CardLib> lib, const Params& p);
+    ~Card();
+    Card(const Card&) = delete;
+    Card& operator=(const Card&) = delete;
+
+    void mmio_write(uint32_t addr, uint64_t value);
+    uint64_t mmio_read(uint32_t addr);
+    void set_event(unsigned vector, int fd);  // fd < 0 clears
+    void wait_begin();
+    void wait_end();
+
+    uint64_t now_cycles() const { return cycle_.load(std::memory_order_acquire); }
+    double to_ns(uint64_t cycles) const { return double(cycles) * 1000.0 / p_.clock_mhz; }
+    uint64_t irq_cycle(unsigned vector) const { return irq_at_[vector & 1].load(); }
+    uint64_t bus_errors() const { return bus_errors_.load(); }
+    double busy_wall_s() const { return busy_wall_ns_.load() * 1e-9; }
+    uint64_t busy_cycles() const { return busy_cycles_.load(); }
+    const Params& params() const { return p_; }
+    const std::string& info() const { return lib_->info; }
+    HostMemory host;
+
+private:
+    struct Beat { uint64_t ready; uint64_t data[8]; };
+    struct WriteBurst { int target = -1; uint64_t addr = 0; unsigned left = 0; };
+    struct MmioOp { uint64_t at; bool write; uint32_t addr; uint64_t data; uint64_t id; };
+
+    void run();
+    bool active_locked() const;
+    void cycle();
+    int target_of(uint64_t addr) const;
+    bool rd_can_accept(const spg_rd_master& m) ;
+    void rd_accept(spg_rd_master& m, std::deque<Beat>& q);
+    bool wr_can_accept(const spg_wr_master& m, const WriteBurst& b);
+    void wr_accept(spg_wr_master& m, WriteBurst& b);
+
+    std::shared_ptr<CardLib> lib_;
+    Params p_;
+    void* afu_ = nullptr;
+    spg_afu_pins pins_{};
+    DdrChannel ddr_[2];
+    PcieLink pcie_;
+    std::deque<Beat> tx_q_, dsc_q_;
+    WriteBurst rx_burst_;
+    std::vector<uint64_t> ready_;
+
+    std::mutex m_;
+    std::condition_variable cv_work_, cv_done_;
+    std::deque<MmioOp> mmio_in_;       // from host threads, by arrival cycle
+    std::deque<MmioOp> mmio_local_;    // taken by the clock thread
+    bool rd_outstanding_ = false;
+    uint64_t rd_id_ = 0, rd_issue_ = 0;
+    std::deque<std::pair<uint64_t, MmioOp>> rd_done_local_;  // (host-visible cycle, result)
+    std::vector<std::pair<uint64_t, uint64_t>> rd_results_;   // id -> value, guarded by m_
+    uint64_t rd_visible_id_ = 0;
+    uint64_t next_id_ = 1;
+    uint64_t host_write_at_ = 0;
+    int waiters_ = 0;
+    bool stop_ = false;
+    int event_fd_[2] = {-1, -1};
+    std::deque<std::pair<uint64_t, unsigned>> irq_pending_;  // (delivery cycle, vector)
+    uint8_t irq_prev_ = 0;
+    uint64_t idle_ = 0;
+    std::atomic<uint64_t> cycle_{0};
+    std::atomic<uint64_t> irq_at_[2];
+    std::atomic<uint64_t> bus_errors_{0}, busy_cycles_{0}, busy_wall_ns_{0};
+    std::thread thread_;
+};
+
+}  // namespace spgsim

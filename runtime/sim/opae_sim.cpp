@@ -1,0 +1,338 @@
+// The OPAE C API subset over simulated cards (the role Intel's ASE plays).
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "card.hpp"
+#include "opae/fpga.h"
+#include "opae/spgen_sim.h"
+
+using spgsim::Card;
+using spgsim::CardLib;
+using spgsim::HostRegion;
+using spgsim::Params;
+
+namespace {
+
+struct Registration {
+    fpga_guid guid;
+    std::shared_ptr<CardLib> lib;
+    Params params;
+};
+
+struct Props {
+    uint32_t magic = 0x50524f50;
+    bool has_guid = false;
+    fpga_guid guid{};
+};
+
+struct Token {
+    uint32_t magic = 0x544f4b4e;
+    size_t index;
+};
+
+struct Handle {
+    uint32_t magic = 0x48414e44;
+    std::unique_ptr<Card> card;
+    std::string info;
+};
+
+struct Event {
+    uint32_t magic = 0x45564e54;
+    int fd;
+};
+
+std::mutex g_m;
+std::vector<Registration> g_regs;
+std::set<Handle*> g_handles;
+
+Handle* live(fpga_handle h) {
+    std::lock_guard<std::mutex> g(g_m);
+    auto* p = static_cast<Handle*>(h);
+    return g_handles.count(p) ? p : nullptr;
+}
+
+}  // namespace
+
+extern "C" {
+
+fpga_result spgenSimRegisterCard(const char* lib_path, const char* params, fpga_guid guid_out,
+                                 char* err, size_t errlen) {
+    auto fail = [&](const std::string& msg, fpga_result r) {
+        if (err && errlen) std::snprintf(err, errlen, "%s", msg.c_str());
+        return r;
+    };
+    if (!lib_path || !guid_out) return fail("null argument", FPGA_INVALID_PARAM);
+    Params p;
+    if (const char* env = std::getenv("SPGEN_SIM_PARAMS")) {
+        std::string e = p.apply(env);
+        if (!e.empty()) return fail("SPGEN_SIM_PARAMS: " + e, FPGA_INVALID_PARAM);
+    }
+    if (params) {
+        std::string e = p.apply(params);
+        if (!e.empty()) return fail(e, FPGA_INVALID_PARAM);
+    }
+    std::string e;
+    auto lib = CardLib::load(lib_path, &e);
+    if (!lib) return fail(e, FPGA_NOT_FOUND);
+    std::lock_guard<std::mutex> g(g_m);
+    Registration r;
+    std::memcpy(r.guid, "SPGENSIM", 8);
+    uint64_t idx = g_regs.size();
+    std::memcpy(r.guid + 8, &idx, 8);
+    r.lib = lib;
+    r.params = p;
+    std::memcpy(guid_out, r.guid, 16);
+    g_regs.push_back(std::move(r));
+    return FPGA_OK;
+}
+
+fpga_result fpgaGetProperties(fpga_token token, fpga_properties* prop) {
+    if (!prop) return FPGA_INVALID_PARAM;
+    auto* p = new Props;
+    if (token) {
+        auto* t = static_cast<Token*>(token);
+        if (t->magic != 0x544f4b4e) { delete p; return FPGA_INVALID_PARAM; }
+        std::lock_guard<std::mutex> g(g_m);
+        p->has_guid = true;
+        std::memcpy(p->guid, g_regs[t->index].guid, 16);
+    }
+    *prop = p;
+    return FPGA_OK;
+}
+
+fpga_result fpgaDestroyProperties(fpga_properties* prop) {
+    if (!prop || !*prop) return FPGA_INVALID_PARAM;
+    delete static_cast<Props*>(*prop);
+    *prop = nullptr;
+    return FPGA_OK;
+}
+
+fpga_result fpgaPropertiesSetObjectType(fpga_properties prop, fpga_objtype objtype) {
+    if (!prop) return FPGA_INVALID_PARAM;
+    return objtype == FPGA_ACCELERATOR ? FPGA_OK : FPGA_NOT_SUPPORTED;
+}
+
+fpga_result fpgaPropertiesSetGUID(fpga_properties prop, fpga_guid guid) {
+    if (!prop) return FPGA_INVALID_PARAM;
+    auto* p = static_cast<Props*>(prop);
+    p->has_guid = true;
+    std::memcpy(p->guid, guid, 16);
+    return FPGA_OK;
+}
+
+fpga_result fpgaEnumerate(const fpga_properties* filters, uint32_t num_filters, fpga_token* tokens,
+                          uint32_t max_tokens, uint32_t* num_matches) {
+    if (!num_matches || (num_filters && !filters) || (max_tokens && !tokens)) return FPGA_INVALID_PARAM;
+    std::lock_guard<std::mutex> g(g_m);
+    uint32_t n = 0;
+    for (size_t i = 0; i < g_regs.size(); ++i) {
+        bool match = num_filters == 0;
+        for (uint32_t f = 0; f < num_filters; ++f) {
+            auto* p = static_cast<Props*>(filters[f]);
+            if (!p->has_guid || std::memcmp(p->guid, g_regs[i].guid, 16) == 0) match = true;
+        }
+        if (!match) continue;
+        if (n < max_tokens) tokens[n] = new Token{0x544f4b4e, i};
+        ++n;
+    }
+    *num_matches = n;
+    return FPGA_OK;
+}
+
+fpga_result fpgaDestroyToken(fpga_token* token) {
+    if (!token || !*token) return FPGA_INVALID_PARAM;
+    delete static_cast<Token*>(*token);
+    *token = nullptr;
+    return FPGA_OK;
+}
+
+fpga_result fpgaOpen(fpga_token token, fpga_handle* handle, int flags) {
+    (void)flags;
+    if (!token || !handle) return FPGA_INVALID_PARAM;
+    auto* t = static_cast<Token*>(token);
+    if (t->magic != 0x544f4b4e) return FPGA_INVALID_PARAM;
+    std::shared_ptr<CardLib> lib;
+    Params p;
+    {
+        std::lock_guard<std::mutex> g(g_m);
+        if (t->index >= g_regs.size()) return FPGA_NOT_FOUND;
+        lib = g_regs[t->index].lib;
+        p = g_regs[t->index].params;
+    }
+    auto* h = new Handle;
+    h->card = std::make_unique<Card>(lib, p);
+    h->info = lib->info + p.describe();
+    std::lock_guard<std::mutex> g(g_m);
+    g_handles.insert(h);
+    *handle = h;
+    return FPGA_OK;
+}
+
+fpga_result fpgaClose(fpga_handle handle) {
+    Handle* h;
+    {
+        std::lock_guard<std::mutex> g(g_m);
+        h = static_cast<Handle*>(handle);
+        if (!g_handles.erase(h)) return FPGA_INVALID_PARAM;
+    }
+    auto regions = h->card->host.all();
+    h->card.reset();
+    for (auto& r : regions)
+        if (r.owned) munmap(r.ptr, r.len);
+    delete h;
+    return FPGA_OK;
+}
+
+fpga_result fpgaMapMMIO(fpga_handle handle, uint32_t mmio_num, uint64_t** mmio_ptr) {
+    if (!live(handle) || mmio_num != 0) return FPGA_INVALID_PARAM;
+    // A simulated BAR cannot be dereferenced: use fpgaRead/WriteMMIO64.
+    return mmio_ptr ? FPGA_NOT_SUPPORTED : FPGA_OK;
+}
+
+fpga_result fpgaUnmapMMIO(fpga_handle handle, uint32_t mmio_num) {
+    return live(handle) && mmio_num == 0 ? FPGA_OK : FPGA_INVALID_PARAM;
+}
+
+fpga_result fpgaReadMMIO64(fpga_handle handle, uint32_t mmio_num, uint64_t offset, uint64_t* value) {
+    Handle* h = live(handle);
+    if (!h || mmio_num != 0 || !value || offset % 8 || offset >= (256u << 10)) return FPGA_INVALID_PARAM;
+    *value = h->card->mmio_read(uint32_t(offset));
+    return FPGA_OK;
+}
+
+fpga_result fpgaWriteMMIO64(fpga_handle handle, uint32_t mmio_num, uint64_t offset, uint64_t value) {
+    Handle* h = live(handle);
+    if (!h || mmio_num != 0 || offset % 8 || offset >= (256u << 10)) return FPGA_INVALID_PARAM;
+    h->card->mmio_write(uint32_t(offset), value);
+    return FPGA_OK;
+}
+
+fpga_result fpgaPrepareBuffer(fpga_handle handle, uint64_t len, void** buf_addr, uint64_t* wsid,
+                              int flags) {
+    Handle* h = live(handle);
+    if (!h || !buf_addr || !wsid) return FPGA_INVALID_PARAM;
+    if (flags & FPGA_BUF_PREALLOCATED) {
+        if (!*buf_addr || !len || reinterpret_cast<uintptr_t>(*buf_addr) % 4096) return FPGA_INVALID_PARAM;
+        h->card->host.add(static_cast<uint8_t*>(*buf_addr), len, false, wsid);
+        return FPGA_OK;
+    }
+    if (!len) return FPGA_INVALID_PARAM;
+    uint64_t rounded = (len + 4095) & ~uint64_t(4095);
+    void* p = mmap(nullptr, rounded, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return FPGA_NO_MEMORY;
+    h->card->host.add(static_cast<uint8_t*>(p), rounded, true, wsid);
+    *buf_addr = p;
+    return FPGA_OK;
+}
+
+fpga_result fpgaReleaseBuffer(fpga_handle handle, uint64_t wsid) {
+    Handle* h = live(handle);
+    if (!h) return FPGA_INVALID_PARAM;
+    HostRegion r;
+    if (!h->card->host.remove(wsid, &r)) return FPGA_INVALID_PARAM;
+    if (r.owned) munmap(r.ptr, r.len);
+    return FPGA_OK;
+}
+
+fpga_result fpgaGetIOAddress(fpga_handle handle, uint64_t wsid, uint64_t* ioaddr) {
+    Handle* h = live(handle);
+    if (!h || !ioaddr) return FPGA_INVALID_PARAM;
+    return h->card->host.iova(wsid, ioaddr) ? FPGA_OK : FPGA_NOT_FOUND;
+}
+
+fpga_result fpgaCreateEventHandle(fpga_event_handle* event_handle) {
+    if (!event_handle) return FPGA_INVALID_PARAM;
+    int fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (fd < 0) return FPGA_EXCEPTION;
+    *event_handle = new Event{0x45564e54, fd};
+    return FPGA_OK;
+}
+
+fpga_result fpgaDestroyEventHandle(fpga_event_handle* event_handle) {
+    if (!event_handle || !*event_handle) return FPGA_INVALID_PARAM;
+    auto* e = static_cast<Event*>(*event_handle);
+    close(e->fd);
+    delete e;
+    *event_handle = nullptr;
+    return FPGA_OK;
+}
+
+fpga_result fpgaGetOSObjectFromEventHandle(const fpga_event_handle eh, int* fd) {
+    if (!eh || !fd) return FPGA_INVALID_PARAM;
+    *fd = static_cast<Event*>(eh)->fd;
+    return FPGA_OK;
+}
+
+fpga_result fpgaRegisterEvent(fpga_handle handle, fpga_event_type event_type,
+                              fpga_event_handle event_handle, uint32_t flags) {
+    Handle* h = live(handle);
+    if (!h || !event_handle || flags > 1) return FPGA_INVALID_PARAM;
+    if (event_type != FPGA_EVENT_INTERRUPT) return FPGA_NOT_SUPPORTED;
+    h->card->set_event(flags, static_cast<Event*>(event_handle)->fd);
+    return FPGA_OK;
+}
+
+fpga_result fpgaUnregisterEvent(fpga_handle handle, fpga_event_type event_type,
+                                fpga_event_handle event_handle) {
+    Handle* h = live(handle);
+    if (!h || !event_handle || event_type != FPGA_EVENT_INTERRUPT) return FPGA_INVALID_PARAM;
+    // Only the vectors this event handle was registered on are cleared.
+    (void)event_handle;
+    return FPGA_OK;
+}
+
+const char* fpgaErrStr(fpga_result e) {
+    static const char* const kStr[] = {"success", "invalid parameter", "resource busy",
+                                       "exception", "not found", "no memory", "not supported",
+                                       "no driver", "no daemon", "no access", "reconfiguration error"};
+    return unsigned(e) < sizeof kStr / sizeof *kStr ? kStr[e] : "unknown error";
+}
+
+uint64_t spgenSimNowNs(fpga_handle handle) {
+    Handle* h = live(handle);
+    return h ? uint64_t(h->card->to_ns(h->card->now_cycles())) : 0;
+}
+
+uint64_t spgenSimIrqNs(fpga_handle handle, uint32_t vector) {
+    Handle* h = live(handle);
+    return h ? uint64_t(h->card->to_ns(h->card->irq_cycle(vector))) : 0;
+}
+
+void spgenSimWaitBegin(fpga_handle handle) {
+    if (Handle* h = live(handle)) h->card->wait_begin();
+}
+
+void spgenSimWaitEnd(fpga_handle handle) {
+    if (Handle* h = live(handle)) h->card->wait_end();
+}
+
+uint64_t spgenSimBusErrors(fpga_handle handle) {
+    Handle* h = live(handle);
+    return h ? h->card->bus_errors() : 0;
+}
+
+uint64_t spgenSimCycles(fpga_handle handle) {
+    Handle* h = live(handle);
+    return h ? h->card->busy_cycles() : 0;
+}
+
+double spgenSimWallSeconds(fpga_handle handle) {
+    Handle* h = live(handle);
+    return h ? h->card->busy_wall_s() : 0.0;
+}
+
+const char* spgenSimInfo(fpga_handle handle) {
+    Handle* h = live(handle);
+    return h ? h->info.c_str() : "";
+}
+
+}  // extern "C"

@@ -1,0 +1,293 @@
+// The C API: handles, the current shell, error codes and per-thread messages.
+#include <cstring>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "shell.hpp"
+
+using afushell::Error;
+using afushell::Request;
+using afushell::Shell;
+
+struct afu_shell_s {
+    std::mutex m;
+    std::shared_ptr<Shell> impl;  // null once closed
+};
+
+struct afu_shell_request_s {
+    std::shared_ptr<Request> req;
+    std::shared_ptr<Shell> shell;
+};
+
+namespace {
+
+thread_local std::string t_error;
+std::mutex g_m;
+// Handles are never freed, so a closed handle stays safe to pass (AFU_ERR_CLOSED).
+std::vector<std::unique_ptr<afu_shell_s>> g_handles;
+afu_shell_s* g_current = nullptr;
+std::set<afu_shell_request> g_requests;
+
+fpga_result fail(fpga_result code, const std::string& msg) {
+    t_error = msg;
+    return code;
+}
+
+template <class F>
+fpga_result guarded(F&& f) {
+    try {
+        f();
+        t_error.clear();
+        return FPGA_OK;
+    } catch (const Error& e) {
+        return fail(e.code(), e.what());
+    } catch (const std::bad_alloc&) {
+        return fail(FPGA_NO_MEMORY, "out of memory");
+    } catch (const std::exception& e) {
+        return fail(FPGA_EXCEPTION, e.what());
+    }
+}
+
+std::shared_ptr<Shell> shell_of(afu_shell_handle h) {
+    if (!h) throw Error(fpga_result(AFU_ERR_NULL_POINTER), "handle is NULL");
+    {
+        std::lock_guard<std::mutex> g(g_m);
+        bool known = false;
+        for (auto& p : g_handles) known = known || p.get() == h;
+        if (!known) throw Error(fpga_result(AFU_ERR_CLOSED), "not a handle from afuShellOpen");
+    }
+    std::lock_guard<std::mutex> g(h->m);
+    if (!h->impl) throw Error(fpga_result(AFU_ERR_CLOSED), "the shell handle is closed");
+    return h->impl;
+}
+
+afu_shell_handle current() {
+    std::lock_guard<std::mutex> g(g_m);
+    if (!g_current) throw Error(fpga_result(AFU_ERR_NO_SHELL), "no shell is open (call afuShellOpen first)");
+    return g_current;
+}
+
+}  // namespace
+
+extern "C" {
+
+fpga_result afuShellOpen(const char* uri, afu_shell_handle* handle) {
+    return guarded([&] {
+        if (!uri || !handle) throw Error(fpga_result(AFU_ERR_NULL_POINTER), "uri and handle must not be NULL");
+        auto s = Shell::open(uri);
+        auto h = std::make_unique<afu_shell_s>();
+        h->impl = std::move(s);
+        std::lock_guard<std::mutex> g(g_m);
+        g_current = h.get();
+        *handle = h.get();
+        g_handles.push_back(std::move(h));
+    });
+}
+
+fpga_result afuShellClose(afu_shell_handle h) {
+    return guarded([&] {
+        std::shared_ptr<Shell> s = shell_of(h);
+        {
+            std::lock_guard<std::mutex> g(h->m);
+            h->impl.reset();
+        }
+        std::lock_guard<std::mutex> g(g_m);
+        if (g_current == h) {
+            g_current = nullptr;
+            // The most recently opened shell still open becomes current again.
+            for (auto it = g_handles.rbegin(); it != g_handles.rend(); ++it) {
+                std::lock_guard<std::mutex> hg((*it)->m);
+                if ((*it)->impl) { g_current = it->get(); break; }
+            }
+        }
+    });
+}
+
+const char* afuShellLastError(void) { return t_error.c_str(); }
+
+const char* afuShellErrStr(fpga_result code) {
+    switch (int(code)) {
+        case AFU_ERR_NULL_POINTER: return "null pointer";
+        case AFU_ERR_ZERO_COUNT: return "zero byte count";
+        case AFU_ERR_BAD_COUNT: return "byte count not a multiple of 4";
+        case AFU_ERR_ALIGNMENT: return "address not 4-byte aligned";
+        case AFU_ERR_OUT_OF_RANGE: return "address past the end of FPGA memory";
+        case AFU_ERR_NOT_PREPARED: return "host memory not from afuShellAlloc";
+        case AFU_ERR_CLOSED: return "handle closed";
+        case AFU_ERR_TIMEOUT: return "timed out";
+        case AFU_ERR_BAD_TYPE: return "bad transfer type";
+        case AFU_ERR_DEVICE: return "the shell reported an error";
+        case AFU_ERR_NO_SHELL: return "no shell open";
+        case AFU_ERR_BAD_URI: return "bad target URI";
+        case AFU_ERR_UNKNOWN_REG: return "unknown register";
+        case AFU_ERR_RECORD_WIDTH: return "element count does not fit the core";
+        case AFU_ERR_BAD_REQUEST: return "unknown or finished request";
+        default: return fpgaErrStr(code);
+    }
+}
+
+fpga_result afuShellAllocH(afu_shell_handle h, size_t bytes, void** ptr) {
+    return guarded([&] {
+        if (!ptr) throw Error(fpga_result(AFU_ERR_NULL_POINTER), "ptr is NULL");
+        *ptr = shell_of(h)->alloc(bytes);
+    });
+}
+
+fpga_result afuShellFreeH(afu_shell_handle h, void* ptr) {
+    return guarded([&] { shell_of(h)->free(ptr); });
+}
+
+fpga_result afuShellAlloc(size_t bytes, void** ptr) {
+    return guarded([&] {
+        if (!ptr) throw Error(fpga_result(AFU_ERR_NULL_POINTER), "ptr is NULL");
+        *ptr = shell_of(current())->alloc(bytes);
+    });
+}
+
+fpga_result afuShellFree(void* ptr) {
+    return guarded([&] { shell_of(current())->free(ptr); });
+}
+
+fpga_result afuShellDMATransferAsyncH(afu_shell_handle h, void* dst, const void* src, size_t count,
+                                      dma_transfer_type_t type, afu_shell_request* req) {
+    return guarded([&] {
+        if (!req) throw Error(fpga_result(AFU_ERR_NULL_POINTER), "req is NULL");
+        auto s = shell_of(h);
+        auto r = s->dma(reinterpret_cast<uint64_t>(dst), reinterpret_cast<uint64_t>(src), count, int(type));
+        auto* out = new afu_shell_request_s{r, s};
+        std::lock_guard<std::mutex> g(g_m);
+        g_requests.insert(out);
+        *req = out;
+    });
+}
+
+fpga_result afuShellDMATransferAsync(void* dst, const void* src, size_t count, dma_transfer_type_t type,
+                                     afu_shell_request* req) {
+    afu_shell_handle h = nullptr;
+    fpga_result r = guarded([&] { h = current(); });
+    return r != FPGA_OK ? r : afuShellDMATransferAsyncH(h, dst, src, count, type, req);
+}
+
+fpga_result afuShellWait(afu_shell_request req, uint64_t timeout_ns, uint64_t* elapsed_ns) {
+    {
+        std::lock_guard<std::mutex> g(g_m);
+        if (!req || !g_requests.count(req))
+            return fail(fpga_result(AFU_ERR_BAD_REQUEST), "not a pending request (already waited for?)");
+    }
+    std::string msg;
+    fpga_result r = req->shell->wait(req->req, timeout_ns, &msg);
+    if (r == fpga_result(AFU_ERR_TIMEOUT)) return fail(r, msg);
+    if (elapsed_ns) *elapsed_ns = req->req->end_ns - req->req->start_ns;
+    {
+        std::lock_guard<std::mutex> g(g_m);
+        g_requests.erase(req);
+    }
+    delete req;
+    if (r != FPGA_OK) return fail(r, msg);
+    t_error.clear();
+    return FPGA_OK;
+}
+
+int afuShellRequestDone(afu_shell_request req) {
+    {
+        std::lock_guard<std::mutex> g(g_m);
+        if (!req || !g_requests.count(req)) return -1;
+    }
+    std::lock_guard<std::mutex> g(req->req->m);
+    return req->req->done ? 1 : 0;
+}
+
+fpga_result afuShellDMATransferH(afu_shell_handle h, void* dst, const void* src, size_t count,
+                                 dma_transfer_type_t type) {
+    afu_shell_request req = nullptr;
+    fpga_result r = afuShellDMATransferAsyncH(h, dst, src, count, type, &req);
+    return r != FPGA_OK ? r : afuShellWait(req, UINT64_MAX, nullptr);
+}
+
+fpga_result afuShellDMATransfer(void* dst, const void* src, size_t count, dma_transfer_type_t type) {
+    afu_shell_handle h = nullptr;
+    fpga_result r = guarded([&] { h = current(); });
+    return r != FPGA_OK ? r : afuShellDMATransferH(h, dst, src, count, type);
+}
+
+fpga_result afuShellElapsedNs(afu_shell_handle h, uint64_t* ns) {
+    return guarded([&] {
+        if (!ns) throw Error(fpga_result(AFU_ERR_NULL_POINTER), "ns is NULL");
+        *ns = shell_of(h)->last_elapsed_ns();
+    });
+}
+
+fpga_result afuShellRegOffset(afu_shell_handle h, const char* name, uint64_t* offset) {
+    return guarded([&] {
+        if (!name || !offset) throw Error(fpga_result(AFU_ERR_NULL_POINTER), "name and offset must not be NULL");
+        *offset = shell_of(h)->reg_offset(name);
+    });
+}
+
+fpga_result afuShellWriteReg(afu_shell_handle h, const char* name, uint64_t value) {
+    return guarded([&] {
+        if (!name) throw Error(fpga_result(AFU_ERR_NULL_POINTER), "name is NULL");
+        auto s = shell_of(h);
+        s->write_reg(s->reg_offset(name), value);
+    });
+}
+
+fpga_result afuShellReadReg(afu_shell_handle h, const char* name, uint64_t* value) {
+    return guarded([&] {
+        if (!name || !value) throw Error(fpga_result(AFU_ERR_NULL_POINTER), "name and value must not be NULL");
+        auto s = shell_of(h);
+        *value = s->read_reg(s->reg_offset(name));
+    });
+}
+
+fpga_result afuShellWriteRegAt(afu_shell_handle h, uint64_t offset, uint64_t value) {
+    return guarded([&] { shell_of(h)->write_reg(offset, value); });
+}
+
+fpga_result afuShellReadRegAt(afu_shell_handle h, uint64_t offset, uint64_t* value) {
+    return guarded([&] {
+        if (!value) throw Error(fpga_result(AFU_ERR_NULL_POINTER), "value is NULL");
+        *value = shell_of(h)->read_reg(offset);
+    });
+}
+
+fpga_result afuShellRun(afu_shell_handle h, uint64_t src, uint64_t dst, uint64_t n_elements,
+                        afu_shell_run_result* result) {
+    return guarded([&] {
+        if (!result) throw Error(fpga_result(AFU_ERR_NULL_POINTER), "result is NULL");
+        *result = shell_of(h)->run(src, dst, n_elements);
+    });
+}
+
+fpga_result afuShellCounters(afu_shell_handle h, afu_shell_run_result* result) {
+    return guarded([&] {
+        if (!result) throw Error(fpga_result(AFU_ERR_NULL_POINTER), "result is NULL");
+        *result = shell_of(h)->counters();
+    });
+}
+
+fpga_result afuShellInfo(afu_shell_handle h, afu_shell_info* info) {
+    return guarded([&] {
+        if (!info) throw Error(fpga_result(AFU_ERR_NULL_POINTER), "info is NULL");
+        *info = shell_of(h)->info();
+    });
+}
+
+fpga_result afuShellSetMaxDescriptor(afu_shell_handle h, uint64_t bytes) {
+    return guarded([&] { shell_of(h)->set_max_descriptor(bytes); });
+}
+
+fpga_result afuShellSetChecks(afu_shell_handle h, int enabled) {
+    return guarded([&] { shell_of(h)->set_checks(enabled != 0); });
+}
+
+fpga_result afuShellSimStats(afu_shell_handle h, afu_shell_sim_stats* stats) {
+    return guarded([&] {
+        if (!stats) throw Error(fpga_result(AFU_ERR_NULL_POINTER), "stats is NULL");
+        if (!shell_of(h)->sim_stats(stats)) throw Error(FPGA_NOT_SUPPORTED, "not a simulated card");
+    });
+}
+
+}  // extern "C"

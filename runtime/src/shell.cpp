@@ -1,0 +1,651 @@
+// The DMA engine of the runtime: descriptor queues, TX/RX workers, interrupts, recovery.
+#include "shell.hpp"
+
+#include <poll.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+
+#include "afushell_csr.h"
+#ifdef AFUSHELL_SIM
+#include <opae/spgen_sim.h>
+#endif
+
+namespace afushell {
+
+namespace {
+
+constexpr uint64_t kHost = 1ull << AFUSHELL_HOST_ADDR_BIT;
+constexpr uint64_t kMemEnd = AFUSHELL_MEM_B_BASE + AFUSHELL_MEM_BYTES;
+constexpr unsigned kSlotDescs = 1024;  // chained descriptors per in-flight request
+constexpr uint64_t kBase[2] = {AFUSHELL_TX_BASE, AFUSHELL_RX_BASE};
+constexpr uint32_t kGo = 1u << 31, kSop = 1, kEop = 2, kIrq = 4, kChain = 8;
+
+const char* const kErrNames[] = {"ERR_NONE", "ERR_BAD_LENGTH", "ERR_BAD_ALIGN", "ERR_ADDR_RANGE",
+                                 "ERR_RECORD_WIDTH", "ERR_FIFO_OVERFLOW", "ERR_LAST_MISMATCH",
+                                 "ERR_PARTIAL_RECORD"};
+
+void check(fpga_result r, const char* what) {
+    if (r != FPGA_OK) throw Error(r, std::string(what) + ": " + fpgaErrStr(r));
+}
+
+bool parse_guid(const std::string& s, fpga_guid out) {
+    std::string hex;
+    for (char c : s)
+        if (c != '-') hex += c;
+    if (hex.size() != 32) return false;
+    for (int i = 0; i < 16; ++i) {
+        char b[3] = {hex[2 * i], hex[2 * i + 1], 0};
+        char* end;
+        long v = std::strtol(b, &end, 16);
+        if (*end) return false;
+        out[i] = uint8_t(v);
+    }
+    return true;
+}
+
+std::string hex(uint64_t v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+    return b;
+}
+
+struct RegName { const char* name; uint64_t off; };
+const RegName kShellRegs[] = {
+    {"DFH", AFUSHELL_DFH}, {"AFU_ID_L", AFUSHELL_AFU_ID_L}, {"AFU_ID_H", AFUSHELL_AFU_ID_H},
+    {"SHELL_INFO", AFUSHELL_SHELL_INFO}, {"SCRATCH", AFUSHELL_SCRATCH}, {"CYCLES", AFUSHELL_CYCLES},
+    {"IRQ_STATUS", AFUSHELL_IRQ_STATUS}, {"IRQ_ENABLE", AFUSHELL_IRQ_ENABLE},
+    {"SHELL_CTRL", AFUSHELL_SHELL_CTRL},
+    {"CORE_CTRL", AFUSHELL_CORE_CTRL}, {"CORE_STATUS", AFUSHELL_CORE_STATUS},
+    {"CORE_ELEMENTS", AFUSHELL_CORE_ELEMENTS},
+    {"CORE_IN_TOTAL_CYCLES", AFUSHELL_CORE_IN_TOTAL_CYCLES},
+    {"CORE_IN_MOVED_CYCLES", AFUSHELL_CORE_IN_MOVED_CYCLES},
+    {"CORE_OUT_TOTAL_CYCLES", AFUSHELL_CORE_OUT_TOTAL_CYCLES},
+    {"CORE_OUT_MOVED_CYCLES", AFUSHELL_CORE_OUT_MOVED_CYCLES},
+};
+const RegName kDmaRegs[] = {
+    {"DESC_SRC", AFUSHELL_DMA_DESC_SRC}, {"DESC_DST", AFUSHELL_DMA_DESC_DST},
+    {"DESC_LEN", AFUSHELL_DMA_DESC_LEN}, {"DESC_STRIDE", AFUSHELL_DMA_DESC_STRIDE},
+    {"DESC_NEXT", AFUSHELL_DMA_DESC_NEXT}, {"DESC_CTRL", AFUSHELL_DMA_DESC_CTRL},
+    {"STATUS", AFUSHELL_DMA_STATUS}, {"ERROR", AFUSHELL_DMA_ERROR},
+    {"CONTROL", AFUSHELL_DMA_CONTROL}, {"BYTES", AFUSHELL_DMA_BYTES},
+    {"BUSY_CYCLES", AFUSHELL_DMA_BUSY_CYCLES},
+};
+
+// Finds the simulated card library a sim: URI names.
+std::string card_library(const std::string& target) {
+    if (target == "loopback") {
+        if (const char* p = std::getenv("SPGEN_LOOPBACK_CARD")) return p;
+        const char* py = std::getenv("SPGEN_PYTHON");
+        std::string cmd = std::string(py ? py : "python3") + " -m spgen.runtime card-path loopback 2>&1";
+        FILE* f = popen(cmd.c_str(), "r");
+        if (!f) throw Error(fpga_result(AFU_ERR_BAD_URI), "cannot run " + cmd);
+        std::string out;
+        char buf[512];
+        while (fgets(buf, sizeof buf, f)) out += buf;
+        int rc = pclose(f);
+        while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+        if (rc != 0 || out.empty())
+            throw Error(fpga_result(AFU_ERR_BAD_URI),
+                        "building the loop-back card failed (" + cmd + "): " + out);
+        auto nl = out.rfind('\n');
+        return nl == std::string::npos ? out : out.substr(nl + 1);
+    }
+    std::string lib = target;
+    if (lib.size() < 3 || lib.compare(lib.size() - 3, 3, ".so") != 0) lib += "/sim/libafucard.so";
+    if (access(lib.c_str(), R_OK) != 0)
+        throw Error(fpga_result(AFU_ERR_BAD_URI),
+                    "no simulated card at " + lib + " (run `spgen build` for that directory)");
+    return lib;
+}
+
+}  // namespace
+
+std::shared_ptr<Shell> Shell::open(const std::string& uri) {
+    std::shared_ptr<Shell> s(new Shell);
+    s->init(uri);
+    return s;
+}
+
+void Shell::init(const std::string& uri) {
+    fpga_guid guid{};
+    std::string target = uri, query;
+    auto q = uri.find('?');
+    if (q != std::string::npos) {
+        target = uri.substr(0, q);
+        query = uri.substr(q + 1);
+    }
+    if (target.rfind("sim:", 0) == 0) {
+#ifdef AFUSHELL_SIM
+        std::string lib = card_library(target.substr(4));
+        char err[512] = {0};
+        fpga_result r = spgenSimRegisterCard(lib.c_str(), query.c_str(), guid, err, sizeof err);
+        if (r != FPGA_OK) throw Error(fpga_result(AFU_ERR_BAD_URI), err);
+        simulated_ = true;
+#else
+        throw Error(fpga_result(AFU_ERR_BAD_URI),
+                    "this runtime drives a real card through OPAE; link libafushell-sim for " + uri);
+#endif
+    } else {
+        std::string id = target.rfind("afu:", 0) == 0 ? target.substr(4) : target;
+        if (!parse_guid(id, guid))
+            throw Error(fpga_result(AFU_ERR_BAD_URI),
+                        "'" + uri + "' is neither sim:<build dir>, sim:loopback nor an AFU ID");
+        std::stringstream ss(query);
+        std::string item;
+        while (std::getline(ss, item, ','))
+            if (item.rfind("regs=", 0) == 0) {
+                std::stringstream rs(item.substr(5));
+                std::string n;
+                unsigned i = 0;
+                while (std::getline(rs, n, ':')) core_regs_[n] = i++;
+            }
+    }
+    fpga_properties filter = nullptr;
+    check(fpgaGetProperties(nullptr, &filter), "fpgaGetProperties");
+    fpgaPropertiesSetObjectType(filter, FPGA_ACCELERATOR);
+    fpgaPropertiesSetGUID(filter, guid);
+    fpga_token tok = nullptr;
+    uint32_t n = 0;
+    fpga_result r = fpgaEnumerate(&filter, 1, &tok, 1, &n);
+    fpgaDestroyProperties(&filter);
+    check(r, "fpgaEnumerate");
+    if (n == 0) throw Error(FPGA_NOT_FOUND, "no accelerator with AFU ID " + target);
+    r = fpgaOpen(tok, &h_, 0);
+    fpgaDestroyToken(&tok);
+    check(r, "fpgaOpen");
+    check(fpgaMapMMIO(h_, 0, nullptr), "fpgaMapMMIO");
+    if (mmio_r(AFUSHELL_AFU_ID_L) != AFUSHELL_AFU_ID_VALUE_L ||
+        mmio_r(AFUSHELL_AFU_ID_H) != AFUSHELL_AFU_ID_VALUE_H)
+        throw Error(FPGA_NOT_FOUND, uri + " is not an AFU shell (AFU ID mismatch)");
+    uint64_t si = mmio_r(AFUSHELL_SHELL_INFO);
+    auto field = [si](uint64_t mask, unsigned shift) { return uint32_t((si & mask) >> shift); };
+    info_.n_cores = field(AFUSHELL_SHELL_INFO_N_CORES_MASK, AFUSHELL_SHELL_INFO_N_CORES_SHIFT);
+    info_.in_record_words = field(AFUSHELL_SHELL_INFO_IN_RECORD_WORDS_MASK, AFUSHELL_SHELL_INFO_IN_RECORD_WORDS_SHIFT);
+    info_.out_record_words = field(AFUSHELL_SHELL_INFO_OUT_RECORD_WORDS_MASK, AFUSHELL_SHELL_INFO_OUT_RECORD_WORDS_SHIFT);
+    info_.n_regs = field(AFUSHELL_SHELL_INFO_N_REGS_MASK, AFUSHELL_SHELL_INFO_N_REGS_SHIFT);
+    info_.desc_fifo_depth = field(AFUSHELL_SHELL_INFO_DESC_FIFO_DEPTH_MASK, AFUSHELL_SHELL_INFO_DESC_FIFO_DEPTH_SHIFT);
+    info_.simulated = simulated_;
+    if (!info_.in_record_words) info_.in_record_words = 1;
+    if (!info_.out_record_words) info_.out_record_words = 1;
+#ifdef AFUSHELL_SIM
+    if (simulated_) {
+        std::stringstream ss(spgenSimInfo(h_));
+        std::string line;
+        while (std::getline(ss, line))
+            if (line.rfind("reg.", 0) == 0) {
+                auto eq = line.find('=');
+                if (eq != std::string::npos)
+                    core_regs_[line.substr(4, eq - 4)] = unsigned(std::strtoul(line.c_str() + eq + 1, nullptr, 10));
+            }
+    }
+#endif
+    slots_ = std::max(1u, std::min(info_.desc_fifo_depth ? info_.desc_fifo_depth : 1u, 16u));
+    uint64_t pool_bytes = uint64_t(2) * slots_ * kSlotDescs * AFUSHELL_DESC_BYTES;
+    void* pool = nullptr;
+    check(fpgaPrepareBuffer(h_, pool_bytes, &pool, &pool_wsid_, 0), "fpgaPrepareBuffer (descriptors)");
+    pool_ = static_cast<uint8_t*>(pool);
+    check(fpgaGetIOAddress(h_, pool_wsid_, &pool_iova_), "fpgaGetIOAddress");
+    for (int e = 0; e < 2; ++e) {
+        check(fpgaCreateEventHandle(&ev_[e]), "fpgaCreateEventHandle");
+        check(fpgaRegisterEvent(h_, FPGA_EVENT_INTERRUPT, ev_[e], uint32_t(e)), "fpgaRegisterEvent");
+        check(fpgaGetOSObjectFromEventHandle(ev_[e], &fd_[e]), "fpgaGetOSObjectFromEventHandle");
+        for (unsigned s = 0; s < slots_; ++s) eng_[e].free_slots.push_back(int(s));
+    }
+    mmio_w(AFUSHELL_SHELL_CTRL, AFUSHELL_SHELL_CTRL_SOFT_RESET_MASK);
+    mmio_w(AFUSHELL_IRQ_ENABLE, 3);
+    mmio_w(AFUSHELL_IRQ_STATUS, 3);
+    for (int e = 0; e < 2; ++e) eng_[e].thread = std::thread([this, e] { worker(e); });
+}
+
+Shell::~Shell() {
+    {
+        std::lock_guard<std::mutex> g(m_);
+        stop_ = true;
+    }
+    cv_.notify_all();
+    for (auto& e : eng_)
+        if (e.thread.joinable()) e.thread.join();
+    fail_all(fpga_result(AFU_ERR_CLOSED), "the shell was closed before the request completed");
+    if (!h_) return;
+    for (int e = 0; e < 2; ++e)
+        if (ev_[e]) {
+            fpgaUnregisterEvent(h_, FPGA_EVENT_INTERRUPT, ev_[e]);
+            fpgaDestroyEventHandle(&ev_[e]);
+        }
+    for (auto& kv : buffers_) fpgaReleaseBuffer(h_, kv.second.wsid);
+    if (pool_) fpgaReleaseBuffer(h_, pool_wsid_);
+    fpgaClose(h_);
+}
+
+void Shell::mmio_w(uint64_t off, uint64_t v) { check(fpgaWriteMMIO64(h_, 0, off, v), "fpgaWriteMMIO64"); }
+
+uint64_t Shell::mmio_r(uint64_t off) {
+    uint64_t v = 0;
+    check(fpgaReadMMIO64(h_, 0, off, &v), "fpgaReadMMIO64");
+    return v;
+}
+
+uint64_t Shell::now_ns() const {
+#ifdef AFUSHELL_SIM
+    if (simulated_) return spgenSimNowNs(h_);
+#endif
+    return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                        std::chrono::steady_clock::now().time_since_epoch()).count());
+}
+
+bool Shell::sim_stats(afu_shell_sim_stats* s) const {
+#ifdef AFUSHELL_SIM
+    if (simulated_) {
+        s->now_ns = spgenSimNowNs(h_);
+        s->cycles = spgenSimCycles(h_);
+        s->wall_s = spgenSimWallSeconds(h_);
+        s->bus_errors = spgenSimBusErrors(h_);
+        return true;
+    }
+#endif
+    (void)s;
+    return false;
+}
+
+void* Shell::alloc(size_t bytes) {
+    if (!bytes) throw Error(fpga_result(AFU_ERR_ZERO_COUNT), "cannot allocate 0 bytes");
+    void* p = nullptr;
+    uint64_t wsid = 0, iova = 0;
+    check(fpgaPrepareBuffer(h_, bytes, &p, &wsid, 0), "fpgaPrepareBuffer");
+    fpga_result r = fpgaGetIOAddress(h_, wsid, &iova);
+    if (r != FPGA_OK) {
+        fpgaReleaseBuffer(h_, wsid);
+        check(r, "fpgaGetIOAddress");
+    }
+    std::memset(p, 0, bytes);
+    std::lock_guard<std::mutex> g(buf_m_);
+    buffers_[reinterpret_cast<uintptr_t>(p)] = Buffer{static_cast<uint8_t*>(p), bytes, wsid, iova};
+    return p;
+}
+
+void Shell::free(void* ptr) {
+    if (!ptr) throw Error(fpga_result(AFU_ERR_NULL_POINTER), "free of a NULL buffer");
+    Buffer b;
+    {
+        std::lock_guard<std::mutex> g(buf_m_);
+        auto it = buffers_.find(reinterpret_cast<uintptr_t>(ptr));
+        if (it == buffers_.end())
+            throw Error(fpga_result(AFU_ERR_NOT_PREPARED), "pointer was not returned by afuShellAlloc");
+        b = it->second;
+        buffers_.erase(it);
+    }
+    check(fpgaReleaseBuffer(h_, b.wsid), "fpgaReleaseBuffer");
+}
+
+uint64_t Shell::card_addr(const void* p, uint64_t n, bool host, const char* what) const {
+    uintptr_t a = reinterpret_cast<uintptr_t>(p);
+    if (!checks_) {
+        if (!host) return a;
+        std::lock_guard<std::mutex> g(buf_m_);
+        auto it = buffers_.upper_bound(a);
+        if (it == buffers_.begin()) return kHost | a;
+        --it;
+        return kHost | (it->second.iova + (a - it->first));
+    }
+    if (host && !p) throw Error(fpga_result(AFU_ERR_NULL_POINTER), std::string(what) + " is a NULL host pointer");
+    if (a % 4)
+        throw Error(fpga_result(AFU_ERR_ALIGNMENT), std::string(what) + " " + hex(a) + " is not 4-byte aligned");
+    if (!host) {
+        uint64_t end = a + n;
+        if (a >= kMemEnd || end > kMemEnd || end < a || (a < AFUSHELL_MEM_B_BASE && end > AFUSHELL_MEM_B_BASE))
+            throw Error(fpga_result(AFU_ERR_OUT_OF_RANGE),
+                        std::string(what) + " FPGA range " + hex(a) + "+" + std::to_string(n) +
+                            " runs past the end of memory " + (a < AFUSHELL_MEM_B_BASE ? "A" : "B"));
+        return a;
+    }
+    std::lock_guard<std::mutex> g(buf_m_);
+    auto it = buffers_.upper_bound(a);
+    if (it != buffers_.begin()) {
+        --it;
+        const Buffer& b = it->second;
+        if (a >= it->first && a + n <= it->first + b.len) return kHost | (b.iova + (a - it->first));
+    }
+    throw Error(fpga_result(AFU_ERR_NOT_PREPARED),
+                std::string(what) + " host range " + hex(a) + "+" + std::to_string(n) +
+                    " is not inside one buffer from afuShellAlloc");
+}
+
+std::vector<Span> Shell::split(uint64_t addr, uint64_t len, uint64_t unit) const {
+    uint64_t chunk = std::max<uint64_t>(max_desc_.load(), unit);
+    uint64_t need = (len + chunk - 1) / chunk;
+    if (need > kSlotDescs + 1) chunk = (len + kSlotDescs) / (kSlotDescs + 1);
+    chunk = std::max<uint64_t>(unit, chunk / unit * unit);
+    while ((len + chunk - 1) / chunk > kSlotDescs + 1) chunk += unit;
+    std::vector<Span> v;
+    for (uint64_t off = 0; off < len; off += chunk) v.push_back(Span{addr + off, std::min(chunk, len - off)});
+    return v;
+}
+
+void Shell::set_max_descriptor(uint64_t bytes) {
+    if (bytes < 64 || bytes > 0xFFFFFFC0ull)
+        throw Error(FPGA_INVALID_PARAM, "descriptor size must be 64 B .. 4 GiB - 64");
+    max_desc_ = bytes / 64 * 64;
+}
+
+std::shared_ptr<Request> Shell::dma(uint64_t dst, uint64_t src, uint64_t count, int type) {
+    uint64_t t0 = now_ns();
+    if (type < H2F || type > H2H) throw Error(fpga_result(AFU_ERR_BAD_TYPE), "transfer type " + std::to_string(type) + " is not H2F, F2H, F2F or H2H");
+    bool src_host = type == H2F || type == H2H, dst_host = type == F2H || type == H2H;
+    if (checks_) {
+        if (src_host && !src) throw Error(fpga_result(AFU_ERR_NULL_POINTER), "src is a NULL host pointer");
+        if (dst_host && !dst) throw Error(fpga_result(AFU_ERR_NULL_POINTER), "dst is a NULL host pointer");
+        if (count == 0) throw Error(fpga_result(AFU_ERR_ZERO_COUNT), "count is 0 bytes");
+        if (count % 4) throw Error(fpga_result(AFU_ERR_BAD_COUNT), "count " + std::to_string(count) + " is not a multiple of 4 bytes");
+    }
+    auto r = std::make_shared<Request>();
+    uint64_t s = card_addr(reinterpret_cast<const void*>(src), count, src_host, "src");
+    uint64_t d = card_addr(reinterpret_cast<const void*>(dst), count, dst_host, "dst");
+    // Chunks stay multiples of 64 bytes so both engines split at the same byte.
+    r->part[0] = split(s, count, 64);
+    r->part[1] = split(d, count, 64);
+    r->start_ns = t0;
+    submit(r);
+    return r;
+}
+
+void Shell::submit(const std::shared_ptr<Request>& r) {
+    {
+        std::lock_guard<std::mutex> g(m_);
+        if (stop_) throw Error(fpga_result(AFU_ERR_CLOSED), "the shell is closed");
+        // Both queues get requests in one order: the loop-back pairs TX and RX bytes in order.
+        eng_[0].queue.push_back(r);
+        eng_[1].queue.push_back(r);
+    }
+    cv_.notify_all();
+}
+
+fpga_result Shell::wait(const std::shared_ptr<Request>& r, uint64_t timeout_ns, std::string* msg) {
+    uint64_t t0 = now_ns();
+    std::unique_lock<std::mutex> lk(r->m);
+    while (!r->done) {
+        if (timeout_ns != UINT64_MAX && now_ns() - t0 >= timeout_ns) {
+            *msg = "request not complete after " + std::to_string(timeout_ns) + " ns";
+            return fpga_result(AFU_ERR_TIMEOUT);
+        }
+        r->cv.wait_for(lk, std::chrono::microseconds(500));
+    }
+    *msg = r->message;
+    return r->result;
+}
+
+void Shell::worker(int e) {
+    Engine& E = eng_[e];
+    std::unique_lock<std::mutex> lk(m_);
+    int quiet = 0;
+    while (!stop_) {
+        if (!E.queue.empty() && !E.free_slots.empty()) {
+            lk.unlock();
+            {
+                std::lock_guard<std::mutex> pg(E.push_m);
+                std::shared_ptr<Request> r;
+                {
+                    std::lock_guard<std::mutex> g(m_);
+                    if (!E.queue.empty() && !E.free_slots.empty()) {
+                        r = E.queue.front();
+                        E.queue.pop_front();
+                        r->slot[e] = E.free_slots.back();
+                        E.free_slots.pop_back();
+                        E.pushed += r->part[e].size();
+                        r->seq_end[e] = E.pushed;
+                        E.inflight.push_back(r);
+                    }
+                }
+                if (r) push(e, r);
+            }
+            lk.lock();
+            continue;
+        }
+        if (E.inflight.empty()) {
+            cv_.wait(lk);
+            continue;
+        }
+        lk.unlock();
+        bool fired = wait_irq(e, 2);
+        // A lost interrupt would stall a real card: look at the status now and then anyway.
+        quiet = fired ? 0 : quiet + 1;
+        if (fired || quiet >= 250) {
+            quiet = 0;
+            service(e);
+        }
+        lk.lock();
+    }
+}
+
+void Shell::push(int e, const std::shared_ptr<Request>& r) {
+    const auto& spans = r->part[e];
+    const uint64_t base = kBase[e];
+    const size_t k = spans.size();
+    uint8_t* table = pool_ + (uint64_t(e) * slots_ + unsigned(r->slot[e])) * kSlotDescs * AFUSHELL_DESC_BYTES;
+    uint64_t table_io = kHost | (pool_iova_ + uint64_t(table - pool_));
+    for (size_t i = 1; i < k; ++i) {
+        afushell_desc_t d{};
+        (e == 0 ? d.src : d.dst) = spans[i].addr;
+        d.len = uint32_t(spans[i].len);
+        d.ctrl = i + 1 < k ? kChain : (kEop | kIrq);
+        d.next = i + 1 < k ? table_io + i * AFUSHELL_DESC_BYTES : 0;
+        std::memcpy(table + (i - 1) * AFUSHELL_DESC_BYTES, &d, sizeof d);
+    }
+    uint32_t ctrl = kGo | kSop | (k > 1 ? kChain : (kEop | kIrq));
+    mmio_w(base + AFUSHELL_DMA_DESC_SRC, e == 0 ? spans[0].addr : 0);
+    mmio_w(base + AFUSHELL_DMA_DESC_DST, e == 1 ? spans[0].addr : 0);
+    mmio_w(base + AFUSHELL_DMA_DESC_LEN, spans[0].len);
+    mmio_w(base + AFUSHELL_DMA_DESC_STRIDE, 0);
+    mmio_w(base + AFUSHELL_DMA_DESC_NEXT, k > 1 ? table_io : 0);
+    mmio_w(base + AFUSHELL_DMA_DESC_CTRL, ctrl);
+}
+
+bool Shell::wait_irq(int e, int wall_ms) {
+    struct pollfd p{fd_[e], POLLIN, 0};
+#ifdef AFUSHELL_SIM
+    if (simulated_) spgenSimWaitBegin(h_);
+#endif
+    int n = poll(&p, 1, wall_ms);
+#ifdef AFUSHELL_SIM
+    if (simulated_) spgenSimWaitEnd(h_);
+#endif
+    if (n > 0 && (p.revents & POLLIN)) {
+        uint64_t v;
+        ssize_t got = read(fd_[e], &v, sizeof v);
+        (void)got;
+        return true;
+    }
+    return false;
+}
+
+void Shell::service(int e) {
+    uint64_t end_ns = now_ns();
+#ifdef AFUSHELL_SIM
+    if (simulated_) end_ns = spgenSimIrqNs(h_, uint32_t(e));
+#endif
+    Engine& E = eng_[e];
+    std::unique_lock<std::mutex> pg(E.push_m);
+    // Clear first, then read: a completion after the read raises the interrupt again.
+    mmio_w(AFUSHELL_IRQ_STATUS, 1ull << e);
+    uint64_t st = mmio_r(kBase[e] + AFUSHELL_DMA_STATUS);
+    if (st & AFUSHELL_DMA_STATUS_ERROR_MASK) {
+        uint64_t err = mmio_r(kBase[e] + AFUSHELL_DMA_ERROR);
+        pg.unlock();
+        recover(e, err);
+        return;
+    }
+    uint32_t done = uint32_t(st >> AFUSHELL_DMA_STATUS_DONE_COUNT_SHIFT);
+    std::vector<std::shared_ptr<Request>> finished;
+    {
+        std::lock_guard<std::mutex> g(m_);
+        while (!E.inflight.empty()) {
+            auto& r = E.inflight.front();
+            if (int32_t(done - uint32_t(r->seq_end[e])) < 0) break;
+            E.free_slots.push_back(r->slot[e]);
+            finished.push_back(r);
+            E.inflight.pop_front();
+        }
+    }
+    for (auto& r : finished) finish(r, e, end_ns);
+    if (!finished.empty()) cv_.notify_all();
+}
+
+void Shell::finish(const std::shared_ptr<Request>& r, int e, uint64_t end_ns) {
+    std::lock_guard<std::mutex> g(r->m);
+    r->half_done[e] = true;
+    if (e == 1) r->end_ns = end_ns;
+    if (r->half_done[0] && r->half_done[1] && !r->done) {
+        if (r->end_ns < r->start_ns) r->end_ns = r->start_ns;
+        last_elapsed_ns_ = r->end_ns - r->start_ns;
+        r->done = true;
+        r->cv.notify_all();
+    }
+}
+
+void Shell::recover(int e, uint64_t err) {
+    unsigned code = unsigned(err & AFUSHELL_DMA_ERROR_CODE_MASK);
+    std::string msg = std::string(e == 0 ? "TX" : "RX") + " engine reported " +
+                      (code < 8 ? kErrNames[code] : "an unknown error") + " (" + std::to_string(code) +
+                      ") for descriptor " + std::to_string(err >> AFUSHELL_DMA_ERROR_SEQ_SHIFT) +
+                      "; the shell's datapath was reset and requests in flight failed";
+    std::lock_guard<std::mutex> p0(eng_[0].push_m);
+    std::lock_guard<std::mutex> p1(eng_[1].push_m);
+    // A failed descriptor leaves the other engine waiting on a stream that never comes.
+    mmio_w(AFUSHELL_SHELL_CTRL, AFUSHELL_SHELL_CTRL_SOFT_RESET_MASK);
+    for (int i = 0; i < 2; ++i) {
+        mmio_w(kBase[i] + AFUSHELL_DMA_CONTROL, AFUSHELL_DMA_CONTROL_RESET_MASK);
+        mmio_w(kBase[i] + AFUSHELL_DMA_ERROR, 0);
+    }
+    mmio_w(AFUSHELL_IRQ_STATUS, 3);
+    std::vector<std::shared_ptr<Request>> failed;
+    {
+        std::lock_guard<std::mutex> g(m_);
+        for (int i = 0; i < 2; ++i) {
+            for (auto& r : eng_[i].inflight) {
+                eng_[i].free_slots.push_back(r->slot[i]);
+                failed.push_back(r);
+            }
+            eng_[i].inflight.clear();
+            eng_[i].pushed = 0;
+        }
+        // A request half pushed on the other engine must not run alone: drop it from both.
+        for (auto& r : failed)
+            for (int i = 0; i < 2; ++i) {
+                auto& q = eng_[i].queue;
+                q.erase(std::remove(q.begin(), q.end(), r), q.end());
+            }
+    }
+    for (auto& r : failed) {
+        std::lock_guard<std::mutex> g(r->m);
+        if (r->done) continue;
+        r->result = fpga_result(AFU_ERR_DEVICE);
+        r->message = msg;
+        r->end_ns = now_ns();
+        r->done = true;
+        r->cv.notify_all();
+    }
+    cv_.notify_all();
+}
+
+void Shell::fail_all(fpga_result code, const std::string& msg) {
+    std::vector<std::shared_ptr<Request>> all;
+    {
+        std::lock_guard<std::mutex> g(m_);
+        for (auto& E : eng_) {
+            all.insert(all.end(), E.queue.begin(), E.queue.end());
+            all.insert(all.end(), E.inflight.begin(), E.inflight.end());
+            E.queue.clear();
+            E.inflight.clear();
+        }
+    }
+    for (auto& r : all) {
+        std::lock_guard<std::mutex> g(r->m);
+        if (r->done) continue;
+        r->result = code;
+        r->message = msg;
+        r->done = true;
+        r->cv.notify_all();
+    }
+}
+
+afu_shell_run_result Shell::run(uint64_t src, uint64_t dst, uint64_t n) {
+    std::lock_guard<std::mutex> one(run_m_);
+    uint64_t t0 = now_ns();
+    if (n == 0) throw Error(fpga_result(AFU_ERR_ZERO_COUNT), "a run needs at least one element");
+    uint64_t in_b = uint64_t(info_.in_record_words) * 4, out_b = uint64_t(info_.out_record_words) * 4;
+    if (n > 0xFFFFFFFFull / in_b * 64)
+        throw Error(fpga_result(AFU_ERR_RECORD_WIDTH), "element count too large");
+    uint64_t s = card_addr(reinterpret_cast<const void*>(src), n * in_b, false, "src");
+    uint64_t d = card_addr(reinterpret_cast<const void*>(dst), n * out_b, false, "dst");
+    auto r = std::make_shared<Request>();
+    // Chunks hold whole records on both sides and the same number of them.
+    uint64_t rec_per = std::max<uint64_t>(1, max_desc_.load() / std::max(in_b, out_b));
+    if ((n + rec_per - 1) / rec_per > kSlotDescs + 1) rec_per = (n + kSlotDescs) / (kSlotDescs + 1);
+    for (uint64_t i = 0; i < n; i += rec_per) {
+        uint64_t m = std::min(rec_per, n - i);
+        r->part[0].push_back(Span{s + i * in_b, m * in_b});
+        r->part[1].push_back(Span{d + i * out_b, m * out_b});
+    }
+    mmio_w(AFUSHELL_CORE_ELEMENTS, n);
+    mmio_w(AFUSHELL_CORE_CTRL, AFUSHELL_CORE_CTRL_START_MASK);
+    r->start_ns = t0;
+    submit(r);
+    std::string msg;
+    fpga_result res = wait(r, UINT64_MAX, &msg);
+    if (res != FPGA_OK) throw Error(res, msg);
+    afu_shell_run_result out = counters();
+    out.elapsed_ns = r->end_ns - r->start_ns;
+    last_elapsed_ns_ = out.elapsed_ns;
+    last_run_ = out;
+    return out;
+}
+
+afu_shell_run_result Shell::counters() {
+    afu_shell_run_result out{};
+    out.total_cycles = mmio_r(AFUSHELL_CORE_OUT_TOTAL_CYCLES);
+    out.moved_cycles = mmio_r(AFUSHELL_CORE_OUT_MOVED_CYCLES);
+    out.in_total_cycles = mmio_r(AFUSHELL_CORE_IN_TOTAL_CYCLES);
+    out.in_moved_cycles = mmio_r(AFUSHELL_CORE_IN_MOVED_CYCLES);
+    out.stall_rate = out.total_cycles ? double(out.total_cycles - std::min(out.moved_cycles, out.total_cycles)) /
+                                            double(out.total_cycles) : 0.0;
+    out.elapsed_ns = last_run_.elapsed_ns;
+    return out;
+}
+
+uint64_t Shell::reg_offset(const std::string& name) const {
+    for (const auto& r : kShellRegs)
+        if (name == r.name) return r.off;
+    for (int e = 0; e < 2; ++e) {
+        std::string pre = e == 0 ? "TX_" : "RX_";
+        if (name.rfind(pre, 0) == 0)
+            for (const auto& r : kDmaRegs)
+                if (name.substr(3) == r.name) return kBase[e] + r.off;
+    }
+    auto it = core_regs_.find(name);
+    if (it != core_regs_.end()) return AFUSHELL_CORE_REG(it->second);
+    if (name.rfind("CORE_REG", 0) == 0 && name.size() > 8) {
+        char* end;
+        unsigned long i = std::strtoul(name.c_str() + 8, &end, 10);
+        if (!*end && i < AFUSHELL_CORE_REG_COUNT) return AFUSHELL_CORE_REG(i);
+    }
+    throw Error(fpga_result(AFU_ERR_UNKNOWN_REG), "no register named '" + name + "'");
+}
+
+void Shell::write_reg(uint64_t offset, uint64_t value) {
+    if (offset % 8 || offset >= AFUSHELL_MMIO_BYTES)
+        throw Error(fpga_result(AFU_ERR_UNKNOWN_REG), "register offset " + hex(offset) + " is not an 8-byte aligned MMIO offset below 256 KiB");
+    mmio_w(offset, value);
+}
+
+uint64_t Shell::read_reg(uint64_t offset) {
+    if (offset % 8 || offset >= AFUSHELL_MMIO_BYTES)
+        throw Error(fpga_result(AFU_ERR_UNKNOWN_REG), "register offset " + hex(offset) + " is not an 8-byte aligned MMIO offset below 256 KiB");
+    return mmio_r(offset);
+}
+
+}  // namespace afushell

@@ -1,0 +1,123 @@
+// The runtime's engine behind the C API: one open shell, its DMA workers and buffers.
+#pragma once
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <opae/fpga.h>
+
+#include "afushell/afushell.h"
+
+namespace afushell {
+
+/// An error with its C API code; thrown inside the runtime, turned into a code at the API.
+class Error : public std::runtime_error {
+public:
+    Error(fpga_result code, const std::string& msg) : std::runtime_error(msg), code_(code) {}
+    fpga_result code() const { return code_; }
+private:
+    fpga_result code_;
+};
+
+class Shell;
+
+struct Span { uint64_t addr; uint64_t len; };
+
+/// One asynchronous request: a DMA transfer or a core run, TX and RX halves.
+struct Request {
+    std::vector<Span> part[2];   // [0] TX reads, [1] RX writes (card addresses)
+    uint64_t start_ns = 0, end_ns = 0;
+    uint64_t seq_end[2] = {0, 0};
+    int slot[2] = {-1, -1};
+    bool half_done[2] = {false, false};
+    std::mutex m;
+    std::condition_variable cv;
+    bool done = false;
+    fpga_result result = FPGA_OK;
+    std::string message;
+};
+
+class Shell : public std::enable_shared_from_this<Shell> {
+public:
+    static std::shared_ptr<Shell> open(const std::string& uri);
+    ~Shell();
+    Shell(const Shell&) = delete;
+    Shell& operator=(const Shell&) = delete;
+
+    void* alloc(size_t bytes);
+    void free(void* ptr);
+
+    std::shared_ptr<Request> dma(uint64_t dst, uint64_t src, uint64_t count, int type);
+    fpga_result wait(const std::shared_ptr<Request>& r, uint64_t timeout_ns, std::string* msg);
+    afu_shell_run_result run(uint64_t src, uint64_t dst, uint64_t n);
+    afu_shell_run_result counters();
+
+    uint64_t reg_offset(const std::string& name) const;
+    void write_reg(uint64_t offset, uint64_t value);
+    uint64_t read_reg(uint64_t offset);
+
+    uint64_t now_ns() const;
+    uint64_t last_elapsed_ns() const { return last_elapsed_ns_.load(); }
+    afu_shell_info info() const { return info_; }
+    void set_max_descriptor(uint64_t bytes);
+    void set_checks(bool on) { checks_ = on; }
+    bool sim_stats(afu_shell_sim_stats* s) const;
+
+private:
+    struct Buffer { uint8_t* ptr; uint64_t len; uint64_t wsid; uint64_t iova; };
+    struct Engine {
+        std::deque<std::shared_ptr<Request>> queue, inflight;
+        std::mutex push_m;
+        std::thread thread;
+        uint64_t pushed = 0;
+        std::vector<int> free_slots;
+    };
+
+    Shell() = default;
+    void init(const std::string& uri);
+    uint64_t card_addr(const void* p, uint64_t n, bool host, const char* what) const;
+    std::vector<Span> split(uint64_t addr, uint64_t len, uint64_t unit) const;
+    void submit(const std::shared_ptr<Request>& r);
+    void worker(int e);
+    void push(int e, const std::shared_ptr<Request>& r);
+    bool wait_irq(int e, int wall_ms);
+    void service(int e);
+    void recover(int e, uint64_t err);
+    void finish(const std::shared_ptr<Request>& r, int e, uint64_t end_ns);
+    void fail_all(fpga_result code, const std::string& msg);
+    void mmio_w(uint64_t off, uint64_t v);
+    uint64_t mmio_r(uint64_t off);
+
+    fpga_handle h_ = nullptr;
+    fpga_event_handle ev_[2] = {nullptr, nullptr};
+    int fd_[2] = {-1, -1};
+    bool simulated_ = false;
+    afu_shell_info info_{};
+    std::map<std::string, unsigned> core_regs_;
+
+    mutable std::mutex buf_m_;
+    std::map<uintptr_t, Buffer> buffers_;
+
+    std::mutex m_;  // engines' queues, request state
+    std::condition_variable cv_;
+    bool stop_ = false;
+    Engine eng_[2];
+    uint8_t* pool_ = nullptr;
+    uint64_t pool_wsid_ = 0, pool_iova_ = 0;
+    unsigned slots_ = 1;
+    std::atomic<uint64_t> max_desc_{256ull << 20};
+    std::atomic<bool> checks_{true};
+    std::atomic<uint64_t> last_elapsed_ns_{0};
+    std::mutex run_m_;
+    afu_shell_run_result last_run_{};
+};
+
+}  // namespace afushell

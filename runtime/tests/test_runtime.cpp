@@ -1,0 +1,228 @@
+// The runtime through the C API and the RAII layer on the loop-back simulated card
+// (SPGEN_LOOPBACK_CARD names the card library; the pytest driver builds it).
+#include <gtest/gtest.h>
+
+#include <afushell/afushell.hpp>
+
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <thread>
+#include <vector>
+
+using afushell::Card;
+
+namespace {
+
+constexpr uint64_t kB = 0x100000000ull;
+
+void* fpga(uint64_t a) { return reinterpret_cast<void*>(uintptr_t(a)); }
+
+std::shared_ptr<Card> open_card() { return Card::open("sim:loopback"); }
+
+void fill(void* p, size_t n, uint32_t seed) {
+    std::mt19937 rng(seed);
+    auto* w = static_cast<uint32_t*>(p);
+    for (size_t i = 0; i < n / 4; ++i) w[i] = rng();
+}
+
+}  // namespace
+
+TEST(Runtime, AllTypesRandomSizesAndOffsetsWithGuards) {
+    auto card = open_card();
+    const size_t N = 1 << 20;
+    auto hs = card->alloc(N), hd = card->alloc(N), chk = card->alloc(N);
+    std::mt19937 rng(7);
+    for (int it = 0; it < 24; ++it) {
+        size_t n = 4 * (1 + rng() % 4096);
+        size_t so = 4 * (rng() % 1024), d_off = 4 * (rng() % 1024) + 64;
+        int type = it % 4;
+        fill(hs->data(), N, uint32_t(it));
+        std::memset(hd->data(), 0x5A, N);
+        uint8_t* src_h = hs->as<uint8_t>() + so;
+        uint8_t* dst_h = hd->as<uint8_t>() + d_off;
+        uint64_t fa = 4 * (rng() % 100000), fb = kB + 4 * (rng() % 100000);
+        // Stage: the source in FPGA memory when the type reads FPGA memory.
+        if (type == F2H || type == F2F) card->dma(fpga(fa), src_h, n, H2F);
+        if (type == F2F) {
+            // Guard words around the FPGA destination, then read them back.
+            card->dma(fpga(fb - 64), hd->data(), n + 128, H2F);
+        }
+        switch (type) {
+            case H2F: card->dma(fpga(fb), src_h, n, H2F); break;
+            case F2H: card->dma(dst_h, fpga(fa), n, F2H); break;
+            case F2F: card->dma(fpga(fb), fpga(fa), n, F2F); break;
+            case H2H: card->dma(dst_h, src_h, n, H2H); break;
+        }
+        if (type == H2F || type == F2F) {
+            std::memset(chk->data(), 0, N);
+            card->dma(chk->data(), fpga(fb - 64), n + 128, F2H);
+            ASSERT_EQ(std::memcmp(chk->as<uint8_t>() + 64, src_h, n), 0) << "type " << type << " n " << n;
+            if (type == F2F) {
+                for (int i = 0; i < 64; ++i) {
+                    ASSERT_EQ(chk->as<uint8_t>()[i], 0x5A);
+                    ASSERT_EQ(chk->as<uint8_t>()[64 + n + i], 0x5A);
+                }
+            }
+        } else {
+            ASSERT_EQ(std::memcmp(dst_h, src_h, n), 0) << "type " << type << " n " << n;
+            for (int i = 1; i <= 64; ++i) {
+                ASSERT_EQ(dst_h[-i], 0x5A);
+                ASSERT_EQ(dst_h[n - 1 + i], 0x5A);
+            }
+        }
+    }
+    EXPECT_EQ(card->sim_stats().bus_errors, 0u);
+}
+
+TEST(Runtime, LargeTransfersAreSplitAndChained) {
+    auto card = open_card();
+    card->set_max_descriptor(4096);
+    const size_t N = 1 << 20;
+    auto a = card->alloc(N), b = card->alloc(N);
+    fill(a->data(), N, 3);
+    card->dma(fpga(0x1000), a->data(), N, H2F);
+    card->dma(fpga(kB + 0x2000), fpga(0x1000), N, F2F);
+    card->dma(b->data(), fpga(kB + 0x2000), N, F2H);
+    EXPECT_EQ(std::memcmp(a->data(), b->data(), N), 0);
+    // 256 chained descriptors each way: TX finished them all.
+    EXPECT_GE(card->read_reg("TX_STATUS") >> 32, 256u);
+}
+
+TEST(Runtime, EightThreadsSubmitAsyncTransfersAtOnce) {
+    auto card = open_card();
+    card->set_max_descriptor(8192);
+    const size_t N = 64 << 10;
+    std::vector<std::thread> threads;
+    std::vector<int> ok(8, 0);
+    for (int t = 0; t < 8; ++t)
+        threads.emplace_back([&, t] {
+            auto src = card->alloc(N), mid = card->alloc(N), dst = card->alloc(N);
+            fill(src->data(), N, uint32_t(100 + t));
+            uint64_t fa = uint64_t(t) * (1 << 20), fb = kB + uint64_t(t) * (1 << 20);
+            for (int rep = 0; rep < 3; ++rep) {
+                auto x = card->dma_async(fpga(fa), src->data(), N, H2F);
+                ASSERT_TRUE(x->wait(UINT64_MAX));
+                auto y = card->dma_async(fpga(fb), fpga(fa), N, F2F);
+                auto z = card->dma_async(mid->data(), src->data(), N, H2H);
+                ASSERT_TRUE(y->wait(UINT64_MAX));
+                ASSERT_TRUE(z->wait(UINT64_MAX));
+                auto w = card->dma_async(dst->data(), fpga(fb), N, F2H);
+                while (!w->wait(20000)) {}
+                ASSERT_EQ(std::memcmp(src->data(), dst->data(), N), 0);
+                ASSERT_EQ(std::memcmp(src->data(), mid->data(), N), 0);
+                std::memset(dst->data(), 0, N);
+            }
+            ok[t] = 1;
+        });
+    for (auto& th : threads) th.join();
+    for (int t = 0; t < 8; ++t) EXPECT_EQ(ok[t], 1) << t;
+}
+
+TEST(Runtime, WaitTimesOutThenCompletes) {
+    auto card = open_card();
+    const size_t N = 4 << 20;
+    auto a = card->alloc(N), b = card->alloc(N);
+    fill(a->data(), N, 9);
+    auto x = card->dma_async(b->data(), a->data(), N, H2H);
+    EXPECT_FALSE(x->wait(1000));  // 1 us of simulated time is far too short for 4 MiB
+    EXPECT_FALSE(x->done());
+    EXPECT_TRUE(x->wait(UINT64_MAX));
+    EXPECT_EQ(std::memcmp(a->data(), b->data(), N), 0);
+    EXPECT_GT(x->elapsed_ns(), N / 8);  // slower than 8 GB/s
+}
+
+TEST(Runtime, BadArgumentsGiveDistinctCodesAndTouchNothing) {
+    afu_shell_handle h = nullptr;
+    ASSERT_EQ(afuShellOpen("sim:loopback", &h), FPGA_OK);
+    void *a = nullptr, *b = nullptr;
+    ASSERT_EQ(afuShellAllocH(h, 4096, &a), FPGA_OK);
+    ASSERT_EQ(afuShellAllocH(h, 4096, &b), FPGA_OK);
+    std::memset(a, 0x11, 4096);
+    std::memset(b, 0x22, 4096);
+    ASSERT_EQ(afuShellDMATransferH(h, fpga(0x100), a, 4096, H2F), FPGA_OK);
+    std::vector<uint8_t> unprepared(4096, 0x33);
+    struct Case { void* dst; const void* src; size_t n; int type; int code; };
+    const Case cases[] = {
+        {nullptr, a, 64, H2H, AFU_ERR_NULL_POINTER},
+        {b, nullptr, 64, H2F, AFU_ERR_NULL_POINTER},
+        {b, a, 0, H2H, AFU_ERR_ZERO_COUNT},
+        {b, a, 6, H2H, AFU_ERR_BAD_COUNT},
+        {fpga(0xFFFFFFF0ull), a, 64, H2F, AFU_ERR_OUT_OF_RANGE},
+        {fpga(2 * kB), a, 64, H2F, AFU_ERR_OUT_OF_RANGE},
+        {b, fpga(2 * kB - 32), 64, F2H, AFU_ERR_OUT_OF_RANGE},
+        {b, unprepared.data(), 64, H2H, AFU_ERR_NOT_PREPARED},
+        {b, static_cast<uint8_t*>(a) + 4064, 64, H2H, AFU_ERR_NOT_PREPARED},
+        {static_cast<uint8_t*>(b) + 2, a, 64, H2H, AFU_ERR_ALIGNMENT},
+        {b, a, 64, 7, AFU_ERR_BAD_TYPE},
+    };
+    std::vector<int> seen;
+    for (const auto& c : cases) {
+        fpga_result r = afuShellDMATransferH(h, c.dst, c.src, c.n, dma_transfer_type_t(c.type));
+        EXPECT_EQ(int(r), c.code);
+        EXPECT_STRNE(afuShellLastError(), "");
+        seen.push_back(int(r));
+    }
+    for (int i = 0; i < 4096; ++i) ASSERT_EQ(static_cast<uint8_t*>(b)[i], 0x22);
+    for (uint8_t v : unprepared) ASSERT_EQ(v, 0x33);
+    // FPGA memory untouched: the earlier H2F data is still there and nothing else.
+    ASSERT_EQ(afuShellDMATransferH(h, b, fpga(0x100), 4096, F2H), FPGA_OK);
+    for (int i = 0; i < 4096; ++i) ASSERT_EQ(static_cast<uint8_t*>(b)[i], 0x11);
+    EXPECT_EQ(int(afuShellWriteReg(h, "NO_SUCH_REG", 1)), AFU_ERR_UNKNOWN_REG);
+    EXPECT_EQ(int(afuShellDMATransferAsyncH(h, b, a, 64, H2H, nullptr)), AFU_ERR_NULL_POINTER);
+    EXPECT_EQ(int(afuShellWait(nullptr, 0, nullptr)), AFU_ERR_BAD_REQUEST);
+    ASSERT_EQ(afuShellClose(h), FPGA_OK);
+    EXPECT_EQ(int(afuShellDMATransferH(h, b, a, 64, H2H)), AFU_ERR_CLOSED);
+    EXPECT_EQ(int(afuShellClose(h)), AFU_ERR_CLOSED);
+    EXPECT_EQ(int(afuShellOpen("sim:/no/such/build", &h)), AFU_ERR_BAD_URI);
+    EXPECT_EQ(int(afuShellOpen(nullptr, &h)), AFU_ERR_NULL_POINTER);
+}
+
+TEST(Runtime, CurrentShellCallsAndShellErrorsNeverHang) {
+    afu_shell_handle h = nullptr;
+    ASSERT_EQ(afuShellOpen("sim:loopback", &h), FPGA_OK);
+    void *a = nullptr, *b = nullptr;
+    ASSERT_EQ(afuShellAlloc(1024, &a), FPGA_OK);
+    ASSERT_EQ(afuShellAlloc(1024, &b), FPGA_OK);
+    fill(a, 1024, 5);
+    ASSERT_EQ(afuShellDMATransfer(b, a, 1024, H2H), FPGA_OK);
+    EXPECT_EQ(std::memcmp(a, b, 1024), 0);
+    // Without the runtime's checks the shell itself rejects the descriptor.
+    ASSERT_EQ(afuShellSetChecks(h, 0), FPGA_OK);
+    EXPECT_EQ(int(afuShellDMATransfer(fpga(2 * kB + 0x1000), a, 1024, H2F)), AFU_ERR_DEVICE);
+    EXPECT_NE(std::string(afuShellLastError()).find("ERR_ADDR_RANGE"), std::string::npos) << afuShellLastError();
+    EXPECT_EQ(int(afuShellDMATransfer(b, a, 6, H2H)), AFU_ERR_DEVICE);
+    EXPECT_NE(std::string(afuShellLastError()).find("ERR_BAD_LENGTH"), std::string::npos) << afuShellLastError();
+    ASSERT_EQ(afuShellSetChecks(h, 1), FPGA_OK);
+    // The shell recovered: transfers work again.
+    std::memset(b, 0, 1024);
+    ASSERT_EQ(afuShellDMATransfer(b, a, 1024, H2H), FPGA_OK);
+    EXPECT_EQ(std::memcmp(a, b, 1024), 0);
+    ASSERT_EQ(afuShellFree(a), FPGA_OK);
+    EXPECT_EQ(int(afuShellFree(a)), AFU_ERR_NOT_PREPARED);
+    ASSERT_EQ(afuShellClose(h), FPGA_OK);
+    EXPECT_EQ(int(afuShellDMATransfer(b, a, 4, H2H)), AFU_ERR_NO_SHELL);
+}
+
+TEST(Runtime, RegistersAndLoopbackRun) {
+    auto card = open_card();
+    card->write_reg("SCRATCH", 0x1234567890ABCDEFull);
+    EXPECT_EQ(card->read_reg("SCRATCH"), 0x1234567890ABCDEFull);
+    EXPECT_EQ(card->read_reg_at(0x30), 0x1234567890ABCDEFull);
+    EXPECT_EQ(card->read_reg("DFH"), 0x1000010000000000ull);
+    auto i = card->info();
+    EXPECT_EQ(i.n_cores, 0u);
+    EXPECT_EQ(i.simulated, 1u);
+    const size_t n = 10000;
+    auto a = card->alloc(n * 4), b = card->alloc(n * 4);
+    fill(a->data(), n * 4, 11);
+    card->dma(fpga(0x40000), a->data(), n * 4, H2F);
+    auto r = card->run(0x40000, kB + 0x80000, n);
+    card->dma(b->data(), fpga(kB + 0x80000), n * 4, F2H);
+    EXPECT_EQ(std::memcmp(a->data(), b->data(), n * 4), 0);
+    EXPECT_GE(r.total_cycles, r.moved_cycles);
+    // Loop-back: the counted stream is the 512-bit one, 16 records a beat.
+    EXPECT_EQ(r.moved_cycles, (n * 4 + 63) / 64);
+    EXPECT_GT(r.elapsed_ns, 0u);
+    EXPECT_LT(r.stall_rate, 1.0);
+}
