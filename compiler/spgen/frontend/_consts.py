@@ -65,8 +65,28 @@ def float_to_bits(x: float) -> int:
 _REAL = re.compile(r"^(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$")
 
 
+_REAL_CACHE: dict[str, int] = {}
+
+
 def real_literal(text: str) -> int:
     """Bits of a decimal real literal rounded to f32; raises ValueError when it is out of range."""
+    bits = _REAL_CACHE.get(text)
+    if bits is None:
+        bits = _REAL_CACHE[text] = _real_literal(text)
+    return bits
+
+
+def _real_literal(text: str) -> int:
+    if len(text) <= 40:
+        # Fast path: decimal -> double -> f32 is correctly rounded unless the double
+        # lands exactly on an f32 rounding midpoint (or outside the normal range).
+        d = float(text)
+        if 1.2e-38 < d < 3.4e38:
+            dbits = struct.unpack("<Q", struct.pack("<d", d))[0]
+            if dbits & 0x1FFFFFFF != 0x10000000:
+                return struct.unpack("<I", struct.pack("<f", d))[0]
+        elif d == 0.0:
+            return 0
     m = _REAL.match(text)
     if not m or len(text) > 1000:
         raise ValueError("real literal is too long")

@@ -1,14 +1,13 @@
 """Semantic analysis and lowering of one SPD module (with evaluated Params) to an IR Graph."""
 from __future__ import annotations
 
-import os
+import time
 from typing import TYPE_CHECKING, Any
 
-from .._diagnostics import Diagnostic
 from ..ir import Graph, Node, Output, Port, RegDecl, SourceLoc, Type
 from . import _ast as A
-from ._consts import (INT_LIMIT, ConstError, ConstEval, bits_to_float, f32_bits, float_to_bits,
-                      postorder, real_literal)
+from ._consts import (INT_LIMIT, ConstError, ConstEval, f32_bits, float_to_bits, postorder,
+                      real_literal)
 
 if TYPE_CHECKING:
     from ._program import Loader
@@ -108,6 +107,8 @@ class _ModuleLowering:
     # ---- the module ----------------------------------------------------------------
     def run(self) -> Graph | None:
         m, g = self.mod, self.g
+        timings = self.ld.timings
+        t0 = time.thread_time()
         outs = self.declare_streams()
         self.declare_regs()
         labels: dict[str, A.Loc] = {}
@@ -137,7 +138,9 @@ class _ModuleLowering:
                 self.error(f"output port '{o.name}' must be defined by EQU, HDL or DRCT, not "
                            f"by {'an input port' if s.kind == 'in' else 'a Reg'}", o.loc)
         self.out_types = {o.name: o.type for o in outs}
-        for st in self.ordered_statements():
+        order = self.ordered_statements()
+        t1 = time.thread_time()
+        for st in order:
             self.lower_statement(st)
         for o in outs:
             s = self.signals.get(o.name)
@@ -154,9 +157,13 @@ class _ModuleLowering:
         for s in self.signals.values():
             if s.uses == 0 and s.kind in ("equ", "hdl", "reg", "drct"):
                 self.ld.report("warning", f"signal '{s.name}' is never used", s.loc)
+        t2 = time.thread_time()
+        timings["check"] = timings.get("check", 0.0) + t1 - t0
+        timings["lower"] = timings.get("lower", 0.0) + t2 - t1
         if not self.ok:
             return None
         g.verify()
+        timings["verify"] = timings.get("verify", 0.0) + time.thread_time() - t2
         return g
 
     def declare_streams(self) -> list[_OutDecl]:

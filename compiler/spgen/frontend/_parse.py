@@ -1,7 +1,9 @@
 """Parse SPD text into the syntax tree: ANTLR (SLL first, full LL on failure) plus a tree builder."""
 from __future__ import annotations
 
-from antlr4 import CommonTokenStream, InputStream
+import re
+import time
+
 from antlr4.atn.PredictionMode import PredictionMode
 from antlr4.error.ErrorListener import ErrorListener
 from antlr4.error.ErrorStrategy import BailErrorStrategy, DefaultErrorStrategy
@@ -12,6 +14,7 @@ from .._diagnostics import Diagnostics
 from . import _ast as A
 from ._generated.SPDLexer import SPDLexer
 from ._generated.SPDParser import SPDParser
+from ._lexer import FastTokenStream, tokenize
 
 __all__ = ["parse_text"]
 
@@ -24,6 +27,14 @@ def _describe(tok) -> str:
     if tok is None or tok.type == -1:
         return "end of file"
     return repr(tok.text)
+
+
+_FRIENDLY = {"ID": "identifier", "INT": "integer", "REAL": "real number", "STRING": "string",
+             "NAME": "'Name'", "MAIN_IN": "'Main_In'", "MAIN_OUT": "'Main_Out'",
+             "BRCH_IN": "'Brch_In'", "BRCH_OUT": "'Brch_Out'", "PARAM": "'Param'",
+             "REG": "'Reg'", "EQU": "'EQU'", "HDL": "'HDL'", "DRCT": "'DRCT'",
+             "INCLUDE": "'Include'"}
+_NAMES = re.compile(r"(?<!')\b(" + "|".join(_FRIENDLY) + r")\b(?!')")
 
 
 class _Listener(ErrorListener):
@@ -39,29 +50,109 @@ class _Listener(ErrorListener):
             return
         self.seen.add((line, column))
         msg = msg.replace("'<EOF>'", "end of file").replace("<EOF>", "end of file")
+        msg = _NAMES.sub(lambda m: _FRIENDLY[m.group(0)], msg)
+        if msg.startswith("missing "):
+            # Point just after the previous token, where the missing text belongs.
+            prev = recognizer.getTokenStream().LT(-1)
+            if prev is not None and prev.type != -1:
+                msg = msg[:msg.rindex(" at ")] if " at " in msg else msg
+                line, column = prev.line, prev.column + len(prev.text)
+                if (line, column) in self.seen:
+                    return
+                self.seen.add((line, column))
         self.diags.error(f"syntax error: {msg}", self.file, line, column + 1)
 
 
-def _tokens(text: str, file: str, diags: Diagnostics) -> CommonTokenStream:
-    lexer = SPDLexer(InputStream(text))
-    lexer.removeErrorListeners()
-    stream = CommonTokenStream(lexer)
-    stream.fill()
-    for tok in stream.tokens:
-        if tok.type == SPDLexer.BAD_CHAR:
-            if tok.text == '"':
-                msg = "unterminated string literal"
-            else:
-                msg = f"unexpected character {tok.text!r}"
-            diags.error(msg, file, tok.line, tok.column + 1)
-            tok.channel = 1  # hidden: the parser never sees it, so no second error
-    return stream
+def _tokens(text: str, file: str, diags: Diagnostics) -> FastTokenStream:
+    tokens = tokenize(text)
+    if any(t.type == SPDLexer.BAD_CHAR for t in tokens):
+        for tok in tokens:
+            if tok.type == SPDLexer.BAD_CHAR:
+                msg = ("unterminated string literal" if tok.text == '"'
+                       else f"unexpected character {tok.text!r}")
+                diags.error(msg, file, tok.line, tok.column + 1)
+        # Dropped, so the parser reports no second error for the same character.
+        tokens = [t for t in tokens if t.type != SPDLexer.BAD_CHAR]
+    return FastTokenStream(tokens)
 
 
-def parse_text(text: str, file: str, diags: Diagnostics) -> A.SourceFile | None:
-    """Parse one file; syntax errors go to ``diags`` and give ``None``."""
+# Deepest expression nesting accepted. The ANTLR runtime recurses per level and its
+# error recovery costs grow with the square of the depth, so deeper input is refused
+# with a diagnostic before parsing rather than risking a crash or a minutes-long run.
+MAX_NESTING = 256
+
+_PREFIX_AFTER = {"(", ",", "=", "?", ":", "+", "-", "*", "/", "%", "<<", ">>", "<", "<=", ">",
+                 ">=", "==", "!=", "&", "^", "|", "&&", "||", "!", "~", "["}
+_BINARY = {"+", "*", "/", "%", "<<", ">>", "<", "<=", ">", ">=", "==", "!=", "&", "^", "|",
+           "&&", "||"}
+_STMT_START = {SPDLexer.NAME, SPDLexer.MAIN_IN, SPDLexer.MAIN_OUT, SPDLexer.BRCH_IN,
+               SPDLexer.BRCH_OUT, SPDLexer.PARAM, SPDLexer.REG, SPDLexer.EQU, SPDLexer.HDL,
+               SPDLexer.DRCT, SPDLexer.INCLUDE}
+
+
+def _too_deep(tokens) -> object | None:
+    """The first token at which the parser's recursion would exceed MAX_NESTING.
+
+    A conservative estimate from the tokens alone: each open parenthesis, each `?`
+    of a (right-nested) conditional chain and each pending prefix operator is a level.
+    """
+    frames = [[0, 0]]  # per parenthesis level: '?' count, pending prefix operators
+    depth = 0
+    prev = ";"
+    for tok in tokens:
+        if tok.channel != 0 or tok.type == -1:
+            continue
+        text = tok.text
+        if tok.type in _STMT_START or text == ";":
+            frames = [[0, 0]]
+            depth = 0
+        elif text == "(":
+            frames.append([0, 0])
+            depth += 1
+        elif text == ")":
+            if len(frames) > 1:
+                q, p = frames.pop()
+                depth -= 1 + q + p
+        elif text == "?":
+            frames[-1][0] += 1
+            depth += 1 - frames[-1][1]
+            frames[-1][1] = 0
+        elif text in (",", ":"):
+            f = frames[-1]
+            depth -= f[1] + (f[0] if text == "," else 0)
+            f[1] = 0
+            if text == ",":
+                f[0] = 0
+        elif text in ("!", "~") or (text == "-" and prev in _PREFIX_AFTER):
+            frames[-1][1] += 1
+            depth += 1
+        elif text in _BINARY or text == "-":
+            depth -= frames[-1][1]
+            frames[-1][1] = 0
+        if depth > MAX_NESTING:
+            return tok
+        prev = text
+    return None
+
+
+def parse_text(text: str, file: str, diags: Diagnostics,
+               timings: dict[str, float] | None = None) -> A.SourceFile | None:
+    """Parse one file; syntax errors go to ``diags`` and give ``None``.
+
+    ``timings`` (optional) accumulates seconds spent in "lex", "parse" and "ast".
+    """
+    timings = {} if timings is None else timings
+    t0 = time.thread_time()
     n_before = len(diags.errors)
     stream = _tokens(text, file, diags)
+    deep = _too_deep(stream.tokens)
+    if deep is not None:
+        diags.error(f"expression nested too deeply (more than {MAX_NESTING} levels of "
+                    "parentheses, prefix operators or conditionals)", file, deep.line,
+                    deep.column + 1)
+        return None
+    t1 = time.thread_time()
+    timings["lex"] = timings.get("lex", 0.0) + t1 - t0
     parser = SPDParser(stream)
     parser.removeErrorListeners()
     # Two-stage parsing: SLL is much faster and exact for correct input; only a
@@ -77,9 +168,13 @@ def parse_text(text: str, file: str, diags: Diagnostics) -> A.SourceFile | None:
         parser._errHandler = DefaultErrorStrategy()
         parser._interp.predictionMode = PredictionMode.LL
         tree = parser.file_()
+    t2 = time.thread_time()
+    timings["parse"] = timings.get("parse", 0.0) + t2 - t1
     if len(diags.errors) > n_before:
         return None
-    return _Builder(file).file(tree)
+    ast = _Builder(file).file(tree)
+    timings["ast"] = timings.get("ast", 0.0) + time.thread_time() - t2
+    return ast
 
 
 class _Builder:
@@ -160,48 +255,62 @@ class _Builder:
         return A.Drct(left, right, self.loc(s.start))
 
     def expr(self, ctx) -> A.Expr:
-        t = type(ctx)
-        if t is P.BinaryExprContext:
-            # Walk the left spine iteratively: long `a + b + c + ...` chains are
-            # left-deep and would otherwise recurse once per operand.
-            spine = []
-            while type(ctx) is P.BinaryExprContext:
-                spine.append(ctx)
-                ctx = ctx.children[0]
-            node = self.expr(ctx)
-            for c in reversed(spine):
-                op = c.children[1].symbol
-                node = A.Binary(op.text, node, self.expr(c.children[2]), self.loc(op))
-            return node
-        if t is P.PrimaryExprContext:
-            return self.primary(ctx.children[0])
-        if t is P.UnaryExprContext:
-            op = ctx.children[0].symbol
-            return A.Unary(op.text, self.expr(ctx.children[1]), self.loc(op))
-        if t is P.CondExprContext:
-            q = ctx.children[1].symbol
-            return A.Cond(self.expr(ctx.children[0]), self.expr(ctx.children[2]),
-                          self.expr(ctx.children[4]), self.loc(q))
-        raise AssertionError(f"unexpected parse node {t.__name__}")
+        ch = ctx.children
+        n = len(ch)
+        cond = None
+        if n >= 5 and isinstance(ch[-4], TerminalNode) and ch[-4].symbol.text == "?":
+            cond = ch[-4].symbol
+            n -= 4
+        # Shunting-yard over the flat `operand (op operand)*` list: precedence and
+        # left associativity of SPD.md, without recursion on long chains.
+        out = [self.operand(ch[0])]
+        ops: list = []
+        for i in range(1, n, 2):
+            tok = ch[i].symbol
+            prec = PRECEDENCE[tok.text]
+            while ops and PRECEDENCE[ops[-1].text] >= prec:
+                o = ops.pop()
+                rhs = out.pop()
+                out.append(A.Binary(o.text, out.pop(), rhs, self.loc(o)))
+            ops.append(tok)
+            out.append(self.operand(ch[i + 1]))
+        while ops:
+            o = ops.pop()
+            rhs = out.pop()
+            out.append(A.Binary(o.text, out.pop(), rhs, self.loc(o)))
+        node = out[0]
+        if cond is not None:
+            node = A.Cond(node, self.expr(ch[-3]), self.expr(ch[-1]), self.loc(cond))
+        return node
 
-    def primary(self, ctx) -> A.Expr:
-        t = type(ctx)
-        if t is P.NameRefContext:
-            tok = ctx.children[0].symbol
-            return A.NameRef(tok.text, self.loc(tok))
-        if t is P.IntLitContext:
-            tok = ctx.children[0].symbol
-            return A.IntLit(_int_value(tok.text), tok.text, self.loc(tok))
-        if t is P.RealLitContext:
-            tok = ctx.children[0].symbol
-            return A.RealLit(tok.text, self.loc(tok))
-        if t is P.CallExprContext:
-            tok = ctx.children[0].symbol
-            args = [self.expr(c) for c in ctx.children[2:-1:2]]
-            return A.Call(tok.text, args, self.loc(tok))
-        if t is P.ParenExprContext:
-            return self.expr(ctx.children[1])
-        raise AssertionError(f"unexpected parse node {t.__name__}")
+    def operand(self, ctx) -> A.Expr:
+        ch = ctx.children
+        k = 0
+        while ch[k].symbol.type in _PREFIX_TYPES:
+            k += 1
+        tok = ch[k].symbol
+        t = tok.type
+        if t == P.ID:
+            if len(ch) == k + 1:
+                node = A.NameRef(tok.text, self.loc(tok))
+            else:
+                node = A.Call(tok.text, [self.expr(c) for c in ch[k + 2:-1:2]], self.loc(tok))
+        elif t == P.INT:
+            node = A.IntLit(_int_value(tok.text), tok.text, self.loc(tok))
+        elif t == P.REAL:
+            node = A.RealLit(tok.text, self.loc(tok))
+        else:  # '(' expr ')'
+            node = self.expr(ch[k + 1])
+        for c in reversed(ch[:k]):
+            node = A.Unary(c.symbol.text, node, self.loc(c.symbol))
+        return node
+
+
+_PREFIX_TYPES = {SPDLexer.literalNames.index(f"'{op}'") for op in ("-", "!", "~")}
+
+# Binary operators, higher binds tighter (SPD.md "Expressions"); all associate left.
+PRECEDENCE = {"||": 1, "&&": 2, "|": 3, "^": 4, "&": 5, "==": 6, "!=": 6, "<": 7, "<=": 7,
+              ">": 7, ">=": 7, "<<": 8, ">>": 8, "+": 9, "-": 9, "*": 10, "/": 10, "%": 10}
 
 
 def _int_value(text: str) -> int | None:

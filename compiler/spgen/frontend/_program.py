@@ -8,7 +8,7 @@ from typing import Any, Mapping
 from .._diagnostics import Diagnostic, Diagnostics
 from ..ir import Graph, Program
 from . import _ast as A
-from ._consts import ConstError, ConstEval, parse_value
+from ._consts import ConstError, ConstEval
 from ._lower import lower_module
 from ._parse import parse_text
 
@@ -25,8 +25,9 @@ FAILED = _Failed()
 class Loader:
     """One run of the front end: reads files, resolves includes, lowers module instances."""
 
-    def __init__(self, diags: Diagnostics):
+    def __init__(self, diags: Diagnostics, timings: dict[str, float] | None = None):
         self.diags = diags
+        self.timings: dict[str, float] = {} if timings is None else timings
         self.files: dict[str, A.SourceFile | None] = {}
         self.modules: dict[str, A.Module] = {}
         self.instances: dict[tuple, tuple[str, Graph | None]] = {}
@@ -81,7 +82,7 @@ class Loader:
             text = text[1:]
         self.diags.sources[path] = text
         try:
-            sf = parse_text(text, path, self.diags)
+            sf = parse_text(text, path, self.diags, self.timings)
         except RecursionError:
             self.report("error", "the program is nested too deeply to parse",
                         A.Loc(path, 1, 1))

@@ -10,7 +10,7 @@ else:
 
 def serializedATN():
     return [
-        4,1,50,251,2,0,7,0,2,1,7,1,2,2,7,2,2,3,7,3,2,4,7,4,2,5,7,5,2,6,7,
+        4,1,50,226,2,0,7,0,2,1,7,1,2,2,7,2,2,3,7,3,2,4,7,4,2,5,7,5,2,6,7,
         6,2,7,7,7,2,8,7,8,2,9,7,9,2,10,7,10,2,11,7,11,2,12,7,12,2,13,7,13,
         1,0,5,0,30,8,0,10,0,12,0,33,9,0,1,0,5,0,36,8,0,10,0,12,0,39,9,0,
         1,0,1,0,1,1,1,1,1,1,1,1,1,2,1,2,1,2,1,2,5,2,51,8,2,10,2,12,2,54,
@@ -23,82 +23,71 @@ def serializedATN():
         9,141,8,9,10,9,12,9,144,9,9,1,9,1,9,3,9,148,8,9,1,9,1,9,1,10,1,10,
         1,10,1,10,3,10,156,8,10,1,11,1,11,1,11,1,11,1,11,5,11,163,8,11,10,
         11,12,11,166,9,11,1,11,1,11,1,11,1,11,1,11,1,11,5,11,174,8,11,10,
-        11,12,11,177,9,11,1,11,1,11,1,11,1,12,1,12,1,12,1,12,3,12,186,8,
-        12,1,12,1,12,1,12,1,12,1,12,1,12,1,12,1,12,1,12,1,12,1,12,1,12,1,
-        12,1,12,1,12,1,12,1,12,1,12,1,12,1,12,1,12,1,12,1,12,1,12,1,12,1,
-        12,1,12,1,12,1,12,1,12,1,12,1,12,1,12,1,12,1,12,1,12,5,12,224,8,
-        12,10,12,12,12,227,9,12,1,13,1,13,1,13,1,13,1,13,1,13,1,13,5,13,
-        236,8,13,10,13,12,13,239,9,13,3,13,241,8,13,1,13,1,13,1,13,1,13,
-        1,13,1,13,3,13,249,8,13,1,13,0,1,24,14,0,2,4,6,8,10,12,14,16,18,
-        20,22,24,26,0,8,1,0,34,37,1,0,45,46,1,0,12,14,1,0,15,17,2,0,12,12,
-        18,18,1,0,19,20,1,0,21,24,1,0,25,26,273,0,31,1,0,0,0,2,42,1,0,0,
-        0,4,46,1,0,0,0,6,61,1,0,0,0,8,63,1,0,0,0,10,78,1,0,0,0,12,83,1,0,
-        0,0,14,89,1,0,0,0,16,99,1,0,0,0,18,107,1,0,0,0,20,151,1,0,0,0,22,
-        157,1,0,0,0,24,185,1,0,0,0,26,248,1,0,0,0,28,30,3,2,1,0,29,28,1,
-        0,0,0,30,33,1,0,0,0,31,29,1,0,0,0,31,32,1,0,0,0,32,37,1,0,0,0,33,
-        31,1,0,0,0,34,36,3,4,2,0,35,34,1,0,0,0,36,39,1,0,0,0,37,35,1,0,0,
-        0,37,38,1,0,0,0,38,40,1,0,0,0,39,37,1,0,0,0,40,41,5,0,0,1,41,1,1,
-        0,0,0,42,43,5,43,0,0,43,44,5,47,0,0,44,45,5,1,0,0,45,3,1,0,0,0,46,
-        47,5,33,0,0,47,48,5,46,0,0,48,52,5,1,0,0,49,51,3,6,3,0,50,49,1,0,
-        0,0,51,54,1,0,0,0,52,50,1,0,0,0,52,53,1,0,0,0,53,5,1,0,0,0,54,52,
-        1,0,0,0,55,62,3,8,4,0,56,62,3,12,6,0,57,62,3,14,7,0,58,62,3,16,8,
-        0,59,62,3,18,9,0,60,62,3,22,11,0,61,55,1,0,0,0,61,56,1,0,0,0,61,
-        57,1,0,0,0,61,58,1,0,0,0,61,59,1,0,0,0,61,60,1,0,0,0,62,7,1,0,0,
-        0,63,64,7,0,0,0,64,65,5,2,0,0,65,66,5,46,0,0,66,67,5,3,0,0,67,72,
-        3,10,5,0,68,69,5,4,0,0,69,71,3,10,5,0,70,68,1,0,0,0,71,74,1,0,0,
-        0,72,70,1,0,0,0,72,73,1,0,0,0,73,75,1,0,0,0,74,72,1,0,0,0,75,76,
-        5,5,0,0,76,77,5,1,0,0,77,9,1,0,0,0,78,81,5,46,0,0,79,80,5,6,0,0,
-        80,82,5,46,0,0,81,79,1,0,0,0,81,82,1,0,0,0,82,11,1,0,0,0,83,84,5,
-        38,0,0,84,85,5,46,0,0,85,86,5,7,0,0,86,87,3,24,12,0,87,88,5,1,0,
-        0,88,13,1,0,0,0,89,90,5,39,0,0,90,93,5,46,0,0,91,92,5,6,0,0,92,94,
-        5,46,0,0,93,91,1,0,0,0,93,94,1,0,0,0,94,95,1,0,0,0,95,96,5,7,0,0,
-        96,97,3,24,12,0,97,98,5,1,0,0,98,15,1,0,0,0,99,100,5,40,0,0,100,
-        101,5,46,0,0,101,102,5,4,0,0,102,103,5,46,0,0,103,104,5,7,0,0,104,
-        105,3,24,12,0,105,106,5,1,0,0,106,17,1,0,0,0,107,108,5,41,0,0,108,
-        109,5,46,0,0,109,110,5,4,0,0,110,111,7,1,0,0,111,112,5,4,0,0,112,
-        113,5,8,0,0,113,118,3,10,5,0,114,115,5,4,0,0,115,117,3,10,5,0,116,
-        114,1,0,0,0,117,120,1,0,0,0,118,116,1,0,0,0,118,119,1,0,0,0,119,
-        121,1,0,0,0,120,118,1,0,0,0,121,122,5,9,0,0,122,123,5,7,0,0,123,
-        124,5,46,0,0,124,133,5,8,0,0,125,130,3,24,12,0,126,127,5,4,0,0,127,
-        129,3,24,12,0,128,126,1,0,0,0,129,132,1,0,0,0,130,128,1,0,0,0,130,
-        131,1,0,0,0,131,134,1,0,0,0,132,130,1,0,0,0,133,125,1,0,0,0,133,
-        134,1,0,0,0,134,135,1,0,0,0,135,147,5,9,0,0,136,137,5,10,0,0,137,
-        142,3,20,10,0,138,139,5,4,0,0,139,141,3,20,10,0,140,138,1,0,0,0,
-        141,144,1,0,0,0,142,140,1,0,0,0,142,143,1,0,0,0,143,145,1,0,0,0,
-        144,142,1,0,0,0,145,146,5,11,0,0,146,148,1,0,0,0,147,136,1,0,0,0,
-        147,148,1,0,0,0,148,149,1,0,0,0,149,150,5,1,0,0,150,19,1,0,0,0,151,
-        152,5,46,0,0,152,155,5,7,0,0,153,156,3,24,12,0,154,156,5,47,0,0,
-        155,153,1,0,0,0,155,154,1,0,0,0,156,21,1,0,0,0,157,158,5,42,0,0,
-        158,159,5,8,0,0,159,164,5,46,0,0,160,161,5,4,0,0,161,163,5,46,0,
-        0,162,160,1,0,0,0,163,166,1,0,0,0,164,162,1,0,0,0,164,165,1,0,0,
-        0,165,167,1,0,0,0,166,164,1,0,0,0,167,168,5,9,0,0,168,169,5,7,0,
-        0,169,170,5,8,0,0,170,175,5,46,0,0,171,172,5,4,0,0,172,174,5,46,
-        0,0,173,171,1,0,0,0,174,177,1,0,0,0,175,173,1,0,0,0,175,176,1,0,
-        0,0,176,178,1,0,0,0,177,175,1,0,0,0,178,179,5,9,0,0,179,180,5,1,
-        0,0,180,23,1,0,0,0,181,182,6,12,-1,0,182,186,3,26,13,0,183,184,7,
-        2,0,0,184,186,3,24,12,12,185,181,1,0,0,0,185,183,1,0,0,0,186,225,
-        1,0,0,0,187,188,10,11,0,0,188,189,7,3,0,0,189,224,3,24,12,12,190,
-        191,10,10,0,0,191,192,7,4,0,0,192,224,3,24,12,11,193,194,10,9,0,
-        0,194,195,7,5,0,0,195,224,3,24,12,10,196,197,10,8,0,0,197,198,7,
-        6,0,0,198,224,3,24,12,9,199,200,10,7,0,0,200,201,7,7,0,0,201,224,
-        3,24,12,8,202,203,10,6,0,0,203,204,5,27,0,0,204,224,3,24,12,7,205,
-        206,10,5,0,0,206,207,5,28,0,0,207,224,3,24,12,6,208,209,10,4,0,0,
-        209,210,5,29,0,0,210,224,3,24,12,5,211,212,10,3,0,0,212,213,5,30,
-        0,0,213,224,3,24,12,4,214,215,10,2,0,0,215,216,5,31,0,0,216,224,
-        3,24,12,3,217,218,10,1,0,0,218,219,5,32,0,0,219,220,3,24,12,0,220,
-        221,5,6,0,0,221,222,3,24,12,1,222,224,1,0,0,0,223,187,1,0,0,0,223,
-        190,1,0,0,0,223,193,1,0,0,0,223,196,1,0,0,0,223,199,1,0,0,0,223,
-        202,1,0,0,0,223,205,1,0,0,0,223,208,1,0,0,0,223,211,1,0,0,0,223,
-        214,1,0,0,0,223,217,1,0,0,0,224,227,1,0,0,0,225,223,1,0,0,0,225,
-        226,1,0,0,0,226,25,1,0,0,0,227,225,1,0,0,0,228,249,5,45,0,0,229,
-        249,5,44,0,0,230,231,5,46,0,0,231,240,5,8,0,0,232,237,3,24,12,0,
-        233,234,5,4,0,0,234,236,3,24,12,0,235,233,1,0,0,0,236,239,1,0,0,
-        0,237,235,1,0,0,0,237,238,1,0,0,0,238,241,1,0,0,0,239,237,1,0,0,
-        0,240,232,1,0,0,0,240,241,1,0,0,0,241,242,1,0,0,0,242,249,5,9,0,
-        0,243,249,5,46,0,0,244,245,5,8,0,0,245,246,3,24,12,0,246,247,5,9,
-        0,0,247,249,1,0,0,0,248,228,1,0,0,0,248,229,1,0,0,0,248,230,1,0,
-        0,0,248,243,1,0,0,0,248,244,1,0,0,0,249,27,1,0,0,0,21,31,37,52,61,
-        72,81,93,118,130,133,142,147,155,164,175,185,223,225,237,240,248
+        11,12,11,177,9,11,1,11,1,11,1,11,1,12,1,12,1,12,5,12,185,8,12,10,
+        12,12,12,188,9,12,1,12,1,12,1,12,1,12,1,12,3,12,195,8,12,1,13,5,
+        13,198,8,13,10,13,12,13,201,9,13,1,13,1,13,1,13,1,13,1,13,1,13,1,
+        13,5,13,210,8,13,10,13,12,13,213,9,13,3,13,215,8,13,1,13,3,13,218,
+        8,13,1,13,1,13,1,13,1,13,3,13,224,8,13,1,13,0,0,14,0,2,4,6,8,10,
+        12,14,16,18,20,22,24,26,0,4,1,0,34,37,1,0,45,46,1,0,12,29,2,0,16,
+        16,31,32,239,0,31,1,0,0,0,2,42,1,0,0,0,4,46,1,0,0,0,6,61,1,0,0,0,
+        8,63,1,0,0,0,10,78,1,0,0,0,12,83,1,0,0,0,14,89,1,0,0,0,16,99,1,0,
+        0,0,18,107,1,0,0,0,20,151,1,0,0,0,22,157,1,0,0,0,24,181,1,0,0,0,
+        26,199,1,0,0,0,28,30,3,2,1,0,29,28,1,0,0,0,30,33,1,0,0,0,31,29,1,
+        0,0,0,31,32,1,0,0,0,32,37,1,0,0,0,33,31,1,0,0,0,34,36,3,4,2,0,35,
+        34,1,0,0,0,36,39,1,0,0,0,37,35,1,0,0,0,37,38,1,0,0,0,38,40,1,0,0,
+        0,39,37,1,0,0,0,40,41,5,0,0,1,41,1,1,0,0,0,42,43,5,43,0,0,43,44,
+        5,47,0,0,44,45,5,1,0,0,45,3,1,0,0,0,46,47,5,33,0,0,47,48,5,46,0,
+        0,48,52,5,1,0,0,49,51,3,6,3,0,50,49,1,0,0,0,51,54,1,0,0,0,52,50,
+        1,0,0,0,52,53,1,0,0,0,53,5,1,0,0,0,54,52,1,0,0,0,55,62,3,8,4,0,56,
+        62,3,12,6,0,57,62,3,14,7,0,58,62,3,16,8,0,59,62,3,18,9,0,60,62,3,
+        22,11,0,61,55,1,0,0,0,61,56,1,0,0,0,61,57,1,0,0,0,61,58,1,0,0,0,
+        61,59,1,0,0,0,61,60,1,0,0,0,62,7,1,0,0,0,63,64,7,0,0,0,64,65,5,2,
+        0,0,65,66,5,46,0,0,66,67,5,3,0,0,67,72,3,10,5,0,68,69,5,4,0,0,69,
+        71,3,10,5,0,70,68,1,0,0,0,71,74,1,0,0,0,72,70,1,0,0,0,72,73,1,0,
+        0,0,73,75,1,0,0,0,74,72,1,0,0,0,75,76,5,5,0,0,76,77,5,1,0,0,77,9,
+        1,0,0,0,78,81,5,46,0,0,79,80,5,6,0,0,80,82,5,46,0,0,81,79,1,0,0,
+        0,81,82,1,0,0,0,82,11,1,0,0,0,83,84,5,38,0,0,84,85,5,46,0,0,85,86,
+        5,7,0,0,86,87,3,24,12,0,87,88,5,1,0,0,88,13,1,0,0,0,89,90,5,39,0,
+        0,90,93,5,46,0,0,91,92,5,6,0,0,92,94,5,46,0,0,93,91,1,0,0,0,93,94,
+        1,0,0,0,94,95,1,0,0,0,95,96,5,7,0,0,96,97,3,24,12,0,97,98,5,1,0,
+        0,98,15,1,0,0,0,99,100,5,40,0,0,100,101,5,46,0,0,101,102,5,4,0,0,
+        102,103,5,46,0,0,103,104,5,7,0,0,104,105,3,24,12,0,105,106,5,1,0,
+        0,106,17,1,0,0,0,107,108,5,41,0,0,108,109,5,46,0,0,109,110,5,4,0,
+        0,110,111,7,1,0,0,111,112,5,4,0,0,112,113,5,8,0,0,113,118,3,10,5,
+        0,114,115,5,4,0,0,115,117,3,10,5,0,116,114,1,0,0,0,117,120,1,0,0,
+        0,118,116,1,0,0,0,118,119,1,0,0,0,119,121,1,0,0,0,120,118,1,0,0,
+        0,121,122,5,9,0,0,122,123,5,7,0,0,123,124,5,46,0,0,124,133,5,8,0,
+        0,125,130,3,24,12,0,126,127,5,4,0,0,127,129,3,24,12,0,128,126,1,
+        0,0,0,129,132,1,0,0,0,130,128,1,0,0,0,130,131,1,0,0,0,131,134,1,
+        0,0,0,132,130,1,0,0,0,133,125,1,0,0,0,133,134,1,0,0,0,134,135,1,
+        0,0,0,135,147,5,9,0,0,136,137,5,10,0,0,137,142,3,20,10,0,138,139,
+        5,4,0,0,139,141,3,20,10,0,140,138,1,0,0,0,141,144,1,0,0,0,142,140,
+        1,0,0,0,142,143,1,0,0,0,143,145,1,0,0,0,144,142,1,0,0,0,145,146,
+        5,11,0,0,146,148,1,0,0,0,147,136,1,0,0,0,147,148,1,0,0,0,148,149,
+        1,0,0,0,149,150,5,1,0,0,150,19,1,0,0,0,151,152,5,46,0,0,152,155,
+        5,7,0,0,153,156,3,24,12,0,154,156,5,47,0,0,155,153,1,0,0,0,155,154,
+        1,0,0,0,156,21,1,0,0,0,157,158,5,42,0,0,158,159,5,8,0,0,159,164,
+        5,46,0,0,160,161,5,4,0,0,161,163,5,46,0,0,162,160,1,0,0,0,163,166,
+        1,0,0,0,164,162,1,0,0,0,164,165,1,0,0,0,165,167,1,0,0,0,166,164,
+        1,0,0,0,167,168,5,9,0,0,168,169,5,7,0,0,169,170,5,8,0,0,170,175,
+        5,46,0,0,171,172,5,4,0,0,172,174,5,46,0,0,173,171,1,0,0,0,174,177,
+        1,0,0,0,175,173,1,0,0,0,175,176,1,0,0,0,176,178,1,0,0,0,177,175,
+        1,0,0,0,178,179,5,9,0,0,179,180,5,1,0,0,180,23,1,0,0,0,181,186,3,
+        26,13,0,182,183,7,2,0,0,183,185,3,26,13,0,184,182,1,0,0,0,185,188,
+        1,0,0,0,186,184,1,0,0,0,186,187,1,0,0,0,187,194,1,0,0,0,188,186,
+        1,0,0,0,189,190,5,30,0,0,190,191,3,24,12,0,191,192,5,6,0,0,192,193,
+        3,24,12,0,193,195,1,0,0,0,194,189,1,0,0,0,194,195,1,0,0,0,195,25,
+        1,0,0,0,196,198,7,3,0,0,197,196,1,0,0,0,198,201,1,0,0,0,199,197,
+        1,0,0,0,199,200,1,0,0,0,200,223,1,0,0,0,201,199,1,0,0,0,202,224,
+        5,45,0,0,203,224,5,44,0,0,204,217,5,46,0,0,205,214,5,8,0,0,206,211,
+        3,24,12,0,207,208,5,4,0,0,208,210,3,24,12,0,209,207,1,0,0,0,210,
+        213,1,0,0,0,211,209,1,0,0,0,211,212,1,0,0,0,212,215,1,0,0,0,213,
+        211,1,0,0,0,214,206,1,0,0,0,214,215,1,0,0,0,215,216,1,0,0,0,216,
+        218,5,9,0,0,217,205,1,0,0,0,217,218,1,0,0,0,218,224,1,0,0,0,219,
+        220,5,8,0,0,220,221,3,24,12,0,221,222,5,9,0,0,222,224,1,0,0,0,223,
+        202,1,0,0,0,223,203,1,0,0,0,223,204,1,0,0,0,223,219,1,0,0,0,224,
+        27,1,0,0,0,22,31,37,52,61,72,81,93,118,130,133,142,147,155,164,175,
+        186,194,199,211,214,217,223
     ]
 
 class SPDParser ( Parser ):
@@ -112,10 +101,10 @@ class SPDParser ( Parser ):
     sharedContextCache = PredictionContextCache()
 
     literalNames = [ "<INVALID>", "';'", "'{'", "'::'", "','", "'}'", "':'", 
-                     "'='", "'('", "')'", "'['", "']'", "'-'", "'!'", "'~'", 
-                     "'*'", "'/'", "'%'", "'+'", "'<<'", "'>>'", "'<'", 
-                     "'<='", "'>'", "'>='", "'=='", "'!='", "'&'", "'^'", 
-                     "'|'", "'&&'", "'||'", "'?'", "'Name'", "'Main_In'", 
+                     "'='", "'('", "')'", "'['", "']'", "'*'", "'/'", "'%'", 
+                     "'+'", "'-'", "'<<'", "'>>'", "'<'", "'<='", "'>'", 
+                     "'>='", "'=='", "'!='", "'&'", "'^'", "'|'", "'&&'", 
+                     "'||'", "'?'", "'!'", "'~'", "'Name'", "'Main_In'", 
                      "'Main_Out'", "'Brch_In'", "'Brch_Out'", "'Param'", 
                      "'Reg'", "'EQU'", "'HDL'", "'DRCT'", "'Include'" ]
 
@@ -145,11 +134,11 @@ class SPDParser ( Parser ):
     RULE_hdlParam = 10
     RULE_drct = 11
     RULE_expr = 12
-    RULE_primary = 13
+    RULE_operand = 13
 
     ruleNames =  [ "file_", "include", "module", "statement", "streamDecl", 
                    "portDecl", "paramDecl", "regDecl", "equ", "hdl", "hdlParam", 
-                   "drct", "expr", "primary" ]
+                   "drct", "expr", "operand" ]
 
     EOF = Token.EOF
     T__0=1
@@ -675,7 +664,7 @@ class SPDParser ( Parser ):
             self.state = 85
             self.match(SPDParser.T__6)
             self.state = 86
-            self.expr(0)
+            self.expr()
             self.state = 87
             self.match(SPDParser.T__0)
         except RecognitionException as re:
@@ -744,7 +733,7 @@ class SPDParser ( Parser ):
             self.state = 95
             self.match(SPDParser.T__6)
             self.state = 96
-            self.expr(0)
+            self.expr()
             self.state = 97
             self.match(SPDParser.T__0)
         except RecognitionException as re:
@@ -807,7 +796,7 @@ class SPDParser ( Parser ):
             self.state = 103
             self.match(SPDParser.T__6)
             self.state = 104
-            self.expr(0)
+            self.expr()
             self.state = 105
             self.match(SPDParser.T__0)
         except RecognitionException as re:
@@ -924,9 +913,9 @@ class SPDParser ( Parser ):
             self.state = 133
             self._errHandler.sync(self)
             _la = self._input.LA(1)
-            if (((_la) & ~0x3f) == 0 and ((1 << _la) & 123145302339840) != 0):
+            if (((_la) & ~0x3f) == 0 and ((1 << _la) & 123151744827648) != 0):
                 self.state = 125
-                self.expr(0)
+                self.expr()
                 self.state = 130
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
@@ -934,7 +923,7 @@ class SPDParser ( Parser ):
                     self.state = 126
                     self.match(SPDParser.T__3)
                     self.state = 127
-                    self.expr(0)
+                    self.expr()
                     self.state = 132
                     self._errHandler.sync(self)
                     _la = self._input.LA(1)
@@ -1020,9 +1009,9 @@ class SPDParser ( Parser ):
             self.state = 155
             self._errHandler.sync(self)
             token = self._input.LA(1)
-            if token in [8, 12, 13, 14, 44, 45, 46]:
+            if token in [8, 16, 31, 32, 44, 45, 46]:
                 self.state = 153
-                self.expr(0)
+                self.expr()
                 pass
             elif token in [47]:
                 self.state = 154
@@ -1133,511 +1122,70 @@ class SPDParser ( Parser ):
             super().__init__(parent, invokingState)
             self.parser = parser
 
+        def operand(self, i:int=None):
+            if i is None:
+                return self.getTypedRuleContexts(SPDParser.OperandContext)
+            else:
+                return self.getTypedRuleContext(SPDParser.OperandContext,i)
+
+
+        def expr(self, i:int=None):
+            if i is None:
+                return self.getTypedRuleContexts(SPDParser.ExprContext)
+            else:
+                return self.getTypedRuleContext(SPDParser.ExprContext,i)
+
 
         def getRuleIndex(self):
             return SPDParser.RULE_expr
 
-     
-        def copyFrom(self, ctx:ParserRuleContext):
-            super().copyFrom(ctx)
-
-
-    class UnaryExprContext(ExprContext):
-
-        def __init__(self, parser, ctx:ParserRuleContext): # actually a SPDParser.ExprContext
-            super().__init__(parser)
-            self.op = None # Token
-            self.copyFrom(ctx)
-
-        def expr(self):
-            return self.getTypedRuleContext(SPDParser.ExprContext,0)
-
-
         def accept(self, visitor:ParseTreeVisitor):
-            if hasattr( visitor, "visitUnaryExpr" ):
-                return visitor.visitUnaryExpr(self)
-            else:
-                return visitor.visitChildren(self)
-
-
-    class PrimaryExprContext(ExprContext):
-
-        def __init__(self, parser, ctx:ParserRuleContext): # actually a SPDParser.ExprContext
-            super().__init__(parser)
-            self.copyFrom(ctx)
-
-        def primary(self):
-            return self.getTypedRuleContext(SPDParser.PrimaryContext,0)
-
-
-        def accept(self, visitor:ParseTreeVisitor):
-            if hasattr( visitor, "visitPrimaryExpr" ):
-                return visitor.visitPrimaryExpr(self)
-            else:
-                return visitor.visitChildren(self)
-
-
-    class CondExprContext(ExprContext):
-
-        def __init__(self, parser, ctx:ParserRuleContext): # actually a SPDParser.ExprContext
-            super().__init__(parser)
-            self.op = None # Token
-            self.copyFrom(ctx)
-
-        def expr(self, i:int=None):
-            if i is None:
-                return self.getTypedRuleContexts(SPDParser.ExprContext)
-            else:
-                return self.getTypedRuleContext(SPDParser.ExprContext,i)
-
-
-        def accept(self, visitor:ParseTreeVisitor):
-            if hasattr( visitor, "visitCondExpr" ):
-                return visitor.visitCondExpr(self)
-            else:
-                return visitor.visitChildren(self)
-
-
-    class BinaryExprContext(ExprContext):
-
-        def __init__(self, parser, ctx:ParserRuleContext): # actually a SPDParser.ExprContext
-            super().__init__(parser)
-            self.op = None # Token
-            self.copyFrom(ctx)
-
-        def expr(self, i:int=None):
-            if i is None:
-                return self.getTypedRuleContexts(SPDParser.ExprContext)
-            else:
-                return self.getTypedRuleContext(SPDParser.ExprContext,i)
-
-
-        def accept(self, visitor:ParseTreeVisitor):
-            if hasattr( visitor, "visitBinaryExpr" ):
-                return visitor.visitBinaryExpr(self)
+            if hasattr( visitor, "visitExpr" ):
+                return visitor.visitExpr(self)
             else:
                 return visitor.visitChildren(self)
 
 
 
-    def expr(self, _p:int=0):
-        _parentctx = self._ctx
-        _parentState = self.state
-        localctx = SPDParser.ExprContext(self, self._ctx, _parentState)
-        _prevctx = localctx
-        _startState = 24
-        self.enterRecursionRule(localctx, 24, self.RULE_expr, _p)
+
+    def expr(self):
+
+        localctx = SPDParser.ExprContext(self, self._ctx, self.state)
+        self.enterRule(localctx, 24, self.RULE_expr)
         self._la = 0 # Token type
         try:
             self.enterOuterAlt(localctx, 1)
-            self.state = 185
+            self.state = 181
+            self.operand()
+            self.state = 186
             self._errHandler.sync(self)
-            token = self._input.LA(1)
-            if token in [8, 44, 45, 46]:
-                localctx = SPDParser.PrimaryExprContext(self, localctx)
-                self._ctx = localctx
-                _prevctx = localctx
-
+            _la = self._input.LA(1)
+            while (((_la) & ~0x3f) == 0 and ((1 << _la) & 1073737728) != 0):
                 self.state = 182
-                self.primary()
-                pass
-            elif token in [12, 13, 14]:
-                localctx = SPDParser.UnaryExprContext(self, localctx)
-                self._ctx = localctx
-                _prevctx = localctx
-                self.state = 183
-                localctx.op = self._input.LT(1)
                 _la = self._input.LA(1)
-                if not((((_la) & ~0x3f) == 0 and ((1 << _la) & 28672) != 0)):
-                    localctx.op = self._errHandler.recoverInline(self)
+                if not((((_la) & ~0x3f) == 0 and ((1 << _la) & 1073737728) != 0)):
+                    self._errHandler.recoverInline(self)
                 else:
                     self._errHandler.reportMatch(self)
                     self.consume()
-                self.state = 184
-                self.expr(12)
-                pass
-            else:
-                raise NoViableAltException(self)
-
-            self._ctx.stop = self._input.LT(-1)
-            self.state = 225
-            self._errHandler.sync(self)
-            _alt = self._interp.adaptivePredict(self._input,17,self._ctx)
-            while _alt!=2 and _alt!=ATN.INVALID_ALT_NUMBER:
-                if _alt==1:
-                    if self._parseListeners is not None:
-                        self.triggerExitRuleEvent()
-                    _prevctx = localctx
-                    self.state = 223
-                    self._errHandler.sync(self)
-                    la_ = self._interp.adaptivePredict(self._input,16,self._ctx)
-                    if la_ == 1:
-                        localctx = SPDParser.BinaryExprContext(self, SPDParser.ExprContext(self, _parentctx, _parentState))
-                        self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
-                        self.state = 187
-                        if not self.precpred(self._ctx, 11):
-                            from antlr4.error.Errors import FailedPredicateException
-                            raise FailedPredicateException(self, "self.precpred(self._ctx, 11)")
-                        self.state = 188
-                        localctx.op = self._input.LT(1)
-                        _la = self._input.LA(1)
-                        if not((((_la) & ~0x3f) == 0 and ((1 << _la) & 229376) != 0)):
-                            localctx.op = self._errHandler.recoverInline(self)
-                        else:
-                            self._errHandler.reportMatch(self)
-                            self.consume()
-                        self.state = 189
-                        self.expr(12)
-                        pass
-
-                    elif la_ == 2:
-                        localctx = SPDParser.BinaryExprContext(self, SPDParser.ExprContext(self, _parentctx, _parentState))
-                        self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
-                        self.state = 190
-                        if not self.precpred(self._ctx, 10):
-                            from antlr4.error.Errors import FailedPredicateException
-                            raise FailedPredicateException(self, "self.precpred(self._ctx, 10)")
-                        self.state = 191
-                        localctx.op = self._input.LT(1)
-                        _la = self._input.LA(1)
-                        if not(_la==12 or _la==18):
-                            localctx.op = self._errHandler.recoverInline(self)
-                        else:
-                            self._errHandler.reportMatch(self)
-                            self.consume()
-                        self.state = 192
-                        self.expr(11)
-                        pass
-
-                    elif la_ == 3:
-                        localctx = SPDParser.BinaryExprContext(self, SPDParser.ExprContext(self, _parentctx, _parentState))
-                        self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
-                        self.state = 193
-                        if not self.precpred(self._ctx, 9):
-                            from antlr4.error.Errors import FailedPredicateException
-                            raise FailedPredicateException(self, "self.precpred(self._ctx, 9)")
-                        self.state = 194
-                        localctx.op = self._input.LT(1)
-                        _la = self._input.LA(1)
-                        if not(_la==19 or _la==20):
-                            localctx.op = self._errHandler.recoverInline(self)
-                        else:
-                            self._errHandler.reportMatch(self)
-                            self.consume()
-                        self.state = 195
-                        self.expr(10)
-                        pass
-
-                    elif la_ == 4:
-                        localctx = SPDParser.BinaryExprContext(self, SPDParser.ExprContext(self, _parentctx, _parentState))
-                        self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
-                        self.state = 196
-                        if not self.precpred(self._ctx, 8):
-                            from antlr4.error.Errors import FailedPredicateException
-                            raise FailedPredicateException(self, "self.precpred(self._ctx, 8)")
-                        self.state = 197
-                        localctx.op = self._input.LT(1)
-                        _la = self._input.LA(1)
-                        if not((((_la) & ~0x3f) == 0 and ((1 << _la) & 31457280) != 0)):
-                            localctx.op = self._errHandler.recoverInline(self)
-                        else:
-                            self._errHandler.reportMatch(self)
-                            self.consume()
-                        self.state = 198
-                        self.expr(9)
-                        pass
-
-                    elif la_ == 5:
-                        localctx = SPDParser.BinaryExprContext(self, SPDParser.ExprContext(self, _parentctx, _parentState))
-                        self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
-                        self.state = 199
-                        if not self.precpred(self._ctx, 7):
-                            from antlr4.error.Errors import FailedPredicateException
-                            raise FailedPredicateException(self, "self.precpred(self._ctx, 7)")
-                        self.state = 200
-                        localctx.op = self._input.LT(1)
-                        _la = self._input.LA(1)
-                        if not(_la==25 or _la==26):
-                            localctx.op = self._errHandler.recoverInline(self)
-                        else:
-                            self._errHandler.reportMatch(self)
-                            self.consume()
-                        self.state = 201
-                        self.expr(8)
-                        pass
-
-                    elif la_ == 6:
-                        localctx = SPDParser.BinaryExprContext(self, SPDParser.ExprContext(self, _parentctx, _parentState))
-                        self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
-                        self.state = 202
-                        if not self.precpred(self._ctx, 6):
-                            from antlr4.error.Errors import FailedPredicateException
-                            raise FailedPredicateException(self, "self.precpred(self._ctx, 6)")
-                        self.state = 203
-                        localctx.op = self.match(SPDParser.T__26)
-                        self.state = 204
-                        self.expr(7)
-                        pass
-
-                    elif la_ == 7:
-                        localctx = SPDParser.BinaryExprContext(self, SPDParser.ExprContext(self, _parentctx, _parentState))
-                        self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
-                        self.state = 205
-                        if not self.precpred(self._ctx, 5):
-                            from antlr4.error.Errors import FailedPredicateException
-                            raise FailedPredicateException(self, "self.precpred(self._ctx, 5)")
-                        self.state = 206
-                        localctx.op = self.match(SPDParser.T__27)
-                        self.state = 207
-                        self.expr(6)
-                        pass
-
-                    elif la_ == 8:
-                        localctx = SPDParser.BinaryExprContext(self, SPDParser.ExprContext(self, _parentctx, _parentState))
-                        self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
-                        self.state = 208
-                        if not self.precpred(self._ctx, 4):
-                            from antlr4.error.Errors import FailedPredicateException
-                            raise FailedPredicateException(self, "self.precpred(self._ctx, 4)")
-                        self.state = 209
-                        localctx.op = self.match(SPDParser.T__28)
-                        self.state = 210
-                        self.expr(5)
-                        pass
-
-                    elif la_ == 9:
-                        localctx = SPDParser.BinaryExprContext(self, SPDParser.ExprContext(self, _parentctx, _parentState))
-                        self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
-                        self.state = 211
-                        if not self.precpred(self._ctx, 3):
-                            from antlr4.error.Errors import FailedPredicateException
-                            raise FailedPredicateException(self, "self.precpred(self._ctx, 3)")
-                        self.state = 212
-                        localctx.op = self.match(SPDParser.T__29)
-                        self.state = 213
-                        self.expr(4)
-                        pass
-
-                    elif la_ == 10:
-                        localctx = SPDParser.BinaryExprContext(self, SPDParser.ExprContext(self, _parentctx, _parentState))
-                        self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
-                        self.state = 214
-                        if not self.precpred(self._ctx, 2):
-                            from antlr4.error.Errors import FailedPredicateException
-                            raise FailedPredicateException(self, "self.precpred(self._ctx, 2)")
-                        self.state = 215
-                        localctx.op = self.match(SPDParser.T__30)
-                        self.state = 216
-                        self.expr(3)
-                        pass
-
-                    elif la_ == 11:
-                        localctx = SPDParser.CondExprContext(self, SPDParser.ExprContext(self, _parentctx, _parentState))
-                        self.pushNewRecursionContext(localctx, _startState, self.RULE_expr)
-                        self.state = 217
-                        if not self.precpred(self._ctx, 1):
-                            from antlr4.error.Errors import FailedPredicateException
-                            raise FailedPredicateException(self, "self.precpred(self._ctx, 1)")
-                        self.state = 218
-                        localctx.op = self.match(SPDParser.T__31)
-                        self.state = 219
-                        self.expr(0)
-                        self.state = 220
-                        self.match(SPDParser.T__5)
-                        self.state = 221
-                        self.expr(1)
-                        pass
-
-             
-                self.state = 227
-                self._errHandler.sync(self)
-                _alt = self._interp.adaptivePredict(self._input,17,self._ctx)
-
-        except RecognitionException as re:
-            localctx.exception = re
-            self._errHandler.reportError(self, re)
-            self._errHandler.recover(self, re)
-        finally:
-            self.unrollRecursionContexts(_parentctx)
-        return localctx
-
-
-    class PrimaryContext(ParserRuleContext):
-        __slots__ = 'parser'
-
-        def __init__(self, parser, parent:ParserRuleContext=None, invokingState:int=-1):
-            super().__init__(parent, invokingState)
-            self.parser = parser
-
-
-        def getRuleIndex(self):
-            return SPDParser.RULE_primary
-
-     
-        def copyFrom(self, ctx:ParserRuleContext):
-            super().copyFrom(ctx)
-
-
-
-    class RealLitContext(PrimaryContext):
-
-        def __init__(self, parser, ctx:ParserRuleContext): # actually a SPDParser.PrimaryContext
-            super().__init__(parser)
-            self.copyFrom(ctx)
-
-        def REAL(self):
-            return self.getToken(SPDParser.REAL, 0)
-
-        def accept(self, visitor:ParseTreeVisitor):
-            if hasattr( visitor, "visitRealLit" ):
-                return visitor.visitRealLit(self)
-            else:
-                return visitor.visitChildren(self)
-
-
-    class IntLitContext(PrimaryContext):
-
-        def __init__(self, parser, ctx:ParserRuleContext): # actually a SPDParser.PrimaryContext
-            super().__init__(parser)
-            self.copyFrom(ctx)
-
-        def INT(self):
-            return self.getToken(SPDParser.INT, 0)
-
-        def accept(self, visitor:ParseTreeVisitor):
-            if hasattr( visitor, "visitIntLit" ):
-                return visitor.visitIntLit(self)
-            else:
-                return visitor.visitChildren(self)
-
-
-    class NameRefContext(PrimaryContext):
-
-        def __init__(self, parser, ctx:ParserRuleContext): # actually a SPDParser.PrimaryContext
-            super().__init__(parser)
-            self.copyFrom(ctx)
-
-        def ID(self):
-            return self.getToken(SPDParser.ID, 0)
-
-        def accept(self, visitor:ParseTreeVisitor):
-            if hasattr( visitor, "visitNameRef" ):
-                return visitor.visitNameRef(self)
-            else:
-                return visitor.visitChildren(self)
-
-
-    class CallExprContext(PrimaryContext):
-
-        def __init__(self, parser, ctx:ParserRuleContext): # actually a SPDParser.PrimaryContext
-            super().__init__(parser)
-            self.copyFrom(ctx)
-
-        def ID(self):
-            return self.getToken(SPDParser.ID, 0)
-        def expr(self, i:int=None):
-            if i is None:
-                return self.getTypedRuleContexts(SPDParser.ExprContext)
-            else:
-                return self.getTypedRuleContext(SPDParser.ExprContext,i)
-
-
-        def accept(self, visitor:ParseTreeVisitor):
-            if hasattr( visitor, "visitCallExpr" ):
-                return visitor.visitCallExpr(self)
-            else:
-                return visitor.visitChildren(self)
-
-
-    class ParenExprContext(PrimaryContext):
-
-        def __init__(self, parser, ctx:ParserRuleContext): # actually a SPDParser.PrimaryContext
-            super().__init__(parser)
-            self.copyFrom(ctx)
-
-        def expr(self):
-            return self.getTypedRuleContext(SPDParser.ExprContext,0)
-
-
-        def accept(self, visitor:ParseTreeVisitor):
-            if hasattr( visitor, "visitParenExpr" ):
-                return visitor.visitParenExpr(self)
-            else:
-                return visitor.visitChildren(self)
-
-
-
-    def primary(self):
-
-        localctx = SPDParser.PrimaryContext(self, self._ctx, self.state)
-        self.enterRule(localctx, 26, self.RULE_primary)
-        self._la = 0 # Token type
-        try:
-            self.state = 248
-            self._errHandler.sync(self)
-            la_ = self._interp.adaptivePredict(self._input,20,self._ctx)
-            if la_ == 1:
-                localctx = SPDParser.IntLitContext(self, localctx)
-                self.enterOuterAlt(localctx, 1)
-                self.state = 228
-                self.match(SPDParser.INT)
-                pass
-
-            elif la_ == 2:
-                localctx = SPDParser.RealLitContext(self, localctx)
-                self.enterOuterAlt(localctx, 2)
-                self.state = 229
-                self.match(SPDParser.REAL)
-                pass
-
-            elif la_ == 3:
-                localctx = SPDParser.CallExprContext(self, localctx)
-                self.enterOuterAlt(localctx, 3)
-                self.state = 230
-                self.match(SPDParser.ID)
-                self.state = 231
-                self.match(SPDParser.T__7)
-                self.state = 240
+                self.state = 183
+                self.operand()
+                self.state = 188
                 self._errHandler.sync(self)
                 _la = self._input.LA(1)
-                if (((_la) & ~0x3f) == 0 and ((1 << _la) & 123145302339840) != 0):
-                    self.state = 232
-                    self.expr(0)
-                    self.state = 237
-                    self._errHandler.sync(self)
-                    _la = self._input.LA(1)
-                    while _la==4:
-                        self.state = 233
-                        self.match(SPDParser.T__3)
-                        self.state = 234
-                        self.expr(0)
-                        self.state = 239
-                        self._errHandler.sync(self)
-                        _la = self._input.LA(1)
 
-
-
-                self.state = 242
-                self.match(SPDParser.T__8)
-                pass
-
-            elif la_ == 4:
-                localctx = SPDParser.NameRefContext(self, localctx)
-                self.enterOuterAlt(localctx, 4)
-                self.state = 243
-                self.match(SPDParser.ID)
-                pass
-
-            elif la_ == 5:
-                localctx = SPDParser.ParenExprContext(self, localctx)
-                self.enterOuterAlt(localctx, 5)
-                self.state = 244
-                self.match(SPDParser.T__7)
-                self.state = 245
-                self.expr(0)
-                self.state = 246
-                self.match(SPDParser.T__8)
-                pass
+            self.state = 194
+            self._errHandler.sync(self)
+            _la = self._input.LA(1)
+            if _la==30:
+                self.state = 189
+                self.match(SPDParser.T__29)
+                self.state = 190
+                self.expr()
+                self.state = 191
+                self.match(SPDParser.T__5)
+                self.state = 192
+                self.expr()
 
 
         except RecognitionException as re:
@@ -1649,61 +1197,127 @@ class SPDParser ( Parser ):
         return localctx
 
 
+    class OperandContext(ParserRuleContext):
+        __slots__ = 'parser'
 
-    def sempred(self, localctx:RuleContext, ruleIndex:int, predIndex:int):
-        if self._predicates == None:
-            self._predicates = dict()
-        self._predicates[12] = self.expr_sempred
-        pred = self._predicates.get(ruleIndex, None)
-        if pred is None:
-            raise Exception("No predicate with index:" + str(ruleIndex))
-        else:
-            return pred(localctx, predIndex)
+        def __init__(self, parser, parent:ParserRuleContext=None, invokingState:int=-1):
+            super().__init__(parent, invokingState)
+            self.parser = parser
 
-    def expr_sempred(self, localctx:ExprContext, predIndex:int):
-            if predIndex == 0:
-                return self.precpred(self._ctx, 11)
-         
+        def INT(self):
+            return self.getToken(SPDParser.INT, 0)
 
-            if predIndex == 1:
-                return self.precpred(self._ctx, 10)
-         
+        def REAL(self):
+            return self.getToken(SPDParser.REAL, 0)
 
-            if predIndex == 2:
-                return self.precpred(self._ctx, 9)
-         
+        def ID(self):
+            return self.getToken(SPDParser.ID, 0)
 
-            if predIndex == 3:
-                return self.precpred(self._ctx, 8)
-         
+        def expr(self, i:int=None):
+            if i is None:
+                return self.getTypedRuleContexts(SPDParser.ExprContext)
+            else:
+                return self.getTypedRuleContext(SPDParser.ExprContext,i)
 
-            if predIndex == 4:
-                return self.precpred(self._ctx, 7)
-         
 
-            if predIndex == 5:
-                return self.precpred(self._ctx, 6)
-         
+        def getRuleIndex(self):
+            return SPDParser.RULE_operand
 
-            if predIndex == 6:
-                return self.precpred(self._ctx, 5)
-         
+        def accept(self, visitor:ParseTreeVisitor):
+            if hasattr( visitor, "visitOperand" ):
+                return visitor.visitOperand(self)
+            else:
+                return visitor.visitChildren(self)
 
-            if predIndex == 7:
-                return self.precpred(self._ctx, 4)
-         
 
-            if predIndex == 8:
-                return self.precpred(self._ctx, 3)
-         
 
-            if predIndex == 9:
-                return self.precpred(self._ctx, 2)
-         
 
-            if predIndex == 10:
-                return self.precpred(self._ctx, 1)
-         
+    def operand(self):
+
+        localctx = SPDParser.OperandContext(self, self._ctx, self.state)
+        self.enterRule(localctx, 26, self.RULE_operand)
+        self._la = 0 # Token type
+        try:
+            self.enterOuterAlt(localctx, 1)
+            self.state = 199
+            self._errHandler.sync(self)
+            _la = self._input.LA(1)
+            while (((_la) & ~0x3f) == 0 and ((1 << _la) & 6442516480) != 0):
+                self.state = 196
+                _la = self._input.LA(1)
+                if not((((_la) & ~0x3f) == 0 and ((1 << _la) & 6442516480) != 0)):
+                    self._errHandler.recoverInline(self)
+                else:
+                    self._errHandler.reportMatch(self)
+                    self.consume()
+                self.state = 201
+                self._errHandler.sync(self)
+                _la = self._input.LA(1)
+
+            self.state = 223
+            self._errHandler.sync(self)
+            token = self._input.LA(1)
+            if token in [45]:
+                self.state = 202
+                self.match(SPDParser.INT)
+                pass
+            elif token in [44]:
+                self.state = 203
+                self.match(SPDParser.REAL)
+                pass
+            elif token in [46]:
+                self.state = 204
+                self.match(SPDParser.ID)
+                self.state = 217
+                self._errHandler.sync(self)
+                _la = self._input.LA(1)
+                if _la==8:
+                    self.state = 205
+                    self.match(SPDParser.T__7)
+                    self.state = 214
+                    self._errHandler.sync(self)
+                    _la = self._input.LA(1)
+                    if (((_la) & ~0x3f) == 0 and ((1 << _la) & 123151744827648) != 0):
+                        self.state = 206
+                        self.expr()
+                        self.state = 211
+                        self._errHandler.sync(self)
+                        _la = self._input.LA(1)
+                        while _la==4:
+                            self.state = 207
+                            self.match(SPDParser.T__3)
+                            self.state = 208
+                            self.expr()
+                            self.state = 213
+                            self._errHandler.sync(self)
+                            _la = self._input.LA(1)
+
+
+
+                    self.state = 216
+                    self.match(SPDParser.T__8)
+
+
+                pass
+            elif token in [8]:
+                self.state = 219
+                self.match(SPDParser.T__7)
+                self.state = 220
+                self.expr()
+                self.state = 221
+                self.match(SPDParser.T__8)
+                pass
+            else:
+                raise NoViableAltException(self)
+
+        except RecognitionException as re:
+            localctx.exception = re
+            self._errHandler.reportError(self, re)
+            self._errHandler.recover(self, re)
+        finally:
+            self.exitRule()
+        return localctx
+
 
 
 

@@ -69,48 +69,13 @@ class SPDVisitor(ParseTreeVisitor):
         return self.visitChildren(ctx)
 
 
-    # Visit a parse tree produced by SPDParser#unaryExpr.
-    def visitUnaryExpr(self, ctx:SPDParser.UnaryExprContext):
+    # Visit a parse tree produced by SPDParser#expr.
+    def visitExpr(self, ctx:SPDParser.ExprContext):
         return self.visitChildren(ctx)
 
 
-    # Visit a parse tree produced by SPDParser#primaryExpr.
-    def visitPrimaryExpr(self, ctx:SPDParser.PrimaryExprContext):
-        return self.visitChildren(ctx)
-
-
-    # Visit a parse tree produced by SPDParser#condExpr.
-    def visitCondExpr(self, ctx:SPDParser.CondExprContext):
-        return self.visitChildren(ctx)
-
-
-    # Visit a parse tree produced by SPDParser#binaryExpr.
-    def visitBinaryExpr(self, ctx:SPDParser.BinaryExprContext):
-        return self.visitChildren(ctx)
-
-
-    # Visit a parse tree produced by SPDParser#intLit.
-    def visitIntLit(self, ctx:SPDParser.IntLitContext):
-        return self.visitChildren(ctx)
-
-
-    # Visit a parse tree produced by SPDParser#realLit.
-    def visitRealLit(self, ctx:SPDParser.RealLitContext):
-        return self.visitChildren(ctx)
-
-
-    # Visit a parse tree produced by SPDParser#callExpr.
-    def visitCallExpr(self, ctx:SPDParser.CallExprContext):
-        return self.visitChildren(ctx)
-
-
-    # Visit a parse tree produced by SPDParser#nameRef.
-    def visitNameRef(self, ctx:SPDParser.NameRefContext):
-        return self.visitChildren(ctx)
-
-
-    # Visit a parse tree produced by SPDParser#parenExpr.
-    def visitParenExpr(self, ctx:SPDParser.ParenExprContext):
+    # Visit a parse tree produced by SPDParser#operand.
+    def visitOperand(self, ctx:SPDParser.OperandContext):
         return self.visitChildren(ctx)
 
 

@@ -35,29 +35,27 @@ hdlParam    : ID '=' (expr | STRING) ;
 
 drct        : DRCT '(' ID (',' ID)* ')' '=' '(' ID (',' ID)* ')' ';' ;
 
-// Precedence, lowest last: alternatives listed first bind tightest.
+// Expressions are flat: `operand (op operand)*`, with an optional `? :` (lowest
+// precedence, right-associative). Binary precedence and left associativity (SPD.md
+// "Expressions") are applied by the tree builder (frontend/_parse.py, table
+// PRECEDENCE): an LL(1) rule lets ANTLR parse without adaptive prediction, several
+// times faster in the Python runtime than a left-recursive precedence rule, and
+// long operator chains never recurse.
 expr
-    : primary                                               # primaryExpr
-    | op=('-' | '!' | '~') expr                             # unaryExpr
-    | expr op=('*' | '/' | '%') expr                        # binaryExpr
-    | expr op=('+' | '-') expr                              # binaryExpr
-    | expr op=('<<' | '>>') expr                            # binaryExpr
-    | expr op=('<' | '<=' | '>' | '>=') expr                # binaryExpr
-    | expr op=('==' | '!=') expr                            # binaryExpr
-    | expr op='&' expr                                      # binaryExpr
-    | expr op='^' expr                                      # binaryExpr
-    | expr op='|' expr                                      # binaryExpr
-    | expr op='&&' expr                                     # binaryExpr
-    | expr op='||' expr                                     # binaryExpr
-    | <assoc=right> expr op='?' expr ':' expr               # condExpr
+    : operand (( '*' | '/' | '%' | '+' | '-' | '<<' | '>>' | '<' | '<=' | '>' | '>='
+               | '==' | '!=' | '&' | '^' | '|' | '&&' | '||' ) operand)*
+      ('?' expr ':' expr)?
     ;
 
-primary
-    : INT                                                   # intLit
-    | REAL                                                  # realLit
-    | ID '(' (expr (',' expr)*)? ')'                        # callExpr
-    | ID                                                    # nameRef
-    | '(' expr ')'                                          # parenExpr
+// Prefix operators, then a literal, a name, a call or a parenthesised expression
+// (one rule rather than two: each rule invocation is costly in the Python runtime).
+operand
+    : ('-' | '!' | '~')*
+      ( INT
+      | REAL
+      | ID ('(' (expr (',' expr)*)? ')')?
+      | '(' expr ')'
+      )
     ;
 
 NAME        : 'Name' ;
