@@ -1,6 +1,7 @@
 `default_nettype none
 // spg_fsub: f32 a - b, computed as a + (-b) by spg_fadd (flipping the sign of a
-// NaN b still gives a NaN result), so it has spg_fadd's latency and rounding.
+// NaN b still gives a NaN result), so it has spg_fadd's rounding.
+// Latency: that of spg_fadd (the sign flip is wiring).
 module spg_fsub #(
     parameter FTZ = 0  // 1: subnormal inputs and results flushed to zero, sign kept
 ) (

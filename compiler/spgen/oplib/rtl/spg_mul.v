@@ -1,6 +1,8 @@
 `default_nettype none
-// spg_mul: integer a * b mod 2^32 (low word).
-// Latency 3 (TEMPORARY: combinational core behind a delay line).
+// spg_mul: integer a * b mod 2^32 (the low word; the same bits for i32 and u32).
+// Latency 3: input registers, product, output register -- the registers a 32x32
+// multiplier built from Arria 10 DSP blocks (27x27 / 18x19 modes and the adder
+// that joins their partial products) absorbs to run well above 200 MHz.
 module spg_mul (
     input  wire        clk,
     input  wire        ce,  // clock enable: the pipeline holds while low
@@ -8,14 +10,12 @@ module spg_mul (
     input  wire [31:0] b,
     output wire [31:0] y
 );
-    localparam DEPTH = 3;
-    reg [31:0] y_comb;
-    always @* y_comb = a * b;
-    reg [31:0] pipe_reg [0:DEPTH-1];
-    integer i;
+    reg [31:0] a_reg, b_reg, p_reg, y_reg;
     always @(posedge clk) if (ce) begin
-        pipe_reg[0] <= y_comb;
-        for (i = 1; i < DEPTH; i = i + 1) pipe_reg[i] <= pipe_reg[i - 1];
+        a_reg <= a;
+        b_reg <= b;
+        p_reg <= a_reg * b_reg;
+        y_reg <= p_reg;
     end
-    assign y = pipe_reg[DEPTH-1];
+    assign y = y_reg;
 endmodule
