@@ -4,6 +4,7 @@ from __future__ import annotations
 import ctypes
 import platform
 import threading
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -67,7 +68,22 @@ def _compile_object(plan: Plan, ftz: bool) -> bytes:
     return tm.emit_object(ref)
 
 
+_keys: "weakref.WeakKeyDictionary[Graph, tuple]" = weakref.WeakKeyDictionary()
+
+
 def _cache_key(graph: Graph, ftz: bool) -> str:
+    # printing a large graph costs milliseconds per call: remember the key per graph
+    # object, re-printing only when the graph visibly changed
+    stamp = (len(graph.nodes), graph._next_id, len(graph.outputs), ftz)
+    hit = _keys.get(graph)
+    if hit is not None and hit[0] == stamp:
+        return hit[1]
+    key = _text_key(graph, ftz)
+    _keys[graph] = (stamp, key)
+    return key
+
+
+def _text_key(graph: Graph, ftz: bool) -> str:
     return content_hash(graph.to_text(), f"ftz={int(ftz)}", f"chunk={CHUNK}", _CODEGEN_VERSION,
                         llvmlite.__version__, llvm.get_process_triple(), llvm.get_host_cpu_name(),
                         llvm.get_host_cpu_features().flatten())

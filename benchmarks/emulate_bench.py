@@ -1,0 +1,199 @@
+"""Emulator throughput: Jacobi-5 and D2Q9 LBM cores, single step and fused cascades.
+
+Million element updates per second (elements x steps / wall time, JIT excluded) for
+`spgen emulate` (the LLVM back end) against plain numpy and, for LBM, lbmpy's generated
+C kernel (D2Q9 SRT, same grid and thread count), with the machine's memory bandwidth
+(a numpy copy) as the yardstick. Prints a table and writes JSON.
+
+    .venv/bin/python benchmarks/emulate_bench.py [--grids 64,256,1024,4096] [--threads 1,2]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests" / "lbm"))  # the numpy LBM reference of LBM.md
+
+import spgen  # noqa: E402
+from spgen import _streams  # noqa: E402
+from spgen.backend.llvm import emulate  # noqa: E402
+
+
+def _best(fn, reps: int, budget_s: float = 3.0) -> float:
+    best = float("inf")
+    t_all = time.perf_counter()
+    for _ in range(reps):
+        t = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t)
+        if time.perf_counter() - t_all > budget_s:
+            break
+    return best
+
+
+def bandwidth_gbs(threads: int) -> float:
+    """Copy bandwidth in GB/s (bytes read + written) of a 256 MiB numpy copy."""
+    a = np.ones(64 << 20, dtype=np.float32)
+    b = np.empty_like(a)
+    t = _best(lambda: np.copyto(b, a), 5)
+    return 2 * a.nbytes / t / 1e9
+
+
+# ---- Jacobi-5 -------------------------------------------------------------------------
+def jacobi_numpy_step(u: np.ndarray, fluid: np.ndarray, w: np.float32, W: int) -> np.ndarray:
+    n = len(u)
+    p = np.zeros(n + 2 * W, np.float32)
+    p[W:W + n] = u
+    s = ((p[W - 1:W - 1 + n] + p[W + 1:W + 1 + n]) + p[0:n]) + p[2 * W:2 * W + n]
+    return np.where(fluid, w * s, u)
+
+
+def bench_jacobi(width: int, threads_list, steps_list, reps):
+    d = spgen.compile(ROOT / "cores/jacobi5/jacobi5.spd", params={"W": width})
+    g = d.graph
+    n = width * width
+    rng = np.random.default_rng(0)
+    attr = np.zeros((width, width), np.uint32)
+    attr[0, :] = attr[-1, :] = attr[:, 0] = attr[:, -1] = 1
+    u = rng.random(n, dtype=np.float32)
+    ins = {"u": u.view(np.uint32), "attr": attr.ravel()}
+    regs = _streams.parse_regs(g, None)
+    emulate(g, n, ins, regs)  # JIT outside the timing
+    rows = []
+    for th in threads_list:
+        for st in steps_list:
+            t = _best(lambda: emulate(g, n, ins, regs, steps=st, threads=th), reps)
+            rows.append(dict(core="jacobi5", grid=width, impl="spgen emulate", threads=th,
+                             steps=st, melem_s=n * st / t / 1e6))
+    fluid = attr.ravel() == 0
+    w = np.float32(0.25)
+    t = _best(lambda: jacobi_numpy_step(u, fluid, w, width), reps)
+    rows.append(dict(core="jacobi5", grid=width, impl="numpy", threads=1, steps=1,
+                     melem_s=n / t / 1e6))
+    return rows
+
+
+# ---- LBM ------------------------------------------------------------------------------
+def bench_lbm(width: int, threads_list, steps_list, reps, with_lbmpy: bool):
+    from spgen.lbm import as_core_input, cavity, compile_core, initial_f, to_records
+
+    d = compile_core(width)
+    g = d.graph
+    attr = cavity(width, width)
+    f0 = initial_f(attr)
+    rec = as_core_input(d, to_records(f0, attr))
+    n, ins = _streams.check_inputs(g, rec)
+    regs = _streams.parse_regs(g, {"omega": 1.6, "uw_x": 0.05})
+    emulate(g, n, ins, regs)
+    rows = []
+    for th in threads_list:
+        for st in steps_list:
+            t = _best(lambda: emulate(g, n, ins, regs, steps=st, threads=th), reps)
+            rows.append(dict(core="lbm_d2q9", grid=width, impl="spgen emulate", threads=th,
+                             steps=st, melem_s=n * st / t / 1e6))
+    if width <= 2048:  # the numpy reference allocates a lot; skip the largest grid
+        from lbm_reference import step
+
+        t = _best(lambda: step(f0, attr, 1.6, (0.05, 0.0)), max(1, reps // 2))
+        rows.append(dict(core="lbm_d2q9", grid=width, impl="numpy", threads=1, steps=1,
+                         melem_s=n / t / 1e6))
+    if with_lbmpy:
+        for th in threads_list:
+            try:
+                rows.extend(_bench_lbmpy(width, attr, th, steps_list, reps))
+            except Exception as e:  # report, do not hide: the table says why it is missing
+                rows.append(dict(core="lbm_d2q9", grid=width, impl="lbmpy", threads=th,
+                                 steps=0, melem_s=None, error=f"{type(e).__name__}: {e}"))
+    return rows
+
+
+def _bench_lbmpy(width, attr, threads, steps_list, reps):
+    """lbmpy's generated C kernel: D2Q9 SRT (compressible), same cavity, float32."""
+    from lbmpy import LBMConfig, LBStencil, LatticeBoltzmannStep, Method, Stencil
+    from lbmpy.boundaries import UBB, NoSlip
+    from pystencils import CreateKernelConfig
+
+    cfg = LBMConfig(stencil=LBStencil(Stencil.D2Q9), method=Method.SRT, relaxation_rate=1.6,
+                    compressible=True, zero_centered=False, delta_equilibrium=False)
+    kcfg = CreateKernelConfig(default_dtype="float32",
+                              cpu_openmp=threads if threads > 1 else False)
+    lb = LatticeBoltzmannStep(domain_size=(width - 2, width - 2), lbm_config=cfg,
+                              periodicity=False, config=kcfg)
+    kind = attr & 3
+    bh = lb.boundary_handling
+    bh.set_boundary(NoSlip(), mask_callback=lambda x, y: kind[(y + 0.5).astype(int),
+                                                              (x + 0.5).astype(int)] == 1)
+    bh.set_boundary(UBB((0.05, 0.0), data_type="float32"),
+                    mask_callback=lambda x, y: kind[(y + 0.5).astype(int),
+                                                    (x + 0.5).astype(int)] == 2)
+    lb.run(1)
+    rows = []
+    n = width * width
+    for st in steps_list:
+        t = _best(lambda: lb.run(st), reps)
+        rows.append(dict(core="lbm_d2q9", grid=width, impl="lbmpy", threads=threads, steps=st,
+                         melem_s=n * st / t / 1e6))
+    return rows
+
+
+def _table(rows, bw) -> str:
+    out = ["| core | grid | implementation | threads | steps | Melem/s | bytes/elem/step | "
+           "GB/s equiv. |", "|---|---|---|---|---|---:|---:|---:|"]
+    per_elem = {"jacobi5": 16, "lbm_d2q9": 80}  # record bytes read + written per update
+    for r in rows:
+        m = r["melem_s"]
+        if m is None:
+            out.append(f"| {r['core']} | {r['grid']}² | {r['impl']} | {r['threads']} | - | "
+                       f"n/a ({r.get('error', '')[:60]}) | | |")
+            continue
+        b = per_elem[r["core"]]
+        out.append(f"| {r['core']} | {r['grid']}² | {r['impl']} | {r['threads']} | {r['steps']} "
+                   f"| {m:,.0f} | {b} | {m * b / 1e3:.1f} |")
+    out.append(f"\nMemory bandwidth (numpy copy, read + write): {bw:.1f} GB/s -> roofline "
+               f"{bw * 1e3 / 16:,.0f} Melem/s for jacobi5 and {bw * 1e3 / 80:,.0f} Melem/s for "
+               f"lbm_d2q9 per pass over memory.")
+    return "\n".join(out)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--grids", default="64,256,1024,4096")
+    ap.add_argument("--lbm-grids", default=None, help="default: --grids")
+    ap.add_argument("--threads", default=None, help="default: 1 and all CPUs")
+    ap.add_argument("--steps", default="1,4,16")
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--no-lbmpy", action="store_true")
+    ap.add_argument("--json", default=str(ROOT / "benchmarks/emulate_bench.json"))
+    a = ap.parse_args(argv)
+    ncpu = len(os.sched_getaffinity(0))
+    threads = [int(x) for x in a.threads.split(",")] if a.threads else sorted({1, ncpu})
+    steps = [int(x) for x in a.steps.split(",")]
+    grids = [int(x) for x in a.grids.split(",")]
+    lgrids = [int(x) for x in (a.lbm_grids or a.grids).split(",")]
+    bw = bandwidth_gbs(1)
+    rows = []
+    for w in grids:
+        rows += bench_jacobi(w, threads, steps, a.reps)
+        print(f"jacobi5 {w}x{w} done", file=sys.stderr)
+    for w in lgrids:
+        rows += bench_lbm(w, threads, steps, a.reps, not a.no_lbmpy)
+        print(f"lbm {w}x{w} done", file=sys.stderr)
+    table = _table(rows, bw)
+    print(table)
+    info = dict(machine=platform.processor() or platform.machine(), cpus=ncpu,
+                load_avg=os.getloadavg(), bandwidth_gbs=bw, rows=rows,
+                date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()))
+    Path(a.json).write_text(json.dumps(info, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
