@@ -73,9 +73,12 @@ def _load(path: Path, top: str | None, params: Mapping[str, Any] | None,
           timings: dict[str, float] | None = None):
     diags = Diagnostics()
     try:
-        return _load_into(diags, path, top, params, timings)
-    finally:
+        prog = _load_into(diags, path, top, params, timings)
+    except CompileError:
         _sort(diags)
+        raise CompileError(diags) from None
+    _sort(diags)
+    return prog
 
 
 def _sort(diags: Diagnostics) -> None:

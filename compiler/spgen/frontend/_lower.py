@@ -137,6 +137,9 @@ class _ModuleLowering:
             elif s.kind in ("in", "reg"):
                 self.error(f"output port '{o.name}' must be defined by EQU, HDL or DRCT, not "
                            f"by {'an input port' if s.kind == 'in' else 'a Reg'}", o.loc)
+        for o in outs:
+            if o.name in self.signals:
+                self.signals[o.name].uses += 1  # an output is a use
         self.out_types = {o.name: o.type for o in outs}
         order = self.ordered_statements()
         t1 = time.thread_time()
@@ -152,7 +155,6 @@ class _ModuleLowering:
             if v.type is not o.type:
                 self.error(f"output port '{o.name}' is {o.type} but its value is {v.type}", s.loc)
                 continue
-            s.uses += 1
             g.outputs.append(Output(o.port, v))
         for s in self.signals.values():
             if s.uses == 0 and s.kind in ("equ", "hdl", "reg", "drct"):

@@ -57,9 +57,6 @@ class _Listener(ErrorListener):
             if prev is not None and prev.type != -1:
                 msg = msg[:msg.rindex(" at ")] if " at " in msg else msg
                 line, column = prev.line, prev.column + len(prev.text)
-                if (line, column) in self.seen:
-                    return
-                self.seen.add((line, column))
         self.diags.error(f"syntax error: {msg}", self.file, line, column + 1)
 
 
