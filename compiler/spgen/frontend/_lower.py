@@ -232,7 +232,9 @@ class _ModuleLowering:
                     sig.value = ERR
                 continue
             g.regs.append(RegDecl(r.name, t, bits))
-            sig.value = g.add("reg", t, name=r.name, loc=_sloc(r.loc), default=bits)
+            node = g.add("reg", t, name=r.name, loc=_sloc(r.loc), default=bits)
+            node.attrs["name"] = r.name  # Graph.add's own `name` keyword is the node name
+            sig.value = node
 
     def const_bits(self, e: A.Expr, t: Type) -> int | None:
         """Evaluate a constant expression as a bit pattern of type ``t``."""
@@ -328,7 +330,7 @@ class _ModuleLowering:
             want = self.out_types.get(st.target)
             if isinstance(v, IntC):
                 v = self.materialize(v, want, _expr_loc(st.value))
-            elif isinstance(v, Node) and v.name is None and v.op != "input":
+            if isinstance(v, Node) and v.name is None:
                 v.name = st.target
             s.value = v
         elif isinstance(st, _DrctPair):
