@@ -96,3 +96,12 @@ def test_bad_grid_is_a_clear_error(core14):
         run_emulator(core14, initial_f(closed_box(10, 11)), closed_box(14, 11), steps=1)
     with pytest.raises(SpgenError, match="W=10"):
         run_emulator(core14, initial_f(closed_box(10, 11)), closed_box(10, 11), steps=1)
+
+
+def test_readme_flop_count_is_the_compiled_graphs(core14):
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[2] / "cores" / "lbm" / "README.md").read_text()
+    f = core14.graph.flops()
+    assert (f["total"], f["add"], f["mul"], f["div"]) == (113, 70, 42, 1)
+    assert (f"**{f['total']}**: {f['add']} add/sub, {f['mul']} mul, {f['div']} div") in readme
