@@ -324,6 +324,8 @@ std::vector<Span> Shell::split(uint64_t addr, uint64_t len, uint64_t unit) const
     while ((len + chunk - 1) / chunk > kSlotDescs + 1) chunk += unit;
     std::vector<Span> v;
     for (uint64_t off = 0; off < len; off += chunk) v.push_back(Span{addr + off, std::min(chunk, len - off)});
+    // Unchecked zero-length requests still reach the shell, which rejects them.
+    if (v.empty()) v.push_back(Span{addr, 0});
     return v;
 }
 
@@ -470,20 +472,26 @@ void Shell::service(int e) {
 #endif
     Engine& E = eng_[e];
     std::unique_lock<std::mutex> pg(E.push_m);
+    uint64_t epoch;
+    {
+        std::lock_guard<std::mutex> g(m_);
+        epoch = epoch_;
+    }
     // Clear first, then read: a completion after the read raises the interrupt again.
     mmio_w(AFUSHELL_IRQ_STATUS, 1ull << e);
     uint64_t st = mmio_r(kBase[e] + AFUSHELL_DMA_STATUS);
     if (st & AFUSHELL_DMA_STATUS_ERROR_MASK) {
         uint64_t err = mmio_r(kBase[e] + AFUSHELL_DMA_ERROR);
         pg.unlock();
-        recover(e, err);
+        recover(e, err, epoch);
         return;
     }
     uint32_t done = uint32_t(st >> AFUSHELL_DMA_STATUS_DONE_COUNT_SHIFT);
     std::vector<std::shared_ptr<Request>> finished;
     {
         std::lock_guard<std::mutex> g(m_);
-        while (!E.inflight.empty()) {
+        // A reset since the status read makes its DONE_COUNT meaningless now.
+        while (epoch == epoch_ && !E.inflight.empty()) {
             auto& r = E.inflight.front();
             if (int32_t(done - uint32_t(r->seq_end[e])) < 0) break;
             E.free_slots.push_back(r->slot[e]);
@@ -507,7 +515,7 @@ void Shell::finish(const std::shared_ptr<Request>& r, int e, uint64_t end_ns) {
     }
 }
 
-void Shell::recover(int e, uint64_t err) {
+void Shell::recover(int e, uint64_t err, uint64_t epoch) {
     unsigned code = unsigned(err & AFUSHELL_DMA_ERROR_CODE_MASK);
     std::string msg = std::string(e == 0 ? "TX" : "RX") + " engine reported " +
                       (code < 8 ? kErrNames[code] : "an unknown error") + " (" + std::to_string(code) +
@@ -515,6 +523,12 @@ void Shell::recover(int e, uint64_t err) {
                       "; the shell's datapath was reset and requests in flight failed";
     std::lock_guard<std::mutex> p0(eng_[0].push_m);
     std::lock_guard<std::mutex> p1(eng_[1].push_m);
+    {
+        // Another worker already reset the shell for this error (or a later one).
+        std::lock_guard<std::mutex> g(m_);
+        if (epoch != epoch_) return;
+        ++epoch_;
+    }
     // A failed descriptor leaves the other engine waiting on a stream that never comes.
     mmio_w(AFUSHELL_SHELL_CTRL, AFUSHELL_SHELL_CTRL_SOFT_RESET_MASK);
     for (int i = 0; i < 2; ++i) {
@@ -591,7 +605,8 @@ afu_shell_run_result Shell::run(uint64_t src, uint64_t dst, uint64_t n) {
         r->part[0].push_back(Span{s + i * in_b, m * in_b});
         r->part[1].push_back(Span{d + i * out_b, m * out_b});
     }
-    mmio_w(AFUSHELL_CORE_ELEMENTS, n);
+    // Loop-back counts 512-bit beats, not records: there the run ends at the stream's last flag.
+    mmio_w(AFUSHELL_CORE_ELEMENTS, info_.n_cores ? n : 0);
     mmio_w(AFUSHELL_CORE_CTRL, AFUSHELL_CORE_CTRL_START_MASK);
     r->start_ns = t0;
     submit(r);

@@ -90,7 +90,7 @@ private:
     void push(int e, const std::shared_ptr<Request>& r);
     bool wait_irq(int e, int wall_ms);
     void service(int e);
-    void recover(int e, uint64_t err);
+    void recover(int e, uint64_t err, uint64_t epoch);
     void finish(const std::shared_ptr<Request>& r, int e, uint64_t end_ns);
     void fail_all(fpga_result code, const std::string& msg);
     void mmio_w(uint64_t off, uint64_t v);
@@ -109,6 +109,7 @@ private:
     std::mutex m_;  // engines' queues, request state
     std::condition_variable cv_;
     bool stop_ = false;
+    uint64_t epoch_ = 0;  // datapath resets so far
     Engine eng_[2];
     uint8_t* pool_ = nullptr;
     uint64_t pool_wsid_ = 0, pool_iova_ = 0;

@@ -1,0 +1,215 @@
+"""`spgen bench dma`: DMA bandwidth sweep on the (simulated) card against the published PAC figures."""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from .._diagnostics import SpgenError
+
+__all__ = ["HELP", "add_arguments", "run", "parse_size", "PUBLISHED", "THEORETICAL"]
+
+HELP = "DMA bandwidth sweep (H2F, F2H, F2F, H2H) in simulated time vs the published Intel PAC figures."
+# Published Intel PAC (Arria 10 GX) DMA bandwidths, GB/s, and their efficiencies.
+PUBLISHED = {"F2F": 11.6, "H2F": 6.2, "F2H": 5.5, "H2H": 2.3}
+PUBLISHED_EFF = {"F2F": 0.907, "H2F": 0.806, "F2H": 0.736, "H2H": 0.303}
+# Theoretical peaks of the simulated card: DDR 512 bit x 200 MHz; PCIe Gen3 x8 raw.
+THEORETICAL = {"F2F": 12.8, "H2F": 7.877, "F2H": 7.877, "H2H": 7.877}
+_MEM_B = 1 << 32
+_UNITS = {"": 1, "B": 1, "K": 1 << 10, "KB": 1 << 10, "KIB": 1 << 10, "M": 1 << 20, "MB": 1 << 20,
+          "MIB": 1 << 20, "G": 1 << 30, "GB": 1 << 30, "GIB": 1 << 30}
+
+
+def parse_size(text: str) -> int:
+    """'4', '64K', '1M', '2GiB' -> bytes."""
+    m = re.fullmatch(r"\s*(\d+)\s*([A-Za-z]*)\s*", text)
+    if not m or m.group(2).upper() not in _UNITS:
+        raise SpgenError(f"bad size '{text}' (examples: 4, 64K, 16M, 1G)")
+    return int(m.group(1)) * _UNITS[m.group(2).upper()]
+
+
+def _fmt(n: int) -> str:
+    for unit, v in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= v and n % v == 0:
+            return f"{n // v} {unit}"
+    return f"{n} B"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--types", nargs="+", default=list(PUBLISHED), metavar="TYPE",
+                   help="transfer types to measure (default: F2F H2F F2H H2H)")
+    p.add_argument("--sizes", nargs="+", metavar="SIZE",
+                   help="sizes in bytes (4, 64K, 1M, ...); default 4 B doubling to --max-size")
+    p.add_argument("--max-size", default="64M", help="largest size of the default sweep (default 64M)")
+    p.add_argument("--reps", type=int, default=10, help="repetitions averaged per point (default 10)")
+    p.add_argument("--target", default="loopback", help="card: 'loopback' (default) or a spgen build dir")
+    p.add_argument("--param", action="append", default=[], metavar="K=V",
+                   help="override a simulated-card parameter (docs/runtime.md), repeatable")
+    p.add_argument("--quick", action="store_true", help="a few small transfers, seconds not minutes")
+    p.add_argument("--json", type=Path, help="write the results as JSON")
+    p.add_argument("--plot", type=Path, help="write a bandwidth-vs-size plot (PNG)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def _sizes(args: argparse.Namespace) -> list[int]:
+    if args.quick:
+        return [4, 64, 1024, 16 << 10, 64 << 10]
+    if args.sizes:
+        sizes = sorted({parse_size(s) for s in args.sizes})
+    else:
+        top = parse_size(args.max_size)
+        sizes = [4 << i for i in range(40) if (4 << i) <= top]
+    for s in sizes:
+        if s <= 0 or s % 4:
+            raise SpgenError(f"size {s} must be a positive multiple of 4 bytes")
+        if s > (1 << 32):
+            raise SpgenError(f"size {_fmt(s)} exceeds one 4 GiB FPGA memory")
+    return sizes
+
+
+def _params(items: list[str]) -> dict[str, str]:
+    out = {}
+    for it in items:
+        if "=" not in it:
+            raise SpgenError(f"--param expects K=V, got '{it}'")
+        k, v = it.split("=", 1)
+        out[k.strip()] = v.strip()
+    return out
+
+
+def sweep(card, types: list[str], sizes: list[int], reps: int, progress: bool = True) -> list[dict]:
+    """Times every (type, size) `reps` times; each rep moves fresh data and checks it.
+
+    One rep runs the chain H2F (host -> A), F2F (A -> B), F2H (B -> host) and H2H,
+    so every timed transfer is verified by the bytes that come back.
+    """
+    from tqdm import tqdm
+
+    top = max(sizes)
+    src, back, hh = card.alloc(top), card.alloc(top), card.alloc(top)
+    base = np.random.default_rng(1).integers(0, 1 << 32, top // 4, dtype=np.uint32)
+    times: dict[tuple[str, int], list[int]] = {(t, s): [] for t in types for s in sizes}
+    bad: dict[tuple[str, int], int] = {k: 0 for k in times}
+    a_addr, b_addr = 0x40, _MEM_B + 0x1000  # not 4 KiB aligned on purpose
+    bar = tqdm(total=len(sizes) * reps, unit="rep", disable=not progress, file=sys.stderr,
+               desc="bench dma")
+    for size in sizes:
+        words = size // 4
+        for rep in range(reps):
+            data = src[:size].view(np.uint32)
+            np.bitwise_xor(base[:words], np.uint32(0x9E3779B9 * (rep + 1) & 0xFFFFFFFF), out=data)
+            back[:size] = 0
+            t = {"H2F": card.dma(a_addr, src, size, "H2F"),
+                 "F2F": card.dma(b_addr, a_addr, size, "F2F"),
+                 "F2H": card.dma(back, b_addr, size, "F2H")}
+            ok = bool(np.array_equal(back[:size], src[:size]))
+            if "H2H" in types:
+                hh[:size] = 0
+                t["H2H"] = card.dma(hh, src, size, "H2H")
+                ok_h = bool(np.array_equal(hh[:size], src[:size]))
+            for ty in types:
+                times[(ty, size)].append(t[ty])
+                if not (ok_h if ty == "H2H" else ok):
+                    bad[(ty, size)] += 1
+            bar.update(1)
+    bar.close()
+    records = []
+    for ty in types:
+        for size in sizes:
+            ts = np.array(times[(ty, size)], dtype=np.float64)
+            mean = float(ts.mean())
+            gbps = size / mean if mean > 0 else 0.0
+            records.append({"type": ty, "bytes": size, "reps": reps, "mean_ns": mean,
+                            "min_ns": float(ts.min()), "max_ns": float(ts.max()), "gbps": gbps,
+                            "efficiency": gbps / THEORETICAL[ty], "integrity_errors": bad[(ty, size)]})
+    return records
+
+
+def _table(records: list[dict], types: list[str]) -> str:
+    sizes = sorted({r["bytes"] for r in records})
+    by = {(r["type"], r["bytes"]): r for r in records}
+    lines = [f"{'size':>10} " + " ".join(f"{t + ' GB/s':>10}" for t in types)]
+    for s in sizes:
+        cells = []
+        for t in types:
+            r = by[(t, s)]
+            cells.append(f"{r['gbps']:>9.3f}" + ("!" if r["integrity_errors"] else " "))
+        lines.append(f"{_fmt(s):>10} " + " ".join(cells))
+    lines.append("")
+    lines.append(f"{'type':<5} {'largest':>10} {'GB/s':>8} {'eff.':>7}   published (Intel PAC)")
+    top = max(sizes)
+    for t in types:
+        r = by[(t, top)]
+        lines.append(f"{t:<5} {_fmt(top):>10} {r['gbps']:>8.2f} {r['efficiency'] * 100:>6.1f}%   "
+                     f"{PUBLISHED[t]:.1f} GB/s ({PUBLISHED_EFF[t] * 100:.1f}%)")
+    return "\n".join(lines)
+
+
+def _plot(records: list[dict], types: list[str], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for i, t in enumerate(types):
+        rs = sorted((r for r in records if r["type"] == t), key=lambda r: r["bytes"])
+        line, = ax.plot([r["bytes"] for r in rs], [r["gbps"] for r in rs], marker="o", ms=3,
+                        label=f"{t} (simulated)")
+        ax.axhline(PUBLISHED[t], color=line.get_color(), ls="--", lw=0.8,
+                   label=f"{t} published {PUBLISHED[t]} GB/s")
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("transfer size [bytes]")
+    ax.set_ylabel("bandwidth [GB/s]")
+    ax.set_title("DMA bandwidth, simulated Intel PAC (request to completion interrupt)")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7, ncol=2)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def run(args: argparse.Namespace) -> int:
+    from spgen import runtime
+
+    types = [t.upper() for t in args.types]
+    for t in types:
+        if t not in PUBLISHED:
+            raise SpgenError(f"unknown transfer type '{t}' (F2F, H2F, F2H, H2H)")
+    sizes = _sizes(args)
+    reps = 2 if args.quick else args.reps
+    if reps < 1:
+        raise SpgenError("--reps must be at least 1")
+    t0 = time.monotonic()
+    with runtime.open(args.target, params=_params(args.param) or None) as card:
+        s0 = card.sim_stats()
+        records = sweep(card, types, sizes, reps, progress=not args.no_progress)
+        s1 = card.sim_stats()
+        info = card.info
+    wall = time.monotonic() - t0
+    cycles = s1["cycles"] - s0["cycles"]
+    sim_wall = s1["wall_s"] - s0["wall_s"]
+    speed = cycles / sim_wall if sim_wall > 0 else 0.0
+    print(_table(records, types))
+    print(f"\nsimulated {cycles:,} cycles ({(s1['now_ns'] - s0['now_ns']) / 1e6:.2f} ms of card time) "
+          f"in {sim_wall:.1f} s: {speed / 1e6:.2f} M cycles/s; total wall {wall:.1f} s")
+    errors = sum(r["integrity_errors"] for r in records)
+    if args.json:
+        doc = {"benchmark": "dma", "key": ["type", "bytes"], "records": records,
+               "target": str(args.target), "reps": reps, "published_gbps": PUBLISHED,
+               "published_efficiency": PUBLISHED_EFF, "theoretical_gbps": THEORETICAL,
+               "sim_cycles": cycles, "sim_wall_s": sim_wall, "cycles_per_s": speed,
+               "wall_s": wall, "card": info, "params": _params(args.param)}
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(doc, indent=1) + "\n")
+    if args.plot:
+        _plot(records, types, args.plot)
+    if errors:
+        print(f"spgen bench dma: error: {errors} transfers arrived corrupted", file=sys.stderr)
+        return 1
+    return 0
