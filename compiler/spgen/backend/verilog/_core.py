@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from spgen._diagnostics import SpgenError
-from spgen.ir import Graph
+from spgen.ir import OPS, Graph
 
 from ._emit import emit, plan_bits
 from ._schedule import schedule
@@ -53,6 +53,14 @@ def _element_delay(graph: Graph) -> int:
             base -= int(n.attrs["offset"])
         ahead[n.id] = max(base, 0) if n.op == "shift" else base
     return max((ahead[o.node.id] for o in graph.outputs), default=0)
+
+
+def _by_kind(counts: dict[str, int]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for op, k in counts.items():
+        kind = OPS[op].kind
+        out[kind] = out.get(kind, 0) + k
+    return dict(sorted(out.items()))
 
 
 def _ports(graph: Graph) -> dict:
@@ -104,6 +112,7 @@ def generate(graph: Graph, *, ftz: bool = False) -> VerilogCore:
         "element_delay": _element_delay(graph),
         "ftz": ftz,
         "operations": counts,
+        "operations_by_kind": _by_kind(counts),
         "operators": sum(v for k, v in counts.items()
                          if k not in ("input", "reg", "const", "proj")),
         "flops_per_element": graph.flops(),

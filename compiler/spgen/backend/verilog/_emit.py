@@ -19,8 +19,16 @@ __all__ = ["emit", "Emitted", "RAM_MIN_DEPTH", "RAM_MIN_BITS", "segment_plan"]
 RAM_MIN_DEPTH = 16
 RAM_MIN_BITS = 256
 
-_FLOAT_TYPED = {"fneg", "fabs", "fmin", "fmax", "flt", "fle", "fgt", "fge", "feq", "fne",
-                "sitofp", "uitofp", "fptosi", "fptoui"}
+# SystemVerilog reserved words a module name must avoid (the common ones an SPD
+# module might be called).
+_KEYWORDS = set("""always and assign automatic begin bit buf byte case casex casez cell class
+config const default defparam design disable do edge else end endcase endfunction endmodule
+enum event extern final for force forever fork function generate genvar if initial inout
+input int integer interface join local localparam logic longint module nand negedge new nor
+not or output package parameter posedge primitive program property real reg repeat return
+shortint signed specify static string struct super supply0 supply1 table task this time
+tran tri type typedef union unique unsigned var virtual void wait while wire wor xor
+""".split())
 
 
 @dataclass
@@ -356,8 +364,9 @@ def _clog2(x: int) -> int:
 def emit(graph: Graph, sched: Schedule, *, ftz: bool = False) -> Emitted:
     """The core's complete Verilog text."""
     core = graph.name
-    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", core):
-        raise SpgenError(f"module name {core!r} is not a Verilog identifier")
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", core) or core in _KEYWORDS:
+        raise SpgenError(f"module name {core!r} cannot name a Verilog module (a reserved "
+                         "word); rename the SPD module")
     wr = _Writer(graph, sched, ftz)
     users = graph.users()
     ins = {s: sorted((p for p in graph.inputs if p.stream == s), key=lambda p: p.index)
@@ -497,6 +506,8 @@ def emit(graph: Graph, sched: Schedule, *, ftz: bool = False) -> Emitted:
         a(f"    assign {pre}last = {s}_q[{width - 1}];")
     a("    assign out_space = main_space" + (" && brch_space;" if has_bo else ";"))
     unused = list(wr.unused)
+    if drain == 0:
+        unused.append("t_cnt")
     if has_bi:
         unused.append("s_brch_last")
     if unused:

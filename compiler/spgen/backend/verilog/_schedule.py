@@ -94,7 +94,10 @@ def _edges(graph: Graph, static: set[int]) -> tuple[list[tuple[int, int, int]], 
             equal.append((n.args[0].id, n.id))
             continue
         w = 1 - int(n.attrs["offset"]) if n.op == "shift" else latency_of(n)
-        lower[n.id] = max(0, w)  # also covers ops whose operands are all static
+        # A shift's fill register is written one tick before its value is read: tick
+        # >= 1 keeps that write inside the stream (a register written before the first
+        # tick would hold reset garbage instead of the fill).
+        lower[n.id] = max(1 if n.op == "shift" else 0, w)
         for a in n.args:
             if a.id not in static:
                 edges.append((a.id, n.id, w))

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import shutil
 import subprocess
@@ -116,6 +117,15 @@ def _run(cmd: list[str], cwd: Path, what: str) -> None:
         raise SpgenError(f"{what} failed (exit {r.returncode}):\n{tail}")
 
 
+def _need_lz4() -> None:
+    """Verilator's FST writer compiles against liblz4; say so instead of a compiler error."""
+    r = subprocess.run(["c++", "-E", "-x", "c++", "-"], input="#include <lz4.h>\n",
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        raise SpgenError("FST tracing needs the LZ4 development headers "
+                         "(Debian: apt-get install liblz4-dev)")
+
+
 def build(cores: Sequence[VerilogCore], *, trace: bool = False) -> Bundle:
     """Verilate ``cores`` into one simulator (cached by content hash; safe to call concurrently)."""
     if not cores:
@@ -150,19 +160,43 @@ def build(cores: Sequence[VerilogCore], *, trace: bool = False) -> Bundle:
             cmd = [str(verilator_bin()), "--cc", "--exe", "--build", "-j", "2",
                    "--top-module", "spgtb_top", "-Wno-fatal", "-Wno-lint", "-Wno-style",
                    "--x-assign", "0", "--x-initial", "0", "-O3",
-                   "-MAKEFLAGS", f"OPT_FAST={_OPT} OPT_SLOW={_OPT} OPT_GLOBAL={_OPT}",
+                   # The wheel ships an empty CFG_CXXFLAGS_PCH_I, which breaks split (large) models.
+                   "-MAKEFLAGS", f"OPT_FAST={_OPT} OPT_SLOW={_OPT} OPT_GLOBAL={_OPT} "
+                   "CFG_CXXFLAGS_PCH_I=-include",
                    "-o", "Vspgtb_top", "--Mdir", "obj"]
             if trace:
-                cmd += ["--trace-fst", "-CFLAGS", "-DSPG_TRACE"]
+                _need_lz4()
+                cmd += ["--trace-fst", "-CFLAGS", "-DSPG_TRACE", "-LDFLAGS", "-llz4"]
             cmd += ["spgtb_top.v", *srcs, "tb.cpp"]
             _run(cmd, work, "Verilator build")
             out = work / "out"
             out.mkdir()
             shutil.copy(work / "obj" / "Vspgtb_top", out / "Vspgtb_top")
+            (out / "names.json").write_text(json.dumps(names))
             os.replace(out, final)
         finally:
             shutil.rmtree(work, ignore_errors=True)
+    index = root / "index"
+    index.mkdir(exist_ok=True)
+    for c in cores:
+        (index / f"{content_hash(c.text)}-{'t' if trace else 'n'}").write_text(key)
     return Bundle(binary, names, trace)
+
+
+def _cached_bundle(core: VerilogCore, trace: bool) -> Bundle | None:
+    """A previously built simulator that already holds exactly this core, if any."""
+    root = cache_dir("verilator")
+    h = content_hash(core.text)
+    for flag in ("t",) if trace else ("n", "t"):
+        try:
+            key = (root / "index" / f"{h}-{flag}").read_text().strip()
+            names = json.loads((root / key / "names.json").read_text())
+        except (OSError, ValueError):
+            continue
+        binary = root / key / "Vspgtb_top"
+        if binary.exists() and core.name in names:
+            return Bundle(binary, names, flag == "t")
+    return None
 
 
 def lint(core: VerilogCore) -> str:
@@ -193,7 +227,7 @@ def simulate(core: VerilogCore, n: int, inputs: Mapping[str, np.ndarray], regs: 
                 {"cycles": 0, "elements": 0, "stall_cycles": 0, "wall_s": 0.0,
                  "elements_per_s": 0.0})
     if bundle is None or (trace and not bundle.trace):
-        bundle = build([core], trace=bool(trace))
+        bundle = _cached_bundle(core, bool(trace)) or build([core], trace=bool(trace))
     sel = bundle.index(core)
     iw, biw = len(iface["in"]["main"]), len(iface["in"]["brch"])
     ow, bow = len(iface["out"]["main"]), len(iface["out"]["brch"])

@@ -1,0 +1,16 @@
+"""Shared fixture: every test program compiled and built into ONE Verilator model."""
+import pytest
+from verilog_suite import FTZ_PROGRAMS, HERE, PROGRAMS, program_design
+
+from spgen.backend.verilog import build, generate
+
+
+@pytest.fixture(scope="session")
+def suite():
+    """(designs, cores, bundle) keyed by program name (``<name>_ftz`` for --ftz variants)."""
+    designs = {p.stem: program_design(p) for p in PROGRAMS}
+    designs.update({f"{s}_ftz": program_design(HERE / "programs" / f"{s}.spd", True)
+                    for s in FTZ_PROGRAMS})
+    cores = {k: generate(d.graph, ftz=d.ftz) for k, d in designs.items()}
+    bundle = build(list(cores.values()))
+    return designs, cores, bundle
