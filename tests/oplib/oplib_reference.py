@@ -173,14 +173,30 @@ _FLOAT_IN = SOFTFLOAT_OPS - {"sitofp", "uitofp"}
 _FLOAT_OUT = frozenset(_SF_BIN) | {"fsqrt", "fmin", "fmax", "sitofp", "uitofp"}
 
 
-def softfloat_expected(op: str, ftz: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Expected bits from SoftFloat; FTZ flushes float inputs and float results."""
+def softfloat_expected(op: str, ftz: int, a: np.ndarray, b: np.ndarray,
+                       base: np.ndarray | None = None) -> np.ndarray:
+    """Expected bits from SoftFloat; FTZ flushes float inputs and float results.
+
+    `base`, the FTZ = 0 result for the same operands, lets FTZ = 1 call SoftFloat only
+    where flushing changes an operand (the rest is the flushed base result).
+    """
     a = np.asarray(a, U32)
     b = np.asarray(b, U32)
+    rows = np.arange(len(a))
     if ftz and op in _FLOAT_IN:
-        a, b = flush(a), flush(b)
-    out = np.fromiter((_sf_one(op, x, y) for x, y in zip(a.tolist(), b.tolist())),
-                      dtype=np.uint64, count=len(a)).astype(U32)
+        fa, fb = flush(a), flush(b)
+        if base is not None:
+            rows = np.flatnonzero((fa != a) | (fb != b))
+        a, b = fa, fb
+    vals = np.fromiter((_sf_one(op, x, y) for x, y in zip(a[rows].tolist(), b[rows].tolist())),
+                       dtype=np.uint64, count=len(rows)).astype(U32)
+    if base is not None and ftz and op in _FLOAT_IN:
+        out = np.asarray(base, U32).copy()
+        if op in ("fmin", "fmax"):  # they return an operand: the flushed one under FTZ
+            out = flush(out)
+        out[rows] = vals
+    else:
+        out = vals
     if ftz and op in _FLOAT_OUT and op not in ("fmin", "fmax"):
         out = flush(out)
     return out
