@@ -54,11 +54,14 @@ class Diagnostics:
 
     def render(self) -> str:
         out = []
+        split: dict[str, list[str]] = {}  # split each source once: thousands of errors stay linear
         for d in self.items:
             src = self.sources.get(d.file or "")
             line = None
             if src is not None and d.line:
-                lines = src.splitlines()
+                lines = split.get(d.file or "")
+                if lines is None:
+                    lines = split[d.file or ""] = src.splitlines()
                 if 0 < d.line <= len(lines):
                     line = lines[d.line - 1]
             out.append(d.format(line))
