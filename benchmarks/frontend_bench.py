@@ -16,7 +16,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from spgen.frontend import load_program
+from spgen.frontend import _load_timed
 
 PHASES = ("lex", "parse", "ast", "check", "lower", "verify")
 
@@ -52,8 +52,6 @@ def measure(n: int, repeat: int) -> dict:
         path.write_text(text)
         best = None
         for _ in range(repeat):
-            from spgen.frontend import _load_timed
-
             timings: dict[str, float] = {}
             t0, c0 = time.perf_counter(), time.process_time()
             prog, diags = _load_timed(path, timings)

@@ -10,7 +10,6 @@ from typing import Any, Mapping
 
 from .._diagnostics import CompileError, Diagnostics
 from ..ir import Graph, Program
-from . import _ast as A
 from ._consts import parse_value
 from ._program import Loader
 

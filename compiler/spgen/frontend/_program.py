@@ -6,7 +6,7 @@ import re
 from typing import Any, Mapping
 
 from .._diagnostics import Diagnostic, Diagnostics
-from ..ir import Graph, Program
+from ..ir import Graph
 from . import _ast as A
 from ._consts import ConstError, ConstEval
 from ._lower import lower_module
@@ -184,10 +184,6 @@ class Loader:
             g = None
         self.instances[ck] = (key, g)
         return key, g
-
-    def program(self, top: str) -> Program | None:
-        _, g = self.instantiate(top, {}, None, ())
-        return None if g is None else g
 
 
 def _sanitize(v: Any) -> str:
