@@ -9,7 +9,7 @@
 module shell_rx_dma #(
     parameter integer RECORD_WORDS    = 1,     // stream record width in words (length check)
     parameter integer DESC_FIFO_DEPTH = 16,    // MMIO descriptor FIFO entries
-    parameter integer MAX_BURST       = 16,    // beats per write burst, power of two 1..64
+    parameter integer MAX_BURST       = 16,    // beats per write burst, power of two 2..64
     parameter integer WBUF_DEPTH      = 64     // buffered write beats, power of two >= 2*MAX_BURST
 ) (
     input  wire         clk,
@@ -61,8 +61,8 @@ module shell_rx_dma #(
     localparam integer CMD_WIDTH  = 64 + 8;
 
     initial begin
-        if (MAX_BURST < 1 || MAX_BURST > 64 || (1 << BURST_BITS) != MAX_BURST) begin
-            $display("shell_rx_dma: MAX_BURST=%0d must be a power of two 1..64", MAX_BURST);
+        if (MAX_BURST < 2 || MAX_BURST > 64 || (1 << BURST_BITS) != MAX_BURST) begin
+            $display("shell_rx_dma: MAX_BURST=%0d must be a power of two 2..64", MAX_BURST);
             $finish;
         end
         if (WBUF_DEPTH < 2 * MAX_BURST || (1 << WBUF_BITS) != WBUF_DEPTH) begin

@@ -7,7 +7,7 @@
 module shell_tx_dma #(
     parameter integer RECORD_WORDS    = 1,     // stream record width in words (length check)
     parameter integer DESC_FIFO_DEPTH = 16,    // MMIO descriptor FIFO entries
-    parameter integer MAX_BURST       = 16,    // beats per read burst, power of two 1..64
+    parameter integer MAX_BURST       = 16,    // beats per read burst, power of two 2..64
     parameter integer MAX_READS       = 256    // beats in flight or buffered, power of two
 ) (
     input  wire         clk,
@@ -58,8 +58,8 @@ module shell_tx_dma #(
     localparam integer BEAT_WIDTH = 3 + 5 + 4 + 512;
 
     initial begin
-        if (MAX_BURST < 1 || MAX_BURST > 64 || (1 << BURST_BITS) != MAX_BURST) begin
-            $display("shell_tx_dma: MAX_BURST=%0d must be a power of two 1..64", MAX_BURST);
+        if (MAX_BURST < 2 || MAX_BURST > 64 || (1 << BURST_BITS) != MAX_BURST) begin
+            $display("shell_tx_dma: MAX_BURST=%0d must be a power of two 2..64", MAX_BURST);
             $finish;
         end
         if (MAX_READS < 2 * MAX_BURST || (1 << READS_BITS) != MAX_READS) begin

@@ -1,0 +1,89 @@
+"""`spgen build PROG.spd [--cascade N] [--loopback] -o BUILD`: AFU project and simulated card."""
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import time
+from pathlib import Path
+
+from .._diagnostics import SpgenError
+from ._check import parse_param_args
+
+__all__ = ["add_arguments", "run"]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("program", metavar="PROG.spd", nargs="?",
+                        help="the SPD source file (omit with --loopback)")
+    parser.add_argument("-o", dest="outdir", metavar="BUILD", required=True,
+                        help="output folder: rtl/, hw/ (afu.json, Platform Designer Tcl, "
+                             "Quartus and OPAE file lists), sim/ (simulated card), build.json")
+    parser.add_argument("--cascade", type=int, default=1, metavar="N",
+                        help="number of core instances chained TX -> core 1 -> ... -> core N -> RX")
+    parser.add_argument("--loopback", action="store_true",
+                        help="no core: TX streams straight into RX (pure DMA transfers)")
+    parser.add_argument("--no-sim", action="store_true",
+                        help="do not build the Verilated simulated-card library")
+    parser.add_argument("-P", dest="params", metavar="NAME=VALUE", action="append", default=[],
+                        help="override a Param of the top module (repeatable)")
+    parser.add_argument("--top", metavar="NAME", help="top module (default: the file's last)")
+    parser.add_argument("--ftz", action="store_true",
+                        help="flush subnormal f32 operands and results to zero")
+    parser.epilog = ("The project cannot be synthesised here; it is generated from one parameter "
+                     "set and checked with Verilator lint, tclsh and JSON checks.")
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..shellgen import check_project, core_interface, write_project
+
+    t0 = time.perf_counter()
+    if args.loopback == bool(args.program):
+        raise SpgenError("give either PROG.spd or --loopback")
+    if not 1 <= args.cascade <= 255:
+        raise SpgenError(f"--cascade {args.cascade}: must be 1..255")
+    out = Path(args.outdir)
+    core = text = None
+    if args.program:
+        from .. import compile as spgen_compile
+
+        design = spgen_compile(args.program, top=args.top, params=parse_param_args(args.params),
+                               ftz=args.ftz)
+        design.diagnostics.print(sys.stderr)
+        vcore = design.verilog
+        core, text = core_interface(vcore.report), vcore.text
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "core.json").write_text(json.dumps(vcore.report, indent=2) + "\n")
+    project = write_project(out, core, text, args.cascade)
+    checks = check_project(project)
+
+    card = None
+    if not args.no_sim:
+        try:
+            from ..runtime._build import build_card
+        except ImportError:
+            raise SpgenError("the runtime package (spgen.runtime) is missing: "
+                             "build with --no-sim or install the runtime") from None
+        info: dict[str, object] = {"target": core.name if core else "loopback",
+                                   "n_cores": project.params["N_CORES"]}
+        for i, (name, _) in enumerate(core.regs if core else ()):
+            info[f"reg.{name}"] = i
+        lib = build_card([out / f for f in project.rtl], params=project.params,
+                         include_dirs=[out / "rtl" / "shell"], info=info)
+        (out / "sim").mkdir(exist_ok=True)
+        card = out / "sim" / "libafucard.so"
+        shutil.copyfile(lib, card)
+        checks.append(f"simulated card: {card} (cached build {lib.parent.name})")
+
+    summary = {"core": core.name if core else None, "params": project.params,
+               "rtl": project.rtl, "files": project.files, "checks": checks,
+               "card": str(card) if card else None}
+    (out / "build.json").write_text(json.dumps(summary, indent=2) + "\n")
+    what = f"{args.cascade} x {core.name}" if core else "loop-back"
+    print(f"AFU ({what}) in {out}  ({time.perf_counter() - t0:.1f} s)")
+    for c in checks:
+        print(f"  ok  {c}")
+    for role, path in project.files.items():
+        print(f"  {role:<14} {out / path}")
+    return 0

@@ -1,0 +1,221 @@
+"""Hardware project of one AFU: RTL tree, OPAE afu.json, Platform Designer Tcl, Quartus and
+OPAE file lists, all generated from one parameter set so they agree."""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .._diagnostics import SpgenError
+from ._csr import SHELL_DIR, load_csr_map
+from ._wrapper import CoreInterface, cores_wrapper
+
+__all__ = ["Project", "write_project", "afu_top_ports"]
+
+# afu_top's Avalon-MM masters and the windows each one reaches (docs/internals.md)
+MASTERS = ("tx_rd", "rx_wr", "dsc_rd")
+WINDOWS = (("emif_a", 0x0, 32), ("emif_b", 0x1_0000_0000, 32), ("pcie_host", 0x8000_0000_0000_0000, 48))
+_AVALON_ROLE = {"address": "address", "read": "read", "write": "write", "burstcount": "burstcount",
+                "waitrequest": "waitrequest", "readdata": "readdata", "readdatavalid": "readdatavalid",
+                "writedata": "writedata", "byteenable": "byteenable"}
+
+
+@dataclass
+class Project:
+    """Paths (relative to `root`) and afu_top parameters of a generated project."""
+
+    root: Path
+    params: dict[str, object]
+    rtl: list[str] = field(default_factory=list)        # Verilog files, compile order
+    core_file: str | None = None                         # the generated core (own lint rules)
+    files: dict[str, str] = field(default_factory=dict)  # role -> path
+
+
+def afu_top_ports() -> list[tuple[str, str, int]]:
+    """(direction, name, width) of every afu_top port, read from shell/afu_top.v."""
+    text = (SHELL_DIR / "afu_top.v").read_text()
+    head = text[text.index("module afu_top"):text.index(");", text.index(") (")) + 2]
+    ports = []
+    for m in re.finditer(r"\b(input|output)\s+wire\s+(?:\[(\d+):0\]\s+)?(\w+)", head):
+        ports.append((m.group(1), m.group(3), int(m.group(2)) + 1 if m.group(2) else 1))
+    return ports
+
+
+def _reg_defaults_literal(regs: tuple[tuple[str, int], ...]) -> str:
+    if not regs:
+        return "32'h0"
+    value = 0
+    for i, (_, d) in enumerate(regs):
+        value |= d << (32 * i)
+    return f"{32 * len(regs)}'h{value:0{8 * len(regs)}x}"
+
+
+def write_project(out: Path, core: CoreInterface | None, core_text: str | None,
+                  n_cores: int) -> Project:
+    """Write the project under `out`; `core` None means loop-back (no core)."""
+    out = Path(out)
+    csr = load_csr_map()
+    try:
+        (out / "rtl" / "shell").mkdir(parents=True, exist_ok=True)
+        (out / "hw").mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise SpgenError(f"{out}: cannot create the build folder ({e})") from None
+    regs = core.regs if core else ()
+    params: dict[str, object] = {
+        "N_CORES": n_cores if core else 0,
+        "RECORD_WORDS": core.in_words if core else 1,
+        "OUT_RECORD_WORDS": core.out_words if core else 1,
+        "N_REGS": len(regs),
+        "REG_DEFAULTS": _reg_defaults_literal(regs),
+    }
+    p = Project(out, params)
+    for f in sorted(SHELL_DIR.glob("*.vh")) + sorted(SHELL_DIR.glob("*.v")):
+        shutil.copyfile(f, out / "rtl" / "shell" / f.name)
+        if f.suffix == ".v":
+            p.rtl.append(f"rtl/shell/{f.name}")
+    if core:
+        (out / "rtl" / f"{core.name}.v").write_text(core_text or "")
+        (out / "rtl" / "afu_cores.v").write_text(cores_wrapper(core, n_cores))
+        p.core_file = f"rtl/{core.name}.v"
+        p.rtl += [p.core_file, "rtl/afu_cores.v"]
+    else:
+        shutil.copyfile(SHELL_DIR / "passthrough" / "afu_cores.v", out / "rtl" / "afu_cores.v")
+        p.rtl.append("rtl/afu_cores.v")
+
+    name = f"spgen_{core.name}_x{n_cores}" if core else "spgen_loopback"
+    _write(out / "afu_files.txt", "+incdir+rtl/shell\n" + "".join(f + "\n" for f in p.rtl))
+    p.files["afu_files"] = "afu_files.txt"
+
+    afu_json = {
+        "version": 1,
+        "afu-image": {
+            "power": 0,
+            "afu-top-interface": {"class": "ccip_std_afu_avalon_mm",
+                                  "module-ports": [{"class": "local-memory",
+                                                    "params": {"num-banks": 2}}]},
+            "accelerator-clusters": [{"name": name, "total-contexts": 1,
+                                      "accelerator-type-uuid": str(csr.afu_id)}],
+        },
+        "spgen": {
+            "csr-map-version": f"{csr.version[0]}.{csr.version[1]}",
+            "core": core.name if core else None,
+            "n-cores": params["N_CORES"],
+            "in-record-words": params["RECORD_WORDS"],
+            "out-record-words": params["OUT_RECORD_WORDS"],
+            "in-ports": list(core.in_ports) if core else [],
+            "out-ports": list(core.out_ports) if core else [],
+            "regs": [{"name": n, "index": i, "offset": csr.reg("CORE_REG").address + 8 * i,
+                      "default": d} for i, (n, d) in enumerate(regs)],
+        },
+    }
+    _write(out / "hw" / "afu.json", json.dumps(afu_json, indent=2) + "\n")
+    p.files["afu_json"] = "hw/afu.json"
+    _write(out / "hw" / "afu_top_hw.tcl", _component_tcl(p))
+    p.files["component_tcl"] = "hw/afu_top_hw.tcl"
+    _write(out / "hw" / "afu_system.tcl", _system_tcl(p))
+    p.files["system_tcl"] = "hw/afu_system.tcl"
+    _write(out / "hw" / "afu_files.qsf", _qsf(p))
+    p.files["qsf"] = "hw/afu_files.qsf"
+    _write(out / "hw" / "filelist.txt", "afu.json\n+incdir+../rtl/shell\nQSYS:afu_system.qsys\n"
+           + "".join(f"../{f}\n" for f in p.rtl))
+    p.files["opae_filelist"] = "hw/filelist.txt"
+    return p
+
+
+def _write(path: Path, text: str) -> None:
+    try:
+        path.write_text(text)
+    except OSError as e:
+        raise SpgenError(f"{path}: cannot write ({e})") from None
+
+
+def _component_tcl(p: Project) -> str:
+    L = ["# Platform Designer component of the AFU shell (afu_top), generated by spgen build.",
+         "package require -exact qsys 18.1", "",
+         "set_module_property NAME afu_top",
+         "set_module_property VERSION 1.0",
+         "set_module_property DISPLAY_NAME {spgen AFU shell}",
+         "set_module_property EDITABLE false",
+         "add_fileset QUARTUS_SYNTH QUARTUS_SYNTH {} {}",
+         "set_fileset_property QUARTUS_SYNTH TOP_LEVEL afu_top"]
+    for f in p.rtl:
+        kind = "TOP_LEVEL_FILE" if f.endswith("/afu_top.v") else ""
+        L.append(f"add_fileset_file {Path(f).name} VERILOG PATH ../{f} {kind}".rstrip())
+    L.append("add_fileset_file afushell_csr.vh VERILOG_INCLUDE PATH ../rtl/shell/afushell_csr.vh")
+    L.append("")
+    for k, v in p.params.items():
+        kind = "STRING" if isinstance(v, str) else "INTEGER"
+        L.append(f"add_parameter {k} {kind} {{{v}}}")
+        L.append(f"set_parameter_property {k} HDL_PARAMETER true")
+    L += ["", "add_interface clock clock end", "add_interface_port clock clk clk Input 1",
+          "add_interface reset reset end", "set_interface_property reset associatedClock clock",
+          "set_interface_property reset synchronousEdges BOTH",
+          "add_interface_port reset rst reset Input 1",
+          "# MMIO and interrupts go to the FIM's CCI-P adapter as conduits",
+          "add_interface mmio conduit end", "add_interface irq conduit end"]
+    for m in MASTERS:
+        L += [f"add_interface {m} avalon start", f"set_interface_property {m} associatedClock clock",
+              f"set_interface_property {m} associatedReset reset",
+              f"set_interface_property {m} addressUnits SYMBOLS",
+              f"set_interface_property {m} maximumPendingReadTransactions 256"]
+    for direction, name, width in afu_top_ports():
+        d = "Input" if direction == "input" else "Output"
+        if name in ("clk", "rst"):
+            continue
+        if name.startswith("mmio_"):
+            L.append(f"add_interface_port mmio {name} {name[5:]} {d} {width}")
+        elif name == "irq":
+            L.append(f"add_interface_port irq irq irq {d} {width}")
+        else:
+            m = next(m for m in MASTERS if name.startswith(m + "_"))
+            L.append(f"add_interface_port {m} {name} {_AVALON_ROLE[name[len(m) + 1:]]} {d} {width}")
+    return "\n".join(L) + "\n"
+
+
+def _system_tcl(p: Project) -> str:
+    L = ["# Platform Designer system: AFU shell + cores, EMIF banks A/B and the PCIe host window.",
+         "# Generated by spgen build; run with qsys-script --script=afu_system.tcl.",
+         "package require -exact qsys 18.1", "",
+         "create_system afu_system",
+         "set_project_property DEVICE_FAMILY {Arria 10}",
+         "set_project_property DEVICE 10AX115N2F40E2LG", "",
+         "add_instance clk clock_source",
+         "set_instance_parameter_value clk clockFrequency 200000000",
+         "set_instance_parameter_value clk resetSynchronousEdges DEASSERT", "",
+         "add_instance afu afu_top 1.0"]
+    for k, v in p.params.items():
+        L.append(f"set_instance_parameter_value afu {k} {{{v}}}")
+    L += ["add_connection clk.clk afu.clock", "add_connection clk.clk_reset afu.reset", ""]
+    for inst, _, aw in WINDOWS:
+        L += [f"# {inst}: bridge exported to the FIM "
+              + ("(PCIe/CCI-P host memory, IOVA)" if inst == "pcie_host" else "(DDR4 EMIF local memory)"),
+              f"add_instance {inst} altera_avalon_mm_bridge",
+              f"set_instance_parameter_value {inst} DATA_WIDTH 512",
+              f"set_instance_parameter_value {inst} SYMBOL_WIDTH 8",
+              f"set_instance_parameter_value {inst} ADDRESS_WIDTH {aw}",
+              f"set_instance_parameter_value {inst} ADDRESS_UNITS SYMBOLS",
+              f"set_instance_parameter_value {inst} MAX_BURST_SIZE 64",
+              f"set_instance_parameter_value {inst} MAX_PENDING_RESPONSES 256",
+              f"add_connection clk.clk {inst}.clk",
+              f"add_connection clk.clk_reset {inst}.reset",
+              f"add_interface {inst} avalon start",
+              f"set_interface_property {inst} EXPORT_OF {inst}.m0", ""]
+    for m in MASTERS:
+        for inst, base, _ in WINDOWS:
+            L.append(f"add_connection afu.{m} {inst}.s0")
+            L.append(f"set_connection_parameter_value afu.{m}/{inst}.s0 baseAddress 0x{base:016x}")
+    L += ["", "add_interface mmio conduit end", "set_interface_property mmio EXPORT_OF afu.mmio",
+          "add_interface irq conduit end", "set_interface_property irq EXPORT_OF afu.irq", "",
+          "save_system afu_system.qsys"]
+    return "\n".join(L) + "\n"
+
+
+def _qsf(p: Project) -> str:
+    L = ["# Quartus file list of the AFU, generated by spgen build (source from the project .qsf).",
+         "set_global_assignment -name SEARCH_PATH ../rtl/shell",
+         "set_global_assignment -name VERILOG_INCLUDE_FILE ../rtl/shell/afushell_csr.vh",
+         "set_global_assignment -name QSYS_FILE afu_system.qsys"]
+    L += [f"set_global_assignment -name VERILOG_FILE ../{f}" for f in p.rtl]
+    return "\n".join(L) + "\n"

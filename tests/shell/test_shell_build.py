@@ -1,0 +1,72 @@
+"""`spgen build`: project files generated consistently and checked; bad input gives clear errors."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from spgen import SpgenError
+from spgen.cli import main
+from spgen.shellgen import check_project, core_interface, cores_wrapper, load_csr_map, write_project
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_build_jacobi_cascade(tmp_path, capsys):
+    out = tmp_path / "b"
+    assert main(["build", str(ROOT / "cores/jacobi5/jacobi5.spd"), "--cascade", "3", "--no-sim",
+                 "-o", str(out)]) == 0
+    summary = json.loads((out / "build.json").read_text())
+    assert summary["params"]["N_CORES"] == 3 and summary["params"]["RECORD_WORDS"] == 2
+    assert any("lint" in c for c in summary["checks"]) and any("Tcl" in c for c in summary["checks"])
+    afu = json.loads((out / "hw/afu.json").read_text())
+    assert afu["afu-image"]["accelerator-clusters"][0]["accelerator-type-uuid"] == str(load_csr_map().afu_id)
+    assert afu["spgen"]["regs"] == [{"name": "w", "index": 0, "offset": 0x800, "default": 0x3E800000}]
+    wrapper = (out / "rtl/afu_cores.v").read_text()
+    assert wrapper.count("jacobi5 core") == 3
+    assert "ok  verilator" in capsys.readouterr().out
+
+
+def test_build_loopback(tmp_path):
+    assert main(["build", "--loopback", "--no-sim", "-o", str(tmp_path / "lb")]) == 0
+    assert json.loads((tmp_path / "lb/build.json").read_text())["params"]["N_CORES"] == 0
+
+
+@pytest.mark.parametrize("argv, msg", [
+    (["build", "-o", "X"], "either PROG.spd or --loopback"),
+    (["build", "--loopback", "--cascade", "0", "-o", "X"], "--cascade 0"),
+])
+def test_build_bad_arguments(tmp_path, capsys, argv, msg):
+    argv = [a if a != "X" else str(tmp_path / "x") for a in argv]
+    assert main(argv) == 1
+    assert msg in capsys.readouterr().err
+
+
+def test_branch_streams_rejected():
+    with pytest.raises(SpgenError, match="branch streams"):
+        core_interface({"name": "c", "ports": {"s_data": [{}], "m_data": [{}], "s_brch_data": [{}]}})
+
+
+def test_cascade_needs_equal_records():
+    core = core_interface({"name": "c", "ports": {"s_data": [{"name": "a"}] * 2,
+                                                 "m_data": [{"name": "b"}]}, "registers": []})
+    with pytest.raises(SpgenError, match="equal input and output"):
+        cores_wrapper(core, 2)
+    assert "c core0" in cores_wrapper(core, 1)
+
+
+def test_inconsistent_tcl_detected(tmp_path):
+    p = write_project(tmp_path, None, None, 0)
+    tcl = tmp_path / "hw/afu_system.tcl"
+    tcl.write_text(tcl.read_text().replace("afu.tx_rd emif_b.s0", "afu.tx_rdx emif_b.s0"))
+    with pytest.raises(SpgenError, match="no interface tx_rdx"):
+        check_project(p)
+
+
+def test_lint_failure_reported(tmp_path):
+    p = write_project(tmp_path, None, None, 0)
+    f = tmp_path / "rtl/shell/shell_fifo.v"
+    f.write_text(f.read_text().replace("endmodule", "    wire lint_bait;\nendmodule"))
+    with pytest.raises(SpgenError, match="lint"):
+        check_project(p)
