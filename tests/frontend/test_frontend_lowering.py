@@ -209,3 +209,25 @@ def test_printed_ir_is_deterministic():
     a = load_program(PROGRAMS / "hier.spd")[0].to_text()
     b = load_program(PROGRAMS / "hier.spd")[0].to_text()
     assert a == b and "inst %0 [label='s1' module='scale' params={G:2}]" in a
+
+
+def test_include_paths_are_relative_to_the_including_file(tmp_path):
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "app").mkdir()
+    (tmp_path / "lib/outer.spd").write_text(
+        'Include "inner.spd";\nName outer;\nMain_In {Mi::x};\nMain_Out {Mo::y};\n'
+        "HDL i, auto, (t) = inner(x);\nEQU e, y = t + 1.0;\n")
+    (tmp_path / "lib/inner.spd").write_text(
+        "Name inner;\nMain_In {Mi::x};\nMain_Out {Mo::y};\nEQU e, y = x * x;\n")
+    main = tmp_path / "app/main.spd"
+    main.write_text('Include "../lib/outer.spd";\nName top;\nMain_In {Mi::a};\n'
+                    "Main_Out {Mo::b};\nHDL o, auto, (b) = outer(a);\n")
+    prog, diags = load_program(main)
+    assert sorted(prog.modules) == ["inner", "outer", "top"] and not diags.items
+    # Diagnostics in an included file name that file.
+    (tmp_path / "lib/inner.spd").write_text(
+        "Name inner;\nMain_In {Mi::x};\nMain_Out {Mo::y};\nEQU e, y = x % x;\n")
+    with pytest.raises(Exception) as info:
+        load_program(main)
+    (d,) = info.value.diagnostics.errors
+    assert (Path(d.file).resolve(), d.line, d.col) == ((tmp_path / "lib/inner.spd").resolve(), 4, 14)

@@ -53,11 +53,18 @@ def _run(path: Path, top, params, timings):
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        threading.stack_size(_STACK_BYTES)
-        sys.setrecursionlimit(max(old_limit, _RECURSION_LIMIT))
-        t = threading.Thread(target=work, name="spgen-frontend")
-        t.start()
-        t.join()
+        try:
+            threading.stack_size(_STACK_BYTES)
+            t = threading.Thread(target=work, name="spgen-frontend", daemon=True)
+            sys.setrecursionlimit(max(old_limit, _RECURSION_LIMIT))
+            t.start()
+        except (ValueError, RuntimeError):
+            # No big thread stack on this platform: run here with the normal limit;
+            # deep input then meets RecursionError sooner, still as a diagnostic.
+            sys.setrecursionlimit(old_limit)
+            work()
+        else:
+            t.join()
     finally:
         threading.stack_size(old_stack)
         sys.setrecursionlimit(old_limit)
