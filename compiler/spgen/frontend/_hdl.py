@@ -16,6 +16,7 @@ __all__ = ["lower_hdl"]
 
 
 def _fail(lw: "_ModuleLowering", st: A.Hdl) -> None:
+    lw.ok = False  # reported already (here or inside the callee); the module is not usable
     for o in st.outs:
         s = lw.signals.get(o.name)
         if s is not None and s.stmt is st:
