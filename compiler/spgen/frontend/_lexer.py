@@ -37,41 +37,53 @@ _TOKEN = re.compile(r"""
 _NO_SOURCE = (None, None)
 
 
+class _Token(CommonToken):
+    """A CommonToken filled in one call (the generic constructor is a hot spot)."""
+
+    __slots__ = ()
+
+    def __init__(self, type: int, start: int, stop: int, text: str, line: int, column: int):
+        self.source = _NO_SOURCE
+        self.type = type
+        self.channel = 0
+        self.start = start
+        self.stop = stop
+        self.tokenIndex = -1
+        self.line = line
+        self.column = column
+        self._text = text
+
+
+_KINDS = {"hex": L.INT, "real": L.REAL, "int": L.INT, "string": L.STRING, "bad": L.BAD_CHAR}
+
+
 def tokenize(text: str) -> list[CommonToken]:
     """Tokens of ``text`` (comments and whitespace skipped), ending with EOF."""
     out: list[CommonToken] = []
     append = out.append
     line, line_start = 1, 0
-    kinds = {"hex": L.INT, "real": L.REAL, "int": L.INT, "string": L.STRING, "bad": L.BAD_CHAR}
+    keywords, literal, kinds, ident = _KEYWORDS, _LITERAL, _KINDS, L.ID
     for m in _TOKEN.finditer(text):
         kind = m.lastgroup
+        if kind == "comment":
+            continue
+        s = m.group()
         start = m.start()
         if kind == "ws":
-            s = m.group()
             nl = s.count("\n")
             if nl:
                 line += nl
                 line_start = start + s.rindex("\n") + 1
             continue
-        if kind == "comment":
-            continue
-        s = m.group()
         if kind == "id":
-            t = _KEYWORDS.get(s, L.ID)
+            t = keywords.get(s, ident)
         elif kind == "op":
-            t = _LITERAL[s]
+            t = literal[s]
         else:
             t = kinds[kind]
-        tok = CommonToken(_NO_SOURCE, t, 0, start, m.end() - 1)
-        tok.text = s
-        tok.line = line
-        tok.column = start - line_start
-        append(tok)
-    eof = CommonToken(_NO_SOURCE, Token.EOF, 0, len(text), len(text) - 1)
-    eof.text = "<EOF>"
-    eof.line = line
-    eof.column = len(text) - line_start
-    append(eof)
+        append(_Token(t, start, start + len(s) - 1, s, line, start - line_start))
+    n = len(text)
+    append(_Token(Token.EOF, n, n - 1, "<EOF>", line, n - line_start))
     return out
 
 
