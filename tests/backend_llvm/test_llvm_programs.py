@@ -200,3 +200,32 @@ def test_bad_register_value():
     with pytest.raises(SpgenError, match="register 'm'"):
         d.emulate({"main": np.zeros(2, d.graph and _streams.input_dtype(d.graph, "main")),
                    "brch": np.zeros(2, _streams.input_dtype(d.graph, "brch"))}, regs={"m": -1})
+
+
+def test_multi_phase_graph_split_over_threads():
+    # shifts of computed signals (rings) in every thread's halo
+    g = _deep_shifts()
+    n = 300_000
+    ins = _inputs(g, n, 11)
+    one = emulate(g, n, ins, {}, threads=1)
+    two = emulate(g, n, ins, {}, threads=2)
+    want = evaluate(g, n, ins, {}, False)
+    for o in g.outputs:
+        name = o.port.name
+        assert np.array_equal(one[name], two[name])
+        assert mismatches(one[name], want[name], str(o.port.type)).size == 0
+
+
+@pytest.mark.parametrize("ftz", [False, True], ids=["ieee", "ftz"])
+def test_multi_phase_cascade_fused_threads(ftz):
+    # shift_chain: outputs (y, z) feed inputs (a, b); several phases per stage
+    g = spgen.compile(HERE / "programs/shift_chain.spd", ftz=ftz).graph
+    n = 120_000
+    rng = np.random.default_rng(2)
+    ins = {p.name: (rng.random(n, dtype=np.float32) + 0.5).view(np.uint32) for p in g.inputs}
+    fused = emulate(g, n, ins, {}, steps=3, threads=2, ftz=ftz)
+    plain = emulate(g, n, ins, {}, steps=3, threads=1, fuse=False, ftz=ftz)
+    want = _iterate_reference(g, n, ins, {}, 3, {"y": "a", "z": "b"}, ftz)
+    for name in ("y", "z"):
+        assert np.array_equal(fused[name], plain[name])
+        assert mismatches(plain[name], want[name], "f32").size == 0

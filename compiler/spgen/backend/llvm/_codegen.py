@@ -319,32 +319,48 @@ def _phase_fn(mod: ir.Module, em: _Emitter, plan: Plan, p: int, fast: ir.Functio
     b.call(fast, args + [regv[r.name] for r in plan.graph.regs])
     b.branch(dup_bb)
 
-    # slow: per-element bounds checks, fill values, guarded output stores
+    # slow: per-element bounds checks, fill values, guarded output stores. Offsets into
+    # each buffer are taken once per chunk (a ring's mirrored tail covers the overrun).
     b.position_at_end(slow_bb)
     bases = {slot: buf(slot) for slot in {sl for sl, _ in plan.reads[p]} | {sl for sl, _ in stores}}
 
+    def chunk_off(b: ir.IRBuilder, x: ir.Value, m: ir.Value) -> ir.Value:
+        ring = b.icmp_signed("!=", m, zero64)
+        mm = b.select(ring, m, ir.Constant(I64, 1))
+        pm = b.srem(b.add(b.srem(x, mm), mm), mm)  # x mod m, also for x < 0
+        return b.select(ring, pm, x)
+
+    roff = {(slot, d): chunk_off(b, b.sub(s, ir.Constant(I64, d)), bases[slot][1])
+            for slot, d in plan.reads[p]}
+    woff = {slot: chunk_off(b, s, bases[slot][1]) for slot, _ in stores}
+    isring = {slot: b.icmp_signed("!=", bases[slot][1], zero64) for slot in bases}
+
     def body(b: ir.IRBuilder, e: ir.Value) -> None:
+        i = b.sub(e, s)
+
         def read(b: ir.IRBuilder, slot: int, d: int):
             idx = b.sub(e, ir.Constant(I64, d))
             inb = b.and_(b.icmp_signed(">=", idx, zero64), b.icmp_signed("<", idx, n_el))
             if slot < 0:
                 return None, inb
-            base, m = bases[slot]
-            safe = b.select(inb, idx, zero64)
-            v = b.load(b.gep(base, [wrap(b, safe, m)]))
+            base, _m = bases[slot]
+            # outside the stream a whole array must not be read (a ring always may)
+            at = b.select(b.or_(inb, isring[slot]), b.add(roff[(slot, d)], i), zero64)
+            v = b.load(b.gep(base, [at]))
             return v, (inb if d != 0 else None)
 
         val = em.element(b, p, read, regv, e)
         for slot, n in stores:
             v = val[n] if n in val else em_get_source(b, n, plan, p, read, regv)
-            base, m = bases[slot]
+            base, _m = bases[slot]
             bits = _to_bits(b, v, n.type)
+            at = b.gep(base, [b.add(woff[slot], i)])
             if slot >= plan.n_slots - len(plan.out_slot):
                 inw = b.and_(b.icmp_signed(">=", e, wlo), b.icmp_signed("<", e, whi))
                 with b.if_then(inw):
-                    b.store(bits, b.gep(base, [wrap(b, e, m)]))
+                    b.store(bits, at)
             else:
-                b.store(bits, b.gep(base, [wrap(b, e, m)]))
+                b.store(bits, at)
 
     _loop(b, fn, e0, e1, "e", body)
     b.branch(dup_bb)

@@ -19,7 +19,7 @@ from ._plan import CHUNK, Plan, make_plan
 __all__ = ["Kernel", "get_kernel", "clear_memory_cache"]
 
 # Bump when the generated code changes meaning, so stale objects on disk are ignored.
-_CODEGEN_VERSION = "3"
+_CODEGEN_VERSION = "4"
 
 _RUN_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
                              ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64,

@@ -17,7 +17,7 @@ __all__ = ["emulate", "feedback"]
 # Below this many element-steps per thread, extra threads cost more than they save.
 _MIN_PER_THREAD = 1 << 16
 # Ring memory one fused group of stages may use per thread (keeps it in cache).
-_GROUP_BYTES = 4 << 20
+_GROUP_BYTES = 8 << 20
 _MAX_GROUP = 32
 
 
@@ -113,6 +113,16 @@ class _Sweep:
               self.stages, self.t0, self.t1, n, _ptr(regs))
 
 
+def _layout(k: Kernel, stages: int, feed: dict[int, int]):
+    """Lags and ring sizes of a chain of ``stages`` (memoised: small streams are common)."""
+    key = (stages, tuple(sorted(feed.items())))
+    memo = k.__dict__.setdefault("_layouts", {})
+    if key not in memo:
+        lags = stage_lags(k.plan, stages, feed)
+        memo[key] = (lags, ring_sizes(k.plan, lags, feed))
+    return memo[key]
+
+
 def _feed(plan, fb: dict[str, str]) -> dict[int, int]:
     return {plan.in_slot[i]: plan.out_slot[o] for o, i in fb.items()}
 
@@ -121,8 +131,7 @@ def _sweep(k: Kernel, n: int, ins: dict[str, np.ndarray], stages: int, regs: np.
            threads: int, fb: dict[str, str]) -> dict[str, np.ndarray]:
     plan = k.plan
     feed = _feed(plan, fb)
-    lags = stage_lags(plan, stages, feed)
-    sizes = ring_sizes(plan, lags, feed)
+    lags, sizes = _layout(k, stages, feed)
     outs = {o.port.name: np.empty(n, dtype=np.uint32) for o in plan.graph.outputs}
     t = max(1, min(threads, (n * stages) // _MIN_PER_THREAD, n // (4 * CHUNK) or 1))
     bounds = [n * i // t for i in range(t + 1)]
@@ -139,7 +148,7 @@ def _sweep(k: Kernel, n: int, ins: dict[str, np.ndarray], stages: int, regs: np.
 def _group_size(k: Kernel, steps: int, fb: dict[str, str]) -> int:
     plan = k.plan
     feed = _feed(plan, fb)
-    sizes = ring_sizes(plan, stage_lags(plan, 2, feed), feed)[1]
+    sizes = _layout(k, 2, feed)[1][1]
     per_stage = 4 * (sum(sizes.values()) + CHUNK * (len(sizes) + len(plan.in_slot)))
     return max(1, min(steps, _MAX_GROUP, _GROUP_BYTES // max(per_stage, 1)))
 
