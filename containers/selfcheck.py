@@ -55,7 +55,11 @@ def step_dma(src: Path, state: dict) -> str:
         import json
 
         records = json.loads(out.read_text())["records"]
-        return f"{len(records)} transfers on the simulated card"
+        bad = [r for r in records if r.get("integrity_errors", 0)]
+        if not records or bad:
+            raise RuntimeError(f"{len(bad)} of {len(records)} transfer sizes arrived corrupted")
+        kinds = sorted({r["type"] for r in records})
+        return f"{len(records)} transfer sizes ({', '.join(kinds)}), data intact"
 
 
 STEPS = [("compile a core", step_compile), ("emulate", step_emulate),

@@ -41,6 +41,11 @@ def test_compare_prints_percent_per_key(tmp_path, capsys):
     assert "only in A: type=F2F, size=64" in out
     assert "only in B: type=H2H, size=64" in out
     assert "largest |difference| of gbps: 10.00 %" in out
+    assert main(["container", "compare", str(a), str(b), "--fields", "gbps"]) == 0
+    out = capsys.readouterr().out
+    assert "gbps" in out and "time_s" not in out
+    assert main(["container", "compare", str(a), str(b), "--fields", "nope"]) == 1
+    assert "no numeric field nope" in capsys.readouterr().err
     # With a tolerance the same files fail (10 % > 5 %, and records on one side only).
     assert main(["container", "compare", str(a), str(b), "--tolerance", "5"]) == 1
 

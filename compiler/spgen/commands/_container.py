@@ -64,12 +64,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     m.add_argument("b", metavar="B.json")
     m.add_argument("--key", default=None,
                    help="comma-separated key fields (default: the files' \"key\" list)")
+    m.add_argument("--fields", default=None,
+                   help="comma-separated numeric fields to compare (default: all)")
     m.add_argument("--tolerance", type=float, default=None, metavar="PCT",
                    help="exit 1 when any |difference| exceeds PCT percent")
 
 
 def run(args: argparse.Namespace) -> int:
-    return {"build": _build, "check": _check, "compare": _compare}[args.action](args)
+    try:
+        return {"build": _build, "check": _check, "compare": _compare}[args.action](args)
+    except BrokenPipeError:  # `spgen container compare ... | head`
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 # ---- runtime discovery ------------------------------------------------------------------
@@ -290,6 +296,12 @@ def _compare(args: argparse.Namespace) -> int:
         raise SpgenError("no key fields: name them with \"key\" in the files or --key")
     res = compare_results(a, b, key)
     rows = res["rows"]
+    if args.fields:
+        wanted = [f.strip() for f in args.fields.split(",") if f.strip()]
+        unknown = sorted(set(wanted) - {r["field"] for r in rows})
+        if unknown:
+            raise SpgenError(f"--fields: no numeric field {', '.join(unknown)} in both files")
+        rows = [r for r in rows if r["field"] in wanted]
     header = ["key", "field", "A", "B", "diff %"]
     table = [[", ".join(f"{f}={v}" for f, v in r["key"].items()), r["field"], _fmt(r["a"]),
               _fmt(r["b"]), "n/a" if math.isnan(r["pct"]) else f"{r['pct']:+.2f}"] for r in rows]
