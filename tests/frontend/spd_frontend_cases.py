@@ -49,6 +49,7 @@ INVALID = [
     ("output-type", "EQU e, y = n;", 4, 8, "output port 'y' is f32 but its value is i32"),
     ("drct-count", "DRCT (y) = (a, b);", 4, 1, "DRCT has 1 target(s) but 2 source(s)"),
     ("drct-undefined", "DRCT (y) = (zz);", 4, 13, "undefined signal 'zz'"),
+    ("redefine-input", "EQU e, a = a + 1.0;\nEQU f, y = a;", 4, 8, "'a' is already defined"),
     ("param-shadowed", "Param a = 3;\nEQU e, y = b;", 2, 14, "'a' is already defined"),
     # ---- types ------------------------------------------------------------------------------
     ("mix-f32-i32", "EQU e, y = a + n;", 4, 14, "different types: f32 and i32"),

@@ -109,3 +109,9 @@ def test_errors_come_in_source_order_with_notes_attached(tmp_path):
     diags = check_file(_write(tmp_path, "order", HEADER + body))
     assert [(d.severity, d.line) for d in diags.items] == [
         ("error", 5), ("note", 4), ("warning", 6), ("error", 6)]
+
+
+def test_redefining_an_input_is_one_error_not_a_cycle(tmp_path):
+    diags = check_file(_write(tmp_path, "redef", HEADER + "EQU e, a = a + 1.0;\nEQU f, y = a;"))
+    assert [(d.severity, d.line, d.col) for d in diags.items] == [
+        ("error", 4, 8), ("note", 2, 14)]

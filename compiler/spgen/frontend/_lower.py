@@ -275,7 +275,8 @@ class _ModuleLowering:
         for it in items:
             for name in _defines(it):
                 s = self.signals.get(name)
-                if s is not None and (s.stmt is it or s.stmt is getattr(it, "stmt", None)):
+                if s is not None and s.stmt is not None and (
+                        s.stmt is it or s.stmt is getattr(it, "stmt", None)):
                     definer[name] = it
         deps = {}
         for it in items:
