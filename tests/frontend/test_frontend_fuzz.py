@@ -4,6 +4,7 @@ The normal suite runs a few hundred inputs; `make test-full` (marker `slow`) run
 """
 import contextlib
 import io
+import os
 import shutil
 import time
 from pathlib import Path
@@ -91,7 +92,9 @@ def fuzz_dir(tmp_path_factory):
 _FAST = settings(max_examples=300, deadline=None, database=None,
                  suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                         HealthCheck.function_scoped_fixture])
-_SLOW = settings(_FAST, max_examples=20_000)
+# SPGEN_FUZZ_EXAMPLES splits the dedicated run over processes (each with its own
+# --hypothesis-seed); alone, one process runs all 20,000.
+_SLOW = settings(_FAST, max_examples=int(os.environ.get("SPGEN_FUZZ_EXAMPLES", "20000")))
 
 
 @_FAST
