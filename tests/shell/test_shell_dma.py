@@ -13,4 +13,4 @@ def test_shell_dma_loopback(tmp_path):
     tests, failed = run_cocotb("dma", "afu_top", shell_sources(), "cocotb_shell_dma",
                                parameters={"N_CORES": 0, "N_REGS": 4, "REG_DEFAULTS": DEFAULTS},
                                tmp_path=tmp_path)
-    assert tests == 6 and failed == 0
+    assert tests == 7 and failed == 0
