@@ -74,13 +74,15 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=200_000, help="elements per simulated stream")
     ap.add_argument("--separate", action="store_true", help="one Verilator build per program")
+    ap.add_argument("--programs", help="comma-separated subset of the test programs")
     ap.add_argument("--json", default=str(ROOT / "benchmarks" / "results" / "verilog_bench.json"))
     args = ap.parse_args()
     os.environ["SPGEN_CACHE"] = tempfile.mkdtemp(prefix="spgen-vbench.")
     from spgen.backend.verilog import build
 
     rows = []
-    compiled = [(p.stem, *_compile(p)) for p in PROGRAMS]
+    chosen = set(args.programs.split(",")) if args.programs else None
+    compiled = [(p.stem, *_compile(p)) for p in PROGRAMS if not chosen or p.stem in chosen]
     if args.separate:
         for name, d, core, cs in compiled:
             t = time.perf_counter()
@@ -111,8 +113,12 @@ def main() -> int:
               f"{r['sim_elements_per_s'] / 1e6:>8.2f}")
     if not args.separate:
         print("* one shared Verilator build of all test programs (its rate is a lower bound)")
+    from spgen.backend.verilog import _sim
+
     out = {"machine": {"platform": platform.platform(), "cpus": os.cpu_count(),
-                       "python": sys.version.split()[0]},
+                       "python": sys.version.split()[0],
+                       "load_average": os.getloadavg()[0]},
+           "cxx_opt": _sim._OPT,
            "n": args.n, "separate": args.separate, "rows": rows}
     Path(args.json).parent.mkdir(parents=True, exist_ok=True)
     Path(args.json).write_text(json.dumps(out, indent=2) + "\n")

@@ -1,8 +1,7 @@
 """Shared fixture: every test program compiled and built into ONE Verilator model."""
 import pytest
-from verilog_suite import FTZ_PROGRAMS, HERE, PROGRAMS, program_design
-
 from spgen.backend.verilog import build, generate
+from verilog_suite import FTZ_PROGRAMS, HERE, PROGRAMS, program_design
 
 
 @pytest.fixture(scope="session")

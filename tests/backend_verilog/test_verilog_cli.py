@@ -3,11 +3,10 @@ import json
 
 import numpy as np
 import pytest
-from reference import evaluate, nan_equal
-from verilog_suite import HERE
-
 import spgen
+from reference import evaluate, nan_equal
 from spgen.cli import main
+from verilog_suite import HERE
 
 PROG = HERE / "programs"
 

@@ -2,10 +2,9 @@
 import re
 
 import pytest
-from verilog_suite import PROGRAMS
-
 import spgen
 from spgen.backend.verilog import generate, lint
+from verilog_suite import PROGRAMS
 
 
 def _warnings(text: str) -> list[str]:
@@ -19,7 +18,7 @@ def test_generated_file_is_lint_clean(path):
     assert _warnings(lint(core)) == []
     assert f"module {core.name} (" in core.text
     # helpers are private to the core: no unprefixed module names that could clash
-    for m in re.findall(r"^\s*module\s+(\w+)", core.text, re.M):
+    for m in re.findall(r"^\s*module\s+(\w+)", core.text, re.MULTILINE):
         assert m == core.name or m.startswith(core.name + "_"), m
 
 

@@ -7,10 +7,9 @@ back: the second must equal the first (buffers re-initialised between streams).
 import numpy as np
 import pytest
 from reference import evaluate, nan_equal
-from verilog_suite import EXTERNS, FTZ_PROGRAMS, PROGRAMS
-
 from spgen.backend.verilog import simulate
 from spgen.ir import Type
+from verilog_suite import EXTERNS, FTZ_PROGRAMS, PROGRAMS
 
 pytestmark = [pytest.mark.xdist_group("verilog_bundle"),
               pytest.mark.filterwarnings("ignore::RuntimeWarning")]  # inf/NaN in numpy refs
@@ -143,7 +142,7 @@ def test_jacobi_numpy(suite, n):
     u = ins["u"].view(np.float32)
     attr = ins["attr"] % 2  # both branches of the select
     ins2 = {"u": ins["u"], "attr": attr.astype(np.uint32)}
-    designs, cores, bundle = suite
+    _, cores, bundle = suite
     out, _ = simulate(cores["jacobi"], n, ins2, {"w": 0x3e800000}, stall_seed=9, bundle=bundle)
     w = np.float32(0.25)
     s = _past(u, 1, 0) + _future(u, 1, 0)
@@ -195,3 +194,11 @@ def test_extern_numpy(suite):
     assert np.array_equal(out["s"], s0)
     assert np.array_equal(out["x"], x0 - a)
     assert np.array_equal(out["t"], _future(s0, 2, np.uint32(5)))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", NAMES)
+def test_program_long_random_runs(suite, name):
+    designs, cores, bundle = suite
+    for seed in range(6):
+        _check(designs[name], cores[name], bundle, 3000 + 17 * seed, 100 + seed, seed)

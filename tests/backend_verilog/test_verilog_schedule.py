@@ -57,3 +57,28 @@ def test_negative_shift_adds_look_ahead():
     w = g.nodes[-1]
     s = g.nodes[-2]
     assert best.tau[w.id] - best.tau[s.id] >= 4  # 3 elements of look-ahead + the fill register
+
+
+def test_lbm_core_minimisation_saves_bits():
+    from pathlib import Path
+
+    import spgen
+
+    root = Path(__file__).resolve().parents[2]
+    rep = spgen.compile(root / "cores" / "lbm" / "lbm_d2q9.spd").verilog.report
+    db = rep["delay_bits"]
+    assert db["minimised"]["total"] < db["asap"]["total"]
+    assert db["minimised"]["ram"] > 0 and rep["ring_buffers"] > 0  # long lines in RAM
+    assert rep["latency_cycles"] <= db["asap"]["latency_cycles"]
+
+
+def test_long_shifts_use_ring_buffers_short_ones_do_not():
+    from pathlib import Path
+
+    import spgen
+
+    progs = Path(__file__).parent / "programs"
+    long_rep = spgen.compile(progs / "shift_long.spd").verilog.report
+    short_rep = spgen.compile(progs / "shift_pos.spd").verilog.report
+    assert long_rep["ring_buffers"] >= 2 and long_rep["delay_bits"]["minimised"]["ram"] > 0
+    assert short_rep["ring_buffers"] == 0

@@ -2,10 +2,9 @@
 from pathlib import Path
 
 import numpy as np
-
 import spgen
 
-__all__ = ["HERE", "PROGRAMS", "FTZ_PROGRAMS", "EXTERNS", "program_design"]
+__all__ = ["EXTERNS", "FTZ_PROGRAMS", "HERE", "PROGRAMS", "program_design"]
 
 HERE = Path(__file__).parent
 PROGRAMS = sorted((HERE / "programs").glob("*.spd"))

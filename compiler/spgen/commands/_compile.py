@@ -46,9 +46,9 @@ def summary(report: dict, seconds: float | None = None) -> str:
              f"  FLOPs per element  {r['flops_per_element']['total']} ("
              + ", ".join(f"{k} {v}" for k, v in r["flops_per_element"].items() if k != "total")
              + ")",
-             f"  delay bits         {db['minimised']['total']} minimised "
-             f"({db['minimised']['registers']} in registers, {db['minimised']['ram']} in "
-             f"{r['ring_buffers']} RAM ring buffers); {db['asap']['total']} scheduled ASAP"]
+             (f"  delay bits         {db['minimised']['total']} minimised "
+              f"({db['minimised']['registers']} in registers, {db['minimised']['ram']} in "
+              f"{r['ring_buffers']} RAM ring buffers); {db['asap']['total']} scheduled ASAP")]
     for key, title in (("s_data", "in "), ("s_brch_data", "in brch"), ("m_data", "out"),
                        ("m_brch_data", "out brch")):
         if key in r["ports"]:

@@ -9,7 +9,7 @@ from .. import _streams
 from .._diagnostics import SpgenError
 from ._check import parse_param_args
 
-__all__ = ["add_arguments", "run", "parse_reg_args"]
+__all__ = ["add_arguments", "parse_reg_args", "run"]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -2,5 +2,13 @@
 from ._core import REG_STRIDE, VerilogCore, csr_header, generate
 from ._sim import Bundle, build, lint, simulate
 
-__all__ = ["generate", "simulate", "VerilogCore", "csr_header", "REG_STRIDE", "Bundle", "build",
-           "lint"]
+__all__ = [
+           "REG_STRIDE",
+           "Bundle",
+           "VerilogCore",
+           "build",
+           "csr_header",
+           "generate",
+           "lint",
+           "simulate",
+]

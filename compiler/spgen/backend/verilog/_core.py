@@ -11,7 +11,7 @@ from spgen.ir import OPS, Graph
 from ._emit import emit, plan_bits
 from ._schedule import schedule
 
-__all__ = ["VerilogCore", "generate", "csr_header", "REG_STRIDE"]
+__all__ = ["REG_STRIDE", "VerilogCore", "csr_header", "generate"]
 
 # Byte distance between two core registers in the core's CSR window: the shell's
 # MMIO accesses are 64 bits wide, each register uses the low 32 bits of one word.

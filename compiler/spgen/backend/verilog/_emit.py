@@ -6,12 +6,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from spgen._diagnostics import SpgenError
-from spgen.ir import FLOAT_OPS, OPS, Graph, Node, Type
+from spgen.ir import OPS, Graph, Node, Type
 
 from ._oplib import library_modules, op_params, op_source
 from ._schedule import SINK, Schedule
 
-__all__ = ["emit", "Emitted", "RAM_MIN_DEPTH", "RAM_MIN_BITS", "segment_plan"]
+__all__ = ["RAM_MIN_BITS", "RAM_MIN_DEPTH", "Emitted", "emit", "segment_plan"]
 
 # A delay segment becomes a RAM ring buffer (block RAM on the FPGA, one array write
 # per tick in simulation) when it is at least this long and this many bits; shorter
@@ -21,14 +21,19 @@ RAM_MIN_BITS = 256
 
 # SystemVerilog reserved words a module name must avoid (the common ones an SPD
 # module might be called).
-_KEYWORDS = set("""always and assign automatic begin bit buf byte case casex casez cell class
-config const default defparam design disable do edge else end endcase endfunction endmodule
-enum event extern final for force forever fork function generate genvar if initial inout
-input int integer interface join local localparam logic longint module nand negedge new nor
-not or output package parameter posedge primitive program property real reg repeat return
-shortint signed specify static string struct super supply0 supply1 table task this time
-tran tri type typedef union unique unsigned var virtual void wait while wire wor xor
-""".split())
+_KEYWORDS = frozenset({
+    "always", "and", "assign", "automatic", "begin", "bit", "buf", "byte", "case",
+    "casex", "casez", "cell", "class", "config", "const", "default", "defparam", "design",
+    "disable", "do", "edge", "else", "end", "endcase", "endfunction", "endmodule", "enum",
+    "event", "extern", "final", "for", "force", "forever", "fork", "function", "generate",
+    "genvar", "if", "initial", "inout", "input", "int", "integer", "interface", "join",
+    "local", "localparam", "logic", "longint", "module", "nand", "negedge", "new", "nor",
+    "not", "or", "output", "package", "parameter", "posedge", "primitive", "program",
+    "property", "real", "reg", "repeat", "return", "shortint", "signed", "specify",
+    "static", "string", "struct", "super", "supply0", "supply1", "table", "task", "this",
+    "time", "tran", "tri", "type", "typedef", "union", "unique", "unsigned", "var",
+    "virtual", "void", "wait", "while", "wire", "wor", "xor",
+})
 
 
 @dataclass
@@ -217,7 +222,7 @@ def _extern_text(core: str, node: Node) -> tuple[str, str]:
     except OSError as e:
         raise SpgenError(f"external module {node.attrs['module']}: cannot read {path} ({e})") \
             from None
-    declared = re.findall(r"^\s*module\s+(\w+)", text, re.M)
+    declared = re.findall(r"^\s*module\s+(\w+)", text, re.MULTILINE)
     if node.attrs["module"] not in declared:
         raise SpgenError(f"{path}: no module named {node.attrs['module']}")
     return path.name, _rename(text, declared, f"{core}_")
@@ -471,7 +476,7 @@ def emit(graph: Graph, sched: Schedule, *, ftz: bool = False) -> Emitted:
     a("            end else begin")
     a(f"                if (j_cnt != {jw}'d{kmax}) j_cnt <= j_cnt + 1'b1;")
     if drain > 0:
-        a(f"                if (draining_reg) t_cnt <= t_cnt + 1'b1;")
+        a("                if (draining_reg) t_cnt <= t_cnt + 1'b1;")
         a("                else if (s_last) draining_reg <= 1'b1;")
     a("            end")
     a("        end")
@@ -482,8 +487,10 @@ def emit(graph: Graph, sched: Schedule, *, ftz: bool = False) -> Emitted:
         if k == 0:
             a(f"    wire real_{k} = !draining_reg;")
         else:
-            ct = f"(t_cnt < {tw}'d{k})" if k <= drain - 1 else "1'b1"
-            a(f"    wire real_{k} = {cj} && (!draining_reg || {ct});")
+            if k <= drain - 1:
+                a(f"    wire real_{k} = {cj} && (!draining_reg || (t_cnt < {tw}'d{k}));")
+            else:  # the drain is shorter than K: every drained element exists
+                a(f"    wire real_{k} = {cj};")
     a("")
     a("    // ---- datapath")
     L += body

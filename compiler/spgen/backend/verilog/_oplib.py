@@ -2,12 +2,12 @@
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 from spgen._diagnostics import SpgenError
 
-__all__ = ["op_latency", "op_source", "op_params", "library_modules"]
+__all__ = ["library_modules", "op_latency", "op_params", "op_source"]
 
 
 def _oplib():
@@ -30,7 +30,7 @@ def op_source(op: str) -> Path:
         raise SpgenError(f"operator {op!r} has no RTL in the operator library") from None
 
 
-@lru_cache(maxsize=None)
+@cache
 def _text(path: str) -> str:
     return Path(path).read_text()
 
@@ -45,6 +45,6 @@ def library_modules() -> dict[str, Path]:
     """Module name -> file for every module of the operator library."""
     out: dict[str, Path] = {}
     for f in _oplib().rtl_files():
-        for m in re.findall(r"^\s*module\s+(\w+)", _text(str(f)), re.M):
+        for m in re.findall(r"^\s*module\s+(\w+)", _text(str(f)), re.MULTILINE):
             out[m] = Path(f)
     return out

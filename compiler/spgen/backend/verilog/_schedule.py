@@ -21,7 +21,7 @@ from spgen.ir import Graph, Node, Type
 
 from ._oplib import op_latency
 
-__all__ = ["Schedule", "schedule", "latency_of", "STATIC_OPS"]
+__all__ = ["STATIC_OPS", "Schedule", "latency_of", "schedule"]
 
 STATIC_OPS = {"const", "reg"}
 SINK = -1  # pseudo node id of the output alignment point
@@ -71,9 +71,7 @@ def _static_nodes(graph: Graph) -> set[int]:
     """
     out: set[int] = set()
     for n in graph.nodes:
-        if n.op in STATIC_OPS:
-            out.add(n.id)
-        elif n.op not in ("shift", "input", "extern", "proj", "inst") and n.args \
+        if n.op in STATIC_OPS or n.op not in ("shift", "input", "extern", "proj", "inst") and n.args \
                 and all(a.id in out for a in n.args):
             out.add(n.id)
     return out

@@ -66,6 +66,8 @@ int main(int argc, char** argv) {
 
     auto ctx = std::make_unique<VerilatedContext>();
     ctx->commandArgs(1, argv);
+    ctx->randReset(2);  // power-up values random (the model is built with --x-initial unique)
+    ctx->randSeed(static_cast<int>(h[8] % 1000003u) + 1);
     auto top = std::make_unique<Vspgtb_top>(ctx.get());
 #ifdef SPG_TRACE
     std::unique_ptr<VerilatedFstC> tfp;
