@@ -122,6 +122,8 @@ def test_fuzz_check_mutated_programs_20k(fuzz_dir, case):
     "Name m;\nMain_In {Mi::a};\nMain_Out {Mo::y};\nParam P = 1" + " << 60" * 1000 + ";\n"
     "EQU e, y = a;",
     "Name m;\nMain_In {Mi::a};\nMain_Out {Mo::y};\nEQU e, y = a * 1e999999999;",
+    'Include "\x00lib.spd";\nName m;',              # found by the 20k run: NUL in a path
+    'Name m;\nMain_In {Mi::a};\nMain_Out {Mo::y};\nHDL h, 1, (y) = v(a) [file="\x00.v"];',
     "Name m;\nMain_In {Mi::a};\nMain_Out {Mo::y};\nEQU e, y = a * " + "9" * 5000 + ".0;",
     "Name m;\nMain_In {Mi::a};\nMain_Out {Mo::y};\nEQU e, y = a * " + "9" * 5000 + ";",
     "Name m;\n" + "EQU e, y = a;\n" * 5_000,          # 5k duplicate definitions

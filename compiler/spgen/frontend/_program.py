@@ -49,6 +49,10 @@ class Loader:
 
     # ---- files ---------------------------------------------------------------------
     def load_file(self, path: str, chain: tuple[str, ...] = (), at: A.Loc | None = None) -> None:
+        if "\x00" in path:  # the OS refuses such names (ValueError, not OSError)
+            self.report("error", f"cannot read {path!r}: the path contains a NUL character",
+                        at or A.Loc(path.replace("\x00", "\\0"), 0, 0))
+            return
         key = os.path.realpath(path)
         if key in chain:
             names = [os.path.basename(p) for p in chain[chain.index(key):]] + [
