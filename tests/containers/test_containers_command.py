@@ -148,3 +148,19 @@ def test_build_arg_syntax_and_bind_args(capsys):
     assert "NAME=VALUE" in capsys.readouterr().err
     assert bind_args(["/dev/intel-fpga-port.0", "/dev/intel-fpga-fme.0"]) == [
         "--bind", "/dev/intel-fpga-port.0", "--bind", "/dev/intel-fpga-fme.0"]
+
+
+def test_run_binds_devices_and_passes_arguments(tmp_path, monkeypatch, capsys):
+    import spgen.commands._container as C
+
+    log = tmp_path / "log"
+    _fake_runtime(tmp_path / "bin", "apptainer", "1.3.4", log)
+    monkeypatch.setenv("PATH", str(tmp_path / "bin") + os.pathsep + os.environ["PATH"])
+    monkeypatch.setattr(C, "fpga_devices", lambda: ["/dev/intel-fpga-port.0"])
+    image = tmp_path / "s.sif"
+    assert main(["container", "run", "--image", str(image), "--", "bench", "dma"]) == 1
+    assert "not found" in capsys.readouterr().err
+    image.write_bytes(b"sif")
+    assert main(["container", "run", "--image", str(image), "--", "bench", "dma", "--quick"]) == 0
+    args = log.read_text().splitlines()[0]
+    assert args == f"args: run --bind /dev/intel-fpga-port.0 {image} bench dma --quick"

@@ -1,4 +1,4 @@
-"""`spgen container build|check|compare`: the Singularity/Apptainer image and result comparison."""
+"""`spgen container build|check|run|compare`: the Singularity/Apptainer image and result comparison."""
 from __future__ import annotations
 
 import argparse
@@ -56,6 +56,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        description="Report the container runtime, the image and FPGA device "
                                    "nodes, and print the run command that binds them.")
     c.add_argument("--image", default="spgen.sif", help="image to look for (default spgen.sif)")
+    r = sub.add_parser("run", help="run spgen in the image, binding this machine's FPGA devices",
+                       description="Run `spgen ARGS` in the image with apptainer/singularity, "
+                                   "binding every FPGA device node found here "
+                                   "(/dev/intel-fpga-*, /dev/dfl-*).")
+    r.add_argument("--image", default="spgen.sif", help="image (default spgen.sif)")
+    r.add_argument("--dry-run", action="store_true", help="print the command instead")
+    r.add_argument("spgen_args", nargs=argparse.REMAINDER, metavar="-- ARGS",
+                   help="arguments for spgen inside the image")
     m = sub.add_parser("compare", help="print per-record differences of two JSON result files",
                        description="Compare two benchmark result files (docs/containers.md "
                                    "'Result files'), e.g. bare metal A against container B: "
@@ -72,7 +80,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        return {"build": _build, "check": _check, "compare": _compare}[args.action](args)
+        return {"build": _build, "check": _check, "run": _run_image,
+                "compare": _compare}[args.action](args)
     except BrokenPipeError:  # `spgen container compare ... | head`
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
@@ -204,6 +213,23 @@ def _check(args: argparse.Namespace) -> int:
     run_cmd = [tool and Path(tool).name or "apptainer", "run", *bind_args(devices), str(image)]
     print("run: " + " ".join(run_cmd) + " ARGS...")
     return 0 if tool else 1
+
+
+def _run_image(args: argparse.Namespace) -> int:
+    rest = list(args.spgen_args)
+    if rest[:1] == ["--"]:
+        rest = rest[1:]
+    tool, what = find_runtime()
+    cmd = [tool or "apptainer", "run", *bind_args(fpga_devices()), args.image, *rest]
+    if args.dry_run:
+        print(" ".join(cmd))
+        return 0
+    if tool is None:
+        print(f"spgen container run: {what}.\nTo fix: {_INSTALL_HINT}.", file=sys.stderr)
+        return 1
+    if not Path(args.image).is_file():
+        raise SpgenError(f"image {args.image} not found (build it with `spgen container build`)")
+    return subprocess.run(cmd, check=False).returncode
 
 
 # ---- compare ----------------------------------------------------------------------------
