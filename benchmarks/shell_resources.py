@@ -56,18 +56,18 @@ def synth(top: str, files: list[Path], params: dict[str, int], work: Path) -> di
     (work / "run.ys").write_text("\n".join(script) + "\n")
     t0 = time.perf_counter()
     # yowasp's WebAssembly sandbox sees the working folder: run there with relative names
-    proc = subprocess.run([yosys(), "-q", "-s", "run.ys"], cwd=work, capture_output=True, text=True)
+    proc = subprocess.run([yosys(), "-q", "-s", "run.ys"], cwd=work, check=False, capture_output=True, text=True)
     if proc.returncode != 0:
         raise RuntimeError(f"yosys failed for {top}:\n{proc.stderr[-3000:]}")
     text = (work / "stat.txt").read_text()
-    luts = sum(int(m.group(1)) for m in re.finditer(r"^\s*(\d+)\s+\$lut\b", text, re.M))
-    ffs = sum(int(m.group(1)) for m in re.finditer(r"^\s*(\d+)\s+\$_\w*DFF\w*", text, re.M))
+    luts = sum(int(m.group(1)) for m in re.finditer(r"^\s*(\d+)\s+\$lut\b", text, re.MULTILINE))
+    ffs = sum(int(m.group(1)) for m in re.finditer(r"^\s*(\d+)\s+\$_\w*DFF\w*", text, re.MULTILINE))
     mem_bits = 0
-    for m in re.finditer(r"^\s*(\d+)\s+memory bits", text, re.M):
+    for m in re.finditer(r"^\s*(\d+)\s+memory bits", text, re.MULTILINE):
         mem_bits += int(m.group(1))
     if not mem_bits:
         mem_bits = sum(int(m.group(1)) for m in re.finditer(r"(\d+)\s+memory bits", text))
-    mems = sum(int(m.group(1)) for m in re.finditer(r"^\s*(\d+)\s+\$mem\w*", text, re.M))
+    mems = sum(int(m.group(1)) for m in re.finditer(r"^\s*(\d+)\s+\$mem\w*", text, re.MULTILINE))
     return {"lut6": luts, "registers": ffs, "memories": mems, "memory_bits": mem_bits,
             "synth_s": round(time.perf_counter() - t0, 1)}
 

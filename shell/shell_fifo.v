@@ -1,4 +1,6 @@
-// Synchronous show-ahead FIFO with valid/ready on both sides and a fill level.
+// Synchronous show-ahead FIFO with valid/ready on both sides and a fill level. The
+// memory is read synchronously (block-RAM friendly); a write into the entry being
+// read is forwarded.
 `default_nettype none
 
 module shell_fifo #(
@@ -33,6 +35,8 @@ module shell_fifo #(
 
     reg [DATA_WIDTH-1:0] mem [0:FIFO_DEPTH-1];
     reg [ADDR_WIDTH:0]   wr_ptr_reg, rd_ptr_reg;
+    reg [DATA_WIDTH-1:0] rd_data_reg, fwd_data_reg;
+    reg                  fwd_reg;
 
     wire full  = (wr_ptr_reg - rd_ptr_reg) == FIFO_DEPTH[ADDR_WIDTH:0];
     wire empty = wr_ptr_reg == rd_ptr_reg;
@@ -41,12 +45,18 @@ module shell_fifo #(
 
     assign s_axis_tready = !full;
     assign m_axis_tvalid = !empty;
-    assign m_axis_tdata  = mem[rd_ptr_reg[ADDR_WIDTH-1:0]];
+    assign m_axis_tdata  = fwd_reg ? fwd_data_reg : rd_data_reg;
     assign level         = wr_ptr_reg - rd_ptr_reg;
+
+    // the entry shown next cycle
+    wire [ADDR_WIDTH:0] rd_next = rd_ptr_reg + {{ADDR_WIDTH{1'b0}}, pop};
 
     always @(posedge clk) begin
         if (push)
             mem[wr_ptr_reg[ADDR_WIDTH-1:0]] <= s_axis_tdata;
+        rd_data_reg  <= mem[rd_next[ADDR_WIDTH-1:0]];
+        fwd_reg      <= push && wr_ptr_reg[ADDR_WIDTH-1:0] == rd_next[ADDR_WIDTH-1:0];
+        fwd_data_reg <= s_axis_tdata;
         if (rst) begin
             wr_ptr_reg <= 0;
             rd_ptr_reg <= 0;
@@ -55,6 +65,8 @@ module shell_fifo #(
             if (pop)  rd_ptr_reg <= rd_ptr_reg + 1'b1;
         end
     end
+
+    wire unused_ok = rd_next[ADDR_WIDTH];
 endmodule
 
 `default_nettype wire

@@ -5,7 +5,6 @@ import struct
 from pathlib import Path
 
 import cocotb
-
 from shell_card_model import A_BASE, B_BASE, EOP, IRQ, SOP, Card, reg
 
 

@@ -1,6 +1,7 @@
 """cocotb tests of the width converters 512 <-> N x 32 under random back-pressure."""
 from __future__ import annotations
 
+import itertools
 import random
 
 import cocotb
@@ -131,7 +132,7 @@ async def check_up(dut, n, rng, p_valid, p_ready):
         items += [(pack(r), n, j == len(recs) - 1) for j, r in enumerate(recs)]
     expect = [(d, c, int(la)) for d, c, la in down_items(pkts)]
     src = cocotb.start_soon(source(dut, f"u{n}", items, p_valid, rng, False))
-    out, fires = await sink(dut, f"u{n}", len(expect), p_ready, rng, ("m_data", "m_cnt", "m_last"))
+    out, _ = await sink(dut, f"u{n}", len(expect), p_ready, rng, ("m_data", "m_cnt", "m_last"))
     _, stalls = await src
     assert out == expect, f"width {n}: beats differ"
     return stalls
@@ -160,7 +161,7 @@ async def converters_no_bubbles(dut):
         fires = await check_down(dut, n, rng, 1.0, 1.0)
         # after the first record, a packet's records leave back to back except where the
         # next packet's first beat is still arriving
-        gaps = sum(1 for a, b in zip(fires, fires[1:]) if b - a > 1)
+        gaps = sum(1 for a, b in itertools.pairwise(fires) if b - a > 1)
         assert gaps <= 6, f"width {n}: {gaps} gaps in the record stream"
         stalls = await check_up(dut, n, rng, 1.0, 1.0)
         assert stalls == 0, f"width {n}: input stalled {stalls} times with output always ready"

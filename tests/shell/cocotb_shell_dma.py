@@ -5,9 +5,20 @@ from __future__ import annotations
 import random
 
 import cocotb
-
-from shell_card_model import (A_BASE, B_BASE, CHAIN, CSR, EOP, H_BASE, IRQ, REGION_BYTES, SOP,
-                              Card, desc_bytes, reg)
+from shell_card_model import (
+    A_BASE,
+    B_BASE,
+    CHAIN,
+    CSR,
+    EOP,
+    H_BASE,
+    IRQ,
+    REGION_BYTES,
+    SOP,
+    Card,
+    desc_bytes,
+    reg,
+)
 
 REG_DEFAULTS = [0x11111111, 0x22222222, 0x33333333, 0x44444444]
 BASES = (A_BASE, B_BASE, H_BASE)

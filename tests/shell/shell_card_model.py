@@ -8,7 +8,6 @@ import random
 import cocotb
 from cocotb.clock import Clock
 from cocotb.triggers import Event, FallingEdge, ReadOnly, RisingEdge
-
 from spgen.shellgen import load_csr_map
 
 CSR = load_csr_map()
@@ -23,7 +22,7 @@ def reg(name: str) -> int:
 class ReadSlave:
     """Avalon-MM burst read slave: random waitrequest, in-order answers after a random latency."""
 
-    def __init__(self, card: "Card", prefix: str):
+    def __init__(self, card: Card, prefix: str):
         self.card, self.p = card, prefix
         self.pending: collections.deque = collections.deque()   # [ready_cycle, addr, beats_left]
         self.wait = 0

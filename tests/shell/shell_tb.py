@@ -10,7 +10,7 @@ from spgen.shellgen import SHELL_DIR
 
 HERE = Path(__file__).resolve().parent
 
-__all__ = ["shell_sources", "run_cocotb", "HERE", "SHELL_DIR"]
+__all__ = ["HERE", "SHELL_DIR", "run_cocotb", "shell_sources"]
 
 # The wheel's verilated.mk has an empty CFG_CXXFLAGS_PCH_I, which breaks split models;
 # -O0 C++ builds: the tests' time goes into Python per cycle, not the model.

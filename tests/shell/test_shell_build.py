@@ -5,7 +5,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from spgen import SpgenError
 from spgen.cli import main
 from spgen.shellgen import check_project, core_interface, cores_wrapper, load_csr_map, write_project

@@ -3,10 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 import spgen
-from spgen.shellgen import core_interface, write_project
 from shell_tb import HERE, run_cocotb
+from spgen.shellgen import core_interface, write_project
 
 
 @pytest.mark.xdist_group("shell_cascade")

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import pytest
-
 from shell_tb import HERE, SHELL_DIR, run_cocotb
 
 

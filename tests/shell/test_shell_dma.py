@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import pytest
-
 from shell_tb import run_cocotb, shell_sources
 
 DEFAULTS = "128'h44444444333333332222222211111111"

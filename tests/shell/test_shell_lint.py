@@ -4,7 +4,6 @@ from __future__ import annotations
 import subprocess
 
 import pytest
-
 from spgen._tools import verilator_bin, verilator_env
 from spgen.shellgen import SHELL_DIR
 
@@ -14,7 +13,7 @@ FILES = sorted(SHELL_DIR.glob("*.v")) + [SHELL_DIR / "passthrough" / "afu_cores.
 def lint(top: str, *params: str) -> str:
     cmd = [str(verilator_bin()), "--lint-only", "-Wall", f"-I{SHELL_DIR}", "--top-module", top,
            *params, *map(str, FILES)]
-    r = subprocess.run(cmd, env=verilator_env(), capture_output=True, text=True)
+    r = subprocess.run(cmd, env=verilator_env(), check=False, capture_output=True, text=True)
     return "" if r.returncode == 0 else r.stdout + r.stderr
 
 

@@ -8,8 +8,17 @@ from pathlib import Path
 
 from .._diagnostics import SpgenError
 
-__all__ = ["CsrMap", "Register", "Field", "load_csr_map", "render_c_header",
-           "render_verilog_header", "render_markdown", "SHELL_DIR", "CSR_MAP_PATH"]
+__all__ = [
+    "CSR_MAP_PATH",
+    "SHELL_DIR",
+    "CsrMap",
+    "Field",
+    "Register",
+    "load_csr_map",
+    "render_c_header",
+    "render_markdown",
+    "render_verilog_header",
+]
 
 SHELL_DIR = Path(__file__).resolve().parents[3] / "shell"
 CSR_MAP_PATH = SHELL_DIR / "csr_map.json"
@@ -135,8 +144,8 @@ def _c(n: int) -> str:
 
 def render_c_header(m: CsrMap) -> str:
     p = m.name.upper()
-    out = [f"/* {p} CSR map v{m.version[0]}.{m.version[1]}: generated from shell/csr_map.json "
-           "by shell/gen_csr.py; do not edit. */",
+    out = [(f"/* {p} CSR map v{m.version[0]}.{m.version[1]}: generated from shell/csr_map.json "
+            "by shell/gen_csr.py; do not edit. */"),
            f"#ifndef {p}_CSR_H", f"#define {p}_CSR_H", "", "#include <stdint.h>", "",
            f"#define {p}_CSR_VERSION_MAJOR {m.version[0]}",
            f"#define {p}_CSR_VERSION_MINOR {m.version[1]}",
@@ -219,10 +228,10 @@ def render_verilog_header(m: CsrMap) -> str:
 
 def render_markdown(m: CsrMap) -> str:
     out = [f"# {m.name} CSR map v{m.version[0]}.{m.version[1]}", "",
-           "Generated from `shell/csr_map.json` by `shell/gen_csr.py`; do not edit. "
-           "Semantics: [shell.md](shell.md).", "",
-           f"64-bit registers at 8-byte aligned byte offsets in a {m.mmio_bytes // 1024} KiB "
-           f"MMIO space. AFU ID `{m.afu_id}`.", "",
+           ("Generated from `shell/csr_map.json` by `shell/gen_csr.py`; do not edit. "
+            "Semantics: [shell.md](shell.md)."), "",
+           (f"64-bit registers at 8-byte aligned byte offsets in a {m.mmio_bytes // 1024} KiB "
+            f"MMIO space. AFU ID `{m.afu_id}`."), "",
            "Access: " + "; ".join(f"`{k}` {v}" for k, v in _ACCESS.items()) + ".", "",
            "## Constants", "", "| name | value | meaning |", "|---|---|---|"]
     out += [f"| `{n}` | {v:#x} | {d} |" for n, v, d in m.constants]

@@ -12,7 +12,7 @@ from .._diagnostics import SpgenError
 from ._csr import SHELL_DIR, load_csr_map
 from ._wrapper import CoreInterface, cores_wrapper
 
-__all__ = ["Project", "write_project", "afu_top_ports"]
+__all__ = ["Project", "afu_top_ports", "write_project"]
 
 # afu_top's Avalon-MM masters and the windows each one reaches (docs/internals.md)
 MASTERS = ("tx_rd", "rx_wr", "dsc_rd")

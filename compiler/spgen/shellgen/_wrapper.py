@@ -73,10 +73,10 @@ def cores_wrapper(core: CoreInterface, n_cores: int) -> str:
          "    input  wire [REG_WIDTH-1:0] regs",
          ");",
          "    initial begin",
-         f"        if (N_CORES != {n_cores} || IN_WORDS != {core.in_words} || OUT_WORDS != {core.out_words}"
-         f" || REG_WIDTH != {rw}) begin",
-         f'            $display("afu_cores: built for N_CORES={n_cores} IN_WORDS={core.in_words} '
-         f'OUT_WORDS={core.out_words} REG_WIDTH={rw}");',
+         (f"        if (N_CORES != {n_cores} || IN_WORDS != {core.in_words} || OUT_WORDS != {core.out_words}"
+          f" || REG_WIDTH != {rw}) begin"),
+         (f'            $display("afu_cores: built for N_CORES={n_cores} IN_WORDS={core.in_words} '
+          f'OUT_WORDS={core.out_words} REG_WIDTH={rw}");'),
          "            $finish;",
          "        end",
          "    end", ""]
