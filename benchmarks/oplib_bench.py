@@ -12,7 +12,6 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
-
 from spgen.oplib import LATENCY, rtl_source
 from spgen.oplib._harness import build, variants
 
@@ -36,7 +35,7 @@ def synthesize(op: str) -> dict:
                   f"synth -top spg_{op} -flatten -lut 6 -run fine:; "
                   "tee -q -o fine.json stat -json")
         t0 = time.time()
-        proc = subprocess.run([yosys, "-q", "-p", script], cwd=tmp, capture_output=True, text=True)
+        proc = subprocess.run([yosys, "-q", "-p", script], cwd=tmp, check=False, capture_output=True, text=True)
         if proc.returncode != 0:
             raise RuntimeError(f"yosys failed on spg_{op}:\n{proc.stderr[-2000:]}")
         coarse = json.loads((Path(tmp) / "coarse.json").read_text())["design"]
@@ -44,6 +43,7 @@ def synthesize(op: str) -> dict:
     cells = fine.get("num_cells_by_type", {})
     ffs = sum(n for t, n in cells.items() if "DFF" in t)
     luts = cells.get("$lut", 0)
+    print(f"spg_{op}: {luts} LUT6, {ffs} FF ({time.time() - t0:.0f} s)", file=sys.stderr, flush=True)
     return {"op": op, "latency": LATENCY[op], "luts": luts, "ffs": ffs,
             "other_cells": fine["num_cells"] - luts - ffs,
             "multipliers": sum(n for t, n in coarse.get("num_cells_by_type", {}).items()
@@ -92,6 +92,9 @@ def main(argv: list[str] | None = None) -> int:
         synth = list(pool.map(synthesize, ops))
     print(f"{'op':<10}{'latency':>8}{'LUT6':>8}{'FF':>8}{'other':>7}{'$mul':>6}")
     for r in synth:
+        if "error" in r:
+            print(f"{r['op']:<10}{r['latency']:>8}  synthesis failed")
+            continue
         print(f"{r['op']:<10}{r['latency']:>8}{r['luts']:>8}{r['ffs']:>8}"
               f"{r['other_cells']:>7}{r['multipliers']:>6}")
     speed = [speed_one(op, args.vectors) for op in args.speed_ops.split(",") if op]

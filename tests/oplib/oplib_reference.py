@@ -4,8 +4,18 @@ from __future__ import annotations
 import numpy as np
 import softfloatpy as sf
 
-__all__ = ["FLOAT_SPECIALS", "INT_SPECIALS", "special_pairs", "rounding_pairs", "random_pairs",
-           "softfloat_expected", "numpy_expected", "int_expected", "flush", "is_nan"]
+__all__ = [
+    "FLOAT_SPECIALS",
+    "INT_SPECIALS",
+    "flush",
+    "int_expected",
+    "is_nan",
+    "numpy_expected",
+    "random_pairs",
+    "rounding_pairs",
+    "softfloat_expected",
+    "special_pairs",
+]
 
 U32 = np.uint32
 # The special classes of the issue: ±0, ±subnormal min/max, ±normal min/max, ±1, ±inf, qNaN, sNaN.

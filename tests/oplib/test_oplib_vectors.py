@@ -3,9 +3,16 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from oplib_reference import (SOFTFLOAT_OPS, int_expected, is_nan, numpy_expected, random_pairs,
-                             rounding_pairs, softfloat_expected, special_pairs)
-
+from oplib_reference import (
+    SOFTFLOAT_OPS,
+    int_expected,
+    is_nan,
+    numpy_expected,
+    random_pairs,
+    rounding_pairs,
+    softfloat_expected,
+    special_pairs,
+)
 from spgen.oplib import LATENCY
 from spgen.oplib._harness import BOOL_RESULT, build, variants
 

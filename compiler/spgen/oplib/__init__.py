@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["LATENCY", "RTL_DIR", "FLOAT_OPS", "WIDTH_OPS", "rtl_files", "rtl_source"]
+__all__ = ["FLOAT_OPS", "LATENCY", "RTL_DIR", "WIDTH_OPS", "rtl_files", "rtl_source"]
 
 RTL_DIR = Path(__file__).resolve().parent / "rtl"
 

@@ -2,7 +2,7 @@
 // spg_fneg: f32 flip the sign bit (also of NaN).
 // Latency 0: pure wiring (one inverter at most). A sign-bit operation, not
 // arithmetic (IEEE 754 5.5.1): it never flushes, so FTZ has no effect here;
-// the parameter exists so that every float operator has the same interface.
+// FTZ is accepted so that every float operator has the same interface.
 module spg_fneg #(
     /* verilator lint_off UNUSEDPARAM */
     parameter FTZ = 0  // 1: subnormal inputs and results flushed to zero, sign kept

@@ -1,6 +1,6 @@
 `default_nettype none
 // spg_uitofp: u32 -> f32, round-to-nearest-even. Results are integers, never
-// subnormal, so FTZ has no effect; the parameter keeps the float interface uniform.
+// subnormal, so FTZ has no effect; FTZ is accepted to keep the float interface uniform.
 // Latency 4, one carry chain or shifter per 5 ns cycle at 200 MHz on Arria 10:
 //   1 magnitude (32-bit negation)
 //   2 leading-zero count (32 bits)
