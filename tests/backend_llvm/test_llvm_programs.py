@@ -229,3 +229,25 @@ def test_multi_phase_cascade_fused_threads(ftz):
     for name in ("y", "z"):
         assert np.array_equal(fused[name], plain[name])
         assert mismatches(plain[name], want[name], "f32").size == 0
+
+
+def test_kernels_reload_from_disk_cache(tmp_path, monkeypatch):
+    # each JIT engine owns its target machine: reloading after the memory cache is
+    # dropped must neither crash nor change a bit
+    from spgen.backend.llvm import clear_memory_cache
+    from spgen.backend.llvm._jit import get_kernel
+
+    monkeypatch.setenv("SPGEN_CACHE", str(tmp_path))
+    clear_memory_cache()
+    g = _deep_shifts()
+    n = 2000
+    ins = _inputs(g, n, 4)
+    first = emulate(g, n, ins, {})
+    assert get_kernel(g, False).cached is False
+    for _ in range(3):
+        clear_memory_cache()
+        again = emulate(g, n, ins, {})
+        assert get_kernel(g, False).cached is True
+        for name in first:
+            assert np.array_equal(first[name], again[name])
+    assert list(tmp_path.glob("llvm/*.o"))

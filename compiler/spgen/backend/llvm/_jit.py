@@ -41,17 +41,22 @@ _memory: dict[str, Kernel] = {}
 _tm = None
 
 
+def _new_target_machine():
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    target = llvm.Target.from_default_triple()
+    # host CPU and features; IEEE behaviour comes from the IR (no fast-math flags)
+    # and from the MXCSR reset done in spg_run, never from target options.
+    return target.create_target_machine(cpu=llvm.get_host_cpu_name(),
+                                        features=llvm.get_host_cpu_features().flatten(),
+                                        opt=3, jit=True)
+
+
 def _target_machine():
+    """The target machine used to generate code (never handed to an engine)."""
     global _tm
     if _tm is None:
-        llvm.initialize_native_target()
-        llvm.initialize_native_asmprinter()
-        target = llvm.Target.from_default_triple()
-        # host CPU and features; IEEE behaviour comes from the IR (no fast-math flags)
-        # and from the MXCSR reset done in spg_run, never from target options.
-        _tm = target.create_target_machine(cpu=llvm.get_host_cpu_name(),
-                                           features=llvm.get_host_cpu_features().flatten(),
-                                           opt=3, jit=True)
+        _tm = _new_target_machine()
     return _tm
 
 
@@ -105,8 +110,8 @@ def get_kernel(graph: Graph, ftz: bool) -> Kernel:
             tmp = path.with_suffix(f".tmp{threading.get_ident()}")
             tmp.write_bytes(obj)
             tmp.replace(path)  # atomic: parallel test workers may race on one key
-        tm = _target_machine()
-        engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), tm)
+        # an engine takes ownership of its target machine: give each one its own
+        engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), _new_target_machine())
         engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
         engine.finalize_object()
         addr = engine.get_function_address(RUN_SYMBOL)
