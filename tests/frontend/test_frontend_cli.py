@@ -4,7 +4,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from spgen.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -72,6 +71,6 @@ def test_console_script_runs_out_of_process(tmp_path):
     p = tmp_path / "e.spd"
     p.write_text("Name m;\nMain_In {Mi::a};\nMain_Out {Mo::y};\nEQU e, y = a +;\n")
     r = subprocess.run([sys.executable, "-m", "spgen", "check", str(p)], capture_output=True,
-                       text=True, timeout=120)
+                       text=True, timeout=120, check=False)
     assert r.returncode == 1 and r.stdout == ""
     assert f"{p}:4:15: error: syntax error" in r.stderr and "Traceback" not in r.stderr

@@ -2,7 +2,6 @@
 from pathlib import Path
 
 import pytest
-
 from spd_frontend_cases import HEADER, INVALID, INVALID_MULTI
 from spgen import CompileError
 from spgen.frontend import check_file, load_program

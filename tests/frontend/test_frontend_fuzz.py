@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from spgen.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -77,7 +76,7 @@ def _check(tmp: Path, name: str, text: str) -> None:
     assert (rc == 1) == (": error: " in out), out
     for line in out.splitlines():
         if ": error: " in line or ": warning: " in line or ": note: " in line:
-            assert line.startswith(str(tmp)) or line.startswith("-P"), line
+            assert line.startswith((str(tmp), "-P")), line
     assert elapsed < 30, f"{elapsed:.1f} s for one input"
 
 

@@ -5,7 +5,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from spgen.frontend import load_program
 from spgen.frontend._consts import f32_bits, real_literal
 from spgen.ir import Type
@@ -172,7 +171,7 @@ def test_instances_externs_and_projections():
         ("s1", "scale", 1), ("s2", "scale__G_4", 1), ("s3", "scale__G_4", 1), ("as", "addsub", 2)]
     assert insts[3].attrs["latency"] == 7 and "latency" not in insts[0].attrs
     assert prog.modules["scale__G_4"].params == {"G": 4}
-    k = [n for n in prog.modules["scale__G_4"].nodes if n.op == "const"][0]
+    k = next(n for n in prog.modules["scale__G_4"].nodes if n.op == "const")
     assert k.attrs["bits"] == 0x40800000
     projs = [(n.args[0].attrs["label"], n.attrs["index"], n.name, str(n.type))
              for n in g.nodes if n.op == "proj"]

@@ -2,7 +2,6 @@
 from pathlib import Path
 
 import pytest
-
 from spgen._diagnostics import Diagnostics
 from spgen.frontend import _ast as A
 from spgen.frontend._parse import parse_text
@@ -116,7 +115,7 @@ def test_hdl_include_and_multiple_modules():
     sf = _parse((PROGRAMS / "hier.spd").read_text())
     assert [i.path for i in sf.includes] == ["lib.spd"]
     hdl = [s for s in sf.modules[0].stmts if isinstance(s, A.Hdl)]
-    s1, s2, s3, as_, f1 = hdl
+    s1, _s2, s3, as_, f1 = hdl
     assert (s1.label, s1.latency, s1.callee, [o.name for o in s1.outs]) == (
         "s1", "auto", "scale", ["x2"])
     assert [(p.name, _sexpr(p.value)) for p in s3.params] == [("G", "(* 2 2)")]

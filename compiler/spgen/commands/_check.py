@@ -6,7 +6,7 @@ import sys
 
 from .._diagnostics import SpgenError
 
-__all__ = ["add_arguments", "run", "parse_param_args"]
+__all__ = ["add_arguments", "parse_param_args", "run"]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -5,15 +5,16 @@ import gc
 import os
 import sys
 import threading
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from .._diagnostics import CompileError, Diagnostics
 from ..ir import Graph, Program
 from ._consts import parse_value
 from ._program import Loader
 
-__all__ = ["load_program", "check_file"]
+__all__ = ["check_file", "load_program"]
 
 # Nesting is legal SPD; the parser recurses per level, so it runs on a thread with
 # a large stack and a matching recursion limit. Deeper input gets a diagnostic.
@@ -43,7 +44,7 @@ def _run(path: Path, top, params, timings):
     def work() -> None:
         try:
             result["value"] = _load(path, top, params, timings)
-        except BaseException as ex:  # re-raised on the caller's thread
+        except BaseException as ex:  # noqa: BLE001 -- re-raised on the caller's thread
             result["error"] = ex
 
     old_limit = sys.getrecursionlimit()

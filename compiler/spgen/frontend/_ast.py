@@ -3,9 +3,30 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["Loc", "Expr", "IntLit", "RealLit", "NameRef", "Unary", "Binary", "Cond", "Call",
-           "PortDecl", "StreamDecl", "ParamDecl", "RegDeclStmt", "Equ", "HdlArg", "HdlParam",
-           "Hdl", "Drct", "Include", "Module", "SourceFile", "children"]
+__all__ = [
+    "Binary",
+    "Call",
+    "Cond",
+    "Drct",
+    "Equ",
+    "Expr",
+    "Hdl",
+    "HdlArg",
+    "HdlParam",
+    "Include",
+    "IntLit",
+    "Loc",
+    "Module",
+    "NameRef",
+    "ParamDecl",
+    "PortDecl",
+    "RealLit",
+    "RegDeclStmt",
+    "SourceFile",
+    "StreamDecl",
+    "Unary",
+    "children",
+]
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ _MINMAX = {("min", Type.F32): "fmin", ("max", Type.F32): "fmax", ("min", Type.I3
            ("max", Type.I32): "smax", ("min", Type.U32): "umin", ("max", Type.U32): "umax"}
 
 
-def lower_call(lw: "_ModuleLowering", e: A.Call, args: list):
+def lower_call(lw: _ModuleLowering, e: A.Call, args: list):
     name, loc = e.name, e.loc
     if name not in _ARITY:
         if lw.ld.has_module(name):
@@ -108,7 +108,7 @@ def lower_call(lw: "_ModuleLowering", e: A.Call, args: list):
     return g.add("bitcast", Type.F32, (x,), loc=sl)
 
 
-def _shift(lw: "_ModuleLowering", e: A.Call, x):
+def _shift(lw: _ModuleLowering, e: A.Call, x):
     loc = e.loc
     x = lw.materialize(x, None, loc)
     try:

@@ -1,17 +1,26 @@
 """Compile-time values: exact f32 rounding of literals and evaluation of constant expressions."""
 from __future__ import annotations
 
+import math
 import re
 import struct
+from collections.abc import Callable
 from fractions import Fraction
-from typing import Callable
 
 import numpy as np
 
 from . import _ast as A
 
-__all__ = ["ConstError", "f32_bits", "bits_to_float", "real_literal", "postorder", "ConstEval",
-           "INT_LIMIT", "parse_value"]
+__all__ = [
+    "INT_LIMIT",
+    "ConstError",
+    "ConstEval",
+    "bits_to_float",
+    "f32_bits",
+    "parse_value",
+    "postorder",
+    "real_literal",
+]
 
 # Untyped integer constants are exact; anything beyond this cannot fit in 32 bits
 # anyway and is rejected early so `1 << 10**9` never builds a huge number.
@@ -230,7 +239,7 @@ class ConstEval:
                 return _trunc_div(a, b, e.loc, op)
             if op in ("<<", ">>"):
                 if b < 0:
-                    raise ConstError(f"negative shift amount in constant expression", e.loc)
+                    raise ConstError("negative shift amount in constant expression", e.loc)
                 if op == ">>":
                     return a >> min(b, 128)
                 if b > 64:
@@ -273,8 +282,8 @@ class ConstEval:
             if isinstance(a, float) or isinstance(b, float):
                 a, b = _to_f32(a, e.loc), _to_f32(b, e.loc)
             if name == "min":
-                return a if a < b else b
-            return a if a > b else b
+                return min(b, a)
+            return max(b, a)
         if name == "abs":
             return abs(a) if isinstance(a, int) else _f32(abs(a))
         if name == "sqrt":
@@ -285,7 +294,7 @@ class ConstEval:
         if name in ("i32", "u32"):
             if isinstance(a, int):
                 return a
-            if a != a:
+            if math.isnan(a):
                 return 0
             lo, hi = (-(1 << 31), (1 << 31) - 1) if name == "i32" else (0, (1 << 32) - 1)
             return int(max(lo, min(hi, int(a) if abs(a) < 1e30 else (hi if a > 0 else lo))))
@@ -304,7 +313,7 @@ def parse_value(text: str) -> int | float:
     neg = s.startswith("-")
     body = s[1:] if s[:1] in "+-" else s
     if re.fullmatch(r"\d+|0[xX][0-9a-fA-F]+", body) and len(body) <= 40:
-        v = int(body[2:], 16) if body[:2] in ("0x", "0X") else int(body)
+        v = int(body, 16) if body[:2] in ("0x", "0X") else int(body)
         return -v if neg else v
     if body and _REAL.match(body) and re.search(r"\d", body):
         f = bits_to_float(real_literal(body))

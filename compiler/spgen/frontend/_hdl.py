@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 __all__ = ["lower_hdl"]
 
 
-def _fail(lw: "_ModuleLowering", st: A.Hdl) -> None:
+def _fail(lw: _ModuleLowering, st: A.Hdl) -> None:
     lw.ok = False  # reported already (here or inside the callee); the module is not usable
     for o in st.outs:
         s = lw.signals.get(o.name)
@@ -23,7 +23,7 @@ def _fail(lw: "_ModuleLowering", st: A.Hdl) -> None:
             s.value = ERR
 
 
-def lower_hdl(lw: "_ModuleLowering", st: A.Hdl) -> None:
+def lower_hdl(lw: _ModuleLowering, st: A.Hdl) -> None:
     args = [lw.expr(a) for a in st.args]
     latency: int | None = None
     if st.latency != "auto":
@@ -119,8 +119,8 @@ def _extern(lw, st: A.Hdl, args, latency, fp: A.HdlParam, values, ok: bool) -> N
     if not ok:
         _fail(lw, st)
         return
-    attrs = dict(module=st.callee, file=path, latency=latency, label=st.label,
-                 out_types=tuple(out_types))
+    attrs = {"module": st.callee, "file": path, "latency": latency, "label": st.label,
+             "out_types": tuple(out_types)}
     if values:
         attrs["params"] = dict(values)
     node = lw.g.add("extern", out_types[0], tuple(ins), loc=_sloc(st.callee_loc), **attrs)
@@ -171,7 +171,7 @@ def _instance(lw, st: A.Hdl, args, latency, values, ok: bool) -> None:
     if not ok:
         _fail(lw, st)
         return
-    attrs = dict(module=key, label=st.label, params=dict(callee.params))
+    attrs = {"module": key, "label": st.label, "params": dict(callee.params)}
     if latency is not None:
         attrs["latency"] = latency  # checked against the schedule by the back end
     node = lw.g.add("inst", outs[0].type, tuple(nodes), loc=_sloc(st.callee_loc), **attrs)

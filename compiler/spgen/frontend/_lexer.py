@@ -16,7 +16,7 @@ from antlr4.Token import CommonToken, Token
 
 from ._generated.SPDLexer import SPDLexer
 
-__all__ = ["tokenize", "FastTokenStream"]
+__all__ = ["FastTokenStream", "tokenize"]
 
 L = SPDLexer
 _LITERAL = {name[1:-1]: i for i, name in enumerate(SPDLexer.literalNames) if name.startswith("'")}
@@ -32,7 +32,7 @@ _TOKEN = re.compile(r"""
  | (?P<string>"[^"\r\n]*")
  | (?P<op>::|<<|>>|<=|>=|==|!=|&&|\|\||[;{},:=()\[\]*/%+\-<>&^|?!~])
  | (?P<bad>.)
-""", re.X | re.S)
+""", re.VERBOSE | re.DOTALL)
 
 _NO_SOURCE = (None, None)
 
@@ -114,7 +114,7 @@ class FastTokenStream(CommonTokenStream):
         i = self.index + k - 1 if k > 0 else self.index + k
         if i < 0:
             return None
-        return self.tokens[i if i < self._last else self._last]
+        return self.tokens[min(self._last, i)]
 
     def LB(self, k: int):
         i = self.index - k

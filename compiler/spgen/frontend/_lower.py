@@ -6,13 +6,20 @@ from typing import TYPE_CHECKING, Any
 
 from ..ir import Graph, Node, Output, Port, RegDecl, SourceLoc, Type
 from . import _ast as A
-from ._consts import (INT_LIMIT, ConstError, ConstEval, f32_bits, float_to_bits, postorder,
-                      real_literal)
+from ._consts import (
+    INT_LIMIT,
+    ConstError,
+    ConstEval,
+    f32_bits,
+    float_to_bits,
+    postorder,
+    real_literal,
+)
 
 if TYPE_CHECKING:
     from ._program import Loader
 
-__all__ = ["lower_module", "TYPES"]
+__all__ = ["TYPES", "lower_module"]
 
 TYPES = {"f32": Type.F32, "i32": Type.I32, "u32": Type.U32, "bool": Type.BOOL}
 _INTS = (Type.I32, Type.U32)
@@ -51,7 +58,7 @@ def _sloc(loc: A.Loc | None) -> SourceLoc | None:
 
 
 class _Signal:
-    __slots__ = ("name", "kind", "loc", "stmt", "value", "uses")
+    __slots__ = ("kind", "loc", "name", "stmt", "uses", "value")
 
     def __init__(self, name, kind, loc, stmt=None):
         self.name, self.kind, self.loc, self.stmt = name, kind, loc, stmt
@@ -59,7 +66,7 @@ class _Signal:
         self.uses = 0
 
 
-def lower_module(loader: "Loader", mod: A.Module, params: dict[str, Any], key: str,
+def lower_module(loader: Loader, mod: A.Module, params: dict[str, Any], key: str,
                  stack: tuple[str, ...]) -> Graph | None:
     """Check and lower ``mod`` with the given Param values; ``None`` when it has errors."""
     return _ModuleLowering(loader, mod, params, key, stack).run()
@@ -566,7 +573,7 @@ class _ModuleLowering:
 class _OutDecl:
     """An output port with the position of its declaration."""
 
-    __slots__ = ("port", "loc")
+    __slots__ = ("loc", "port")
 
     def __init__(self, port: Port, loc: A.Loc):
         self.port, self.loc = port, loc
@@ -583,7 +590,7 @@ class _OutDecl:
 class _DrctPair:
     """One `a = c` pair of a DRCT statement, ordered like any other statement."""
 
-    __slots__ = ("stmt", "target", "source")
+    __slots__ = ("source", "stmt", "target")
 
     def __init__(self, stmt: A.Drct, target, source):
         self.stmt, self.target, self.source = stmt, target, source

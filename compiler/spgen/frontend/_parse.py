@@ -6,8 +6,8 @@ import time
 
 from antlr4.atn.PredictionMode import PredictionMode
 from antlr4.error.ErrorListener import ErrorListener
-from antlr4.error.ErrorStrategy import BailErrorStrategy, DefaultErrorStrategy
 from antlr4.error.Errors import ParseCancellationException
+from antlr4.error.ErrorStrategy import BailErrorStrategy, DefaultErrorStrategy
 from antlr4.tree.Tree import TerminalNode
 
 from .._diagnostics import Diagnostics
@@ -314,4 +314,4 @@ def _int_value(text: str) -> int | None:
     """The literal's value, or None when it is absurdly long (reported by the checker)."""
     if len(text) > 40:
         return None
-    return int(text[2:], 16) if text[:2] in ("0x", "0X") else int(text, 10)
+    return int(text, 16) if text[:2] in ("0x", "0X") else int(text, 10)

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from .._diagnostics import Diagnostic, Diagnostics
 from ..ir import Graph
@@ -82,8 +83,7 @@ class Loader:
             self.files[key] = None
             self.syntax_ok = False
             return
-        if text.startswith("\ufeff"):
-            text = text[1:]
+        text = text.removeprefix("\ufeff")
         self.diags.sources[path] = text
         try:
             sf = parse_text(text, path, self.diags, self.timings)
