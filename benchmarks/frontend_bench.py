@@ -69,7 +69,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
     ap.add_argument("--repeat", type=int, default=3, help="runs per size; the fastest is kept")
-    ap.add_argument("--json", default="frontend_bench.json", help="where to write the results")
+    ap.add_argument("--json", default=str(Path(__file__).parent / "frontend_bench_results.json"),
+                    help="where to write the results")
     args = ap.parse_args(argv)
     rows = [measure(n, args.repeat if n < 100000 else 1) for n in args.sizes]
     head = (f"{'statements':>10} {'nodes':>7} {'lex':>6} {'parse':>6} {'ast':>6} {'check':>6} "
