@@ -9,7 +9,7 @@ module afu_top #(
     parameter integer RECORD_WORDS     = 1,      // 32-bit words per record at the core input
     parameter integer OUT_RECORD_WORDS = RECORD_WORDS,  // ... at the core output
     parameter integer N_REGS           = 0,      // Reg values of the core, 0..256
-    parameter [REG_BITS-1:0] REG_DEFAULTS = {REG_BITS{1'b0}},  // Reg defaults, Reg 0 lowest
+    parameter [8191:0] REG_DEFAULTS = 8192'd0,  // 32 bits per Reg (up to 256), Reg 0 lowest
     parameter integer DESC_FIFO_DEPTH  = 16,     // descriptor FIFO entries per engine
     parameter integer MAX_BURST        = 16,     // beats per memory burst
     parameter integer MAX_READS        = 256,    // TX read beats in flight or buffered

@@ -8,7 +8,7 @@ module shell_csr #(
     parameter integer IN_RECORD_WORDS  = 1,     // words per record at the core input
     parameter integer OUT_RECORD_WORDS = 1,     // words per record at the core output
     parameter integer N_REGS           = 0,     // Reg values used, 0..256
-    parameter [REG_BITS-1:0] REG_DEFAULTS = {REG_BITS{1'b0}},  // 32 bits per Reg, Reg 0 lowest
+    parameter [8191:0] REG_DEFAULTS = 8192'd0,  // 32 bits per Reg (up to 256), Reg 0 lowest
     parameter integer DESC_FIFO_DEPTH  = 16,    // reported in SHELL_INFO
     parameter [63:0] AFU_ID_L          = 64'hac3cf1e8beaefcca,  // AFU ID, low half
     parameter [63:0] AFU_ID_H          = 64'h48ae995a649b4c39   // AFU ID, high half

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 from shell_tb import run_cocotb, shell_sources
 
-DEFAULTS = "128'h44444444333333332222222211111111"
+DEFAULTS = "8192'h44444444333333332222222211111111"
 
 
 @pytest.mark.xdist_group("shell_dma")

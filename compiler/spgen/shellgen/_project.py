@@ -44,12 +44,11 @@ def afu_top_ports() -> list[tuple[str, str, int]]:
 
 
 def _reg_defaults_literal(regs: tuple[tuple[str, int], ...]) -> str:
-    if not regs:
-        return "32'h0"
+    """afu_top's REG_DEFAULTS: a fixed 8192-bit vector (256 Regs), Reg 0 in the low bits."""
     value = 0
     for i, (_, d) in enumerate(regs):
         value |= d << (32 * i)
-    return f"{32 * len(regs)}'h{value:0{8 * len(regs)}x}"
+    return f"8192'h{value:x}"
 
 
 def write_project(out: Path, core: CoreInterface | None, core_text: str | None,
