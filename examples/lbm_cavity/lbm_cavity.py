@@ -7,7 +7,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-
 from spgen import SpgenError
 from spgen.lbm import cavity, compile_core, initial_f, macroscopic, run_emulator
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["E", "W", "OPP", "step", "run", "equilibrium", "macroscopic"]
+__all__ = ["OPP", "E", "W", "equilibrium", "macroscopic", "run", "step"]
 
 f32 = np.float32
 E = ((0, 0), (1, 0), (0, 1), (-1, 0), (0, -1), (1, 1), (-1, 1), (-1, -1), (1, -1))
@@ -34,7 +34,7 @@ def equilibrium(rho, ux, uy):
     """feq_i for i = 0..8 in the core's operation order (float32 arrays)."""
     uu = ux * ux + uy * uy
     base = f32(1) - f32(1.5) * uu
-    upp, ump = ux + uy, ux - uy
+    upp = ux + uy
     # The core forms e_6.u as uy - ux and e_8.u as its negation.
     dots = (None, ux, uy, -ux, -uy, upp, uy - ux, -upp, -(uy - ux))
     feq = [(W[0] * rho) * base]

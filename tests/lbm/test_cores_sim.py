@@ -7,10 +7,17 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 import spgen
-from spgen.lbm import (MOVING_WALL, WALL, as_core_input, as_records, cavity, compile_core,
-                       initial_f, to_records)
+from spgen.lbm import (
+    MOVING_WALL,
+    WALL,
+    as_core_input,
+    as_records,
+    cavity,
+    compile_core,
+    initial_f,
+    to_records,
+)
 
 pytestmark = pytest.mark.xdist_group("lbm_sim")
 CORES = Path(__file__).resolve().parents[2] / "cores"

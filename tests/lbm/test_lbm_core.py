@@ -1,12 +1,19 @@
 """The SPD LBM core in the emulator: bit-exact with the numpy reference, and physics."""
 import numpy as np
 import pytest
-
 from lbm_reference import W as W32
 from lbm_reference import run
 from spgen import SpgenError
-from spgen.lbm import (MOVING_WALL, WALL, cavity, closed_box, compile_core, initial_f,
-                       macroscopic, run_emulator)
+from spgen.lbm import (
+    MOVING_WALL,
+    WALL,
+    cavity,
+    closed_box,
+    compile_core,
+    initial_f,
+    macroscopic,
+    run_emulator,
+)
 
 
 def _all_kinds_grid(w=14, h=11):

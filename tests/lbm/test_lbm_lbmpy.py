@@ -1,7 +1,6 @@
 """The numpy reference of LBM.md agrees with lbmpy (SRT D2Q9, compressible, NoSlip, UBB)."""
 import numpy as np
 import pytest
-
 from lbm_reference import E, run
 from spgen.lbm import MOVING_WALL, WALL, cavity, initial_f
 
@@ -9,7 +8,7 @@ lbmpy = pytest.importorskip("lbmpy", reason="lbmpy is a test dependency (setup.p
 
 
 def _lbmpy_run(attr, f0, omega, uw, steps):
-    from lbmpy import LBMConfig, LBStencil, LatticeBoltzmannStep, Method, Stencil
+    from lbmpy import LatticeBoltzmannStep, LBMConfig, LBStencil, Method, Stencil
     from lbmpy.boundaries import UBB, NoSlip
     from pystencils import CreateKernelConfig
 

@@ -3,7 +3,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 import spgen
 from stencil_reference import heat9, stencil7_3d
 

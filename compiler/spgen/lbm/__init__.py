@@ -1,9 +1,42 @@
 """Host helpers for the D2Q9 LBM core: grids, record streams, running N steps."""
-from ._grid import (E, FLUID, MOVING_WALL, OPP, RECORD_DTYPE, WALL, WEIGHTS, cavity, channel,
-                    check_grid, closed_box, from_records, initial_f, macroscopic, to_records)
+from ._grid import (
+                    FLUID,
+                    MOVING_WALL,
+                    OPP,
+                    RECORD_DTYPE,
+                    WALL,
+                    WEIGHTS,
+                    E,
+                    cavity,
+                    channel,
+                    check_grid,
+                    closed_box,
+                    from_records,
+                    initial_f,
+                    macroscopic,
+                    to_records,
+)
 from ._run import CORE_PATH, as_core_input, as_records, compile_core, run_emulator
 
-__all__ = ["E", "FLUID", "MOVING_WALL", "OPP", "RECORD_DTYPE", "WALL", "WEIGHTS", "cavity",
-           "channel", "check_grid", "closed_box", "from_records", "initial_f", "macroscopic",
-           "to_records", "CORE_PATH", "as_core_input", "as_records", "compile_core",
-           "run_emulator"]
+__all__ = [
+                    "CORE_PATH",
+                    "FLUID",
+                    "MOVING_WALL",
+                    "OPP",
+                    "RECORD_DTYPE",
+                    "WALL",
+                    "WEIGHTS",
+                    "E",
+                    "as_core_input",
+                    "as_records",
+                    "cavity",
+                    "channel",
+                    "check_grid",
+                    "closed_box",
+                    "compile_core",
+                    "from_records",
+                    "initial_f",
+                    "macroscopic",
+                    "run_emulator",
+                    "to_records",
+]

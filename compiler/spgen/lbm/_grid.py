@@ -5,9 +5,23 @@ import numpy as np
 
 from .._diagnostics import SpgenError
 
-__all__ = ["E", "WEIGHTS", "OPP", "FLUID", "WALL", "MOVING_WALL", "RECORD_DTYPE",
-           "cavity", "channel", "closed_box", "initial_f", "to_records", "from_records",
-           "macroscopic", "check_grid"]
+__all__ = [
+    "FLUID",
+    "MOVING_WALL",
+    "OPP",
+    "RECORD_DTYPE",
+    "WALL",
+    "WEIGHTS",
+    "E",
+    "cavity",
+    "channel",
+    "check_grid",
+    "closed_box",
+    "from_records",
+    "initial_f",
+    "macroscopic",
+    "to_records",
+]
 
 E = np.array([(0, 0), (1, 0), (0, 1), (-1, 0), (0, -1), (1, 1), (-1, 1), (-1, -1), (1, -1)])
 WEIGHTS = np.array([4 / 9] + [1 / 9] * 4 + [1 / 36] * 4)

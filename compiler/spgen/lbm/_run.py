@@ -11,7 +11,7 @@ from .._diagnostics import SpgenError
 from ..ir import Output, Port
 from ._grid import RECORD_DTYPE, check_grid, from_records, to_records
 
-__all__ = ["CORE_PATH", "compile_core", "as_core_input", "as_records", "run_emulator"]
+__all__ = ["CORE_PATH", "as_core_input", "as_records", "compile_core", "run_emulator"]
 
 CORE_PATH = Path(__file__).resolve().parents[3] / "cores" / "lbm" / "lbm_d2q9.spd"
 

