@@ -22,9 +22,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "lbm"))  # the numpy LBM reference of LBM.md
 
-import spgen  # noqa: E402
-from spgen import _streams  # noqa: E402
-from spgen.backend.llvm import emulate  # noqa: E402
+import spgen
+from spgen import _streams
+from spgen.backend.llvm import emulate
 
 
 def _best(fn, reps: int, budget_s: float = 3.0) -> tuple[float, float]:
@@ -82,7 +82,7 @@ def bench_jacobi(width: int, threads_list, steps_list, reps):
     rows = []
     for th in threads_list:
         for st in steps_list:
-            t = _best(lambda: emulate(g, n, ins, regs, steps=st, threads=th), reps)
+            t = _best(lambda st=st, th=th: emulate(g, n, ins, regs, steps=st, threads=th), reps)
             rows.append(_row("jacobi5", width, "spgen emulate", th, st, n, t))
     fluid = attr.ravel() == 0
     w = np.float32(0.25)
@@ -106,7 +106,7 @@ def bench_lbm(width: int, threads_list, steps_list, reps, with_lbmpy: bool):
     rows = []
     for th in threads_list:
         for st in steps_list:
-            t = _best(lambda: emulate(g, n, ins, regs, steps=st, threads=th), reps)
+            t = _best(lambda st=st, th=th: emulate(g, n, ins, regs, steps=st, threads=th), reps)
             rows.append(_row("lbm_d2q9", width, "spgen emulate", th, st, n, t))
     if width <= 2048:  # the numpy reference allocates a lot; skip the largest grid
         from lbm_reference import step
@@ -117,16 +117,16 @@ def bench_lbm(width: int, threads_list, steps_list, reps, with_lbmpy: bool):
         for th in threads_list:
             try:
                 rows.extend(_bench_lbmpy(width, attr, th, steps_list, reps))
-            except Exception as e:  # report, do not hide: the table says why it is missing
-                rows.append(dict(core="lbm_d2q9", grid=width, impl="lbmpy", threads=th,
-                                 steps=0, melem_s=None, melem_cpu_s=None,
-                                 error=f"{type(e).__name__}: {e}"))
+            except Exception as e:  # noqa: BLE001 -- any lbmpy failure: the table says why
+                rows.append({"core": "lbm_d2q9", "grid": width, "impl": "lbmpy", "threads": th,
+                                 "steps": 0, "melem_s": None, "melem_cpu_s": None,
+                                 "error": f"{type(e).__name__}: {e}"})
     return rows
 
 
 def _bench_lbmpy(width, attr, threads, steps_list, reps):
     """lbmpy's generated C kernel: D2Q9 SRT (compressible), same cavity, float32."""
-    from lbmpy import LBMConfig, LBStencil, LatticeBoltzmannStep, Method, Stencil
+    from lbmpy import LatticeBoltzmannStep, LBMConfig, LBStencil, Method, Stencil
     from lbmpy.boundaries import UBB, NoSlip
     from pystencils import CreateKernelConfig
 
@@ -147,14 +147,14 @@ def _bench_lbmpy(width, attr, threads, steps_list, reps):
     rows = []
     n = width * width
     for st in steps_list:
-        t = _best(lambda: lb.run(st), reps)
+        t = _best(lambda st=st: lb.run(st), reps)
         rows.append(_row("lbm_d2q9", width, "lbmpy", threads, st, n, t))
     return rows
 
 
 def _table(rows, bw) -> str:
-    out = ["| core | grid | implementation | threads | steps | Melem/s (wall) | "
-           "Melem per CPU-s | GB/s equiv. (wall) |", "|---|---|---|---|---|---:|---:|---:|"]
+    out = [("| core | grid | implementation | threads | steps | Melem/s (wall) | "
+           "Melem per CPU-s | GB/s equiv. (wall) |"), "|---|---|---|---|---|---:|---:|---:|"]
     per_elem = {"jacobi5": 16, "lbm_d2q9": 80}  # record bytes read + written per update
     for r in rows:
         m = r["melem_s"]
@@ -198,10 +198,10 @@ def main(argv=None) -> int:
         print(_table(rows[-1:], bw).splitlines()[2], file=sys.stderr, flush=True)
     table = _table(rows, bw)
     print(table)
-    info = dict(machine=platform.processor() or platform.machine(), cpus=ncpu,
-                load_avg=os.getloadavg(), bandwidth_gbs_wall=bw[0], bandwidth_gbs_cpu=bw[1],
-                rows=rows,
-                date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()))
+    info = {"machine": platform.processor() or platform.machine(), "cpus": ncpu,
+                "load_avg": os.getloadavg(), "bandwidth_gbs_wall": bw[0], "bandwidth_gbs_cpu": bw[1],
+                "rows": rows,
+                "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
     Path(a.json).write_text(json.dumps(info, indent=1))
     return 0
 

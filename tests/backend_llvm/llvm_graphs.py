@@ -2,10 +2,9 @@
 from __future__ import annotations
 
 import numpy as np
-
 from spgen.ir import Graph, Output, Port, RegDecl, Type
 
-__all__ = ["F32_SPECIAL", "I32_SPECIAL", "single_op", "GraphBuilder", "pairs", "random_bits"]
+__all__ = ["F32_SPECIAL", "I32_SPECIAL", "GraphBuilder", "pairs", "random_bits", "single_op"]
 
 # The special classes of the operator tests: +-0, +-subnormal min/max, +-normal min/max,
 # +-1, +-inf, qNaN, sNaN (both signs of the NaNs too).

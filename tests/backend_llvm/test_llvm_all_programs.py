@@ -9,10 +9,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import spgen
 from llvm_graphs import F32_SPECIAL, random_bits
 from reference import evaluate, mismatches
-
-import spgen
 from spgen import CompileError, SpgenError, _streams
 from spgen.backend.llvm import emulate
 from spgen.ir import Type

@@ -5,9 +5,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from reference import evaluate, mismatches
-
 import spgen
+from reference import evaluate, mismatches
 from spgen import _streams
 from spgen.cli import main
 

@@ -6,7 +6,6 @@ import pytest
 import softfloatpy as sf
 from llvm_graphs import F32_SPECIAL, I32_SPECIAL, SIGNATURES, pairs, random_bits, single_op
 from reference import evaluate, flush_subnormals, mismatches
-
 from spgen.backend.llvm import emulate
 from spgen.ir import Type
 
@@ -115,7 +114,7 @@ def test_no_fma_contraction():
 
 
 def test_integer_edge_cases_by_hand():
-    i32 = lambda v: np.array(v, dtype=np.int64).astype(np.int32).view(np.uint32)  # noqa: E731
+    i32 = lambda v: np.array(v, dtype=np.int64).astype(np.int32).view(np.uint32)
     cases = {
         "sdiv": ([7, -7, 5, -2**31, -2**31], [2, 2, 0, -1, 1], [3, -3, 0, -2**31, -2**31]),
         "srem": ([7, -7, 5, -2**31], [2, 2, 0, -1], [1, -1, 0, 0]),
@@ -126,12 +125,12 @@ def test_integer_edge_cases_by_hand():
         ins = {"a": i32(a)} if b is None else {"a": i32(a), "b": i32(b)}
         got, _ = _run(op, ins, ftz=False)
         assert np.array_equal(got, i32(want)), op
-    u = lambda v: np.array(v, dtype=np.uint32)  # noqa: E731
+    u = lambda v: np.array(v, dtype=np.uint32)
     got, _ = _run("shl", {"a": u([1, 1, 1, 3]), "b": u([31, 32, 0xFFFFFFFF, 1])}, ftz=False)
     assert np.array_equal(got, u([0x80000000, 0, 0, 6]))
     got, _ = _run("udiv", {"a": u([0xFFFFFFFF, 9]), "b": u([0, 2])}, ftz=False)
     assert np.array_equal(got, u([0, 4]))
-    f = lambda v: np.array(v, dtype=np.float32).view(np.uint32)  # noqa: E731
+    f = lambda v: np.array(v, dtype=np.float32).view(np.uint32)
     got, _ = _run("fptosi", {"a": f([1e10, -1e10, np.nan, -2.9, 2.9, -0.0])}, ftz=False)
     assert np.array_equal(got.view(np.int32), [2**31 - 1, -2**31, 0, -2, 2, 0])
     got, _ = _run("fptoui", {"a": f([1e10, -5.0, np.nan, 4294967040.0])}, ftz=False)

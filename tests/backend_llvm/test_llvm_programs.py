@@ -5,10 +5,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import spgen
 from llvm_graphs import F32_SPECIAL, GraphBuilder, random_bits
 from reference import evaluate, mismatches
-
-import spgen
 from spgen import SpgenError, _streams
 from spgen.backend.llvm import emulate
 from spgen.ir import Type

@@ -9,10 +9,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import spgen
 from llvm_graphs import F32_SPECIAL, pairs, random_bits, single_op
 from reference import evaluate, mismatches
-
-import spgen
 from spgen import _streams
 from spgen.backend.llvm import emulate
 from spgen.backend.verilog import build, generate, simulate

@@ -2,4 +2,4 @@
 from ._jit import clear_memory_cache
 from ._run import emulate
 
-__all__ = ["emulate", "clear_memory_cache"]
+__all__ = ["clear_memory_cache", "emulate"]

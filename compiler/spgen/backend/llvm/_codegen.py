@@ -1,14 +1,14 @@
 """LLVM IR of a module's streaming kernel: one vectorisable loop per phase and a sweep driver."""
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from llvmlite import ir
 
 from ...ir import Node, Type
 from ._plan import CHUNK, Plan
 
-__all__ = ["emit_module", "RUN_SYMBOL"]
+__all__ = ["RUN_SYMBOL", "emit_module"]
 
 RUN_SYMBOL = "spg_run"
 

@@ -16,7 +16,7 @@ from ...ir import Graph
 from ._codegen import RUN_SYMBOL, emit_module
 from ._plan import CHUNK, Plan, make_plan
 
-__all__ = ["Kernel", "get_kernel", "clear_memory_cache"]
+__all__ = ["Kernel", "clear_memory_cache", "get_kernel"]
 
 # Bump when the generated code changes meaning, so stale objects on disk are ignored.
 _CODEGEN_VERSION = "4"
@@ -73,7 +73,7 @@ def _compile_object(plan: Plan, ftz: bool) -> bytes:
     return tm.emit_object(ref)
 
 
-_keys: "weakref.WeakKeyDictionary[Graph, tuple]" = weakref.WeakKeyDictionary()
+_keys: weakref.WeakKeyDictionary[Graph, tuple] = weakref.WeakKeyDictionary()
 
 
 def _cache_key(graph: Graph, ftz: bool) -> str:

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from ..._diagnostics import SpgenError
 from ...ir import Graph, Node, Type
 
-__all__ = ["Plan", "make_plan", "stage_lags", "ring_sizes", "CHUNK"]
+__all__ = ["CHUNK", "Plan", "make_plan", "ring_sizes", "stage_lags"]
 
 # Elements per chunk of the generated loops; lags and ring sizes are multiples of it.
 CHUNK = 256
@@ -117,7 +117,7 @@ def make_plan(g: Graph) -> Plan:
             if n in need:
                 continue
             src = plan.src_of(n, p)
-            if src is not None and not (n.op == "input" and False):
+            if src is not None:
                 reads.add(src)
                 continue
             if n.op in ("const", "reg"):

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
-from typing import Mapping
 
 import numpy as np
 
@@ -27,7 +27,7 @@ def feedback(graph: Graph) -> dict[str, str] | None:
     SPD signals are defined once, so an output cannot share its input's name; outputs
     feed back by position (stream, then index), with the same types.
     """
-    key = lambda p: (p.stream != "main", p.stream, p.index)  # noqa: E731
+    key = lambda p: (p.stream != "main", p.stream, p.index)
     ins = sorted(graph.inputs, key=key)
     outs = sorted((o.port for o in graph.outputs), key=key)
     if [(p.stream, p.type) for p in ins] != [(p.stream, p.type) for p in outs]:
@@ -42,7 +42,7 @@ def _check_steps(graph: Graph, steps: int) -> dict[str, str]:
     if steps == 1:
         return fb or {}
     if fb is None:
-        fmt = lambda ps: ", ".join(f"{p.stream}.{p.name}:{p.type}" for p in ps) or "none"  # noqa: E731
+        fmt = lambda ps: ", ".join(f"{p.stream}.{p.name}:{p.type}" for p in ps) or "none"
         raise SpgenError(f"steps={steps} feeds the outputs of {graph.name} back as its inputs, "
                          f"so its output ports must match its input ports in number, stream "
                          f"and type, in order (inputs: {fmt(graph.inputs)}; outputs: "
