@@ -250,3 +250,16 @@ def test_kernels_reload_from_disk_cache(tmp_path, monkeypatch):
         for name in first:
             assert np.array_equal(first[name], again[name])
     assert list(tmp_path.glob("llvm/*.o"))
+
+
+@pytest.mark.parametrize("n", [1, 3, 8, 100, 700])
+def test_cascade_on_streams_shorter_than_the_reach(n):
+    g = spgen.compile(HERE / "programs/heat_cascade.spd", params={"R": 300}).graph
+    ins = _inputs(g, n, n)
+    regs = _streams.parse_regs(g, None)
+    fused = emulate(g, n, ins, regs, steps=6, threads=2)
+    plain = emulate(g, n, ins, regs, steps=6, fuse=False)
+    want = _iterate_reference(g, n, ins, regs, 6, {"v": "u", "flag_o": "flag"})
+    for name in ("v", "flag_o"):
+        assert np.array_equal(fused[name], plain[name])
+        assert mismatches(plain[name], want[name], "f32").size == 0
