@@ -1,4 +1,4 @@
-"""`make demo`: the project's main job (compile every core in cores/ and print its report)."""
+"""`make demo`: the project's main job: compile every core, then `spgen bench lbm` (cascades 1, 2)."""
 from __future__ import annotations
 
 import sys
@@ -28,7 +28,16 @@ def main() -> int:
         print(f"{path.relative_to(root.parent)}: module {d.name}, {len(d.graph.nodes)} nodes, "
               f"{f['total']} FLOPs/element (add {f['add']}, mul {f['mul']}, div {f['div']}, "
               f"sqrt {f['sqrt']})")
-    return status
+    if status:
+        return status
+    # The LBM benchmark on the simulated card: a small grid, cascades of 1 and 2 cores.
+    from .cli import main as cli_main
+
+    out = root.parent / "out"
+    out.mkdir(exist_ok=True)
+    print("\nspgen bench lbm --cascade 1,2 --grid 32x410 (first run builds the simulated cards)")
+    return cli_main(["bench", "lbm", "--cascade", "1,2", "--grid", "32x410",
+                     "--json", str(out / "lbm_bench.json"), "--plot", str(out / "lbm_bench.png")])
 
 
 if __name__ == "__main__":
