@@ -17,10 +17,9 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from frontend_bench import generate  # noqa: E402
-
-from spgen.frontend import load_program  # noqa: E402
-from spgen.passes import optimize  # noqa: E402
+from frontend_bench import generate
+from spgen.frontend import load_program
+from spgen.passes import optimize
 
 PASSES = ("copy", "inline-modules", "fold-constants", "simplify",
           "eliminate-common-subexpressions", "eliminate-dead-code", "renumber", "verify")
