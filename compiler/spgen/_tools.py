@@ -4,6 +4,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import sys
 from pathlib import Path
 
 from ._diagnostics import SpgenError
@@ -30,7 +31,9 @@ def verilator_env() -> dict[str, str]:
     env = dict(os.environ)
     root = verilator_root()
     env["VERILATOR_ROOT"] = str(root)
-    env["PATH"] = f"{root / 'bin'}{os.pathsep}{env.get('PATH', '')}"
+    # Verilator's generated makefiles run `python`: use this interpreter's folder first.
+    py_bin = Path(sys.executable).parent
+    env["PATH"] = os.pathsep.join([str(root / "bin"), str(py_bin), env.get("PATH", "")])
     if shutil.which("ccache", path=env["PATH"]):
         env.setdefault("OBJCACHE", "ccache")
     return env
