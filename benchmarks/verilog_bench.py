@@ -4,7 +4,8 @@ For every test program of tests/backend_verilog/programs and for the largest cor
 cores/ (the D2Q9 LBM step, W=64): spgen compile time (front end + passes + schedule
 + emission), pipeline latency, element delay, delay-line bits with the LP
 minimisation and with ASAP scheduling, the Verilator build time and the simulated
-elements per second (wall time of the C++ cycle loop, unstalled, one stream).
+elements per second of the C++ cycle loop (unstalled, one stream), per wall-clock
+second and per CPU second (the latter is what to compare on a loaded machine).
 
 To spare a shared machine, the test programs are built into ONE Verilator model by
 default (the build time is that of the shared model, and every cycle also evaluates
@@ -67,7 +68,8 @@ def _row(name, d, core, compile_s, build_s, shared, n, bundle):
             "ram_bits_min": db["minimised"]["ram"], "ring_buffers": r["ring_buffers"],
             "verilator_build_s": round(build_s, 1), "shared_build": shared,
             "elements": n, "cycles": stats["cycles"],
-            "sim_elements_per_s": round(stats["elements_per_s"])}
+            "sim_elements_per_s": round(stats["elements_per_s"]),
+            "sim_elements_per_cpu_s": round(stats["elements_per_cpu_s"])}
 
 
 def main() -> int:
@@ -100,7 +102,7 @@ def main() -> int:
                      time.perf_counter() - t, False, args.n, b))
 
     hdr = (f"{'program':<22} {'compile s':>9} {'latency':>7} {'elem dly':>8} {'ops':>4} "
-           f"{'delay bits min':>14} {'ASAP':>7} {'save %':>6} {'build s':>8} {'Melem/s':>8}")
+           f"{'delay bits min':>14} {'ASAP':>7} {'save %':>6} {'build s':>8} {'Melem/s':>8} {'/cpu-s':>7}")
     print(hdr)
     print("-" * len(hdr))
     for r in rows:
@@ -110,7 +112,7 @@ def main() -> int:
         print(f"{r['program']:<22} {r['compile_s']:>9.3f} {r['latency_cycles']:>7} "
               f"{r['element_delay']:>8} {r['operators']:>4} {r['delay_bits_min']:>14} "
               f"{r['delay_bits_asap']:>7} {save:>6.1f} {build_txt:>8} "
-              f"{r['sim_elements_per_s'] / 1e6:>8.2f}")
+              f"{r['sim_elements_per_s'] / 1e6:>8.2f} {r['sim_elements_per_cpu_s'] / 1e6:>7.2f}")
     if not args.separate:
         print("* one shared Verilator build of all test programs (its rate is a lower bound)")
     from spgen.backend.verilog import _sim

@@ -143,11 +143,11 @@ def build(cores: Sequence[VerilogCore], *, trace: bool = False) -> Bundle:
     binary = final / "Vspgtb_top"
     names = [c.name for c in cores]
     if binary.exists():
-        return Bundle(binary, names, trace)
+        return _register(cores, key, trace, binary)
     with open(root / f"{key}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if binary.exists():
-            return Bundle(binary, names, trace)
+            return _register(cores, key, trace, binary)
         work = Path(tempfile.mkdtemp(prefix=f"{key}.", dir=root))
         try:
             srcs = []
@@ -192,17 +192,27 @@ def build(cores: Sequence[VerilogCore], *, trace: bool = False) -> Bundle:
             os.replace(out, final)
         finally:
             shutil.rmtree(work, ignore_errors=True)
-    index = root / "index"
+    return _register(cores, key, trace, binary)
+
+
+def _register(cores: Sequence[VerilogCore], key: str, trace: bool, binary: Path) -> Bundle:
+    """Index the build under each core it holds, so a later single-core run reuses it."""
+    index = cache_dir("verilator") / "index"
     index.mkdir(exist_ok=True)
     for c in cores:
-        (index / f"{content_hash(c.text)}-{'t' if trace else 'n'}").write_text(key)
-    return Bundle(binary, names, trace)
+        (index / f"{_index_key(c)}-{'t' if trace else 'n'}").write_text(key)
+    return Bundle(binary, [c.name for c in cores], trace)
+
+
+def _index_key(core: VerilogCore) -> str:
+    """The core's text and everything else a build of it depends on (harness, options)."""
+    return content_hash(core.text, _TB.read_text(), _OPT, str(verilator_bin()))
 
 
 def _cached_bundle(core: VerilogCore, trace: bool) -> Bundle | None:
     """A previously built simulator that already holds exactly this core, if any."""
     root = cache_dir("verilator")
-    h = content_hash(core.text)
+    h = _index_key(core)
     for flag in ("t",) if trace else ("n", "t"):
         try:
             key = (root / "index" / f"{h}-{flag}").read_text().strip()
@@ -275,15 +285,15 @@ def simulate(core: VerilogCore, n: int, inputs: Mapping[str, np.ndarray], regs: 
         if r.returncode != 0:
             raise SpgenError(f"simulation of {core.name} failed: {(r.stdout + r.stderr)[-2000:]}")
         raw = res.read_bytes()
-    head = np.frombuffer(raw[:48], dtype=np.uint64)
-    hung, bad_last, cycles, ticks, wall_ns, reps = (int(x) for x in head)
+    head = np.frombuffer(raw[:56], dtype=np.uint64)
+    hung, bad_last, cycles, ticks, wall_ns, reps, cpu_ns = (int(x) for x in head)
     if hung == 1:
         raise SpgenError(f"simulation of {core.name}: the core stopped making progress")
     if hung == 3:
         raise SpgenError(f"simulation of {core.name}: the core emitted more than {n} elements")
     if bad_last:
         raise SpgenError(f"simulation of {core.name}: m_last was wrong on {bad_last} elements")
-    body = np.frombuffer(raw[48:], dtype=np.uint32)
+    body = np.frombuffer(raw[56:], dtype=np.uint32)
     main = body[:reps * n * ow].reshape(reps, n, ow)
     brch = body[reps * n * ow:].reshape(reps, n, bow)
     for k in range(1, reps):
@@ -292,9 +302,10 @@ def simulate(core: VerilogCore, n: int, inputs: Mapping[str, np.ndarray], regs: 
                              "from the first (state left over between streams)")
     outs = {p: main[-1][:, i].copy() for i, p in enumerate(iface["out"]["main"])}
     outs.update({p: brch[-1][:, i].copy() for i, p in enumerate(iface["out"]["brch"])})
-    wall = wall_ns / 1e9
+    wall, cpu = wall_ns / 1e9, cpu_ns / 1e9
     elements = n * reps
     stats = {"cycles": cycles, "elements": elements, "stall_cycles": cycles - ticks,
              "wall_s": wall, "elements_per_s": elements / wall if wall > 0 else float("inf"),
+             "cpu_s": cpu, "elements_per_cpu_s": elements / cpu if cpu > 0 else float("inf"),
              "latency_cycles": core.report["latency_cycles"]}
     return outs, stats
