@@ -1,0 +1,390 @@
+"""spgen.runtime.rdma -- card-to-card RDMA from Python: cluster files, routing tables and put/get over the simulated network."""
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import sysconfig
+from collections import deque
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from .._diagnostics import SpgenError
+from .._tools import cache_dir, content_hash
+
+__all__ = ["Cluster", "ClusterCard", "RDMAError", "Transfer", "cluster", "load_rdma_extension",
+           "resolve", "routes"]
+
+_TOPOLOGIES = ("ring", "mesh", "torus", "fullmesh", "custom")
+_PARAMS = ("clock_mhz", "router_latency", "engine_latency", "mem_read_latency", "mem_write_latency",
+           "vc_buffer", "window", "ctrl_interval", "keepalive", "retry_timeout", "local_queue",
+           "op_timeout", "mem_bytes")
+_SOURCES = ("rdma_sim.hpp", "rdma_sim.cpp", "rdma_capi.cpp", "bindings.cpp", "include/afushell/rdma.h")
+_ext: ModuleType | None = None
+ERRORS = {1: "NO_ROUTE", 2: "REMOTE_RANGE", 3: "TIMEOUT", 4: "LOCAL_RANGE", 5: "ALIGN", 6: "BAD_CARD"}
+
+
+class RDMAError(SpgenError):
+    """A put/get that failed: `code` is the C API's afu_rdma_error value."""
+
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(f"RDMA {ERRORS.get(code, code)}: {message}")
+        self.code = code
+        self.name = ERRORS.get(code, str(code))
+
+
+def _src_dir() -> Path:
+    env = os.environ.get("SPGEN_RDMA_SRC")
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parents[3] / "runtime" / "rdma"
+
+
+def load_rdma_extension() -> ModuleType:
+    """The pybind11 module over the model, compiled on first use and cached by content."""
+    global _ext
+    if _ext is not None:
+        return _ext
+    try:
+        import pybind11  # type: ignore[import-not-found]
+    except ImportError as e:
+        raise SpgenError("the RDMA model needs pybind11: pip install pybind11") from e
+    src = _src_dir()
+    files = [src / f for f in _SOURCES]
+    missing = [str(f) for f in files if not f.is_file()]
+    if missing:
+        raise SpgenError(f"RDMA model sources missing: {', '.join(missing)}")
+    suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
+    out = cache_dir("rdma") / content_hash(sys.version, *[f.read_bytes() for f in files])
+    so = out / f"_spgen_rdma{suffix}"
+    if not so.is_file():
+        out.mkdir(parents=True, exist_ok=True)
+        tmp = out / f"tmp{os.getpid()}{suffix}"
+        cmd = [os.environ.get("CXX", "g++"), "-std=c++17", "-O2", "-shared", "-fPIC", "-Wall",
+               f"-I{pybind11.get_include()}", f"-I{sysconfig.get_paths()['include']}", f"-I{src}",
+               f"-I{src / 'include'}", *[str(src / f) for f in _SOURCES if f.endswith(".cpp")], "-o", str(tmp)]
+        proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        if proc.returncode != 0:
+            raise SpgenError("building the RDMA model failed:\n" + (proc.stdout + proc.stderr)[-4000:])
+        tmp.replace(so)
+    spec = importlib.util.spec_from_file_location("_spgen_rdma", so)
+    assert spec and spec.loader
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    _ext = mod
+    return _ext
+
+
+# ---- cluster description --------------------------------------------------------------
+def _int(d: dict, key: str, default: int | None = None, lo: int = 0) -> int:
+    v = d.get(key, default)
+    if not isinstance(v, int) or isinstance(v, bool) or v < lo:
+        raise SpgenError(f"cluster file: '{key}' must be an integer >= {lo}, got {v!r}")
+    return v
+
+
+def _num(d: dict, key: str, default: float, lo: float = 0.0) -> float:
+    v = d.get(key, default)
+    if not isinstance(v, (int, float)) or isinstance(v, bool) or v < lo:
+        raise SpgenError(f"cluster file: '{key}' must be a number >= {lo}, got {v!r}")
+    return float(v)
+
+
+def _grid(spec: dict) -> list[int]:
+    dims = spec.get("dims")
+    if spec["topology"] == "ring" and dims is None:
+        dims = [_int(spec, "cards", lo=1)]
+    if (not isinstance(dims, list) or not dims or len(dims) > 3
+            or not all(isinstance(k, int) and k >= 1 for k in dims)):
+        raise SpgenError(f"cluster file: 'dims' must be a list of 1..3 positive integers, got {dims!r}")
+    return dims
+
+
+def _coords(card: int, dims: list[int]) -> list[int]:
+    out = []
+    for k in dims:
+        out.append(card % k)
+        card //= k
+    return out
+
+
+def _card(xs: list[int], dims: list[int]) -> int:
+    c, m = 0, 1
+    for x, k in zip(xs, dims, strict=True):
+        c += x * m
+        m *= k
+    return c
+
+
+def routes(spec: dict) -> tuple[int, int, list[dict], list[list[int]]]:
+    """(cards, ports, links, table[card][dst] = port or -1 local / -2 none) of a cluster spec."""
+    topo = spec.get("topology", "custom")
+    if topo not in _TOPOLOGIES:
+        raise SpgenError(f"cluster file: topology '{topo}' is not one of {', '.join(_TOPOLOGIES)}")
+    spec = dict(spec, topology=topo)
+    links: list[dict] = []
+    if topo in ("ring", "mesh", "torus"):
+        dims = _grid(spec)
+        n = 1
+        for k in dims:
+            n *= k
+        wrap = topo != "mesh"
+        ports = 2 * len(dims)
+        for c in range(n):
+            xs = _coords(c, dims)
+            for d, k in enumerate(dims):
+                if k == 1 or (not wrap and xs[d] == k - 1):
+                    continue
+                ys = list(xs)
+                ys[d] = (xs[d] + 1) % k
+                links.append({"a": [c, 2 * d], "b": [_card(ys, dims), 2 * d + 1], "dim": d,
+                              "dateline": wrap and xs[d] == k - 1})
+        table = [[-2] * n for _ in range(n)]
+        for c in range(n):
+            xs = _coords(c, dims)
+            for t in range(n):
+                if t == c:
+                    table[c][t] = -1
+                    continue
+                ts = _coords(t, dims)
+                for d, k in enumerate(dims):  # dimension order: first differing dimension
+                    if xs[d] == ts[d]:
+                        continue
+                    if wrap:
+                        fwd = (ts[d] - xs[d]) % k
+                        table[c][t] = 2 * d if fwd <= k // 2 else 2 * d + 1
+                    else:
+                        table[c][t] = 2 * d if ts[d] > xs[d] else 2 * d + 1
+                    break
+    elif topo == "fullmesh":
+        n = _int(spec, "cards", lo=2)
+        ports = n - 1
+
+        def port(i: int, j: int) -> int:
+            return j if j < i else j - 1
+        for i in range(n):
+            for j in range(i + 1, n):
+                links.append({"a": [i, port(i, j)], "b": [j, port(j, i)], "dim": -1, "dateline": False})
+        table = [[-1 if i == j else port(i, j) for j in range(n)] for i in range(n)]
+    else:
+        n = _int(spec, "cards", lo=1)
+        ports = _int(spec, "ports", lo=1)
+        raw = spec.get("links")
+        if not isinstance(raw, list):
+            raise SpgenError("cluster file: a custom topology needs a 'links' list")
+        adj: list[list[tuple[int, int]]] = [[] for _ in range(n)]
+        for i, lk in enumerate(raw):
+            try:
+                (a, pa), (b, pb) = lk["a"], lk["b"]
+            except (KeyError, TypeError, ValueError) as e:
+                raise SpgenError(f"cluster file: link {i} needs \"a\": [card, port], \"b\": [card, port]") from e
+            for c, p in ((a, pa), (b, pb)):
+                if not (isinstance(c, int) and 0 <= c < n and isinstance(p, int) and 0 <= p < ports):
+                    raise SpgenError(f"cluster file: link {i} names card {c} port {p} outside {n} cards x {ports} ports")
+            links.append(dict(lk, dim=-1, dateline=False))
+            adj[a].append((pa, b))
+            adj[b].append((pb, a))
+        table = [[-2] * n for _ in range(n)]
+        for t in range(n):  # shortest paths towards t, lowest port first
+            table[t][t] = -1
+            seen, q = {t}, deque([t])
+            while q:
+                u = q.popleft()
+                for c in range(n):
+                    for p, v in sorted(adj[c]):
+                        if v == u and c not in seen:
+                            seen.add(c)
+                            table[c][t] = p
+                            q.append(c)
+                            break
+    if n > 64:
+        raise SpgenError(f"cluster file: {n} cards; the routing table holds at most 64")
+    absent = spec.get("absent", [])
+    if not isinstance(absent, list) or not all(isinstance(a, int) and 0 <= a < n for a in absent):
+        raise SpgenError(f"cluster file: 'absent' must list card numbers below {n}")
+    for c in range(n):
+        for a in absent:
+            if a != c:
+                table[c][a] = -2
+    return n, ports, links, table
+
+
+def resolve(spec: dict | str | Path) -> str:
+    """The text description the C++ model reads (docs/rdma.md), from a cluster spec or JSON file."""
+    if not isinstance(spec, dict):
+        path = Path(spec)
+        try:
+            spec = json.loads(path.read_text())
+        except OSError as e:
+            raise SpgenError(f"cannot read cluster file {path}: {e.strerror}") from e
+        except json.JSONDecodeError as e:
+            raise SpgenError(f"cluster file {path}: not JSON ({e})") from e
+    if not isinstance(spec, dict):
+        raise SpgenError("cluster file: the top level must be an object")
+    n, ports, links, table = routes(spec)
+    rate = _num(spec, "line_rate_gbps", 40.0, 1e-3)
+    lat = _num(spec, "latency_ns", 200.0)
+    lines = [f"cards {n}", f"ports {ports}", f"seed {_int(spec, 'seed', 1)}"]
+    params = spec.get("params", {})
+    if not isinstance(params, dict):
+        raise SpgenError("cluster file: 'params' must be an object")
+    for k in params:
+        if k not in _PARAMS:
+            raise SpgenError(f"cluster file: unknown param '{k}' (known: {', '.join(_PARAMS)})")
+        lines.append(f"param {k} {_num(params, k, 0)}")
+    vcs = spec.get("virtual_channels", True)
+    if not isinstance(vcs, bool):
+        raise SpgenError("cluster file: 'virtual_channels' must be true or false")
+    for lk in links:
+        lk = dict(lk, dateline=lk["dateline"] and vcs)  # without datelines tori can deadlock
+        r = _num(lk, "line_rate_gbps", rate, 1e-3)
+        la = _num(lk, "latency_ns", lat)
+        lines.append(f"link {lk['a'][0]} {lk['a'][1]} {lk['b'][0]} {lk['b'][1]} {r} {la} {lk['dim']} "
+                     f"{int(lk['dateline'])}")
+    faults = [(i, spec.get("faults") or {}) for i in range(len(links))]
+    extra = spec.get("link_faults", [])
+    if not isinstance(extra, list):
+        raise SpgenError("cluster file: 'link_faults' must be a list")
+    for lf in extra:
+        i = _int(lf, "link")
+        if i >= len(links):
+            raise SpgenError(f"cluster file: link_faults names link {i}; there are {len(links)}")
+        faults.append((i, lf))
+    for i, f in faults:
+        if not isinstance(f, dict):
+            raise SpgenError("cluster file: 'faults' must be an object")
+        if any(k in f for k in ("ber", "per", "drop")):
+            vals = [_num(f, k, 0.0) for k in ("ber", "per", "drop")]
+            if any(v > 0.5 for v in vals):
+                raise SpgenError("cluster file: fault rates must be <= 0.5")
+            for ch in (2 * i, 2 * i + 1):
+                lines.append(f"fault {ch} {vals[0]} {vals[1]} {vals[2]}")
+        for iv in f.get("down", []):
+            if not (isinstance(iv, list) and len(iv) == 2 and 0 <= iv[0] <= iv[1]):
+                raise SpgenError(f"cluster file: 'down' intervals are [from_ns, to_ns], got {iv!r}")
+            for ch in (2 * i, 2 * i + 1):
+                lines.append(f"down {ch} {iv[0]} {iv[1]}")
+    for c in spec.get("absent", []):
+        lines.append(f"absent {c}")
+    for c in range(n):
+        for d in range(n):
+            if c != d:
+                lines.append(f"route {c} {d} {table[c][d]}")
+    return "\n".join(lines) + "\n"
+
+
+# ---- Python API --------------------------------------------------------------------
+class Transfer:
+    """An asynchronous put/get: wait() simulates until it ends and raises RDMAError on failure."""
+
+    def __init__(self, cl: Cluster, handle: int) -> None:
+        self._cl, self.handle = cl, handle
+
+    def status(self) -> tuple[int, int, int, int]:
+        """(state 0 pending / 1 done / 2 error, error code, issue cycle, completion cycle)."""
+        return self._cl.sim.status(self.handle)
+
+    def done(self) -> bool:
+        return self.status()[0] != 0
+
+    def wait(self, max_cycles: int | None = None) -> int:
+        """Cycles from issue to completion; RDMAError on failure or when max_cycles run out."""
+        sim = self._cl.sim
+        sim.wait(self.handle, max_cycles if max_cycles is not None else sim.op_timeout + 1024)
+        state, code, issued, done = self.status()
+        if state == 0:
+            raise RDMAError(100, "still in flight after the wait")
+        if state == 2:
+            raise RDMAError(code, self._cl.ext.error_text(code))
+        return done - issued
+
+
+class ClusterCard:
+    """One card of a cluster: its FPGA memory and put/get to other cards."""
+
+    def __init__(self, cl: Cluster, card: int) -> None:
+        self._cl, self.id = cl, card
+
+    def write(self, addr: int, data: bytes | Any) -> None:
+        b = bytes(data) if not hasattr(data, "tobytes") else data.tobytes()
+        self._cl._range(self.id, addr, len(b))
+        self._cl.sim.write(self.id, addr, b)
+
+    def read(self, addr: int, nbytes: int) -> bytes:
+        self._cl._range(self.id, addr, nbytes)
+        return self._cl.sim.read(self.id, addr, nbytes)
+
+    def put_async(self, dst: int, local: int, remote: int, nbytes: int) -> Transfer:
+        t = Transfer(self._cl, self._cl.sim.put(self.id, dst, local, remote, nbytes))
+        self._cl._raise_now(t)
+        return t
+
+    def get_async(self, src: int, local: int, remote: int, nbytes: int) -> Transfer:
+        t = Transfer(self._cl, self._cl.sim.get(self.id, src, local, remote, nbytes))
+        self._cl._raise_now(t)
+        return t
+
+    def put(self, dst: int, local: int, remote: int, nbytes: int) -> int:
+        """Blocking put: local memory -> card dst; returns the cycles it took."""
+        return self.put_async(dst, local, remote, nbytes).wait()
+
+    def get(self, src: int, local: int, remote: int, nbytes: int) -> int:
+        """Blocking get: card src's memory -> local memory; returns the cycles it took."""
+        return self.get_async(src, local, remote, nbytes).wait()
+
+    def events(self) -> list[tuple[int, int, int, int, int]]:
+        """Target-side completions (kind, peer card, addr, bytes, cycle)."""
+        return self._cl.sim.events(self.id)
+
+
+class Cluster:
+    """A simulated cluster of cards, set up from a cluster file (docs/rdma.md)."""
+
+    def __init__(self, spec: dict | str | Path) -> None:
+        self.ext = load_rdma_extension()
+        self.description = resolve(spec)
+        try:
+            self.sim = self.ext.Cluster(self.description)
+        except ValueError as e:
+            raise SpgenError(str(e)) from e
+        self.cards = [ClusterCard(self, i) for i in range(self.sim.ncards)]
+
+    def __getitem__(self, i: int) -> ClusterCard:
+        return self.cards[i]
+
+    def __len__(self) -> int:
+        return len(self.cards)
+
+    def _range(self, card: int, addr: int, n: int) -> None:
+        if addr < 0 or n < 0 or addr + n > self.sim.mem_bytes:
+            raise SpgenError(f"card {card}: range {addr:#x}+{n} past the end of its {self.sim.mem_bytes} B memory")
+
+    def _raise_now(self, t: Transfer) -> None:
+        state, code, _, _ = t.status()
+        if state == 2:
+            raise RDMAError(code, self.ext.error_text(code))
+
+    @property
+    def now(self) -> int:
+        return self.sim.now
+
+    def ns(self, cycles: int) -> float:
+        return self.sim.ns(cycles)
+
+    def run(self, cycles: int) -> None:
+        self.sim.run(cycles)
+
+    def wait_all(self, transfers: list[Transfer], max_cycles: int | None = None) -> None:
+        for t in transfers:
+            t.wait(max_cycles)
+
+    def stats(self) -> dict[str, int]:
+        return dict(self.sim.stats())
+
+
+def cluster(spec: dict | str | Path) -> Cluster:
+    """Opens a simulated cluster from a cluster file (JSON) or the same as a dict."""
+    return Cluster(spec)

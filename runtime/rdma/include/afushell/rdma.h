@@ -1,0 +1,56 @@
+/* afushell RDMA between cards: put/get between the FPGA memories of the cards of a
+ * (simulated) cluster. See docs/rdma.md. */
+#ifndef AFUSHELL_RDMA_H
+#define AFUSHELL_RDMA_H
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct afu_rdma_cluster_s *afu_rdma_cluster;
+typedef uint64_t afu_rdma_handle;
+
+/** Results: 0 ok, else one of these (afuShellRDMAErrorString gives the message). */
+enum afu_rdma_error {
+    AFU_RDMA_OK = 0,
+    AFU_RDMA_NO_ROUTE = 1,      /**< destination card absent from the cluster */
+    AFU_RDMA_REMOTE_RANGE = 2,  /**< past the end of the remote card's memory */
+    AFU_RDMA_TIMEOUT = 3,       /**< the destination did not answer in time */
+    AFU_RDMA_LOCAL_RANGE = 4,   /**< past the end of the local card's memory */
+    AFU_RDMA_ALIGN = 5,         /**< size / address not a positive multiple of 4 */
+    AFU_RDMA_BAD_CARD = 6,      /**< no such card number */
+    AFU_RDMA_PENDING = 100,     /**< a wait ran out before completion */
+    AFU_RDMA_BAD_ARG = 101      /**< bad handle, NULL pointer or bad cluster description */
+};
+
+/** Opens a simulated cluster from its resolved description (spgen.runtime.rdma.resolve). */
+int afuShellRDMAClusterOpen(const char *description, afu_rdma_cluster *out);
+void afuShellRDMAClusterClose(afu_rdma_cluster c);
+/** Copies host bytes into / out of a card's FPGA memory (set-up and checking). */
+int afuShellRDMAWriteMem(afu_rdma_cluster c, int card, uint64_t addr, const void *src, uint64_t n);
+int afuShellRDMAReadMem(afu_rdma_cluster c, int card, uint64_t addr, void *dst, uint64_t n);
+
+/** Put: card's memory [local, local+n) -> dst_card's memory [remote, remote+n). Blocking. */
+int afuShellRDMAPut(afu_rdma_cluster c, int card, int dst_card, uint64_t local, uint64_t remote, uint64_t n);
+/** Get: src_card's memory [remote, remote+n) -> card's memory [local, local+n). Blocking. */
+int afuShellRDMAGet(afu_rdma_cluster c, int card, int src_card, uint64_t local, uint64_t remote, uint64_t n);
+/** Asynchronous forms: *handle identifies the transfer for afuShellRDMAWait/Test. */
+int afuShellRDMAPutAsync(afu_rdma_cluster c, int card, int dst_card, uint64_t local, uint64_t remote,
+                         uint64_t n, afu_rdma_handle *handle);
+int afuShellRDMAGetAsync(afu_rdma_cluster c, int card, int src_card, uint64_t local, uint64_t remote,
+                         uint64_t n, afu_rdma_handle *handle);
+/** Runs the simulation up to max_cycles (0: the op timeout) until the transfer ends;
+ *  returns its result, or AFU_RDMA_PENDING. */
+int afuShellRDMAWait(afu_rdma_cluster c, afu_rdma_handle handle, uint64_t max_cycles);
+/** Result without simulating: AFU_RDMA_PENDING while in flight. */
+int afuShellRDMATest(afu_rdma_cluster c, afu_rdma_handle handle);
+/** Simulated cycles so far, and the clock in MHz. */
+uint64_t afuShellRDMACycles(afu_rdma_cluster c);
+double afuShellRDMAClockMHz(afu_rdma_cluster c);
+const char *afuShellRDMAErrorString(int code);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
