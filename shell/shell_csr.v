@@ -59,13 +59,12 @@ module shell_csr #(
     input  wire [63:0]           in_moved,
     input  wire [63:0]           out_total,
     input  wire [63:0]           out_moved,
-    output wire [REG_BITS-1:0]   core_regs,
+    output wire [32*(N_REGS > 0 ? N_REGS : 1)-1:0] core_regs,
     output wire [1:0]            irq
 );
     `include "afushell_csr.vh"
 
     localparam integer REG_SLOTS = N_REGS > 0 ? N_REGS : 1;
-    localparam integer REG_BITS  = 32 * REG_SLOTS;
 
     initial begin
         if (N_REGS < 0 || N_REGS > CSR_CORE_REG_COUNT) begin

@@ -18,7 +18,7 @@ module shell_fifo #(
     input  wire                     m_axis_tready,
     output wire [DATA_WIDTH-1:0]    m_axis_tdata,
     // entries held
-    output wire [ADDR_WIDTH:0]      level
+    output wire [$clog2(FIFO_DEPTH):0] level
 );
     localparam integer ADDR_WIDTH = $clog2(FIFO_DEPTH);
 

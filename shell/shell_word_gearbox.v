@@ -22,23 +22,21 @@ module shell_word_gearbox #(
     input  wire                            s_axis_tvalid,
     output wire                            s_axis_tready,
     input  wire [IN_WORDS*WORD_WIDTH-1:0]  s_axis_tdata,
-    input  wire [IN_IDX_WIDTH-1:0]         s_axis_lo,      // first valid word
-    input  wire [IN_CNT_WIDTH-1:0]         s_axis_cnt,     // valid words, 1..IN_WORDS
+    input  wire [(IN_WORDS > 1 ? $clog2(IN_WORDS) : 1)-1:0] s_axis_lo,      // first valid word
+    input  wire [$clog2(IN_WORDS + 1)-1:0] s_axis_cnt,     // valid words, 1..IN_WORDS
     input  wire                            s_axis_tlast,
     // output span requests (SPAN_OUT=1 only)
     input  wire                            req_valid,
-    input  wire [OUT_IDX_WIDTH-1:0]        req_off,
-    input  wire [OUT_CNT_WIDTH-1:0]        req_cnt,        // 1..OUT_WORDS-req_off
+    input  wire [(OUT_WORDS > 1 ? $clog2(OUT_WORDS) : 1)-1:0] req_off,
+    input  wire [$clog2(OUT_WORDS + 1)-1:0] req_cnt,        // 1..OUT_WORDS-req_off
     // output beats
     output wire                            m_axis_tvalid,
     input  wire                            m_axis_tready,
     output reg  [OUT_WORDS*WORD_WIDTH-1:0] m_axis_tdata,
-    output wire [OUT_CNT_WIDTH-1:0]        m_axis_cnt,
+    output wire [$clog2(OUT_WORDS + 1)-1:0] m_axis_cnt,
     output wire                            m_axis_tlast,   // the beat's final word is flagged last
     output wire                            m_axis_inner_last // another word of the beat is flagged last
 );
-    localparam integer IN_IDX_WIDTH  = IN_WORDS  > 1 ? $clog2(IN_WORDS)  : 1;
-    localparam integer OUT_IDX_WIDTH = OUT_WORDS > 1 ? $clog2(OUT_WORDS) : 1;
     localparam integer IN_CNT_WIDTH  = $clog2(IN_WORDS + 1);
     localparam integer OUT_CNT_WIDTH = $clog2(OUT_WORDS + 1);
     localparam integer CAP_WORDS     = IN_WORDS + OUT_WORDS;   // enough for no bubbles
