@@ -67,3 +67,30 @@ def test_cli_bad_input_file(tmp_path, capsys):
     (tmp_path / "junk.npy").write_bytes(b"not numpy")
     assert main(["emulate", JACOBI, "-i", str(tmp_path / "junk.npy"), "-o", "x.npy"]) == 1
     assert "not a readable .npy file" in capsys.readouterr().err
+
+
+def test_cli_branch_stream_file(tmp_path, capsys):
+    prog = str(Path(__file__).parent / "programs/brch_regs.spd")
+    d = spgen.compile(prog)
+    n = 50
+    rng = np.random.default_rng(3)
+    main_arr = np.zeros(n, dtype=_streams.input_dtype(d.graph, "main"))
+    main_arr["u"] = rng.random(n, dtype=np.float32)
+    main_arr["id"] = rng.integers(0, 8, n)
+    brch = np.zeros(n, dtype=_streams.input_dtype(d.graph, "brch"))
+    brch["h"] = rng.random(n, dtype=np.float32)
+    np.save(tmp_path / "m.npy", main_arr)
+    np.save(tmp_path / "b.npy", brch)
+    out = tmp_path / "o.npy"
+    assert main(["emulate", prog, "-i", str(tmp_path / "m.npy"), "--brch-input",
+                 str(tmp_path / "b.npy"), "-o", str(out), "--reg", "m=1", "-q"]) == 0
+    assert capsys.readouterr().err == ""
+    got = np.load(out)
+    want = d.emulate({"main": main_arr, "brch": brch}, regs={"m": 1})
+    assert got.dtype == want.dtype
+    assert got.tobytes() == want.tobytes()
+    # a branch stream of another length is refused, as by spgen sim
+    np.save(tmp_path / "b2.npy", brch[:10])
+    assert main(["emulate", prog, "-i", str(tmp_path / "m.npy"), "--brch-input",
+                 str(tmp_path / "b2.npy"), "-o", str(out)]) == 1
+    assert "streams differ in length" in capsys.readouterr().err
