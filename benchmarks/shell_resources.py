@@ -52,7 +52,8 @@ def synth(top: str, files: list[Path], params: dict[str, int], work: Path) -> di
     script += [f"chparam -set {k} {v} {top}" for k, v in params.items()]
     script += [f"hierarchy -top {top}", "proc", "flatten", "opt -full", "wreduce", "alumacc",
                "opt", "memory -nomap", "opt -full", "techmap", "opt -fast",
-               "abc -lut 6", "opt_clean", "tee -o stat.txt stat"]
+               "abc -lut 6", "opt_clean", "tee -o stat.txt stat",
+               "tee -q -o mems.txt dump t:$mem_v2"]
     (work / "run.ys").write_text("\n".join(script) + "\n")
     t0 = time.perf_counter()
     # yowasp's WebAssembly sandbox sees the working folder: run there with relative names
@@ -62,11 +63,14 @@ def synth(top: str, files: list[Path], params: dict[str, int], work: Path) -> di
     text = (work / "stat.txt").read_text()
     luts = sum(int(m.group(1)) for m in re.finditer(r"^\s*(\d+)\s+\$lut\b", text, re.MULTILINE))
     ffs = sum(int(m.group(1)) for m in re.finditer(r"^\s*(\d+)\s+\$_\w*DFF\w*", text, re.MULTILINE))
+    # each kept memory: WIDTH x SIZE bits (synchronous read ports, as block RAM holds them)
+    dump = (work / "mems.txt").read_text()
     mem_bits = 0
-    for m in re.finditer(r"^\s*(\d+)\s+memory bits", text, re.MULTILINE):
-        mem_bits += int(m.group(1))
-    if not mem_bits:
-        mem_bits = sum(int(m.group(1)) for m in re.finditer(r"(\d+)\s+memory bits", text))
+    for cell in dump.split("cell ")[1:]:
+        w = re.search(r"parameter \\WIDTH (\d+)", cell)
+        n = re.search(r"parameter \\SIZE (\d+)", cell)
+        if w and n:
+            mem_bits += int(w.group(1)) * int(n.group(1))
     mems = sum(int(m.group(1)) for m in re.finditer(r"^\s*(\d+)\s+\$mem\w*", text, re.MULTILINE))
     return {"lut6": luts, "registers": ffs, "memories": mems, "memory_bits": mem_bits,
             "synth_s": round(time.perf_counter() - t0, 1)}
