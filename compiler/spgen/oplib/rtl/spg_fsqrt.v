@@ -39,14 +39,15 @@ module spg_fsqrt #(
             if (ma[k]) lz = 5'd23 - k[4:0];
     end
     reg         s1_nan_reg, s1_pass_reg;  // pass: +-0 and +inf are their own root
-    reg  [31:0] s1_a_reg;
+    reg         s1_sign_reg, s1_inf_reg;
     reg  [9:0]  s1_e127_reg;              // effective exponent + 127
     reg  [4:0]  s1_lz_reg;
     reg  [23:0] s1_ma_reg;
     always @(posedge clk) if (ce) begin
         s1_nan_reg  <= nan;
         s1_pass_reg <= af[30:0] == 31'd0 || af == 32'h7F800000;
-        s1_a_reg    <= af;
+        s1_sign_reg <= af[31];
+        s1_inf_reg  <= af[30:23] == 8'hFF;
         s1_e127_reg <= ((af[30:23] == 8'd0) ? 10'd1 : {2'd0, af[30:23]}) + 10'd127;
         s1_lz_reg   <= lz;
         s1_ma_reg   <= ma;
@@ -60,12 +61,12 @@ module spg_fsqrt #(
     /* verilator lint_on UNUSEDSIGNAL */
     wire [23:0] na = s1_ma_reg << s1_lz_reg;
     wire        odd = e127[0];  // e - 127 is odd exactly when e + 127 is
-    localparam SIDE_WIDTH = 32 + 8 + 2;
+    localparam SIDE_WIDTH = 2 + 8 + 2;  // sign, inf, exponent, nan, pass
     reg  [24:0] s2_x_reg;  // radicand = s2_x_reg * 2^25
     reg  [SIDE_WIDTH-1:0] s2_side_reg;
     always @(posedge clk) if (ce) begin
         s2_x_reg    <= odd ? {na, 1'b0} : {1'b0, na};
-        s2_side_reg <= {s1_a_reg, e127[8:1], s1_nan_reg, s1_pass_reg};
+        s2_side_reg <= {s1_sign_reg, s1_inf_reg, e127[8:1], s1_nan_reg, s1_pass_reg};
     end
 
     // ---- stages 3-27: root bit i consumes radicand bits 49 - 2i and 48 - 2i
@@ -130,7 +131,7 @@ module spg_fsqrt #(
         if (side[1])
             y_reg <= 32'h7FC00000;
         else if (side[0])
-            y_reg <= side[SIDE_WIDTH-1 -: 32];
+            y_reg <= {side[11], side[10] ? 31'h7F800000 : 31'd0};
         else
             y_reg <= {1'b0, pk};
     end

@@ -36,6 +36,7 @@ module spg_srem (
             wire [31:0] n_in_i = (i == 0) ? n_in : n_chain[(i-1)*32 +: 32];  // dividend, then quotient bits
             wire [31:0] d_in_i = (i == 0) ? d_in : d_chain[(i-1)*32 +: 32];
             wire [1:0]  f_in_i = (i == 0) ? f_in : f_chain[(i-1)*2 +: 2];
+            localparam [31:0] R_MASK = (i == 31) ? 32'hFFFFFFFF : ((32'd1 << (i + 1)) - 32'd1);
             wire [32:0] cur = {r_in, n_in_i[31]};
             /* verilator lint_off UNUSEDSIGNAL */
             wire [33:0] t = {1'b0, cur} - {2'b00, d_in_i};  // t[32] = 0 when t >= 0
@@ -43,7 +44,9 @@ module spg_srem (
             reg  [31:0] r_reg, n_reg, d_reg;
             reg  [1:0]  f_reg;
             always @(posedge clk) if (ce) begin
-                r_reg <= t[33] ? cur[31:0] : t[31:0];  // cur < 2 d, so cur - d < 2^32
+                // cur < 2 d, so cur - d < 2^32; after i + 1 dividend bits the remainder is
+                // below 2^(i+1): the mask lets synthesis drop the constant-zero bits
+                r_reg <= (t[33] ? cur[31:0] : t[31:0]) & R_MASK;
                 n_reg <= {n_in_i[30:0], ~t[33]};
                 d_reg <= d_in_i;
                 f_reg <= f_in_i;
