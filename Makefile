@@ -31,3 +31,8 @@ grammar: $(STAMP)
 
 clean:
 	rm -rf build .cache .pytest_cache
+
+# Runtime C++ tests under AddressSanitizer + UndefinedBehaviorSanitizer, the threaded ones under ThreadSanitizer.
+.PHONY: sanitize
+sanitize: $(STAMP)
+	$(VPY) -m spgen.runtime sanitize

@@ -8,24 +8,36 @@
 namespace py = pybind11;
 using rdma::Cluster;
 
-// Hardware ping-pong: a's put lands at b, whose completion starts b's put back to a.
-// Returns the cycle at which each round trip ended, after the start cycle.
+// Hardware ping-pong: a's put lands at b; once it is visible in b's memory, b's engine
+// starts the put back to a. Returns the cycle at which each round trip ended (from the start).
 static std::vector<int64_t> pingpong(Cluster& c, int a, int b, uint64_t addr, uint64_t n, int iters,
                                      int64_t max_cycles) {
   std::vector<int64_t> ends;
+  std::vector<std::pair<int64_t, int>> bounce;  // (cycle, card that puts next)
   int left = iters;
   int64_t start = c.now;
   c.on_event = [&](int card, const rdma::Event& e) {
     if (e.kind != rdma::P_PUT) return;
-    if (card == b && e.peer == a) c.put(b, a, addr, addr, n);
+    if (card == b && e.peer == a) bounce.push_back({e.cycle, b});
     if (card == a && e.peer == b) {
       ends.push_back(e.cycle - start);
-      if (--left > 0) c.put(a, b, addr, addr, n);
+      if (--left > 0) bounce.push_back({e.cycle, a});
     }
   };
   c.put(a, b, addr, addr, n);
   int64_t end = c.now + max_cycles;
-  while (left > 0 && c.now < end) c.step();
+  while ((left > 0 || !bounce.empty()) && c.now < end) {
+    c.step();
+    for (size_t i = 0; i < bounce.size();) {
+      if (bounce[i].first <= c.now) {
+        int from = bounce[i].second;
+        c.put(from, from == a ? b : a, addr, addr, n);
+        bounce.erase(bounce.begin() + long(i));
+      } else {
+        ++i;
+      }
+    }
+  }
   c.on_event = nullptr;
   return ends;
 }
@@ -76,6 +88,21 @@ PYBIND11_MODULE(_spgen_rdma, m) {
       })
       .def("pingpong", &pingpong, py::arg("a"), py::arg("b"), py::arg("addr"), py::arg("n"), py::arg("iters"),
            py::arg("max_cycles"))
+      .def("params", [](const Cluster& c) {
+        py::dict d;
+        d["clock_mhz"] = c.prm.clock_mhz;
+        d["router_latency"] = c.prm.router_latency;
+        d["engine_latency"] = c.prm.engine_latency;
+        d["mem_read_latency"] = c.prm.mem_read_latency;
+        d["mem_write_latency"] = c.prm.mem_write_latency;
+        d["vc_buffer"] = c.prm.vc_buffer;
+        d["window"] = c.prm.window;
+        d["ctrl_interval"] = c.prm.ctrl_interval;
+        d["retry_timeout"] = c.prm.retry_timeout;
+        d["op_timeout"] = c.prm.op_timeout;
+        d["link_latency_cycles"] = c.channels.empty() ? 0 : c.channels[0].latency;
+        return d;
+      })
       .def("stats", [](const Cluster& c) {
         py::dict d;
         uint64_t sent = 0, corrupted = 0, dropped = 0, ctrl = 0, replays = 0, bytes = 0;

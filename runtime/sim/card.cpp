@@ -91,6 +91,7 @@ uint64_t Card::mmio_read(uint32_t addr) {
     if (!mmio_in_.empty()) at = std::max(at, mmio_in_.back().at);
     mmio_in_.push_back(MmioOp{at, false, addr, 0, id});
     ++waiters_;
+    ++pending_reads_;
     cv_work_.notify_all();
     uint64_t value = 0;
     cv_done_.wait(lk, [&] {
@@ -103,6 +104,7 @@ uint64_t Card::mmio_read(uint32_t addr) {
         return false;
     });
     --waiters_;
+    --pending_reads_;
     return value;
 }
 
@@ -119,6 +121,19 @@ void Card::wait_begin() {
     cv_work_.notify_all();
 }
 
+void Card::hold() {
+    std::lock_guard<std::mutex> g(m_);
+    ++holds_;
+}
+
+void Card::release() {
+    {
+        std::lock_guard<std::mutex> g(m_);
+        if (holds_ > 0) --holds_;
+    }
+    cv_work_.notify_all();
+}
+
 void Card::wait_end() {
     std::lock_guard<std::mutex> g(m_);
     --waiters_;
@@ -126,6 +141,10 @@ void Card::wait_end() {
 
 bool Card::active_locked() const {
     const uint64_t c = cycle_.load(std::memory_order_relaxed);
+    // While the host is still writing a request's descriptors simulated time stands
+    // still (the host is infinitely fast but for its modelled MMIO costs), unless a
+    // host thread is blocked on an MMIO read, which needs the clock.
+    if (holds_ > 0 && pending_reads_ == 0) return false;
     return waiters_ > 0 || !mmio_in_.empty() || !mmio_local_.empty() || rd_outstanding_ ||
            !rd_done_local_.empty() || !irq_pending_.empty() || idle_ < uint64_t(p_.idle_cycles) ||
            !tx_q_.empty() || !dsc_q_.empty() || rx_burst_.left || ddr_[0].busy(c) ||

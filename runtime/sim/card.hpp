@@ -38,6 +38,8 @@ public:
     void set_event(unsigned vector, int fd);  // fd < 0 clears
     void wait_begin();
     void wait_end();
+    void hold();
+    void release();
 
     uint64_t now_cycles() const { return cycle_.load(std::memory_order_acquire); }
     double to_ns(uint64_t cycles) const { return double(cycles) * 1000.0 / p_.clock_mhz; }
@@ -85,6 +87,8 @@ private:
     uint64_t next_id_ = 1;
     uint64_t host_write_at_ = 0;
     int waiters_ = 0;
+    int holds_ = 0;          // host threads mid-submission: the clock waits for them
+    int pending_reads_ = 0;  // host threads blocked in mmio_read
     bool stop_ = false;
     int event_fd_[2] = {-1, -1};
     std::deque<std::pair<uint64_t, unsigned>> irq_pending_;  // (delivery cycle, vector)

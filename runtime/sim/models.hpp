@@ -35,7 +35,7 @@ struct Params {
     double mmio_write_issue_ns = 10;      // host CPU cost per posted 64-bit write
     double mmio_read_latency_ns = 1000;   // host-visible round trip of a 64-bit read
     double irq_latency_ns = 1000;         // MSI -> host thread woken
-    double idle_cycles = 2000;            // keep clocking this long after the last activity
+    double idle_cycles = 64;              // keep clocking this long after the last activity
 
     /// Applies "k=v,k=v"; returns an error message or "".
     std::string apply(const std::string& spec);

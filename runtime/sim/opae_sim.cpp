@@ -315,6 +315,14 @@ void spgenSimWaitEnd(fpga_handle handle) {
     if (Handle* h = live(handle)) h->card->wait_end();
 }
 
+void spgenSimHold(fpga_handle handle) {
+    if (Handle* h = live(handle)) h->card->hold();
+}
+
+void spgenSimRelease(fpga_handle handle) {
+    if (Handle* h = live(handle)) h->card->release();
+}
+
 uint64_t spgenSimBusErrors(fpga_handle handle) {
     Handle* h = live(handle);
     return h ? h->card->bus_errors() : 0;

@@ -360,6 +360,13 @@ void Shell::submit(const std::shared_ptr<Request>& r) {
     {
         std::lock_guard<std::mutex> g(m_);
         if (stop_) throw Error(fpga_result(AFU_ERR_CLOSED), "the shell is closed");
+#ifdef AFUSHELL_SIM
+        if (simulated_)
+            for (int e = 0; e < 2; ++e) {
+                spgenSimHold(h_);
+                r->held[e] = true;
+            }
+#endif
         // Both queues get requests in one order: the loop-back pairs TX and RX bytes in order.
         eng_[0].queue.push_back(r);
         eng_[1].queue.push_back(r);
@@ -403,7 +410,11 @@ void Shell::worker(int e) {
                         E.inflight.push_back(r);
                     }
                 }
-                if (r) push(e, r);
+                if (r) {
+                    push(e, r);
+                    std::lock_guard<std::mutex> g(m_);
+                    release_locked(*r, e);
+                }
             }
             lk.lock();
             continue;
@@ -412,6 +423,8 @@ void Shell::worker(int e) {
             cv_.wait(lk);
             continue;
         }
+        // Requests that must wait for a FIFO slot cannot keep the clock stopped.
+        for (auto& q : E.queue) release_locked(*q, e);
         lk.unlock();
         bool fired = wait_irq(e, 2);
         // A lost interrupt would stall a real card: look at the status now and then anyway.
@@ -550,6 +563,7 @@ void Shell::recover(int e, uint64_t err, uint64_t epoch) {
         // A request half pushed on the other engine must not run alone: drop it from both.
         for (auto& r : failed)
             for (int i = 0; i < 2; ++i) {
+                release_locked(*r, i);
                 auto& q = eng_[i].queue;
                 q.erase(std::remove(q.begin(), q.end(), r), q.end());
             }
@@ -566,11 +580,21 @@ void Shell::recover(int e, uint64_t err, uint64_t epoch) {
     cv_.notify_all();
 }
 
+void Shell::release_locked(Request& r, int e) {
+    if (!r.held[e]) return;
+    r.held[e] = false;
+#ifdef AFUSHELL_SIM
+    if (simulated_) spgenSimRelease(h_);
+#endif
+}
+
 void Shell::fail_all(fpga_result code, const std::string& msg) {
     std::vector<std::shared_ptr<Request>> all;
     {
         std::lock_guard<std::mutex> g(m_);
         for (auto& E : eng_) {
+            for (auto& r : E.queue) release_locked(*r, 0), release_locked(*r, 1);
+            for (auto& r : E.inflight) release_locked(*r, 0), release_locked(*r, 1);
             all.insert(all.end(), E.queue.begin(), E.queue.end());
             all.insert(all.end(), E.inflight.begin(), E.inflight.end());
             E.queue.clear();

@@ -38,6 +38,7 @@ struct Request {
     uint64_t seq_end[2] = {0, 0};
     int slot[2] = {-1, -1};
     bool half_done[2] = {false, false};
+    bool held[2] = {false, false};  // simulated clock held until this engine pushed it (guarded by Shell::m_)
     std::mutex m;
     std::condition_variable cv;
     bool done = false;
@@ -93,6 +94,7 @@ private:
     void recover(int e, uint64_t err, uint64_t epoch);
     void finish(const std::shared_ptr<Request>& r, int e, uint64_t end_ns);
     void fail_all(fpga_result code, const std::string& msg);
+    void release_locked(Request& r, int e);
     void mmio_w(uint64_t off, uint64_t v);
     uint64_t mmio_r(uint64_t off);
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from .._diagnostics import SpgenError
 
-__all__ = ["HELP", "add_arguments", "run", "parse_size", "PUBLISHED", "THEORETICAL"]
+__all__ = ["HELP", "PUBLISHED", "THEORETICAL", "add_arguments", "parse_size", "run"]
 
 HELP = "DMA bandwidth sweep (H2F, F2H, F2F, H2H) in simulated time vs the published Intel PAC figures."
 # Published Intel PAC (Arria 10 GX) DMA bandwidths, GB/s, and their efficiencies.
@@ -54,6 +54,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", type=Path, help="write the results as JSON")
     p.add_argument("--plot", type=Path, help="write a bandwidth-vs-size plot (PNG)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--records", type=Path, metavar="JSON",
+                   help="no run: print the table (and --plot) of an earlier result file, e.g. from "
+                        "the C++ tool afushell-bench")
 
 
 def _sizes(args: argparse.Namespace) -> list[int]:
@@ -174,9 +177,29 @@ def _plot(records: list[dict], types: list[str], path: Path) -> None:
     plt.close(fig)
 
 
+def _replay(args: argparse.Namespace) -> int:
+    try:
+        doc = json.loads(args.records.read_text())
+        records = doc["records"]
+    except (OSError, ValueError, KeyError) as e:
+        raise SpgenError(f"{args.records}: not a bench dma result file ({e})") from None
+    types = [t for t in PUBLISHED if any(r["type"] == t for r in records)]
+    print(_table(records, types))
+    if "cycles_per_s" in doc:
+        print(f"\nsimulated {doc.get('sim_cycles', 0):,} cycles in {doc.get('sim_wall_s', 0):.1f} s: "
+              f"{doc['cycles_per_s'] / 1e6:.2f} M cycles/s")
+    if args.plot:
+        _plot(records, types, args.plot)
+    if args.json:
+        args.json.write_text(json.dumps(doc, indent=1) + "\n")
+    return 1 if any(r["integrity_errors"] for r in records) else 0
+
+
 def run(args: argparse.Namespace) -> int:
     from spgen import runtime
 
+    if args.records:
+        return _replay(args)
     types = [t.upper() for t in args.types]
     for t in types:
         if t not in PUBLISHED:

@@ -2,5 +2,15 @@
 from ._build import build_card, build_runtime, loopback_card, shell_sources
 from ._card import KINDS, AfuError, Card, Request, RunResult, open
 
-__all__ = ["open", "Card", "Request", "RunResult", "AfuError", "KINDS", "build_card",
-           "build_runtime", "loopback_card", "shell_sources"]
+__all__ = [
+           "KINDS",
+           "AfuError",
+           "Card",
+           "Request",
+           "RunResult",
+           "build_card",
+           "build_runtime",
+           "loopback_card",
+           "open",
+           "shell_sources",
+]

@@ -7,16 +7,23 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
-from typing import Iterable, Iterator, Mapping
 
 from .._diagnostics import SpgenError
 from .._tools import cache_dir, content_hash, verilator_bin, verilator_env, verilator_root
 
-__all__ = ["repo_root", "runtime_dir", "build_runtime", "load_extension", "build_card",
-           "loopback_card", "shell_sources"]
+__all__ = [
+    "build_card",
+    "build_runtime",
+    "load_extension",
+    "loopback_card",
+    "repo_root",
+    "runtime_dir",
+    "shell_sources",
+]
 
 _ABI = "spg-afu-abi-1"
 _ext: ModuleType | None = None
@@ -55,7 +62,7 @@ def _locked(path: Path) -> Iterator[None]:
 
 
 def _run(cmd: list[str], cwd: Path, what: str, env: Mapping[str, str] | None = None) -> None:
-    proc = subprocess.run(cmd, cwd=cwd, env=dict(env) if env else None, capture_output=True, text=True)
+    proc = subprocess.run(cmd, cwd=cwd, env=dict(env) if env else None, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         log = (proc.stdout + proc.stderr)[-4000:]
         raise SpgenError(f"{what} failed ({' '.join(cmd[:3])} ...):\n{log}")
@@ -74,9 +81,10 @@ def runtime_dir(sanitize: str = "") -> Path:
 
 def build_runtime(sanitize: str = "", jobs: int = 2) -> Path:
     """Configures and builds runtime/ with CMake; returns the build folder (cached)."""
-    out = runtime_dir(sanitize)
+    # Sanitizer builds live in one folder each and build incrementally.
+    out = cache_dir("runtime") / f"sanitize-{sanitize}" if sanitize else runtime_dir()
     stamp = out / ".built"
-    if stamp.is_file():
+    if stamp.is_file() and not sanitize:
         return out
     if not shutil.which("cmake"):
         raise SpgenError("CMake is needed to build the runtime: install cmake (apt or pip)")
@@ -86,7 +94,7 @@ def build_runtime(sanitize: str = "", jobs: int = 2) -> Path:
     except ImportError:
         pb_dir = ""
     with _locked(out.with_suffix(".lock")):
-        if stamp.is_file():
+        if stamp.is_file() and not sanitize:
             return out
         out.mkdir(parents=True, exist_ok=True)
         cmd = ["cmake", "-S", str(repo_root() / "runtime"), "-B", str(out),

@@ -3,16 +3,17 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 
 from .._diagnostics import SpgenError
 from ._build import load_extension, loopback_card
 
-__all__ = ["AfuError", "Card", "Request", "RunResult", "open", "KINDS"]
+__all__ = ["KINDS", "AfuError", "Card", "Request", "RunResult", "open"]
 
 KINDS = {"H2F": 0, "F2H": 1, "F2F": 2, "H2H": 3}
 _GUID = re.compile(r"^(afu:)?[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$")
@@ -103,7 +104,7 @@ class Card:
         """Closes the card; buffers from `alloc` stay valid until they are dropped."""
         self._core = None
 
-    def __enter__(self) -> "Card":
+    def __enter__(self) -> Card:  # noqa: PYI034
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -217,9 +218,7 @@ def _uri(target: str | os.PathLike[str], params: Mapping[str, float] | None) -> 
     t = os.fspath(target)
     if t in ("loopback", "sim:loopback"):
         uri = f"sim:{loopback_card()}"
-    elif t.startswith("sim:"):
-        uri = t
-    elif _GUID.match(t):
+    elif t.startswith("sim:") or _GUID.match(t):
         uri = t
     elif Path(t).exists():
         uri = f"sim:{Path(t).resolve()}"
@@ -231,7 +230,7 @@ def _uri(target: str | os.PathLike[str], params: Mapping[str, float] | None) -> 
     return uri
 
 
-def open(target: str | os.PathLike[str] = "loopback",  # noqa: A001 - the documented name
+def open(target: str | os.PathLike[str] = "loopback",
          params: Mapping[str, float] | None = None) -> Card:
     """Opens a card: a `spgen build` directory, "loopback" (no core), or an AFU ID.
 

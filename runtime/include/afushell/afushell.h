@@ -23,7 +23,10 @@ extern "C" {
 #endif
 
 /** Direction of a DMA transfer: Host or FPGA memory to Host or FPGA memory. */
-typedef enum { H2F = 0, F2H = 1, F2F = 2, H2H = 3 } dma_transfer_type_t;
+typedef enum {
+    H2F = 0, F2H = 1, F2F = 2, H2H = 3,
+    DMA_TRANSFER_TYPE_RANGE_ = 0x7FFFFFFF /**< not a type: lets C++ callers pass any int */
+} dma_transfer_type_t;
 
 /** Runtime errors, distinct from OPAE's fpga_result values and returned as fpga_result. */
 enum afu_shell_error {

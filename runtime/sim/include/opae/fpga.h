@@ -23,7 +23,10 @@ typedef enum {
     FPGA_NO_DRIVER,
     FPGA_NO_DAEMON,
     FPGA_NO_ACCESS,
-    FPGA_RECONF_ERROR
+    FPGA_RECONF_ERROR,
+    /* Not an OPAE value: widens the enumeration's range so the runtime's own codes
+     * (0x100...) are valid fpga_result values in C++ as well as in C. */
+    FPGA_RESULT_RANGE_ = 0x7FFFFFFF
 } fpga_result;
 
 typedef void *fpga_handle;

@@ -21,6 +21,10 @@ uint64_t spgenSimNowNs(fpga_handle handle);
 uint64_t spgenSimIrqNs(fpga_handle handle, uint32_t vector);
 void spgenSimWaitBegin(fpga_handle handle);
 void spgenSimWaitEnd(fpga_handle handle);
+/* Stops the clock while the host prepares a request (its descriptor writes then all
+ * land at the simulated instant of the request); every hold needs a release. */
+void spgenSimHold(fpga_handle handle);
+void spgenSimRelease(fpga_handle handle);
 uint64_t spgenSimBusErrors(fpga_handle handle);
 /* Clock cycles simulated and wall seconds spent simulating them. */
 uint64_t spgenSimCycles(fpga_handle handle);
