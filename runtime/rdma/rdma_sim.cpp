@@ -656,12 +656,12 @@ const Op& Cluster::op(uint64_t h) const {
 
 void Cluster::step() {
   for (auto& c : cards) {
-    if (!c.present) continue;
+    if (!c.present || !is_local(c.id)) continue;
     for (auto& p : c.ports)
       if (p.in_channel >= 0) link_rx(c, p);
   }
   for (auto& c : cards) {
-    if (!c.present) continue;
+    if (!c.present || !is_local(c.id)) continue;
     router(c);
     engine_in(c);
     engine_out(c);

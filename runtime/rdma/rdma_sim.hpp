@@ -201,6 +201,8 @@ class Cluster {
   int64_t now = 0;
   std::function<void(int card, const Event&)> on_event;
   uint64_t overflow_checks = 0, delivered_packets = 0;
+  std::vector<char> local;  // cards simulated by this process (MPI ranks); empty: all
+  bool is_local(int card) const { return local.empty() || local[card]; }
 
   // desc: the resolved text form written by spgen.runtime.rdma (docs/rdma.md)
   explicit Cluster(const std::string& desc);

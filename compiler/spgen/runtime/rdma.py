@@ -15,8 +15,8 @@ from typing import Any
 from .._diagnostics import SpgenError
 from .._tools import cache_dir, content_hash
 
-__all__ = ["Cluster", "ClusterCard", "RDMAError", "Transfer", "cluster", "load_rdma_extension",
-           "resolve", "routes"]
+__all__ = ["Cluster", "ClusterCard", "RDMAError", "Transfer", "build_mpi_tool", "cluster",
+           "load_rdma_extension", "resolve", "routes"]
 
 _TOPOLOGIES = ("ring", "mesh", "torus", "fullmesh", "custom")
 _PARAMS = ("clock_mhz", "router_latency", "engine_latency", "mem_read_latency", "mem_write_latency",
@@ -76,6 +76,29 @@ def load_rdma_extension() -> ModuleType:
     spec.loader.exec_module(mod)
     _ext = mod
     return _ext
+
+
+def build_mpi_tool() -> Path:
+    """The multi-process simulator `rdma-mpi` (runtime/rdma/rdma_mpi.cpp), built with mpicxx and cached."""
+    import shutil
+
+    mpicxx = shutil.which("mpicxx")
+    if not mpicxx or not shutil.which("mpirun"):
+        raise SpgenError("the multi-process RDMA simulation needs OpenMPI: "
+                         "apt-get install libopenmpi-dev openmpi-bin")
+    src = _src_dir()
+    files = [src / f for f in ("rdma_sim.hpp", "rdma_sim.cpp", "rdma_mpi.cpp")]
+    out = cache_dir("rdma") / ("mpi-" + content_hash(*[f.read_bytes() for f in files]))
+    exe = out / "rdma-mpi"
+    if not exe.is_file():
+        out.mkdir(parents=True, exist_ok=True)
+        tmp = out / f"rdma-mpi.{os.getpid()}"
+        cmd = [mpicxx, "-std=c++17", "-O2", f"-I{src}", str(files[1]), str(files[2]), "-o", str(tmp)]
+        proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        if proc.returncode != 0:
+            raise SpgenError("building rdma-mpi failed:\n" + (proc.stdout + proc.stderr)[-4000:])
+        tmp.replace(exe)
+    return exe
 
 
 # ---- cluster description --------------------------------------------------------------
