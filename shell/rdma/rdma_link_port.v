@@ -1,0 +1,51 @@
+// One serial-link port: sender and receiver of the link layer, cross-wired for ACKs and credits.
+`default_nettype none
+module rdma_link_port #(
+    parameter integer WINDOW = 8,
+    parameter integer VC_BUF = 4,
+    parameter integer TIMEOUT = 512,
+    parameter integer CTRL_INTERVAL = 16,
+    parameter integer KEEPALIVE = 256
+) (
+    input  wire        clk,
+    input  wire        rst,
+    input  wire        tx_valid,
+    output wire        tx_ready,
+    input  wire [31:0] tx_data,
+    input  wire        tx_last,
+    output wire        rx_valid,
+    input  wire        rx_ready,
+    output wire [31:0] rx_data,
+    output wire        rx_last,
+    output wire        rx_vc,
+    output wire        link_out_valid,
+    output wire [31:0] link_out_data,
+    output wire        link_out_last,
+    input  wire        link_out_ready,
+    input  wire        link_in_valid,
+    input  wire [31:0] link_in_data,
+    input  wire        link_in_last,
+    output wire        overflow,
+    output wire [15:0] crc_errors,
+    output wire [15:0] replays
+);
+    wire [9:0]  expected, ack_seq;
+    wire        nak, dirty, ctrl_sent, ack_valid, ack_nak;
+    wire [15:0] freed0, freed1, pf0, pf1;
+
+    rdma_link_tx #(.WINDOW(WINDOW), .VC_BUF(VC_BUF), .TIMEOUT(TIMEOUT), .CTRL_INTERVAL(CTRL_INTERVAL),
+                   .KEEPALIVE(KEEPALIVE)) u_tx (
+        .clk(clk), .rst(rst), .in_valid(tx_valid), .in_ready(tx_ready), .in_data(tx_data), .in_last(tx_last),
+        .rx_expected(expected), .rx_nak(nak), .rx_dirty(dirty), .rx_freed0(freed0), .rx_freed1(freed1),
+        .ctrl_sent(ctrl_sent), .ack_valid(ack_valid), .ack_seq(ack_seq), .ack_nak(ack_nak),
+        .peer_freed0(pf0), .peer_freed1(pf1), .out_valid(link_out_valid), .out_data(link_out_data),
+        .out_last(link_out_last), .out_ready(link_out_ready), .replays(replays));
+
+    rdma_link_rx #(.VC_BUF(VC_BUF)) u_rx (
+        .clk(clk), .rst(rst), .in_valid(link_in_valid), .in_data(link_in_data), .in_last(link_in_last),
+        .out_valid(rx_valid), .out_ready(rx_ready), .out_data(rx_data), .out_last(rx_last), .out_vc(rx_vc),
+        .expected(expected), .nak(nak), .dirty(dirty), .freed0(freed0), .freed1(freed1), .ctrl_sent(ctrl_sent),
+        .ack_valid(ack_valid), .ack_seq(ack_seq), .ack_nak(ack_nak), .peer_freed0(pf0), .peer_freed1(pf1),
+        .overflow(overflow), .crc_errors(crc_errors));
+endmodule
+`default_nettype wire

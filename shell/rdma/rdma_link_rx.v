@@ -1,0 +1,142 @@
+// Link-layer receiver: CRC-32 check, in-order acceptance (go-back-N), per-VC input
+// buffers whose free slots are returned as credits, ACK/NAK requests for the local
+// sender, and decoding of the peer's CTRL packets. `overflow` is sticky and must never
+// rise: credits guarantee a free slot for every packet accepted.
+`default_nettype none
+module rdma_link_rx #(
+    parameter integer VC_BUF = 4  // packets per VC (power of 2)
+) (
+    input  wire        clk,
+    input  wire        rst,
+    // serial side (no back-pressure)
+    input  wire        in_valid,
+    input  wire [31:0] in_data,
+    input  wire        in_last,
+    // packets to the router, VC 0 first
+    output wire        out_valid,
+    input  wire        out_ready,
+    output wire [31:0] out_data,
+    output wire        out_last,
+    output wire        out_vc,
+    // for the local sender's CTRL packets
+    output reg  [9:0]  expected,
+    output reg         nak,
+    output reg         dirty,
+    output reg  [15:0] freed0,
+    output reg  [15:0] freed1,
+    input  wire        ctrl_sent,
+    // the peer's CTRL packets
+    output reg         ack_valid,
+    output reg  [9:0]  ack_seq,
+    output reg         ack_nak,
+    output reg  [15:0] peer_freed0,
+    output reg  [15:0] peer_freed1,
+    output reg         overflow,
+    output reg  [15:0] crc_errors
+);
+    localparam integer BW = $clog2(VC_BUF);
+    localparam integer SLOT = 17;
+
+    reg [31:0] mem [0:2*VC_BUF*SLOT-1];
+    reg [4:0]  plen [0:2*VC_BUF-1];
+    reg [BW:0] wr0, wr1, rd0, rd1;
+    reg [4:0]  widx;
+    reg [31:12] hdr;  // dst and src matter to the router only
+    reg [31:0] crc, w2;
+    reg [9:0]  w1_seq;
+    reg        w1_nak;
+    reg        nak_sent, too_long;
+    reg        rd_busy, rd_vc;
+    reg [4:0]  ridx;
+
+    wire [BW:0] cnt0 = wr0 - rd0;
+    wire [BW:0] cnt1 = wr1 - rd1;
+    wire        cur_vc = widx == 5'd0 ? in_data[16] : hdr[16];
+    wire        room = cur_vc ? cnt1 < VC_BUF[BW:0] : cnt0 < VC_BUF[BW:0];
+    wire [BW-1:0] wslot = cur_vc ? wr1[BW-1:0] : wr0[BW-1:0];
+    wire [31:0] crc_next;
+    rdma_crc32 u_crc (.crc_in(widx == 5'd0 ? 32'hFFFFFFFF : crc), .data(in_data), .crc_out(crc_next));
+    wire [4:0]  words = hdr[21:17];
+    wire        good = !too_long && widx == words + 5'd1 && words <= 5'd16 && in_data == ~crc;
+    wire [9:0]  d = hdr[31:22] - expected;
+
+    // read side
+    wire        pick_vc = rd_busy ? rd_vc : cnt0 == 0;
+    wire        have = rd_busy || cnt0 != 0 || cnt1 != 0;
+    wire [BW-1:0] rslot = pick_vc ? rd1[BW-1:0] : rd0[BW-1:0];
+    wire [4:0]  rlen = plen[{pick_vc, rslot}];
+    wire [4:0]  ri = rd_busy ? ridx : 5'd0;
+    assign out_valid = have;
+    assign out_vc = pick_vc;
+    assign out_data = mem[({27'd0, pick_vc, rslot} * SLOT) + {27'd0, ri}];
+    assign out_last = ri == rlen;
+
+    always @(posedge clk) begin
+        ack_valid <= 1'b0;
+        if (rst) begin
+            wr0 <= 0; wr1 <= 0; rd0 <= 0; rd1 <= 0; widx <= 5'd0; hdr <= 20'd0; crc <= 32'd0;
+            w1_seq <= 10'd0; w1_nak <= 1'b0; w2 <= 32'd0; nak_sent <= 1'b0; too_long <= 1'b0; rd_busy <= 1'b0;
+            rd_vc <= 1'b0; ridx <= 5'd0; expected <= 10'd0; nak <= 1'b0; dirty <= 1'b0;
+            freed0 <= 16'd0; freed1 <= 16'd0; ack_seq <= 10'd0; ack_nak <= 1'b0;
+            peer_freed0 <= 16'd0; peer_freed1 <= 16'd0; overflow <= 1'b0; crc_errors <= 16'd0;
+        end else begin
+            if (ctrl_sent) begin
+                nak <= 1'b0;
+                dirty <= 1'b0;
+            end
+            // receive: stage the words into the next free slot of the packet's VC
+            if (in_valid && !in_last) begin
+                if (widx == 5'd0) hdr <= in_data[31:12];
+                crc <= crc_next;
+                if (widx == 5'd1) begin w1_seq <= in_data[9:0]; w1_nak <= in_data[16]; end
+                if (widx == 5'd2) w2 <= in_data;
+                if (widx <= 5'd16 && room) mem[({27'd0, cur_vc, wslot} * SLOT) + {27'd0, widx}] <= in_data;
+                if (widx == 5'd17) too_long <= 1'b1;
+                else widx <= widx + 5'd1;
+            end else if (in_valid && in_last) begin
+                widx <= 5'd0;
+                too_long <= 1'b0;
+                if (!good) begin
+                    crc_errors <= crc_errors + 16'd1;
+                    if (!nak_sent) begin nak <= 1'b1; nak_sent <= 1'b1; end
+                end else if (hdr[15:12] == 4'd0) begin  // CTRL from the peer
+                    ack_valid <= 1'b1;
+                    ack_seq <= w1_seq;
+                    ack_nak <= w1_nak;
+                    peer_freed0 <= w2[15:0];
+                    peer_freed1 <= w2[31:16];
+                end else if (d == 10'd0) begin
+                    if (!room) begin
+                        overflow <= 1'b1;  // a credit violation: never expected
+                    end else begin
+                        plen[{cur_vc, wslot}] <= words;
+                        if (cur_vc) wr1 <= wr1 + 1'b1;
+                        else wr0 <= wr0 + 1'b1;
+                        expected <= expected + 10'd1;
+                        nak_sent <= 1'b0;
+                        dirty <= 1'b1;
+                    end
+                end else if (d < 10'd512) begin  // a gap: something before it was lost
+                    if (!nak_sent) begin nak <= 1'b1; nak_sent <= 1'b1; end
+                end else begin
+                    dirty <= 1'b1;  // a duplicate: acknowledge again
+                end
+            end
+            // deliver to the router; the slot's credit goes back with the next CTRL packet
+            if (have && out_ready) begin
+                if (out_last) begin
+                    rd_busy <= 1'b0;
+                    ridx <= 5'd0;
+                    if (pick_vc) begin rd1 <= rd1 + 1'b1; freed1 <= freed1 + 16'd1; end
+                    else begin rd0 <= rd0 + 1'b1; freed0 <= freed0 + 16'd1; end
+                    dirty <= 1'b1;
+                end else begin
+                    rd_busy <= 1'b1;
+                    rd_vc <= pick_vc;
+                    ridx <= ri + 5'd1;
+                end
+            end
+        end
+    end
+endmodule
+`default_nettype wire
