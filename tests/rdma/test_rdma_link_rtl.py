@@ -5,7 +5,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from spgen._tools import cache_dir, content_hash, verilator_bin, verilator_env
 
 pytestmark = pytest.mark.xdist_group("rdma_rtl")
