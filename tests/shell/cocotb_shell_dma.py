@@ -208,15 +208,15 @@ async def errors_reported(dut):
     await card.start()
     card.randomize()
     cases = [
-        (dict(src=0x1000, length=0), 1),
-        (dict(src=0x1000, length=6), 1),
-        (dict(src=0x1002, length=64), 2),
-        (dict(src=0x1000, length=64, stride=66, count=2), 2),
-        (dict(src=0x1000, length=64, nxt=0x2010, ctrl=CHAIN), 2),
-        (dict(src=0xFFFF_FFC0, length=128), 3),                   # A into B
-        (dict(src=0x2_0000_0000, length=64), 3),                  # no memory there
-        (dict(src=0x1000, length=64, stride=0x8000_0000, count=4), 3),  # 2-D extent leaves A
-        (dict(src=0xFFFF_FFFF_FFFF_FFC0, length=128), 3),        # host window wraps
+        ({"src": 0x1000, "length": 0}, 1),
+        ({"src": 0x1000, "length": 6}, 1),
+        ({"src": 0x1002, "length": 64}, 2),
+        ({"src": 0x1000, "length": 64, "stride": 66, "count": 2}, 2),
+        ({"src": 0x1000, "length": 64, "nxt": 0x2010, "ctrl": CHAIN}, 2),
+        ({"src": 0xFFFF_FFC0, "length": 128}, 3),                   # A into B
+        ({"src": 0x2_0000_0000, "length": 64}, 3),                  # no memory there
+        ({"src": 0x1000, "length": 64, "stride": 0x8000_0000, "count": 4}, 3),  # 2-D extent leaves A
+        ({"src": 0xFFFF_FFFF_FFFF_FFC0, "length": 128}, 3),        # host window wraps
     ]
     for k, (d, code) in enumerate(cases):
         n = await card.done_count("tx")
