@@ -2,10 +2,14 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
-from spgen.shellgen import (SHELL_DIR, load_csr_map, render_c_header, render_markdown,
-                            render_verilog_header)
+from spgen.shellgen import (
+    SHELL_DIR,
+    load_csr_map,
+    render_c_header,
+    render_markdown,
+    render_verilog_header,
+)
 
 OUTPUTS = {
     SHELL_DIR / "include" / "afushell_csr.h": render_c_header,
