@@ -56,6 +56,7 @@ PYBIND11_MODULE(_spgen_rdma, m) {
   py::class_<Cluster>(m, "Cluster")
       .def(py::init<const std::string&>())
       .def("put", &Cluster::put)
+      .def("put_strided", &Cluster::put_strided)
       .def("get", &Cluster::get)
       .def("reduce", &Cluster::reduce)
       .def("status", [](const Cluster& c, uint64_t h) {

@@ -66,6 +66,16 @@ int afuShellRDMAGetAsync(afu_rdma_cluster c, int card, int src, uint64_t local, 
   return issue(c, false, card, src, local, remote, n, h);
 }
 
+int afuShellRDMAPutStridedAsync(afu_rdma_cluster c, int card, int dst, uint64_t local, uint64_t remote,
+                                uint64_t block, uint64_t count, uint64_t local_stride, uint64_t remote_stride,
+                                afu_rdma_handle* h) {
+  if (!c || !h) return AFU_RDMA_BAD_ARG;
+  if (card < 0 || card >= int(c->sim.cards.size()) || !c->sim.cards[card].present) return AFU_RDMA_BAD_CARD;
+  *h = c->sim.put_strided(card, dst, local, remote, block, count, local_stride, remote_stride);
+  const rdma::Op& op = c->sim.op(*h);
+  return op.state == rdma::OP_ERROR ? op.code : AFU_RDMA_OK;
+}
+
 int afuShellRDMATest(afu_rdma_cluster c, afu_rdma_handle h) {
   if (!c) return AFU_RDMA_BAD_ARG;
   try {

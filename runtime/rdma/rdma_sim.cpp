@@ -81,6 +81,24 @@ void Memory::read(uint64_t a, uint8_t* p, uint64_t n) const {
   }
 }
 
+void Memory::scatter(uint64_t base, uint64_t block, uint64_t stride, uint64_t off, const uint8_t* p, uint64_t n) {
+  if (!block) return write(base + off, p, n);
+  while (n) {
+    uint64_t b = off / block, o = off % block, k = std::min(n, block - o);
+    write(base + b * stride + o, p, k);
+    off += k, p += k, n -= k;
+  }
+}
+
+void Memory::gather(uint64_t base, uint64_t block, uint64_t stride, uint64_t off, uint8_t* p, uint64_t n) const {
+  if (!block) return read(base + off, p, n);
+  while (n) {
+    uint64_t b = off / block, o = off % block, k = std::min(n, block - o);
+    read(base + b * stride + o, p, k);
+    off += k, p += k, n -= k;
+  }
+}
+
 // ---- set-up -------------------------------------------------------------------
 static void put32(uint8_t* p, uint32_t v) { std::memcpy(p, &v, 4); }
 static void put64(uint8_t* p, uint64_t v) { std::memcpy(p, &v, 8); }
@@ -462,7 +480,7 @@ void Cluster::engine_out(Card& c) {
         } else {
           pk.type = P_DATA;
           pk.len = uint8_t(std::min<uint64_t>(kPayload, m.len - m.sent));
-          c.mem.read(m.src_addr + m.sent, pk.data.data(), pk.len);
+          c.mem.gather(m.src_addr, m.block, m.src_stride, m.sent, pk.data.data(), pk.len);
         }
         m.sent += pk.len;
         if (m.sent >= m.len) {
@@ -495,12 +513,22 @@ bool Cluster::engine_packet(Card& c, Packet& pk) {
       s = RxStream();
       s.type = pk.type, s.op = get32(b), s.addr = get64(b + 4), s.len = s.remaining = get64(b + 12);
       s.origin = src;
+      if (pk.type == P_PUT && pk.len >= 36) {  // block-stride destination
+        s.block = get64(b + 20), s.stride = get64(b + 28);
+      }
       if (pk.type == P_RED) {
         s.origin = b[20];
         s.idx = b[21];
         s.chain.assign(b + 23, b + 23 + b[22]);
       }
-      if (bad_range(s.addr, s.len)) {
+      uint64_t span = s.len;
+      if (s.block) {
+        uint64_t count = s.len / s.block;
+        bool bad = s.len % s.block || s.block % 4 || s.stride % 4 || s.stride < s.block;
+        span = bad || (count - 1) > (c.mem.size / std::max<uint64_t>(s.stride, 1)) ? c.mem.size + 4
+                                                                                  : (count - 1) * s.stride + s.block;
+      }
+      if (bad_range(s.addr, span)) {
         s.discard = true;
         if (pk.type != P_GETRESP) ctrl_msg(c, s.origin, P_ERR, s.op, E_REMOTE_RANGE, now);
       } else if (pk.type == P_GETRESP) {
@@ -533,7 +561,7 @@ bool Cluster::engine_packet(Card& c, Packet& pk) {
           if (s.fwd) s.fwd->fed.push_back(pk);
           else c.mem.write(s.addr + off, pk.data.data(), n);
         } else {
-          c.mem.write(s.addr + off, b, n);
+          c.mem.scatter(s.addr, s.block, s.stride, off, b, n);
         }
       }
       s.remaining -= n;
@@ -609,6 +637,30 @@ uint64_t Cluster::put(int card, int dst, uint64_t local, uint64_t remote, uint64
   if (op->state != OP_PENDING) return h;
   auto m = std::make_unique<OutMsg>();
   m->type = P_PUT, m->op = uint32_t(h), m->src_addr = local, m->dst_addr = remote, m->len = len;
+  m->ready = now + prm.engine_latency + prm.mem_read_latency;
+  cards[card].bulk[dst].push_back(std::move(m));
+  return h;
+}
+
+uint64_t Cluster::put_strided(int card, int dst, uint64_t local, uint64_t remote, uint64_t block, uint64_t count,
+                              uint64_t local_stride, uint64_t remote_stride) {
+  Op* op;
+  const uint64_t len = block * count;
+  const uint64_t span = count ? (count - 1) * local_stride + block : 0;
+  uint64_t h = issue(card, P_PUT, dst, local, remote, span ? span : 4, &op);
+  if (op->state != OP_PENDING) return h;
+  op->len = len;
+  if (!block || !count || block % 4 || local_stride % 4 || remote_stride % 4 || local_stride < block ||
+      remote_stride < block) {
+    op->state = OP_ERROR, op->code = E_ALIGN, op->done = now;
+    return h;
+  }
+  auto m = std::make_unique<OutMsg>();
+  m->type = P_PUT, m->op = uint32_t(h), m->src_addr = local, m->dst_addr = remote, m->len = len;
+  m->block = block, m->src_stride = local_stride;
+  m->start.resize(16);
+  put64(m->start.data(), block);
+  put64(m->start.data() + 8, remote_stride);
   m->ready = now + prm.engine_latency + prm.mem_read_latency;
   cards[card].bulk[dst].push_back(std::move(m));
   return h;

@@ -145,6 +145,7 @@ struct OutMsg {  // a stream the engine sends to one destination
   int type;
   uint32_t op;
   uint64_t src_addr, dst_addr, len, sent = 0;
+  uint64_t block = 0, src_stride = 0;  // block-stride source (block 0: contiguous)
   int64_t ready;
   std::vector<uint8_t> start;            // extra start-packet payload (reduction chain)
   std::deque<Packet> fed;                // reduction: data packets fed by arrivals
@@ -156,6 +157,7 @@ struct RxStream {  // the stream a target is receiving from one source
   int type = -1;
   uint32_t op = 0;
   uint64_t addr = 0, remaining = 0, len = 0;
+  uint64_t block = 0, stride = 0;  // block-stride destination (block 0: contiguous)
   bool discard = false;
   int origin = 0;
   std::vector<uint8_t> chain;
@@ -168,6 +170,9 @@ class Memory {  // sparse byte memory, 64 KiB pages
   uint64_t size = 0;
   void write(uint64_t a, const uint8_t* p, uint64_t n);
   void read(uint64_t a, uint8_t* p, uint64_t n) const;
+  // bytes [off, off+n) of a block-stride region: `block` bytes every `stride` (block 0: contiguous)
+  void scatter(uint64_t base, uint64_t block, uint64_t stride, uint64_t off, const uint8_t* p, uint64_t n);
+  void gather(uint64_t base, uint64_t block, uint64_t stride, uint64_t off, uint8_t* p, uint64_t n) const;
   uint32_t word(uint64_t a) const { uint32_t w; read(a, reinterpret_cast<uint8_t*>(&w), 4); return w; }
  private:
   std::unordered_map<uint64_t, std::unique_ptr<uint8_t[]>> pages_;
@@ -207,6 +212,9 @@ class Cluster {
   // desc: the resolved text form written by spgen.runtime.rdma (docs/rdma.md)
   explicit Cluster(const std::string& desc);
   uint64_t put(int card, int dst, uint64_t local, uint64_t remote, uint64_t len);
+  // block-stride put (halo exchange): `count` blocks of `block` bytes, strides on each side
+  uint64_t put_strided(int card, int dst, uint64_t local, uint64_t remote, uint64_t block, uint64_t count,
+                       uint64_t local_stride, uint64_t remote_stride);
   uint64_t get(int card, int dst, uint64_t local, uint64_t remote, uint64_t len);
   uint64_t reduce(const std::vector<int>& chain, uint64_t addr, uint64_t len);
   const Op& op(uint64_t handle) const;

@@ -329,6 +329,21 @@ std::vector<Span> Shell::split(uint64_t addr, uint64_t len, uint64_t unit) const
     return v;
 }
 
+void Shell::paired(Request& r, uint64_t s, uint64_t d, uint64_t n, uint64_t in_b, uint64_t out_b) const {
+    // Chunks hold whole records on both sides and the same number of them.
+    uint64_t rec_per = std::max<uint64_t>(1, max_desc_.load() / std::max(in_b, out_b));
+    if ((n + rec_per - 1) / rec_per > kSlotDescs + 1) rec_per = (n + kSlotDescs) / (kSlotDescs + 1);
+    for (uint64_t i = 0; i < n; i += rec_per) {
+        uint64_t m = std::min(rec_per, n - i);
+        r.part[0].push_back(Span{s + i * in_b, m * in_b});
+        r.part[1].push_back(Span{d + i * out_b, m * out_b});
+    }
+    if (r.part[0].empty()) {
+        r.part[0].push_back(Span{s, 0});
+        r.part[1].push_back(Span{d, 0});
+    }
+}
+
 void Shell::set_max_descriptor(uint64_t bytes) {
     if (bytes < 64 || bytes > 0xFFFFFFC0ull)
         throw Error(FPGA_INVALID_PARAM, "descriptor size must be 64 B .. 4 GiB - 64");
@@ -346,11 +361,24 @@ std::shared_ptr<Request> Shell::dma(uint64_t dst, uint64_t src, uint64_t count, 
         if (count % 4) throw Error(fpga_result(AFU_ERR_BAD_COUNT), "count " + std::to_string(count) + " is not a multiple of 4 bytes");
     }
     auto r = std::make_shared<Request>();
-    uint64_t s = card_addr(reinterpret_cast<const void*>(src), count, src_host, "src");
-    uint64_t d = card_addr(reinterpret_cast<const void*>(dst), count, dst_host, "dst");
-    // Chunks stay multiples of 64 bytes so both engines split at the same byte.
-    r->part[0] = split(s, count, 64);
-    r->part[1] = split(d, count, 64);
+    const uint64_t in_b = uint64_t(info_.in_record_words) * 4, out_b = uint64_t(info_.out_record_words) * 4;
+    if (info_.n_cores && (in_b != out_b || in_b % 64)) {
+        // With cores every transfer streams through them: count bytes of input records
+        // leave as count / in_b output records.
+        if (checks_ && count % in_b)
+            throw Error(fpga_result(AFU_ERR_RECORD_WIDTH), "count " + std::to_string(count) +
+                        " is not a whole number of " + std::to_string(in_b) + "-byte input records");
+        uint64_t n = count / in_b;
+        uint64_t s = card_addr(reinterpret_cast<const void*>(src), count, src_host, "src");
+        uint64_t d = card_addr(reinterpret_cast<const void*>(dst), n * out_b, dst_host, "dst");
+        paired(*r, s, d, n, in_b, out_b);
+    } else {
+        uint64_t s = card_addr(reinterpret_cast<const void*>(src), count, src_host, "src");
+        uint64_t d = card_addr(reinterpret_cast<const void*>(dst), count, dst_host, "dst");
+        // Chunks stay multiples of 64 bytes so both engines split at the same byte.
+        r->part[0] = split(s, count, 64);
+        r->part[1] = split(d, count, 64);
+    }
     r->start_ns = t0;
     submit(r);
     return r;
@@ -621,14 +649,7 @@ afu_shell_run_result Shell::run(uint64_t src, uint64_t dst, uint64_t n) {
     uint64_t s = card_addr(reinterpret_cast<const void*>(src), n * in_b, false, "src");
     uint64_t d = card_addr(reinterpret_cast<const void*>(dst), n * out_b, false, "dst");
     auto r = std::make_shared<Request>();
-    // Chunks hold whole records on both sides and the same number of them.
-    uint64_t rec_per = std::max<uint64_t>(1, max_desc_.load() / std::max(in_b, out_b));
-    if ((n + rec_per - 1) / rec_per > kSlotDescs + 1) rec_per = (n + kSlotDescs) / (kSlotDescs + 1);
-    for (uint64_t i = 0; i < n; i += rec_per) {
-        uint64_t m = std::min(rec_per, n - i);
-        r->part[0].push_back(Span{s + i * in_b, m * in_b});
-        r->part[1].push_back(Span{d + i * out_b, m * out_b});
-    }
+    paired(*r, s, d, n, in_b, out_b);
     // Loop-back counts 512-bit beats, not records: there the run ends at the stream's last flag.
     mmio_w(AFUSHELL_CORE_ELEMENTS, info_.n_cores ? n : 0);
     mmio_w(AFUSHELL_CORE_CTRL, AFUSHELL_CORE_CTRL_START_MASK);

@@ -86,6 +86,7 @@ private:
     void init(const std::string& uri);
     uint64_t card_addr(const void* p, uint64_t n, bool host, const char* what) const;
     std::vector<Span> split(uint64_t addr, uint64_t len, uint64_t unit) const;
+    void paired(Request& r, uint64_t s, uint64_t d, uint64_t n, uint64_t in_b, uint64_t out_b) const;
     void submit(const std::shared_ptr<Request>& r);
     void worker(int e);
     void push(int e, const std::shared_ptr<Request>& r);

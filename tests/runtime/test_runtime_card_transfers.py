@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from spgen.runtime import AfuError
 
 pytestmark = pytest.mark.xdist_group("runtime")

@@ -5,7 +5,6 @@ import threading
 
 import numpy as np
 import pytest
-
 from spgen import SpgenError, runtime
 from spgen.runtime import AfuError
 

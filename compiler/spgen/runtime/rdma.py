@@ -350,6 +350,19 @@ class ClusterCard:
         self._cl._raise_now(t)
         return t
 
+    def put_strided_async(self, dst: int, local: int, remote: int, block: int, count: int,
+                          local_stride: int, remote_stride: int) -> Transfer:
+        """Block-stride put (halo exchange): `count` blocks of `block` bytes, a stride on each side."""
+        t = Transfer(self._cl, self._cl.sim.put_strided(self.id, dst, local, remote, block, count,
+                                                          local_stride, remote_stride))
+        self._cl._raise_now(t)
+        return t
+
+    def put_strided(self, dst: int, local: int, remote: int, block: int, count: int,
+                    local_stride: int, remote_stride: int) -> int:
+        """Blocking block-stride put; returns the cycles it took."""
+        return self.put_strided_async(dst, local, remote, block, count, local_stride, remote_stride).wait()
+
     def put(self, dst: int, local: int, remote: int, nbytes: int) -> int:
         """Blocking put: local memory -> card dst; returns the cycles it took."""
         return self.put_async(dst, local, remote, nbytes).wait()

@@ -40,6 +40,11 @@ int afuShellRDMAPutAsync(afu_rdma_cluster c, int card, int dst_card, uint64_t lo
                          uint64_t n, afu_rdma_handle *handle);
 int afuShellRDMAGetAsync(afu_rdma_cluster c, int card, int src_card, uint64_t local, uint64_t remote,
                          uint64_t n, afu_rdma_handle *handle);
+/** Block-stride put (halo exchange): `count` blocks of `block` bytes, taken every
+ *  local_stride bytes from `local` and written every remote_stride bytes from `remote`. */
+int afuShellRDMAPutStridedAsync(afu_rdma_cluster c, int card, int dst_card, uint64_t local, uint64_t remote,
+                                uint64_t block, uint64_t count, uint64_t local_stride, uint64_t remote_stride,
+                                afu_rdma_handle *handle);
 /** Runs the simulation up to max_cycles (0: the op timeout) until the transfer ends;
  *  returns its result, or AFU_RDMA_PENDING. */
 int afuShellRDMAWait(afu_rdma_cluster c, afu_rdma_handle handle, uint64_t max_cycles);
