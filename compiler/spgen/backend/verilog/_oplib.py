@@ -37,8 +37,11 @@ def _text(path: str) -> str:
 
 def op_params(op: str) -> set[str]:
     """Parameter names the operator's module declares (FTZ, WIDTH)."""
-    text = _text(str(op_source(op)))
-    return set(re.findall(r"\bparameter\s+(?:integer\s+)?(\w+)", text))
+    text = re.sub(r"//[^\n]*|/\*.*?\*/", "", _text(str(op_source(op))), flags=re.S)
+    m = re.search(rf"\bmodule\s+spg_{op}\s*#\s*\((.*?)\)\s*\(", text, re.S)
+    if not m:
+        return set()
+    return set(re.findall(r"\bparameter\s+(?:integer\s+)?(\w+)", m.group(1)))
 
 
 def library_modules() -> dict[str, Path]:
