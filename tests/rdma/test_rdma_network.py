@@ -219,3 +219,24 @@ def test_rdma_cluster_file_from_disk(tmp_path) -> None:
     (tmp_path / "bad.json").write_text("{")
     with pytest.raises(SpgenError, match="not JSON"):
         rdma.cluster(tmp_path / "bad.json")
+
+
+def test_rdma_block_stride_put_halo() -> None:
+    """A column and a row block of a 64 x 64 uint32 grid into a differently strided grid."""
+    cl = rdma.cluster({"topology": "torus", "dims": [2, 4], "line_rate_gbps": 100, "params": {"mem_bytes": 1 << 20}})
+    rng = np.random.default_rng(6)
+    grid = rng.integers(0, 2**32, (64, 64), dtype=np.uint32)
+    cl[0].write(0, grid)
+    fill = np.full((64, 80), 0xDEADBEEF, dtype=np.uint32)
+    cl[5].write(65536, fill)
+    cl[0].put_strided(5, 4 * 7, 65536 + 4 * 3, 4, 64, 256, 320)          # column 7 -> column 3
+    cl[0].put_strided(5, 256 * 10, 65536 + 320 * 20 + 40, 128, 5, 256, 320)  # rows 10..14, 32 words
+    got = np.frombuffer(cl[5].read(65536, 64 * 320), dtype=np.uint32).reshape(64, 80).copy()
+    want = fill.copy()
+    want[:, 3] = grid[:, 7]
+    want[20:25, 10:42] = grid[10:15, :32]
+    assert np.array_equal(got, want)  # the gaps between blocks are untouched
+    with pytest.raises(rdma.RDMAError, match="REMOTE_RANGE"):
+        cl[0].put_strided(5, 0, (1 << 20) - 1024, 4, 64, 256, 256)
+    with pytest.raises(rdma.RDMAError, match="ALIGN"):
+        cl[0].put_strided(5, 0, 0, 8, 4, 4, 16)
