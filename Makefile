@@ -11,6 +11,7 @@ JOBS    ?= 2
 all: test
 
 $(STAMP): setup.py pyproject.toml
+	sh scripts/ensure-system-packages.sh
 	test -x $(VPY) || $(PY) -m venv $(VENV)
 	$(VPY) -m pip install -q --upgrade pip
 	$(VPY) -m pip install -q -e '.[test]'

@@ -1,0 +1,22 @@
+#!/bin/sh
+# Installs the Debian packages the build needs when they are missing (CI starts from a
+# clean machine): CMake and g++ for the runtime and Verilated models, GoogleTest for the
+# C++ tests, a JRE for the ANTLR tool that regenerates the parser.
+set -eu
+missing=""
+command -v cmake >/dev/null 2>&1 || missing="$missing cmake"
+command -v g++ >/dev/null 2>&1 || missing="$missing g++"
+command -v make >/dev/null 2>&1 || missing="$missing make"
+command -v java >/dev/null 2>&1 || missing="$missing default-jre-headless"
+[ -f /usr/include/gtest/gtest.h ] || missing="$missing libgtest-dev"
+[ -z "$missing" ] && exit 0
+echo "installing Debian packages:$missing"
+SUDO=""
+[ "$(id -u)" = 0 ] || SUDO="sudo"
+if ! command -v apt-get >/dev/null 2>&1; then
+    echo "error: apt-get not found; install these packages by hand:$missing" >&2
+    exit 1
+fi
+$SUDO apt-get update -q
+# shellcheck disable=SC2086
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q $missing
