@@ -69,7 +69,7 @@ def speed_one(op: str, n: int) -> dict:
 
 def speed_all(n: int) -> dict:
     """Throughput of the one model holding every operator variant (the test model)."""
-    model = build()
+    model = build(opt="-O2")
     a, b = _pairs(n, 2)
     _, stats = model.run(a, b)
     k = len(model.variants)
