@@ -85,4 +85,8 @@ def compile(path: str | Path, *, top: str | None = None, params: Mapping[str, An
 
     program, diags = load_program(Path(path), top=top, params=params)
     graph = optimize(program, ftz=ftz, fast_math=fast_math)
+    # HDL statements with a number instead of `auto` must state the callee's real latency
+    from .backend.verilog import check_instance_latencies
+
+    check_instance_latencies(program, ftz=ftz, fast_math=fast_math)
     return Design(Path(path), program, graph, ftz=ftz, fast_math=fast_math, diagnostics=diags)

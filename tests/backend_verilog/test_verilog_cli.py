@@ -115,3 +115,24 @@ def test_sim_trace_writes_fst(tmp_path, capsys):
     assert len(data) > 100
     out = np.load(o)
     assert np.array_equal(out["k_o"], arr["k"]) and np.all(out["c"] == 42)
+
+
+def _hier_with_latency(tmp_path, latency: str):
+    text = (PROG / "hier.spd").read_text().replace("HDL h3, auto,", f"HDL h3, {latency},")
+    p = tmp_path / "hier_lat.spd"
+    p.write_text(text)
+    return p
+
+
+def test_explicit_instance_latency_is_checked(tmp_path, capsys):
+    from spgen.backend.verilog import module_latency
+
+    d = spgen.compile(PROG / "hier.spd")
+    real = module_latency(d.program, "smooth")
+    assert real > 0
+    assert spgen.compile(_hier_with_latency(tmp_path, str(real))).graph is not None
+    with pytest.raises(spgen.CompileError, match=f"latency of {real} cycles.*says {real + 1}"):
+        spgen.compile(_hier_with_latency(tmp_path, str(real + 1)))
+    assert main(["compile", str(_hier_with_latency(tmp_path, "3"))]) == 1
+    err = capsys.readouterr().err
+    assert "hier_lat.spd:" in err and "HDL h3, 3" in err and "^" in err

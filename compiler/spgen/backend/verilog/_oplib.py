@@ -37,8 +37,8 @@ def _text(path: str) -> str:
 
 def op_params(op: str) -> set[str]:
     """Parameter names the operator's module declares (FTZ, WIDTH)."""
-    text = re.sub(r"//[^\n]*|/\*.*?\*/", "", _text(str(op_source(op))), flags=re.S)
-    m = re.search(rf"\bmodule\s+spg_{op}\s*#\s*\((.*?)\)\s*\(", text, re.S)
+    text = re.sub(r"//[^\n]*|/\*.*?\*/", "", _text(str(op_source(op))), flags=re.DOTALL)
+    m = re.search(rf"\bmodule\s+spg_{op}\s*#\s*\((.*?)\)\s*\(", text, re.DOTALL)
     if not m:
         return set()
     return set(re.findall(r"\bparameter\s+(?:integer\s+)?(\w+)", m.group(1)))
