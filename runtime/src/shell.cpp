@@ -661,7 +661,7 @@ afu_shell_run_result Shell::run(uint64_t src, uint64_t dst, uint64_t n) {
     afu_shell_run_result out = counters();
     out.elapsed_ns = r->end_ns - r->start_ns;
     last_elapsed_ns_ = out.elapsed_ns;
-    last_run_ = out;
+    last_run_ns_ = out.elapsed_ns;
     return out;
 }
 
@@ -673,7 +673,7 @@ afu_shell_run_result Shell::counters() {
     out.in_moved_cycles = mmio_r(AFUSHELL_CORE_IN_MOVED_CYCLES);
     out.stall_rate = out.total_cycles ? double(out.total_cycles - std::min(out.moved_cycles, out.total_cycles)) /
                                             double(out.total_cycles) : 0.0;
-    out.elapsed_ns = last_run_.elapsed_ns;
+    out.elapsed_ns = last_run_ns_.load();
     return out;
 }
 

@@ -121,7 +121,7 @@ private:
     std::atomic<bool> checks_{true};
     std::atomic<uint64_t> last_elapsed_ns_{0};
     std::mutex run_m_;
-    afu_shell_run_result last_run_{};
+    std::atomic<uint64_t> last_run_ns_{0};
 };
 
 }  // namespace afushell
