@@ -13,6 +13,10 @@ module rdma_link_port #(
     output wire        tx_ready,
     input  wire [31:0] tx_data,
     input  wire        tx_last,
+    input  wire        rx_sel_vc,
+    output wire [1:0]  rx_avail,
+    output wire [31:0] rx_head0,
+    output wire [31:0] rx_head1,
     output wire        rx_valid,
     input  wire        rx_ready,
     output wire [31:0] rx_data,
@@ -27,7 +31,8 @@ module rdma_link_port #(
     input  wire        link_in_last,
     output wire        overflow,
     output wire [15:0] crc_errors,
-    output wire [15:0] replays
+    output wire [15:0] replays,
+    output wire [1:0]  tx_can_take
 );
     wire [9:0]  expected, ack_seq;
     wire        nak, dirty, ctrl_sent, ack_valid, ack_nak;
@@ -39,11 +44,12 @@ module rdma_link_port #(
         .rx_expected(expected), .rx_nak(nak), .rx_dirty(dirty), .rx_freed0(freed0), .rx_freed1(freed1),
         .ctrl_sent(ctrl_sent), .ack_valid(ack_valid), .ack_seq(ack_seq), .ack_nak(ack_nak),
         .peer_freed0(pf0), .peer_freed1(pf1), .out_valid(link_out_valid), .out_data(link_out_data),
-        .out_last(link_out_last), .out_ready(link_out_ready), .replays(replays));
+        .out_last(link_out_last), .out_ready(link_out_ready), .replays(replays), .can_take(tx_can_take));
 
     rdma_link_rx #(.VC_BUF(VC_BUF)) u_rx (
         .clk(clk), .rst(rst), .in_valid(link_in_valid), .in_data(link_in_data), .in_last(link_in_last),
-        .out_valid(rx_valid), .out_ready(rx_ready), .out_data(rx_data), .out_last(rx_last), .out_vc(rx_vc),
+        .out_sel_vc(rx_sel_vc), .out_avail(rx_avail),
+        .out_head0(rx_head0), .out_head1(rx_head1), .out_valid(rx_valid), .out_ready(rx_ready), .out_data(rx_data), .out_last(rx_last), .out_vc(rx_vc),
         .expected(expected), .nak(nak), .dirty(dirty), .freed0(freed0), .freed1(freed1), .ctrl_sent(ctrl_sent),
         .ack_valid(ack_valid), .ack_seq(ack_seq), .ack_nak(ack_nak), .peer_freed0(pf0), .peer_freed1(pf1),
         .overflow(overflow), .crc_errors(crc_errors));

@@ -12,7 +12,11 @@ module rdma_link_rx #(
     input  wire        in_valid,
     input  wire [31:0] in_data,
     input  wire        in_last,
-    // packets to the router, VC 0 first
+    // packets to the router: it picks the VC (out_sel_vc) from the two VC heads
+    input  wire        out_sel_vc,
+    output wire [1:0]  out_avail,
+    output wire [31:0] out_head0,
+    output wire [31:0] out_head1,
     output wire        out_valid,
     input  wire        out_ready,
     output wire [31:0] out_data,
@@ -61,8 +65,11 @@ module rdma_link_rx #(
     wire [9:0]  d = hdr[31:22] - expected;
 
     // read side
-    wire        pick_vc = rd_busy ? rd_vc : cnt0 == 0;
-    wire        have = rd_busy || cnt0 != 0 || cnt1 != 0;
+    wire        pick_vc = rd_busy ? rd_vc : out_sel_vc;
+    wire        have = rd_busy || (out_sel_vc ? cnt1 != 0 : cnt0 != 0);
+    assign out_avail = {cnt1 != 0, cnt0 != 0};
+    assign out_head0 = mem[{27'd0, 1'b0, rd0[BW-1:0]} * SLOT];
+    assign out_head1 = mem[{27'd0, 1'b1, rd1[BW-1:0]} * SLOT];
     wire [BW-1:0] rslot = pick_vc ? rd1[BW-1:0] : rd0[BW-1:0];
     wire [4:0]  rlen = plen[{pick_vc, rslot}];
     wire [4:0]  ri = rd_busy ? ridx : 5'd0;

@@ -36,7 +36,9 @@ module rdma_link_tx #(
     output reg  [31:0] out_data,
     output reg         out_last,
     input  wire        out_ready,
-    output reg  [15:0] replays
+    output reg  [15:0] replays,
+    // for the router: a packet on VC v would be admitted now (credit and window)
+    output wire [1:0]  can_take
 );
     localparam integer SW = $clog2(WINDOW);
     localparam integer SLOT = 17;  // header + 16 payload words
@@ -60,6 +62,8 @@ module rdma_link_tx #(
     wire [15:0] used = hdr_vc ? sent_new1 - pf1 : sent_new0 - pf0;
     wire        can_start = !acc_busy && in_valid && (used < VC_BUF[15:0]) && (inflight < WINDOW[9:0]);
     assign in_ready = acc_busy || can_start;
+    wire win_ok = !acc_busy && inflight < WINDOW[9:0];
+    assign can_take = {win_ok && (sent_new1 - pf1) < VC_BUF[15:0], win_ok && (sent_new0 - pf0) < VC_BUF[15:0]};
     wire [SW-1:0] wslot = next_seq[SW-1:0];
     wire [SW-1:0] sslot = send_ptr[SW-1:0];
     wire        advance = !out_valid || out_ready;

@@ -67,6 +67,9 @@ int main(int argc, char** argv) {
         m->tx_last = g.pos + 1 == g.todo.front().size();
       }
       m->rx_ready = u(rng) < pready;
+      // the router's choice of VC: random among those with a packet waiting
+      if (m->rx_avail == 3) m->rx_sel_vc = rng() & 1;
+      else m->rx_sel_vc = m->rx_avail == 2;
       m->link_out_ready = 1;
       Chan& in = ch[1 - p];
       m->link_in_valid = 0;
@@ -86,6 +89,7 @@ int main(int argc, char** argv) {
         if (++g.pos == g.todo.front().size()) { g.todo.pop_front(); g.pos = 0; }
       }
       if (m->rx_valid && m->rx_ready) {  // port p receives what port 1-p sent
+        if (got[p].empty() && m->rx_data != (m->rx_vc ? m->rx_head1 : m->rx_head0)) ++errors;  // head view
         got[p].push_back(m->rx_data);
         if (m->rx_last) {
           got[p][0] &= 0x003FFFFFu;  // the link sequence number is not part of the payload

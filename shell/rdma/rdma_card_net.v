@@ -1,0 +1,88 @@
+// The network side of one card: the router joined to P link ports and to the local
+// engine's injection (VC 0) and ejection ports.
+`default_nettype none
+module rdma_card_net #(
+    parameter integer P = 4,
+    parameter integer WINDOW = 8,
+    parameter integer VC_BUF = 4,
+    parameter integer TIMEOUT = 512
+) (
+    input  wire            clk,
+    input  wire            rst,
+    input  wire            cfg_we,
+    input  wire [5:0]      cfg_addr,
+    input  wire [3:0]      cfg_port,
+    input  wire [2*P-1:0]  port_dim,
+    input  wire [P-1:0]    port_dateline,
+    // local engine
+    input  wire            inj_valid,
+    output wire            inj_ready,
+    input  wire [31:0]     inj_data,
+    input  wire            inj_last,
+    output wire            ej_valid,
+    input  wire            ej_ready,
+    output wire [31:0]     ej_data,
+    output wire            ej_last,
+    // cables
+    output wire [P-1:0]    link_out_valid,
+    output wire [32*P-1:0] link_out_data,
+    output wire [P-1:0]    link_out_last,
+    input  wire [P-1:0]    link_in_valid,
+    input  wire [32*P-1:0] link_in_data,
+    input  wire [P-1:0]    link_in_last,
+    output wire [P-1:0]    overflow,
+    output wire [16*P-1:0] replays
+);
+    localparam integer N = P + 1;
+    wire [2*N-1:0]  in_avail;
+    wire [32*N-1:0] in_head0, in_head1, in_data, out_data;
+    wire [N-1:0]    in_sel_vc, in_valid, in_ready, in_last, out_valid, out_ready, out_last;
+    wire [2*N-1:0]  out_can_take;
+
+    genvar g;
+    generate
+        for (g = 0; g < P; g = g + 1) begin : g_port
+            /* verilator lint_off UNUSEDSIGNAL */
+            wire        vc_unused;          // the router knows the VC it selected
+            wire [15:0] crc_errors_unused;  // a statistic, not needed by the router
+            /* verilator lint_on UNUSEDSIGNAL */
+            rdma_link_port #(.WINDOW(WINDOW), .VC_BUF(VC_BUF), .TIMEOUT(TIMEOUT)) u_port (
+                .clk(clk), .rst(rst),
+                .tx_valid(out_valid[g]), .tx_ready(out_ready[g]), .tx_data(out_data[32 * g +: 32]),
+                .tx_last(out_last[g]),
+                .rx_sel_vc(in_sel_vc[g]), .rx_avail(in_avail[2 * g +: 2]), .rx_head0(in_head0[32 * g +: 32]),
+                .rx_head1(in_head1[32 * g +: 32]), .rx_valid(in_valid[g]), .rx_ready(in_ready[g]),
+                .rx_data(in_data[32 * g +: 32]), .rx_last(in_last[g]), .rx_vc(vc_unused),
+                .link_out_valid(link_out_valid[g]), .link_out_data(link_out_data[32 * g +: 32]),
+                .link_out_last(link_out_last[g]), .link_out_ready(1'b1),
+                .link_in_valid(link_in_valid[g]), .link_in_data(link_in_data[32 * g +: 32]),
+                .link_in_last(link_in_last[g]), .overflow(overflow[g]), .crc_errors(crc_errors_unused),
+                .replays(replays[16 * g +: 16]), .tx_can_take(out_can_take[2 * g +: 2]));
+        end
+    endgenerate
+
+    // the engine's port: VC 0 only; its header is the word on the bus at a packet start
+    assign in_avail[2 * P +: 2] = {1'b0, inj_valid};
+    assign in_head0[32 * P +: 32] = inj_data;
+    assign in_head1[32 * P +: 32] = 32'd0;
+    assign in_valid[P] = inj_valid;
+    assign in_data[32 * P +: 32] = inj_data;
+    assign in_last[P] = inj_last;
+    assign inj_ready = in_ready[P];
+    assign ej_valid = out_valid[P];
+    assign ej_data = out_data[32 * P +: 32];
+    assign ej_last = out_last[P];
+    assign out_ready[P] = ej_ready;
+    assign out_can_take[2 * P +: 2] = 2'b11;  // the engine drains its port
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire unused_sel = in_sel_vc[P];  // the engine port has VC 0 only
+    /* verilator lint_on UNUSEDSIGNAL */
+
+    rdma_router #(.P(P)) u_router (
+        .clk(clk), .rst(rst), .cfg_we(cfg_we), .cfg_addr(cfg_addr), .cfg_port(cfg_port), .port_dim(port_dim),
+        .port_dateline(port_dateline), .in_avail(in_avail), .in_head0(in_head0), .in_head1(in_head1),
+        .in_sel_vc(in_sel_vc), .in_valid(in_valid), .in_ready(in_ready), .in_data(in_data), .in_last(in_last),
+        .out_valid(out_valid), .out_ready(out_ready), .out_data(out_data), .out_last(out_last),
+        .out_can_take(out_can_take));
+endmodule
+`default_nettype wire

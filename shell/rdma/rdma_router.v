@@ -1,0 +1,155 @@
+// Router of one card: a packet crossbar over P link ports and the local engine port
+// (index P), a routing table of 64 entries (destination card -> output port) written
+// through a configuration port, round-robin arbitration per output over every
+// (input, VC) head, and dateline virtual channels: a packet keeps its VC while it
+// stays in one dimension, starts a new dimension on VC 0 and moves to VC 1 on a
+// dateline link. A packet is granted an output only when the link behind it can take a
+// packet on the packet's new VC now (out_can_take), so a packet waiting for credits on
+// one VC never holds an output that the other VC could use; a granted packet holds its
+// input and output until its last word.
+`default_nettype none
+module rdma_router #(
+    parameter integer P = 4  // link ports
+) (
+    input  wire                clk,
+    input  wire                rst,
+    // configuration: table[cfg_addr] <= cfg_port (P = the local engine, > P = no route)
+    input  wire                cfg_we,
+    input  wire [5:0]          cfg_addr,
+    input  wire [3:0]          cfg_port,
+    input  wire [2*P-1:0]      port_dim,       // dimension of each link port (3 = none)
+    input  wire [P-1:0]        port_dateline,  // the link out of this port crosses a dateline
+    // inputs: P link receivers + the local engine
+    input  wire [2*(P+1)-1:0]  in_avail,
+    input  wire [32*(P+1)-1:0] in_head0,
+    input  wire [32*(P+1)-1:0] in_head1,
+    output reg  [P:0]          in_sel_vc,
+    input  wire [P:0]          in_valid,
+    output reg  [P:0]          in_ready,
+    input  wire [32*(P+1)-1:0] in_data,
+    input  wire [P:0]          in_last,
+    // outputs: P link senders + the local engine
+    output reg  [P:0]          out_valid,
+    input  wire [P:0]          out_ready,
+    output reg  [32*(P+1)-1:0] out_data,
+    output reg  [P:0]          out_last,
+    input  wire [2*(P+1)-1:0]  out_can_take   // per output and VC: credit and window now
+);
+    localparam integer N = P + 1;
+    localparam integer IB = $clog2(N + 1);
+
+    reg [3:0]    table_q [0:63];
+    reg [N-1:0]  busy, first;
+    reg [IB-1:0] own [0:N-1];
+    reg [N-1:0]  own_vc, ovc;
+    reg [N-1:0]  locked;
+    reg [7:0]    rr [0:N-1];
+    // combinational grants
+    reg [N-1:0]  grant;
+    reg [IB-1:0] g_in [0:N-1];
+    reg [N-1:0]  g_vc, g_ovc;
+    reg [7:0]    g_next [0:N-1];
+
+    integer o, k, s, i, v, nx;
+    reg [N-1:0] taken;
+    reg [5:0]   dst;
+    reg [1:0]   dim_in, dim_out;
+    reg         ovc_c;
+    /* verilator lint_off UNUSEDSIGNAL */
+    reg [31:0]  nxv, iv;  // integer -> narrow index: the upper bits are zero by construction
+    /* verilator lint_on UNUSEDSIGNAL */
+    always @(*) begin
+        taken = locked;
+        grant = {N{1'b0}};
+        g_vc = {N{1'b0}};
+        g_ovc = {N{1'b0}};
+        s = 0; i = 0; v = 0; nx = 0; dst = 6'd0; dim_in = 2'd3; dim_out = 2'd3; nxv = 32'd0; iv = 32'd0; ovc_c = 1'b0;
+        for (o = 0; o < N; o = o + 1) begin
+            g_in[o] = {IB{1'b0}};
+            g_next[o] = rr[o];
+            if (!busy[o]) begin
+                for (k = 0; k < 2 * N; k = k + 1) begin
+                    s = (k + {24'd0, rr[o]}) % (2 * N);
+                    i = s / 2;
+                    v = s % 2;
+                    dst = v == 1 ? in_head1[32 * i +: 6] : in_head0[32 * i +: 6];
+                    // a new dimension starts on VC 0; a dateline link moves it to VC 1
+                    dim_in = i < P ? port_dim[2 * i +: 2] : 2'd3;
+                    dim_out = o < P ? port_dim[2 * o +: 2] : 2'd3;
+                    if (o < P && port_dateline[o]) ovc_c = 1'b1;
+                    else if (dim_out != 2'd3 && dim_in == dim_out) ovc_c = v[0];
+                    else ovc_c = 1'b0;
+                    if (!grant[o] && !taken[i] && in_avail[2 * i + v] && {28'd0, table_q[dst]} == o
+                            && out_can_take[2 * o + {31'd0, ovc_c}]) begin
+                        grant[o] = 1'b1;
+                        iv = i;
+                        g_in[o] = iv[IB-1:0];
+                        g_vc[o] = v[0];
+                        g_ovc[o] = ovc_c;
+                        nx = (s + 1) % (2 * N);
+                        nxv = nx;
+                        g_next[o] = nxv[7:0];
+                        taken[i] = 1'b1;
+                    end
+                end
+            end
+        end
+    end
+
+    // the crossbar: each busy output follows its input; the header gets its new VC
+    integer x;
+    always @(*) begin
+        in_sel_vc = {N{1'b0}};
+        in_ready = {N{1'b0}};
+        out_valid = {N{1'b0}};
+        out_last = {N{1'b0}};
+        out_data = {32*N{1'b0}};
+        for (x = 0; x < N; x = x + 1) begin
+            if (busy[x]) begin
+                in_sel_vc[own[x]] = own_vc[x];
+                in_ready[own[x]] = out_ready[x];
+                out_valid[x] = in_valid[own[x]];
+                out_last[x] = in_last[own[x]];
+                out_data[32 * x +: 32] = in_data[32 * own[x] +: 32];
+                if (first[x]) out_data[32 * x + 16] = ovc[x];
+            end
+        end
+    end
+
+    integer y;
+    always @(posedge clk) begin
+        if (cfg_we) table_q[cfg_addr] <= cfg_port;
+        if (rst) begin
+            busy <= {N{1'b0}};
+            first <= {N{1'b0}};
+            own_vc <= {N{1'b0}};
+            ovc <= {N{1'b0}};
+            locked <= {N{1'b0}};
+            for (y = 0; y < N; y = y + 1) begin
+                own[y] <= {IB{1'b0}};
+                rr[y] <= 8'd0;
+            end
+        end else begin
+            for (y = 0; y < N; y = y + 1) begin
+                if (busy[y]) begin
+                    if (in_valid[own[y]] && out_ready[y]) begin
+                        first[y] <= 1'b0;
+                        if (in_last[own[y]]) begin
+                            busy[y] <= 1'b0;
+                            locked[own[y]] <= 1'b0;
+                        end
+                    end
+                end else if (grant[y]) begin
+                    busy[y] <= 1'b1;
+                    first[y] <= 1'b1;
+                    own[y] <= g_in[y];
+                    own_vc[y] <= g_vc[y];
+                    locked[g_in[y]] <= 1'b1;
+                    rr[y] <= g_next[y];
+                    ovc[y] <= g_ovc[y];
+                end
+            end
+        end
+    end
+endmodule
+`default_nettype wire

@@ -1,0 +1,168 @@
+// A 2-D torus of rdma_card_net instances (router + 4 link ports each) joined by cable
+// models; all-to-all packet traffic. Checks that every packet arrives once, in order per
+// (source, destination), unchanged, and that the traffic completes (no deadlock).
+//   tb X Y PACKETS_PER_PAIR P_FLIP P_DROP SEED VCS(1/0) MAX_CYCLES
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
+#include <map>
+#include <random>
+#include <vector>
+
+#include "Vrdma_card_net.h"
+#include "verilated.h"
+
+static uint32_t mix(uint64_t x) {
+  x ^= x >> 33, x *= 0xff51afd7ed558ccdull, x ^= x >> 33;
+  return uint32_t(x ^ (x >> 29));
+}
+
+static std::vector<uint32_t> packet(int s, int d, int k) {
+  int n = 2 + int(mix(uint64_t(s) * 4096 + uint64_t(d) * 64 + uint64_t(k)) % 15);  // 2..16 payload words
+  std::vector<uint32_t> p{uint32_t(d) | uint32_t(s) << 6 | 3u << 12 | uint32_t(n) << 17,
+                          uint32_t(s) << 16 | uint32_t(d), uint32_t(k)};
+  for (int i = 2; i < n; ++i) p.push_back(mix(uint64_t(s) << 40 | uint64_t(d) << 32 | uint64_t(k) << 8 | uint64_t(i)));
+  return p;
+}
+
+struct Cable {
+  std::deque<std::pair<uint64_t, std::pair<uint32_t, bool>>> q;
+  bool in_pkt = false, drop = false;
+  int flip_word = -1, flip_bit = 0, widx = 0;
+};
+
+int main(int argc, char** argv) {
+  if (argc < 9) return 2;
+  const int X = std::atoi(argv[1]), Y = std::atoi(argv[2]), K = std::atoi(argv[3]);
+  const double pflip = std::atof(argv[4]), pdrop = std::atof(argv[5]);
+  std::mt19937_64 rng(std::strtoull(argv[6], nullptr, 10));
+  const bool vcs = std::atoi(argv[7]) != 0;
+  const uint64_t max_cyc = std::strtoull(argv[8], nullptr, 10), lat = 12;
+  std::uniform_real_distribution<double> u(0, 1);
+  const int n = X * Y, dims[2] = {X, Y};
+  VerilatedContext ctx;
+  std::vector<Vrdma_card_net*> card;
+  for (int c = 0; c < n; ++c) card.push_back(new Vrdma_card_net(&ctx, ("c" + std::to_string(c)).c_str()));
+  // links: out (card, port) -> in (card, port); datelines on the wrap-around links
+  std::map<std::pair<int, int>, std::pair<int, int>> peer;
+  std::vector<uint32_t> dateline(n, 0);
+  for (int c = 0; c < n; ++c) {
+    int xs[2] = {c % X, c / X};
+    for (int d = 0; d < 2; ++d) {
+      if (dims[d] == 1) continue;
+      int plus[2] = {xs[0], xs[1]}, minus[2] = {xs[0], xs[1]};
+      plus[d] = (xs[d] + 1) % dims[d];
+      minus[d] = (xs[d] + dims[d] - 1) % dims[d];
+      peer[{c, 2 * d}] = {plus[0] + X * plus[1], 2 * d + 1};
+      peer[{c, 2 * d + 1}] = {minus[0] + X * minus[1], 2 * d};
+      if (vcs && xs[d] == dims[d] - 1) dateline[c] |= 1u << (2 * d);
+      if (vcs && xs[d] == 0) dateline[c] |= 1u << (2 * d + 1);
+    }
+  }
+  std::map<std::pair<int, int>, Cable> cable;  // keyed by the sending (card, port)
+  // reset, then the routing tables: dimension order, the shorter way round
+  for (int c = 0; c < n; ++c) {
+    Vrdma_card_net* m = card[c];
+    m->rst = 1;
+    m->port_dim = 0b01010000;
+    m->port_dateline = dateline[c];
+    m->clk = 0; m->eval(); m->clk = 1; m->eval();
+    m->rst = 0;
+    for (int t = 0; t < n; ++t) {
+      int xs[2] = {c % X, c / X}, ts[2] = {t % X, t / X}, port = 4;
+      for (int d = 0; d < 2 && port == 4 && t != c; ++d)
+        if (xs[d] != ts[d]) port = ((ts[d] - xs[d] + dims[d]) % dims[d]) <= dims[d] / 2 ? 2 * d : 2 * d + 1;
+      m->cfg_we = 1, m->cfg_addr = t, m->cfg_port = port;
+      m->clk = 0; m->eval(); m->clk = 1; m->eval();
+    }
+    m->cfg_we = 0;
+  }
+  // traffic: every card sends K packets to every other card, interleaved at random
+  std::vector<std::deque<std::vector<uint32_t>>> todo(n);
+  std::vector<size_t> pos(n, 0);
+  for (int s = 0; s < n; ++s) {
+    std::vector<std::vector<uint32_t>> all;
+    std::vector<int> next(n, 0);
+    std::vector<int> order;
+    for (int d = 0; d < n; ++d)
+      for (int k = 0; k < K && d != s; ++k) order.push_back(d);
+    std::shuffle(order.begin(), order.end(), rng);
+    for (int d : order) todo[s].push_back(packet(s, d, next[d]++));
+  }
+  std::vector<std::vector<int>> got_k(n, std::vector<int>(n, 0));
+  std::vector<std::vector<uint32_t>> cur(n);
+  long expected = long(n) * (n - 1) * K, delivered = 0, errors = 0;
+  uint64_t cyc = 0;
+  for (; cyc < max_cyc && delivered < expected; ++cyc) {
+    for (int c = 0; c < n; ++c) {
+      Vrdma_card_net* m = card[c];
+      m->inj_valid = !todo[c].empty();
+      if (!todo[c].empty()) {
+        m->inj_data = todo[c].front()[pos[c]];
+        m->inj_last = pos[c] + 1 == todo[c].front().size();
+      }
+      m->ej_ready = u(rng) < 0.8;
+      uint32_t v = 0, l = 0;
+      for (int p = 0; p < 4; ++p) {
+        auto it = peer.find({c, p});  // what arrives at (c, p) was sent by its peer's opposite port
+        m->link_in_data[p] = 0;
+        if (it == peer.end()) continue;
+        Cable& cb = cable[{it->second.first, it->second.second}];
+        if (!cb.q.empty() && cb.q.front().first <= cyc) {
+          v |= 1u << p;
+          m->link_in_data[p] = cb.q.front().second.first;
+          if (cb.q.front().second.second) l |= 1u << p;
+          cb.q.pop_front();
+        }
+      }
+      m->link_in_valid = v, m->link_in_last = l;
+      m->clk = 0;
+      m->eval();
+    }
+    for (int c = 0; c < n; ++c) {
+      Vrdma_card_net* m = card[c];
+      if (m->inj_valid && m->inj_ready && ++pos[c] == todo[c].front().size()) { todo[c].pop_front(); pos[c] = 0; }
+      if (m->ej_valid && m->ej_ready) {
+        cur[c].push_back(m->ej_data);
+        if (m->ej_last) {
+          std::vector<uint32_t> p = cur[c];
+          cur[c].clear();
+          p[0] &= 0x003EFFFFu;  // VC and link sequence number are per hop
+          int s = (p[0] >> 6) & 63, d = p[0] & 63;
+          if (d != c || s >= n || p.size() < 3 || p != packet(s, d, got_k[s][d])) {
+            if (errors++ < 3) std::fprintf(stderr, "card %d: unexpected packet (from %d, %zu words)\n", c, s, p.size());
+          } else {
+            ++got_k[s][d];
+            ++delivered;
+          }
+        }
+      }
+      for (int p = 0; p < 4; ++p) {
+        if (!((m->link_out_valid >> p) & 1)) continue;
+        Cable& cb = cable[{c, p}];
+        if (!cb.in_pkt) {
+          cb.in_pkt = true, cb.widx = 0;
+          cb.drop = u(rng) < pdrop;
+          cb.flip_word = u(rng) < pflip ? int(rng() % 19) : -1;
+          cb.flip_bit = int(rng() % 32);
+        }
+        uint32_t w = m->link_out_data[p];
+        bool last = (m->link_out_last >> p) & 1;
+        if (cb.widx++ == cb.flip_word) w ^= 1u << cb.flip_bit;
+        if (!cb.drop) cb.q.push_back({cyc + lat, {w, last}});
+        if (last) cb.in_pkt = false;
+      }
+      m->clk = 1;
+      m->eval();
+    }
+  }
+  unsigned replays = 0, overflow = 0;
+  for (auto* m : card) {
+    overflow |= m->overflow;
+    for (int p = 0; p < 4; ++p) replays += unsigned((uint64_t(m->replays) >> (16 * p)) & 0xFFFF);
+  }
+  std::printf("cycles %llu delivered %ld expected %ld replays %u overflow %u errors %ld\n",
+              (unsigned long long)cyc, delivered, expected, replays, overflow, errors);
+  for (auto* m : card) { m->final(); delete m; }
+  return errors || overflow ? 1 : delivered == expected ? 0 : 3;
+}
