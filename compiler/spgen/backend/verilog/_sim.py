@@ -238,13 +238,15 @@ def lint(core: VerilogCore) -> str:
 
 def simulate(core: VerilogCore, n: int, inputs: Mapping[str, np.ndarray], regs: Mapping[str, int],
              *, stall_seed: int | None = None, trace: str | None = None,
-             bundle: Bundle | None = None, repeat: int = 1
+             bundle: Bundle | None = None, repeat: int = 1, prelude: Sequence[int] = ()
              ) -> tuple[dict[str, np.ndarray], dict]:
     """Stream ``n`` elements through the core; returns ({output port: uint32}, stats).
 
     ``bundle`` reuses a simulator built for several cores; ``repeat`` sends the same
     stream that many times back to back (the outputs of the last one come back; each
-    repetition must give the same result, or an error says so).
+    repetition must give the same result, or an error says so). ``prelude`` lists
+    lengths of shorter streams (prefixes of the input) sent first; their outputs
+    come back in ``stats["prelude_outputs"]``.
     """
     iface = core.iface
     out_names = iface["out"]["main"] + iface["out"]["brch"]
@@ -268,8 +270,10 @@ def simulate(core: VerilogCore, n: int, inputs: Mapping[str, np.ndarray], regs: 
             raise SpgenError(f"input field {p!r}: expected {n} elements")
     header = np.array([sel, n, iw, biw, ow, bow, len(iface["regs"]),
                        0 if stall_seed is None else 1, 0 if stall_seed is None else stall_seed,
-                       iface.get("settle", 0), repeat, 100_000 + 4 * core.report["latency_cycles"]],
-                      dtype=np.uint64)
+                       iface.get("settle", 0), repeat, 100_000 + 4 * core.report["latency_cycles"],
+                       len(prelude), *prelude], dtype=np.uint64)
+    if any(not 0 < int(k) <= n for k in prelude):
+        raise SpgenError(f"prelude stream lengths must be 1..{n}")
     reg_arr = np.array([regs[r] & 0xFFFFFFFF for r in iface["regs"]], dtype=np.uint32)
     with tempfile.TemporaryDirectory(prefix="spgen-sim.") as d:
         job, res = Path(d) / "job.bin", Path(d) / "out.bin"
@@ -286,7 +290,7 @@ def simulate(core: VerilogCore, n: int, inputs: Mapping[str, np.ndarray], regs: 
             raise SpgenError(f"simulation of {core.name} failed: {(r.stdout + r.stderr)[-2000:]}")
         raw = res.read_bytes()
     head = np.frombuffer(raw[:56], dtype=np.uint64)
-    hung, bad_last, cycles, ticks, wall_ns, reps, cpu_ns = (int(x) for x in head)
+    hung, bad_last, cycles, ticks, wall_ns, _, cpu_ns = (int(x) for x in head)
     if hung == 1:
         raise SpgenError(f"simulation of {core.name}: the core stopped making progress")
     if hung == 3:
@@ -294,8 +298,22 @@ def simulate(core: VerilogCore, n: int, inputs: Mapping[str, np.ndarray], regs: 
     if bad_last:
         raise SpgenError(f"simulation of {core.name}: m_last was wrong on {bad_last} elements")
     body = np.frombuffer(raw[56:], dtype=np.uint32)
-    main = body[:reps * n * ow].reshape(reps, n, ow)
-    brch = body[reps * n * ow:].reshape(reps, n, bow)
+    pre = sum(int(k) for k in prelude)
+    reps = repeat
+    total = pre + reps * n
+    main_all, brch_all = body[:total * ow], body[total * ow:]
+    main = main_all[pre * ow:].reshape(reps, n, ow)
+    brch = brch_all[pre * bow:].reshape(reps, n, bow)
+    prelude_outputs = []
+    at = 0
+    for k in prelude:
+        k = int(k)
+        m = main_all[at * ow:(at + k) * ow].reshape(k, ow)
+        b = brch_all[at * bow:(at + k) * bow].reshape(k, bow)
+        d = {p: m[:, i].copy() for i, p in enumerate(iface["out"]["main"])}
+        d.update({p: b[:, i].copy() for i, p in enumerate(iface["out"]["brch"])})
+        prelude_outputs.append(d)
+        at += k
     for k in range(1, reps):
         if not (np.array_equal(main[k], main[0]) and np.array_equal(brch[k], brch[0])):
             raise SpgenError(f"simulation of {core.name}: stream {k + 1} of {reps} differs "
@@ -303,9 +321,9 @@ def simulate(core: VerilogCore, n: int, inputs: Mapping[str, np.ndarray], regs: 
     outs = {p: main[-1][:, i].copy() for i, p in enumerate(iface["out"]["main"])}
     outs.update({p: brch[-1][:, i].copy() for i, p in enumerate(iface["out"]["brch"])})
     wall, cpu = wall_ns / 1e9, cpu_ns / 1e9
-    elements = n * reps
+    elements = total
     stats = {"cycles": cycles, "elements": elements, "stall_cycles": cycles - ticks,
              "wall_s": wall, "elements_per_s": elements / wall if wall > 0 else float("inf"),
              "cpu_s": cpu, "elements_per_cpu_s": elements / cpu if cpu > 0 else float("inf"),
-             "latency_cycles": core.report["latency_cycles"]}
+             "latency_cycles": core.report["latency_cycles"], "prelude_outputs": prelude_outputs}
     return outs, stats

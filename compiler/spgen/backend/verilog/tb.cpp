@@ -53,9 +53,13 @@ int main(int argc, char** argv) {
     FILE* jf = std::fopen(argv[1], "rb");
     if (!jf) return fail("cannot open job file");
     // Header: sel, n, in_words, brch_in_words, out_words, brch_out_words, nregs,
-    // stall (0/1), seed, settle, repeat, watchdog.
-    uint64_t h[12];
+    // stall (0/1), seed, settle, repeat, watchdog, prelude count P; then P stream
+    // lengths: P shorter streams (prefixes of the input) go first, then `repeat`
+    // streams of all n elements, back to back.
+    uint64_t h[13];
     if (!read_all(jf, h, sizeof h)) return fail("short job header");
+    std::vector<uint64_t> lens(h[12]);
+    if (!read_all(jf, lens.data(), lens.size() * 8)) return fail("short job header");
     const uint64_t sel = h[0], n = h[1], iw = h[2], biw = h[3], ow = h[4], bow = h[5];
     const uint64_t nregs = h[6], stall = h[7], settle = h[9], repeat = h[10], watchdog = h[11];
     Rng rng{h[8] * 0x9E3779B97F4A7C15ull + 0x1234567ull};
@@ -107,20 +111,28 @@ int main(int argc, char** argv) {
     top->rst = 0;
     for (uint64_t i = 0; i < settle + 2; ++i) step();
 
-    std::vector<uint32_t> out(repeat * n * ow), bout(repeat * n * bow);
+    for (uint64_t r = 0; r < repeat; ++r) lens.push_back(n);
+    uint64_t total = 0;
+    for (uint64_t len : lens) {
+        if (len == 0 || len > n) return fail("bad stream length");
+        total += len;
+    }
+    std::vector<uint32_t> out(total * ow), bout(total * bow);
     uint64_t cycles = 0, ticks = 0, bad_last = 0, hung = 0;
     auto t0 = std::chrono::steady_clock::now();
     const std::clock_t c0 = std::clock();
-    for (uint64_t r = 0; r < repeat && !hung; ++r) {
+    uint64_t base = 0;
+    for (size_t r = 0; r < lens.size() && !hung; base += lens[r], ++r) {
+        const uint64_t len = lens[r];
         uint64_t ii = 0, oi = 0, boi = 0, idle = 0;
         bool hold = false;
-        while (oi < n || boi < (bow ? n : 0)) {
-            bool sv = hold || (ii < n && (!stall || rng.next() % 4 != 0));
+        while (oi < len || boi < (bow ? len : 0)) {
+            bool sv = hold || (ii < len && (!stall || rng.next() % 4 != 0));
             bool mr = !stall || rng.next() % 3 != 0;
             bool bmr = !stall || rng.next() % 3 != 0;
             top->s_valid = sv;
             top->s_brch_valid = sv;
-            top->s_last = sv && ii == n - 1;
+            top->s_last = sv && ii == len - 1;
             top->s_brch_last = top->s_last;
             if (sv) {
                 put_words(top->s_data, &in[ii * iw], iw, in_cap);
@@ -134,15 +146,15 @@ int main(int argc, char** argv) {
             const bool fout = top->m_valid && mr;
             const bool bfout = bow && top->m_brch_valid && bmr;
             if (fout) {
-                if (oi >= n) { hung = 3; break; }
-                get_words(top->m_data, &out[(r * n + oi) * ow], ow);
-                if (static_cast<bool>(top->m_last) != (oi == n - 1)) ++bad_last;
+                if (oi >= len) { hung = 3; break; }
+                get_words(top->m_data, &out[(base + oi) * ow], ow);
+                if (static_cast<bool>(top->m_last) != (oi == len - 1)) ++bad_last;
                 ++oi;
             }
             if (bfout) {
-                if (boi >= n) { hung = 3; break; }
-                get_words(top->m_brch_data, &bout[(r * n + boi) * bow], bow);
-                if (static_cast<bool>(top->m_brch_last) != (boi == n - 1)) ++bad_last;
+                if (boi >= len) { hung = 3; break; }
+                get_words(top->m_brch_data, &bout[(base + boi) * bow], bow);
+                if (static_cast<bool>(top->m_brch_last) != (boi == len - 1)) ++bad_last;
                 ++boi;
             }
             ticks += top->tick;
@@ -176,7 +188,7 @@ int main(int argc, char** argv) {
     if (!of) return fail("cannot write output file");
     uint64_t wall_ns = static_cast<uint64_t>(wall * 1e9);
     uint64_t cpu_ns = static_cast<uint64_t>(cpu * 1e9);
-    uint64_t res[7] = {hung, bad_last, cycles, ticks, wall_ns, repeat, cpu_ns};
+    uint64_t res[7] = {hung, bad_last, cycles, ticks, wall_ns, total, cpu_ns};
     std::fwrite(res, sizeof res, 1, of);
     std::fwrite(out.data(), 4, out.size(), of);
     std::fwrite(bout.data(), 4, bout.size(), of);
