@@ -1,7 +1,7 @@
 #!/bin/sh
 # Installs the Debian packages the build needs when they are missing (CI starts from a
 # clean machine): CMake and g++ for the runtime and Verilated models, GoogleTest for the
-# C++ tests, a JRE for the ANTLR tool that regenerates the parser.
+# C++ tests, a JRE for the ANTLR tool that regenerates the parser, LZ4 for FST traces.
 set -eu
 missing=""
 command -v cmake >/dev/null 2>&1 || missing="$missing cmake"
@@ -9,6 +9,8 @@ command -v g++ >/dev/null 2>&1 || missing="$missing g++"
 command -v make >/dev/null 2>&1 || missing="$missing make"
 command -v java >/dev/null 2>&1 || missing="$missing default-jre-headless"
 [ -f /usr/include/gtest/gtest.h ] || missing="$missing libgtest-dev"
+# Verilator FST traces (spgen sim --trace) compress with LZ4.
+[ -f /usr/include/lz4.h ] || missing="$missing liblz4-dev"
 [ -z "$missing" ] && exit 0
 echo "installing Debian packages:$missing"
 SUDO=""
