@@ -102,6 +102,7 @@ _APT_PRESENT = {
     "cmake": lambda: shutil.which("cmake"),
     "git": lambda: shutil.which("git"),
     "ca-certificates": lambda: Path("/etc/ssl/certs").is_dir(),
+    "liblz4-dev": lambda: Path("/usr/include/lz4.h").exists(),
 }
 
 
