@@ -34,7 +34,9 @@ def _model(top: str = "rdma_link_port", tb: Path = TB) -> Path:
     out = cache_dir("rdma") / (top + "-" + content_hash(*[f.read_bytes() for f in [*RTL, tb]]))
     exe = out / f"V{top}"
     if not exe.is_file():
+        # small C++ files: the unrolled router otherwise needs much memory per compiler process
         cmd = [str(verilator_bin()), "--cc", "--exe", "--build", "-O1", "-j", "2", "--top-module", top,
+               "--output-split", "4000", "--output-split-cfuncs", "400",
                "-Mdir", str(out), "-CFLAGS", "-O1", "-MAKEFLAGS", "CFG_CXXFLAGS_PCH_I=-include OPT_FAST=-O1 OPT_SLOW=-O1",
                *map(str, RTL), str(tb)]
         r = subprocess.run(cmd, env=verilator_env(), check=False, capture_output=True, text=True)
