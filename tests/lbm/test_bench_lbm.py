@@ -2,7 +2,6 @@
 import json
 
 import pytest
-
 from spgen.cli import main
 from spgen.commands._bench_lbm import PUBLISHED_RESOURCES, resource_estimate, stall_fit
 from spgen.lbm import compile_core
@@ -56,3 +55,22 @@ def test_bench_lbm_runs_and_verifies(tmp_path, capsys):
     assert data["results"] and all(r["verified"] for r in data["results"])
     assert (tmp_path / "b.png").stat().st_size > 10_000
     assert "bit-exact" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_run_card_equals_emulator():
+    import numpy as np
+    from spgen import SpgenError
+    from spgen.commands._bench_lbm import _build
+    from spgen.lbm import CORE_PATH, WALL, cavity, initial_f, run_card, run_emulator
+
+    build = _build(CORE_PATH, 16, 1)
+    attr = cavity(16, 10)
+    attr[4, 7] = WALL
+    f = (initial_f(attr) * (1 + 0.02 * np.random.default_rng(0).random((9, 10, 16))))
+    f = f.astype(np.float32)
+    got, runs = run_card(build, f, attr, 5, omega=1.3, uw=(0.07, 0.01))
+    want = run_emulator(compile_core(16), f, attr, 5, omega=1.3, uw=(0.07, 0.01))
+    assert np.array_equal(got.view(np.uint32), want.view(np.uint32)) and len(runs) == 3
+    with pytest.raises(SpgenError, match="at least 2"):
+        run_card(build, f, attr, 1)

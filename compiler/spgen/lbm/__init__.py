@@ -16,7 +16,7 @@ from ._grid import (
                     macroscopic,
                     to_records,
 )
-from ._run import CORE_PATH, as_core_input, as_records, compile_core, run_emulator
+from ._run import CORE_PATH, as_core_input, as_records, compile_core, run_card, run_emulator
 
 __all__ = [
                     "CORE_PATH",
@@ -37,6 +37,7 @@ __all__ = [
                     "from_records",
                     "initial_f",
                     "macroscopic",
+                    "run_card",
                     "run_emulator",
                     "to_records",
 ]

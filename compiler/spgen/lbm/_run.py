@@ -87,3 +87,38 @@ def _emulate_chained(design, inputs: np.ndarray, regs: dict, steps: int) -> np.n
     n, bits = _streams.check_inputs(g, inputs)
     out = emulate(g, n, bits, _streams.parse_regs(g, regs), steps=steps, ftz=design.ftz)
     return _streams.pack_outputs(g, out, n)
+
+
+def run_card(build: str | Path, f: np.ndarray, attr: np.ndarray, steps: int, omega: float = 1.0,
+             uw: tuple[float, float] = (0.0, 0.0)) -> tuple[np.ndarray, list]:
+    """Advance f by ``steps`` on the simulated card of a ``spgen build --cascade N`` of the core.
+
+    Every transfer streams through the N cores (docs/shell.md): the upload (H2F)
+    and the download (F2H) each advance the grid N steps, and each F2F run between
+    the two memories N more, so ``steps`` must be a multiple of N and at least 2N.
+    Returns the new f and the counters (``RunResult``) of the F2F runs.
+    """
+    from .. import runtime
+
+    a = check_grid(attr)
+    rec = to_records(f, a)
+    with runtime.open(build) as card:
+        n_cores = int(card.info.get("n_cores", 0))
+        if n_cores < 1:
+            raise SpgenError(f"{build}: not a build with LBM cores (n_cores = {n_cores})")
+        if steps < 2 * n_cores or steps % n_cores:
+            raise SpgenError(f"a card with {n_cores} core(s) advances the grid {n_cores} steps "
+                             f"per transfer: steps must be a multiple of {n_cores}, at least "
+                             f"{2 * n_cores} (upload and download), got {steps}")
+        for name, value in (("omega", omega), ("uw_x", uw[0]), ("uw_y", uw[1])):
+            card.write_reg(name, int(np.array(value, np.float32).view(np.uint32)))
+        buf = card.alloc(rec.nbytes)
+        buf[:] = rec.view(np.uint8)
+        mem = [0x0, 1 << 32]                    # memories A and B
+        card.dma(mem[0], buf, rec.nbytes, "H2F")
+        runs = []
+        for k in range(steps // n_cores - 2):
+            runs.append(card.run(mem[k % 2], mem[(k + 1) % 2], len(rec)))
+        card.dma(buf, mem[(steps // n_cores - 2) % 2], rec.nbytes, "F2H")
+        out = buf.view(RECORD_DTYPE).copy()
+    return from_records(out, a.shape[1])[0], runs
