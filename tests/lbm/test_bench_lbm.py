@@ -48,7 +48,7 @@ def test_resource_estimate_with_yosys_counts_gates():
 @pytest.mark.slow
 def test_bench_lbm_runs_and_verifies(tmp_path, capsys):
     out = tmp_path / "b.json"
-    rc = main(["bench", "lbm", "--cascade", "1", "--grid", "16x40", "--no-progress",
+    rc = main(["bench", "lbm", "--cascade", "1", "--grid", "32x40", "--no-progress",
                "--json", str(out), "--plot", str(tmp_path / "b.png")])
     assert rc == 0
     data = json.loads(out.read_text())
@@ -64,13 +64,13 @@ def test_run_card_equals_emulator():
     from spgen.commands._bench_lbm import _build
     from spgen.lbm import CORE_PATH, WALL, cavity, initial_f, run_card, run_emulator
 
-    build = _build(CORE_PATH, 16, 1)
-    attr = cavity(16, 10)
+    build = _build(CORE_PATH, 32, 1)     # the card `make demo` builds
+    attr = cavity(32, 10)
     attr[4, 7] = WALL
-    f = (initial_f(attr) * (1 + 0.02 * np.random.default_rng(0).random((9, 10, 16))))
+    f = (initial_f(attr) * (1 + 0.02 * np.random.default_rng(0).random((9, 10, 32))))
     f = f.astype(np.float32)
     got, runs = run_card(build, f, attr, 5, omega=1.3, uw=(0.07, 0.01))
-    want = run_emulator(compile_core(16), f, attr, 5, omega=1.3, uw=(0.07, 0.01))
+    want = run_emulator(compile_core(32), f, attr, 5, omega=1.3, uw=(0.07, 0.01))
     assert np.array_equal(got.view(np.uint32), want.view(np.uint32)) and len(runs) == 3
     with pytest.raises(SpgenError, match="at least 2"):
         run_card(build, f, attr, 1)

