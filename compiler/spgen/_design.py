@@ -9,6 +9,7 @@ import numpy as np
 
 from . import _streams
 from ._diagnostics import Diagnostics
+from ._fpenv import ieee_fp
 from .ir import Graph, Program
 
 __all__ = ["Design", "compile"]
@@ -83,8 +84,9 @@ def compile(path: str | Path, *, top: str | None = None, params: Mapping[str, An
     from .frontend import load_program
     from .passes import optimize
 
-    program, diags = load_program(Path(path), top=top, params=params)
-    graph = optimize(program, ftz=ftz, fast_math=fast_math)
+    with ieee_fp():  # f32 literals and folding are rounded with numpy
+        program, diags = load_program(Path(path), top=top, params=params)
+        graph = optimize(program, ftz=ftz, fast_math=fast_math)
     # HDL statements with a number instead of `auto` must state the callee's real latency
     from .backend.verilog import check_instance_latencies
 

@@ -6,6 +6,7 @@ import importlib
 import sys
 
 from ._diagnostics import CompileError, SpgenError
+from ._fpenv import reset_fp_env
 
 __all__ = ["main"]
 
@@ -47,6 +48,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 1
     try:
+        reset_fp_env()  # a fast-math library loaded earlier must not change SPD's bits
         return int(args._run(args) or 0)
     except CompileError as e:
         e.diagnostics.print()

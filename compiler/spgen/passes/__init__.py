@@ -7,6 +7,8 @@ from collections.abc import Callable
 
 from spgen.ir import Graph, IRError, Program
 
+from .._fpenv import ieee_fp
+
 from . import (
     eliminate_common_subexpressions,
     eliminate_dead_code,
@@ -72,7 +74,8 @@ def optimize(program: Program, *, ftz: bool = False, fast_math: bool = False,
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _optimize(program, ftz, fast_math, timings)
+        with ieee_fp():  # folding uses numpy float32: keep subnormals whatever the process mode
+            return _optimize(program, ftz, fast_math, timings)
     finally:
         if was_enabled:
             gc.enable()
