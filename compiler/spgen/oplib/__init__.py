@@ -1,9 +1,11 @@
 """Verilog operator library: one pipelined module per computing IR op, and its latency table."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
-__all__ = ["FLOAT_OPS", "LATENCY", "RTL_DIR", "WIDTH_OPS", "rtl_files", "rtl_source"]
+__all__ = ["FLOAT_OPS", "LATENCY", "RTL_DIR", "WIDTH_OPS", "rtl_dependencies", "rtl_files",
+           "rtl_source"]
 
 RTL_DIR = Path(__file__).resolve().parent / "rtl"
 
@@ -48,5 +50,27 @@ def rtl_source(op: str) -> Path:
 
 
 def rtl_files() -> list[Path]:
-    """Every Verilog file of the library (one module each), in a stable order."""
+    """Every Verilog file of the library (one module each, named after it), in a stable order.
+
+    Besides the op modules spg_<op>.v these are the shared cores spg_<name>_core.v that
+    several op modules instantiate (spg_idiv_core, spg_fcmp_core, ...); they are no IR ops.
+    """
     return sorted(RTL_DIR.glob("spg_*.v"))
+
+
+# An instantiation `spg_x #(` or `spg_x name (`.
+_INSTANCE = re.compile(r"\b(spg_\w+)\s+(?:#\s*\(|\w+\s*\()")
+
+
+def rtl_dependencies(op: str) -> list[Path]:
+    """The files to compile for operator `op`: its own first, then every library module it
+    instantiates, transitively (a shared core, spg_fadd for spg_fsub)."""
+    by_module = {p.stem: p for p in rtl_files()}
+    out = [rtl_source(op)]
+    i = 0
+    while i < len(out):
+        for m in _INSTANCE.findall(out[i].read_text()):
+            if m in by_module and by_module[m] not in out:
+                out.append(by_module[m])
+        i += 1
+    return out

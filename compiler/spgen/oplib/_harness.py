@@ -13,7 +13,7 @@ import numpy as np
 
 from .._diagnostics import SpgenError
 from .._tools import cache_dir, content_hash, verilator_bin, verilator_env
-from . import FLOAT_OPS, LATENCY, WIDTH_OPS, rtl_source
+from . import FLOAT_OPS, LATENCY, WIDTH_OPS, rtl_dependencies
 
 __all__ = ["Model", "Variant", "build", "testbench_verilog", "variants"]
 
@@ -206,8 +206,8 @@ def build(vs: list[Variant] | None = None, *, opt: str = "-O0") -> Model:
     vs = variants() if vs is None else vs
     top = testbench_verilog(vs)
     cpp = _testbench_cpp(vs)
-    needed = {v.op for v in vs} | ({"fadd"} if any(v.op == "fsub" for v in vs) else set())
-    srcs = sorted(rtl_source(op) for op in needed)  # spg_fsub instantiates spg_fadd
+    # with the modules they instantiate: shared cores, spg_fadd for spg_fsub
+    srcs = sorted({p for op in {v.op for v in vs} for p in rtl_dependencies(op)})
     key = content_hash(top, cpp, opt, str(verilator_bin()),
                        *[p.name + p.read_text() for p in srcs])
     out = cache_dir("oplib") / key

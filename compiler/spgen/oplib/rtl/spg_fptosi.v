@@ -1,52 +1,15 @@
 `default_nettype none
 // spg_fptosi: f32 -> i32 toward zero, saturating to INT_MIN/INT_MAX, NaN -> 0.
 // Subnormal operands truncate to 0 with or without FTZ (FTZ cannot change the result).
-// Latency 2, one shifter or carry chain per 5 ns cycle at 200 MHz on Arria 10:
-//   1 classify and shift the mantissa by exponent - 150 (32-bit barrel shifter;
-//     the 8-bit exponent arithmetic ahead of it is one LUT level wide)
-//   2 negate (32-bit carry chain) and saturate
+// Latency 2: the shared converter spg_f2i_core (a barrel shifter, then a negation
+// and saturation, one per 5 ns cycle at 200 MHz on Arria 10).
 module spg_fptosi #(
-    /* verilator lint_off UNUSEDPARAM */
     parameter FTZ = 0  // 1: subnormal inputs and results flushed to zero, sign kept
-    /* verilator lint_on UNUSEDPARAM */
 ) (
     input  wire        clk,
     input  wire        ce,  // clock enable: the pipeline holds while low
     input  wire [31:0] a,
     output wire [31:0] y
 );
-    initial begin
-        if (FTZ != 0 && FTZ != 1) begin
-            $display("spg_fptosi: FTZ must be 0 or 1");
-            $finish;
-        end
-    end
-
-    // ---- stage 1: integer part of |a| for |a| in [1, 2^31); flags for the rest
-    wire [7:0]  e = a[30:23];
-    wire [4:0]  sh = e[4:0] + 5'd1;              // e - 127 for e in [127, 158)
-    /* verilator lint_off UNUSEDSIGNAL */
-    wire [54:0] wide = {31'd0, 1'b1, a[22:0]} << sh;  // wide[22:0]: fraction bits, truncated
-    /* verilator lint_on UNUSEDSIGNAL */
-    wire [31:0] mag = wide[54:23];
-    reg         s1_sign_reg, s1_zero_reg, s1_sat_reg;
-    reg  [31:0] s1_mag_reg;
-    always @(posedge clk) if (ce) begin
-        s1_sign_reg <= a[31];
-        s1_zero_reg <= (e < 8'd127) || (e == 8'hFF && a[22:0] != 23'd0);  // |a| < 1, NaN
-        s1_sat_reg  <= e >= 8'd158;                                     // incl. inf
-        s1_mag_reg  <= mag;
-    end
-
-    // ---- stage 2
-    reg  [31:0] y_reg;
-    always @(posedge clk) if (ce) begin
-        if (s1_zero_reg)
-            y_reg <= 32'd0;
-        else if (s1_sat_reg)
-            y_reg <= s1_sign_reg ? 32'h80000000 : 32'h7FFFFFFF;
-        else
-            y_reg <= s1_sign_reg ? 32'd0 - s1_mag_reg : s1_mag_reg;
-    end
-    assign y = y_reg;
+    spg_f2i_core #(.FTZ(FTZ), .SIGNED(1)) core (.clk(clk), .ce(ce), .a(a), .y(y));
 endmodule

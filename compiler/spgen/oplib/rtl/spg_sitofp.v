@@ -1,71 +1,15 @@
 `default_nettype none
 // spg_sitofp: i32 -> f32, round-to-nearest-even. Results are integers, never
 // subnormal, so FTZ has no effect; FTZ is accepted to keep the float interface uniform.
-// Latency 4, one carry chain or shifter per 5 ns cycle at 200 MHz on Arria 10:
-//   1 magnitude (32-bit negation)
-//   2 leading-zero count (32 bits)
-//   3 normalization shift (32-bit barrel shifter)
-//   4 round to nearest even (31-bit increment, carries into the exponent)
+// Latency 4: the shared converter spg_i2f_core (negation, leading-zero count,
+// normalization shift, rounding: one per 5 ns cycle at 200 MHz on Arria 10).
 module spg_sitofp #(
-    /* verilator lint_off UNUSEDPARAM */
     parameter FTZ = 0  // 1: subnormal inputs and results flushed to zero, sign kept
-    /* verilator lint_on UNUSEDPARAM */
 ) (
     input  wire        clk,
     input  wire        ce,  // clock enable: the pipeline holds while low
     input  wire [31:0] a,
     output wire [31:0] y
 );
-    initial begin
-        if (FTZ != 0 && FTZ != 1) begin
-            $display("spg_sitofp: FTZ must be 0 or 1");
-            $finish;
-        end
-    end
-
-    // ---- stage 1: sign and magnitude
-    reg         s1_neg_reg;
-    reg  [31:0] s1_mag_reg;
-    always @(posedge clk) if (ce) begin
-        s1_neg_reg <= a[31];
-        s1_mag_reg <= (a[31]) ? 32'd0 - a : a;
-    end
-
-    // ---- stage 2: leading zeros
-    reg  [4:0]  lz;
-    integer k;
-    always @* begin
-        lz = 5'd0;
-        for (k = 0; k < 32; k = k + 1)
-            if (s1_mag_reg[k]) lz = 5'd31 - k[4:0];
-    end
-    reg         s2_neg_reg, s2_zero_reg;
-    reg  [4:0]  s2_lz_reg;
-    reg  [30:0] s2_mag_reg;  // bit 31 is the hidden bit or shifted out
-    always @(posedge clk) if (ce) begin
-        s2_neg_reg  <= s1_neg_reg;
-        s2_zero_reg <= s1_mag_reg == 32'd0;
-        s2_lz_reg   <= lz;
-        s2_mag_reg  <= s1_mag_reg[30:0];
-    end
-
-    // ---- stage 3: normalize (bit 31 = hidden bit, dropped)
-    wire [30:0] n = s2_mag_reg << s2_lz_reg;
-    reg         s3_neg_reg, s3_zero_reg;
-    reg  [7:0]  s3_e_reg;
-    reg  [30:0] s3_n_reg;
-    always @(posedge clk) if (ce) begin
-        s3_neg_reg  <= s2_neg_reg;
-        s3_zero_reg <= s2_zero_reg;
-        s3_e_reg    <= 8'd158 - {3'd0, s2_lz_reg};
-        s3_n_reg    <= n;
-    end
-
-    // ---- stage 4: round: fraction n[30:8], guard n[7], sticky n[6:0]
-    wire        inc = s3_n_reg[7] & (s3_n_reg[8] | (s3_n_reg[6:0] != 7'd0));
-    wire [30:0] pk = {s3_e_reg, s3_n_reg[30:8]} + {30'd0, inc};
-    reg  [31:0] y_reg;
-    always @(posedge clk) if (ce)
-        y_reg <= s3_zero_reg ? 32'd0 : {s3_neg_reg, pk};
-    assign y = y_reg;
+    spg_i2f_core #(.FTZ(FTZ), .SIGNED(1)) core (.clk(clk), .ce(ce), .a(a), .y(y));
 endmodule

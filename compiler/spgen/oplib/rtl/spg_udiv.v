@@ -1,10 +1,8 @@
 `default_nettype none
 // spg_udiv: unsigned a / b; b == 0 gives 0.
-// Restoring division, one quotient bit per stage: a 33-bit subtract and a mux
-// (~3 ns on Arria 10) per 5 ns cycle at 200 MHz, no DSPs, initiation interval 1.
-// Latency 33:
-//   1-32  32 restoring-division steps, one quotient bit each
-//   33    select the quotient; b == 0 gives 0
+// The shared restoring divider spg_idiv_core (see there for the timing), initiation
+// interval 1, no DSPs.
+// Latency 33: 32 division steps, select the quotient (b == 0 gives 0).
 module spg_udiv (
     input  wire        clk,
     input  wire        ce,  // clock enable: the pipeline holds while low
@@ -12,51 +10,5 @@ module spg_udiv (
     input  wire [31:0] b,
     output wire [31:0] y
 );
-    wire [31:0] n_in = a;
-    wire [31:0] d_in = b;
-    wire [1:0]  f_in = {1'b0, b == 32'd0};
-
-    // ---- division steps: stage i brings down dividend bit 31 - i
-    wire [32*32-1:0] r_chain, n_chain, d_chain;
-    wire [32*2-1:0]  f_chain;
-    genvar i;
-    generate
-        for (i = 0; i < 32; i = i + 1) begin : step
-            wire [31:0] r_in = (i == 0) ? 32'd0 : r_chain[(i-1)*32 +: 32];
-            wire [31:0] n_in_i = (i == 0) ? n_in : n_chain[(i-1)*32 +: 32];  // dividend, then quotient bits
-            wire [31:0] d_in_i = (i == 0) ? d_in : d_chain[(i-1)*32 +: 32];
-            wire [1:0]  f_in_i = (i == 0) ? f_in : f_chain[(i-1)*2 +: 2];
-            localparam [31:0] R_MASK = (i == 31) ? 32'hFFFFFFFF : ((32'd1 << (i + 1)) - 32'd1);
-            wire [32:0] cur = {r_in, n_in_i[31]};
-            /* verilator lint_off UNUSEDSIGNAL */
-            wire [33:0] t = {1'b0, cur} - {2'b00, d_in_i};  // t[32] = 0 when t >= 0
-            /* verilator lint_on UNUSEDSIGNAL */
-            reg  [31:0] r_reg, n_reg, d_reg;
-            reg  [1:0]  f_reg;
-            always @(posedge clk) if (ce) begin
-                // cur < 2 d, so cur - d < 2^32; after i + 1 dividend bits the remainder is
-                // below 2^(i+1): the mask lets synthesis drop the constant-zero bits
-                r_reg <= (t[33] ? cur[31:0] : t[31:0]) & R_MASK;
-                n_reg <= {n_in_i[30:0], ~t[33]};
-                d_reg <= d_in_i;
-                f_reg <= f_in_i;
-            end
-            assign r_chain[i*32 +: 32] = r_reg;
-            assign n_chain[i*32 +: 32] = n_reg;
-            assign d_chain[i*32 +: 32] = d_reg;
-            assign f_chain[i*2 +: 2] = f_reg;
-        end
-    endgenerate
-    wire [31:0] r_last = r_chain[31*32 +: 32];
-    wire [31:0] q_last = n_chain[31*32 +: 32];
-    wire [1:0]  f_last = f_chain[31*2 +: 2];  // {sign of the result, b == 0}
-    /* verilator lint_off UNUSEDSIGNAL */
-    wire [31:0] unused_last = r_last ^ d_chain[31*32 +: 32] ^ {31'd0, f_last[1]};  // not needed after the last step
-    /* verilator lint_on UNUSEDSIGNAL */
-
-    // ---- stage 33: the divide-by-zero rule
-    reg  [31:0] y_reg;
-    always @(posedge clk) if (ce)
-        y_reg <= f_last[0] ? 32'd0 : q_last;
-    assign y = y_reg;
+    spg_idiv_core #(.SIGNED(0), .REMAINDER(0)) core (.clk(clk), .ce(ce), .a(a), .b(b), .y(y));
 endmodule
