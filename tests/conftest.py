@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from spgen._fpenv import reset_fp_env
 
 sys.path.insert(0, str(Path(__file__).parent))

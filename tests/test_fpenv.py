@@ -1,6 +1,5 @@
 """A process whose FPU flushes subnormals (a -ffast-math library was loaded) still folds exactly."""
 import numpy as np
-
 import spgen
 from spgen._fpenv import _mxcsr_access, flushes_subnormals, ieee_fp
 

@@ -1,6 +1,5 @@
 """The IR contract: construction, verification and deterministic printing."""
 import pytest
-
 from spgen.ir import Graph, IRError, Output, Port, Type
 
 

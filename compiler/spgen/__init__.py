@@ -2,5 +2,5 @@
 from ._design import Design, compile
 from ._diagnostics import CompileError, Diagnostic, Diagnostics, SpgenError
 
-__all__ = ["Design", "compile", "CompileError", "Diagnostic", "Diagnostics", "SpgenError"]
+__all__ = ["CompileError", "Design", "Diagnostic", "Diagnostics", "SpgenError", "compile"]
 __version__ = "0.1.0"

@@ -1,9 +1,10 @@
 """The Python API: `spgen.compile(path) -> Design` with emulate, simulate and a report."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 

@@ -5,7 +5,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import TextIO
 
-__all__ = ["Diagnostic", "Diagnostics", "CompileError", "SpgenError"]
+__all__ = ["CompileError", "Diagnostic", "Diagnostics", "SpgenError"]
 
 
 class SpgenError(Exception):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import platform
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 import numpy as np
 

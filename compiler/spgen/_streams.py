@@ -5,15 +5,24 @@ input gets the same clear error whichever one the user runs.
 """
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 import numpy as np
 
 from ._diagnostics import SpgenError
 from .ir import Graph, Port, Type
 
-__all__ = ["port_dtype", "input_dtype", "output_dtype", "check_inputs", "pack_outputs",
-           "parse_regs", "load_npy", "save_npy", "bits_of"]
+__all__ = [
+    "bits_of",
+    "check_inputs",
+    "input_dtype",
+    "load_npy",
+    "output_dtype",
+    "pack_outputs",
+    "parse_regs",
+    "port_dtype",
+    "save_npy",
+]
 
 _NP = {Type.F32: np.dtype("<f4"), Type.I32: np.dtype("<i4"), Type.U32: np.dtype("<u4")}
 

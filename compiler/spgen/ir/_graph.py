@@ -1,12 +1,13 @@
 """The dataflow graph: typed nodes in topological order, with ports, registers and outputs."""
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
 from ._ops import OPS, Type
 
-__all__ = ["SourceLoc", "Node", "Port", "RegDecl", "Output", "Graph", "Program", "IRError"]
+__all__ = ["Graph", "IRError", "Node", "Output", "Port", "Program", "RegDecl", "SourceLoc"]
 
 
 class IRError(Exception):
@@ -37,7 +38,7 @@ class Node:
     id: int
     op: str
     type: Type
-    args: tuple["Node", ...] = ()
+    args: tuple[Node, ...] = ()
     attrs: dict[str, Any] = field(default_factory=dict)
     name: str | None = None
     loc: SourceLoc | None = None

@@ -4,7 +4,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-__all__ = ["Type", "OpInfo", "OPS", "FLOAT_OPS"]
+__all__ = ["FLOAT_OPS", "OPS", "OpInfo", "Type"]
 
 
 class Type(enum.Enum):

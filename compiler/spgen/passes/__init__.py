@@ -8,7 +8,6 @@ from collections.abc import Callable
 from spgen.ir import Graph, IRError, Program
 
 from .._fpenv import ieee_fp
-
 from . import (
     eliminate_common_subexpressions,
     eliminate_dead_code,
