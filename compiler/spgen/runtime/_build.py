@@ -176,10 +176,7 @@ def build_card(sources: Iterable[Path], *, params: Mapping[str, object] | None =
         cmd = [str(verilator_bin()), "--cc", "--build", "-j", str(jobs), "-O3",
                "--top-module", "afu_top", "--Mdir", str(obj), "-Wno-fatal", "-Wno-lint",
                "-Wno-style", "--x-assign", "fast", "--x-initial", "fast",
-               # The wheel's verilated.mk has an empty CFG_CXXFLAGS_PCH_I, which breaks
-               # models big enough to be split into several files.
-               "-CFLAGS", "-fPIC -O2", "-MAKEFLAGS",
-               "OPT_FAST=-O2 OPT_SLOW=-O1 CFG_CXXFLAGS_PCH_I=-include"]
+               "-CFLAGS", "-fPIC -O2", "-MAKEFLAGS", "OPT_FAST=-O2 OPT_SLOW=-O1"]
         cmd += [f"-I{d}" for d in incs]
         cmd += [_param_arg(k, v) for k, v in params.items()]
         cmd += [str(s) for s in sources]

@@ -174,9 +174,7 @@ def build(cores: Sequence[VerilogCore], *, trace: bool = False) -> Bundle:
                 for o in runtime.glob("verilated*.o"):
                     shutil.copyfile(o, objs / o.name)  # fresh mtime: make keeps it
             _run(["make", "-C", "obj", "-f", "Vspgtb_top.mk", "-j", "2",
-                  f"OPT_FAST={_OPT}", f"OPT_SLOW={_OPT}", f"OPT_GLOBAL={_OPT}",
-                  # the wheel ships an empty CFG_CXXFLAGS_PCH_I, which breaks split models
-                  "CFG_CXXFLAGS_PCH_I=-include"], work, "C++ build of the Verilated model")
+                  f"OPT_FAST={_OPT}", f"OPT_SLOW={_OPT}", f"OPT_GLOBAL={_OPT}"], work, "C++ build of the Verilated model")
             if not runtime.is_dir():
                 tmp = Path(tempfile.mkdtemp(prefix="runtime.", dir=root))
                 for o in objs.glob("verilated*.o"):
