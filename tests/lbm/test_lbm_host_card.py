@@ -3,7 +3,8 @@
 The card test is slow: it needs the Verilated LBM card of `make demo` (W = 32, cascade 2,
 `spgen build` cached by content; 7-20 minutes to build when the shell RTL has changed),
 which the normal suite never builds. The normal suite compiles the program against the
-runtime and checks its errors on the loop-back card, which the runtime tests build anyway.
+runtime and checks its errors on the loop-back and exprmix cards, which the runtime
+tests build anyway.
 """
 import os
 import shutil
@@ -67,6 +68,17 @@ def test_lbm_card_errors_are_codes_with_messages(exe, env, tmp_path):
     r = _run(exe, env, "sim:loopback", 8, 6, 4, out, "--omega", ok=False)
     assert r.returncode == 2 and "usage" in r.stderr
     assert not list(tmp_path.glob("o.*"))       # nothing written on error
+
+
+def test_lbm_card_refuses_a_core_of_another_record_width(exe, env, tmp_path):
+    """cores/exprmix (5-word records in, 7 out), the card the runtime tests build anyway."""
+    from spgen.cli import main
+
+    build = tmp_path / "exprmix"
+    assert main(["build", str(ROOT / "cores" / "exprmix" / "exprmix.spd"), "-o", str(build)]) == 0
+    r = _run(exe, env, build, 8, 6, 4, tmp_path / "o", ok=False)
+    assert r.returncode == 1 and "(0x10d)" in r.stderr
+    assert "take 5-word records and give 7-word records" in r.stderr and "40-byte" in r.stderr
 
 
 def _start():
