@@ -1,0 +1,212 @@
+// Sending side of the RDMA engine: builds packets for the router's engine port with the
+// formats of the C++ model (runtime/rdma, docs/rdma.md). Between packets, queued
+// replies (DONE / ERR) go first; then the data packets of the current stream; a new
+// stream (the initiator's put, or the GETRESP answer to a queued get request) starts
+// only when the previous one has ended, so streams never interleave at a target. The
+// initiator's get is a single GETREQ packet. Stream data are read ahead through the
+// memory read port (pipelined, in order) into a FIFO, and a data packet is offered
+// only once its whole payload is there, so packets reach the link without gaps.
+`default_nettype none
+module rdma_engine_tx #(
+    parameter integer PF_DEPTH = 32  // read-ahead FIFO, words (power of 2, >= 16)
+) (
+    input  wire         clk,
+    input  wire         rst,
+    input  wire [5:0]   card_id,
+    // the initiator's command (held until c_take)
+    input  wire         c_valid,
+    output reg          c_take,
+    input  wire         c_get,
+    input  wire [5:0]   c_dst,
+    input  wire [31:0]  c_op,
+    input  wire [63:0]  c_local,
+    input  wire [63:0]  c_remote,
+    input  wire [63:0]  c_len,      // bytes in all
+    input  wire [31:0]  c_block,    // 0: contiguous, else block-stride put
+    input  wire [31:0]  c_lstride,
+    input  wire [31:0]  c_rstride,
+    // replies {dst 6, type 4, op 32, code 8}
+    input  wire         rp_empty,
+    input  wire [49:0]  rp_data,
+    output reg          rp_pop,
+    // get requests {src 6, op 32, remote 64, len 64, local 64}
+    input  wire         rq_empty,
+    input  wire [229:0] rq_data,
+    output reg          rq_pop,
+    // target events: a get served (its last packet left)
+    output reg          ev_push,
+    output wire [137:0] ev_data,
+    // memory read port (byte address, 4-byte words, pipelined reads returned in order)
+    output wire [63:0]  mem_rd_address,
+    output wire         mem_rd_read,
+    input  wire         mem_rd_waitrequest,
+    input  wire [31:0]  mem_rd_readdata,
+    input  wire         mem_rd_readdatavalid,
+    // packets to the router
+    output reg          inj_valid,
+    input  wire         inj_ready,
+    output reg  [31:0]  inj_data,
+    output reg          inj_last
+);
+    localparam [3:0] T_PUT = 4'd1, T_GETRESP = 4'd2, T_DATA = 4'd3, T_GETREQ = 4'd4;
+    localparam [1:0] S_IDLE = 2'd0, S_SMALL = 2'd1, S_DATA = 2'd2, S_EVT = 2'd3;
+    localparam integer PW = $clog2(PF_DEPTH);
+
+    reg [1:0]  st;
+    reg [31:0] sw [0:9];
+    reg [3:0]  s_cnt, s_idx;
+    // the stream being sent
+    reg        sa;
+    reg [5:0]  s_dst;
+    reg [63:0] pk_left;
+    reg        notify;
+    reg [5:0]  n_peer;
+    reg [63:0] n_addr, n_len;
+    reg [4:0]  d_n, d_idx;
+    // read-ahead
+    reg [63:0] rd_left, rd_cur, rd_bstart;
+    reg [31:0] rd_blk, rd_brem, rd_stride;
+    reg [PW:0] pf_used;
+    wire [31:0] pf_dout;
+    wire        pf_empty;
+    wire [PW:0] pf_count;
+    wire        pf_full_unused;
+    wire        pf_pop = st == S_DATA && d_idx != 5'd0 && inj_valid && inj_ready;
+
+    rdma_fifo #(.WIDTH(32), .DEPTH(PF_DEPTH)) u_pf (
+        .clk(clk), .rst(rst), .push(mem_rd_readdatavalid), .din(mem_rd_readdata), .full(pf_full_unused),
+        .pop(pf_pop), .dout(pf_dout), .empty(pf_empty), .count(pf_count));
+
+    assign mem_rd_read = rd_left != 64'd0 && pf_used < PF_DEPTH[PW:0];
+    assign mem_rd_address = rd_cur;
+    wire rd_acc = mem_rd_read && !mem_rd_waitrequest;
+    wire rd_blk_end = rd_blk != 32'd0 && rd_brem == 32'd4;
+    assign ev_data = {T_GETREQ, n_peer, n_addr, n_len};
+
+    wire [4:0] next_n = pk_left >= 64'd64 ? 5'd16 : {1'b0, pk_left[5:2]};
+    function automatic [31:0] hdr(input [5:0] dst, input [3:0] typ, input [4:0] words, input [5:0] src);
+        hdr = {10'd0, words, 1'b0, typ, src, dst};
+    endfunction
+
+    always @(*) begin
+        inj_valid = 1'b0;
+        inj_data = 32'd0;
+        inj_last = 1'b0;
+        if (st == S_SMALL) begin
+            inj_valid = 1'b1;
+            inj_data = sw[s_idx];
+            inj_last = s_idx == s_cnt - 4'd1;
+        end else if (st == S_DATA) begin
+            inj_valid = d_idx == 5'd0 || !pf_empty;
+            inj_data = d_idx == 5'd0 ? hdr(s_dst, T_DATA, d_n, card_id) : pf_dout;
+            inj_last = d_idx == d_n;
+        end
+    end
+
+    always @(posedge clk) begin
+        c_take <= 1'b0;
+        rp_pop <= 1'b0;
+        rq_pop <= 1'b0;
+        ev_push <= 1'b0;
+        if (rst) begin
+            st <= S_IDLE; sa <= 1'b0; s_cnt <= 4'd0; s_idx <= 4'd0; s_dst <= 6'd0; pk_left <= 64'd0;
+            notify <= 1'b0; n_peer <= 6'd0; n_addr <= 64'd0; n_len <= 64'd0; d_n <= 5'd0; d_idx <= 5'd0;
+            rd_left <= 64'd0; rd_cur <= 64'd0; rd_bstart <= 64'd0; rd_blk <= 32'd0; rd_brem <= 32'd0;
+            rd_stride <= 32'd0; pf_used <= {PW+1{1'b0}};
+        end else begin
+            if (rd_acc) begin
+                rd_left <= rd_left - 64'd4;
+                if (rd_blk_end) begin
+                    rd_bstart <= rd_bstart + {32'd0, rd_stride};
+                    rd_cur <= rd_bstart + {32'd0, rd_stride};
+                    rd_brem <= rd_blk;
+                end else begin
+                    rd_cur <= rd_cur + 64'd4;
+                    rd_brem <= rd_brem - 32'd4;
+                end
+            end
+            pf_used <= pf_used + {{PW{1'b0}}, rd_acc} - {{PW{1'b0}}, pf_pop};
+            case (st)
+                S_IDLE: begin
+                    s_idx <= 4'd0;
+                    if (!rp_empty && !rp_pop) begin
+                        sw[0] <= hdr(rp_data[49:44], rp_data[43:40], 5'd2, card_id);
+                        sw[1] <= rp_data[39:8];
+                        sw[2] <= {24'd0, rp_data[7:0]};
+                        s_cnt <= 4'd3;
+                        rp_pop <= 1'b1;
+                        st <= S_SMALL;
+                    end else if (sa) begin
+                        if ({{32-PW-1{1'b0}}, pf_count} >= {27'd0, next_n}) begin
+                            d_n <= next_n;
+                            d_idx <= 5'd0;
+                            st <= S_DATA;
+                        end
+                    end else if (c_valid && !c_take) begin
+                        c_take <= 1'b1;
+                        st <= S_SMALL;
+                        sw[1] <= c_op;
+                        sw[2] <= c_remote[31:0];
+                        sw[3] <= c_remote[63:32];
+                        sw[4] <= c_len[31:0];
+                        sw[5] <= c_len[63:32];
+                        if (c_get) begin
+                            sw[0] <= hdr(c_dst, T_GETREQ, 5'd7, card_id);
+                            sw[6] <= c_local[31:0];
+                            sw[7] <= c_local[63:32];
+                            s_cnt <= 4'd8;
+                        end else begin
+                            sw[0] <= hdr(c_dst, T_PUT, c_block != 32'd0 ? 5'd9 : 5'd5, card_id);
+                            sw[6] <= c_block;
+                            sw[7] <= 32'd0;
+                            sw[8] <= c_rstride;
+                            sw[9] <= 32'd0;
+                            s_cnt <= c_block != 32'd0 ? 4'd10 : 4'd6;
+                            sa <= 1'b1; s_dst <= c_dst; pk_left <= c_len; notify <= 1'b0;
+                            rd_left <= c_len; rd_cur <= c_local; rd_bstart <= c_local; rd_blk <= c_block;
+                            rd_brem <= c_block; rd_stride <= c_lstride;
+                        end
+                    end else if (!rq_empty && !rq_pop) begin
+                        rq_pop <= 1'b1;
+                        st <= S_SMALL;
+                        sw[0] <= hdr(rq_data[229:224], T_GETRESP, 5'd5, card_id);
+                        sw[1] <= rq_data[223:192];
+                        sw[2] <= rq_data[31:0];
+                        sw[3] <= rq_data[63:32];
+                        sw[4] <= rq_data[95:64];
+                        sw[5] <= rq_data[127:96];
+                        s_cnt <= 4'd6;
+                        sa <= 1'b1; s_dst <= rq_data[229:224]; pk_left <= rq_data[127:64]; notify <= 1'b1;
+                        n_peer <= rq_data[229:224]; n_addr <= rq_data[191:128]; n_len <= rq_data[127:64];
+                        rd_left <= rq_data[127:64]; rd_cur <= rq_data[191:128]; rd_bstart <= rq_data[191:128];
+                        rd_blk <= 32'd0; rd_brem <= 32'd0; rd_stride <= 32'd0;
+                    end
+                end
+                S_SMALL: if (inj_ready) begin
+                    s_idx <= s_idx + 4'd1;
+                    if (s_idx == s_cnt - 4'd1) st <= S_IDLE;
+                end
+                S_DATA: if (inj_valid && inj_ready) begin
+                    d_idx <= d_idx + 5'd1;
+                    if (d_idx == d_n) begin
+                        pk_left <= pk_left - {57'd0, d_n, 2'd0};
+                        if (pk_left == {57'd0, d_n, 2'd0}) begin
+                            sa <= 1'b0;
+                            st <= notify ? S_EVT : S_IDLE;
+                        end else begin
+                            st <= S_IDLE;
+                        end
+                    end
+                end
+                default: begin  // S_EVT
+                    ev_push <= 1'b1;
+                    st <= S_IDLE;
+                end
+            endcase
+        end
+    end
+    initial begin
+        if (PF_DEPTH < 16 || (PF_DEPTH & (PF_DEPTH - 1)) != 0) $fatal(1, "rdma_engine_tx: PF_DEPTH must be a power of 2 >= 16");
+    end
+endmodule
+`default_nettype wire

@@ -1,0 +1,96 @@
+// One card's RDMA side: the engine (rdma_engine) on the engine port of the card's
+// network (rdma_card_net: router + P link ports). The routing table is written through
+// cfg_we/cfg_addr/cfg_port (port P = this card, > P = no route); the engine keeps a
+// copy of which cards have a route, so a transfer to an absent card fails at once
+// (NO_ROUTE) instead of blocking the router.
+`default_nettype none
+module rdma_node #(
+    parameter integer P = 4,                       // link ports
+    parameter integer WINDOW = 8,                  // go-back-N replay window per port
+    parameter integer VC_BUF = 4,                  // input buffer per VC, packets
+    parameter integer TIMEOUT = 512,               // link replay timeout, cycles
+    parameter [63:0]  MEM_BYTES = 64'h2_0000_0000, // card memory, bytes
+    parameter integer OP_TIMEOUT = 2000000,        // operation timeout, cycles
+    parameter integer QUEUE_DEPTH = 64,            // engine reply / request queues
+    parameter integer EVENT_DEPTH = 16             // engine target events
+) (
+    input  wire            clk,
+    input  wire            rst,
+    input  wire [5:0]      card_id,
+    input  wire            cfg_we,
+    input  wire [5:0]      cfg_addr,
+    input  wire [3:0]      cfg_port,
+    input  wire [2*P-1:0]  port_dim,
+    input  wire [P-1:0]    port_dateline,
+    // engine command and status (see rdma_engine)
+    input  wire            cmd_valid,
+    output wire            cmd_ready,
+    input  wire            cmd_get,
+    input  wire [5:0]      cmd_dst,
+    input  wire [63:0]     cmd_local,
+    input  wire [63:0]     cmd_remote,
+    input  wire [63:0]     cmd_len,
+    input  wire [31:0]     cmd_block,
+    input  wire [31:0]     cmd_count,
+    input  wire [31:0]     cmd_local_stride,
+    input  wire [31:0]     cmd_remote_stride,
+    output wire [31:0]     op_id,
+    output wire            busy,
+    output wire            done,
+    output wire [7:0]      done_code,
+    output wire [31:0]     ops_done,
+    output wire            evt_valid,
+    output wire [137:0]    evt_data,
+    input  wire            evt_ready,
+    output wire [15:0]     evt_lost,
+    // memory
+    output wire [63:0]     mem_rd_address,
+    output wire            mem_rd_read,
+    input  wire            mem_rd_waitrequest,
+    input  wire [31:0]     mem_rd_readdata,
+    input  wire            mem_rd_readdatavalid,
+    output wire [63:0]     mem_wr_address,
+    output wire            mem_wr_write,
+    output wire [31:0]     mem_wr_writedata,
+    input  wire            mem_wr_waitrequest,
+    // cables
+    output wire [P-1:0]    link_out_valid,
+    output wire [32*P-1:0] link_out_data,
+    output wire [P-1:0]    link_out_last,
+    input  wire [P-1:0]    link_in_valid,
+    input  wire [32*P-1:0] link_in_data,
+    input  wire [P-1:0]    link_in_last,
+    output wire [P-1:0]    overflow,
+    output wire [16*P-1:0] replays
+);
+    reg  [63:0] route_ok;
+    always @(posedge clk) begin
+        if (rst) route_ok <= 64'd0;
+        else if (cfg_we) route_ok[cfg_addr] <= {28'd0, cfg_port} <= P;
+    end
+
+    wire        inj_valid, inj_ready, inj_last, ej_valid, ej_ready, ej_last;
+    wire [31:0] inj_data, ej_data;
+    rdma_engine #(.MEM_BYTES(MEM_BYTES), .OP_TIMEOUT(OP_TIMEOUT), .QUEUE_DEPTH(QUEUE_DEPTH),
+                  .EVENT_DEPTH(EVENT_DEPTH)) u_engine (
+        .clk(clk), .rst(rst), .card_id(card_id), .route_ok(route_ok), .cmd_valid(cmd_valid), .cmd_ready(cmd_ready),
+        .cmd_get(cmd_get), .cmd_dst(cmd_dst), .cmd_local(cmd_local), .cmd_remote(cmd_remote), .cmd_len(cmd_len),
+        .cmd_block(cmd_block), .cmd_count(cmd_count), .cmd_local_stride(cmd_local_stride),
+        .cmd_remote_stride(cmd_remote_stride), .op_id(op_id), .busy(busy), .done(done), .done_code(done_code),
+        .ops_done(ops_done), .evt_valid(evt_valid), .evt_data(evt_data), .evt_ready(evt_ready),
+        .evt_lost(evt_lost), .mem_rd_address(mem_rd_address), .mem_rd_read(mem_rd_read),
+        .mem_rd_waitrequest(mem_rd_waitrequest), .mem_rd_readdata(mem_rd_readdata),
+        .mem_rd_readdatavalid(mem_rd_readdatavalid), .mem_wr_address(mem_wr_address), .mem_wr_write(mem_wr_write),
+        .mem_wr_writedata(mem_wr_writedata), .mem_wr_waitrequest(mem_wr_waitrequest), .inj_valid(inj_valid),
+        .inj_ready(inj_ready), .inj_data(inj_data), .inj_last(inj_last), .ej_valid(ej_valid), .ej_ready(ej_ready),
+        .ej_data(ej_data), .ej_last(ej_last));
+
+    rdma_card_net #(.P(P), .WINDOW(WINDOW), .VC_BUF(VC_BUF), .TIMEOUT(TIMEOUT)) u_net (
+        .clk(clk), .rst(rst), .cfg_we(cfg_we), .cfg_addr(cfg_addr), .cfg_port(cfg_port), .port_dim(port_dim),
+        .port_dateline(port_dateline), .inj_valid(inj_valid), .inj_ready(inj_ready), .inj_data(inj_data),
+        .inj_last(inj_last), .ej_valid(ej_valid), .ej_ready(ej_ready), .ej_data(ej_data), .ej_last(ej_last),
+        .link_out_valid(link_out_valid), .link_out_data(link_out_data), .link_out_last(link_out_last),
+        .link_in_valid(link_in_valid), .link_in_data(link_in_data), .link_in_last(link_in_last),
+        .overflow(overflow), .replays(replays));
+endmodule
+`default_nettype wire

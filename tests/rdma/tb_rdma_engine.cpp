@@ -1,0 +1,366 @@
+// RDMA engine RTL (rdma_node = rdma_engine + rdma_card_net) on an X x Y torus of cards
+// joined by cable models with bit flips, drops and link-down intervals, each card with a
+// memory model behind the engine's read and write ports (random waitrequest and read
+// latency). Modes:
+//   random: every card runs OPS random puts, gets and block-stride puts to random cards
+//           at once; every byte is checked at each completion against a reference image,
+//           every card's whole memory at the end, and every target event.
+//   errors: absent card, remote range (put, get, block-stride), local range, alignment,
+//           a dead card (TIMEOUT); then a good put still works.
+//   bench:  put / get latency and throughput card 0 -> card 1 on a clean network.
+//   tb MODE X Y OPS P_FLIP P_DROP SEED MAX_CYCLES [DOWN_FROM DOWN_TO]
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <random>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "Vrdma_node.h"
+#include "verilated.h"
+
+static const uint64_t MEM = 1 << 20;  // MEM_BYTES of the build (test_rdma_rtl_engine.py)
+static const uint64_t SRC = 0, SRC_END = 0x40000, PUTWIN = 0x40000, WIN = 0x10000, GETWIN = 0xC0000;
+
+struct Cable {
+  std::deque<std::pair<uint64_t, std::pair<uint32_t, bool>>> q;
+  bool in_pkt = false, drop = false;
+  int flip_word = -1, flip_bit = 0, widx = 0;
+};
+
+struct Op {
+  int kind = 0;  // 0 put, 1 get, 2 strided put
+  int dst = 0;
+  uint64_t local = 0, remote = 0, len = 0;
+  uint32_t block = 0, count = 0, lstride = 0, rstride = 0;
+  int expect = 0;  // expected code
+  uint64_t issued = 0;
+};
+
+struct Card {
+  Vrdma_node* m = nullptr;
+  std::vector<uint8_t> mem, ref;
+  std::deque<std::pair<uint64_t, uint64_t>> rdq;  // (ready cycle, address)
+  bool waiting = false, want = false;
+  Op cur;
+  int ops_left = 0;
+  std::vector<std::tuple<int, int, uint64_t, uint64_t>> events;  // kind, peer, addr, len
+};
+
+static uint64_t g_errors = 0;
+#define FAIL(...) do { if (g_errors++ < 5) std::fprintf(stderr, __VA_ARGS__); } while (0)
+
+int main(int argc, char** argv) {
+  if (argc < 9) return 2;
+  const std::string mode = argv[1];
+  const int X = std::atoi(argv[2]), Y = std::atoi(argv[3]), OPS = std::atoi(argv[4]);
+  const double pflip = std::atof(argv[5]), pdrop = std::atof(argv[6]);
+  std::mt19937_64 rng(std::strtoull(argv[7], nullptr, 10));
+  const uint64_t max_cyc = std::strtoull(argv[8], nullptr, 10), lat = 12;
+  const uint64_t down_from = argc > 10 ? std::strtoull(argv[9], nullptr, 10) : 0;
+  const uint64_t down_to = argc > 10 ? std::strtoull(argv[10], nullptr, 10) : 0;
+  std::uniform_real_distribution<double> u(0, 1);
+  const int n = X * Y, dims[2] = {X, Y}, absent = n;
+  const double p_wait = mode == "bench" ? 0.0 : 0.2;
+  VerilatedContext ctx;
+  std::vector<Card> card(n);
+  std::map<std::pair<int, int>, std::pair<int, int>> peer;
+  std::vector<uint32_t> dateline(n, 0);
+  for (int c = 0; c < n; ++c) {
+    card[c].m = new Vrdma_node(&ctx, ("c" + std::to_string(c)).c_str());
+    card[c].mem.assign(MEM, 0);
+    for (uint64_t a = SRC; a < SRC_END; ++a) card[c].mem[a] = uint8_t(rng());
+    card[c].ref = card[c].mem;
+    int xs[2] = {c % X, c / X};
+    for (int d = 0; d < 2; ++d) {
+      if (dims[d] == 1) continue;
+      int plus[2] = {xs[0], xs[1]}, minus[2] = {xs[0], xs[1]};
+      plus[d] = (xs[d] + 1) % dims[d];
+      minus[d] = (xs[d] + dims[d] - 1) % dims[d];
+      peer[{c, 2 * d}] = {plus[0] + X * plus[1], 2 * d + 1};
+      peer[{c, 2 * d + 1}] = {minus[0] + X * minus[1], 2 * d};
+      if (xs[d] == dims[d] - 1) dateline[c] |= 1u << (2 * d);
+      if (xs[d] == 0) dateline[c] |= 1u << (2 * d + 1);
+    }
+  }
+  std::map<std::pair<int, int>, Cable> cable;
+  for (int c = 0; c < n; ++c) {
+    Vrdma_node* m = card[c].m;
+    m->rst = 1;
+    m->card_id = c;
+    m->port_dim = 0b01010000;
+    m->port_dateline = dateline[c];
+    m->clk = 0; m->eval(); m->clk = 1; m->eval();
+    m->rst = 0;
+    for (int t = 0; t < 64; ++t) {
+      int port = 15;  // no route: cards outside the torus
+      if (t < n) {
+        int xs[2] = {c % X, c / X}, ts[2] = {t % X, t / X};
+        port = 4;
+        for (int d = 0; d < 2 && port == 4 && t != c; ++d)
+          if (xs[d] != ts[d]) port = ((ts[d] - xs[d] + dims[d]) % dims[d]) <= dims[d] / 2 ? 2 * d : 2 * d + 1;
+      }
+      m->cfg_we = 1, m->cfg_addr = t, m->cfg_port = port;
+      m->clk = 0; m->eval(); m->clk = 1; m->eval();
+    }
+    m->cfg_we = 0;
+  }
+
+  // ---- workloads ---------------------------------------------------------------------
+  auto rnd = [&](uint64_t lo, uint64_t hi) { return lo + rng() % (hi - lo + 1); };  // inclusive
+  auto rsize = [&]() -> uint64_t {
+    double r = u(rng);
+    return 4 * (r < 0.5 ? rnd(1, 64) : r < 0.85 ? rnd(64, 1024) : rnd(1024, 4096));
+  };
+  auto random_op = [&](int s) {
+    Op o;
+    double r = u(rng);
+    o.kind = r < 0.45 ? 0 : r < 0.8 ? 1 : 2;
+    o.dst = u(rng) < 0.1 ? s : int(rng() % n);
+    if (o.kind == 0) {
+      o.len = rsize();
+      o.local = SRC + 4 * rnd(0, (SRC_END - SRC - o.len) / 4);
+      o.remote = PUTWIN + s * WIN + 4 * rnd(0, (WIN - o.len) / 4);
+    } else if (o.kind == 1) {
+      o.len = rsize();
+      o.remote = SRC + 4 * rnd(0, (SRC_END - SRC - o.len) / 4);
+      o.local = GETWIN + 4 * rnd(0, (MEM - GETWIN - o.len) / 4);
+    } else {
+      o.block = uint32_t(4 * rnd(1, 64));
+      o.count = uint32_t(rnd(1, 48));
+      o.lstride = o.block + uint32_t(4 * rnd(0, 64));
+      o.rstride = o.block + uint32_t(4 * rnd(0, 64));
+      o.len = uint64_t(o.block) * o.count;
+      uint64_t lspan = uint64_t(o.count - 1) * o.lstride + o.block, rspan = uint64_t(o.count - 1) * o.rstride + o.block;
+      if (rspan > WIN) o.count = 1, o.len = o.block, lspan = rspan = o.block;
+      o.local = SRC + 4 * rnd(0, (SRC_END - SRC - lspan) / 4);
+      o.remote = PUTWIN + s * WIN + 4 * rnd(0, (WIN - rspan) / 4);
+    }
+    return o;
+  };
+  // expected bytes of an op, applied to the reference image of the card written
+  auto apply = [&](int s, const Op& o) {
+    if (o.kind == 1) {
+      std::memcpy(&card[s].ref[o.local], &card[o.dst].ref[o.remote], o.len);
+    } else if (o.kind == 0) {
+      std::memcpy(&card[o.dst].ref[o.remote], &card[s].ref[o.local], o.len);
+    } else {
+      for (uint32_t b = 0; b < o.count; ++b)
+        std::memcpy(&card[o.dst].ref[o.remote + uint64_t(b) * o.rstride], &card[s].ref[o.local + uint64_t(b) * o.lstride],
+                    o.block);
+    }
+  };
+  auto check_range = [&](int c, uint64_t a, uint64_t len, const char* what) {
+    if (std::memcmp(&card[c].mem[a], &card[c].ref[a], len) != 0) {
+      uint64_t i = 0;
+      while (card[c].mem[a + i] == card[c].ref[a + i]) ++i;
+      FAIL("%s: card %d byte 0x%llx differs (%02x, expected %02x)\n", what, c, (unsigned long long)(a + i),
+           card[c].mem[a + i], card[c].ref[a + i]);
+    }
+  };
+  std::vector<std::tuple<int, int, int, uint64_t, uint64_t>> expected_events;  // at, kind, peer, addr, len
+  // error scenario: a script of (op, expected code) run by card 0, then card n-1 is cut off
+  std::deque<Op> script;
+  int dead = -1;
+  if (mode == "errors") {
+    auto mk = [&](int kind, int dst, uint64_t local, uint64_t remote, uint64_t len, int code) {
+      Op o; o.kind = kind, o.dst = dst, o.local = local, o.remote = remote, o.len = len, o.expect = code;
+      return o;
+    };
+    script.push_back(mk(0, absent, 0, PUTWIN, 64, 1));                 // absent card: NO_ROUTE
+    script.push_back(mk(0, 1, 0, MEM - 64, 256, 2));                   // past the end: REMOTE_RANGE
+    script.push_back(mk(1, 1, GETWIN, MEM - 4, 8, 2));                 // get past the end
+    script.push_back(mk(0, 1, 0, MEM + 4096, 4, 2));                   // beyond the memory altogether
+    Op s = mk(2, 1, 0, MEM - 1024, 0, 2);                               // block-stride past the end
+    s.block = 64, s.count = 8, s.lstride = 64, s.rstride = 256, s.len = 512;
+    script.push_back(s);
+    script.push_back(mk(0, 1, 2, PUTWIN, 64, 5));                      // misaligned: ALIGN
+    script.push_back(mk(0, 1, 0, PUTWIN, 0, 5));                       // empty: ALIGN
+    script.push_back(mk(0, 1, MEM - 4, PUTWIN, 64, 4));                // LOCAL_RANGE
+    script.push_back(mk(0, 1, 0x100, PUTWIN + 0x40, 1000, 0));         // still works
+    script.push_back(mk(1, 1, GETWIN, 0x200, 1000, 0));
+    script.push_back(mk(0, n - 1, 0, PUTWIN, 64, 3));                  // dead card: TIMEOUT
+    script.push_back(mk(0, 1, 0x300, PUTWIN + 0x800, 512, 0));         // and still works
+    dead = n - 1;
+    card[0].ops_left = int(script.size());
+  } else if (mode == "random") {
+    for (int c = 0; c < n; ++c) card[c].ops_left = OPS;
+  }
+  // bench: (kind, size) pairs, one at a time from card 0 to card 1
+  std::vector<std::pair<int, uint64_t>> bench;
+  if (mode == "bench") {
+    for (int k = 0; k < 2; ++k)
+      for (uint64_t sz = 16; sz <= 65536; sz *= 4) bench.push_back({k, sz});
+    card[0].ops_left = int(bench.size());
+  }
+  size_t bench_i = 0;
+  long ops_ok = 0, ops_err = 0;
+  uint64_t cyc = 0, bench_put_visible = 0;
+  uint64_t flips = 0, drops = 0;
+
+  for (; cyc < max_cyc; ++cyc) {
+    bool all_done = true;
+    for (int c = 0; c < n; ++c) {
+      Card& C = card[c];
+      if (C.ops_left > 0 || C.waiting) all_done = false;
+      if (dead == c) continue;
+      Vrdma_node* m = C.m;
+      // a new command
+      m->cmd_valid = 0;
+      if (!C.waiting && C.ops_left > 0) {
+        if (mode == "random") C.cur = random_op(c);
+        else if (mode == "errors") { C.cur = script.front(); script.pop_front(); }
+        else {
+          C.cur = Op();
+          C.cur.kind = bench[bench_i].first, C.cur.dst = 1, C.cur.len = bench[bench_i].second;
+          C.cur.local = C.cur.kind == 1 ? GETWIN : 0, C.cur.remote = C.cur.kind == 1 ? 0 : PUTWIN;
+          ++bench_i;
+        }
+        C.cur.issued = cyc;
+        m->cmd_valid = 1;
+        m->cmd_get = C.cur.kind == 1;
+        m->cmd_dst = C.cur.dst & 63;
+        m->cmd_local = C.cur.local, m->cmd_remote = C.cur.remote, m->cmd_len = C.cur.len;
+        m->cmd_block = C.cur.kind == 2 ? C.cur.block : 0, m->cmd_count = C.cur.count;
+        m->cmd_local_stride = C.cur.lstride, m->cmd_remote_stride = C.cur.rstride;
+      }
+      // memory: waitrequest at random, reads back after a random latency, in order
+      m->mem_rd_waitrequest = u(rng) < p_wait;
+      m->mem_wr_waitrequest = u(rng) < p_wait;
+      m->mem_rd_readdatavalid = 0;
+      if (!C.rdq.empty() && C.rdq.front().first <= cyc) {
+        uint64_t a = C.rdq.front().second;
+        uint32_t w = 0;
+        if (a + 4 <= MEM) std::memcpy(&w, &C.mem[a], 4);
+        else FAIL("card %d: read past the memory at 0x%llx\n", c, (unsigned long long)a);
+        m->mem_rd_readdatavalid = 1, m->mem_rd_readdata = w;
+        C.rdq.pop_front();
+      }
+      m->evt_ready = 1;
+      uint32_t v = 0, l = 0;
+      for (int p = 0; p < 4; ++p) {
+        auto it = peer.find({c, p});
+        m->link_in_data[p] = 0;
+        if (it == peer.end()) continue;
+        Cable& cb = cable[{it->second.first, it->second.second}];
+        if (!cb.q.empty() && cb.q.front().first <= cyc) {
+          v |= 1u << p;
+          m->link_in_data[p] = cb.q.front().second.first;
+          if (cb.q.front().second.second) l |= 1u << p;
+          cb.q.pop_front();
+        }
+      }
+      m->link_in_valid = v, m->link_in_last = l;
+      m->clk = 0;
+      m->eval();
+    }
+    if (all_done) break;
+    for (int c = 0; c < n; ++c) {
+      Card& C = card[c];
+      if (dead == c) continue;
+      Vrdma_node* m = C.m;
+      if (m->cmd_valid && m->cmd_ready) C.waiting = true, --C.ops_left;
+      if (m->done) {
+        if (!C.waiting) FAIL("card %d: completion without an operation\n", c);
+        C.waiting = false;
+        const Op& o = C.cur;
+        int code = m->done_code;
+        if (mode == "errors" && code != o.expect)
+          FAIL("card %d: op kind %d to %d len %llu: code %d, expected %d\n", c, o.kind, o.dst, (unsigned long long)o.len,
+               code, o.expect);
+        if (mode == "random" && code != 0)
+          FAIL("card %d: op kind %d to %d len %llu failed with code %d\n", c, o.kind, o.dst, (unsigned long long)o.len, code);
+        if (code == 0) {
+          ++ops_ok;
+          apply(c, o);
+          int w = o.kind == 1 ? c : o.dst;
+          uint64_t a = o.kind == 1 ? o.local : o.remote;
+          uint64_t span = o.kind == 2 ? uint64_t(o.count - 1) * o.rstride + o.block : o.len;
+          check_range(w, a, span, "at completion");
+          expected_events.push_back({o.dst, o.kind == 1 ? 4 : 1, c, o.remote, o.len});
+          if (mode == "bench")
+            std::printf("bench %s %llu cycles %llu\n", o.kind == 1 ? "get" : "put", (unsigned long long)o.len,
+                        (unsigned long long)(cyc - o.issued));
+        } else {
+          ++ops_err;
+        }
+      }
+      if (m->evt_valid) {
+        const uint32_t* e = m->evt_data.data();  // {kind 4, peer 6, addr 64, len 64}, 138 bits
+        uint64_t len = uint64_t(e[0]) | uint64_t(e[1]) << 32;
+        uint64_t addr = uint64_t(e[2]) | uint64_t(e[3]) << 32;
+        int peer_id = int(e[4] & 63), kind = int((e[4] >> 6) & 15);
+        C.events.push_back({kind, peer_id, addr, len});
+        if (mode == "bench" && kind == 1 && c == 1)
+          std::printf("bench put_visible %llu cycles %llu\n", (unsigned long long)len,
+                      (unsigned long long)(cyc - card[0].cur.issued));
+        (void)bench_put_visible;
+      }
+      if (m->mem_rd_read && !m->mem_rd_waitrequest)
+        C.rdq.push_back({cyc + 2 + (p_wait > 0 ? rng() % 20 : 8), m->mem_rd_address});
+      if (m->mem_wr_write && !m->mem_wr_waitrequest) {
+        uint64_t a = m->mem_wr_address;
+        uint32_t w = m->mem_wr_writedata;
+        if (a + 4 <= MEM && a % 4 == 0) std::memcpy(&C.mem[a], &w, 4);
+        else FAIL("card %d: write outside the memory at 0x%llx\n", c, (unsigned long long)a);
+      }
+      for (int p = 0; p < 4; ++p) {
+        if (!((m->link_out_valid >> p) & 1)) continue;
+        Cable& cb = cable[{c, p}];
+        auto it = peer.find({c, p});
+        bool to_dead = it != peer.end() && it->second.first == dead;
+        if (!cb.in_pkt) {
+          cb.in_pkt = true, cb.widx = 0;
+          cb.drop = u(rng) < pdrop || to_dead || (cyc >= down_from && cyc < down_to);
+          cb.flip_word = u(rng) < pflip ? int(rng() % 19) : -1;
+          cb.flip_bit = int(rng() % 32);
+          drops += cb.drop, flips += cb.flip_word >= 0;
+        }
+        uint32_t w = m->link_out_data[p];
+        bool last = (m->link_out_last >> p) & 1;
+        if (cb.widx++ == cb.flip_word) w ^= 1u << cb.flip_bit;
+        if (!cb.drop) cb.q.push_back({cyc + lat, {w, last}});
+        if (last) cb.in_pkt = false;
+      }
+      m->clk = 1;
+      m->eval();
+    }
+  }
+  // nothing written anywhere but where the operations said, and every target event once
+  for (int c = 0; c < n; ++c) check_range(c, 0, MEM, "at the end");
+  auto evs = expected_events;
+  long ev_missing = 0, ev_extra = 0, lost = 0;
+  for (int c = 0; c < n; ++c) {
+    lost += card[c].m->evt_lost;
+    for (auto& e : card[c].events) {
+      bool found = false;
+      for (size_t i = 0; i < evs.size(); ++i) {
+        if (std::get<0>(evs[i]) == c &&
+            std::make_tuple(std::get<1>(evs[i]), std::get<2>(evs[i]), std::get<3>(evs[i]), std::get<4>(evs[i])) == e) {
+          evs.erase(evs.begin() + long(i));
+          found = true;
+          break;
+        }
+      }
+      if (!found) ++ev_extra;
+    }
+  }
+  ev_missing = long(evs.size());
+  if (ev_missing || ev_extra || lost) FAIL("events: %ld missing, %ld unexpected, %ld lost\n", ev_missing, ev_extra, lost);
+  unsigned replays = 0, overflow = 0;
+  bool pending = false;
+  for (int c = 0; c < n; ++c) {
+    overflow |= card[c].m->overflow;
+    for (int p = 0; p < 4; ++p) replays += unsigned((uint64_t(card[c].m->replays) >> (16 * p)) & 0xFFFF);
+    pending |= card[c].ops_left > 0 || card[c].waiting;
+  }
+  if (overflow) FAIL("a link input buffer overflowed\n");
+  std::printf("cycles %llu ok %ld failed %ld events %ld replays %u flips %llu drops %llu overflow %u errors %llu\n",
+              (unsigned long long)cyc, ops_ok, ops_err, long(expected_events.size()), replays,
+              (unsigned long long)flips, (unsigned long long)drops, overflow, (unsigned long long)g_errors);
+  for (auto& C : card) { C.m->final(); delete C.m; }
+  return g_errors ? 1 : pending ? 3 : 0;
+}
