@@ -181,13 +181,15 @@ def main(argv=None) -> int:
     ap.add_argument("--steps", default="1,4,16")
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--no-lbmpy", action="store_true")
+    ap.add_argument("--only", choices=("jacobi", "lbm"), default=None,
+                    help="benchmark one core only")
     ap.add_argument("--json", default=str(ROOT / "benchmarks/emulate_bench.json"))
     a = ap.parse_args(argv)
     ncpu = len(os.sched_getaffinity(0))
     threads = [int(x) for x in a.threads.split(",")] if a.threads else sorted({1, ncpu})
     steps = [int(x) for x in a.steps.split(",")]
-    grids = [int(x) for x in a.grids.split(",")]
-    lgrids = [int(x) for x in (a.lbm_grids or a.grids).split(",")]
+    grids = [] if a.only == "lbm" else [int(x) for x in a.grids.split(",")]
+    lgrids = [] if a.only == "jacobi" else [int(x) for x in (a.lbm_grids or a.grids).split(",")]
     bw = bandwidth_gbs(1)
     rows = []
     for w in grids:

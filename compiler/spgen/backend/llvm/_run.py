@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import os
+import sys
+import threading
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 
@@ -19,6 +21,54 @@ _MIN_PER_THREAD = 1 << 16
 # Ring memory one fused group of stages may use per thread (keeps it in cache).
 _GROUP_BYTES = 8 << 20
 _MAX_GROUP = 32
+
+
+class _Pool:
+    """Reuses the memory behind output arrays and ring buffers between calls.
+
+    Fresh memory costs a page fault and the kernel zeroing each page on first touch:
+    for a single step over a large grid that doubled the time of the sweep. A block
+    is handed out again once no array returned to a caller still views it (its
+    reference count says so), so callers never see their results overwritten.
+    """
+
+    def __init__(self, max_blocks: int = 6, max_bytes: int = 3 << 30):
+        self._lock = threading.Lock()
+        self._blocks: list[list[np.ndarray]] = []  # [owner array], least recently used first
+        self.max_blocks, self.max_bytes = max_blocks, max_bytes
+
+    def take(self, words: int) -> np.ndarray:
+        """A 64-byte aligned uint32 array of ``words`` elements (contents undefined)."""
+        with self._lock:
+            for i, e in enumerate(self._blocks):
+                # idle: referenced only by its entry and by getrefcount's argument
+                if (sys.getrefcount(e[0]) == 2 and words + 16 <= e[0].size <= 2 * words + 4096):
+                    self._blocks.append(self._blocks.pop(i))  # most recently used last
+                    return _aligned(e[0], words)
+            # forget the oldest blocks beyond the budget: idle ones are freed, those a
+            # caller still views go when the caller drops them
+            while self._blocks and (len(self._blocks) >= self.max_blocks or 4 * (words + 16) + sum(
+                    e[0].nbytes for e in self._blocks) > self.max_bytes):
+                self._blocks.pop(0)
+            self._blocks.append([np.empty(words + 16, dtype=np.uint32)])
+            return _aligned(self._blocks[-1][0], words)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._blocks.clear()
+
+
+def _aligned(raw: np.ndarray, words: int) -> np.ndarray:
+    off = (-raw.ctypes.data % 64) // 4
+    return raw[off:off + words]
+
+
+_pool = _Pool()
+
+
+def clear_buffers() -> None:
+    """Forget the pooled output and ring memory (it is freed once no result views it)."""
+    _pool.clear()
 
 
 def feedback(graph: Graph) -> dict[str, str] | None:
@@ -72,18 +122,16 @@ class _Sweep:
         self.keep: list[np.ndarray] = []
         ptrs = np.zeros((stages, ns), dtype=np.uint64)
         mods = np.zeros((stages, ns), dtype=np.int64)
-        rings: list[dict[int, np.ndarray]] = []
-        for j in range(stages):
-            rj = {}
-            for slot in range(ns):
-                is_in = slot < len(plan.in_slot)
-                if slot in sizes[j] or (is_in and j > 0):
-                    size = sizes[j].get(slot, CHUNK)
-                    arr = np.zeros(size + CHUNK, dtype=np.uint32)  # + mirrored first chunk
-                    rj[slot] = arr
-                    self.keep.append(arr)
-                    ptrs[j, slot], mods[j, slot] = _ptr(arr), size
-            rings.append(rj)
+        # every ring of this sweep in one pooled block; a ring is written before it is
+        # read wherever the result depends on it, so its initial contents do not matter
+        want = [(j, slot, sizes[j].get(slot, CHUNK)) for j in range(stages) for slot in range(ns)
+                if slot in sizes[j] or (slot < len(plan.in_slot) and j > 0)]
+        block = _pool.take(max(1, sum(size + CHUNK for _, _, size in want)))  # + mirrored chunk
+        self.keep.append(block)
+        at = 0
+        for j, slot, size in want:
+            ptrs[j, slot], mods[j, slot] = _ptr(block) + 4 * at, size
+            at += size + CHUNK
         for name, slot in plan.in_slot.items():
             ptrs[0, slot], mods[0, slot] = _ptr(ins[name]), 0
         for name, slot in plan.out_slot.items():
@@ -132,7 +180,9 @@ def _sweep(k: Kernel, n: int, ins: dict[str, np.ndarray], stages: int, regs: np.
     plan = k.plan
     feed = _feed(plan, fb)
     lags, sizes = _layout(k, stages, feed)
-    outs = {o.port.name: np.empty(n, dtype=np.uint32) for o in plan.graph.outputs}
+    cols = -(-n // 16) * 16  # 64-byte aligned rows
+    block = _pool.take(cols * len(plan.graph.outputs))
+    outs = {o.port.name: block[i * cols:i * cols + n] for i, o in enumerate(plan.graph.outputs)}
     t = max(1, min(threads, (n * stages) // _MIN_PER_THREAD, n // (4 * CHUNK) or 1))
     bounds = [n * i // t for i in range(t + 1)]
     sweeps = [_Sweep(k, n, ins, outs, stages, lags, sizes, bounds[i], bounds[i + 1], fb)
