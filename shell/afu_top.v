@@ -74,7 +74,8 @@ module afu_top #(
     wire [63:0] tx_status, tx_error, tx_bytes, tx_busy_cycles;
     wire [63:0] rx_status, rx_error, rx_bytes, rx_busy_cycles;
     wire        tx_irq_pulse, rx_irq_pulse;
-    wire        core_start, core_stop;
+    wire        core_start, core_stop, core_arm, tx_primed, in_open;
+    wire [63:0] prime_cycles;
     wire [63:0] core_elements;
     wire [7:0]  core_status;
     wire [63:0] in_total, in_moved, out_total, out_moved;
@@ -97,10 +98,10 @@ module afu_top #(
         .tx_busy_cycles (tx_busy_cycles), .tx_irq_pulse (tx_irq_pulse),
         .rx_status (rx_status), .rx_error (rx_error), .rx_bytes (rx_bytes),
         .rx_busy_cycles (rx_busy_cycles), .rx_irq_pulse (rx_irq_pulse),
-        .soft_reset (soft_reset), .core_start (core_start), .core_stop (core_stop),
+        .soft_reset (soft_reset), .core_start (core_start), .core_stop (core_stop), .core_arm (core_arm),
         .core_elements (core_elements), .core_status (core_status),
         .in_total (in_total), .in_moved (in_moved), .out_total (out_total), .out_moved (out_moved),
-        .core_regs (core_regs), .irq (irq)
+        .prime_cycles (prime_cycles), .core_regs (core_regs), .irq (irq)
     );
 
     wire drst = rst || soft_reset;   // datapath reset
@@ -138,7 +139,7 @@ module afu_top #(
         .m_axis_tvalid (tx_valid), .m_axis_tready (tx_ready), .m_axis_tdata (tx_data),
         .m_axis_cnt (tx_cnt), .m_axis_tlast (tx_last),
         .err_clear (tx_err_clear), .status (tx_status), .error (tx_error), .bytes (tx_bytes),
-        .busy_cycles (tx_busy_cycles), .irq_pulse (tx_irq_pulse)
+        .busy_cycles (tx_busy_cycles), .irq_pulse (tx_irq_pulse), .primed (tx_primed)
     );
 
     // stream between the engines: loop-back or converters and cores
@@ -149,12 +150,12 @@ module afu_top #(
 
     generate
         if (N_CORES == 0) begin : g_loopback
-            assign rx_valid    = tx_valid;
-            assign tx_ready    = rx_ready;
+            assign rx_valid    = tx_valid && in_open;
+            assign tx_ready    = rx_ready && in_open;
             assign rx_data     = tx_data;
             assign rx_cnt      = tx_cnt;
             assign rx_last     = tx_last;
-            assign in_fire     = tx_valid && tx_ready;
+            assign in_fire     = rx_valid && tx_ready;
             assign in_last     = tx_last;
             assign out_fire    = in_fire;
             assign out_last    = tx_last;
@@ -162,7 +163,7 @@ module afu_top #(
             assign partial_out = 1'b0;
             wire unused_ok = &{1'b0, core_regs};
         end else begin : g_cascade
-            wire                   c_in_valid, c_in_ready, c_in_last;
+            wire                   cv_valid, cv_ready, c_in_valid, c_in_ready, c_in_last;
             wire [IN_WORDS*32-1:0] c_in_data;
             wire                   c_out_valid, c_out_ready, c_out_last;
             wire [OUT_WORDS*32-1:0] c_out_data;
@@ -171,9 +172,13 @@ module afu_top #(
                 .clk (clk), .rst (drst),
                 .s_axis_tvalid (tx_valid), .s_axis_tready (tx_ready), .s_axis_tdata (tx_data),
                 .s_axis_cnt (tx_cnt), .s_axis_tlast (tx_last),
-                .m_axis_tvalid (c_in_valid), .m_axis_tready (c_in_ready), .m_axis_tdata (c_in_data),
+                .m_axis_tvalid (cv_valid), .m_axis_tready (cv_ready), .m_axis_tdata (c_in_data),
                 .m_axis_tlast (c_in_last), .partial_record (partial_in)
             );
+
+            // an armed run holds the stream here, at the first core's input
+            assign c_in_valid = cv_valid && in_open;
+            assign cv_ready   = c_in_ready && in_open;
 
             afu_cores #(
                 .N_CORES (N_CORES), .IN_WORDS (IN_WORDS), .OUT_WORDS (OUT_WORDS), .REG_WIDTH (REG_BITS)
@@ -220,17 +225,19 @@ module afu_top #(
     );
 
     // run counters and core status
-    wire run_running, run_done, run_in_done;
+    wire run_running, run_done, run_in_done, run_armed;
     shell_run_counters counters (
-        .clk (clk), .rst (drst), .start (core_start), .stop (core_stop), .elements (core_elements),
+        .clk (clk), .rst (drst), .start (core_start), .stop (core_stop), .arm (core_arm),
+        .elements (core_elements), .tx_push (tx_push), .tx_primed (tx_primed),
         .in_fire (in_fire), .in_last (in_last), .out_fire (out_fire), .out_last (out_last),
-        .running (run_running), .done (run_done), .in_done (run_in_done),
+        .in_open (in_open), .armed (run_armed),
+        .running (run_running), .done (run_done), .in_done (run_in_done), .prime_cycles (prime_cycles),
         .in_total (in_total), .in_moved (in_moved), .out_total (out_total), .out_moved (out_moved)
     );
 
     reg partial_in_reg, partial_out_reg;
     always @(posedge clk) begin
-        if (drst || core_start) begin
+        if (drst || core_start || core_arm) begin
             partial_in_reg  <= 1'b0;
             partial_out_reg <= 1'b0;
         end else begin
@@ -238,7 +245,7 @@ module afu_top #(
             partial_out_reg <= partial_out_reg || partial_out;
         end
     end
-    assign core_status = {2'b00, partial_out_reg, partial_in_reg, 1'b0, run_in_done, run_done, run_running};
+    assign core_status = {2'b00, partial_out_reg, partial_in_reg, run_armed, run_in_done, run_done, run_running};
 endmodule
 
 `default_nettype wire

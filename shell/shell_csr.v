@@ -53,12 +53,14 @@ module shell_csr #(
     // core control and counters
     output wire                  core_start,
     output wire                  core_stop,
+    output wire                  core_arm,
     output reg  [63:0]           core_elements,
     input  wire [7:0]            core_status,
     input  wire [63:0]           in_total,
     input  wire [63:0]           in_moved,
     input  wire [63:0]           out_total,
     input  wire [63:0]           out_moved,
+    input  wire [63:0]           prime_cycles,
     output wire [32*(N_REGS > 0 ? N_REGS : 1)-1:0] core_regs,
     output wire [1:0]            irq
 );
@@ -115,6 +117,7 @@ module shell_csr #(
     assign rx_err_clear = wr && wa == CSR_RX_ERROR_ADDR;
     assign core_start   = wr && wa == CSR_CORE_CTRL_ADDR && wd[CSR_CORE_CTRL_START_LSB];
     assign core_stop    = wr && wa == CSR_CORE_CTRL_ADDR && wd[CSR_CORE_CTRL_STOP_LSB];
+    assign core_arm     = wr && wa == CSR_CORE_CTRL_ADDR && wd[CSR_CORE_CTRL_ARM_LSB];
     assign irq          = irq_status_reg & irq_enable_reg;
 
     wire       reg_hit_w = wa >= CSR_CORE_REG_ADDR && wa < CSR_CORE_REG_ADDR + 18'd8 * N_REGS[17:0];
@@ -213,6 +216,7 @@ module shell_csr #(
         CSR_CORE_IN_MOVED_CYCLES_ADDR:  rd_data = in_moved;
         CSR_CORE_OUT_TOTAL_CYCLES_ADDR: rd_data = out_total;
         CSR_CORE_OUT_MOVED_CYCLES_ADDR: rd_data = out_moved;
+        CSR_CORE_PRIME_CYCLES_ADDR:     rd_data = prime_cycles;
         default:
             if (reg_hit_r)
                 rd_data = {32'd0, regs_reg[reg_idx_r]};

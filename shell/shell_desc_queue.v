@@ -2,7 +2,8 @@
 // fetches (one 64-byte beat each), and validation. Descriptors leave in order, each
 // with an error code (0 = run it); a chain is followed before the next FIFO entry.
 // Validation is sequential (shift-add for the 2-D extent, restoring remainder for the
-// record-width check) so it costs no multiplier or divider; it overlaps the previous
+// record-width check, eight dividend bits per cycle) so it costs no multiplier or
+// divider; a 1-D descriptor is checked in 6 cycles, and checks overlap the previous
 // descriptor's data movement.
 `default_nettype none
 
@@ -118,8 +119,21 @@ module shell_desc_queue #(
     wire        next_ok   = region(next_reg[63:32]) != 2'b00;
     wire        chain     = ctrl_reg[CTRL_CHAIN];
     wire        nodata    = len_reg == 32'd0 && chain;
-    wire [5:0]  rem_shift = {rem_reg[4:0], dividend_reg[31]};
-    wire        loop_end  = REC_POW2 != 0 ? (mplier_reg == 32'd0) : (step_reg == 6'd31);
+    // (len / 4) mod RECORD_WORDS: eight restoring-remainder steps per cycle, four cycles
+    function automatic [5:0] rem_step8(input [5:0] r_in, input [7:0] bits);
+        integer i;
+        reg [5:0] r, t;
+        begin
+            r = r_in;
+            for (i = 7; i >= 0; i = i - 1) begin
+                t = {r[4:0], bits[i]};
+                r = t >= REC_WORDS6 ? t - REC_WORDS6 : t;
+            end
+            rem_step8 = r;
+        end
+    endfunction
+    wire        div_fin   = REC_POW2 != 0 || step_reg >= 6'd3;   // this cycle ends the division
+    wire        mul_fin   = mplier_reg[31:1] == 31'd0;            // ... and the multiplication
 
     always @(posedge clk) begin
         if (rst) begin
@@ -182,11 +196,12 @@ module shell_desc_queue #(
                     prod_reg <= prod_reg + mcand_reg;
                 mcand_reg  <= mcand_reg << 1;
                 mplier_reg <= mplier_reg >> 1;
-                // (len / 4) mod RECORD_WORDS, one dividend bit per cycle
-                dividend_reg <= dividend_reg << 1;
-                rem_reg      <= rem_shift >= REC_WORDS6 ? rem_shift - REC_WORDS6 : rem_shift;
-                step_reg     <= step_reg + 6'd1;
-                if (loop_end && (REC_POW2 != 0 || mplier_reg[31:1] == 31'd0))
+                if (step_reg < 6'd4) begin
+                    dividend_reg <= dividend_reg << 8;
+                    rem_reg      <= rem_step8(rem_reg, dividend_reg[31:24]);
+                    step_reg     <= step_reg + 6'd1;
+                end
+                if (div_fin && mul_fin)
                     state_reg <= S_DONE;
             end
             S_DONE: begin

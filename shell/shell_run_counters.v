@@ -1,30 +1,68 @@
-// Run counters at the first core's input and the last core's output: total cycles
-// from START until the run's final record passed, and cycles in which a record moved.
+// Run control and counters at the first core's input and the last core's output: total
+// cycles from the run's start until its final record passed, and cycles in which a
+// record moved. A run starts on START, or armed: ARM holds the stream at the first
+// core's input until the TX engine has read ahead, then starts the run by itself, so
+// the DMA start-up latency (descriptor checks, first memory reads) is spent before the
+// run and the cores see a stream that is already flowing.
 `default_nettype none
 
 module shell_run_counters (
     input  wire        clk,
     input  wire        rst,
     input  wire        start,          // clear and begin a run
-    input  wire        stop,           // end the run now
+    input  wire        stop,           // end the run now (and cancel an arm)
+    input  wire        arm,            // hold the stream, begin the run when tx_primed
     input  wire [63:0] elements,       // records per run, 0 = until an output last
+    input  wire        tx_push,        // a descriptor was pushed into the TX engine
+    input  wire        tx_primed,      // the TX engine's read-ahead is complete
     // stream taps
     input  wire        in_fire,        // a record entered the first core
     input  wire        in_last,        // ... flagged last
     input  wire        out_fire,       // a record left the last core
     input  wire        out_last,       // ... flagged last
+    // stream gate: low holds the first core's input
+    output wire        in_open,
     // registers
+    output reg         armed,
     output reg         running,
     output reg         done,
     output reg         in_done,
     output reg  [63:0] in_total,
     output reg  [63:0] in_moved,
     output reg  [63:0] out_total,
-    output reg  [63:0] out_moved
+    output reg  [63:0] out_moved,
+    output reg  [63:0] prime_cycles
 );
     wire by_count  = elements != 64'd0;
     wire in_final  = in_fire && (by_count ? in_moved + 64'd1 == elements : in_last);
     wire out_final = out_fire && (by_count ? out_moved + 64'd1 == elements : out_last);
+
+    // an armed run waits for a TX descriptor, so arming before pushing cannot start early
+    reg  pushed;
+    wire release_run = armed && pushed && tx_primed;
+    wire begin_run   = start || release_run;
+
+    assign in_open = !armed;
+
+    always @(posedge clk) begin
+        if (rst || stop || start) begin
+            armed  <= 1'b0;
+            pushed <= 1'b0;
+        end else if (arm) begin
+            armed  <= 1'b1;
+            pushed <= 1'b0;
+        end else if (armed) begin
+            // tx_primed may still describe earlier traffic in the push cycle: wait one more
+            if (tx_push)
+                pushed <= 1'b1;
+            if (release_run)
+                armed <= 1'b0;
+        end
+        if (rst || start || arm)
+            prime_cycles <= 64'd0;
+        else if (armed)
+            prime_cycles <= prime_cycles + 64'd1;
+    end
 
     always @(posedge clk) begin
         if (rst) begin
@@ -35,8 +73,8 @@ module shell_run_counters (
             in_moved  <= 64'd0;
             out_total <= 64'd0;
             out_moved <= 64'd0;
-        end else if (start) begin
-            running   <= 1'b1;
+        end else if (begin_run || arm) begin
+            running   <= begin_run;
             done      <= 1'b0;
             in_done   <= 1'b0;
             in_total  <= 64'd0;

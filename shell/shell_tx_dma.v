@@ -8,7 +8,8 @@ module shell_tx_dma #(
     parameter integer RECORD_WORDS    = 1,     // stream record width in words (length check)
     parameter integer DESC_FIFO_DEPTH = 16,    // MMIO descriptor FIFO entries
     parameter integer MAX_BURST       = 16,    // beats per read burst, power of two 2..64
-    parameter integer MAX_READS       = 256    // beats in flight or buffered, power of two
+    parameter integer MAX_READS       = 256,   // beats in flight or buffered, power of two
+    parameter integer PRIME_BEATS     = 64     // read-ahead that counts as primed (> a DDR refresh)
 ) (
     input  wire         clk,
     input  wire         rst,                // hard reset
@@ -47,7 +48,8 @@ module shell_tx_dma #(
     output wire [63:0]  error,               // ERROR register
     output wire [63:0]  bytes,
     output wire [63:0]  busy_cycles,
-    output wire         irq_pulse
+    output wire         irq_pulse,
+    output wire         primed               // read-ahead complete: buffer full, all read, or nothing to do
 );
     localparam integer BURST_BITS = $clog2(MAX_BURST);
     localparam integer READS_BITS = $clog2(MAX_READS);
@@ -271,6 +273,17 @@ module shell_tx_dma #(
         .done_count (done_count), .err_code (err_code), .err_count (err_count), .err_seq (err_seq),
         .bytes (bytes), .busy_cycles (busy_cycles), .irq_pulse (irq_pulse)
     );
+
+    // Enough buffered to ride out a DDR refresh (70 cycles, 44 beats of 40-byte records)
+    // while the memory, faster than the cores, keeps refilling; or the buffer is full
+    // (no credit, nothing in flight); or nothing is left to read (idle with an empty
+    // queue, which also covers errors).
+    wire [READS_BITS:0] prime_level = PRIME_BEATS < MAX_READS ? PRIME_BEATS[READS_BITS:0]
+                                                              : MAX_READS[READS_BITS:0];
+    assign primed = data_level >= prime_level
+                 || (inflight_reg == 0 && !binfo_level_nz
+                     && ((state_reg == E_ISSUE && !credit_ok)
+                         || (state_reg == E_IDLE && !q_valid && !q_busy && q_level == 8'd0)));
 
     assign status = {done_count, 16'd0, q_level, 2'b00, in_packet_reg, err_code != 8'd0,
                      q_chaining, q_level == 8'd0, q_full, busy};

@@ -30,6 +30,8 @@ py::dict run_dict(const afu_shell_run_result& r) {
     d["elapsed_ns"] = r.elapsed_ns;
     d["in_total_cycles"] = r.in_total_cycles;
     d["in_moved_cycles"] = r.in_moved_cycles;
+    d["prime_cycles"] = r.prime_cycles;
+    d["out_stall_rate"] = r.out_stall_rate;
     return d;
 }
 

@@ -652,7 +652,9 @@ afu_shell_run_result Shell::run(uint64_t src, uint64_t dst, uint64_t n) {
     paired(*r, s, d, n, in_b, out_b);
     // Loop-back counts 512-bit beats, not records: there the run ends at the stream's last flag.
     mmio_w(AFUSHELL_CORE_ELEMENTS, info_.n_cores ? n : 0);
-    mmio_w(AFUSHELL_CORE_CTRL, AFUSHELL_CORE_CTRL_START_MASK);
+    // Armed: the shell holds the stream at the cores until the TX engine has read ahead,
+    // so descriptor checks and the first memory reads are not counted as core stalls.
+    mmio_w(AFUSHELL_CORE_CTRL, AFUSHELL_CORE_CTRL_ARM_MASK);
     r->start_ns = t0;
     submit(r);
     std::string msg;
@@ -671,8 +673,12 @@ afu_shell_run_result Shell::counters() {
     out.moved_cycles = mmio_r(AFUSHELL_CORE_OUT_MOVED_CYCLES);
     out.in_total_cycles = mmio_r(AFUSHELL_CORE_IN_TOTAL_CYCLES);
     out.in_moved_cycles = mmio_r(AFUSHELL_CORE_IN_MOVED_CYCLES);
-    out.stall_rate = out.total_cycles ? double(out.total_cycles - std::min(out.moved_cycles, out.total_cycles)) /
-                                            double(out.total_cycles) : 0.0;
+    out.prime_cycles = mmio_r(AFUSHELL_CORE_PRIME_CYCLES);
+    auto rate = [](uint64_t total, uint64_t moved) {
+        return total ? double(total - std::min(moved, total)) / double(total) : 0.0;
+    };
+    out.stall_rate = rate(out.in_total_cycles, out.in_moved_cycles);
+    out.out_stall_rate = rate(out.total_cycles, out.moved_cycles);
     out.elapsed_ns = last_run_ns_.load();
     return out;
 }

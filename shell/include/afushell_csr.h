@@ -1,11 +1,11 @@
-/* AFUSHELL CSR map v1.0: generated from shell/csr_map.json by shell/gen_csr.py; do not edit. */
+/* AFUSHELL CSR map v1.1: generated from shell/csr_map.json by shell/gen_csr.py; do not edit. */
 #ifndef AFUSHELL_CSR_H
 #define AFUSHELL_CSR_H
 
 #include <stdint.h>
 
 #define AFUSHELL_CSR_VERSION_MAJOR 1
-#define AFUSHELL_CSR_VERSION_MINOR 0
+#define AFUSHELL_CSR_VERSION_MINOR 1
 #define AFUSHELL_MMIO_BYTES 0x40000ull
 #define AFUSHELL_AFU_ID "48ae995a-649b-4c39-ac3c-f1e8beaefcca"
 #define AFUSHELL_AFU_ID_VALUE_L 0xAC3CF1E8BEAEFCCAull
@@ -151,6 +151,8 @@
 #define AFUSHELL_CORE_CTRL_START_MASK 0x1ull
 #define AFUSHELL_CORE_CTRL_STOP_SHIFT 1
 #define AFUSHELL_CORE_CTRL_STOP_MASK 0x2ull
+#define AFUSHELL_CORE_CTRL_ARM_SHIFT 2
+#define AFUSHELL_CORE_CTRL_ARM_MASK 0x4ull
 #define AFUSHELL_CORE_STATUS 0x408  /* ro */
 #define AFUSHELL_CORE_STATUS_RUNNING_SHIFT 0
 #define AFUSHELL_CORE_STATUS_RUNNING_MASK 0x1ull
@@ -158,6 +160,8 @@
 #define AFUSHELL_CORE_STATUS_DONE_MASK 0x2ull
 #define AFUSHELL_CORE_STATUS_IN_DONE_SHIFT 2
 #define AFUSHELL_CORE_STATUS_IN_DONE_MASK 0x4ull
+#define AFUSHELL_CORE_STATUS_ARMED_SHIFT 3
+#define AFUSHELL_CORE_STATUS_ARMED_MASK 0x8ull
 #define AFUSHELL_CORE_STATUS_PARTIAL_IN_SHIFT 4
 #define AFUSHELL_CORE_STATUS_PARTIAL_IN_MASK 0x10ull
 #define AFUSHELL_CORE_STATUS_PARTIAL_OUT_SHIFT 5
@@ -167,6 +171,7 @@
 #define AFUSHELL_CORE_IN_MOVED_CYCLES 0x420  /* ro */
 #define AFUSHELL_CORE_OUT_TOTAL_CYCLES 0x428  /* ro */
 #define AFUSHELL_CORE_OUT_MOVED_CYCLES 0x430  /* ro */
+#define AFUSHELL_CORE_PRIME_CYCLES 0x438  /* ro */
 
 /* REG: Values of the core's Reg inputs, 32 bits in the low half of each register; one write sets reg_<name> in every core of the cascade. Index i is the i-th Reg of the program in declaration order (the build's afu.json and reg map list them). */
 #define AFUSHELL_CORE_REG(i) (0x800 + 8 * (i))  /* rw: CORE_REG(i) at 0x800 + 8*i, i < 256 (SHELL_INFO.N_REGS in use). Reset (and SOFT_RESET keeps) the Reg's declared default. Writes beyond N_REGS are ignored, reads there return 0. */

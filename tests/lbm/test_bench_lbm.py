@@ -53,6 +53,8 @@ def test_bench_lbm_runs_and_verifies(tmp_path, capsys):
     assert rc == 0
     data = json.loads(out.read_text())
     assert data["results"] and all(r["verified"] for r in data["results"])
+    # armed runs: no input stalls at any size, effective GFLOPS = peak
+    assert all(r["stall_rate_in"] <= 3e-4 and r["core_efficiency"] >= 0.999 for r in data["results"])
     assert (tmp_path / "b.png").stat().st_size > 10_000
     assert "bit-exact" in capsys.readouterr().out
 

@@ -52,3 +52,7 @@ def test_exprmix_through_the_card_matches_emulator(exprmix_build):
         res = card.run(0x1000, B + 0x2000, n * 7 // 5)
         assert res.moved_cycles == n * 7 // 5 and res.total_cycles >= res.moved_cycles
         assert 0 <= res.stall_rate < 1 and res.elapsed_ns > 0
+        # An armed run: the TX read-ahead happens before it (prime_cycles), so the core's
+        # input never waits; the output side counts the pipeline fill.
+        assert res.in_moved_cycles == n * 7 // 5 and res.prime_cycles > 0
+        assert res.stall_rate <= 3e-4 and res.out_stall_rate > res.stall_rate

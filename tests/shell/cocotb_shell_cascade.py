@@ -15,13 +15,16 @@ def _load():
     return src, exp, len(src) // 40
 
 
-async def run_once(card, src, exp, n, split):
+async def run_once(card, src, exp, n, split, arm=False):
     rec = 40
     sa, da = A_BASE + 0x1000, B_BASE + 0x2004
     card.write(sa, src)
     card.write(da - 64, bytes(len(exp) + 128))
     await card.mmio_write(reg("CORE_ELEMENTS"), n)
-    await card.mmio_write(reg("CORE_CTRL"), 1)
+    await card.mmio_write(reg("CORE_CTRL"), 4 if arm else 1)
+    if arm:
+        st = await card.mmio_read(reg("CORE_STATUS"))
+        assert st & 0b1000 and not st & 0b1, f"armed, not running: CORE_STATUS {st:#x}"
     n_rx = await card.done_count("rx")
     await card.desc("rx", dst=da, length=n * rec, ctrl=EOP | IRQ)
     if split:
@@ -35,14 +38,16 @@ async def run_once(card, src, exp, n, split):
     assert got == exp, f"cascade output differs at byte {next(i for i in range(len(exp)) if got[i] != exp[i])}"
     assert card.read(da - 64, 64) == bytes(64) and card.read(da + len(exp), 64) == bytes(64)
     st = await card.mmio_read(reg("CORE_STATUS"))
-    assert st & 0b10 and not st & 0b1 and not st & 0x30, f"CORE_STATUS {st:#x}"
+    assert st & 0b10 and not st & 0b1 and not st & 0x38, f"CORE_STATUS {st:#x}"
     in_moved = await card.mmio_read(reg("CORE_IN_MOVED_CYCLES"))
     out_moved = await card.mmio_read(reg("CORE_OUT_MOVED_CYCLES"))
     out_total = await card.mmio_read(reg("CORE_OUT_TOTAL_CYCLES"))
     in_total = await card.mmio_read(reg("CORE_IN_TOTAL_CYCLES"))
     assert in_moved == n and out_moved == n, (in_moved, out_moved)
     assert out_total >= n and in_total >= n and out_total > in_total
-    return out_total
+    prime = await card.mmio_read(reg("CORE_PRIME_CYCLES"))
+    assert (prime > 0) == arm, prime
+    return out_total, in_total - in_moved, prime
 
 
 @cocotb.test()
@@ -75,6 +80,30 @@ async def cascade_no_backpressure_stall_rate(dut):
     await card.start()
     src, exp, n = _load()
     await card.mmio_write(reg("CORE_REG"), struct.unpack("<I", struct.pack("<f", 0.75))[0])
-    out_total = await run_once(card, src, exp, n, split=False)
+    out_total, _, _ = await run_once(card, src, exp, n, split=False)
     cocotb.log.info(f"{n} records, out total {out_total} cycles")
     assert out_total < n + 200, out_total
+
+
+@cocotb.test()
+async def cascade_armed_run_has_no_startup_stall(dut):
+    """ARM: the TX engine reads ahead before the run starts, so the input never waits."""
+    card = Card(dut, seed=23, p_wait=0.0, p_gap=0.0, latency=(40, 40))
+    await card.start()
+    src, exp, n = _load()
+    await card.mmio_write(reg("CORE_REG"), struct.unpack("<I", struct.pack("<f", 0.75))[0])
+    _, started_stalls, _ = await run_once(card, src, exp, n, split=False)
+    _, armed_stalls, prime = await run_once(card, src, exp, n, split=False, arm=True)
+    cocotb.log.info(f"input stalls: START {started_stalls}, ARM {armed_stalls} (primed in {prime})")
+    assert started_stalls >= 40, started_stalls      # the memory latency, before the first record
+    assert armed_stalls == 0, armed_stalls
+    assert prime >= 40, prime
+    # split descriptors: the run starts after the first one's read-ahead, still bit-exact
+    await run_once(card, src, exp, n, split=True, arm=True)
+    # an arm without descriptors waits; STOP cancels it
+    await card.mmio_write(reg("CORE_CTRL"), 4)
+    await card.cycles(50)
+    assert await card.mmio_read(reg("CORE_STATUS")) & 0b1001 == 0b1000
+    await card.mmio_write(reg("CORE_CTRL"), 2)
+    assert await card.mmio_read(reg("CORE_STATUS")) & 0b1001 == 0
+    assert card.violations == []

@@ -26,4 +26,4 @@ def test_shell_cascade_rec10(tmp_path):
     (tmp_path / "cascade_out.bin").write_bytes(y.tobytes())
     tests, failed = run_cocotb("cascade", "afu_top", [proj.root / f for f in proj.rtl],
                                "cocotb_shell_cascade", parameters=proj.params, tmp_path=tmp_path)
-    assert tests == 2 and failed == 0
+    assert tests == 3 and failed == 0

@@ -38,7 +38,12 @@ def _check(result: tuple[int, str, Any]) -> Any:
 
 @dataclass(frozen=True)
 class RunResult:
-    """Counters of one run through the core cascade (simulated time on the simulated card)."""
+    """Counters of one run through the core cascade (simulated time on the simulated card).
+
+    ``stall_rate`` is measured where the published design put its counter, at the first
+    core's input; ``out_stall_rate`` at the last core's output also counts the pipeline
+    fill. ``prime_cycles``: the TX engine's read-ahead before the armed run started.
+    """
 
     total_cycles: int
     moved_cycles: int
@@ -46,6 +51,8 @@ class RunResult:
     elapsed_ns: int
     in_total_cycles: int = 0
     in_moved_cycles: int = 0
+    prime_cycles: int = 0
+    out_stall_rate: float = 0.0
 
 
 class _Core:

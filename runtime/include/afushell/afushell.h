@@ -50,13 +50,17 @@ enum afu_shell_error {
 typedef struct afu_shell_s *afu_shell_handle;
 typedef struct afu_shell_request_s *afu_shell_request;
 
-/** Counters of one core run (afuShellRun). */
+/** Counters of one core run (afuShellRun). The run is armed: it starts when the TX
+ *  engine has read ahead (CORE_CTRL.ARM), and prime_cycles says how long that took. */
 typedef struct {
-    uint64_t total_cycles;  /**< START until the last record left the last core */
+    uint64_t total_cycles;  /**< run start until the last record left the last core */
     uint64_t moved_cycles;  /**< cycles in which a record left the last core */
-    double stall_rate;      /**< (total - moved) / total */
+    double stall_rate;      /**< at the first core's input: (in_total - in_moved) / in_total */
     uint64_t elapsed_ns;    /**< request to completion interrupt */
-    uint64_t in_total_cycles, in_moved_cycles;
+    uint64_t in_total_cycles; /**< run start until the last record entered the first core */
+    uint64_t in_moved_cycles; /**< cycles in which a record entered the first core */
+    uint64_t prime_cycles;  /**< ARM to the run's start: the TX engine's read-ahead */
+    double out_stall_rate;  /**< at the last core's output (includes the pipeline fill) */
 } afu_shell_run_result;
 
 /** Opens a target: "sim:<spgen build dir>[?k=v,...]", "sim:loopback", or an AFU ID
