@@ -8,7 +8,7 @@ from llvmlite import ir
 from ...ir import Node, Type
 from ._plan import CHUNK, Plan
 
-__all__ = ["RUN_SYMBOL", "emit_module"]
+__all__ = ["RUN_SYMBOL", "emit_module", "key_counts"]
 
 RUN_SYMBOL = "spg_run"
 
@@ -276,126 +276,160 @@ def em_get_source(b, n: Node, plan: Plan, p: int, read, regs) -> ir.Value:
     return _from_bits(b, read(b, slot, d)[0], n.type)
 
 
-def _phase_fn(mod: ir.Module, em: _Emitter, plan: Plan, p: int, fast: ir.Function) -> ir.Function:
-    """phase(bufs, mods, s, e0, e1, N, wlo, whi, regs): one chunk of one phase."""
-    ty = ir.FunctionType(VOID, [PP32, P64, I64, I64, I64, I64, I64, I64, P32])
-    fn = ir.Function(mod, ty, f"spg_phase{p}")
+def _edge_fn(mod: ir.Module, em: _Emitter, plan: Plan, p: int) -> ir.Function:
+    """The checked chunk loop for the stream ends and partial chunks.
+
+    Same pointers as the fast loop plus the element range ``[i0, i1)`` of the chunk at
+    ``s``; a read outside the stream yields the shift's fill value and loads nothing
+    from a whole array (a ring may always be read), output stores are limited to
+    ``[wlo, whi)``. Loads and stores are conditional rather than clamped, so the loop
+    vectorises with masked loads and stores.
+    """
+    reads, stores, regs = plan.reads[p], plan.stores[p], plan.graph.regs
+    nr, nw = len(reads), len(stores)
+    ty = ir.FunctionType(VOID, [P32] * (nr + nw) + [I64] * 6 + [I1] * (nr + nw)
+                         + [I32] * len(regs))
+    fn = ir.Function(mod, ty, f"spg_edge{p}")
     fn.linkage = "internal"
-    bufs, mods, s, e0, e1, n_el, wlo, whi, regp = fn.args
+    for a in fn.args[:nr + nw]:
+        a.add_attribute("noalias")
+    rptr = dict(zip(reads, fn.args[:nr]))
+    wptr = fn.args[nr:nr + nw]
+    i0, i1, s, n_el, wlo, whi = fn.args[nr + nw:nr + nw + 6]
+    rring = dict(zip(reads, fn.args[nr + nw + 6:2 * nr + nw + 6]))
+    wring = fn.args[2 * nr + nw + 6:2 * (nr + nw) + 6]
+    regv = {r.name: fn.args[2 * (nr + nw) + 6 + k] for k, r in enumerate(regs)}
     b = ir.IRBuilder(fn.append_basic_block("entry"))
-    zero64, c = ir.Constant(I64, 0), ir.Constant(I64, CHUNK)
-    regv = {r.name: b.load(b.gep(regp, [ir.Constant(I32, k)])) for k, r in enumerate(plan.graph.regs)}
+    zero64 = ir.Constant(I64, 0)
 
-    def buf(slot: int) -> tuple[ir.Value, ir.Value]:
-        k = ir.Constant(I32, slot)
-        return b.load(b.gep(bufs, [k])), b.load(b.gep(mods, [k]))
-
-    def wrap(b: ir.IRBuilder, idx: ir.Value, m: ir.Value) -> ir.Value:
-        # m == 0: a whole stream array; else a ring of m elements (idx >= 0 here)
-        return b.select(b.icmp_signed("==", m, zero64), idx, b.srem(idx, b.select(
-            b.icmp_signed("==", m, zero64), ir.Constant(I64, 1), m)))
-
-    stores = plan.stores[p]
-    has_out = any(slot >= plan.n_slots - len(plan.out_slot) for slot, _ in stores)
-    full = b.and_(b.icmp_signed("==", e0, s), b.icmp_signed("==", e1, b.add(s, c)))
-    ok = b.and_(full, b.icmp_signed(">=", b.sub(s, ir.Constant(I64, plan.dmax[p])), zero64))
-    ok = b.and_(ok, b.icmp_signed("<=", b.sub(b.add(s, c), ir.Constant(I64, plan.dmin[p])), n_el))
-    if has_out:
-        ok = b.and_(ok, b.and_(b.icmp_signed(">=", s, wlo), b.icmp_signed("<=", b.add(s, c), whi)))
-    fast_bb = fn.append_basic_block("fast")
-    slow_bb = fn.append_basic_block("slow")
-    dup_bb = fn.append_basic_block("dup")
-    b.cbranch(ok, fast_bb, slow_bb)
-
-    # fast: chunk-relative pointers, contiguous thanks to each ring's mirrored tail
-    b.position_at_end(fast_bb)
-    args = []
-    for slot, d in plan.reads[p]:
-        base, m = buf(slot)
-        args.append(b.gep(base, [wrap(b, b.sub(s, ir.Constant(I64, d)), m)]))
-    for slot, _n in stores:
-        base, m = buf(slot)
-        args.append(b.gep(base, [wrap(b, s, m)]))
-    b.call(fast, args + [regv[r.name] for r in plan.graph.regs])
-    b.branch(dup_bb)
-
-    # slow: per-element bounds checks, fill values, guarded output stores. Offsets into
-    # each buffer are taken once per chunk (a ring's mirrored tail covers the overrun).
-    b.position_at_end(slow_bb)
-    bases = {slot: buf(slot) for slot in {sl for sl, _ in plan.reads[p]} | {sl for sl, _ in stores}}
-
-    def chunk_off(b: ir.IRBuilder, x: ir.Value, m: ir.Value) -> ir.Value:
-        ring = b.icmp_signed("!=", m, zero64)
-        mm = b.select(ring, m, ir.Constant(I64, 1))
-        pm = b.srem(b.add(b.srem(x, mm), mm), mm)  # x mod m, also for x < 0
-        return b.select(ring, pm, x)
-
-    roff = {(slot, d): chunk_off(b, b.sub(s, ir.Constant(I64, d)), bases[slot][1])
-            for slot, d in plan.reads[p]}
-    woff = {slot: chunk_off(b, s, bases[slot][1]) for slot, _ in stores}
-    isring = {slot: b.icmp_signed("!=", bases[slot][1], zero64) for slot in bases}
-
-    def body(b: ir.IRBuilder, e: ir.Value) -> None:
-        i = b.sub(e, s)
+    def body(b: ir.IRBuilder, i: ir.Value) -> None:
+        e = b.add(s, i)
 
         def read(b: ir.IRBuilder, slot: int, d: int):
             idx = b.sub(e, ir.Constant(I64, d))
             inb = b.and_(b.icmp_signed(">=", idx, zero64), b.icmp_signed("<", idx, n_el))
             if slot < 0:
                 return None, inb
-            base, _m = bases[slot]
-            # outside the stream a whole array must not be read (a ring always may)
-            at = b.select(b.or_(inb, isring[slot]), b.add(roff[(slot, d)], i), zero64)
-            v = b.load(b.gep(base, [at]))
-            return v, (inb if d != 0 else None)
+            pre = b.block
+            ld = b.append_basic_block(f"ld{slot}_{d}")
+            join = b.append_basic_block(f"ldj{slot}_{d}")
+            b.cbranch(b.or_(inb, rring[(slot, d)]), ld, join)
+            b.position_at_end(ld)
+            v = b.load(b.gep(rptr[(slot, d)], [i]))
+            b.branch(join)
+            b.position_at_end(join)
+            phi = b.phi(I32)
+            phi.add_incoming(v, ld)
+            phi.add_incoming(_c32(0), pre)
+            return phi, (inb if d != 0 else None)
 
         val = em.element(b, p, read, regv, e)
-        for slot, n in stores:
+        inw = b.and_(b.icmp_signed(">=", e, wlo), b.icmp_signed("<", e, whi))
+        for k, (slot, n) in enumerate(stores):
             v = val[n] if n in val else em_get_source(b, n, plan, p, read, regv)
-            base, _m = bases[slot]
             bits = _to_bits(b, v, n.type)
-            at = b.gep(base, [b.add(woff[slot], i)])
+            at = b.gep(wptr[k], [i])
             if slot >= plan.n_slots - len(plan.out_slot):
-                inw = b.and_(b.icmp_signed(">=", e, wlo), b.icmp_signed("<", e, whi))
-                with b.if_then(inw):
+                with b.if_then(b.or_(inw, wring[k])):
                     b.store(bits, at)
             else:
                 b.store(bits, at)
 
-    _loop(b, fn, e0, e1, "e", body)
-    b.branch(dup_bb)
-
-    # rings keep a copy of their first chunk after their end, so chunk reads never wrap
-    b.position_at_end(dup_bb)
-    for slot, _n in stores:
-        base, m = buf(slot)
-        is_ring = b.icmp_signed("!=", m, zero64)
-        at0 = b.and_(is_ring, b.and_(b.icmp_signed(">=", s, zero64),
-                                     b.icmp_signed("==", wrap(b, s, m), zero64)))
-        with b.if_then(at0):
-            def cp(b: ir.IRBuilder, i: ir.Value, base=base, m=m) -> None:
-                b.store(b.load(b.gep(base, [i])), b.gep(base, [b.add(m, i)]))
-            _loop(b, fn, zero64, c, f"dup{slot}", cp)
+    _loop(b, fn, i0, i1, "i", body)
     b.ret_void()
     return fn
+
+
+def _phase_fn(mod: ir.Module, em: _Emitter, plan: Plan, p: int, fast: ir.Function,
+              edge: ir.Function, kbase: int) -> ir.Function:
+    """phase(bufs, mods, curs, koff, s, e0, e1, N, wlo, whi, regs): one chunk of one phase.
+
+    A buffer's chunk offset is ``s - d`` in a whole array (``mods[slot] == 0``) and
+    ``(s - d) mod m`` in a ring of ``m`` elements, computed without a division as
+    ``curs[slot] - koff[k]`` (+ m if negative): the sweep keeps ``curs[slot] = t mod m``
+    and ``koff[k] = (lag + d) mod m`` is a constant of the read (``_run.py``).
+    """
+    ty = ir.FunctionType(VOID, [PP32, P64, P64, P64] + [I64] * 6 + [P32])
+    fn = ir.Function(mod, ty, f"spg_phase{p}")
+    fn.linkage = "internal"
+    bufs, mods, curs, koff, s, e0, e1, n_el, wlo, whi, regp = fn.args
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    zero64, c = ir.Constant(I64, 0), ir.Constant(I64, CHUNK)
+    regv = [b.load(b.gep(regp, [ir.Constant(I32, k)])) for k in range(len(plan.graph.regs))]
+
+    def at(slot: int, d: int, k: int) -> tuple[ir.Value, ir.Value, ir.Value, ir.Value]:
+        """(chunk pointer, ring size, is-ring, offset) of one read or store."""
+        ks = ir.Constant(I32, slot)
+        base, m = b.load(b.gep(bufs, [ks])), b.load(b.gep(mods, [ks]))
+        r = b.sub(b.load(b.gep(curs, [ks])), b.load(b.gep(koff, [ir.Constant(I32, kbase + k)])))
+        r = b.select(b.icmp_signed("<", r, zero64), b.add(r, m), r)
+        ring = b.icmp_signed("!=", m, zero64)
+        off = b.select(ring, r, b.sub(s, ir.Constant(I64, d)))
+        return b.gep(base, [off]), m, ring, off
+
+    reads, stores = plan.reads[p], plan.stores[p]
+    rd = [at(slot, d, k) for k, (slot, d) in enumerate(reads)]
+    wr = [at(slot, 0, len(reads) + k) for k, (slot, _n) in enumerate(stores)]
+    ptrs = [x[0] for x in rd + wr]
+    has_out = any(slot >= plan.n_slots - len(plan.out_slot) for slot, _ in stores)
+    full = b.and_(b.icmp_signed("==", e0, s), b.icmp_signed("==", e1, b.add(s, c)))
+    ok = b.and_(full, b.icmp_signed(">=", b.sub(s, ir.Constant(I64, plan.dmax[p])), zero64))
+    ok = b.and_(ok, b.icmp_signed("<=", b.sub(b.add(s, c), ir.Constant(I64, plan.dmin[p])), n_el))
+    if has_out:
+        ok = b.and_(ok, b.and_(b.icmp_signed(">=", s, wlo), b.icmp_signed("<=", b.add(s, c), whi)))
+    with b.if_else(ok) as (then, otherwise):
+        with then:
+            # fast: chunk-relative pointers, contiguous thanks to each ring's mirrored tail
+            b.call(fast, ptrs + regv)
+        with otherwise:
+            b.call(edge, ptrs + [b.sub(e0, s), b.sub(e1, s), s, n_el, wlo, whi]
+                   + [x[2] for x in rd + wr] + regv)
+
+    # rings keep a copy of their first chunk after their end, so chunk reads never wrap
+    for ptr, m, ring, off in wr:
+        at0 = b.and_(ring, b.and_(b.icmp_signed(">=", s, zero64),
+                                  b.icmp_signed("==", off, zero64)))
+        with b.if_then(at0):
+            def cp(b: ir.IRBuilder, i: ir.Value, ptr=ptr, m=m) -> None:
+                b.store(b.load(b.gep(ptr, [i])), b.gep(ptr, [b.add(m, i)]))
+            _loop(b, fn, zero64, c, "dup", cp)
+    b.ret_void()
+    return fn
+
+
+def key_counts(plan: Plan) -> list[int]:
+    """Offset of each phase's entries in a stage's ``koff`` row (reads, then stores)."""
+    out, k = [], 0
+    for p in range(plan.n_phases):
+        out.append(k)
+        k += len(plan.reads[p]) + len(plan.stores[p])
+    return out + [k]
 
 
 def emit_module(plan: Plan, ftz: bool, x86: bool) -> ir.Module:
     """The kernel module; its entry point is ``spg_run`` (see ``_run.py`` for the tables).
 
-    ``spg_run(bufs, mods, lags, rng, S, t0, t1, N, regs)``: for t in [t0, t1) by CHUNK,
-    for each stage j and phase p, the chunk at ``s = t - lags[j*P+p]`` clipped to
-    ``[rng[4j], rng[4j+1])`` with output stores limited to ``[rng[4j+2], rng[4j+3])``.
+    ``spg_run(bufs, mods, curs, koffs, lags, rng, S, t0, t1, N, regs)``: for t in
+    [t0, t1) by CHUNK, for each stage j and phase p, the chunk at
+    ``s = t - lags[j*P+p]`` clipped to ``[rng[4j], rng[4j+1])`` with output stores
+    limited to ``[rng[4j+2], rng[4j+3])``. ``bufs[j]``/``mods[j]`` are stage j's buffer
+    pointers and ring sizes (0: a whole array) per slot; ``curs`` (S x slots) holds
+    ``t mod m`` per ring and is advanced here; ``koffs`` (S x key_counts[-1]) the
+    constant ``(lag + d) mod m`` of every read and store.
     """
     mod = ir.Module(name=f"spg_{plan.graph.name}")
     em = _Emitter(mod, plan, ftz)
-    phases = [_phase_fn(mod, em, plan, p, _fast_fn(mod, em, plan, p)) for p in range(plan.n_phases)]
-    ty = ir.FunctionType(VOID, [PP32.as_pointer(), P64.as_pointer(), P64, P64, I64, I64, I64, I64, P32])
+    kb = key_counts(plan)
+    phases = [_phase_fn(mod, em, plan, p, _fast_fn(mod, em, plan, p), _edge_fn(mod, em, plan, p),
+                        kb[p]) for p in range(plan.n_phases)]
+    ty = ir.FunctionType(VOID, [PP32.as_pointer(), P64.as_pointer(), P64, P64, P64, P64,
+                                I64, I64, I64, I64, P32])
     fn = ir.Function(mod, ty, RUN_SYMBOL + "_body")
     fn.linkage = "internal"
-    bufs, mods, lags, rng, n_st, t0, t1, n_el, regs = fn.args
+    bufs, mods, curs, koffs, lags, rng, n_st, t0, t1, n_el, regs = fn.args
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     np_ = ir.Constant(I64, plan.n_phases)
+    ns, nk = ir.Constant(I64, plan.n_slots), ir.Constant(I64, kb[-1])
     c = ir.Constant(I64, CHUNK)
     pre = b.block
     head = fn.append_basic_block("t.head")
@@ -411,6 +445,8 @@ def emit_module(plan: Plan, ftz: bool, x86: bool) -> ir.Module:
     def stage(b: ir.IRBuilder, j: ir.Value) -> None:
         sb = b.load(b.gep(bufs, [j]))
         sm = b.load(b.gep(mods, [j]))
+        sc = b.gep(curs, [b.mul(j, ns)])
+        sk = b.gep(koffs, [b.mul(j, nk)])
         r = [b.load(b.gep(rng, [b.add(b.mul(j, ir.Constant(I64, 4)), ir.Constant(I64, k))]))
              for k in range(4)]
         for p, pf in enumerate(phases):
@@ -420,7 +456,14 @@ def emit_module(plan: Plan, ftz: bool, x86: bool) -> ir.Module:
             se = b.add(s, c)
             hi = b.select(b.icmp_signed("<", se, r[1]), se, r[1])
             with b.if_then(b.icmp_signed("<", lo, hi)):
-                b.call(pf, [sb, sm, s, lo, hi, n_el, r[2], r[3], regs])
+                b.call(pf, [sb, sm, sc, sk, s, lo, hi, n_el, r[2], r[3], regs])
+        # advance every ring cursor by one chunk (t mod m; whole arrays ignore theirs)
+        for slot in range(plan.n_slots):
+            k = ir.Constant(I32, slot)
+            m = b.load(b.gep(sm, [k]))
+            cp = b.gep(sc, [k])
+            nxt = b.add(b.load(cp), c)
+            b.store(b.select(b.icmp_signed(">=", nxt, m), b.sub(nxt, m), nxt), cp)
 
     _loop(b, fn, ir.Constant(I64, 0), n_st, "j", stage)
     t.add_incoming(b.add(t, c), b.block)

@@ -19,10 +19,10 @@ from ._plan import CHUNK, Plan, make_plan
 __all__ = ["Kernel", "clear_memory_cache", "get_kernel"]
 
 # Bump when the generated code changes meaning, so stale objects on disk are ignored.
-_CODEGEN_VERSION = "4"
+_CODEGEN_VERSION = "5"
 
 _RUN_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
-                             ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64,
+                             ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64,
                              ctypes.c_int64, ctypes.c_void_p)
 
 

@@ -11,6 +11,7 @@ import numpy as np
 
 from ..._diagnostics import SpgenError
 from ...ir import Graph
+from ._codegen import key_counts
 from ._jit import Kernel, get_kernel
 from ._plan import CHUNK, ring_sizes, stage_lags
 
@@ -151,14 +152,36 @@ class _Sweep:
         ends = [rng[j, 1] + lag[j, p] for j in range(stages) for p in range(plan.n_phases)]
         self.t0 = (int(min(starts)) // CHUNK) * CHUNK
         self.t1 = int(max(ends))
+        # ring cursors (t0 mod m) and each read's and store's constant (lag + d) mod m
+        kslot, kd, kphase = _keys(plan)
+        ring = mods > 0
+        safe = np.where(ring, mods, 1)
+        curs = np.where(ring, self.t0 % safe, 0)
+        km = safe[:, kslot]
+        koffs = np.where(ring[:, kslot], (lag[:, kphase] + kd) % km, 0)
+        self.curs, self.koffs = np.ascontiguousarray(curs), np.ascontiguousarray(koffs)
         self.ptrs, self.mods, self.lag, self.rng = ptrs, mods, lag, rng
         self.ptr_rows = np.array([_ptr(ptrs) + j * ns * 8 for j in range(stages)], dtype=np.uint64)
         self.mod_rows = np.array([_ptr(mods) + j * ns * 8 for j in range(stages)], dtype=np.uint64)
         self.stages = stages
 
     def run(self, k: Kernel, n: int, regs: np.ndarray) -> None:
-        k.run(_ptr(self.ptr_rows), _ptr(self.mod_rows), _ptr(self.lag), _ptr(self.rng),
+        k.run(_ptr(self.ptr_rows), _ptr(self.mod_rows), _ptr(self.curs), _ptr(self.koffs),
+              _ptr(self.lag), _ptr(self.rng),
               self.stages, self.t0, self.t1, n, _ptr(regs))
+
+
+def _keys(plan) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Slot, offset and phase of every read and store, in ``koff`` order (memoised)."""
+    memo = plan.__dict__.get("_keys")
+    if memo is None:
+        kb = key_counts(plan)
+        rows = [(slot, d, p) for p in range(plan.n_phases)
+                for slot, d in plan.reads[p] + [(sl, 0) for sl, _n in plan.stores[p]]]
+        assert len(rows) == kb[-1]
+        memo = tuple(np.array([r[i] for r in rows], dtype=np.int64).reshape(-1) for i in range(3))
+        plan.__dict__["_keys"] = memo
+    return memo
 
 
 def _layout(k: Kernel, stages: int, feed: dict[int, int]):
