@@ -27,6 +27,13 @@ def test_build_jacobi_cascade(tmp_path, capsys):
     assert "ok  verilator" in capsys.readouterr().out
 
 
+def test_build_relative_output_folder(tmp_path, monkeypatch):
+    """A relative -o works although the tools run inside the build folder."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["build", str(ROOT / "cores/exprmix/exprmix.spd"), "--no-sim", "-o", "rel/b"]) == 0
+    assert (tmp_path / "rel/b/lint.vlt").is_file() and (tmp_path / "rel/b/build.json").is_file()
+
+
 def test_build_loopback(tmp_path):
     assert main(["build", "--loopback", "--no-sim", "-o", str(tmp_path / "lb")]) == 0
     assert json.loads((tmp_path / "lb/build.json").read_text())["params"]["N_CORES"] == 0

@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
         raise SpgenError("give either PROG.spd or --loopback")
     if not 1 <= args.cascade <= 255:
         raise SpgenError(f"--cascade {args.cascade}: must be 1..255")
-    out = Path(args.outdir)
+    out = Path(args.outdir).resolve()   # tools run with the build folder as cwd
     core = text = None
     if args.program:
         from .. import compile as spgen_compile

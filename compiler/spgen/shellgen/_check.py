@@ -109,7 +109,7 @@ def lint_verilog(root: Path, files: list[str], params: dict[str, object], *,
         vlt = root / "lint.vlt"
         vlt.write_text("`verilator_config\n" + "".join(
             f'lint_off -file "*/{Path(f).name}"\n' for f in relaxed))
-        cmd.append(str(vlt))
+        cmd.append(str(vlt.resolve()))
     cmd += [f"-G{k}={v}" for k, v in params.items()] + files
     proc = subprocess.run(cmd, cwd=root, env=verilator_env(), check=False, capture_output=True, text=True)
     if proc.returncode != 0:
