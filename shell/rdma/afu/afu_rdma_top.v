@@ -1,0 +1,169 @@
+// An AFU with the card-to-card RDMA block: afu_top unchanged beside rdma_node (engine,
+// router, P link ports), its CSRs (rdma_csr, MMIO window 0x1000-0x1FFF, the RDMA_*
+// registers of shell/csr_map.json) and its memory side (rdma_mem_adapter). The RDMA
+// engine shares the shell's masters: its reads go through the descriptor-fetch master
+// (rdma_rd_arb, descriptor fetches first), its writes through the RX DMA write master
+// (rdma_wr_arb, RX bursts first and whole). So the ports are afu_top's, plus the links
+// and the RDMA interrupt; with the block left out (afu_top alone) nothing changes.
+`default_nettype none
+module afu_rdma_top #(
+    parameter integer N_CORES          = 0,
+    parameter integer RECORD_WORDS     = 1,
+    parameter integer OUT_RECORD_WORDS = RECORD_WORDS,
+    parameter integer N_REGS           = 0,
+    parameter [8191:0] REG_DEFAULTS    = 8192'd0,
+    parameter integer DESC_FIFO_DEPTH  = 16,
+    parameter integer MAX_BURST        = 16,
+    parameter integer MAX_READS        = 256,
+    parameter [63:0]  AFU_ID_L         = 64'hac3cf1e8beaefcca,
+    parameter [63:0]  AFU_ID_H         = 64'h48ae995a649b4c39,
+    parameter integer RDMA_PORTS       = 2,              // serial-link ports (1..4)
+    parameter integer RDMA_WINDOW      = 16,             // go-back-N replay window per port
+    parameter integer RDMA_VC_BUF      = 8,              // link input buffer per VC, packets
+    parameter [63:0]  RDMA_MEM_BYTES   = 64'h2_0000_0000, // memories A and B
+    parameter integer RDMA_OP_TIMEOUT  = 2000000         // cycles before an operation fails
+) (
+    input  wire         clk,
+    input  wire         rst,
+    input  wire         mmio_wr_valid,
+    input  wire [17:0]  mmio_wr_addr,
+    input  wire [63:0]  mmio_wr_data,
+    input  wire         mmio_rd_valid,
+    input  wire [17:0]  mmio_rd_addr,
+    output wire         mmio_rd_resp_valid,
+    output wire [63:0]  mmio_rd_resp_data,
+    output wire [63:0]  tx_rd_address,
+    output wire         tx_rd_read,
+    output wire [7:0]   tx_rd_burstcount,
+    input  wire         tx_rd_waitrequest,
+    input  wire [511:0] tx_rd_readdata,
+    input  wire         tx_rd_readdatavalid,
+    output wire [63:0]  rx_wr_address,
+    output wire         rx_wr_write,
+    output wire [7:0]   rx_wr_burstcount,
+    output wire [511:0] rx_wr_writedata,
+    output wire [63:0]  rx_wr_byteenable,
+    input  wire         rx_wr_waitrequest,
+    output wire [63:0]  dsc_rd_address,
+    output wire         dsc_rd_read,
+    output wire [7:0]   dsc_rd_burstcount,
+    input  wire         dsc_rd_waitrequest,
+    input  wire [511:0] dsc_rd_readdata,
+    input  wire         dsc_rd_readdatavalid,
+    output wire [1:0]   irq,
+    output wire         rdma_irq,
+    // serial links
+    output wire [RDMA_PORTS-1:0]    link_out_valid,
+    output wire [32*RDMA_PORTS-1:0] link_out_data,
+    output wire [RDMA_PORTS-1:0]    link_out_last,
+    input  wire [RDMA_PORTS-1:0]    link_in_valid,
+    input  wire [32*RDMA_PORTS-1:0] link_in_data,
+    input  wire [RDMA_PORTS-1:0]    link_in_last
+);
+    localparam integer P = RDMA_PORTS;
+    // MMIO: the RDMA window to rdma_csr, the rest to afu_top; both answer one cycle later
+    wire w_rdma = mmio_wr_addr[17:12] == 6'd1;
+    wire r_rdma = mmio_rd_addr[17:12] == 6'd1;
+    wire        a_resp_valid, r_resp_valid;
+    wire [63:0] a_resp_data, r_resp_data;
+    assign mmio_rd_resp_valid = a_resp_valid || r_resp_valid;
+    assign mmio_rd_resp_data = r_resp_valid ? r_resp_data : a_resp_data;
+
+    // the shell's descriptor-fetch and RX write masters, shared below
+    wire [63:0]  a_dsc_address, a_rx_address;
+    wire         a_dsc_read, a_dsc_wait, a_dsc_valid, a_rx_write, a_rx_wait;
+    wire [7:0]   a_dsc_burst, a_rx_burst;
+    wire [511:0] a_rx_data, dsc_data;
+    wire [63:0]  a_rx_be;
+
+    afu_top #(
+        .N_CORES(N_CORES), .RECORD_WORDS(RECORD_WORDS), .OUT_RECORD_WORDS(OUT_RECORD_WORDS), .N_REGS(N_REGS),
+        .REG_DEFAULTS(REG_DEFAULTS), .DESC_FIFO_DEPTH(DESC_FIFO_DEPTH), .MAX_BURST(MAX_BURST),
+        .MAX_READS(MAX_READS), .AFU_ID_L(AFU_ID_L), .AFU_ID_H(AFU_ID_H)
+    ) u_afu (
+        .clk(clk), .rst(rst),
+        .mmio_wr_valid(mmio_wr_valid && !w_rdma), .mmio_wr_addr(mmio_wr_addr), .mmio_wr_data(mmio_wr_data),
+        .mmio_rd_valid(mmio_rd_valid && !r_rdma), .mmio_rd_addr(mmio_rd_addr),
+        .mmio_rd_resp_valid(a_resp_valid), .mmio_rd_resp_data(a_resp_data),
+        .tx_rd_address(tx_rd_address), .tx_rd_read(tx_rd_read), .tx_rd_burstcount(tx_rd_burstcount),
+        .tx_rd_waitrequest(tx_rd_waitrequest), .tx_rd_readdata(tx_rd_readdata),
+        .tx_rd_readdatavalid(tx_rd_readdatavalid),
+        .rx_wr_address(a_rx_address), .rx_wr_write(a_rx_write), .rx_wr_burstcount(a_rx_burst),
+        .rx_wr_writedata(a_rx_data), .rx_wr_byteenable(a_rx_be), .rx_wr_waitrequest(a_rx_wait),
+        .dsc_rd_address(a_dsc_address), .dsc_rd_read(a_dsc_read), .dsc_rd_burstcount(a_dsc_burst),
+        .dsc_rd_waitrequest(a_dsc_wait), .dsc_rd_readdata(dsc_data), .dsc_rd_readdatavalid(a_dsc_valid),
+        .irq(irq));
+
+    // RDMA: CSRs, engine + network, memory adapter
+    wire [5:0]   card_id, cfg_addr, cmd_dst;
+    wire [3:0]   cfg_port;
+    wire [2*P-1:0] port_dim;
+    wire [P-1:0] port_dateline, overflow;
+    wire [16*P-1:0] replays;
+    wire         cfg_we, cmd_valid, cmd_ready, cmd_get, busy, done, evt_valid, evt_ready;
+    wire [63:0]  cmd_local, cmd_remote, cmd_len;
+    wire [31:0]  cmd_block, cmd_count, cmd_lstride, cmd_rstride, op_id, ops_done;
+    wire [7:0]   done_code;
+    wire [137:0] evt_data;
+    wire [15:0]  evt_lost;
+    wire [63:0]  e_rd_address, e_wr_address;
+    wire         e_rd_read, e_rd_wait, e_rd_valid, e_wr_write, e_wr_wait;
+    wire [31:0]  e_rd_data, e_wr_data;
+
+    rdma_csr #(.P(P)) u_csr (
+        .clk(clk), .rst(rst), .mmio_wr_valid(mmio_wr_valid && w_rdma), .mmio_wr_addr(mmio_wr_addr),
+        .mmio_wr_data(mmio_wr_data), .mmio_rd_valid(mmio_rd_valid && r_rdma), .mmio_rd_addr(mmio_rd_addr),
+        .mmio_rd_resp_valid(r_resp_valid), .mmio_rd_resp_data(r_resp_data), .card_id(card_id),
+        .port_dim(port_dim), .port_dateline(port_dateline), .cfg_we(cfg_we), .cfg_addr(cfg_addr),
+        .cfg_port(cfg_port), .cmd_valid(cmd_valid), .cmd_ready(cmd_ready), .cmd_get(cmd_get), .cmd_dst(cmd_dst),
+        .cmd_local(cmd_local), .cmd_remote(cmd_remote), .cmd_len(cmd_len), .cmd_block(cmd_block),
+        .cmd_count(cmd_count), .cmd_local_stride(cmd_lstride), .cmd_remote_stride(cmd_rstride), .op_id(op_id),
+        .busy(busy), .done(done), .done_code(done_code), .ops_done(ops_done), .evt_valid(evt_valid),
+        .evt_data(evt_data), .evt_ready(evt_ready), .evt_lost(evt_lost), .overflow(overflow),
+        .replays(replays), .irq(rdma_irq));
+
+    rdma_node #(.P(P), .WINDOW(RDMA_WINDOW), .VC_BUF(RDMA_VC_BUF), .MEM_BYTES(RDMA_MEM_BYTES),
+                .OP_TIMEOUT(RDMA_OP_TIMEOUT)) u_node (
+        .clk(clk), .rst(rst), .card_id(card_id), .cfg_we(cfg_we), .cfg_addr(cfg_addr), .cfg_port(cfg_port),
+        .port_dim(port_dim), .port_dateline(port_dateline), .cmd_valid(cmd_valid), .cmd_ready(cmd_ready),
+        .cmd_get(cmd_get), .cmd_dst(cmd_dst), .cmd_local(cmd_local), .cmd_remote(cmd_remote), .cmd_len(cmd_len),
+        .cmd_block(cmd_block), .cmd_count(cmd_count), .cmd_local_stride(cmd_lstride),
+        .cmd_remote_stride(cmd_rstride), .op_id(op_id), .busy(busy), .done(done), .done_code(done_code),
+        .ops_done(ops_done), .evt_valid(evt_valid), .evt_data(evt_data), .evt_ready(evt_ready),
+        .evt_lost(evt_lost), .mem_rd_address(e_rd_address), .mem_rd_read(e_rd_read),
+        .mem_rd_waitrequest(e_rd_wait), .mem_rd_readdata(e_rd_data), .mem_rd_readdatavalid(e_rd_valid),
+        .mem_wr_address(e_wr_address), .mem_wr_write(e_wr_write), .mem_wr_writedata(e_wr_data),
+        .mem_wr_waitrequest(e_wr_wait), .link_out_valid(link_out_valid), .link_out_data(link_out_data),
+        .link_out_last(link_out_last), .link_in_valid(link_in_valid), .link_in_data(link_in_data),
+        .link_in_last(link_in_last), .overflow(overflow), .replays(replays));
+
+    wire [63:0]  r_address, w_address;
+    wire         r_read, r_wait, r_valid, w_write, w_wait;
+    wire [7:0]   r_burst, w_burst;
+    wire [511:0] w_data;
+    wire [63:0]  w_be;
+    rdma_mem_adapter u_mem (
+        .clk(clk), .rst(rst), .rd_address(e_rd_address), .rd_read(e_rd_read), .rd_waitrequest(e_rd_wait),
+        .rd_readdata(e_rd_data), .rd_readdatavalid(e_rd_valid), .wr_address(e_wr_address), .wr_write(e_wr_write),
+        .wr_writedata(e_wr_data), .wr_waitrequest(e_wr_wait), .avm_rd_address(r_address), .avm_rd_read(r_read),
+        .avm_rd_burstcount(r_burst), .avm_rd_waitrequest(r_wait), .avm_rd_readdata(dsc_data),
+        .avm_rd_readdatavalid(r_valid), .avm_wr_address(w_address), .avm_wr_write(w_write),
+        .avm_wr_burstcount(w_burst), .avm_wr_writedata(w_data), .avm_wr_byteenable(w_be),
+        .avm_wr_waitrequest(w_wait));
+
+    rdma_rd_arb u_rd_arb (
+        .clk(clk), .rst(rst), .m0_address(a_dsc_address), .m0_read(a_dsc_read), .m0_burstcount(a_dsc_burst),
+        .m0_waitrequest(a_dsc_wait), .m0_readdatavalid(a_dsc_valid), .m1_address(r_address), .m1_read(r_read),
+        .m1_burstcount(r_burst), .m1_waitrequest(r_wait), .m1_readdatavalid(r_valid), .readdata(dsc_data),
+        .s_address(dsc_rd_address), .s_read(dsc_rd_read), .s_burstcount(dsc_rd_burstcount),
+        .s_waitrequest(dsc_rd_waitrequest), .s_readdata(dsc_rd_readdata), .s_readdatavalid(dsc_rd_readdatavalid));
+
+    rdma_wr_arb u_wr_arb (
+        .clk(clk), .rst(rst), .m0_address(a_rx_address), .m0_write(a_rx_write), .m0_burstcount(a_rx_burst),
+        .m0_writedata(a_rx_data), .m0_byteenable(a_rx_be), .m0_waitrequest(a_rx_wait), .m1_address(w_address),
+        .m1_write(w_write), .m1_burstcount(w_burst), .m1_writedata(w_data), .m1_byteenable(w_be),
+        .m1_waitrequest(w_wait), .s_address(rx_wr_address), .s_write(rx_wr_write),
+        .s_burstcount(rx_wr_burstcount), .s_writedata(rx_wr_writedata), .s_byteenable(rx_wr_byteenable),
+        .s_waitrequest(rx_wr_waitrequest));
+endmodule
+`default_nettype wire

@@ -1,0 +1,160 @@
+// CSR block of the RDMA engine (RDMA_* registers of shell/csr_map.json, at 0x1000):
+// routing table, port topology, the staged command and its GO, initiator status,
+// target events and the block's interrupt. Reads answer one cycle later, as shell_csr's.
+`default_nettype none
+module rdma_csr #(
+    parameter integer P = 2  // link ports (1..4)
+) (
+    input  wire            clk,
+    input  wire            rst,
+    // MMIO (addresses already decoded to the RDMA window by the caller)
+    input  wire            mmio_wr_valid,
+    input  wire [17:0]     mmio_wr_addr,
+    input  wire [63:0]     mmio_wr_data,
+    input  wire            mmio_rd_valid,
+    input  wire [17:0]     mmio_rd_addr,
+    output reg             mmio_rd_resp_valid,
+    output reg  [63:0]     mmio_rd_resp_data,
+    // configuration of rdma_node
+    output reg  [5:0]      card_id,
+    output wire [2*P-1:0]  port_dim,
+    output wire [P-1:0]    port_dateline,
+    output reg             cfg_we,
+    output reg  [5:0]      cfg_addr,
+    output reg  [3:0]      cfg_port,
+    // command and status of the engine
+    output reg             cmd_valid,
+    input  wire            cmd_ready,
+    output reg             cmd_get,
+    output reg  [5:0]      cmd_dst,
+    output reg  [63:0]     cmd_local,
+    output reg  [63:0]     cmd_remote,
+    output reg  [63:0]     cmd_len,
+    output wire [31:0]     cmd_block,
+    output wire [31:0]     cmd_count,
+    output wire [31:0]     cmd_local_stride,
+    output wire [31:0]     cmd_remote_stride,
+    input  wire [31:0]     op_id,
+    input  wire            busy,
+    input  wire            done,
+    input  wire [7:0]      done_code,
+    input  wire [31:0]     ops_done,
+    input  wire            evt_valid,
+    input  wire [137:0]    evt_data,
+    output reg             evt_ready,
+    input  wire [15:0]     evt_lost,
+    input  wire [P-1:0]    overflow,
+    input  wire [16*P-1:0] replays,
+    output wire            irq
+);
+    `include "afushell_csr.vh"
+
+    wire [17:0] wa = {mmio_wr_addr[17:3], 3'b000};
+    wire [17:0] ra = {mmio_rd_addr[17:3], 3'b000};
+    wire [63:0] wd = mmio_wr_data;
+    wire        wr = mmio_wr_valid;
+    // ROUTE(c): 64 registers from CSR_RDMA_ROUTE_ADDR
+    wire        w_route = wa[17:9] == CSR_RDMA_ROUTE_ADDR[17:9];
+    wire        r_route = ra[17:9] == CSR_RDMA_ROUTE_ADDR[17:9];
+
+    reg [63:0] port_cfg, block_reg, strides_reg;
+    reg [3:0]  route [0:63];
+    reg [1:0]  irq_status, irq_enable;
+    reg        dropped;
+    assign port_dim = port_cfg[2*P-1:0];
+    assign port_dateline = port_cfg[16 +: P];
+    assign cmd_block = block_reg[31:0];
+    assign cmd_count = block_reg[63:32];
+    assign cmd_local_stride = strides_reg[31:0];
+    assign cmd_remote_stride = strides_reg[63:32];
+    assign irq = |(irq_status & irq_enable);
+
+    wire [63:0] replays64 = {{16*(4-P){1'b0}}, replays};
+    wire [63:0] info = {40'd0, 8'd1, 8'd64, 8'(P)};
+    wire [63:0] status = {ops_done, 16'd0, done_code, 4'd0, |overflow, evt_valid, dropped, busy};
+    wire [63:0] evt_info = {16'd0, evt_lost, 15'd0, evt_valid, 6'd0, evt_data[133:128], evt_data[137:134]};
+
+    reg [63:0] rd_data;
+    always @(*) begin
+        rd_data = 64'd0;
+        if (r_route) rd_data = {60'd0, route[ra[8:3]]};
+        else case (ra)
+            CSR_RDMA_INFO_ADDR:       rd_data = info;
+            CSR_RDMA_CARD_ID_ADDR:    rd_data = {58'd0, card_id};
+            CSR_RDMA_PORT_CFG_ADDR:   rd_data = port_cfg;
+            CSR_RDMA_LOCAL_ADDR:      rd_data = cmd_local;
+            CSR_RDMA_REMOTE_ADDR:     rd_data = cmd_remote;
+            CSR_RDMA_LEN_ADDR:        rd_data = cmd_len;
+            CSR_RDMA_BLOCK_ADDR:      rd_data = block_reg;
+            CSR_RDMA_STRIDES_ADDR:    rd_data = strides_reg;
+            CSR_RDMA_STATUS_ADDR:     rd_data = status;
+            CSR_RDMA_OP_ID_ADDR:      rd_data = {32'd0, op_id};
+            CSR_RDMA_EVT_INFO_ADDR:   rd_data = evt_info;
+            CSR_RDMA_EVT_ADDR_ADDR:   rd_data = evt_data[127:64];
+            CSR_RDMA_EVT_LEN_ADDR:    rd_data = evt_data[63:0];
+            CSR_RDMA_IRQ_STATUS_ADDR: rd_data = {62'd0, irq_status};
+            CSR_RDMA_IRQ_ENABLE_ADDR: rd_data = {62'd0, irq_enable};
+            CSR_RDMA_REPLAYS_ADDR:    rd_data = replays64;
+            default:                  rd_data = 64'd0;
+        endcase
+    end
+
+    integer i;
+    always @(posedge clk) begin
+        cmd_valid <= 1'b0;
+        evt_ready <= 1'b0;
+        cfg_we <= 1'b0;
+        if (rst) begin
+            card_id <= 6'd0; port_cfg <= 64'hFFFF; block_reg <= 64'd0; strides_reg <= 64'd0;
+            cmd_local <= 64'd0; cmd_remote <= 64'd0; cmd_len <= 64'd0; cmd_get <= 1'b0; cmd_dst <= 6'd0;
+            irq_status <= 2'd0; irq_enable <= 2'b11; dropped <= 1'b0; cfg_addr <= 6'd0; cfg_port <= 4'd0;
+            for (i = 0; i < 64; i = i + 1) route[i] <= 4'hF;
+            mmio_rd_resp_valid <= 1'b0;
+            mmio_rd_resp_data <= 64'd0;
+        end else begin
+            mmio_rd_resp_valid <= mmio_rd_valid;
+            if (mmio_rd_valid) mmio_rd_resp_data <= rd_data;
+            if (done) irq_status[0] <= 1'b1;
+            if (evt_valid) irq_status[1] <= 1'b1;
+            if (wr) begin
+                if (w_route) begin
+                    route[wa[8:3]] <= wd[3:0];
+                    cfg_we <= 1'b1;
+                    cfg_addr <= wa[8:3];
+                    cfg_port <= wd[3:0];
+                end
+                case (wa)
+                    CSR_RDMA_CARD_ID_ADDR:  card_id <= wd[5:0];
+                    CSR_RDMA_PORT_CFG_ADDR: port_cfg <= wd;
+                    CSR_RDMA_LOCAL_ADDR:    cmd_local <= wd;
+                    CSR_RDMA_REMOTE_ADDR:   cmd_remote <= wd;
+                    CSR_RDMA_LEN_ADDR:      cmd_len <= wd;
+                    CSR_RDMA_BLOCK_ADDR:    block_reg <= wd;
+                    CSR_RDMA_STRIDES_ADDR:  strides_reg <= wd;
+                    CSR_RDMA_CMD_ADDR: if (wd[CSR_RDMA_CMD_GO_LSB]) begin
+                        // the engine takes a command only when idle; a GO while busy is dropped
+                        if (cmd_ready && !cmd_valid) begin
+                            cmd_valid <= 1'b1;
+                            cmd_dst <= wd[CSR_RDMA_CMD_DST_LSB +: 6];
+                            cmd_get <= wd[CSR_RDMA_CMD_GET_LSB];
+                            dropped <= 1'b0;
+                        end else begin
+                            dropped <= 1'b1;
+                        end
+                    end
+                    CSR_RDMA_EVT_POP_ADDR:    evt_ready <= evt_valid;
+                    CSR_RDMA_IRQ_STATUS_ADDR: irq_status <= irq_status & ~wd[1:0];
+                    CSR_RDMA_IRQ_ENABLE_ADDR: irq_enable <= wd[1:0];
+                    default: ;
+                endcase
+            end
+        end
+    end
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire unused_ok = &{1'b0, mmio_wr_addr[2:0], mmio_rd_addr[2:0], port_cfg};
+    /* verilator lint_on UNUSEDSIGNAL */
+    initial begin
+        if (P < 1 || P > 4) $fatal(1, "rdma_csr: P must be 1..4");
+    end
+endmodule
+`default_nettype wire
