@@ -235,20 +235,39 @@ def _loop(b: ir.IRBuilder, fn: ir.Function, lo: ir.Value, hi: ir.Value, name: st
     b.position_at_end(end)
 
 
-def _fast_fn(mod: ir.Module, em: _Emitter, plan: Plan, p: int) -> ir.Function:
-    """The chunk loop with no bounds checks: every pointer is noalias and chunk-relative."""
+def _is_out(plan: Plan, slot: int) -> bool:
+    return slot >= plan.n_slots - len(plan.out_slot)
+
+
+def _fast_fn(mod: ir.Module, em: _Emitter, plan: Plan, p: int, nt: bool = False) -> ir.Function:
+    """The chunk loop with no bounds checks: every pointer is noalias and chunk-relative.
+
+    ``nt``: the output ports are 64-byte aligned whole arrays, stored with non-temporal
+    (streaming) stores: a large result then goes to memory without first being read
+    into the cache, and without evicting the rings of a fused sweep.
+    """
     reads = plan.reads[p]
     stores = plan.stores[p]
     regs = plan.graph.regs
     ty = ir.FunctionType(VOID, [P32] * (len(reads) + len(stores)) + [I32] * len(regs))
-    fn = ir.Function(mod, ty, f"spg_fast{p}")
+    fn = ir.Function(mod, ty, f"spg_fast{'nt' if nt else ''}{p}")
     fn.linkage = "internal"
     for a in fn.args[:len(reads) + len(stores)]:
         a.add_attribute("noalias")
     rptr = dict(zip(reads, fn.args))
-    wptr = fn.args[len(reads):len(reads) + len(stores)]
+    wptr = list(fn.args[len(reads):len(reads) + len(stores)])
     regv = {r.name: fn.args[len(reads) + len(stores) + k] for k, r in enumerate(regs)}
     b = ir.IRBuilder(fn.append_basic_block("entry"))
+    streamed: list[tuple[ir.Value, ir.Value]] = []  # (scratch chunk, output pointer)
+    if nt:
+        # the loop writes the outputs into chunk buffers that stay in L1; aligned vector
+        # copies with streaming stores follow (the vectoriser keeps no such store)
+        for k, (slot, _n) in enumerate(stores):
+            if _is_out(plan, slot):
+                tmp = b.alloca(ir.ArrayType(I32, CHUNK))
+                tmp.align = 64
+                streamed.append((tmp, wptr[k]))
+                wptr[k] = b.gep(tmp, [ir.Constant(I32, 0), ir.Constant(I32, 0)])
 
     def body(b: ir.IRBuilder, i: ir.Value) -> None:
         def read(b: ir.IRBuilder, slot: int, d: int):
@@ -262,6 +281,16 @@ def _fast_fn(mod: ir.Module, em: _Emitter, plan: Plan, p: int) -> ir.Function:
             b.store(_to_bits(b, v, n.type), b.gep(wptr[k], [i]))
 
     _loop(b, fn, ir.Constant(I64, 0), ir.Constant(I64, CHUNK), "i", body)
+    vec = ir.VectorType(I32, 16)
+    ntmd = mod.add_metadata([ir.Constant(I32, 1)])
+    for tmp, out in streamed:
+        src = b.bitcast(tmp, vec.as_pointer())
+        dst = b.bitcast(out, vec.as_pointer())
+
+        def cp(b: ir.IRBuilder, i: ir.Value, src=src, dst=dst) -> None:
+            v = b.load(b.gep(src, [i]), align=64)
+            b.store(v, b.gep(dst, [i]), align=64).set_metadata("nontemporal", ntmd)
+        _loop(b, fn, ir.Constant(I64, 0), ir.Constant(I64, CHUNK // 16), "nt", cp)
     b.ret_void()
     return fn
 
@@ -341,18 +370,18 @@ def _edge_fn(mod: ir.Module, em: _Emitter, plan: Plan, p: int) -> ir.Function:
 
 
 def _phase_fn(mod: ir.Module, em: _Emitter, plan: Plan, p: int, fast: ir.Function,
-              edge: ir.Function, kbase: int) -> ir.Function:
-    """phase(bufs, mods, curs, koff, s, e0, e1, N, wlo, whi, regs): one chunk of one phase.
+              fastnt: ir.Function | None, edge: ir.Function, kbase: int) -> ir.Function:
+    """phase(bufs, mods, curs, koff, s, e0, e1, N, wlo, whi, nt, regs): one chunk of one phase.
 
     A buffer's chunk offset is ``s - d`` in a whole array (``mods[slot] == 0``) and
     ``(s - d) mod m`` in a ring of ``m`` elements, computed without a division as
     ``curs[slot] - koff[k]`` (+ m if negative): the sweep keeps ``curs[slot] = t mod m``
     and ``koff[k] = (lag + d) mod m`` is a constant of the read (``_run.py``).
     """
-    ty = ir.FunctionType(VOID, [PP32, P64, P64, P64] + [I64] * 6 + [P32])
+    ty = ir.FunctionType(VOID, [PP32, P64, P64, P64] + [I64] * 7 + [P32])
     fn = ir.Function(mod, ty, f"spg_phase{p}")
     fn.linkage = "internal"
-    bufs, mods, curs, koff, s, e0, e1, n_el, wlo, whi, regp = fn.args
+    bufs, mods, curs, koff, s, e0, e1, n_el, wlo, whi, nt, regp = fn.args
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     zero64, c = ir.Constant(I64, 0), ir.Constant(I64, CHUNK)
     regv = [b.load(b.gep(regp, [ir.Constant(I32, k)])) for k in range(len(plan.graph.regs))]
@@ -371,7 +400,7 @@ def _phase_fn(mod: ir.Module, em: _Emitter, plan: Plan, p: int, fast: ir.Functio
     rd = [at(slot, d, k) for k, (slot, d) in enumerate(reads)]
     wr = [at(slot, 0, len(reads) + k) for k, (slot, _n) in enumerate(stores)]
     ptrs = [x[0] for x in rd + wr]
-    has_out = any(slot >= plan.n_slots - len(plan.out_slot) for slot, _ in stores)
+    has_out = any(_is_out(plan, slot) for slot, _ in stores)
     full = b.and_(b.icmp_signed("==", e0, s), b.icmp_signed("==", e1, b.add(s, c)))
     ok = b.and_(full, b.icmp_signed(">=", b.sub(s, ir.Constant(I64, plan.dmax[p])), zero64))
     ok = b.and_(ok, b.icmp_signed("<=", b.sub(b.add(s, c), ir.Constant(I64, plan.dmin[p])), n_el))
@@ -380,7 +409,20 @@ def _phase_fn(mod: ir.Module, em: _Emitter, plan: Plan, p: int, fast: ir.Functio
     with b.if_else(ok) as (then, otherwise):
         with then:
             # fast: chunk-relative pointers, contiguous thanks to each ring's mirrored tail
-            b.call(fast, ptrs + regv)
+            if fastnt is None:
+                b.call(fast, ptrs + regv)
+            else:
+                # streaming stores when asked for, into aligned whole arrays (last stage)
+                use = b.icmp_signed("!=", nt, zero64)
+                for (slot, _n), (ptr, _m, ring, _o) in zip(stores, wr):
+                    if _is_out(plan, slot):
+                        low = b.and_(b.ptrtoint(ptr, I64), ir.Constant(I64, 63))
+                        use = b.and_(use, b.and_(b.not_(ring), b.icmp_signed("==", low, zero64)))
+                with b.if_else(use) as (t2, o2):
+                    with t2:
+                        b.call(fastnt, ptrs + regv)
+                    with o2:
+                        b.call(fast, ptrs + regv)
         with otherwise:
             b.call(edge, ptrs + [b.sub(e0, s), b.sub(e1, s), s, n_el, wlo, whi]
                    + [x[2] for x in rd + wr] + regv)
@@ -409,24 +451,29 @@ def key_counts(plan: Plan) -> list[int]:
 def emit_module(plan: Plan, ftz: bool, x86: bool) -> ir.Module:
     """The kernel module; its entry point is ``spg_run`` (see ``_run.py`` for the tables).
 
-    ``spg_run(bufs, mods, curs, koffs, lags, rng, S, t0, t1, N, regs)``: for t in
+    ``spg_run(bufs, mods, curs, koffs, lags, rng, S, t0, t1, N, nt, regs)``: for t in
     [t0, t1) by CHUNK, for each stage j and phase p, the chunk at
     ``s = t - lags[j*P+p]`` clipped to ``[rng[4j], rng[4j+1])`` with output stores
     limited to ``[rng[4j+2], rng[4j+3])``. ``bufs[j]``/``mods[j]`` are stage j's buffer
     pointers and ring sizes (0: a whole array) per slot; ``curs`` (S x slots) holds
     ``t mod m`` per ring and is advanced here; ``koffs`` (S x key_counts[-1]) the
-    constant ``(lag + d) mod m`` of every read and store.
+    constant ``(lag + d) mod m`` of every read and store. ``nt`` != 0 asks for
+    streaming stores into the (64-byte aligned) output arrays.
     """
     mod = ir.Module(name=f"spg_{plan.graph.name}")
     em = _Emitter(mod, plan, ftz)
     kb = key_counts(plan)
-    phases = [_phase_fn(mod, em, plan, p, _fast_fn(mod, em, plan, p), _edge_fn(mod, em, plan, p),
-                        kb[p]) for p in range(plan.n_phases)]
+    phases = []
+    for p in range(plan.n_phases):
+        outs = any(_is_out(plan, slot) for slot, _n in plan.stores[p])
+        phases.append(_phase_fn(mod, em, plan, p, _fast_fn(mod, em, plan, p),
+                                _fast_fn(mod, em, plan, p, nt=True) if outs else None,
+                                _edge_fn(mod, em, plan, p), kb[p]))
     ty = ir.FunctionType(VOID, [PP32.as_pointer(), P64.as_pointer(), P64, P64, P64, P64,
-                                I64, I64, I64, I64, P32])
+                                I64, I64, I64, I64, I64, P32])
     fn = ir.Function(mod, ty, RUN_SYMBOL + "_body")
     fn.linkage = "internal"
-    bufs, mods, curs, koffs, lags, rng, n_st, t0, t1, n_el, regs = fn.args
+    bufs, mods, curs, koffs, lags, rng, n_st, t0, t1, n_el, nt, regs = fn.args
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     np_ = ir.Constant(I64, plan.n_phases)
     ns, nk = ir.Constant(I64, plan.n_slots), ir.Constant(I64, kb[-1])
@@ -456,7 +503,7 @@ def emit_module(plan: Plan, ftz: bool, x86: bool) -> ir.Module:
             se = b.add(s, c)
             hi = b.select(b.icmp_signed("<", se, r[1]), se, r[1])
             with b.if_then(b.icmp_signed("<", lo, hi)):
-                b.call(pf, [sb, sm, sc, sk, s, lo, hi, n_el, r[2], r[3], regs])
+                b.call(pf, [sb, sm, sc, sk, s, lo, hi, n_el, r[2], r[3], nt, regs])
         # advance every ring cursor by one chunk (t mod m; whole arrays ignore theirs)
         for slot in range(plan.n_slots):
             k = ir.Constant(I32, slot)
@@ -497,6 +544,8 @@ def _entry(mod: ir.Module, inner: ir.Function, x86: bool) -> None:
     b.store(b.or_(b.and_(b.load(saved), _c32(keep)), _c32(0x1F80)), work)
     b.call(ld, [b.bitcast(work, p8)])
     b.call(inner, list(fn.args))
+    # order the streaming (non-temporal) stores before whatever reads the results next
+    b.call(ir.Function(mod, ir.FunctionType(VOID, []), "llvm.x86.sse.sfence"), [])
     b.call(ld, [b.bitcast(saved, p8)])
     b.ret_void()
 

@@ -19,11 +19,10 @@ from ._plan import CHUNK, Plan, make_plan
 __all__ = ["Kernel", "clear_memory_cache", "get_kernel"]
 
 # Bump when the generated code changes meaning, so stale objects on disk are ignored.
-_CODEGEN_VERSION = "5"
+_CODEGEN_VERSION = "6"
 
-_RUN_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
-                             ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64,
-                             ctypes.c_int64, ctypes.c_void_p)
+# spg_run(bufs, mods, curs, koffs, lags, rng, S, t0, t1, N, nt, regs): see _codegen
+_RUN_TYPE = ctypes.CFUNCTYPE(None, *[ctypes.c_void_p] * 6, *[ctypes.c_int64] * 5, ctypes.c_void_p)
 
 
 @dataclass
