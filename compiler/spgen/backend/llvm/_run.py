@@ -134,62 +134,106 @@ def _ptr(a: np.ndarray) -> int:
 
 
 class _Sweep:
-    """Tables for one thread's sweep of ``stages`` chained applications of the module."""
+    """Tables for one thread's sweep of ``stages`` chained applications of the module.
+
+    Everything but the buffer addresses depends only on the layout, the stream length
+    and the slice ``[a, b)``: that part is built once (``_template``) and copied.
+    """
 
     def __init__(self, k: Kernel, n: int, ins: dict[str, np.ndarray], outs: dict[str, np.ndarray],
-                 stages: int, lags: list[list[int]], sizes: list[dict[int, int]], a: int, b: int,
+                 stages: int, layout: tuple, a: int, b: int, fb: dict[str, str]):
+        t = _template(k, n, stages, layout, a, b, fb)
+        # every ring of this sweep in one pooled block; a ring is written before it is
+        # read wherever the result depends on it, so its initial contents do not matter
+        block = _pool.take(max(1, layout[3]))
+        self.keep = [block]
+        tab = t.tab.copy()
+        base = _ptr(tab)
+        tab[t.ring_at] = _ptr(block) + t.ring_bytes
+        for name, at in t.in_at:
+            tab[at] = _ptr(ins[name])
+        if outs:
+            tab[t.out_at] = _ptr(next(iter(outs.values()))) + t.out_bytes  # rows of one block
+        tab[t.row_at] = base + t.row_bytes
+        self.tab = tab
+        self.args = (base + t.args[0], base + t.args[1], *(base + x for x in t.args[2:6]),
+                     stages, t.t0, t.t1)
+
+    def run(self, k: Kernel, n: int, regs: np.ndarray, nt: bool) -> None:
+        k.run(*self.args, n, int(nt), _ptr(regs))
+
+
+class _Template:
+    """The address-free part of a sweep's table (see ``_template``)."""
+
+    def __init__(self, k: Kernel, n: int, stages: int, layout: tuple, a: int, b: int,
                  fb: dict[str, str]):
         plan = k.plan
         ns = plan.n_slots
-        self.keep: list[np.ndarray] = []
-        ptrs = np.zeros((stages, ns), dtype=np.uint64)
-        mods = np.zeros((stages, ns), dtype=np.int64)
-        # every ring of this sweep in one pooled block; a ring is written before it is
-        # read wherever the result depends on it, so its initial contents do not matter
-        want = [(j, slot, sizes[j].get(slot, CHUNK)) for j in range(stages) for slot in range(ns)
-                if slot in sizes[j] or (slot < len(plan.in_slot) and j > 0)]
-        block = _pool.take(max(1, sum(size + CHUNK for _, _, size in want)))  # + mirrored chunk
-        self.keep.append(block)
-        at = 0
-        for j, slot, size in want:
-            ptrs[j, slot], mods[j, slot] = _ptr(block) + 4 * at, size
-            at += size + CHUNK
+        lag, ring_off, ring_mod, _words = layout
+        # buffer of (stage, slot): a ring (word offset >= 0), an input array (stage 0),
+        # the output arrays (last stage), or the next stage's input ring (other stages)
+        off = ring_off.copy()
+        mods = ring_mod.copy()
+        in_at = []
         for name, slot in plan.in_slot.items():
-            ptrs[0, slot], mods[0, slot] = _ptr(ins[name]), 0
+            off[0, slot], mods[0, slot] = -1, 0
+            in_at.append((name, slot))
+        out0 = min(plan.out_slot.values(), default=0)
+        out_at, out_bytes = [], []
         for name, slot in plan.out_slot.items():
-            for j in range(stages):
-                if j == stages - 1:
-                    ptrs[j, slot], mods[j, slot] = _ptr(outs[name]), 0
-                else:
-                    nxt = plan.in_slot[fb[name]]
-                    ptrs[j, slot], mods[j, slot] = ptrs[j + 1, nxt], mods[j + 1, nxt]
-        rp, rf = plan.reach_past, plan.reach_future
-        rng = np.zeros((stages, 4), dtype=np.int64)
-        for j in range(stages):
-            lo, hi = max(0, a - (stages - j) * rp), min(n, b + (stages - j) * rf)
-            rng[j] = (lo, hi, a, b) if j == stages - 1 else (lo, hi, lo, hi)
-        lag = np.array(lags, dtype=np.int64).reshape(stages, plan.n_phases)
-        starts = [rng[j, 0] + lag[j, p] for j in range(stages) for p in range(plan.n_phases)]
-        ends = [rng[j, 1] + lag[j, p] for j in range(stages) for p in range(plan.n_phases)]
-        self.t0 = (int(min(starts)) // CHUNK) * CHUNK
-        self.t1 = int(max(ends))
+            nxt = plan.in_slot[fb[name]] if stages > 1 else 0
+            off[:-1, slot], mods[:-1, slot] = off[1:, nxt], mods[1:, nxt]
+            off[-1, slot], mods[-1, slot] = -1, 0
+            out_at.append((stages - 1) * ns + slot)
+            out_bytes.append(4 * _out_cols(n) * (slot - out0))
+        # stage j computes its slice plus the halo the later stages read
+        rest = np.arange(stages, 0, -1, dtype=np.int64)
+        lo = np.maximum(0, a - rest * plan.reach_past)
+        hi = np.minimum(n, b + rest * plan.reach_future)
+        rng = np.stack([lo, hi, lo, hi], axis=1)
+        rng[-1, 2:] = (a, b)
+        self.t0 = int((lo[:, None] + lag).min()) // CHUNK * CHUNK
+        self.t1 = int((hi[:, None] + lag).max())
         # ring cursors (t0 mod m) and each read's and store's constant (lag + d) mod m
         kslot, kd, kphase = _keys(plan)
         ring = mods > 0
         safe = np.where(ring, mods, 1)
         curs = np.where(ring, self.t0 % safe, 0)
-        km = safe[:, kslot]
-        koffs = np.where(ring[:, kslot], (lag[:, kphase] + kd) % km, 0)
-        self.curs, self.koffs = np.ascontiguousarray(curs), np.ascontiguousarray(koffs)
-        self.ptrs, self.mods, self.lag, self.rng = ptrs, mods, lag, rng
-        self.ptr_rows = np.array([_ptr(ptrs) + j * ns * 8 for j in range(stages)], dtype=np.uint64)
-        self.mod_rows = np.array([_ptr(mods) + j * ns * 8 for j in range(stages)], dtype=np.uint64)
-        self.stages = stages
+        koffs = np.where(ring[:, kslot], (lag[:, kphase] + kd) % safe[:, kslot], 0)
+        # one int64 table: bufs | mods | curs | koffs | lags | rng | bufs rows | mods rows
+        parts = [off, mods, curs, koffs, lag, rng]
+        at = [0]
+        for x in parts:
+            at.append(at[-1] + x.size)
+        self.tab = np.zeros(at[-1] + 2 * stages, dtype=np.int64)
+        for x, i, j in zip(parts, at[:-1], at[1:]):
+            self.tab[i:j] = x.reshape(-1)
+        flat = off.reshape(-1)
+        self.ring_at = np.flatnonzero(flat >= 0)
+        self.ring_bytes = 4 * flat[self.ring_at]
+        self.in_at = in_at
+        self.out_at, self.out_bytes = np.array(out_at, dtype=np.int64), np.array(out_bytes)
+        self.row_at = at[-1] + np.arange(2 * stages)
+        self.row_bytes = 8 * np.concatenate([at[0] + ns * np.arange(stages),
+                                             at[1] + ns * np.arange(stages)])
+        self.args = [8 * at[-1], 8 * (at[-1] + stages)] + [8 * x for x in at[2:6]]
 
-    def run(self, k: Kernel, n: int, regs: np.ndarray, nt: bool) -> None:
-        k.run(_ptr(self.ptr_rows), _ptr(self.mod_rows), _ptr(self.curs), _ptr(self.koffs),
-              _ptr(self.lag), _ptr(self.rng), self.stages, self.t0, self.t1, n, int(nt),
-              _ptr(regs))
+
+def _template(k: Kernel, n: int, stages: int, layout: tuple, a: int, b: int,
+              fb: dict[str, str]) -> _Template:
+    key = (id(layout), n, stages, a, b)
+    memo = k.__dict__.setdefault("_templates", {})
+    t = memo.get(key)
+    if t is None:
+        if len(memo) > 64:
+            memo.clear()
+        t = memo[key] = _Template(k, n, stages, layout, a, b, fb)
+    return t
+
+
+def _out_cols(n: int) -> int:
+    return -(-n // 16) * 16  # 64-byte aligned rows of the output block
 
 
 def _keys(plan) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -206,12 +250,28 @@ def _keys(plan) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _layout(k: Kernel, stages: int, feed: dict[int, int]):
-    """Lags and ring sizes of a chain of ``stages`` (memoised: small streams are common)."""
+    """Lags and ring layout of a chain of ``stages`` (memoised: small streams are common).
+
+    Returns the lags (stages x phases), each ring's word offset in the sweep's ring
+    block (-1: no ring) and size (stages x slots), and the block's size in words.
+    """
     key = (stages, tuple(sorted(feed.items())))
     memo = k.__dict__.setdefault("_layouts", {})
     if key not in memo:
-        lags = stage_lags(k.plan, stages, feed)
-        memo[key] = (lags, ring_sizes(k.plan, lags, feed))
+        plan = k.plan
+        lags = stage_lags(plan, stages, feed)
+        sizes = ring_sizes(plan, lags, feed)
+        off = np.full((stages, plan.n_slots), -1, dtype=np.int64)
+        mod = np.zeros((stages, plan.n_slots), dtype=np.int64)
+        at = 0
+        for j in range(stages):
+            for slot in range(plan.n_slots):
+                if slot in sizes[j] or (slot < len(plan.in_slot) and j > 0):
+                    size = sizes[j].get(slot, CHUNK)
+                    off[j, slot], mod[j, slot] = at, size
+                    at += size + CHUNK  # + the mirrored first chunk
+        lag = np.array(lags, dtype=np.int64).reshape(stages, plan.n_phases)
+        memo[key] = (lag, off, mod, at)
     return memo[key]
 
 
@@ -223,13 +283,14 @@ def _sweep(k: Kernel, n: int, ins: dict[str, np.ndarray], stages: int, regs: np.
            threads: int, fb: dict[str, str]) -> dict[str, np.ndarray]:
     plan = k.plan
     feed = _feed(plan, fb)
-    lags, sizes = _layout(k, stages, feed)
-    cols = -(-n // 16) * 16  # 64-byte aligned rows
+    layout = _layout(k, stages, feed)
+    cols = _out_cols(n)
     block = _pool.take(cols * len(plan.graph.outputs))
+    # output slots are numbered in the order of graph.outputs (plan.out_slot)
     outs = {o.port.name: block[i * cols:i * cols + n] for i, o in enumerate(plan.graph.outputs)}
     t = max(1, min(threads, (n * stages) // _MIN_PER_THREAD, n // (4 * CHUNK) or 1))
     bounds = [n * i // t for i in range(t + 1)]
-    sweeps = [_Sweep(k, n, ins, outs, stages, lags, sizes, bounds[i], bounds[i + 1], fb)
+    sweeps = [_Sweep(k, n, ins, outs, stages, layout, bounds[i], bounds[i + 1], fb)
               for i in range(t)]
     nt = 4 * cols * len(outs) >= _STREAM_BYTES
     if t == 1:
@@ -243,8 +304,8 @@ def _sweep(k: Kernel, n: int, ins: dict[str, np.ndarray], stages: int, regs: np.
 def _group_size(k: Kernel, steps: int, fb: dict[str, str]) -> int:
     plan = k.plan
     feed = _feed(plan, fb)
-    sizes = _layout(k, 2, feed)[1][1]
-    per_stage = 4 * (sum(sizes.values()) + CHUNK * (len(sizes) + len(plan.in_slot)))
+    _lag, off, mod, _words = _layout(k, 2, feed)
+    per_stage = 4 * int(np.sum(np.where(off[1] >= 0, mod[1] + CHUNK, 0)))  # words of stage 1
     return max(1, min(steps, _MAX_GROUP, _GROUP_BYTES // max(per_stage, 1)))
 
 
