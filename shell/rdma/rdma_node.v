@@ -1,5 +1,6 @@
-// One card's RDMA side: the engine (rdma_engine) on the engine port of the card's
-// network (rdma_card_net: router + P link ports). The routing table is written through
+// One card's RDMA side: the engine (rdma_engine) on the local port of the card's
+// network (rdma_card_net: router + P link ports), and with STREAM = 1 a stream endpoint
+// pair (rdma_stream) sharing that port (rdma_local_mux). The routing table is written through
 // cfg_we/cfg_addr/cfg_port (port P = this card, > P = no route); the engine keeps a
 // copy of which cards have a route, so a transfer to an absent card fails at once
 // (NO_ROUTE) instead of blocking the router.
@@ -12,7 +13,9 @@ module rdma_node #(
     parameter [63:0]  MEM_BYTES = 64'h2_0000_0000, // card memory, bytes
     parameter integer OP_TIMEOUT = 2000000,        // operation timeout, cycles
     parameter integer QUEUE_DEPTH = 64,            // engine reply / request queues
-    parameter integer EVENT_DEPTH = 16             // engine target events
+    parameter integer EVENT_DEPTH = 16,            // engine target events
+    parameter integer STREAM = 0,                  // 1: stream endpoints on the local port
+    parameter integer STREAM_DEPTH = 64            // their receive FIFO, words
 ) (
     input  wire            clk,
     input  wire            rst,
@@ -43,6 +46,20 @@ module rdma_node #(
     output wire [137:0]    evt_data,
     input  wire            evt_ready,
     output wire [15:0]     evt_lost,
+    // stream endpoints (STREAM = 1; see rdma_stream)
+    input  wire [5:0]      st_tx_dst,
+    input  wire [7:0]      st_tx_sid,
+    input  wire [5:0]      st_rx_peer,
+    input  wire [7:0]      st_rx_sid,
+    input  wire            st_s_valid,
+    output wire            st_s_ready,
+    input  wire [31:0]     st_s_data,
+    input  wire            st_s_last,
+    output wire            st_m_valid,
+    input  wire            st_m_ready,
+    output wire [31:0]     st_m_data,
+    output wire            st_m_last,
+    output wire [1:0]      st_errors,     // {misrouted, overflow}, sticky
     // memory
     output wire [63:0]     mem_rd_address,
     output wire            mem_rd_read,
@@ -70,7 +87,9 @@ module rdma_node #(
     end
 
     wire        inj_valid, inj_ready, inj_last, ej_valid, ej_ready, ej_last;
-    wire [31:0] inj_data, ej_data;
+    wire [31:0] inj_data, ej_data;  // at the router
+    wire        e_inj_valid, e_inj_ready, e_inj_last, e_ej_valid, e_ej_ready;
+    wire [31:0] e_inj_data;         // at the engine
     rdma_engine #(.MEM_BYTES(MEM_BYTES), .OP_TIMEOUT(OP_TIMEOUT), .QUEUE_DEPTH(QUEUE_DEPTH),
                   .EVENT_DEPTH(EVENT_DEPTH)) u_engine (
         .clk(clk), .rst(rst), .card_id(card_id), .route_ok(route_ok), .cmd_valid(cmd_valid), .cmd_ready(cmd_ready),
@@ -81,9 +100,46 @@ module rdma_node #(
         .evt_lost(evt_lost), .mem_rd_address(mem_rd_address), .mem_rd_read(mem_rd_read),
         .mem_rd_waitrequest(mem_rd_waitrequest), .mem_rd_readdata(mem_rd_readdata),
         .mem_rd_readdatavalid(mem_rd_readdatavalid), .mem_wr_address(mem_wr_address), .mem_wr_write(mem_wr_write),
-        .mem_wr_writedata(mem_wr_writedata), .mem_wr_waitrequest(mem_wr_waitrequest), .inj_valid(inj_valid),
-        .inj_ready(inj_ready), .inj_data(inj_data), .inj_last(inj_last), .ej_valid(ej_valid), .ej_ready(ej_ready),
-        .ej_data(ej_data), .ej_last(ej_last));
+        .mem_wr_writedata(mem_wr_writedata), .mem_wr_waitrequest(mem_wr_waitrequest), .inj_valid(e_inj_valid),
+        .inj_ready(e_inj_ready), .inj_data(e_inj_data), .inj_last(e_inj_last), .ej_valid(e_ej_valid),
+        .ej_ready(e_ej_ready), .ej_data(ej_data), .ej_last(ej_last));
+
+    generate
+        if (STREAM != 0) begin : g_stream
+            wire        s_inj_valid, s_inj_ready, s_inj_last, s_ej_valid;
+            wire [31:0] s_inj_data;
+            rdma_local_mux u_mux (
+                .clk(clk), .rst(rst), .inj_valid(inj_valid), .inj_ready(inj_ready), .inj_data(inj_data),
+                .inj_last(inj_last), .ej_valid(ej_valid), .ej_ready(ej_ready), .ej_data(ej_data), .ej_last(ej_last),
+                .a_inj_valid(e_inj_valid), .a_inj_ready(e_inj_ready), .a_inj_data(e_inj_data),
+                .a_inj_last(e_inj_last), .a_ej_valid(e_ej_valid), .a_ej_ready(e_ej_ready),
+                .b_inj_valid(s_inj_valid), .b_inj_ready(s_inj_ready), .b_inj_data(s_inj_data),
+                .b_inj_last(s_inj_last), .b_ej_valid(s_ej_valid));
+            rdma_stream #(.RX_DEPTH(STREAM_DEPTH)) u_stream (
+                .clk(clk), .rst(rst), .card_id(card_id), .tx_dst(st_tx_dst), .tx_sid(st_tx_sid),
+                .rx_peer(st_rx_peer), .rx_sid(st_rx_sid), .s_valid(st_s_valid), .s_ready(st_s_ready),
+                .s_data(st_s_data), .s_last(st_s_last), .m_valid(st_m_valid), .m_ready(st_m_ready),
+                .m_data(st_m_data), .m_last(st_m_last), .inj_valid(s_inj_valid), .inj_ready(s_inj_ready),
+                .inj_data(s_inj_data), .inj_last(s_inj_last), .ej_valid(s_ej_valid), .ej_data(ej_data),
+                .ej_last(ej_last), .rx_overflow(st_errors[0]), .rx_misrouted(st_errors[1]));
+        end else begin : g_no_stream
+            assign inj_valid = e_inj_valid;
+            assign inj_data = e_inj_data;
+            assign inj_last = e_inj_last;
+            assign e_inj_ready = inj_ready;
+            assign e_ej_valid = ej_valid;
+            assign ej_ready = e_ej_ready;
+            assign st_s_ready = 1'b0;
+            assign st_m_valid = 1'b0;
+            assign st_m_data = 32'd0;
+            assign st_m_last = 1'b0;
+            assign st_errors = 2'b00;
+            /* verilator lint_off UNUSEDSIGNAL */
+            wire unused_st = &{1'b0, st_tx_dst, st_tx_sid, st_rx_peer, st_rx_sid, st_s_valid, st_s_data, st_s_last,
+                               st_m_ready};
+            /* verilator lint_on UNUSEDSIGNAL */
+        end
+    endgenerate
 
     rdma_card_net #(.P(P), .WINDOW(WINDOW), .VC_BUF(VC_BUF), .TIMEOUT(TIMEOUT)) u_net (
         .clk(clk), .rst(rst), .cfg_we(cfg_we), .cfg_addr(cfg_addr), .cfg_port(cfg_port), .port_dim(port_dim),

@@ -27,7 +27,8 @@ def _lint(top: str, *params: str) -> str:
 
 @pytest.mark.parametrize("top, params", [
     ("rdma_engine", ()), ("rdma_engine_rx", ()), ("rdma_engine_tx", ()), ("rdma_fifo", ()),
-    ("rdma_node", ()), ("rdma_node", ("-GP=2", *PARAMS)),
+    ("rdma_node", ()), ("rdma_node", ("-GP=2", *PARAMS)), ("rdma_node", ("-GSTREAM=1",)),
+    ("rdma_stream", ()), ("rdma_local_mux", ()),
 ])
 def test_rdma_rtl_engine_lint_clean(top: str, params: tuple) -> None:
     assert _lint(top, *params) == ""

@@ -109,6 +109,11 @@ module afu_rdma_top #(
     wire [63:0]  e_rd_address, e_wr_address;
     wire         e_rd_read, e_rd_wait, e_rd_valid, e_wr_write, e_wr_wait;
     wire [31:0]  e_rd_data, e_wr_data;
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire         st_s_ready, st_m_valid, st_m_last;  // streams are not bound to the cores here (STREAM = 0)
+    wire [31:0]  st_m_data;
+    wire [1:0]   st_errors;
+    /* verilator lint_on UNUSEDSIGNAL */
 
     rdma_csr #(.P(P)) u_csr (
         .clk(clk), .rst(rst), .mmio_wr_valid(mmio_wr_valid && w_rdma), .mmio_wr_addr(mmio_wr_addr),
@@ -133,7 +138,10 @@ module afu_rdma_top #(
         .evt_lost(evt_lost), .mem_rd_address(e_rd_address), .mem_rd_read(e_rd_read),
         .mem_rd_waitrequest(e_rd_wait), .mem_rd_readdata(e_rd_data), .mem_rd_readdatavalid(e_rd_valid),
         .mem_wr_address(e_wr_address), .mem_wr_write(e_wr_write), .mem_wr_writedata(e_wr_data),
-        .mem_wr_waitrequest(e_wr_wait), .link_out_valid(link_out_valid), .link_out_data(link_out_data),
+        .mem_wr_waitrequest(e_wr_wait), .st_tx_dst(6'd0), .st_tx_sid(8'd0), .st_rx_peer(6'd0),
+        .st_rx_sid(8'd0), .st_s_valid(1'b0), .st_s_ready(st_s_ready), .st_s_data(32'd0), .st_s_last(1'b0),
+        .st_m_valid(st_m_valid), .st_m_ready(1'b1), .st_m_data(st_m_data), .st_m_last(st_m_last),
+        .st_errors(st_errors), .link_out_valid(link_out_valid), .link_out_data(link_out_data),
         .link_out_last(link_out_last), .link_in_valid(link_in_valid), .link_in_data(link_in_data),
         .link_in_last(link_in_last), .overflow(overflow), .replays(replays));
 

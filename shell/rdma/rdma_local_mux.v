@@ -1,0 +1,73 @@
+// The router's local port shared by the RDMA engine and the stream endpoints: packets
+// from both are injected whole, round-robin; arriving packets go by type, STREAM (8)
+// and CREDIT (9) to the stream endpoints (always ready), the rest to the engine.
+`default_nettype none
+module rdma_local_mux (
+    input  wire        clk,
+    input  wire        rst,
+    // to / from the router's local port
+    output wire        inj_valid,
+    input  wire        inj_ready,
+    output wire [31:0] inj_data,
+    output wire        inj_last,
+    input  wire        ej_valid,
+    output wire        ej_ready,
+    /* verilator lint_off UNUSEDSIGNAL */
+    input  wire [31:0] ej_data,  // the header's type field only
+    /* verilator lint_on UNUSEDSIGNAL */
+    input  wire        ej_last,
+    // the engine
+    input  wire        a_inj_valid,
+    output wire        a_inj_ready,
+    input  wire [31:0] a_inj_data,
+    input  wire        a_inj_last,
+    output wire        a_ej_valid,
+    input  wire        a_ej_ready,
+    // the stream endpoints (their ejection is always ready)
+    input  wire        b_inj_valid,
+    output wire        b_inj_ready,
+    input  wire [31:0] b_inj_data,
+    input  wire        b_inj_last,
+    output wire        b_ej_valid
+);
+    // injection: a source keeps the port from its header until its last word
+    reg  locked, sel, prefer_b;
+    wire pick = locked ? sel : (b_inj_valid && (prefer_b || !a_inj_valid));
+    assign inj_valid = pick ? b_inj_valid : a_inj_valid;
+    assign inj_data = pick ? b_inj_data : a_inj_data;
+    assign inj_last = pick ? b_inj_last : a_inj_last;
+    assign a_inj_ready = !pick && inj_ready;
+    assign b_inj_ready = pick && inj_ready;
+    always @(posedge clk) begin
+        if (rst) begin
+            locked <= 1'b0;
+            sel <= 1'b0;
+            prefer_b <= 1'b0;
+        end else if (inj_valid) begin
+            if (inj_ready && inj_last) begin
+                locked <= 1'b0;
+                prefer_b <= !pick;
+            end else begin
+                locked <= 1'b1;
+                sel <= pick;
+            end
+        end
+    end
+    // ejection: the header's type decides the packet's way
+    reg  in_pkt, to_b;
+    wire hdr_b = ej_data[15:12] == 4'd8 || ej_data[15:12] == 4'd9;
+    wire cur_b = in_pkt ? to_b : hdr_b;
+    assign a_ej_valid = ej_valid && !cur_b;
+    assign b_ej_valid = ej_valid && cur_b;
+    assign ej_ready = cur_b || a_ej_ready;
+    always @(posedge clk) begin
+        if (rst) begin
+            in_pkt <= 1'b0;
+            to_b <= 1'b0;
+        end else if (ej_valid && ej_ready) begin
+            in_pkt <= !ej_last;
+            to_b <= cur_b;
+        end
+    end
+endmodule
+`default_nettype wire

@@ -1,0 +1,227 @@
+// Stream endpoints over the card network: a 32-bit word stream from a local core (its
+// Brch_Out) is cut into STREAM packets (type 8: a control word {last 1 @ bit 8, stream
+// id 8} and up to 15 data words; a packet ends at the stream's last word) for one remote
+// card, and STREAM packets arriving for this card's stream id are delivered in order to
+// a local core (its Brch_In). Back-pressure is end to end by credits: the sender holds
+// one credit per free word of the receiver's FIFO (RX_DEPTH, the same build on both
+// cards) and stops at zero; the receiver returns freed words in CREDIT packets (type 9:
+// {stream id}, {words}) once CREDIT_BATCH are free or CREDIT_FLUSH cycles passed. So a
+// stalled consumer never blocks the router: its FIFO always has room for what arrives,
+// and other traffic keeps flowing. Packets stay in order per pair (one path, FIFO VCs).
+`default_nettype none
+module rdma_stream #(
+    parameter integer RX_DEPTH = 64,      // receive FIFO, words (power of 2, >= 32)
+    parameter integer TX_DEPTH = 32,      // send FIFO, words (power of 2, >= 16)
+    parameter integer FLUSH = 8,          // cycles before a partial packet is sent
+    parameter integer CREDIT_BATCH = 16,  // freed words that trigger a CREDIT packet
+    parameter integer CREDIT_FLUSH = 32   // cycles before fewer are returned
+) (
+    input  wire        clk,
+    input  wire        rst,
+    input  wire [5:0]  card_id,
+    // configuration
+    input  wire [5:0]  tx_dst,     // card of the receiving endpoint
+    input  wire [7:0]  tx_sid,     // its stream id
+    input  wire [5:0]  rx_peer,    // card of the sending endpoint (credits go there)
+    input  wire [7:0]  rx_sid,     // this endpoint's stream id
+    // the local core's output stream (Brch_Out) into the network
+    input  wire        s_valid,
+    output wire        s_ready,
+    input  wire [31:0] s_data,
+    input  wire        s_last,
+    // the network's stream to the local core (Brch_In)
+    output wire        m_valid,
+    input  wire        m_ready,
+    output wire [31:0] m_data,
+    output wire        m_last,
+    // packets to / from the local port of the router (always ready)
+    output reg         inj_valid,
+    input  wire        inj_ready,
+    output reg  [31:0] inj_data,
+    output reg         inj_last,
+    input  wire        ej_valid,
+    input  wire [31:0] ej_data,
+    input  wire        ej_last,
+    output reg         rx_overflow,  // sticky: a word arrived without room (never expected)
+    output reg         rx_misrouted  // sticky: a STREAM packet with another stream id
+);
+    localparam [3:0] T_STREAM = 4'd8, T_CREDIT = 4'd9;
+    localparam integer TW = $clog2(TX_DEPTH);
+    localparam integer RW = $clog2(RX_DEPTH);
+
+    // ---- send side ----------------------------------------------------------------------
+    reg  [15:0] credits;
+    wire        tf_full, tf_empty;
+    wire [32:0] tf_dout;
+    wire [TW:0] tf_count;
+    reg         tf_pop;
+    wire        push = s_valid && s_ready;
+    assign s_ready = !tf_full && credits != 16'd0;
+    rdma_fifo #(.WIDTH(33), .DEPTH(TX_DEPTH)) u_tf (
+        .clk(clk), .rst(rst), .push(push), .din({s_last, s_data}), .full(tf_full), .pop(tf_pop),
+        .dout(tf_dout), .empty(tf_empty), .count(tf_count));
+    // lengths of the segments that end with a last word, to cut packets there
+    reg  [15:0] seg_in, seg_used;
+    wire        sq_full, sq_empty;
+    wire [15:0] sq_head;
+    wire        sq_pop;
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [TW:0] sq_count;
+    /* verilator lint_on UNUSEDSIGNAL */
+    rdma_fifo #(.WIDTH(16), .DEPTH(TX_DEPTH)) u_sq (
+        .clk(clk), .rst(rst), .push(push && s_last), .din(seg_in + 16'd1), .full(sq_full), .pop(sq_pop),
+        .dout(sq_head), .empty(sq_empty), .count(sq_count));
+    reg  [7:0]  idle;
+    wire [15:0] seg_rem = sq_head - seg_used;
+    wire [15:0] avail = {{15-TW{1'b0}}, tf_count};
+    wire [15:0] n_full = avail >= 16'd15 ? 16'd15 : avail;
+    // a packet is due: a segment's end is in the FIFO, 15 words wait, or FLUSH idle cycles
+    wire [15:0] n_pkt = !sq_empty ? (seg_rem >= 16'd15 ? 16'd15 : seg_rem) : n_full;
+    wire        pkt_due = !tf_empty && (!sq_empty || avail >= 16'd15 || idle >= FLUSH[7:0] || credits == 16'd0);
+
+    // ---- receive side ---------------------------------------------------------------------
+    wire        rf_full, rf_empty;
+    wire [32:0] rf_dout;
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [RW:0] rf_count;
+    /* verilator lint_on UNUSEDSIGNAL */
+    reg         rf_push;
+    reg  [32:0] rf_din;
+    rdma_fifo #(.WIDTH(33), .DEPTH(RX_DEPTH)) u_rf (
+        .clk(clk), .rst(rst), .push(rf_push), .din(rf_din), .full(rf_full), .pop(m_valid && m_ready),
+        .dout(rf_dout), .empty(rf_empty), .count(rf_count));
+    assign m_valid = !rf_empty;
+    assign m_data = rf_dout[31:0];
+    assign m_last = rf_dout[32];
+    // ejection parser: header, then control word, then data (STREAM) or the count (CREDIT)
+    reg [1:0]  e_pos;   // 0 header, 1 control, 2 body
+    reg [3:0]  e_type;
+    reg        e_last, e_mine;
+    reg [4:0]  e_left;  // data words still to come
+    reg [15:0] freed;
+    reg [7:0]  ctimer;
+
+    // ---- injection: CREDIT packets first, then STREAM packets --------------------------------
+    localparam [1:0] I_IDLE = 2'd0, I_CREDIT = 2'd1, I_DATA = 2'd2;
+    reg [1:0]  ist;
+    reg [4:0]  i_idx, i_n;
+    reg        i_lastpkt;
+    reg [15:0] c_words;
+    // credits: - one per word accepted from the core, + the words a CREDIT packet returns
+    wire credit_in = ej_valid && e_pos == 2'd2 && e_type == T_CREDIT && e_mine;
+    // the packet that ends a segment takes its length off the queue as its last word leaves
+    assign sq_pop = ist == I_DATA && inj_ready && i_idx == i_n + 5'd1 && i_lastpkt;
+    wire credit_due = freed >= CREDIT_BATCH[15:0] || (freed != 16'd0 && ctimer >= CREDIT_FLUSH[7:0]);
+
+    always @(*) begin
+        inj_valid = 1'b0;
+        inj_data = 32'd0;
+        inj_last = 1'b0;
+        tf_pop = 1'b0;
+        case (ist)
+            I_CREDIT: begin
+                inj_valid = 1'b1;
+                inj_data = i_idx == 5'd0 ? {10'd0, 5'd2, 1'b0, T_CREDIT, card_id, rx_peer}
+                         : i_idx == 5'd1 ? {24'd0, rx_sid} : {16'd0, c_words};
+                inj_last = i_idx == 5'd2;
+            end
+            I_DATA: begin
+                inj_valid = 1'b1;
+                inj_data = i_idx == 5'd0 ? {10'd0, i_n + 5'd1, 1'b0, T_STREAM, card_id, tx_dst}
+                         : i_idx == 5'd1 ? {23'd0, i_lastpkt, tx_sid} : tf_dout[31:0];
+                inj_last = i_idx == i_n + 5'd1;
+                tf_pop = i_idx >= 5'd2 && inj_ready;
+            end
+            default: ;
+        endcase
+    end
+
+    always @(posedge clk) begin
+        rf_push <= 1'b0;
+        if (rst) begin
+            credits <= RX_DEPTH[15:0]; seg_in <= 16'd0; seg_used <= 16'd0; idle <= 8'd0;
+            e_pos <= 2'd0; e_type <= 4'd0; e_last <= 1'b0; e_mine <= 1'b0; e_left <= 5'd0;
+            freed <= 16'd0; ctimer <= 8'd0; ist <= I_IDLE; i_idx <= 5'd0; i_n <= 5'd0; i_lastpkt <= 1'b0;
+            c_words <= 16'd0; rx_overflow <= 1'b0; rx_misrouted <= 1'b0; rf_din <= 33'd0;
+        end else begin
+            // send side bookkeeping
+            credits <= credits - (push ? 16'd1 : 16'd0) + (credit_in ? ej_data[15:0] : 16'd0);
+            if (push) seg_in <= s_last ? 16'd0 : seg_in + 16'd1;
+            if (push || tf_empty || ist == I_DATA) idle <= 8'd0;
+            else if (idle != 8'hFF) idle <= idle + 8'd1;
+            // receive side: words freed by the consumer become credits for the sender
+            if (freed != 16'd0 && ctimer != 8'hFF) ctimer <= ctimer + 8'd1;
+            // injection
+            case (ist)
+                I_IDLE: begin
+                    i_idx <= 5'd0;
+                    if (credit_due) begin
+                        c_words <= freed;
+                        ist <= I_CREDIT;
+                    end else if (pkt_due) begin
+                        i_n <= n_pkt[4:0];
+                        i_lastpkt <= !sq_empty && seg_rem <= 16'd15;
+                        ist <= I_DATA;
+                    end
+                end
+                I_CREDIT: if (inj_ready) begin
+                    i_idx <= i_idx + 5'd1;
+                    if (i_idx == 5'd2) ist <= I_IDLE;
+                end
+                default: if (inj_ready) begin  // I_DATA
+                    i_idx <= i_idx + 5'd1;
+                    if (i_idx == i_n + 5'd1) begin
+                        ist <= I_IDLE;
+                        if (i_lastpkt) begin
+                            seg_used <= 16'd0;
+                        end else begin
+                            seg_used <= seg_used + {11'd0, i_n};
+                        end
+                    end
+                end
+            endcase
+            // freed words: +1 per word the consumer takes, - what a CREDIT packet returned
+            if (ist == I_IDLE && credit_due) begin
+                freed <= (m_valid && m_ready) ? 16'd1 : 16'd0;
+                ctimer <= 8'd0;
+            end else if (m_valid && m_ready) begin
+                freed <= freed + 16'd1;
+            end
+            if (rf_push && rf_full) rx_overflow <= 1'b1;
+            // ejection
+            if (ej_valid) begin
+                case (e_pos)
+                    2'd0: begin
+                        e_type <= ej_data[15:12];
+                        e_left <= ej_data[21:17] - 5'd1;
+                        e_pos <= ej_last ? 2'd0 : 2'd1;
+                    end
+                    2'd1: begin
+                        e_last <= ej_data[8];
+                        e_mine <= ej_data[7:0] == (e_type == T_STREAM ? rx_sid : tx_sid);
+                        if (e_type == T_STREAM && ej_data[7:0] != rx_sid) rx_misrouted <= 1'b1;
+                        e_pos <= ej_last ? 2'd0 : 2'd2;
+                    end
+                    default: begin
+                        if (e_type == T_STREAM && e_mine) begin
+                            rf_push <= 1'b1;
+                            rf_din <= {e_last && e_left == 5'd1, ej_data};
+                        end
+                        e_left <= e_left - 5'd1;
+                        if (ej_last) e_pos <= 2'd0;
+                    end
+                endcase
+            end
+        end
+    end
+
+
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire unused_ok = &{1'b0, sq_full, ej_data[31:22], ej_data[16], tf_dout[32], n_pkt[15:5]};
+    /* verilator lint_on UNUSEDSIGNAL */
+    initial begin
+        if (RX_DEPTH < 32 || (RX_DEPTH & (RX_DEPTH - 1)) != 0) $fatal(1, "rdma_stream: RX_DEPTH must be a power of 2 >= 32");
+        if (TX_DEPTH < 16 || (TX_DEPTH & (TX_DEPTH - 1)) != 0) $fatal(1, "rdma_stream: TX_DEPTH must be a power of 2 >= 16");
+    end
+endmodule
+`default_nettype wire
