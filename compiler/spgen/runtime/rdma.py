@@ -15,8 +15,8 @@ from typing import Any
 from .._diagnostics import SpgenError
 from .._tools import cache_dir, content_hash
 
-__all__ = ["Cluster", "ClusterCard", "RDMAError", "Transfer", "build_mpi_tool", "cluster",
-           "load_rdma_extension", "resolve", "routes"]
+__all__ = ["RTL_MEM_BYTES", "Cluster", "ClusterCard", "RDMAError", "RTLCluster", "Transfer", "build_mpi_tool",
+           "build_rtl_cluster", "cluster", "load_rdma_extension", "resolve", "routes"]
 
 _TOPOLOGIES = ("ring", "mesh", "torus", "fullmesh", "custom")
 _PARAMS = ("clock_mhz", "router_latency", "engine_latency", "mem_read_latency", "mem_write_latency",
@@ -424,3 +424,160 @@ class Cluster:
 def cluster(spec: dict | str | Path) -> Cluster:
     """Opens a simulated cluster from a cluster file (JSON) or the same as a dict."""
     return Cluster(spec)
+
+
+# ---- the RTL (shell/rdma/) as a cluster ---------------------------------------------------
+RTL_MEM_BYTES = 4 << 20  # memory per card of the RTL cluster build (the engine's MEM_BYTES)
+
+
+def build_rtl_cluster(*, window: int = 8, vc_buf: int = 4) -> Path:
+    """Verilates rdma_node (shell/rdma/) with runtime/rdma/rtl_cluster.cpp into a shared library.
+
+    `window` (go-back-N replay slots) and `vc_buf` (input buffer per VC, packets) are the
+    link ports' parameters (powers of 2). Cached by the content of every input.
+    """
+    from .._tools import verilator_bin, verilator_env
+    for name, v in (("window", window), ("vc_buf", vc_buf)):
+        if v < 2 or v & (v - 1) or v > 256:
+            raise SpgenError(f"RTL cluster: {name} must be a power of 2 in 2..256, not {v}")
+    root = Path(__file__).resolve().parents[3]
+    rtl = sorted((root / "shell" / "rdma").glob("*.v"))
+    shim = root / "runtime" / "rdma" / "rtl_cluster.cpp"
+    params = (f"-GMEM_BYTES=64'h{RTL_MEM_BYTES:x}", "-GOP_TIMEOUT=400000", f"-GWINDOW={window}",
+              f"-GVC_BUF={vc_buf}")
+    out = cache_dir("rdma") / ("rtl_cluster-" + content_hash(*[f.read_bytes() for f in [*rtl, shim]], *params))
+    lib = out / "librdma_rtl.so"
+    if lib.is_file():
+        return lib
+    work = out.with_name(f"{out.name}.build-{os.getpid()}")
+    cmd = [str(verilator_bin()), "--cc", "--exe", "--build", "-O1", "-j", "2", "--top-module", "rdma_node", *params,
+           "--output-split", "4000", "--output-split-cfuncs", "400", "-Mdir", str(work), "-o", "librdma_rtl.so",
+           "-CFLAGS", "-O1 -fPIC", "-LDFLAGS", "-shared", "-MAKEFLAGS", "OPT_FAST=-O1 OPT_SLOW=-O1",
+           *map(str, rtl), str(shim)]
+    r = subprocess.run(cmd, env=verilator_env(), check=False, capture_output=True, text=True)
+    if r.returncode != 0:  # the precompiled-header race of a parallel make: the second run finds it done
+        r = subprocess.run(cmd, env=verilator_env(), check=False, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise SpgenError("building the RTL cluster failed:\n" + (r.stdout + r.stderr)[-3000:])
+    try:
+        work.rename(out)
+    except OSError:  # another process installed the same library first
+        import shutil
+        shutil.rmtree(work, ignore_errors=True)
+    return lib
+
+
+class RTLCluster:
+    """Cards running the RTL RDMA engine and router (shell/rdma/rdma_node.v, Verilated) on a
+    ring (``dims=(n,)``) or 2-D torus (``dims=(x, y)``), dimension-order routes with datelines,
+    cables of ``latency`` cycles with bit-flip / drop probabilities per packet. One operation at
+    a time per card (the engine's command port); put/get/put_strided block and return the
+    cycles from command to completion, or raise RDMAError with the engine's status code.
+    """
+
+    def __init__(self, dims: tuple[int, ...] = (2, 2), *, latency: int = 12, flip: float = 0.0,
+                 drop: float = 0.0, seed: int = 1, window: int = 8, vc_buf: int = 4) -> None:
+        import ctypes
+        if len(dims) not in (1, 2) or any(int(d) < 1 for d in dims):
+            raise SpgenError(f"RTL cluster: dims must be (n,) or (x, y) with sizes >= 1, not {dims}")
+        x, y = (int(dims[0]), int(dims[1]) if len(dims) == 2 else 1)
+        if x * y > 64:
+            raise SpgenError(f"RTL cluster: at most 64 cards, not {x * y}")
+        if latency < 1 or not 0 <= flip < 1 or not 0 <= drop < 1:
+            raise SpgenError("RTL cluster: latency >= 1 cycle, flip and drop probabilities in [0, 1)")
+        lib = ctypes.CDLL(str(build_rtl_cluster(window=window, vc_buf=vc_buf)))
+        u64, vp = ctypes.c_uint64, ctypes.c_void_p
+        lib.rtl_cluster_create.restype = vp
+        lib.rtl_cluster_create.argtypes = [ctypes.c_int, ctypes.c_int, u64, u64, ctypes.c_double, ctypes.c_double, u64]
+        lib.rtl_cluster_destroy.argtypes = [vp]
+        lib.rtl_cluster_now.restype = u64
+        lib.rtl_cluster_now.argtypes = [vp]
+        lib.rtl_cluster_write.argtypes = [vp, ctypes.c_int, u64, ctypes.c_char_p, u64]
+        lib.rtl_cluster_read.argtypes = [vp, ctypes.c_int, u64, ctypes.c_char_p, u64]
+        lib.rtl_cluster_op.argtypes = [vp, ctypes.c_int, ctypes.c_int, ctypes.c_int, u64, u64, u64, ctypes.c_uint32,
+                                       ctypes.c_uint32, ctypes.c_uint32, ctypes.c_uint32, u64, ctypes.POINTER(u64)]
+        lib.rtl_cluster_run.argtypes = [vp, u64]
+        lib.rtl_cluster_events.argtypes = [vp, ctypes.c_int, ctypes.POINTER(u64), ctypes.c_int]
+        lib.rtl_cluster_stats.argtypes = [vp, ctypes.POINTER(u64)]
+        self._ct, self._lib = ctypes, lib
+        self._h = lib.rtl_cluster_create(x, y, RTL_MEM_BYTES, latency, flip, drop, seed)
+        if not self._h:
+            raise SpgenError("RTL cluster: could not create it")
+        self.ncards, self.mem_bytes = x * y, RTL_MEM_BYTES
+
+    def close(self) -> None:
+        if getattr(self, "_h", None):
+            self._lib.rtl_cluster_destroy(self._h)
+            self._h = None
+
+    def __del__(self) -> None:
+        self.close()
+
+    def _card(self, card: int) -> None:
+        if not 0 <= card < self.ncards:
+            raise SpgenError(f"RTL cluster: no card {card} (cards 0..{self.ncards - 1})")
+
+    @property
+    def now(self) -> int:
+        return int(self._lib.rtl_cluster_now(self._h))
+
+    def write(self, card: int, addr: int, data: bytes | Any) -> None:
+        self._card(card)
+        b = bytes(data) if not hasattr(data, "tobytes") else data.tobytes()
+        if addr < 0 or self._lib.rtl_cluster_write(self._h, card, addr, b, len(b)) != 0:
+            raise SpgenError(f"card {card}: range {addr:#x}+{len(b)} past the end of its {self.mem_bytes} B memory")
+
+    def read(self, card: int, addr: int, nbytes: int) -> bytes:
+        self._card(card)
+        buf = self._ct.create_string_buffer(max(nbytes, 1))
+        if addr < 0 or nbytes < 0 or self._lib.rtl_cluster_read(self._h, card, addr, buf, nbytes) != 0:
+            raise SpgenError(f"card {card}: range {addr:#x}+{nbytes} past the end of its {self.mem_bytes} B memory")
+        return buf.raw[:nbytes]
+
+    def _op(self, card: int, get: int, peer: int, local: int, remote: int, nbytes: int, block: int = 0,
+            count: int = 0, ls: int = 0, rs: int = 0, max_cycles: int = 2_000_000) -> int:
+        self._card(card)
+        if not 0 <= peer < 64 or min(local, remote, nbytes, block, count, ls, rs) < 0:
+            raise SpgenError("RTL cluster: negative address or size, or a card number outside 0..63")
+        cyc = self._ct.c_uint64(0)
+        code = self._lib.rtl_cluster_op(self._h, card, get, peer, local, remote, nbytes, block, count, ls, rs,
+                                        max_cycles, self._ct.byref(cyc))
+        if code == -1:
+            raise RDMAError(3, f"card {card}: the operation did not end within {max_cycles} cycles")
+        if code:
+            raise RDMAError(code, f"card {card} -> card {peer}")
+        return int(cyc.value)
+
+    def put(self, card: int, dst: int, local: int, remote: int, nbytes: int) -> int:
+        """Card `card`'s memory [local, +nbytes) -> card `dst` at `remote`; cycles it took."""
+        return self._op(card, 0, dst, local, remote, nbytes)
+
+    def get(self, card: int, src: int, local: int, remote: int, nbytes: int) -> int:
+        """Card `src`'s memory [remote, +nbytes) -> card `card` at `local`; cycles it took."""
+        return self._op(card, 1, src, local, remote, nbytes)
+
+    def put_strided(self, card: int, dst: int, local: int, remote: int, block: int, count: int,
+                    local_stride: int, remote_stride: int) -> int:
+        """Block-stride put: `count` blocks of `block` bytes, a stride on each side; cycles it took."""
+        if block <= 0:
+            raise RDMAError(5, "a block-stride put needs a block of at least 4 bytes")
+        return self._op(card, 0, dst, local, remote, 0, block, count, local_stride, remote_stride)
+
+    def run(self, cycles: int) -> None:
+        self._lib.rtl_cluster_run(self._h, cycles)
+
+    def events(self, card: int) -> list[tuple[int, int, int, int, int]]:
+        """Target-side completions since the last call: (kind 1 put / 4 get, peer, addr, bytes, cycle)."""
+        self._card(card)
+        buf = (self._ct.c_uint64 * (5 * 256))()
+        rows: list[tuple[int, int, int, int, int]] = []
+        while True:
+            k = self._lib.rtl_cluster_events(self._h, card, buf, 256)
+            rows += [tuple(int(buf[5 * i + j]) for j in range(5)) for i in range(k)]  # type: ignore[misc]
+            if k < 256:
+                return rows
+
+    def stats(self) -> dict[str, int]:
+        out = (self._ct.c_uint64 * 4)()
+        self._lib.rtl_cluster_stats(self._h, out)
+        return {"replays": int(out[0]), "flips": int(out[1]), "drops": int(out[2]), "overflow": int(out[3])}

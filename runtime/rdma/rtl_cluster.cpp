@@ -1,0 +1,252 @@
+// A cluster of Verilated RDMA nodes (shell/rdma/rdma_node.v: engine + router + link
+// ports) on a 1-D ring or 2-D torus, joined by cable models with a latency and optional
+// bit flips / drops, each card with a byte memory behind the engine's ports. A C ABI for
+// spgen.runtime.rdma.RTLCluster (ctypes); built by Verilator with this file as --exe.
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "Vrdma_node.h"
+#include "verilated.h"
+
+namespace {
+
+struct Cable {
+  std::deque<std::pair<uint64_t, std::pair<uint32_t, bool>>> q;
+  bool in_pkt = false, drop = false;
+  int flip_word = -1, flip_bit = 0, widx = 0;
+};
+
+struct Card {
+  std::unique_ptr<Vrdma_node> m;
+  std::vector<uint8_t> mem;
+  std::deque<std::pair<uint64_t, uint64_t>> rdq;
+  bool want = false;
+  int get = 0, dst = 0;
+  uint64_t local = 0, remote = 0, len = 0;
+  uint32_t block = 0, count = 0, ls = 0, rs = 0;
+  int last_code = 0;
+  uint64_t done_at = 0, accepted_at = 0;
+  std::vector<std::array<uint64_t, 5>> events;  // kind, peer, addr, len, cycle
+};
+
+struct Cluster {
+  VerilatedContext ctx;
+  int X = 1, Y = 1, n = 1;
+  uint64_t mem_bytes = 0, lat = 12, cyc = 0, flips = 0, drops = 0;
+  double pflip = 0, pdrop = 0;
+  std::mt19937_64 rng;
+  std::vector<Card> card;
+  std::map<std::pair<int, int>, std::pair<int, int>> peer;
+  std::map<std::pair<int, int>, Cable> cable;
+
+  void step() {
+    std::uniform_real_distribution<double> u(0, 1);
+    for (int c = 0; c < n; ++c) {
+      Card& C = card[c];
+      Vrdma_node* m = C.m.get();
+      m->cmd_valid = C.want;
+      m->cmd_get = C.get, m->cmd_dst = C.dst, m->cmd_local = C.local, m->cmd_remote = C.remote, m->cmd_len = C.len;
+      m->cmd_block = C.block, m->cmd_count = C.count, m->cmd_local_stride = C.ls, m->cmd_remote_stride = C.rs;
+      m->mem_rd_waitrequest = 0, m->mem_wr_waitrequest = 0, m->mem_rd_readdatavalid = 0;
+      if (!C.rdq.empty() && C.rdq.front().first <= cyc) {
+        uint64_t a = C.rdq.front().second;
+        uint32_t w = 0;
+        if (a + 4 <= C.mem.size()) std::memcpy(&w, &C.mem[a], 4);
+        m->mem_rd_readdatavalid = 1, m->mem_rd_readdata = w;
+        C.rdq.pop_front();
+      }
+      m->evt_ready = 1;
+      uint32_t v = 0, l = 0;
+      for (int p = 0; p < 4; ++p) {
+        m->link_in_data[p] = 0;
+        auto it = peer.find({c, p});
+        if (it == peer.end()) continue;
+        Cable& cb = cable[it->second];
+        if (!cb.q.empty() && cb.q.front().first <= cyc) {
+          v |= 1u << p;
+          m->link_in_data[p] = cb.q.front().second.first;
+          if (cb.q.front().second.second) l |= 1u << p;
+          cb.q.pop_front();
+        }
+      }
+      m->link_in_valid = v, m->link_in_last = l;
+      m->clk = 0;
+      m->eval();
+    }
+    for (int c = 0; c < n; ++c) {
+      Card& C = card[c];
+      Vrdma_node* m = C.m.get();
+      if (m->cmd_valid && m->cmd_ready) C.want = false, C.accepted_at = cyc;
+      if (m->done) C.last_code = m->done_code, C.done_at = cyc;
+      if (m->evt_valid) {
+        const uint32_t* e = m->evt_data.data();
+        C.events.push_back({(e[4] >> 6) & 15, e[4] & 63, uint64_t(e[2]) | uint64_t(e[3]) << 32,
+                            uint64_t(e[0]) | uint64_t(e[1]) << 32, cyc});
+      }
+      if (m->mem_rd_read) C.rdq.push_back({cyc + 8, m->mem_rd_address});
+      if (m->mem_wr_write && m->mem_wr_address + 4 <= C.mem.size()) {
+        uint32_t w = m->mem_wr_writedata;
+        std::memcpy(&C.mem[m->mem_wr_address], &w, 4);
+      }
+      for (int p = 0; p < 4; ++p) {
+        if (!((m->link_out_valid >> p) & 1)) continue;
+        Cable& cb = cable[{c, p}];
+        if (!cb.in_pkt) {
+          cb.in_pkt = true, cb.widx = 0;
+          cb.drop = pdrop > 0 && u(rng) < pdrop;
+          cb.flip_word = pflip > 0 && u(rng) < pflip ? int(rng() % 19) : -1;
+          cb.flip_bit = int(rng() % 32);
+          drops += cb.drop, flips += cb.flip_word >= 0;
+        }
+        uint32_t w = m->link_out_data[p];
+        bool last = (m->link_out_last >> p) & 1;
+        if (cb.widx++ == cb.flip_word) w ^= 1u << cb.flip_bit;
+        if (!cb.drop) cb.q.push_back({cyc + lat, {w, last}});
+        if (last) cb.in_pkt = false;
+      }
+      m->clk = 1;
+      m->eval();
+    }
+    ++cyc;
+  }
+};
+
+}  // namespace
+
+extern "C" {
+
+// dims X x Y (Y = 1: a ring of X cards); mem_bytes must not exceed the build's MEM_BYTES
+void* rtl_cluster_create(int X, int Y, uint64_t mem_bytes, uint64_t latency, double pflip, double pdrop,
+                         uint64_t seed) {
+  if (X < 1 || Y < 1 || X * Y > 64 || latency < 1) return nullptr;
+  auto* cl = new Cluster;
+  cl->X = X, cl->Y = Y, cl->n = X * Y, cl->mem_bytes = mem_bytes, cl->lat = latency;
+  cl->pflip = pflip, cl->pdrop = pdrop, cl->rng.seed(seed);
+  const int dims[2] = {X, Y}, n = X * Y;
+  cl->card.resize(size_t(n));
+  for (int c = 0; c < n; ++c) {
+    Card& C = cl->card[size_t(c)];
+    C.m.reset(new Vrdma_node(&cl->ctx, ("card" + std::to_string(c)).c_str()));
+    C.mem.assign(mem_bytes, 0);
+  }
+  std::vector<uint32_t> dateline(size_t(n), 0);
+  for (int c = 0; c < n; ++c) {
+    int xs[2] = {c % X, c / X};
+    for (int d = 0; d < 2; ++d) {
+      if (dims[d] == 1) continue;
+      int plus[2] = {xs[0], xs[1]}, minus[2] = {xs[0], xs[1]};
+      plus[d] = (xs[d] + 1) % dims[d];
+      minus[d] = (xs[d] + dims[d] - 1) % dims[d];
+      cl->peer[{c, 2 * d}] = {plus[0] + X * plus[1], 2 * d + 1};
+      cl->peer[{c, 2 * d + 1}] = {minus[0] + X * minus[1], 2 * d};
+      if (xs[d] == dims[d] - 1) dateline[size_t(c)] |= 1u << (2 * d);
+      if (xs[d] == 0) dateline[size_t(c)] |= 1u << (2 * d + 1);
+    }
+  }
+  // the cable model uses the sending side's key; peer maps the receiving (card, port) to it
+  std::map<std::pair<int, int>, std::pair<int, int>> in_from;
+  for (auto& kv : cl->peer) in_from[kv.second] = kv.first;
+  cl->peer = in_from;
+  for (int c = 0; c < n; ++c) {
+    Vrdma_node* m = cl->card[size_t(c)].m.get();
+    m->rst = 1, m->card_id = c, m->port_dim = 0b01010000, m->port_dateline = dateline[size_t(c)];
+    m->clk = 0; m->eval(); m->clk = 1; m->eval();
+    m->rst = 0;
+    for (int t = 0; t < 64; ++t) {
+      int port = 15;
+      if (t < n) {
+        int xs[2] = {c % X, c / X}, ts[2] = {t % X, t / X};
+        port = 4;
+        for (int d = 0; d < 2 && port == 4 && t != c; ++d)
+          if (xs[d] != ts[d]) port = ((ts[d] - xs[d] + dims[d]) % dims[d]) <= dims[d] / 2 ? 2 * d : 2 * d + 1;
+      }
+      m->cfg_we = 1, m->cfg_addr = t, m->cfg_port = port;
+      m->clk = 0; m->eval(); m->clk = 1; m->eval();
+    }
+    m->cfg_we = 0;
+  }
+  return cl;
+}
+
+void rtl_cluster_destroy(void* h) {
+  auto* cl = static_cast<Cluster*>(h);
+  for (auto& C : cl->card) C.m->final();
+  delete cl;
+}
+
+int rtl_cluster_cards(void* h) { return static_cast<Cluster*>(h)->n; }
+uint64_t rtl_cluster_now(void* h) { return static_cast<Cluster*>(h)->cyc; }
+
+int rtl_cluster_write(void* h, int card, uint64_t addr, const uint8_t* p, uint64_t n) {
+  auto* cl = static_cast<Cluster*>(h);
+  if (card < 0 || card >= cl->n || addr > cl->mem_bytes || n > cl->mem_bytes - addr) return -1;
+  std::memcpy(&cl->card[size_t(card)].mem[addr], p, n);
+  return 0;
+}
+
+int rtl_cluster_read(void* h, int card, uint64_t addr, uint8_t* p, uint64_t n) {
+  auto* cl = static_cast<Cluster*>(h);
+  if (card < 0 || card >= cl->n || addr > cl->mem_bytes || n > cl->mem_bytes - addr) return -1;
+  std::memcpy(p, &cl->card[size_t(card)].mem[addr], n);
+  return 0;
+}
+
+// one operation through the engine's command port; returns its status code (0 ok,
+// 1 NO_ROUTE, 2 REMOTE_RANGE, 3 TIMEOUT, 4 LOCAL_RANGE, 5 ALIGN), -1 when the engine did
+// not take it within max_cycles; *cycles = command accepted to completion
+int rtl_cluster_op(void* h, int card, int get, int dst, uint64_t local, uint64_t remote, uint64_t len, uint32_t block,
+                   uint32_t count, uint32_t ls, uint32_t rs, uint64_t max_cycles, uint64_t* cycles) {
+  auto* cl = static_cast<Cluster*>(h);
+  if (card < 0 || card >= cl->n) return -2;
+  Card& C = cl->card[size_t(card)];
+  C.want = true, C.get = get, C.dst = dst, C.local = local, C.remote = remote, C.len = len;
+  C.block = block, C.count = count, C.ls = ls, C.rs = rs;
+  C.done_at = 0;
+  uint64_t t0 = cl->cyc;
+  while (cl->cyc - t0 < max_cycles && (C.want || C.done_at == 0)) cl->step();
+  if (C.want || C.done_at == 0) {
+    C.want = false;
+    return -1;
+  }
+  *cycles = C.done_at - C.accepted_at;
+  return C.last_code;
+}
+
+void rtl_cluster_run(void* h, uint64_t cycles) {
+  auto* cl = static_cast<Cluster*>(h);
+  for (uint64_t i = 0; i < cycles; ++i) cl->step();
+}
+
+// target events of a card since the last call: up to max rows of (kind, peer, addr, len, cycle)
+int rtl_cluster_events(void* h, int card, uint64_t* out, int max) {
+  auto* cl = static_cast<Cluster*>(h);
+  if (card < 0 || card >= cl->n) return -1;
+  auto& ev = cl->card[size_t(card)].events;
+  int k = 0;
+  for (; k < max && k < int(ev.size()); ++k)
+    for (int j = 0; j < 5; ++j) out[5 * k + j] = ev[size_t(k)][size_t(j)];
+  ev.erase(ev.begin(), ev.begin() + k);
+  return k;
+}
+
+// link statistics: replays (sum over ports and cards), flips, drops, overflow flags
+void rtl_cluster_stats(void* h, uint64_t* out4) {
+  auto* cl = static_cast<Cluster*>(h);
+  uint64_t replays = 0, overflow = 0;
+  for (auto& C : cl->card) {
+    overflow |= C.m->overflow;
+    for (int p = 0; p < 4; ++p) replays += (uint64_t(C.m->replays) >> (16 * p)) & 0xFFFF;
+  }
+  out4[0] = replays, out4[1] = cl->flips, out4[2] = cl->drops, out4[3] = overflow;
+}
+
+}  // extern "C"
+
+int main() { return 0; }  // Verilator's --exe wants one; the library is what is used

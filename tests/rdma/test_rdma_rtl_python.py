@@ -1,0 +1,72 @@
+"""spgen.runtime.rdma.RTLCluster: the Verilated RTL engine and router driven from Python move
+the same bytes as the C++ model for the same operations, and report errors by code."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from spgen import SpgenError
+from spgen.runtime import rdma
+
+pytestmark = pytest.mark.xdist_group("rdma_rtl")
+
+
+@pytest.fixture(scope="module")
+def rtl() -> rdma.RTLCluster:
+    cl = rdma.RTLCluster((2, 2), flip=0.01, drop=0.01, seed=4)
+    yield cl
+    cl.close()
+
+
+def test_rdma_rtl_python_same_bytes_as_model(rtl: rdma.RTLCluster) -> None:
+    rng = np.random.default_rng(7)
+    model = rdma.cluster({"topology": "torus", "dims": [2, 2], "params": {"mem_bytes": rdma.RTL_MEM_BYTES}})
+    for c in range(4):
+        data = rng.integers(0, 256, 0x40000, dtype=np.uint8).tobytes()
+        rtl.write(c, 0, data)
+        model[c].write(0, data)
+    for k in range(24):
+        c, d = int(rng.integers(4)), int(rng.integers(4))
+        n = 4 * int(rng.integers(1, 1500))
+        src, dst = 4 * int(rng.integers(0, 0x8000)), 0x100000 + 0x20000 * c + 4 * int(rng.integers(0, 0x4000))
+        if k % 3 == 0:
+            assert rtl.put(c, d, src, dst, n) > 0
+            model[c].put(d, src, dst, n)
+        elif k % 3 == 1:
+            assert rtl.get(c, d, dst, src, n) > 0
+            model[c].get(d, dst, src, n)
+        else:
+            blk, cnt = 4 * int(rng.integers(1, 40)), int(rng.integers(1, 30))
+            assert rtl.put_strided(c, d, src, dst, blk, cnt, blk + 8, blk + 20) > 0
+            model[c].put_strided(d, src, dst, blk, cnt, blk + 8, blk + 20)
+    for c in range(4):  # whole memories, byte for byte
+        assert rtl.read(c, 0, rdma.RTL_MEM_BYTES) == model[c].read(0, rdma.RTL_MEM_BYTES)
+    s = rtl.stats()
+    assert s["overflow"] == 0 and s["replays"] > 0 and s["drops"] > 0
+
+
+def test_rdma_rtl_python_events(rtl: rdma.RTLCluster) -> None:
+    rtl.events(2)
+    rtl.put(1, 2, 0x100, 0x3000, 64)
+    rtl.get(0, 2, 0x200, 0x3000, 32)
+    ev = rtl.events(2)
+    assert [(k, p, a, n) for k, p, a, n, _ in ev] == [(1, 1, 0x3000, 64), (4, 0, 0x3000, 32)]
+
+
+@pytest.mark.parametrize("args, code", [
+    ((0, 9, 0, 0, 64), "NO_ROUTE"),                          # no card 9 in a 2 x 2 torus
+    ((0, 1, 0, rdma.RTL_MEM_BYTES - 16, 64), "REMOTE_RANGE"),  # past the end of card 1
+    ((0, 1, rdma.RTL_MEM_BYTES - 4, 0, 64), "LOCAL_RANGE"),
+    ((0, 1, 2, 0, 64), "ALIGN"),
+])
+def test_rdma_rtl_python_errors(rtl: rdma.RTLCluster, args: tuple, code: str) -> None:
+    with pytest.raises(rdma.RDMAError) as e:
+        rtl.put(*args)
+    assert e.value.name == code
+    assert rtl.put(0, 1, 0, 0x2000, 16) > 0  # the engine goes on
+
+
+def test_rdma_rtl_python_bad_input() -> None:
+    with pytest.raises(SpgenError, match="dims"):
+        rdma.RTLCluster((0,))
+    with pytest.raises(SpgenError, match="power of 2"):
+        rdma.build_rtl_cluster(window=6)
