@@ -8,13 +8,14 @@ from llvmlite import ir
 from ...ir import Node, Type
 from ._plan import CHUNK, Plan
 
-__all__ = ["RUN_SYMBOL", "emit_module", "key_counts"]
+__all__ = ["NO_RING", "RUN_SYMBOL", "emit_module", "key_counts"]
 
 RUN_SYMBOL = "spg_run"
+# ring size that marks a whole array in the key tables: an offset never reaches it
+NO_RING = 1 << 62
 
 I1, I32, I64, F32 = ir.IntType(1), ir.IntType(32), ir.IntType(64), ir.FloatType()
 P32 = I32.as_pointer()
-PP32 = P32.as_pointer()
 P64 = I64.as_pointer()
 VOID = ir.VoidType()
 
@@ -371,30 +372,28 @@ def _edge_fn(mod: ir.Module, em: _Emitter, plan: Plan, p: int) -> ir.Function:
 
 def _phase_fn(mod: ir.Module, em: _Emitter, plan: Plan, p: int, fast: ir.Function,
               fastnt: ir.Function | None, edge: ir.Function, kbase: int) -> ir.Function:
-    """phase(bufs, mods, curs, koff, s, e0, e1, N, wlo, whi, nt, regs): one chunk of one phase.
+    """phase(bases, offs, mods, s, e0, e1, N, wlo, whi, nt, regs): one chunk of one phase.
 
-    A buffer's chunk offset is ``s - d`` in a whole array (``mods[slot] == 0``) and
-    ``(s - d) mod m`` in a ring of ``m`` elements, computed without a division as
-    ``curs[slot] - koff[k]`` (+ m if negative): the sweep keeps ``curs[slot] = t mod m``
-    and ``koff[k] = (lag + d) mod m`` is a constant of the read (``_run.py``).
+    Each read and store ("key" ``k``, numbered per stage from ``kbase``) has its buffer
+    address ``bases[k]``, ring size ``mods[k]`` (``NO_RING``: a whole array) and the
+    offset ``offs[k]`` of the current chunk: ``s - d`` in a whole array, ``(s - d) mod m``
+    in a ring. The sweep advances the offsets by a chunk per step (``spg_run``), so no
+    division is needed.
     """
-    ty = ir.FunctionType(VOID, [PP32, P64, P64, P64] + [I64] * 7 + [P32])
+    ty = ir.FunctionType(VOID, [P64, P64, P64] + [I64] * 7 + [P32])
     fn = ir.Function(mod, ty, f"spg_phase{p}")
     fn.linkage = "internal"
-    bufs, mods, curs, koff, s, e0, e1, n_el, wlo, whi, nt, regp = fn.args
+    bases, offs, mods, s, e0, e1, n_el, wlo, whi, nt, regp = fn.args
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     zero64, c = ir.Constant(I64, 0), ir.Constant(I64, CHUNK)
     regv = [b.load(b.gep(regp, [ir.Constant(I32, k)])) for k in range(len(plan.graph.regs))]
 
     def at(slot: int, d: int, k: int) -> tuple[ir.Value, ir.Value, ir.Value, ir.Value]:
         """(chunk pointer, ring size, is-ring, offset) of one read or store."""
-        ks = ir.Constant(I32, slot)
-        base, m = b.load(b.gep(bufs, [ks])), b.load(b.gep(mods, [ks]))
-        r = b.sub(b.load(b.gep(curs, [ks])), b.load(b.gep(koff, [ir.Constant(I32, kbase + k)])))
-        r = b.select(b.icmp_signed("<", r, zero64), b.add(r, m), r)
-        ring = b.icmp_signed("!=", m, zero64)
-        off = b.select(ring, r, b.sub(s, ir.Constant(I64, d)))
-        return b.gep(base, [off]), m, ring, off
+        kk = ir.Constant(I32, kbase + k)
+        base = b.inttoptr(b.load(b.gep(bases, [kk])), P32)
+        off, m = b.load(b.gep(offs, [kk])), b.load(b.gep(mods, [kk]))
+        return b.gep(base, [off]), m, b.icmp_signed("!=", m, ir.Constant(I64, NO_RING)), off
 
     reads, stores = plan.reads[p], plan.stores[p]
     rd = [at(slot, d, k) for k, (slot, d) in enumerate(reads)]
@@ -440,7 +439,7 @@ def _phase_fn(mod: ir.Module, em: _Emitter, plan: Plan, p: int, fast: ir.Functio
 
 
 def key_counts(plan: Plan) -> list[int]:
-    """Offset of each phase's entries in a stage's ``koff`` row (reads, then stores)."""
+    """Offset of each phase's keys in a stage's key tables (its reads, then its stores)."""
     out, k = [], 0
     for p in range(plan.n_phases):
         out.append(k)
@@ -451,13 +450,13 @@ def key_counts(plan: Plan) -> list[int]:
 def emit_module(plan: Plan, ftz: bool, x86: bool) -> ir.Module:
     """The kernel module; its entry point is ``spg_run`` (see ``_run.py`` for the tables).
 
-    ``spg_run(bufs, mods, curs, koffs, lags, rng, S, t0, t1, N, nt, regs)``: for t in
+    ``spg_run(bases, offs, mods, lags, rng, S, t0, t1, N, nt, regs)``: for t in
     [t0, t1) by CHUNK, for each stage j and phase p, the chunk at
     ``s = t - lags[j*P+p]`` clipped to ``[rng[4j], rng[4j+1])`` with output stores
-    limited to ``[rng[4j+2], rng[4j+3])``. ``bufs[j]``/``mods[j]`` are stage j's buffer
-    pointers and ring sizes (0: a whole array) per slot; ``curs`` (S x slots) holds
-    ``t mod m`` per ring and is advanced here; ``koffs`` (S x key_counts[-1]) the
-    constant ``(lag + d) mod m`` of every read and store. ``nt`` != 0 asks for
+    limited to ``[rng[4j+2], rng[4j+3])``. ``bases``, ``offs`` and ``mods`` (S x
+    key_counts[-1]) give every read and store of stage j its buffer address, chunk
+    offset at t0 and ring size (see ``_phase_fn``); the offsets are advanced here.
+    ``nt`` != 0 asks for
     streaming stores into the (64-byte aligned) output arrays.
     """
     mod = ir.Module(name=f"spg_{plan.graph.name}")
@@ -469,14 +468,15 @@ def emit_module(plan: Plan, ftz: bool, x86: bool) -> ir.Module:
         phases.append(_phase_fn(mod, em, plan, p, _fast_fn(mod, em, plan, p),
                                 _fast_fn(mod, em, plan, p, nt=True) if outs else None,
                                 _edge_fn(mod, em, plan, p), kb[p]))
-    ty = ir.FunctionType(VOID, [PP32.as_pointer(), P64.as_pointer(), P64, P64, P64, P64,
-                                I64, I64, I64, I64, I64, P32])
+    ty = ir.FunctionType(VOID, [P64] * 5 + [I64] * 5 + [P32])
     fn = ir.Function(mod, ty, RUN_SYMBOL + "_body")
     fn.linkage = "internal"
-    bufs, mods, curs, koffs, lags, rng, n_st, t0, t1, n_el, nt, regs = fn.args
+    bases, offs, mods, lags, rng, n_st, t0, t1, n_el, nt, regs = fn.args
+    for a in (bases, offs, mods, lags, rng):
+        a.add_attribute("noalias")
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     np_ = ir.Constant(I64, plan.n_phases)
-    ns, nk = ir.Constant(I64, plan.n_slots), ir.Constant(I64, kb[-1])
+    nk = ir.Constant(I64, kb[-1])
     c = ir.Constant(I64, CHUNK)
     pre = b.block
     head = fn.append_basic_block("t.head")
@@ -490,10 +490,8 @@ def emit_module(plan: Plan, ftz: bool, x86: bool) -> ir.Module:
     b.position_at_end(tb)
 
     def stage(b: ir.IRBuilder, j: ir.Value) -> None:
-        sb = b.load(b.gep(bufs, [j]))
-        sm = b.load(b.gep(mods, [j]))
-        sc = b.gep(curs, [b.mul(j, ns)])
-        sk = b.gep(koffs, [b.mul(j, nk)])
+        row = b.mul(j, nk)
+        sb, so, sm = b.gep(bases, [row]), b.gep(offs, [row]), b.gep(mods, [row])
         r = [b.load(b.gep(rng, [b.add(b.mul(j, ir.Constant(I64, 4)), ir.Constant(I64, k))]))
              for k in range(4)]
         for p, pf in enumerate(phases):
@@ -503,14 +501,15 @@ def emit_module(plan: Plan, ftz: bool, x86: bool) -> ir.Module:
             se = b.add(s, c)
             hi = b.select(b.icmp_signed("<", se, r[1]), se, r[1])
             with b.if_then(b.icmp_signed("<", lo, hi)):
-                b.call(pf, [sb, sm, sc, sk, s, lo, hi, n_el, r[2], r[3], nt, regs])
-        # advance every ring cursor by one chunk (t mod m; whole arrays ignore theirs)
-        for slot in range(plan.n_slots):
-            k = ir.Constant(I32, slot)
+                b.call(pf, [sb, so, sm, s, lo, hi, n_el, r[2], r[3], nt, regs])
+
+        # advance every offset by one chunk, wrapping in rings (a vectorisable loop)
+        def adv(b: ir.IRBuilder, k: ir.Value) -> None:
+            op = b.gep(so, [k])
             m = b.load(b.gep(sm, [k]))
-            cp = b.gep(sc, [k])
-            nxt = b.add(b.load(cp), c)
-            b.store(b.select(b.icmp_signed(">=", nxt, m), b.sub(nxt, m), nxt), cp)
+            nxt = b.add(b.load(op), c)
+            b.store(b.select(b.icmp_signed(">=", nxt, m), b.sub(nxt, m), nxt), op)
+        _loop(b, fn, ir.Constant(I64, 0), nk, "adv", adv)
 
     _loop(b, fn, ir.Constant(I64, 0), n_st, "j", stage)
     t.add_incoming(b.add(t, c), b.block)

@@ -19,10 +19,10 @@ from ._plan import CHUNK, Plan, make_plan
 __all__ = ["Kernel", "clear_memory_cache", "get_kernel"]
 
 # Bump when the generated code changes meaning, so stale objects on disk are ignored.
-_CODEGEN_VERSION = "6"
+_CODEGEN_VERSION = "7"
 
-# spg_run(bufs, mods, curs, koffs, lags, rng, S, t0, t1, N, nt, regs): see _codegen
-_RUN_TYPE = ctypes.CFUNCTYPE(None, *[ctypes.c_void_p] * 6, *[ctypes.c_int64] * 5, ctypes.c_void_p)
+# spg_run(bases, offs, mods, lags, rng, S, t0, t1, N, nt, regs): see _codegen.emit_module
+_RUN_TYPE = ctypes.CFUNCTYPE(None, *[ctypes.c_void_p] * 5, *[ctypes.c_int64] * 5, ctypes.c_void_p)
 
 
 @dataclass

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..._diagnostics import SpgenError
 from ...ir import Graph
-from ._codegen import key_counts
+from ._codegen import NO_RING, key_counts
 from ._jit import Kernel, get_kernel
 from ._plan import CHUNK, ring_sizes, stage_lags
 
@@ -137,7 +137,7 @@ class _Sweep:
     """Tables for one thread's sweep of ``stages`` chained applications of the module.
 
     Everything but the buffer addresses depends only on the layout, the stream length
-    and the slice ``[a, b)``: that part is built once (``_template``) and copied.
+    and the slice ``[a, b)``: that part is built once (``_Template``) and copied.
     """
 
     def __init__(self, k: Kernel, n: int, ins: dict[str, np.ndarray], outs: dict[str, np.ndarray],
@@ -148,45 +148,39 @@ class _Sweep:
         block = _pool.take(max(1, layout[3]))
         self.keep = [block]
         tab = t.tab.copy()
-        base = _ptr(tab)
         tab[t.ring_at] = _ptr(block) + t.ring_bytes
         for name, at in t.in_at:
             tab[at] = _ptr(ins[name])
         if outs:
             tab[t.out_at] = _ptr(next(iter(outs.values()))) + t.out_bytes  # rows of one block
-        tab[t.row_at] = base + t.row_bytes
         self.tab = tab
-        self.args = (base + t.args[0], base + t.args[1], *(base + x for x in t.args[2:6]),
-                     stages, t.t0, t.t1)
+        base = _ptr(tab)
+        self.args = (*(base + x for x in t.args), stages, t.t0, t.t1)
 
     def run(self, k: Kernel, n: int, regs: np.ndarray, nt: bool) -> None:
         k.run(*self.args, n, int(nt), _ptr(regs))
 
 
 class _Template:
-    """The address-free part of a sweep's table (see ``_template``)."""
+    """The address-free part of a sweep's tables, one int64 array (see ``emit_module``):
+    bases | offs | mods (stages x keys) | lags (stages x phases) | rng (stages x 4)."""
 
     def __init__(self, k: Kernel, n: int, stages: int, layout: tuple, a: int, b: int,
                  fb: dict[str, str]):
         plan = k.plan
-        ns = plan.n_slots
         lag, ring_off, ring_mod, _words = layout
         # buffer of (stage, slot): a ring (word offset >= 0), an input array (stage 0),
         # the output arrays (last stage), or the next stage's input ring (other stages)
         off = ring_off.copy()
         mods = ring_mod.copy()
-        in_at = []
-        for name, slot in plan.in_slot.items():
-            off[0, slot], mods[0, slot] = -1, 0
-            in_at.append((name, slot))
+        src = np.zeros(off.shape, dtype=np.int64)  # 1 + input port index, or -1 - output row
+        for i, (_name, slot) in enumerate(plan.in_slot.items()):
+            off[0, slot], mods[0, slot], src[0, slot] = -1, 0, 1 + i
         out0 = min(plan.out_slot.values(), default=0)
-        out_at, out_bytes = [], []
         for name, slot in plan.out_slot.items():
             nxt = plan.in_slot[fb[name]] if stages > 1 else 0
             off[:-1, slot], mods[:-1, slot] = off[1:, nxt], mods[1:, nxt]
-            off[-1, slot], mods[-1, slot] = -1, 0
-            out_at.append((stages - 1) * ns + slot)
-            out_bytes.append(4 * _out_cols(n) * (slot - out0))
+            off[-1, slot], mods[-1, slot], src[-1, slot] = -1, 0, -1 - (slot - out0)
         # stage j computes its slice plus the halo the later stages read
         rest = np.arange(stages, 0, -1, dtype=np.int64)
         lo = np.maximum(0, a - rest * plan.reach_past)
@@ -195,29 +189,29 @@ class _Template:
         rng[-1, 2:] = (a, b)
         self.t0 = int((lo[:, None] + lag).min()) // CHUNK * CHUNK
         self.t1 = int((hi[:, None] + lag).max())
-        # ring cursors (t0 mod m) and each read's and store's constant (lag + d) mod m
+        # per key (read or store of a phase): its buffer, ring size and chunk offset at t0
         kslot, kd, kphase = _keys(plan)
-        ring = mods > 0
-        safe = np.where(ring, mods, 1)
-        curs = np.where(ring, self.t0 % safe, 0)
-        koffs = np.where(ring[:, kslot], (lag[:, kphase] + kd) % safe[:, kslot], 0)
-        # one int64 table: bufs | mods | curs | koffs | lags | rng | bufs rows | mods rows
-        parts = [off, mods, curs, koffs, lag, rng]
+        km = mods[:, kslot]
+        ring = km > 0
+        pos = self.t0 - lag[:, kphase] - kd
+        koff = np.where(ring, pos % np.where(ring, km, 1), pos)
+        kmod = np.where(ring, km, NO_RING)
+        kring, ksrc = off[:, kslot], src[:, kslot]
+        parts = [kring, koff, kmod, lag, rng]
         at = [0]
         for x in parts:
             at.append(at[-1] + x.size)
-        self.tab = np.zeros(at[-1] + 2 * stages, dtype=np.int64)
-        for x, i, j in zip(parts, at[:-1], at[1:]):
+        self.tab = np.zeros(at[-1], dtype=np.int64)
+        for x, i, j in zip(parts[1:], at[1:-1], at[2:]):
             self.tab[i:j] = x.reshape(-1)
-        flat = off.reshape(-1)
-        self.ring_at = np.flatnonzero(flat >= 0)
-        self.ring_bytes = 4 * flat[self.ring_at]
-        self.in_at = in_at
-        self.out_at, self.out_bytes = np.array(out_at, dtype=np.int64), np.array(out_bytes)
-        self.row_at = at[-1] + np.arange(2 * stages)
-        self.row_bytes = 8 * np.concatenate([at[0] + ns * np.arange(stages),
-                                             at[1] + ns * np.arange(stages)])
-        self.args = [8 * at[-1], 8 * (at[-1] + stages)] + [8 * x for x in at[2:6]]
+        flat_ring, flat_src = kring.reshape(-1), ksrc.reshape(-1)
+        self.ring_at = np.flatnonzero(flat_ring >= 0)
+        self.ring_bytes = 4 * flat_ring[self.ring_at]
+        self.in_at = [(name, np.flatnonzero(flat_src == 1 + i))
+                      for i, name in enumerate(plan.in_slot)]
+        self.out_at = np.flatnonzero(flat_src < 0)
+        self.out_bytes = 4 * _out_cols(n) * (-1 - flat_src[self.out_at])
+        self.args = [8 * x for x in at[:5]]
 
 
 def _template(k: Kernel, n: int, stages: int, layout: tuple, a: int, b: int,
