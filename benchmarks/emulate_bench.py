@@ -1,6 +1,6 @@
 """Emulator throughput: Jacobi-5 and D2Q9 LBM cores, single step and fused cascades.
 
-Million element updates per second (elements x steps / wall time, JIT excluded) for
+Million element updates per second (elements x steps / time, JIT excluded) for
 `spgen emulate` (the LLVM back end) against plain numpy and, for LBM, lbmpy's generated
 C kernel (D2Q9 SRT, same grid and thread count), with the machine's memory bandwidth
 (a numpy copy) as the yardstick. Prints a table and writes JSON.
@@ -27,35 +27,49 @@ from spgen import _streams
 from spgen.backend.llvm import emulate
 
 
-def _best(fn, reps: int, budget_s: float = 3.0) -> tuple[float, float]:
-    """Best wall time and best CPU time (all threads of the process) of ``reps`` runs.
+def _best(fn, reps: int, budget_s: float = 3.0) -> tuple[float, float, float]:
+    """Best wall time, median and best CPU time (all threads of the process) of runs."""
+    return _measure({0: fn}, reps, budget_s=budget_s)[0]
 
-    On a shared, overloaded machine wall time mostly measures the other processes;
-    CPU time is the cost of the work itself (for one thread the two agree when idle).
+
+def _measure(fns: dict, reps: int, min_s: float = 1.0, budget_s: float = 8.0,
+             max_rounds: int = 400) -> dict:
+    """Time the callables in interleaved rounds: ``{key: (best wall, median CPU, best CPU)}``.
+
+    On a shared, loaded machine wall time mostly measures the other processes; CPU
+    time is the cost of the work itself (for one thread the two agree when idle).
+    Interleaving exposes every implementation to the same load, and the median over
+    many rounds is robust to bursts of it. At least ``reps`` rounds, then more until
+    ``min_s`` has passed (small problems get many rounds), at most ``budget_s``.
     """
-    best, best_cpu = float("inf"), float("inf")
+    wall = {k: [] for k in fns}
+    cpu = {k: [] for k in fns}
     t_all = time.perf_counter()
-    for _ in range(reps):
-        t, c = time.perf_counter(), time.process_time()
-        fn()
-        best = min(best, time.perf_counter() - t)
-        best_cpu = min(best_cpu, time.process_time() - c)
-        if time.perf_counter() - t_all > budget_s:
+    for r in range(max_rounds):
+        for k, fn in fns.items():
+            t, c = time.perf_counter(), time.process_time()
+            fn()
+            wall[k].append(time.perf_counter() - t)
+            cpu[k].append(time.process_time() - c)
+        spent = time.perf_counter() - t_all
+        if (r + 1 >= reps and spent > min_s) or (r >= 1 and spent > budget_s):
             break
-    return best, max(best_cpu, 1e-9)
+    return {k: (min(wall[k]), max(float(np.median(cpu[k])), 1e-9), max(min(cpu[k]), 1e-9))
+            for k in fns}
 
 
 def _row(core, grid, impl, threads, steps, n, times, **kw):
-    wall, cpu = times
+    wall, cpu_med, cpu_best = times
     return dict(core=core, grid=grid, impl=impl, threads=threads, steps=steps,
-                melem_s=n * steps / wall / 1e6, melem_cpu_s=n * steps / cpu / 1e6, **kw)
+                melem_s=n * steps / wall / 1e6, melem_cpu_s=n * steps / cpu_med / 1e6,
+                melem_cpu_s_best=n * steps / cpu_best / 1e6, **kw)
 
 
 def bandwidth_gbs(threads: int) -> float:
     """Copy bandwidth in GB/s (bytes read + written) of a 256 MiB numpy copy."""
     a = np.ones(64 << 20, dtype=np.float32)
     b = np.empty_like(a)
-    wall, cpu = _best(lambda: np.copyto(b, a), 5)
+    wall, _med, cpu = _best(lambda: np.copyto(b, a), 5)
     return 2 * a.nbytes / wall / 1e9, 2 * a.nbytes / cpu / 1e9
 
 
@@ -92,7 +106,7 @@ def bench_jacobi(width: int, threads_list, steps_list, reps):
 
 
 # ---- LBM ------------------------------------------------------------------------------
-def bench_lbm(width: int, threads_list, steps_list, reps, with_lbmpy: bool):
+def bench_lbm(width: int, threads_list, steps_list, reps, with_lbmpy: bool, lbmpy_threads=None):
     from spgen.lbm import as_core_input, cavity, compile_core, initial_f, to_records
 
     d = compile_core(width)
@@ -104,27 +118,33 @@ def bench_lbm(width: int, threads_list, steps_list, reps, with_lbmpy: bool):
     regs = _streams.parse_regs(g, {"omega": 1.6, "uw_x": 0.05})
     emulate(g, n, ins, regs)
     rows = []
-    for th in threads_list:
-        for st in steps_list:
-            t = _best(lambda st=st, th=th: emulate(g, n, ins, regs, steps=st, threads=th), reps)
-            rows.append(_row("lbm_d2q9", width, "spgen emulate", th, st, n, t))
+    lbs = {}
+    for th in (lbmpy_threads or threads_list) if with_lbmpy else ():
+        try:
+            lbs[th] = _lbmpy_step(width, attr, th)
+        except Exception as e:  # noqa: BLE001 -- any lbmpy failure: the table says why
+            rows.append({"core": "lbm_d2q9", "grid": width, "impl": "lbmpy", "threads": th,
+                         "steps": 0, "melem_s": None, "melem_cpu_s": None,
+                         "error": f"{type(e).__name__}: {e}"})
+    for st in steps_list:
+        # emulate and lbmpy side by side, interleaved, so both see the same load
+        fns = {("spgen emulate", th): (lambda st=st, th=th: emulate(g, n, ins, regs, steps=st,
+                                                                    threads=th))
+               for th in threads_list}
+        fns.update({("lbmpy", th): (lambda st=st, lb=lb: lb.run(st)) for th, lb in lbs.items()})
+        for (impl, th), t in _measure(fns, reps).items():
+            rows.append(_row("lbm_d2q9", width, impl, th, st, n, t))
     if width <= 2048:  # the numpy reference allocates a lot; skip the largest grid
         from lbm_reference import step
 
         t = _best(lambda: step(f0, attr, 1.6, (0.05, 0.0)), max(1, reps // 2))
         rows.append(_row("lbm_d2q9", width, "numpy", 1, 1, n, t))
-    if with_lbmpy:
-        for th in threads_list:
-            try:
-                rows.extend(_bench_lbmpy(width, attr, th, steps_list, reps))
-            except Exception as e:  # noqa: BLE001 -- any lbmpy failure: the table says why
-                rows.append({"core": "lbm_d2q9", "grid": width, "impl": "lbmpy", "threads": th,
-                                 "steps": 0, "melem_s": None, "melem_cpu_s": None,
-                                 "error": f"{type(e).__name__}: {e}"})
+    order = {"spgen emulate": 0, "numpy": 1, "lbmpy": 2}
+    rows.sort(key=lambda r: (order[r["impl"]], r["threads"], r["steps"]))
     return rows
 
 
-def _bench_lbmpy(width, attr, threads, steps_list, reps):
+def _lbmpy_step(width, attr, threads):
     """lbmpy's generated C kernel: D2Q9 SRT (compressible), same cavity, float32."""
     from lbmpy import LatticeBoltzmannStep, LBMConfig, LBStencil, Method, Stencil
     from lbmpy.boundaries import UBB, NoSlip
@@ -144,27 +164,24 @@ def _bench_lbmpy(width, attr, threads, steps_list, reps):
                     mask_callback=lambda x, y: kind[(y + 0.5).astype(int),
                                                     (x + 0.5).astype(int)] == 2)
     lb.run(1)
-    rows = []
-    n = width * width
-    for st in steps_list:
-        t = _best(lambda st=st: lb.run(st), reps)
-        rows.append(_row("lbm_d2q9", width, "lbmpy", threads, st, n, t))
-    return rows
+    return lb
 
 
 def _table(rows, bw) -> str:
-    out = [("| core | grid | implementation | threads | steps | Melem/s (wall) | "
-           "Melem per CPU-s | GB/s equiv. (wall) |"), "|---|---|---|---|---|---:|---:|---:|"]
+    out = [("| core | grid | implementation | threads | steps | Melem/s (wall, best) | "
+            "Melem per CPU-s (median) | (best) | GB/s equiv. (wall) |"),
+           "|---|---|---|---|---|---:|---:|---:|---:|"]
     per_elem = {"jacobi5": 16, "lbm_d2q9": 80}  # record bytes read + written per update
     for r in rows:
         m = r["melem_s"]
         if m is None:
             out.append(f"| {r['core']} | {r['grid']}² | {r['impl']} | {r['threads']} | - | "
-                       f"n/a ({r.get('error', '')[:60]}) | | |")
+                       f"n/a ({r.get('error', '')[:60]}) | | | |")
             continue
         b = per_elem[r["core"]]
         out.append(f"| {r['core']} | {r['grid']}² | {r['impl']} | {r['threads']} | {r['steps']} "
-                   f"| {m:,.0f} | {r['melem_cpu_s']:,.0f} | {m * b / 1e3:.1f} |")
+                   f"| {m:,.0f} | {r['melem_cpu_s']:,.0f} | {r['melem_cpu_s_best']:,.0f} "
+                   f"| {m * b / 1e3:.1f} |")
     w, c = bw
     out.append(f"\nMemory bandwidth (numpy copy of 256 MiB, read + write): {w:.1f} GB/s wall, "
                f"{c:.1f} GB/s per CPU-s -> one pass over memory per step allows "
@@ -173,13 +190,42 @@ def _table(rows, bw) -> str:
     return "\n".join(out)
 
 
+def _versus(rows) -> str:
+    """emulate / lbmpy per CPU-second (median), same grid, steps and threads."""
+    lb = {(r["grid"], r["threads"], r["steps"]): r for r in rows
+          if r["impl"] == "lbmpy" and r["melem_s"] is not None}
+    out = ["| grid | threads | steps | emulate | lbmpy | emulate / lbmpy | goal |",
+           "|---|---|---|---:|---:|---:|---|"]
+    for r in rows:
+        key = (r["grid"], r["threads"], r["steps"])
+        if r["core"] != "lbm_d2q9" or r["impl"] != "spgen emulate" or key not in lb:
+            continue
+        e, x = r["melem_cpu_s"], lb[key]["melem_cpu_s"]
+        # goal (issue 5): >= lbmpy per step for one step, > lbmpy for cascades
+        met = e >= x if r["steps"] == 1 else e > x
+        out.append(f"| {r['grid']}² | {r['threads']} | {r['steps']} | {e:,.0f} | {x:,.0f} "
+                   f"| {e / x:.2f} | {'met' if met else 'not met'} |")
+    return "\n".join(out)
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--grids", default="64,256,1024,4096")
     ap.add_argument("--lbm-grids", default=None, help="default: --grids")
     ap.add_argument("--threads", default=None, help="default: 1 and all CPUs")
+    ap.add_argument("--lbmpy-threads", default=None, help="default: --threads")
     ap.add_argument("--steps", default="1,4,16")
-    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--no-lbmpy", action="store_true")
     ap.add_argument("--only", choices=("jacobi", "lbm"), default=None,
                     help="benchmark one core only")
@@ -187,23 +233,28 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     ncpu = len(os.sched_getaffinity(0))
     threads = [int(x) for x in a.threads.split(",")] if a.threads else sorted({1, ncpu})
+    lthreads = [int(x) for x in a.lbmpy_threads.split(",")] if a.lbmpy_threads else threads
     steps = [int(x) for x in a.steps.split(",")]
     grids = [] if a.only == "lbm" else [int(x) for x in a.grids.split(",")]
     lgrids = [] if a.only == "jacobi" else [int(x) for x in (a.lbm_grids or a.grids).split(",")]
+    load0 = os.getloadavg()
     bw = bandwidth_gbs(1)
     rows = []
     for w in grids:
         rows += bench_jacobi(w, threads, steps, a.reps)
         print(_table(rows[-1:], bw).splitlines()[2], file=sys.stderr, flush=True)
     for w in lgrids:
-        rows += bench_lbm(w, threads, steps, a.reps, not a.no_lbmpy)
+        rows += bench_lbm(w, threads, steps, a.reps, not a.no_lbmpy, lthreads)
         print(_table(rows[-1:], bw).splitlines()[2], file=sys.stderr, flush=True)
     table = _table(rows, bw)
     print(table)
-    info = {"machine": platform.processor() or platform.machine(), "cpus": ncpu,
-                "load_avg": os.getloadavg(), "bandwidth_gbs_wall": bw[0], "bandwidth_gbs_cpu": bw[1],
-                "rows": rows,
-                "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+    vs = _versus(rows)
+    if vs.count("\n") > 1:
+        print("\n" + vs)
+    info = {"machine": _cpu_model(), "cpus": ncpu, "load_avg_start": load0,
+            "load_avg_end": os.getloadavg(), "bandwidth_gbs_wall": bw[0],
+            "bandwidth_gbs_cpu": bw[1], "rows": rows,
+            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
     Path(a.json).write_text(json.dumps(info, indent=1))
     return 0
 
