@@ -1,0 +1,83 @@
+"""RTL RDMA engine + router (Verilated, spgen.runtime.rdma.RTLCluster) beside the C++ model in cycles: put/get latency over 1..4 hops of a ring of 8, put throughput; table and JSON."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from spgen.runtime import rdma
+
+CLOCK_MHZ = 390.625   # the model's clock; the RTL moves one 32-bit word per cycle per link
+LINK_CYCLES = 12      # cable latency of the RTL cluster, cycles
+LIMIT = 4 * 64 / 72   # payload bytes per cycle of a 32-bit link with 64 + 8 byte packets
+
+
+def model_cluster(window: int, vc_buf: int, rtl_like: bool) -> rdma.Cluster:
+    params = {"window": window, "vc_buffer": vc_buf, "mem_bytes": rdma.RTL_MEM_BYTES}
+    if rtl_like:  # the RTL test bench's memory (8-cycle reads, posted writes), engine issue of a few cycles
+        params.update(engine_latency=2, mem_read_latency=9, mem_write_latency=1)
+    return rdma.cluster({"topology": "ring", "cards": 8, "line_rate_gbps": 32 * CLOCK_MHZ / 1000,
+                         "latency_ns": LINK_CYCLES * 1000 / CLOCK_MHZ, "params": params})
+
+
+def measure(put, get, sizes: list[int], big: int) -> list[dict]:
+    recs = []
+    for hops in (1, 2, 3, 4):
+        for n in sizes:
+            recs.append({"op": "put", "hops": hops, "bytes": n, "cycles": put(0, hops, 0, 0x100000, n)})
+            recs.append({"op": "get", "hops": hops, "bytes": n, "cycles": get(0, hops, 0x100000, 0, n)})
+    for hops in (1, 4):
+        c = put(0, hops, 0, 0x100000, big)
+        recs.append({"op": "put", "hops": hops, "bytes": big, "cycles": c,
+                     "bytes_per_cycle": round(big / c, 3), "of_link_limit": round(big / c / LIMIT, 3)})
+    return recs
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--json", type=Path, help="write the records here")
+    ap.add_argument("--quick", action="store_true", help="fewer sizes, a smaller large transfer")
+    a = ap.parse_args(argv)
+    sizes = [16, 1024] if a.quick else [16, 256, 4096]
+    big = 65536 if a.quick else 1 << 20
+    records: list[dict] = []
+    for window, vc_buf in ((8, 4), (32, 16)):
+        t0 = time.time()
+        rtl = rdma.RTLCluster((8,), latency=LINK_CYCLES, window=window, vc_buf=vc_buf)
+        for impl, put, get in (
+            ("rtl", rtl.put, rtl.get),
+            ("model", (m := model_cluster(window, vc_buf, False)) and
+             (lambda c, d, lo, re, n, m=m: m[c].put(d, lo, re, n)),
+             lambda c, d, lo, re, n, m=m: m[c].get(d, lo, re, n)),
+            ("model_rtl_latencies", (m2 := model_cluster(window, vc_buf, True)) and
+             (lambda c, d, lo, re, n, m=m2: m[c].put(d, lo, re, n)),
+             lambda c, d, lo, re, n, m=m2: m[c].get(d, lo, re, n)),
+        ):
+            for r in measure(put, get, sizes, big):
+                records.append({"impl": impl, "window": window, "vc_buf": vc_buf, **r})
+        rtl.close()
+        print(f"# window {window}, vc_buf {vc_buf}: {time.time() - t0:.1f} s", file=sys.stderr)
+    impls = ("rtl", "model", "model_rtl_latencies")
+    print(f"{'window/vc_buf':>13} {'op':>4} {'hops':>4} {'bytes':>8} " + " ".join(f"{i:>20}" for i in impls))
+    keyed = {(r["impl"], r["window"], r["op"], r["hops"], r["bytes"]): r for r in records}
+    for r in records:
+        if r["impl"] != "rtl":
+            continue
+        cells = []
+        for i in impls:
+            x = keyed[(i, r["window"], r["op"], r["hops"], r["bytes"])]
+            cells.append(f"{x['cycles']:>10}" + (f" ({x['of_link_limit']:.1%})" if "of_link_limit" in x else " " * 9))
+        print(f"{r['window']:>6}/{r['vc_buf']:<6} {r['op']:>4} {r['hops']:>4} {r['bytes']:>8} "
+              + " ".join(f"{c:>20}" for c in cells))
+    if a.json:
+        a.json.write_text(json.dumps({"benchmark": "rdma_rtl_vs_model", "key": ["impl", "window", "vc_buf", "op",
+                                                                               "hops", "bytes"],
+                                      "clock_mhz": CLOCK_MHZ, "link_cycles": LINK_CYCLES,
+                                      "link_payload_limit_bytes_per_cycle": LIMIT, "records": records}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
