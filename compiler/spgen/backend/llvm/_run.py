@@ -290,9 +290,28 @@ def _sweep(k: Kernel, n: int, ins: dict[str, np.ndarray], stages: int, regs: np.
     if t == 1:
         sweeps[0].run(k, n, regs, nt)
     else:
-        with ThreadPoolExecutor(t) as pool:
-            list(pool.map(lambda s: s.run(k, n, regs, nt), sweeps))
+        # the calling thread takes the first slice, pooled workers the others
+        futs = [_workers(t - 1).submit(s.run, k, n, regs, nt) for s in sweeps[1:]]
+        sweeps[0].run(k, n, regs, nt)
+        for f in futs:
+            f.result()
     return outs
+
+
+_pool_lock = threading.Lock()
+_executor: list = [None, 0]  # (ThreadPoolExecutor, its size)
+
+
+def _workers(count: int) -> ThreadPoolExecutor:
+    """A process-wide pool of at least ``count`` threads (starting threads per call costs
+    about 50 us each)."""
+    with _pool_lock:
+        ex, size = _executor
+        if ex is None or size < count:
+            # a smaller pool is dropped, not shut down: a concurrent call may still submit
+            # to it; its idle threads end once it is garbage
+            _executor[:] = [ThreadPoolExecutor(count, thread_name_prefix="spgen-emulate"), count]
+        return _executor[0]
 
 
 def _group_size(k: Kernel, steps: int, fb: dict[str, str]) -> int:
