@@ -17,6 +17,10 @@ import sys
 import time
 from pathlib import Path
 
+# OpenMP threads (lbmpy's kernels) must sleep, not spin, when idle: spinning threads
+# would be charged to whatever is timed next
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -127,13 +131,17 @@ def bench_lbm(width: int, threads_list, steps_list, reps, with_lbmpy: bool, lbmp
                          "steps": 0, "melem_s": None, "melem_cpu_s": None,
                          "error": f"{type(e).__name__}: {e}"})
     for st in steps_list:
-        # emulate and lbmpy side by side, interleaved, so both see the same load
-        fns = {("spgen emulate", th): (lambda st=st, th=th: emulate(g, n, ins, regs, steps=st,
-                                                                    threads=th))
-               for th in threads_list}
-        fns.update({("lbmpy", th): (lambda st=st, lb=lb: lb.run(st)) for th, lb in lbs.items()})
-        for (impl, th), t in _measure(fns, reps).items():
-            rows.append(_row("lbm_d2q9", width, impl, th, st, n, t))
+        # emulate and lbmpy with the same thread count side by side, interleaved, so both
+        # see the same load
+        for th in sorted(set(threads_list) | set(lbs)):
+            fns = {}
+            if th in threads_list:
+                fns[("spgen emulate", th)] = (
+                    lambda st=st, th=th: emulate(g, n, ins, regs, steps=st, threads=th))
+            if th in lbs:
+                fns[("lbmpy", th)] = lambda st=st, lb=lbs[th]: lb.run(st)
+            for (impl, th_), t in _measure(fns, reps).items():
+                rows.append(_row("lbm_d2q9", width, impl, th_, st, n, t))
     if width <= 2048:  # the numpy reference allocates a lot; skip the largest grid
         from lbm_reference import step
 
