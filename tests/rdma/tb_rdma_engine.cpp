@@ -23,7 +23,8 @@
 #include "verilated.h"
 
 static const uint64_t MEM = 1 << 20;  // MEM_BYTES of the build (test_rdma_rtl_engine.py)
-static const uint64_t SRC = 0, SRC_END = 0x40000, PUTWIN = 0x40000, WIN = 0x10000, GETWIN = 0xC0000;
+static const uint64_t SRC = 0, SRC_END = 0x40000, PUTWIN = 0x40000, GETWIN = 0xC0000;
+static uint64_t WIN = 0x10000;  // put window per source card: 64 KiB, less beyond 8 cards
 
 struct Cable {
   std::deque<std::pair<uint64_t, std::pair<uint32_t, bool>>> q;
@@ -64,6 +65,7 @@ int main(int argc, char** argv) {
   const uint64_t down_to = argc > 10 ? std::strtoull(argv[10], nullptr, 10) : 0;
   std::uniform_real_distribution<double> u(0, 1);
   const int n = X * Y, dims[2] = {X, Y}, absent = n;
+  if (n > 8) WIN = (GETWIN - PUTWIN) / uint64_t(n) / 4 * 4;
   const double p_wait = mode == "bench" ? 0.0 : 0.2;
   VerilatedContext ctx;
   std::vector<Card> card(n);

@@ -67,12 +67,13 @@ def run_tb(*args: str, timeout: int = 600) -> tuple[int, dict[str, int], str]:
 @pytest.mark.parametrize("args", [
     ("random", "2", "2", "30", "0", "0", "1", "2000000"),
     ("random", "2", "2", "30", "0.01", "0.01", "2", "3000000", "20000", "26000"),
-], ids=["clean", "faults-linkdown"])
+    ("random", "2", "4", "60", "0.02", "0.01", "5", "20000000", "100000", "110000"),  # 8-card torus
+], ids=["clean", "faults-linkdown", "torus2x4-faults-linkdown"])
 def test_rdma_rtl_engine_random_transfers(args: tuple) -> None:
     rc, f, out = run_tb(*args)
     assert rc == 0, out
     assert f["errors"] == 0 and f["overflow"] == 0 and f["failed"] == 0
-    assert f["ok"] == 4 * int(args[3]) and f["events"] == f["ok"]
+    assert f["ok"] == int(args[1]) * int(args[2]) * int(args[3]) and f["events"] == f["ok"]
     if args[4] != "0":
         assert f["flips"] > 0 and f["drops"] > 0 and f["replays"] > 0
 
@@ -84,7 +85,7 @@ def test_rdma_rtl_engine_errors_reported() -> None:
 
 
 @pytest.mark.slow
-def test_rdma_rtl_engine_random_transfers_long() -> None:
-    rc, f, out = run_tb("random", "2", "4", "60", "0.02", "0.01", "5", "20000000", "100000", "110000")
+def test_rdma_rtl_engine_random_transfers_4x4_torus() -> None:
+    rc, f, out = run_tb("random", "4", "4", "150", "0.01", "0.01", "9", "80000000", "100000", "130000")
     assert rc == 0, out
-    assert f["errors"] == 0 and f["failed"] == 0 and f["ok"] == 8 * 60 and f["replays"] > 0
+    assert f["errors"] == 0 and f["failed"] == 0 and f["ok"] == 16 * 150 and f["replays"] > 0
