@@ -149,8 +149,7 @@ class _Sweep:
         self.keep = [block]
         tab = t.tab.copy()
         tab[t.ring_at] = _ptr(block) + t.ring_bytes
-        for name, at in t.in_at:
-            tab[at] = _ptr(ins[name])
+        tab[t.in_at] = np.array([_ptr(ins[name]) for name in t.in_names], dtype=np.int64)[t.in_src]
         if outs:
             tab[t.out_at] = _ptr(next(iter(outs.values()))) + t.out_bytes  # rows of one block
         self.tab = tab
@@ -207,8 +206,9 @@ class _Template:
         flat_ring, flat_src = kring.reshape(-1), ksrc.reshape(-1)
         self.ring_at = np.flatnonzero(flat_ring >= 0)
         self.ring_bytes = 4 * flat_ring[self.ring_at]
-        self.in_at = [(name, np.flatnonzero(flat_src == 1 + i))
-                      for i, name in enumerate(plan.in_slot)]
+        self.in_names = list(plan.in_slot)
+        self.in_at = np.flatnonzero(flat_src > 0)
+        self.in_src = flat_src[self.in_at] - 1  # index into in_names
         self.out_at = np.flatnonzero(flat_src < 0)
         self.out_bytes = 4 * _out_cols(n) * (-1 - flat_src[self.out_at])
         self.args = [8 * x for x in at[:5]]
@@ -315,11 +315,12 @@ def _workers(count: int) -> ThreadPoolExecutor:
 
 
 def _group_size(k: Kernel, steps: int, fb: dict[str, str]) -> int:
-    plan = k.plan
-    feed = _feed(plan, fb)
-    _lag, off, mod, _words = _layout(k, 2, feed)
-    per_stage = 4 * int(np.sum(np.where(off[1] >= 0, mod[1] + CHUNK, 0)))  # words of stage 1
-    return max(1, min(steps, _MAX_GROUP, _GROUP_BYTES // max(per_stage, 1)))
+    memo = k.__dict__.setdefault("_per_stage", {})
+    key = tuple(sorted(fb.items()))
+    if key not in memo:
+        _lag, off, mod, _words = _layout(k, 2, _feed(k.plan, fb))
+        memo[key] = 4 * int(np.sum(np.where(off[1] >= 0, mod[1] + CHUNK, 0)))  # stage 1 bytes
+    return max(1, min(steps, _MAX_GROUP, _GROUP_BYTES // max(memo[key], 1)))
 
 
 def emulate(graph: Graph, n: int, inputs: Mapping[str, np.ndarray], regs: Mapping[str, int], *,
