@@ -248,22 +248,26 @@ def main(argv=None) -> int:
     load0 = os.getloadavg()
     bw = bandwidth_gbs(1)
     rows = []
+
+    def save() -> None:  # after every grid, so a cut-off run keeps what it measured
+        info = {"machine": _cpu_model(), "cpus": ncpu, "load_avg_start": load0,
+                "load_avg_end": os.getloadavg(), "bandwidth_gbs_wall": bw[0],
+                "bandwidth_gbs_cpu": bw[1], "rows": rows,
+                "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+        Path(a.json).write_text(json.dumps(info, indent=1))
+
     for w in grids:
         rows += bench_jacobi(w, threads, steps, a.reps)
         print(_table(rows[-1:], bw).splitlines()[2], file=sys.stderr, flush=True)
+        save()
     for w in lgrids:
         rows += bench_lbm(w, threads, steps, a.reps, not a.no_lbmpy, lthreads)
         print(_table(rows[-1:], bw).splitlines()[2], file=sys.stderr, flush=True)
-    table = _table(rows, bw)
-    print(table)
+        save()
+    print(_table(rows, bw))
     vs = _versus(rows)
     if vs.count("\n") > 1:
         print("\n" + vs)
-    info = {"machine": _cpu_model(), "cpus": ncpu, "load_avg_start": load0,
-            "load_avg_end": os.getloadavg(), "bandwidth_gbs_wall": bw[0],
-            "bandwidth_gbs_cpu": bw[1], "rows": rows,
-            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
-    Path(a.json).write_text(json.dumps(info, indent=1))
     return 0
 
 
