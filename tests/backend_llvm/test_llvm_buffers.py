@@ -71,12 +71,13 @@ def test_streaming_stores_same_bits(path, monkeypatch):
     for n in (300, 2048, 5000):
         ins = _inputs(g, n, n)
         want = evaluate(g, n, ins, regs, False)
-        monkeypatch.setattr(_run, "_STREAM_BYTES", 0)
-        for threads in (1, 2):
+        for stream, threads in ((0, 1), (0, 2), (1 << 62, 1)):
+            monkeypatch.setattr(_run, "_STREAM_BYTES", stream)
             got = emulate(g, n, ins, regs, threads=threads)
             for o in g.outputs:
                 bad = mismatches(got[o.port.name], want[o.port.name], str(o.port.type))
                 assert bad.size == 0, f"{g.name}.{o.port.name} n={n}: {bad[:5]}"
+        monkeypatch.setattr(_run, "_STREAM_BYTES", 0)
         if casc:
             streamed = emulate(g, n, ins, regs, steps=5, group=2)
             monkeypatch.setattr(_run, "_STREAM_BYTES", 1 << 62)

@@ -38,11 +38,12 @@ def _cache_bytes(level: int, default: int) -> int:
     return default
 
 
-# Results this large are written with streaming stores: they would not stay in the
-# cache anyway, and plain stores would first read every line of them. (Smaller ones
-# are kept in the cache: a next call or step finds them there; measured on LBM, 40 MB
-# of results with a 32 MiB L3 lost 20% to streaming stores, 670 MB gained 12%.)
-_STREAM_BYTES = max(128 << 20, 4 * _cache_bytes(3, 32 << 20))
+# Results larger than the L3 are written with streaming stores: they would not stay in
+# the cache anyway, and plain stores would first read every line of them. Measured on
+# one LBM step: 670 MB of results +12% (AMD Zen 5, 32 MiB L3) and +55% (Intel Xeon,
+# 300 MiB L3); 40 MB, within reach of the L3, -10% on the Xeon.
+_STREAM_BYTES = int(os.environ.get("SPGEN_STREAM_BYTES", max(64 << 20, _cache_bytes(3, 32 << 20))))
+
 
 
 class _Pool:
@@ -156,8 +157,9 @@ class _Sweep:
         base = _ptr(tab)
         self.args = (*(base + x for x in t.args), stages, t.t0, t.t1)
 
-    def run(self, k: Kernel, n: int, regs: np.ndarray, nt: bool) -> None:
-        k.run(*self.args, n, int(nt), _ptr(regs))
+    def run(self, k: Kernel, n: int, regs: np.ndarray, flags: int) -> None:
+        """Run the sweep (once: it advances the offsets in its table)."""
+        k.run(*self.args, n, flags, _ptr(regs))
 
 
 class _Template:
@@ -286,7 +288,7 @@ def _sweep(k: Kernel, n: int, ins: dict[str, np.ndarray], stages: int, regs: np.
     bounds = [n * i // t for i in range(t + 1)]
     sweeps = [_Sweep(k, n, ins, outs, stages, layout, bounds[i], bounds[i + 1], fb)
               for i in range(t)]
-    nt = 4 * cols * len(outs) >= _STREAM_BYTES
+    nt = int(4 * cols * len(outs) >= _STREAM_BYTES)  # flag bit 0: streaming stores
     if t == 1:
         sweeps[0].run(k, n, regs, nt)
     else:
