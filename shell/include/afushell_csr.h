@@ -177,7 +177,7 @@
 #define AFUSHELL_CORE_REG(i) (0x800 + 8 * (i))  /* rw: CORE_REG(i) at 0x800 + 8*i, i < 256 (SHELL_INFO.N_REGS in use). Reset (and SOFT_RESET keeps) the Reg's declared default. Writes beyond N_REGS are ignored, reads there return 0. */
 #define AFUSHELL_CORE_REG_COUNT 256
 
-/* RDMA: Card-to-card RDMA (docs/rdma.md): present only in AFUs built with the RDMA block (top afu_rdma_top, shell/rdma/afu/); elsewhere these offsets read 0. One operation at a time as initiator: stage LOCAL..STRIDES, then write CMD with GO; STATUS.BUSY falls and IRQ_STATUS.DONE rises when it completes (STATUS.CODE says how). Operations other cards run against this card's memory are reported as events (EVT_*). */
+/* RDMA: Card-to-card RDMA (docs/rdma.md): present only in AFUs built with the RDMA block (top afu_rdma_top, shell/rdma/afu/); elsewhere these offsets read 0. Up to INFO.MAX_OPS operations in flight as initiator: stage LOCAL..STRIDES, write CMD with GO, read the operation's id from OP_ID; each completion raises IRQ_STATUS.DONE and waits in DONE_INFO (id and status code) until DONE_POP; STATUS.CODE holds the last one's code. Operations other cards run against this card's memory are reported as events (EVT_*). */
 #define AFUSHELL_RDMA_INFO 0x1000  /* ro */
 #define AFUSHELL_RDMA_INFO_PORTS_SHIFT 0
 #define AFUSHELL_RDMA_INFO_PORTS_MASK 0xFFull
@@ -185,6 +185,8 @@
 #define AFUSHELL_RDMA_INFO_MAX_CARDS_MASK 0xFF00ull
 #define AFUSHELL_RDMA_INFO_VERSION_SHIFT 16
 #define AFUSHELL_RDMA_INFO_VERSION_MASK 0xFF0000ull
+#define AFUSHELL_RDMA_INFO_MAX_OPS_SHIFT 24
+#define AFUSHELL_RDMA_INFO_MAX_OPS_MASK 0xFF000000ull
 #define AFUSHELL_RDMA_CARD_ID 0x1008  /* rw */
 #define AFUSHELL_RDMA_CARD_ID_ID_SHIFT 0
 #define AFUSHELL_RDMA_CARD_ID_ID_MASK 0x3Full
@@ -222,6 +224,8 @@
 #define AFUSHELL_RDMA_STATUS_EVENT_MASK 0x4ull
 #define AFUSHELL_RDMA_STATUS_OVERFLOW_SHIFT 3
 #define AFUSHELL_RDMA_STATUS_OVERFLOW_MASK 0x8ull
+#define AFUSHELL_RDMA_STATUS_PENDING_SHIFT 4
+#define AFUSHELL_RDMA_STATUS_PENDING_MASK 0x10ull
 #define AFUSHELL_RDMA_STATUS_CODE_SHIFT 8
 #define AFUSHELL_RDMA_STATUS_CODE_MASK 0xFF00ull
 #define AFUSHELL_RDMA_STATUS_OPS_DONE_SHIFT 32
@@ -246,6 +250,16 @@
 #define AFUSHELL_RDMA_IRQ_STATUS_EVENT_MASK 0x2ull
 #define AFUSHELL_RDMA_IRQ_ENABLE 0x1080  /* rw */
 #define AFUSHELL_RDMA_REPLAYS 0x1088  /* ro */
+#define AFUSHELL_RDMA_DONE_INFO 0x1090  /* ro */
+#define AFUSHELL_RDMA_DONE_INFO_OP_ID_SHIFT 0
+#define AFUSHELL_RDMA_DONE_INFO_OP_ID_MASK 0xFFFFFFFFull
+#define AFUSHELL_RDMA_DONE_INFO_CODE_SHIFT 32
+#define AFUSHELL_RDMA_DONE_INFO_CODE_MASK 0xFF00000000ull
+#define AFUSHELL_RDMA_DONE_INFO_VALID_SHIFT 40
+#define AFUSHELL_RDMA_DONE_INFO_VALID_MASK 0x10000000000ull
+#define AFUSHELL_RDMA_DONE_INFO_LOST_SHIFT 48
+#define AFUSHELL_RDMA_DONE_INFO_LOST_MASK 0xFFFF000000000000ull
+#define AFUSHELL_RDMA_DONE_POP 0x1098  /* wo */
 #define AFUSHELL_RDMA_ROUTE(i) (0x1200 + 8 * (i))  /* rw: ROUTE(c) at 0x1200 + 8*c: the port towards card c (PORTS = this card, larger = no route: transfers to c fail with NO_ROUTE). */
 #define AFUSHELL_RDMA_ROUTE_COUNT 64
 #define AFUSHELL_RDMA_ROUTE_PORT_SHIFT 0

@@ -1,7 +1,8 @@
 // RDMA engine of one card: put (local memory -> remote card), get (remote -> local) and
 // block-stride put, over the router's engine port, with the packet formats of the C++
-// model (runtime/rdma, docs/rdma.md). One operation at a time as initiator (command
-// port, completion with status code); any number of peers served at once as target
+// model (runtime/rdma, docs/rdma.md). Up to MAX_OPS operations in flight as initiator
+// (command port; each completes with its id and a status code; their streams leave one
+// after the other in command order); any number of peers served at once as target
 // (their puts written, their gets answered), each target completion reported as an
 // event. Errors end the operation with a code instead of hanging: NO_ROUTE (no route to
 // the card, at once), REMOTE_RANGE (answered by the target), TIMEOUT (no answer within
@@ -16,9 +17,10 @@
 module rdma_engine #(
     parameter [63:0]  MEM_BYTES = 64'h2_0000_0000,  // card memory, bytes (range checks)
     parameter integer OP_TIMEOUT = 2000000,        // cycles before an operation fails
-    parameter integer QUEUE_DEPTH = 64,            // reply and get-request queues (>= cards)
+    parameter integer QUEUE_DEPTH = 256,           // reply and get-request queues (>= cards x MAX_OPS)
     parameter integer EVENT_DEPTH = 16,            // target events kept until read
-    parameter integer PF_DEPTH = 32                // read-ahead FIFO, words
+    parameter integer PF_DEPTH = 32,               // read-ahead FIFO, words
+    parameter integer MAX_OPS = 4                  // operations in flight as initiator (1, 2, 4, 8, 16)
 ) (
     input  wire         clk,
     input  wire         rst,
@@ -37,10 +39,12 @@ module rdma_engine #(
     input  wire [31:0]  cmd_count,
     input  wire [31:0]  cmd_local_stride,
     input  wire [31:0]  cmd_remote_stride,
-    // the operation: id given at acceptance, completion pulse with status code
+    // operations: the id given to the last accepted command; one completion per cycle at
+    // most (done pulse with the operation's id and status code)
     output reg  [31:0]  op_id,
-    output reg          busy,
+    output wire         busy,        // some operation is in flight
     output reg          done,
+    output reg  [31:0]  done_op,
     output reg  [7:0]   done_code,   // 0 ok, 1 NO_ROUTE, 2 REMOTE_RANGE, 3 TIMEOUT, 4 LOCAL_RANGE, 5 ALIGN
     output reg  [31:0]  ops_done,
     // target events {kind 4 (1 put received, 4 get served), peer 6, addr 64, len 64}
@@ -72,17 +76,18 @@ module rdma_engine #(
     localparam integer QW = $clog2(QUEUE_DEPTH);
     localparam integer EW = $clog2(EVENT_DEPTH);
 
-    // ---- initiator: checks, the pending command, timeout ------------------------------
-    reg         pend;
-    reg         c_get;
-    reg  [5:0]  c_dst;
-    reg  [63:0] c_local, c_remote, c_len;
-    reg  [31:0] c_block, c_lstride, c_rstride;
-    reg  [31:0] timer, next_op;
+    // ---- initiator: checks, MAX_OPS operation slots, the command queue, timeouts ----------
+    localparam integer SB = MAX_OPS > 1 ? $clog2(MAX_OPS) : 1;
+    localparam integer SLOTS = 1 << SB;
+    reg  [SLOTS-1:0] live;
+    reg  [31:0] sl_op [0:SLOTS-1];
+    reg  [31:0] sl_timer [0:SLOTS-1];
+    reg  [31-SB:0] seq;
     wire        c_take;
     wire        comp_valid;
     wire [31:0] comp_op;
     wire [7:0]  comp_code;
+    wire [31:0] q_op;
 
     wire        strided = !cmd_get && cmd_block != 32'd0;
     wire [63:0] s_len = {32'd0, cmd_block} * {32'd0, cmd_count};
@@ -95,43 +100,85 @@ module rdma_engine #(
                                 || cmd_local_stride < cmd_block || cmd_remote_stride < cmd_block));
     wire        bad_local = cmd_local > MEM_BYTES || span > MEM_BYTES - cmd_local;
     wire [7:0]  check = bad_align ? E_ALIGN : bad_local ? E_LOCAL_RANGE : !route_ok[cmd_dst] ? E_NO_ROUTE : 8'd0;
-    assign cmd_ready = !busy;
+
+    // the lowest free slot, the lowest timed-out one
+    integer i;
+    reg          has_free, has_late;
+    reg [SB-1:0] free_slot, late_slot;
+    /* verilator lint_off UNUSEDSIGNAL */
+    reg [31:0]   iv;  // integer -> slot index: the upper bits are zero by construction
+    /* verilator lint_on UNUSEDSIGNAL */
+    always @(*) begin
+        has_free = 1'b0; has_late = 1'b0; free_slot = {SB{1'b0}}; late_slot = {SB{1'b0}}; iv = 32'd0;
+        for (i = SLOTS - 1; i >= 0; i = i - 1) begin
+            iv = i;
+            if (i < MAX_OPS && !live[i]) begin has_free = 1'b1; free_slot = iv[SB-1:0]; end
+            if (live[i] && sl_timer[i] >= OP_TIMEOUT) begin has_late = 1'b1; late_slot = iv[SB-1:0]; end
+        end
+    end
+    wire [SB-1:0] c_slot = comp_op[SB-1:0];
+    wire          comp_hit = comp_valid && live[c_slot] && sl_op[c_slot] == comp_op;
+    wire          q_live = live[q_op[SB-1:0]] && sl_op[q_op[SB-1:0]] == q_op;
+    // one completion per cycle: a command is not taken while a completion arrives
+    wire          cq_full, cq_empty;
+    assign cmd_ready = has_free && !comp_valid && !cq_full;
+    wire          accept = cmd_valid && cmd_ready;
+    wire [31:0]   new_op = {seq, free_slot};
+    assign busy = |live;
 
     always @(posedge clk) begin
         done <= 1'b0;
         if (rst) begin
-            busy <= 1'b0; pend <= 1'b0; timer <= 32'd0; next_op <= 32'd1; op_id <= 32'd0; done_code <= 8'd0;
-            ops_done <= 32'd0; c_get <= 1'b0; c_dst <= 6'd0; c_local <= 64'd0; c_remote <= 64'd0; c_len <= 64'd0;
-            c_block <= 32'd0; c_lstride <= 32'd0; c_rstride <= 32'd0;
-        end else if (!busy) begin
-            if (cmd_valid) begin
-                op_id <= next_op;
-                next_op <= next_op + 32'd1;
-                if (check != 8'd0) begin
-                    done <= 1'b1;
-                    done_code <= check;
-                    ops_done <= ops_done + 32'd1;
-                end else begin
-                    busy <= 1'b1;
-                    pend <= 1'b1;
-                    timer <= 32'd0;
-                    c_get <= cmd_get; c_dst <= cmd_dst; c_local <= cmd_local; c_remote <= cmd_remote; c_len <= len;
-                    c_block <= strided ? cmd_block : 32'd0; c_lstride <= cmd_local_stride;
-                    c_rstride <= cmd_remote_stride;
-                end
+            live <= {SLOTS{1'b0}}; seq <= {{31-SB{1'b0}}, 1'b1}; op_id <= 32'd0; done_op <= 32'd0;
+            done_code <= 8'd0; ops_done <= 32'd0;
+            for (i = 0; i < SLOTS; i = i + 1) begin
+                sl_op[i] <= 32'd0;
+                sl_timer[i] <= 32'd0;
             end
         end else begin
-            timer <= timer + 32'd1;
-            if (c_take) pend <= 1'b0;
-            if ((comp_valid && comp_op == op_id) || timer >= OP_TIMEOUT) begin
-                busy <= 1'b0;
-                pend <= 1'b0;
-                done <= 1'b1;
-                done_code <= comp_valid && comp_op == op_id ? comp_code : E_TIMEOUT;
-                ops_done <= ops_done + 32'd1;
+            for (i = 0; i < SLOTS; i = i + 1)
+                if (live[i] && sl_timer[i] != 32'hFFFFFFFF) sl_timer[i] <= sl_timer[i] + 32'd1;
+            if (accept) begin
+                op_id <= new_op;
+                seq <= seq + 1'b1;
+                if (check == 8'd0) begin
+                    live[free_slot] <= 1'b1;
+                    sl_op[free_slot] <= new_op;
+                    sl_timer[free_slot] <= 32'd0;
+                end
+            end
+            if (comp_hit) begin
+                live[c_slot] <= 1'b0;
+                done <= 1'b1; done_op <= comp_op; done_code <= comp_code; ops_done <= ops_done + 32'd1;
+            end else if (accept && check != 8'd0) begin
+                done <= 1'b1; done_op <= new_op; done_code <= check; ops_done <= ops_done + 32'd1;
+            end else if (has_late) begin
+                live[late_slot] <= 1'b0;
+                done <= 1'b1; done_op <= sl_op[late_slot]; done_code <= E_TIMEOUT; ops_done <= ops_done + 32'd1;
             end
         end
     end
+
+    // commands wait here for the sender: {get, dst, op, local, remote, len, block, lstride, rstride}
+    localparam integer CQW = 1 + 6 + 32 + 64 + 64 + 64 + 32 + 32 + 32;
+    wire [CQW-1:0] cq_dout;
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [SB:0]    cq_count;
+    /* verilator lint_on UNUSEDSIGNAL */
+    rdma_fifo #(.WIDTH(CQW), .DEPTH(SLOTS > 1 ? SLOTS : 2)) u_cq (
+        .clk(clk), .rst(rst), .push(accept && check == 8'd0),
+        .din({cmd_get, cmd_dst, new_op, cmd_local, cmd_remote, len, strided ? cmd_block : 32'd0, cmd_local_stride,
+              cmd_remote_stride}),
+        .full(cq_full), .pop(c_take), .dout(cq_dout), .empty(cq_empty), .count(cq_count));
+    wire        c_get = cq_dout[CQW-1];
+    wire [5:0]  c_dst = cq_dout[CQW-2 -: 6];
+    wire [31:0] c_op = cq_dout[CQW-8 -: 32];
+    wire [63:0] c_local = cq_dout[CQW-40 -: 64];
+    wire [63:0] c_remote = cq_dout[CQW-104 -: 64];
+    wire [63:0] c_len = cq_dout[CQW-168 -: 64];
+    wire [31:0] c_block = cq_dout[95:64];
+    wire [31:0] c_lstride = cq_dout[63:32];
+    wire [31:0] c_rstride = cq_dout[31:0];
 
     // ---- queues -------------------------------------------------------------------------
     wire         rp_push, rp_full, rp_empty, rp_pop, rq_push, rq_full, rq_empty, rq_pop;
@@ -177,13 +224,13 @@ module rdma_engine #(
     rdma_engine_rx #(.MEM_BYTES(MEM_BYTES)) u_rx (
         .clk(clk), .rst(rst), .ej_valid(ej_valid), .ej_ready(ej_ready), .ej_data(ej_data), .ej_last(ej_last),
         .mem_wr_address(mem_wr_address), .mem_wr_write(mem_wr_write), .mem_wr_writedata(mem_wr_writedata),
-        .mem_wr_waitrequest(mem_wr_waitrequest), .init_busy(busy), .init_op(op_id), .comp_valid(comp_valid),
+        .mem_wr_waitrequest(mem_wr_waitrequest), .q_op(q_op), .q_live(q_live), .comp_valid(comp_valid),
         .comp_op(comp_op), .comp_code(comp_code), .rp_push(rp_push), .rp_data(rp_din), .rp_full(rp_full),
         .rq_push(rq_push), .rq_data(rq_din), .rq_full(rq_full), .ev_push(rx_ev_push), .ev_data(rx_ev_data));
 
     rdma_engine_tx #(.PF_DEPTH(PF_DEPTH)) u_tx (
-        .clk(clk), .rst(rst), .card_id(card_id), .c_valid(pend), .c_take(c_take), .c_get(c_get), .c_dst(c_dst),
-        .c_op(op_id), .c_local(c_local), .c_remote(c_remote), .c_len(c_len), .c_block(c_block),
+        .clk(clk), .rst(rst), .card_id(card_id), .c_valid(!cq_empty), .c_take(c_take), .c_get(c_get), .c_dst(c_dst),
+        .c_op(c_op), .c_local(c_local), .c_remote(c_remote), .c_len(c_len), .c_block(c_block),
         .c_lstride(c_lstride), .c_rstride(c_rstride), .rp_empty(rp_empty), .rp_data(rp_dout), .rp_pop(rp_pop),
         .rq_empty(rq_empty), .rq_data(rq_dout), .rq_pop(rq_pop), .ev_push(tx_ev_push), .ev_data(tx_ev_data),
         .mem_rd_address(mem_rd_address), .mem_rd_read(mem_rd_read),

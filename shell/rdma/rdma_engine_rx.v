@@ -25,9 +25,9 @@ module rdma_engine_rx #(
     output reg         mem_wr_write,
     output reg  [31:0] mem_wr_writedata,
     input  wire        mem_wr_waitrequest,
-    // the initiator: its outstanding operation, and completions for it
-    input  wire        init_busy,
-    input  wire [31:0] init_op,
+    // the initiator: is operation q_op outstanding there; completions (it drops stale ones)
+    output wire [31:0] q_op,
+    input  wire        q_live,
     output reg         comp_valid,
     output reg  [31:0] comp_op,
     output reg  [7:0]  comp_code,
@@ -87,7 +87,8 @@ module rdma_engine_rx #(
     wire        bad_stride = a_blk == 64'd0 || a_blk[1:0] != 2'd0 || a_stride[1:0] != 2'd0 || a_stride < a_blk
                              || a_blk[63:32] != 32'd0 || a_stride[63:32] != 32'd0;
     wire [63:0] span = (dq - 64'd1) * {32'd0, a_stride[31:0]} + a_blk;  // dq < 2^32 when used
-    wire        mine = init_busy && init_op == w[0];
+    assign q_op = w[0];
+    wire        mine = q_live;
     // the next values of the working stream after one data word
     wire        k_take = k_act && k_rem != 64'd0;
     wire        k_wr = k_take && !k_disc;
@@ -183,7 +184,7 @@ module rdma_engine_rx #(
                             st <= R_HDR;
                         end
                     end else begin
-                        comp_valid <= init_busy && init_op == k_op;
+                        comp_valid <= 1'b1;
                         comp_op <= k_op;
                         comp_code <= 8'd0;
                         st <= R_HDR;
@@ -214,7 +215,7 @@ module rdma_engine_rx #(
                             end else st <= R_EXEC;
                         end
                         T_DONE, T_ERR: begin
-                            comp_valid <= init_busy && init_op == w[0];
+                            comp_valid <= 1'b1;
                             comp_op <= w[0];
                             comp_code <= h_type == T_DONE ? 8'd0 : w[1][7:0];
                         end

@@ -12,8 +12,9 @@ module rdma_node #(
     parameter integer TIMEOUT = 512,               // link replay timeout, cycles
     parameter [63:0]  MEM_BYTES = 64'h2_0000_0000, // card memory, bytes
     parameter integer OP_TIMEOUT = 2000000,        // operation timeout, cycles
-    parameter integer QUEUE_DEPTH = 64,            // engine reply / request queues
+    parameter integer QUEUE_DEPTH = 256,           // engine reply / request queues (>= cards x MAX_OPS)
     parameter integer EVENT_DEPTH = 16,            // engine target events
+    parameter integer MAX_OPS = 4,                 // engine operations in flight
     parameter integer STREAM = 0,                  // 1: stream endpoints on the local port
     parameter integer STREAM_DEPTH = 64            // their receive FIFO, words
 ) (
@@ -40,6 +41,7 @@ module rdma_node #(
     output wire [31:0]     op_id,
     output wire            busy,
     output wire            done,
+    output wire [31:0]     done_op,
     output wire [7:0]      done_code,
     output wire [31:0]     ops_done,
     output wire            evt_valid,
@@ -91,12 +93,12 @@ module rdma_node #(
     wire        e_inj_valid, e_inj_ready, e_inj_last, e_ej_valid, e_ej_ready;
     wire [31:0] e_inj_data;         // at the engine
     rdma_engine #(.MEM_BYTES(MEM_BYTES), .OP_TIMEOUT(OP_TIMEOUT), .QUEUE_DEPTH(QUEUE_DEPTH),
-                  .EVENT_DEPTH(EVENT_DEPTH)) u_engine (
+                  .EVENT_DEPTH(EVENT_DEPTH), .MAX_OPS(MAX_OPS)) u_engine (
         .clk(clk), .rst(rst), .card_id(card_id), .route_ok(route_ok), .cmd_valid(cmd_valid), .cmd_ready(cmd_ready),
         .cmd_get(cmd_get), .cmd_dst(cmd_dst), .cmd_local(cmd_local), .cmd_remote(cmd_remote), .cmd_len(cmd_len),
         .cmd_block(cmd_block), .cmd_count(cmd_count), .cmd_local_stride(cmd_local_stride),
-        .cmd_remote_stride(cmd_remote_stride), .op_id(op_id), .busy(busy), .done(done), .done_code(done_code),
-        .ops_done(ops_done), .evt_valid(evt_valid), .evt_data(evt_data), .evt_ready(evt_ready),
+        .cmd_remote_stride(cmd_remote_stride), .op_id(op_id), .busy(busy), .done(done), .done_op(done_op),
+        .done_code(done_code), .ops_done(ops_done), .evt_valid(evt_valid), .evt_data(evt_data), .evt_ready(evt_ready),
         .evt_lost(evt_lost), .mem_rd_address(mem_rd_address), .mem_rd_read(mem_rd_read),
         .mem_rd_waitrequest(mem_rd_waitrequest), .mem_rd_readdata(mem_rd_readdata),
         .mem_rd_readdatavalid(mem_rd_readdatavalid), .mem_wr_address(mem_wr_address), .mem_wr_write(mem_wr_write),

@@ -205,6 +205,10 @@ int main(int argc, char** argv) {
     if (!(rd(c, AFUSHELL_RDMA_IRQ_STATUS) & 1)) FAIL("card %d: IRQ_STATUS.DONE not set\n", c);
     wr(c, AFUSHELL_RDMA_IRQ_STATUS, 1);
     int code = int((st >> 8) & 0xFF);
+    uint64_t di = rd(c, AFUSHELL_RDMA_DONE_INFO);
+    if (!((di >> 40) & 1) || ((di >> 32) & 0xFF) != uint64_t(code) || (di & 0xFFFFFFFFu) != rd(c, AFUSHELL_RDMA_OP_ID))
+      FAIL("card %d: DONE_INFO 0x%llx\n", c, (unsigned long long)di);
+    wr(c, AFUSHELL_RDMA_DONE_POP, 1);
     ++ops;
     if (code == 0 && dst != c) {
       uint64_t ei = rd(dst, AFUSHELL_RDMA_EVT_INFO);
@@ -273,13 +277,33 @@ int main(int argc, char** argv) {
   int e3 = run_op(0, 1, true, 0x1000, 0x200000000ull, 64, 0, 0, 0, 0, nullptr);
   int e4 = run_op(0, 1, false, 2, 0x1000, 64, 0, 0, 0, 0, nullptr);
   if (e1 != 1 || e2 != 2 || e3 != 2 || e4 != 5) FAIL("error codes %d %d %d %d, expected 1 2 2 5\n", e1, e2, e3, e4);
-  // a GO while busy is dropped and flagged
-  wr(0, AFUSHELL_RDMA_LOCAL, 0), wr(0, AFUSHELL_RDMA_REMOTE, 0x100000), wr(0, AFUSHELL_RDMA_LEN, 4096);
-  wr(0, AFUSHELL_RDMA_BLOCK, 0);
-  wr(0, AFUSHELL_RDMA_CMD, 1 | 1ull << 31);
-  wr(0, AFUSHELL_RDMA_CMD, 1 | 1ull << 31);
-  if (!((rd(0, AFUSHELL_RDMA_STATUS) >> 1) & 1)) FAIL("GO while busy: DROPPED not set\n");
-  for (int k = 0; k < 20000 && (rd(0, AFUSHELL_RDMA_STATUS) & 1); ++k) {}
+  // several operations in flight: MAX_OPS taken at once, one more waits (PENDING), the next
+  // GO is dropped (DROPPED); each completion comes out of DONE_INFO once, ok
+  {
+    const int max_ops = int((rd(0, AFUSHELL_RDMA_INFO) >> 24) & 0xFF);
+    wr(0, AFUSHELL_RDMA_BLOCK, 0), wr(0, AFUSHELL_RDMA_LEN, 4096);
+    std::vector<uint64_t> want;
+    for (int k = 0; k < max_ops + 2; ++k) {
+      wr(0, AFUSHELL_RDMA_LOCAL, 0x1000 * uint64_t(k)), wr(0, AFUSHELL_RDMA_REMOTE, 0x100000 + 0x1000 * uint64_t(k));
+      wr(0, AFUSHELL_RDMA_CMD, uint64_t(1 + k % (n - 1)) | 1ull << 31);
+      if (k < max_ops + 1) want.push_back(0x1000 * uint64_t(k));
+    }
+    uint64_t st = rd(0, AFUSHELL_RDMA_STATUS);
+    if (max_ops < 2 || !((st >> 1) & 1) || !(st & 1)) FAIL("MAX_OPS %d, STATUS 0x%llx: no DROPPED\n", max_ops, (unsigned long long)st);
+    std::vector<uint32_t> ids;
+    for (int k = 0; k < 40000 && int(ids.size()) < max_ops + 1; ++k) {
+      uint64_t di = rd(0, AFUSHELL_RDMA_DONE_INFO);
+      if (!((di >> 40) & 1)) continue;
+      if (((di >> 32) & 0xFF) != 0) FAIL("in flight: code %llu\n", (unsigned long long)((di >> 32) & 0xFF));
+      for (uint32_t x : ids) if (x == uint32_t(di)) FAIL("in flight: op %u twice\n", unsigned(x));
+      ids.push_back(uint32_t(di));
+      wr(0, AFUSHELL_RDMA_DONE_POP, 1);
+    }
+    if (int(ids.size()) != max_ops + 1 || (rd(0, AFUSHELL_RDMA_STATUS) & 1)) FAIL("in flight: %zu completions\n", ids.size());
+    for (int k = 0; k < max_ops + 1; ++k)
+      same(0, 0x1000 * uint64_t(k), 1 + k % (n - 1), 0x100000 + 0x1000 * uint64_t(k), 4096, "in flight");
+    ops += max_ops + 1;
+  }
   unsigned replays = 0;
   for (int c = 0; c < n; ++c) {
     uint64_t r = rd(c, AFUSHELL_RDMA_REPLAYS);

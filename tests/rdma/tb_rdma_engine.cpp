@@ -8,7 +8,9 @@
 //   errors: absent card, remote range (put, get, block-stride), local range, alignment,
 //           a dead card (TIMEOUT); then a good put still works.
 //   bench:  put / get latency and throughput card 0 -> card 1 on a clean network.
-//   tb MODE X Y OPS P_FLIP P_DROP SEED MAX_CYCLES [DOWN_FROM DOWN_TO]
+//   tb MODE X Y OPS P_FLIP P_DROP SEED MAX_CYCLES [DOWN_FROM DOWN_TO [K]]
+// K (random mode): operations each card keeps in flight at once (<= the engine's MAX_OPS);
+// each in-flight operation of a card has its own lane of the destination windows.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -39,14 +41,17 @@ struct Op {
   uint32_t block = 0, count = 0, lstride = 0, rstride = 0;
   int expect = 0;  // expected code
   uint64_t issued = 0;
+  int lane = 0;
 };
 
 struct Card {
   Vrdma_node* m = nullptr;
   std::vector<uint8_t> mem, ref;
   std::deque<std::pair<uint64_t, uint64_t>> rdq;  // (ready cycle, address)
-  bool waiting = false, want = false;
-  Op cur;
+  bool want = false, accepted = false;
+  Op cur;                      // offered on the command port until accepted
+  std::map<uint32_t, Op> inflight;  // by operation id
+  std::vector<bool> lane_busy;
   int ops_left = 0;
   std::vector<std::tuple<int, int, uint64_t, uint64_t>> events;  // kind, peer, addr, len
 };
@@ -63,9 +68,11 @@ int main(int argc, char** argv) {
   const uint64_t max_cyc = std::strtoull(argv[8], nullptr, 10), lat = 12;
   const uint64_t down_from = argc > 10 ? std::strtoull(argv[9], nullptr, 10) : 0;
   const uint64_t down_to = argc > 10 ? std::strtoull(argv[10], nullptr, 10) : 0;
+  const int K = mode == "random" && argc > 11 ? std::atoi(argv[11]) : 1;
   std::uniform_real_distribution<double> u(0, 1);
   const int n = X * Y, dims[2] = {X, Y}, absent = n;
   if (n > 8) WIN = (GETWIN - PUTWIN) / uint64_t(n) / 4 * 4;
+  const uint64_t PLANE = WIN / uint64_t(K) / 4 * 4, GLANE = (MEM - GETWIN) / uint64_t(K) / 4 * 4;
   const double p_wait = mode == "bench" ? 0.0 : 0.2;
   VerilatedContext ctx;
   std::vector<Card> card(n);
@@ -115,21 +122,22 @@ int main(int argc, char** argv) {
   auto rnd = [&](uint64_t lo, uint64_t hi) { return lo + rng() % (hi - lo + 1); };  // inclusive
   auto rsize = [&]() -> uint64_t {
     double r = u(rng);
-    return 4 * (r < 0.5 ? rnd(1, 64) : r < 0.85 ? rnd(64, 1024) : rnd(1024, 4096));
+    return std::min<uint64_t>(PLANE, 4 * (r < 0.5 ? rnd(1, 64) : r < 0.85 ? rnd(64, 1024) : rnd(1024, 4096)));
   };
-  auto random_op = [&](int s) {
+  auto random_op = [&](int s, int lane) {
     Op o;
+    o.lane = lane;
     double r = u(rng);
     o.kind = r < 0.45 ? 0 : r < 0.8 ? 1 : 2;
     o.dst = u(rng) < 0.1 ? s : int(rng() % n);
     if (o.kind == 0) {
       o.len = rsize();
       o.local = SRC + 4 * rnd(0, (SRC_END - SRC - o.len) / 4);
-      o.remote = PUTWIN + s * WIN + 4 * rnd(0, (WIN - o.len) / 4);
+      o.remote = PUTWIN + s * WIN + lane * PLANE + 4 * rnd(0, (PLANE - o.len) / 4);
     } else if (o.kind == 1) {
       o.len = rsize();
       o.remote = SRC + 4 * rnd(0, (SRC_END - SRC - o.len) / 4);
-      o.local = GETWIN + 4 * rnd(0, (MEM - GETWIN - o.len) / 4);
+      o.local = GETWIN + lane * GLANE + 4 * rnd(0, (GLANE - o.len) / 4);
     } else {
       o.block = uint32_t(4 * rnd(1, 64));
       o.count = uint32_t(rnd(1, 48));
@@ -137,9 +145,9 @@ int main(int argc, char** argv) {
       o.rstride = o.block + uint32_t(4 * rnd(0, 64));
       o.len = uint64_t(o.block) * o.count;
       uint64_t lspan = uint64_t(o.count - 1) * o.lstride + o.block, rspan = uint64_t(o.count - 1) * o.rstride + o.block;
-      if (rspan > WIN) o.count = 1, o.len = o.block, lspan = rspan = o.block;
+      if (rspan > PLANE) o.count = 1, o.len = o.block, lspan = rspan = o.block;
       o.local = SRC + 4 * rnd(0, (SRC_END - SRC - lspan) / 4);
-      o.remote = PUTWIN + s * WIN + 4 * rnd(0, (WIN - rspan) / 4);
+      o.remote = PUTWIN + s * WIN + lane * PLANE + 4 * rnd(0, (PLANE - rspan) / 4);
     }
     return o;
   };
@@ -203,17 +211,24 @@ int main(int argc, char** argv) {
   uint64_t cyc = 0, bench_put_visible = 0;
   uint64_t flips = 0, drops = 0;
 
+  int drain = 0;
   for (; cyc < max_cyc; ++cyc) {
     bool all_done = true;
     for (int c = 0; c < n; ++c) {
       Card& C = card[c];
-      if (C.ops_left > 0 || C.waiting) all_done = false;
+      if (C.ops_left > 0 || C.want || !C.inflight.empty()) all_done = false;
       if (dead == c) continue;
       Vrdma_node* m = C.m;
-      // a new command
+      // a new command, when one of the card's K lanes is free
       m->cmd_valid = 0;
-      if (!C.waiting && C.ops_left > 0) {
-        if (mode == "random") C.cur = random_op(c);
+      if (C.lane_busy.empty()) C.lane_busy.assign(size_t(K), false);
+      int lane = -1;
+      for (int j = K - 1; j >= 0; --j)
+        if (!C.lane_busy[size_t(j)]) lane = j;
+      if (!C.want && C.ops_left > 0 && lane >= 0) {
+        C.want = true;
+        C.lane_busy[size_t(lane)] = true;
+        if (mode == "random") C.cur = random_op(c, lane);
         else if (mode == "errors") { C.cur = script.front(); script.pop_front(); }
         else {
           C.cur = Op();
@@ -221,7 +236,10 @@ int main(int argc, char** argv) {
           C.cur.local = C.cur.kind == 1 ? GETWIN : 0, C.cur.remote = C.cur.kind == 1 ? 0 : PUTWIN;
           ++bench_i;
         }
+        C.cur.lane = lane;
         C.cur.issued = cyc;
+      }
+      if (C.want) {
         m->cmd_valid = 1;
         m->cmd_get = C.cur.kind == 1;
         m->cmd_dst = C.cur.dst & 63;
@@ -259,16 +277,20 @@ int main(int argc, char** argv) {
       m->clk = 0;
       m->eval();
     }
-    if (all_done) break;
+    if (all_done && ++drain > 300) break;  // target events may follow the last completion
     for (int c = 0; c < n; ++c) {
       Card& C = card[c];
       if (dead == c) continue;
       Vrdma_node* m = C.m;
-      if (m->cmd_valid && m->cmd_ready) C.waiting = true, --C.ops_left;
-      if (m->done) {
-        if (!C.waiting) FAIL("card %d: completion without an operation\n", c);
-        C.waiting = false;
-        const Op& o = C.cur;
+      if (m->cmd_valid && m->cmd_ready) C.want = false, C.accepted = true, --C.ops_left;
+      auto done_it = m->done ? C.inflight.find(m->done_op) : C.inflight.end();
+      if (m->done && done_it == C.inflight.end())
+        FAIL("card %d: completion of an unknown operation %u\n", c, unsigned(m->done_op));
+      if (done_it != C.inflight.end()) {
+        auto it = done_it;
+        const Op o = it->second;
+        C.inflight.erase(it);
+        C.lane_busy[size_t(o.lane)] = false;
         int code = m->done_code;
         if (mode == "errors" && code != o.expect)
           FAIL("card %d: op kind %d to %d len %llu: code %d, expected %d\n", c, o.kind, o.dst, (unsigned long long)o.len,
@@ -329,6 +351,7 @@ int main(int argc, char** argv) {
       }
       m->clk = 1;
       m->eval();
+      if (C.accepted) C.inflight[m->op_id] = C.cur, C.accepted = false;  // op_id: the id it was given
     }
   }
   // nothing written anywhere but where the operations said, and every target event once
@@ -351,13 +374,17 @@ int main(int argc, char** argv) {
     }
   }
   ev_missing = long(evs.size());
+  for (size_t i = 0; i < evs.size() && i < 3; ++i)
+    std::fprintf(stderr, "missing event at card %d: kind %d peer %d addr 0x%llx len %llu\n", std::get<0>(evs[i]),
+                 std::get<1>(evs[i]), std::get<2>(evs[i]), (unsigned long long)std::get<3>(evs[i]),
+                 (unsigned long long)std::get<4>(evs[i]));
   if (ev_missing || ev_extra || lost) FAIL("events: %ld missing, %ld unexpected, %ld lost\n", ev_missing, ev_extra, lost);
   unsigned replays = 0, overflow = 0;
   bool pending = false;
   for (int c = 0; c < n; ++c) {
     overflow |= card[c].m->overflow;
     for (int p = 0; p < 4; ++p) replays += unsigned((uint64_t(card[c].m->replays) >> (16 * p)) & 0xFFFF);
-    pending |= card[c].ops_left > 0 || card[c].waiting;
+    pending |= card[c].ops_left > 0 || card[c].want || !card[c].inflight.empty();
   }
   if (overflow) FAIL("a link input buffer overflowed\n");
   std::printf("cycles %llu ok %ld failed %ld events %ld replays %u flips %llu drops %llu overflow %u errors %llu\n",

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 RTL = sorted((ROOT / "shell" / "rdma").glob("*.v"))
 TB = Path(__file__).with_name("tb_rdma_engine.cpp")
 # the build the testbench assumes: 1 MiB per card, short operation timeout
-PARAMS = ("-GMEM_BYTES=64'h100000", "-GOP_TIMEOUT=60000", "-GQUEUE_DEPTH=8")
+PARAMS = ("-GMEM_BYTES=64'h100000", "-GOP_TIMEOUT=300000", "-GQUEUE_DEPTH=64")
 
 
 def _lint(top: str, *params: str) -> str:
@@ -68,7 +68,9 @@ def run_tb(*args: str, timeout: int = 600) -> tuple[int, dict[str, int], str]:
     ("random", "2", "2", "30", "0", "0", "1", "2000000"),
     ("random", "2", "2", "30", "0.01", "0.01", "2", "3000000", "20000", "26000"),
     ("random", "2", "4", "60", "0.02", "0.01", "5", "20000000", "100000", "110000"),  # 8-card torus
-], ids=["clean", "faults-linkdown", "torus2x4-faults-linkdown"])
+    ("random", "2", "2", "60", "0", "0", "6", "2000000", "0", "0", "4"),  # 4 operations in flight per card
+    ("random", "2", "4", "60", "0.02", "0.01", "7", "20000000", "30000", "40000", "4"),
+], ids=["clean", "faults-linkdown", "torus2x4-faults-linkdown", "4inflight", "torus2x4-4inflight-faults"])
 def test_rdma_rtl_engine_random_transfers(args: tuple) -> None:
     rc, f, out = run_tb(*args)
     assert rc == 0, out
@@ -86,6 +88,6 @@ def test_rdma_rtl_engine_errors_reported() -> None:
 
 @pytest.mark.slow
 def test_rdma_rtl_engine_random_transfers_4x4_torus() -> None:
-    rc, f, out = run_tb("random", "4", "4", "150", "0.01", "0.01", "9", "80000000", "100000", "130000")
+    rc, f, out = run_tb("random", "4", "4", "150", "0.01", "0.01", "9", "80000000", "100000", "130000", "4")
     assert rc == 0, out
     assert f["errors"] == 0 and f["failed"] == 0 and f["ok"] == 16 * 150 and f["replays"] > 0

@@ -21,7 +21,8 @@ module afu_rdma_top #(
     parameter integer RDMA_WINDOW      = 16,             // go-back-N replay window per port
     parameter integer RDMA_VC_BUF      = 8,              // link input buffer per VC, packets
     parameter [63:0]  RDMA_MEM_BYTES   = 64'h2_0000_0000, // memories A and B
-    parameter integer RDMA_OP_TIMEOUT  = 2000000         // cycles before an operation fails
+    parameter integer RDMA_OP_TIMEOUT  = 2000000,        // cycles before an operation fails
+    parameter integer RDMA_MAX_OPS     = 4               // operations in flight per card
 ) (
     input  wire         clk,
     input  wire         rst,
@@ -102,7 +103,7 @@ module afu_rdma_top #(
     wire [16*P-1:0] replays;
     wire         cfg_we, cmd_valid, cmd_ready, cmd_get, busy, done, evt_valid, evt_ready;
     wire [63:0]  cmd_local, cmd_remote, cmd_len;
-    wire [31:0]  cmd_block, cmd_count, cmd_lstride, cmd_rstride, op_id, ops_done;
+    wire [31:0]  cmd_block, cmd_count, cmd_lstride, cmd_rstride, op_id, ops_done, done_op;
     wire [7:0]   done_code;
     wire [137:0] evt_data;
     wire [15:0]  evt_lost;
@@ -115,7 +116,7 @@ module afu_rdma_top #(
     wire [1:0]   st_errors;
     /* verilator lint_on UNUSEDSIGNAL */
 
-    rdma_csr #(.P(P)) u_csr (
+    rdma_csr #(.P(P), .MAX_OPS(RDMA_MAX_OPS)) u_csr (
         .clk(clk), .rst(rst), .mmio_wr_valid(mmio_wr_valid && w_rdma), .mmio_wr_addr(mmio_wr_addr),
         .mmio_wr_data(mmio_wr_data), .mmio_rd_valid(mmio_rd_valid && r_rdma), .mmio_rd_addr(mmio_rd_addr),
         .mmio_rd_resp_valid(r_resp_valid), .mmio_rd_resp_data(r_resp_data), .card_id(card_id),
@@ -123,18 +124,18 @@ module afu_rdma_top #(
         .cfg_port(cfg_port), .cmd_valid(cmd_valid), .cmd_ready(cmd_ready), .cmd_get(cmd_get), .cmd_dst(cmd_dst),
         .cmd_local(cmd_local), .cmd_remote(cmd_remote), .cmd_len(cmd_len), .cmd_block(cmd_block),
         .cmd_count(cmd_count), .cmd_local_stride(cmd_lstride), .cmd_remote_stride(cmd_rstride), .op_id(op_id),
-        .busy(busy), .done(done), .done_code(done_code), .ops_done(ops_done), .evt_valid(evt_valid),
-        .evt_data(evt_data), .evt_ready(evt_ready), .evt_lost(evt_lost), .overflow(overflow),
+        .busy(busy), .done(done), .done_op(done_op), .done_code(done_code), .ops_done(ops_done),
+        .evt_valid(evt_valid), .evt_data(evt_data), .evt_ready(evt_ready), .evt_lost(evt_lost), .overflow(overflow),
         .replays(replays), .irq(rdma_irq));
 
     rdma_node #(.P(P), .WINDOW(RDMA_WINDOW), .VC_BUF(RDMA_VC_BUF), .MEM_BYTES(RDMA_MEM_BYTES),
-                .OP_TIMEOUT(RDMA_OP_TIMEOUT)) u_node (
+                .OP_TIMEOUT(RDMA_OP_TIMEOUT), .MAX_OPS(RDMA_MAX_OPS)) u_node (
         .clk(clk), .rst(rst), .card_id(card_id), .cfg_we(cfg_we), .cfg_addr(cfg_addr), .cfg_port(cfg_port),
         .port_dim(port_dim), .port_dateline(port_dateline), .cmd_valid(cmd_valid), .cmd_ready(cmd_ready),
         .cmd_get(cmd_get), .cmd_dst(cmd_dst), .cmd_local(cmd_local), .cmd_remote(cmd_remote), .cmd_len(cmd_len),
         .cmd_block(cmd_block), .cmd_count(cmd_count), .cmd_local_stride(cmd_lstride),
-        .cmd_remote_stride(cmd_rstride), .op_id(op_id), .busy(busy), .done(done), .done_code(done_code),
-        .ops_done(ops_done), .evt_valid(evt_valid), .evt_data(evt_data), .evt_ready(evt_ready),
+        .cmd_remote_stride(cmd_rstride), .op_id(op_id), .busy(busy), .done(done), .done_op(done_op),
+        .done_code(done_code), .ops_done(ops_done), .evt_valid(evt_valid), .evt_data(evt_data), .evt_ready(evt_ready),
         .evt_lost(evt_lost), .mem_rd_address(e_rd_address), .mem_rd_read(e_rd_read),
         .mem_rd_waitrequest(e_rd_wait), .mem_rd_readdata(e_rd_data), .mem_rd_readdatavalid(e_rd_valid),
         .mem_wr_address(e_wr_address), .mem_wr_write(e_wr_write), .mem_wr_writedata(e_wr_data),

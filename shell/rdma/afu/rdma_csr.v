@@ -3,7 +3,8 @@
 // target events and the block's interrupt. Reads answer one cycle later, as shell_csr's.
 `default_nettype none
 module rdma_csr #(
-    parameter integer P = 2  // link ports (1..4)
+    parameter integer P = 2,       // link ports (1..4)
+    parameter integer MAX_OPS = 4  // the engine's operations in flight (reported in INFO)
 ) (
     input  wire            clk,
     input  wire            rst,
@@ -30,18 +31,19 @@ module rdma_csr #(
     output reg  [63:0]     cmd_local,
     output reg  [63:0]     cmd_remote,
     output reg  [63:0]     cmd_len,
-    output wire [31:0]     cmd_block,
-    output wire [31:0]     cmd_count,
-    output wire [31:0]     cmd_local_stride,
-    output wire [31:0]     cmd_remote_stride,
+    output reg  [31:0]     cmd_block,
+    output reg  [31:0]     cmd_count,
+    output reg  [31:0]     cmd_local_stride,
+    output reg  [31:0]     cmd_remote_stride,
     input  wire [31:0]     op_id,
     input  wire            busy,
     input  wire            done,
+    input  wire [31:0]     done_op,
     input  wire [7:0]      done_code,
     input  wire [31:0]     ops_done,
     input  wire            evt_valid,
     input  wire [137:0]    evt_data,
-    output reg             evt_ready,
+    output wire            evt_ready,
     input  wire [15:0]     evt_lost,
     input  wire [P-1:0]    overflow,
     input  wire [16*P-1:0] replays,
@@ -55,23 +57,34 @@ module rdma_csr #(
     wire        wr = mmio_wr_valid;
     // ROUTE(c): 64 registers from CSR_RDMA_ROUTE_ADDR
     wire        w_route = wa[17:9] == CSR_RDMA_ROUTE_ADDR[17:9];
+    // pops take effect with the write, so a read right after sees the next entry
+    assign evt_ready = wr && wa == CSR_RDMA_EVT_POP_ADDR && evt_valid;
+    wire   dq_pop = wr && wa == CSR_RDMA_DONE_POP_ADDR;
     wire        r_route = ra[17:9] == CSR_RDMA_ROUTE_ADDR[17:9];
 
-    reg [63:0] port_cfg, block_reg, strides_reg;
+    reg [63:0] port_cfg, block_reg, strides_reg, local_reg, remote_reg, len_reg;
     reg [3:0]  route [0:63];
     reg [1:0]  irq_status, irq_enable;
     reg        dropped;
     assign port_dim = port_cfg[2*P-1:0];
     assign port_dateline = port_cfg[16 +: P];
-    assign cmd_block = block_reg[31:0];
-    assign cmd_count = block_reg[63:32];
-    assign cmd_local_stride = strides_reg[31:0];
-    assign cmd_remote_stride = strides_reg[63:32];
     assign irq = |(irq_status & irq_enable);
 
     wire [63:0] replays64 = {{16*(4-P){1'b0}}, replays};
-    wire [63:0] info = {40'd0, 8'd1, 8'd64, 8'(P)};
-    wire [63:0] status = {ops_done, 16'd0, done_code, 4'd0, |overflow, evt_valid, dropped, busy};
+    wire [63:0] info = {32'd0, 8'(MAX_OPS), 8'd1, 8'd64, 8'(P)};
+    // completions wait here until DONE_POP: {code, op}
+    reg  [15:0] dq_lost;
+    reg  [7:0]  last_code;
+    wire        dq_full, dq_empty;
+    wire [39:0] dq_head;
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [4:0]  dq_count;
+    /* verilator lint_on UNUSEDSIGNAL */
+    rdma_fifo #(.WIDTH(40), .DEPTH(16)) u_dq (
+        .clk(clk), .rst(rst), .push(done), .din({done_code, done_op}), .full(dq_full), .pop(dq_pop),
+        .dout(dq_head), .empty(dq_empty), .count(dq_count));
+    wire [63:0] done_info = {dq_lost, 7'd0, !dq_empty, dq_empty ? 40'd0 : dq_head};
+    wire [63:0] status = {ops_done, 16'd0, last_code, 3'd0, cmd_valid, |overflow, evt_valid, dropped, busy};
     wire [63:0] evt_info = {16'd0, evt_lost, 15'd0, evt_valid, 6'd0, evt_data[133:128], evt_data[137:134]};
 
     reg [63:0] rd_data;
@@ -82,9 +95,9 @@ module rdma_csr #(
             CSR_RDMA_INFO_ADDR:       rd_data = info;
             CSR_RDMA_CARD_ID_ADDR:    rd_data = {58'd0, card_id};
             CSR_RDMA_PORT_CFG_ADDR:   rd_data = port_cfg;
-            CSR_RDMA_LOCAL_ADDR:      rd_data = cmd_local;
-            CSR_RDMA_REMOTE_ADDR:     rd_data = cmd_remote;
-            CSR_RDMA_LEN_ADDR:        rd_data = cmd_len;
+            CSR_RDMA_LOCAL_ADDR:      rd_data = local_reg;
+            CSR_RDMA_REMOTE_ADDR:     rd_data = remote_reg;
+            CSR_RDMA_LEN_ADDR:        rd_data = len_reg;
             CSR_RDMA_BLOCK_ADDR:      rd_data = block_reg;
             CSR_RDMA_STRIDES_ADDR:    rd_data = strides_reg;
             CSR_RDMA_STATUS_ADDR:     rd_data = status;
@@ -95,18 +108,20 @@ module rdma_csr #(
             CSR_RDMA_IRQ_STATUS_ADDR: rd_data = {62'd0, irq_status};
             CSR_RDMA_IRQ_ENABLE_ADDR: rd_data = {62'd0, irq_enable};
             CSR_RDMA_REPLAYS_ADDR:    rd_data = replays64;
+            CSR_RDMA_DONE_INFO_ADDR:  rd_data = done_info;
             default:                  rd_data = 64'd0;
         endcase
     end
 
     integer i;
     always @(posedge clk) begin
-        cmd_valid <= 1'b0;
-        evt_ready <= 1'b0;
         cfg_we <= 1'b0;
         if (rst) begin
+            dq_lost <= 16'd0; last_code <= 8'd0;
             card_id <= 6'd0; port_cfg <= 64'hFFFF; block_reg <= 64'd0; strides_reg <= 64'd0;
             cmd_local <= 64'd0; cmd_remote <= 64'd0; cmd_len <= 64'd0; cmd_get <= 1'b0; cmd_dst <= 6'd0;
+            cmd_valid <= 1'b0; cmd_block <= 32'd0; cmd_count <= 32'd0; cmd_local_stride <= 32'd0;
+            cmd_remote_stride <= 32'd0; local_reg <= 64'd0; remote_reg <= 64'd0; len_reg <= 64'd0;
             irq_status <= 2'd0; irq_enable <= 2'b11; dropped <= 1'b0; cfg_addr <= 6'd0; cfg_port <= 4'd0;
             for (i = 0; i < 64; i = i + 1) route[i] <= 4'hF;
             mmio_rd_resp_valid <= 1'b0;
@@ -114,7 +129,12 @@ module rdma_csr #(
         end else begin
             mmio_rd_resp_valid <= mmio_rd_valid;
             if (mmio_rd_valid) mmio_rd_resp_data <= rd_data;
-            if (done) irq_status[0] <= 1'b1;
+            if (cmd_valid && cmd_ready) cmd_valid <= 1'b0;
+            if (done) begin
+                irq_status[0] <= 1'b1;
+                last_code <= done_code;
+                if (dq_full && dq_lost != 16'hFFFF) dq_lost <= dq_lost + 16'd1;
+            end
             if (evt_valid) irq_status[1] <= 1'b1;
             if (wr) begin
                 if (w_route) begin
@@ -126,23 +146,26 @@ module rdma_csr #(
                 case (wa)
                     CSR_RDMA_CARD_ID_ADDR:  card_id <= wd[5:0];
                     CSR_RDMA_PORT_CFG_ADDR: port_cfg <= wd;
-                    CSR_RDMA_LOCAL_ADDR:    cmd_local <= wd;
-                    CSR_RDMA_REMOTE_ADDR:   cmd_remote <= wd;
-                    CSR_RDMA_LEN_ADDR:      cmd_len <= wd;
+                    CSR_RDMA_LOCAL_ADDR:    local_reg <= wd;
+                    CSR_RDMA_REMOTE_ADDR:   remote_reg <= wd;
+                    CSR_RDMA_LEN_ADDR:      len_reg <= wd;
                     CSR_RDMA_BLOCK_ADDR:    block_reg <= wd;
                     CSR_RDMA_STRIDES_ADDR:  strides_reg <= wd;
                     CSR_RDMA_CMD_ADDR: if (wd[CSR_RDMA_CMD_GO_LSB]) begin
-                        // the engine takes a command only when idle; a GO while busy is dropped
-                        if (cmd_ready && !cmd_valid) begin
+                        // the command is copied and offered until the engine takes it (a slot
+                        // frees); a GO while the previous one still waits is dropped
+                        if (!cmd_valid || cmd_ready) begin
                             cmd_valid <= 1'b1;
                             cmd_dst <= wd[CSR_RDMA_CMD_DST_LSB +: 6];
                             cmd_get <= wd[CSR_RDMA_CMD_GET_LSB];
+                            cmd_local <= local_reg; cmd_remote <= remote_reg; cmd_len <= len_reg;
+                            cmd_block <= block_reg[31:0]; cmd_count <= block_reg[63:32];
+                            cmd_local_stride <= strides_reg[31:0]; cmd_remote_stride <= strides_reg[63:32];
                             dropped <= 1'b0;
                         end else begin
                             dropped <= 1'b1;
                         end
                     end
-                    CSR_RDMA_EVT_POP_ADDR:    evt_ready <= evt_valid;
                     CSR_RDMA_IRQ_STATUS_ADDR: irq_status <= irq_status & ~wd[1:0];
                     CSR_RDMA_IRQ_ENABLE_ADDR: irq_enable <= wd[1:0];
                     default: ;
