@@ -228,8 +228,14 @@ def _template(k: Kernel, n: int, stages: int, layout: tuple, a: int, b: int,
     return t
 
 
+# Words between buffers beyond alignment: consecutive output rows and rings then start
+# at different addresses modulo 4 KiB, so loads of one and stores of another do not
+# falsely alias in the store buffer (x86 compares the low 12 address bits first).
+_STAGGER = int(os.environ.get("SPGEN_STAGGER", "16"))
+
+
 def _out_cols(n: int) -> int:
-    return -(-n // 16) * 16  # 64-byte aligned rows of the output block
+    return -(-n // 16) * 16 + _STAGGER  # 64-byte aligned rows of the output block
 
 
 def _keys(plan) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -265,7 +271,7 @@ def _layout(k: Kernel, stages: int, feed: dict[int, int]):
                 if slot in sizes[j] or (slot < len(plan.in_slot) and j > 0):
                     size = sizes[j].get(slot, CHUNK)
                     off[j, slot], mod[j, slot] = at, size
-                    at += size + CHUNK  # + the mirrored first chunk
+                    at += size + CHUNK + _STAGGER  # + the mirrored first chunk
         lag = np.array(lags, dtype=np.int64).reshape(stages, plan.n_phases)
         memo[key] = (lag, off, mod, at)
     return memo[key]
