@@ -22,12 +22,21 @@ def model_cluster(window: int, vc_buf: int, rtl_like: bool) -> rdma.Cluster:
                          "latency_ns": LINK_CYCLES * 1000 / CLOCK_MHZ, "params": params})
 
 
-def measure(put, get, sizes: list[int], big: int) -> list[dict]:
+def measure(put, get, sizes: list[int], big: int, now=None, async_puts=None) -> list[dict]:
     recs = []
     for hops in (1, 2, 3, 4):
         for n in sizes:
             recs.append({"op": "put", "hops": hops, "bytes": n, "cycles": put(0, hops, 0, 0x100000, n)})
             recs.append({"op": "get", "hops": hops, "bytes": n, "cycles": get(0, hops, 0x100000, 0, n)})
+    # message rate: 64 puts of 64 B to the next card, each waited for / all started at once
+    if async_puts is not None:
+        t0 = now()
+        for k in range(64):
+            put(0, 1, 64 * k, 0x200000 + 64 * k, 64)
+        recs.append({"op": "put64x64_sequential", "hops": 1, "bytes": 64 * 64, "cycles": now() - t0})
+        t0 = now()
+        async_puts([(0, 1, 64 * k, 0x210000 + 64 * k, 64) for k in range(64)])
+        recs.append({"op": "put64x64_in_flight", "hops": 1, "bytes": 64 * 64, "cycles": now() - t0})
     for hops in (1, 4):
         c = put(0, hops, 0, 0x100000, big)
         recs.append({"op": "put", "hops": hops, "bytes": big, "cycles": c,
@@ -46,16 +55,25 @@ def main(argv: list[str] | None = None) -> int:
     for window, vc_buf in ((8, 4), (32, 16)):
         t0 = time.time()
         rtl = rdma.RTLCluster((8,), latency=LINK_CYCLES, window=window, vc_buf=vc_buf)
-        for impl, put, get in (
-            ("rtl", rtl.put, rtl.get),
-            ("model", (m := model_cluster(window, vc_buf, False)) and
-             (lambda c, d, lo, re, n, m=m: m[c].put(d, lo, re, n)),
-             lambda c, d, lo, re, n, m=m: m[c].get(d, lo, re, n)),
-            ("model_rtl_latencies", (m2 := model_cluster(window, vc_buf, True)) and
-             (lambda c, d, lo, re, n, m=m2: m[c].put(d, lo, re, n)),
-             lambda c, d, lo, re, n, m=m2: m[c].get(d, lo, re, n)),
+        m, m2 = model_cluster(window, vc_buf, False), model_cluster(window, vc_buf, True)
+
+        def rtl_async(ops: list[tuple], rtl: rdma.RTLCluster = rtl) -> None:
+            for t in [rtl.put_async(*o) for o in ops]:
+                t.wait()
+
+        def model_async(ops: list[tuple], m: rdma.Cluster) -> None:
+            m.wait_all([m[c].put_async(d, lo, re, n) for c, d, lo, re, n in ops])
+
+        for impl, put, get, now, apt in (
+            ("rtl", rtl.put, rtl.get, lambda rtl=rtl: rtl.now, rtl_async),
+            ("model", lambda c, d, lo, re, n, m=m: m[c].put(d, lo, re, n),
+             lambda c, d, lo, re, n, m=m: m[c].get(d, lo, re, n), lambda m=m: m.now,
+             lambda ops, m=m: model_async(ops, m)),
+            ("model_rtl_latencies", lambda c, d, lo, re, n, m=m2: m[c].put(d, lo, re, n),
+             lambda c, d, lo, re, n, m=m2: m[c].get(d, lo, re, n), lambda m=m2: m.now,
+             lambda ops, m=m2: model_async(ops, m)),
         ):
-            for r in measure(put, get, sizes, big):
+            for r in measure(put, get, sizes, big, now, apt):
                 records.append({"impl": impl, "window": window, "vc_buf": vc_buf, **r})
         rtl.close()
         print(f"# window {window}, vc_buf {vc_buf}: {time.time() - t0:.1f} s", file=sys.stderr)

@@ -23,16 +23,26 @@ struct Cable {
   int flip_word = -1, flip_bit = 0, widx = 0;
 };
 
+struct Cmd {
+  int get = 0, dst = 0;
+  uint64_t local = 0, remote = 0, len = 0;
+  uint32_t block = 0, count = 0, ls = 0, rs = 0;
+};
+
+struct Rec {  // one operation: 0 queued or in flight, 1 done, 2 failed
+  int state = 0, code = 0;
+  uint64_t issued = 0, accepted = 0, done = 0;
+};
+
 struct Card {
   std::unique_ptr<Vrdma_node> m;
   std::vector<uint8_t> mem;
   std::deque<std::pair<uint64_t, uint64_t>> rdq;
-  bool want = false;
-  int get = 0, dst = 0;
-  uint64_t local = 0, remote = 0, len = 0;
-  uint32_t block = 0, count = 0, ls = 0, rs = 0;
-  int last_code = 0;
-  uint64_t done_at = 0, accepted_at = 0;
+  std::deque<std::pair<uint64_t, Cmd>> cmds;  // (record index, command) waiting for the port
+  bool took = false;
+  uint64_t took_rec = 0;
+  std::vector<Rec> recs;
+  std::map<uint32_t, uint64_t> by_op;  // engine op id -> record index
   std::vector<std::array<uint64_t, 5>> events;  // kind, peer, addr, len, cycle
 };
 
@@ -51,9 +61,12 @@ struct Cluster {
     for (int c = 0; c < n; ++c) {
       Card& C = card[c];
       Vrdma_node* m = C.m.get();
-      m->cmd_valid = C.want;
-      m->cmd_get = C.get, m->cmd_dst = C.dst, m->cmd_local = C.local, m->cmd_remote = C.remote, m->cmd_len = C.len;
-      m->cmd_block = C.block, m->cmd_count = C.count, m->cmd_local_stride = C.ls, m->cmd_remote_stride = C.rs;
+      m->cmd_valid = !C.cmds.empty();
+      if (!C.cmds.empty()) {
+        const Cmd& k = C.cmds.front().second;
+        m->cmd_get = k.get, m->cmd_dst = k.dst, m->cmd_local = k.local, m->cmd_remote = k.remote, m->cmd_len = k.len;
+        m->cmd_block = k.block, m->cmd_count = k.count, m->cmd_local_stride = k.ls, m->cmd_remote_stride = k.rs;
+      }
       m->mem_rd_waitrequest = 0, m->mem_wr_waitrequest = 0, m->mem_rd_readdatavalid = 0;
       if (!C.rdq.empty() && C.rdq.front().first <= cyc) {
         uint64_t a = C.rdq.front().second;
@@ -83,8 +96,19 @@ struct Cluster {
     for (int c = 0; c < n; ++c) {
       Card& C = card[c];
       Vrdma_node* m = C.m.get();
-      if (m->cmd_valid && m->cmd_ready) C.want = false, C.accepted_at = cyc;
-      if (m->done) C.last_code = m->done_code, C.done_at = cyc;
+      if (m->cmd_valid && m->cmd_ready) {
+        C.took = true, C.took_rec = C.cmds.front().first;
+        C.recs[C.took_rec].accepted = cyc;
+        C.cmds.pop_front();
+      }
+      if (m->done) {
+        auto it = C.by_op.find(m->done_op);
+        if (it != C.by_op.end()) {
+          Rec& r = C.recs[it->second];
+          r.state = m->done_code ? 2 : 1, r.code = m->done_code, r.done = cyc;
+          C.by_op.erase(it);
+        }
+      }
       if (m->evt_valid) {
         const uint32_t* e = m->evt_data.data();
         C.events.push_back({(e[4] >> 6) & 15, e[4] & 63, uint64_t(e[2]) | uint64_t(e[3]) << 32,
@@ -113,6 +137,7 @@ struct Cluster {
       }
       m->clk = 1;
       m->eval();
+      if (C.took) C.by_op[m->op_id] = C.took_rec, C.took = false;  // the id the command was given
     }
     ++cyc;
   }
@@ -198,25 +223,56 @@ int rtl_cluster_read(void* h, int card, uint64_t addr, uint8_t* p, uint64_t n) {
   return 0;
 }
 
-// one operation through the engine's command port; returns its status code (0 ok,
-// 1 NO_ROUTE, 2 REMOTE_RANGE, 3 TIMEOUT, 4 LOCAL_RANGE, 5 ALIGN), -1 when the engine did
-// not take it within max_cycles; *cycles = command accepted to completion
+// queue one operation on card `card` (the engine keeps up to MAX_OPS in flight, in
+// command order); returns a handle (card << 40 | record), or -1 for a bad card
+int64_t rtl_cluster_issue(void* h, int card, int get, int dst, uint64_t local, uint64_t remote, uint64_t len,
+                          uint32_t block, uint32_t count, uint32_t ls, uint32_t rs) {
+  auto* cl = static_cast<Cluster*>(h);
+  if (card < 0 || card >= cl->n) return -1;
+  Card& C = cl->card[size_t(card)];
+  Cmd k;
+  k.get = get, k.dst = dst, k.local = local, k.remote = remote, k.len = len;
+  k.block = block, k.count = count, k.ls = ls, k.rs = rs;
+  Rec r;
+  r.issued = cl->cyc;
+  C.recs.push_back(r);
+  C.cmds.push_back({C.recs.size() - 1, k});
+  return int64_t(uint64_t(card) << 40 | (C.recs.size() - 1));
+}
+
+// state of an operation: 0 in flight, 1 done, 2 failed (*code), -1 bad handle;
+// *cycles = from its command being taken to its completion
+int rtl_cluster_test(void* h, int64_t handle, int* code, uint64_t* cycles) {
+  auto* cl = static_cast<Cluster*>(h);
+  int card = int(uint64_t(handle) >> 40);
+  uint64_t i = uint64_t(handle) & ((1ull << 40) - 1);
+  if (handle < 0 || card >= cl->n || i >= cl->card[size_t(card)].recs.size()) return -1;
+  const Rec& r = cl->card[size_t(card)].recs[i];
+  *code = r.code;
+  *cycles = r.state ? r.done - r.accepted : 0;
+  return r.state;
+}
+
+// simulates until the operation ended or max_cycles passed; returns its state
+int rtl_cluster_wait(void* h, int64_t handle, uint64_t max_cycles, int* code, uint64_t* cycles) {
+  auto* cl = static_cast<Cluster*>(h);
+  int st = rtl_cluster_test(h, handle, code, cycles);
+  for (uint64_t t = 0; st == 0 && t < max_cycles; ++t) {
+    cl->step();
+    st = rtl_cluster_test(h, handle, code, cycles);
+  }
+  return st;
+}
+
+// one operation, blocking: its status code (0 ok, 1 NO_ROUTE, 2 REMOTE_RANGE, 3 TIMEOUT,
+// 4 LOCAL_RANGE, 5 ALIGN), -1 when it did not end within max_cycles
 int rtl_cluster_op(void* h, int card, int get, int dst, uint64_t local, uint64_t remote, uint64_t len, uint32_t block,
                    uint32_t count, uint32_t ls, uint32_t rs, uint64_t max_cycles, uint64_t* cycles) {
-  auto* cl = static_cast<Cluster*>(h);
-  if (card < 0 || card >= cl->n) return -2;
-  Card& C = cl->card[size_t(card)];
-  C.want = true, C.get = get, C.dst = dst, C.local = local, C.remote = remote, C.len = len;
-  C.block = block, C.count = count, C.ls = ls, C.rs = rs;
-  C.done_at = 0;
-  uint64_t t0 = cl->cyc;
-  while (cl->cyc - t0 < max_cycles && (C.want || C.done_at == 0)) cl->step();
-  if (C.want || C.done_at == 0) {
-    C.want = false;
-    return -1;
-  }
-  *cycles = C.done_at - C.accepted_at;
-  return C.last_code;
+  int64_t hd = rtl_cluster_issue(h, card, get, dst, local, remote, len, block, count, ls, rs);
+  if (hd < 0) return -2;
+  int code = 0;
+  int st = rtl_cluster_wait(h, hd, max_cycles, &code, cycles);
+  return st == 0 ? -1 : code;
 }
 
 void rtl_cluster_run(void* h, uint64_t cycles) {

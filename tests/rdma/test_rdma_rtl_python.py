@@ -70,3 +70,32 @@ def test_rdma_rtl_python_bad_input() -> None:
         rdma.RTLCluster((0,))
     with pytest.raises(SpgenError, match="power of 2"):
         rdma.build_rtl_cluster(window=6)
+
+
+def test_rdma_rtl_python_async_in_flight() -> None:
+    """Many operations started at once from every card complete, each with its own bytes."""
+    cl = rdma.RTLCluster((2, 2), seed=9)
+    rng = np.random.default_rng(3)
+    src = [rng.integers(0, 256, 0x20000, dtype=np.uint8).tobytes() for _ in range(4)]
+    for c in range(4):
+        cl.write(c, 0, src[c])
+    ts, want = [], []
+    for k in range(40):
+        c, d = k % 4, (k * 7 + 1) % 4
+        n, lo = 4 * int(rng.integers(1, 2000)), 4 * int(rng.integers(0, 0x6000))
+        dst = 0x100000 + 0x10000 * k
+        if k % 2:
+            ts.append(cl.put_async(c, d, lo, dst, n))
+            want.append((d, dst, src[c][lo:lo + n]))
+        else:
+            ts.append(cl.get_async(c, d, dst, lo, n))
+            want.append((c, dst, src[d][lo:lo + n]))
+    assert not all(t.done() for t in ts)
+    for t in ts:
+        assert t.wait() > 0 and t.status()[0] == 1
+    for card, addr, data in want:
+        assert cl.read(card, addr, len(data)) == data
+    bad = cl.put_async(0, 1, 0, rdma.RTL_MEM_BYTES, 64)
+    with pytest.raises(rdma.RDMAError, match="REMOTE_RANGE"):
+        bad.wait()
+    cl.close()

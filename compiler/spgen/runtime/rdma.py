@@ -15,8 +15,8 @@ from typing import Any
 from .._diagnostics import SpgenError
 from .._tools import cache_dir, content_hash
 
-__all__ = ["RTL_MEM_BYTES", "Cluster", "ClusterCard", "RDMAError", "RTLCluster", "Transfer", "build_mpi_tool",
-           "build_rtl_cluster", "cluster", "load_rdma_extension", "resolve", "routes"]
+__all__ = ["RTL_MEM_BYTES", "Cluster", "ClusterCard", "RDMAError", "RTLCluster", "RTLTransfer", "Transfer",
+           "build_mpi_tool", "build_rtl_cluster", "cluster", "load_rdma_extension", "resolve", "routes"]
 
 _TOPOLOGIES = ("ring", "mesh", "torus", "fullmesh", "custom")
 _PARAMS = ("clock_mhz", "router_latency", "engine_latency", "mem_read_latency", "mem_write_latency",
@@ -467,12 +467,41 @@ def build_rtl_cluster(*, window: int = 8, vc_buf: int = 4) -> Path:
     return lib
 
 
+class RTLTransfer:
+    """An operation on an RTLCluster: status() without simulating, wait() simulates until it ends."""
+
+    def __init__(self, cl: RTLCluster, handle: int, what: str) -> None:
+        self._cl, self.handle, self._what = cl, handle, what
+
+    def status(self) -> tuple[int, int, int]:
+        """(state 0 in flight / 1 done / 2 failed, error code, cycles from command to completion)."""
+        ct = self._cl._ct
+        code, cyc = ct.c_int(0), ct.c_uint64(0)
+        st = self._cl._lib.rtl_cluster_test(self._cl._h, self.handle, ct.byref(code), ct.byref(cyc))
+        return int(st), int(code.value), int(cyc.value)
+
+    def done(self) -> bool:
+        return self.status()[0] != 0
+
+    def wait(self, max_cycles: int = 4_000_000) -> int:
+        """Cycles from the command being taken to completion; RDMAError on failure or when max_cycles run out."""
+        ct = self._cl._ct
+        code, cyc = ct.c_int(0), ct.c_uint64(0)
+        st = self._cl._lib.rtl_cluster_wait(self._cl._h, self.handle, max_cycles, ct.byref(code), ct.byref(cyc))
+        if st == 0:
+            raise RDMAError(3, f"{self._what}: still in flight after {max_cycles} cycles")
+        if st == 2:
+            raise RDMAError(int(code.value), self._what)
+        return int(cyc.value)
+
+
 class RTLCluster:
     """Cards running the RTL RDMA engine and router (shell/rdma/rdma_node.v, Verilated) on a
     ring (``dims=(n,)``) or 2-D torus (``dims=(x, y)``), dimension-order routes with datelines,
-    cables of ``latency`` cycles with bit-flip / drop probabilities per packet. One operation at
-    a time per card (the engine's command port); put/get/put_strided block and return the
-    cycles from command to completion, or raise RDMAError with the engine's status code.
+    cables of ``latency`` cycles with bit-flip / drop probabilities per packet. Operations of a
+    card queue behind the engine's command port (it keeps 4 in flight, in command order);
+    put/get/put_strided block and return the cycles from command to completion, or raise
+    RDMAError with the engine's status code; the ``*_async`` forms return an RTLTransfer.
     """
 
     def __init__(self, dims: tuple[int, ...] = (2, 2), *, latency: int = 12, flip: float = 0.0,
@@ -494,8 +523,11 @@ class RTLCluster:
         lib.rtl_cluster_now.argtypes = [vp]
         lib.rtl_cluster_write.argtypes = [vp, ctypes.c_int, u64, ctypes.c_char_p, u64]
         lib.rtl_cluster_read.argtypes = [vp, ctypes.c_int, u64, ctypes.c_char_p, u64]
-        lib.rtl_cluster_op.argtypes = [vp, ctypes.c_int, ctypes.c_int, ctypes.c_int, u64, u64, u64, ctypes.c_uint32,
-                                       ctypes.c_uint32, ctypes.c_uint32, ctypes.c_uint32, u64, ctypes.POINTER(u64)]
+        u32, i32 = ctypes.c_uint32, ctypes.c_int
+        lib.rtl_cluster_issue.restype = ctypes.c_int64
+        lib.rtl_cluster_issue.argtypes = [vp, i32, i32, i32, u64, u64, u64, u32, u32, u32, u32]
+        lib.rtl_cluster_test.argtypes = [vp, ctypes.c_int64, ctypes.POINTER(i32), ctypes.POINTER(u64)]
+        lib.rtl_cluster_wait.argtypes = [vp, ctypes.c_int64, u64, ctypes.POINTER(i32), ctypes.POINTER(u64)]
         lib.rtl_cluster_run.argtypes = [vp, u64]
         lib.rtl_cluster_events.argtypes = [vp, ctypes.c_int, ctypes.POINTER(u64), ctypes.c_int]
         lib.rtl_cluster_stats.argtypes = [vp, ctypes.POINTER(u64)]
@@ -534,34 +566,41 @@ class RTLCluster:
             raise SpgenError(f"card {card}: range {addr:#x}+{nbytes} past the end of its {self.mem_bytes} B memory")
         return buf.raw[:nbytes]
 
-    def _op(self, card: int, get: int, peer: int, local: int, remote: int, nbytes: int, block: int = 0,
-            count: int = 0, ls: int = 0, rs: int = 0, max_cycles: int = 2_000_000) -> int:
+    def _issue(self, card: int, get: int, peer: int, local: int, remote: int, nbytes: int, block: int = 0,
+               count: int = 0, ls: int = 0, rs: int = 0) -> RTLTransfer:
         self._card(card)
         if not 0 <= peer < 64 or min(local, remote, nbytes, block, count, ls, rs) < 0:
             raise SpgenError("RTL cluster: negative address or size, or a card number outside 0..63")
-        cyc = self._ct.c_uint64(0)
-        code = self._lib.rtl_cluster_op(self._h, card, get, peer, local, remote, nbytes, block, count, ls, rs,
-                                        max_cycles, self._ct.byref(cyc))
-        if code == -1:
-            raise RDMAError(3, f"card {card}: the operation did not end within {max_cycles} cycles")
-        if code:
-            raise RDMAError(code, f"card {card} -> card {peer}")
-        return int(cyc.value)
+        if max(local, remote, nbytes) >= 1 << 64 or max(block, count, ls, rs) >= 1 << 32:
+            raise SpgenError("RTL cluster: addresses and sizes are 64-bit, block-stride fields 32-bit")
+        h = self._lib.rtl_cluster_issue(self._h, card, get, peer, local, remote, nbytes, block, count, ls, rs)
+        return RTLTransfer(self, int(h), f"card {card} -> card {peer}" if not get else f"card {peer} -> card {card}")
+
+    def put_async(self, card: int, dst: int, local: int, remote: int, nbytes: int) -> RTLTransfer:
+        """Starts a put (the engine keeps up to MAX_OPS = 4 in flight, the rest queue); see RTLTransfer."""
+        return self._issue(card, 0, dst, local, remote, nbytes)
+
+    def get_async(self, card: int, src: int, local: int, remote: int, nbytes: int) -> RTLTransfer:
+        return self._issue(card, 1, src, local, remote, nbytes)
+
+    def put_strided_async(self, card: int, dst: int, local: int, remote: int, block: int, count: int,
+                          local_stride: int, remote_stride: int) -> RTLTransfer:
+        if block <= 0:
+            raise RDMAError(5, "a block-stride put needs a block of at least 4 bytes")
+        return self._issue(card, 0, dst, local, remote, 0, block, count, local_stride, remote_stride)
 
     def put(self, card: int, dst: int, local: int, remote: int, nbytes: int) -> int:
         """Card `card`'s memory [local, +nbytes) -> card `dst` at `remote`; cycles it took."""
-        return self._op(card, 0, dst, local, remote, nbytes)
+        return self.put_async(card, dst, local, remote, nbytes).wait()
 
     def get(self, card: int, src: int, local: int, remote: int, nbytes: int) -> int:
         """Card `src`'s memory [remote, +nbytes) -> card `card` at `local`; cycles it took."""
-        return self._op(card, 1, src, local, remote, nbytes)
+        return self.get_async(card, src, local, remote, nbytes).wait()
 
     def put_strided(self, card: int, dst: int, local: int, remote: int, block: int, count: int,
                     local_stride: int, remote_stride: int) -> int:
         """Block-stride put: `count` blocks of `block` bytes, a stride on each side; cycles it took."""
-        if block <= 0:
-            raise RDMAError(5, "a block-stride put needs a block of at least 4 bytes")
-        return self._op(card, 0, dst, local, remote, 0, block, count, local_stride, remote_stride)
+        return self.put_strided_async(card, dst, local, remote, block, count, local_stride, remote_stride).wait()
 
     def run(self, cycles: int) -> None:
         self._lib.rtl_cluster_run(self._h, cycles)
