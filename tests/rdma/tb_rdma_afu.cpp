@@ -53,7 +53,7 @@ int main(int argc, char** argv) {
   VerilatedContext ctx;
   std::vector<Card> card(n);
   std::map<std::pair<int, int>, Cable> cable;  // by sending (card, port); port 0 = +1, port 1 = -1
-  uint64_t cyc = 0, drops = 0, flips = 0;
+  uint64_t cyc = 0, drops = 0, flips = 0, dsc_beats = 0, rdma_words = 0;
   for (int c = 0; c < n; ++c) {
     card[c].m = new Vafu_rdma_top(&ctx, ("card" + std::to_string(c)).c_str());
     card[c].mem.resize(MEMSZ);
@@ -84,7 +84,7 @@ int main(int argc, char** argv) {
           pr->beats.pop_front();
         }
         if (pr == &C.tx) m->tx_rd_readdatavalid = v;
-        else m->dsc_rd_readdatavalid = v;
+        else m->dsc_rd_readdatavalid = v, dsc_beats += v;
       }
       uint32_t v = 0, l = 0;
       uint64_t in_data = 0;  // two ports: 64 bits
@@ -205,6 +205,7 @@ int main(int argc, char** argv) {
     if (!(rd(c, AFUSHELL_RDMA_IRQ_STATUS) & 1)) FAIL("card %d: IRQ_STATUS.DONE not set\n", c);
     wr(c, AFUSHELL_RDMA_IRQ_STATUS, 1);
     int code = int((st >> 8) & 0xFF);
+    if (code == 0) rdma_words += (block ? uint64_t(block) * count : len) / 4;  // read at one end
     uint64_t di = rd(c, AFUSHELL_RDMA_DONE_INFO);
     if (!((di >> 40) & 1) || ((di >> 32) & 0xFF) != uint64_t(code) || (di & 0xFFFFFFFFu) != rd(c, AFUSHELL_RDMA_OP_ID))
       FAIL("card %d: DONE_INFO 0x%llx\n", c, (unsigned long long)di);
@@ -303,6 +304,7 @@ int main(int argc, char** argv) {
     for (int k = 0; k < max_ops + 1; ++k)
       same(0, 0x1000 * uint64_t(k), 1 + k % (n - 1), 0x100000 + 0x1000 * uint64_t(k), 4096, "in flight");
     ops += max_ops + 1;
+    rdma_words += uint64_t(max_ops + 1) * 1024;
   }
   unsigned replays = 0;
   for (int c = 0; c < n; ++c) {
@@ -310,8 +312,9 @@ int main(int argc, char** argv) {
     replays += unsigned(r & 0xFFFF) + unsigned((r >> 16) & 0xFFFF);
     if ((rd(c, AFUSHELL_RDMA_STATUS) >> 3) & 1) FAIL("card %d: link overflow\n", c);
   }
-  std::printf("cycles %llu ops %ld replays %u flips %llu drops %llu errors %llu\n", (unsigned long long)cyc, ops, replays,
-              (unsigned long long)flips, (unsigned long long)drops, (unsigned long long)g_errors);
+  std::printf("cycles %llu ops %ld replays %u flips %llu drops %llu rd_beats %llu rd_words %llu errors %llu\n",
+              (unsigned long long)cyc, ops, replays, (unsigned long long)flips, (unsigned long long)drops,
+              (unsigned long long)dsc_beats, (unsigned long long)rdma_words, (unsigned long long)g_errors);
   for (auto& C : card) { C.m->final(); delete C.m; }
   return g_errors ? 1 : 0;
 }

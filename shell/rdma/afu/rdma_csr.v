@@ -84,7 +84,9 @@ module rdma_csr #(
         .clk(clk), .rst(rst), .push(done), .din({done_code, done_op}), .full(dq_full), .pop(dq_pop),
         .dout(dq_head), .empty(dq_empty), .count(dq_count));
     wire [63:0] done_info = {dq_lost, 7'd0, !dq_empty, dq_empty ? 40'd0 : dq_head};
-    wire [63:0] status = {ops_done, 16'd0, last_code, 3'd0, cmd_valid, |overflow, evt_valid, dropped, busy};
+    // OPS_DONE, CODE and DONE_INFO change at the same edge, so a poll never sees one before the others
+    reg  [31:0] n_done;
+    wire [63:0] status = {n_done, 16'd0, last_code, 3'd0, cmd_valid, |overflow, evt_valid, dropped, busy};
     wire [63:0] evt_info = {16'd0, evt_lost, 15'd0, evt_valid, 6'd0, evt_data[133:128], evt_data[137:134]};
 
     reg [63:0] rd_data;
@@ -117,7 +119,7 @@ module rdma_csr #(
     always @(posedge clk) begin
         cfg_we <= 1'b0;
         if (rst) begin
-            dq_lost <= 16'd0; last_code <= 8'd0;
+            dq_lost <= 16'd0; last_code <= 8'd0; n_done <= 32'd0;
             card_id <= 6'd0; port_cfg <= 64'hFFFF; block_reg <= 64'd0; strides_reg <= 64'd0;
             cmd_local <= 64'd0; cmd_remote <= 64'd0; cmd_len <= 64'd0; cmd_get <= 1'b0; cmd_dst <= 6'd0;
             cmd_valid <= 1'b0; cmd_block <= 32'd0; cmd_count <= 32'd0; cmd_local_stride <= 32'd0;
@@ -133,6 +135,7 @@ module rdma_csr #(
             if (done) begin
                 irq_status[0] <= 1'b1;
                 last_code <= done_code;
+                n_done <= n_done + 32'd1;
                 if (dq_full && dq_lost != 16'hFFFF) dq_lost <= dq_lost + 16'd1;
             end
             if (evt_valid) irq_status[1] <= 1'b1;
@@ -174,7 +177,7 @@ module rdma_csr #(
         end
     end
     /* verilator lint_off UNUSEDSIGNAL */
-    wire unused_ok = &{1'b0, mmio_wr_addr[2:0], mmio_rd_addr[2:0], port_cfg};
+    wire unused_ok = &{1'b0, mmio_wr_addr[2:0], mmio_rd_addr[2:0], port_cfg, ops_done};
     /* verilator lint_on UNUSEDSIGNAL */
     initial begin
         if (P < 1 || P > 4) $fatal(1, "rdma_csr: P must be 1..4");

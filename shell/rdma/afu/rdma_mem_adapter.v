@@ -1,8 +1,12 @@
 // The RDMA engine's 32-bit memory ports on 512-bit Avalon-MM masters like the shell's
-// (64-byte beats, byte addresses): each word read is a one-beat read whose word is
-// picked out on return (the word indices wait in a FIFO, reads return in order); each
-// word written is a one-beat write with a 4-byte byteenable. Simple rather than fast:
-// one DDR access per 4 bytes, 4 bytes per cycle at most.
+// (64-byte beats, byte addresses). Reads: a word in the same 64-byte line as the word
+// requested just before (in an unbroken run of requests) is served from that line's
+// beat, so a sequential stream costs one beat per 16 words; otherwise the line is read
+// as a one-beat burst. The run breaks -- and the line is forgotten -- on a cycle without a
+// request or on an engine write to that line, so a word is never older than the run that
+// read it. Beats return in order into a FIFO; a FIFO of {word index, new beat} entries
+// says which word to hand back next. Writes: each word is a one-beat write with a 4-byte
+// byteenable (coalescing them would have to delay the target's DONE until flushed).
 `default_nettype none
 module rdma_mem_adapter #(
     parameter integer READS = 64  // word reads in flight (power of 2, >= the engine's PF_DEPTH)
@@ -34,21 +38,49 @@ module rdma_mem_adapter #(
     input  wire         avm_wr_waitrequest
 );
     localparam integer AW = $clog2(READS);
-    wire       idx_full, idx_empty;
-    wire [3:0] idx;
+    // the line of the previous request, while the run of requests lasts
+    reg         have;
+    reg  [57:0] line;
+    wire        hit = have && rd_address[63:6] == line;
+    wire        wq_full, wq_empty, bq_full, bq_empty;
+    wire [4:0]  wq_head;   // {new beat, word index}
+    wire [511:0] bq_head;
     /* verilator lint_off UNUSEDSIGNAL */
-    wire [AW:0] idx_count;
-    wire        unused_ok = &{1'b0, rd_address[5:0], wr_address[1:0], idx_empty};
+    wire [AW:0] wq_count, bq_count;
+    wire        unused_ok = &{1'b0, rd_address[1:0], wr_address[1:0], bq_full};
     /* verilator lint_on UNUSEDSIGNAL */
-    rdma_fifo #(.WIDTH(4), .DEPTH(READS)) u_idx (
-        .clk(clk), .rst(rst), .push(avm_rd_read && !avm_rd_waitrequest), .din(rd_address[5:2]), .full(idx_full),
-        .pop(avm_rd_readdatavalid), .dout(idx), .empty(idx_empty), .count(idx_count));
+    // a request is taken at once on a hit, with the memory's acceptance otherwise
     assign avm_rd_address = {rd_address[63:6], 6'd0};
-    assign avm_rd_read = rd_read && !idx_full;
+    assign avm_rd_read = rd_read && !hit && !wq_full;
     assign avm_rd_burstcount = 8'd1;
-    assign rd_waitrequest = avm_rd_waitrequest || idx_full;
-    assign rd_readdata = avm_rd_readdata[32 * idx +: 32];
-    assign rd_readdatavalid = avm_rd_readdatavalid;
+    assign rd_waitrequest = wq_full || (!hit && avm_rd_waitrequest);
+    wire take = rd_read && !rd_waitrequest;
+    always @(posedge clk) begin
+        if (rst) begin
+            have <= 1'b0;
+            line <= 58'd0;
+        end else if (take) begin
+            have <= !(wr_write && !wr_waitrequest && wr_address[63:6] == rd_address[63:6]);
+            line <= rd_address[63:6];
+        end else begin
+            have <= 1'b0;
+        end
+    end
+    rdma_fifo #(.WIDTH(5), .DEPTH(READS)) u_wq (
+        .clk(clk), .rst(rst), .push(take), .din({!hit, rd_address[5:2]}), .full(wq_full), .pop(rd_readdatavalid),
+        .dout(wq_head), .empty(wq_empty), .count(wq_count));
+    rdma_fifo #(.WIDTH(512), .DEPTH(READS)) u_bq (
+        .clk(clk), .rst(rst), .push(avm_rd_readdatavalid), .din(avm_rd_readdata), .full(bq_full),
+        .pop(rd_readdatavalid && wq_head[4]), .dout(bq_head), .empty(bq_empty), .count(bq_count));
+    // hand back the next word: from a newly arrived beat, or from the beat of the run
+    reg  [511:0] cur;
+    assign rd_readdatavalid = !wq_empty && (!wq_head[4] || !bq_empty);
+    wire [511:0] beat = wq_head[4] ? bq_head : cur;
+    assign rd_readdata = beat[32 * wq_head[3:0] +: 32];
+    always @(posedge clk) begin
+        if (rst) cur <= 512'd0;
+        else if (rd_readdatavalid && wq_head[4]) cur <= bq_head;
+    end
 
     assign avm_wr_address = {wr_address[63:6], 6'd0};
     assign avm_wr_write = wr_write;
