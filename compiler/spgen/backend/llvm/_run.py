@@ -141,8 +141,10 @@ class _Sweep:
     and the slice ``[a, b)``: that part is built once (``_Template``) and copied.
     """
 
-    def __init__(self, k: Kernel, n: int, ins: dict[str, np.ndarray], outs: dict[str, np.ndarray],
-                 stages: int, layout: tuple, a: int, b: int, fb: dict[str, str]):
+    def __init__(self, k: Kernel, n: int, in_ptrs: np.ndarray, out_ptr: int, stages: int,
+                 layout: tuple, a: int, b: int, fb: dict[str, str]):
+        """``in_ptrs``: input addresses in ``plan.in_slot`` order; ``out_ptr``: the output
+        block (rows of ``_out_cols(n)`` words in ``graph.outputs`` order)."""
         t = _template(k, n, stages, layout, a, b, fb)
         # every ring of this sweep in one pooled block; a ring is written before it is
         # read wherever the result depends on it, so its initial contents do not matter
@@ -150,9 +152,8 @@ class _Sweep:
         self.keep = [block]
         tab = t.tab.copy()
         tab[t.ring_at] = _ptr(block) + t.ring_bytes
-        tab[t.in_at] = np.array([_ptr(ins[name]) for name in t.in_names], dtype=np.int64)[t.in_src]
-        if outs:
-            tab[t.out_at] = _ptr(next(iter(outs.values()))) + t.out_bytes  # rows of one block
+        tab[t.in_at] = in_ptrs[t.in_src]
+        tab[t.out_at] = out_ptr + t.out_bytes
         self.tab = tab
         base = _ptr(tab)
         self.args = (*(base + x for x in t.args), stages, t.t0, t.t1)
@@ -208,9 +209,8 @@ class _Template:
         flat_ring, flat_src = kring.reshape(-1), ksrc.reshape(-1)
         self.ring_at = np.flatnonzero(flat_ring >= 0)
         self.ring_bytes = 4 * flat_ring[self.ring_at]
-        self.in_names = list(plan.in_slot)
         self.in_at = np.flatnonzero(flat_src > 0)
-        self.in_src = flat_src[self.in_at] - 1  # index into in_names
+        self.in_src = flat_src[self.in_at] - 1  # index into plan.in_slot's order
         self.out_at = np.flatnonzero(flat_src < 0)
         self.out_bytes = 4 * _out_cols(n) * (-1 - flat_src[self.out_at])
         self.args = [8 * x for x in at[:5]]
@@ -292,7 +292,9 @@ def _sweep(k: Kernel, n: int, ins: dict[str, np.ndarray], stages: int, regs: np.
     outs = {o.port.name: block[i * cols:i * cols + n] for i, o in enumerate(plan.graph.outputs)}
     t = max(1, min(threads, (n * stages) // _MIN_PER_THREAD, n // (4 * CHUNK) or 1))
     bounds = [n * i // t for i in range(t + 1)]
-    sweeps = [_Sweep(k, n, ins, outs, stages, layout, bounds[i], bounds[i + 1], fb)
+    in_ptrs = np.array([_ptr(ins[name]) for name in plan.in_slot], dtype=np.int64)
+    out_ptr = _ptr(block)
+    sweeps = [_Sweep(k, n, in_ptrs, out_ptr, stages, layout, bounds[i], bounds[i + 1], fb)
               for i in range(t)]
     nt = int(4 * cols * len(outs) >= _STREAM_BYTES)  # flag bit 0: streaming stores
     if t == 1:
