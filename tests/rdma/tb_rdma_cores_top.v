@@ -1,9 +1,12 @@
 // Test top: an SPD pipeline across two cards. Card 0 runs core_a, whose branch output
-// stream (Brch_Out) is bound to card 0's stream endpoint, sending to card 1; card 1's
-// endpoint feeds core_b's branch input (Brch_In). The two rdma_node (STREAM = 1, a ring
+// stream (Brch_Out, WORDS ports) is bound through rdma_stream_ser to card 0's stream
+// endpoint, sending to card 1; card 1's endpoint feeds core_b's branch input (Brch_In)
+// through rdma_stream_des. The two rdma_node (STREAM = 1, a ring
 // of two cards, 2 ports each) are joined by the C++ cable models of tb_rdma_cores.cpp.
 `default_nettype none
-module tb_rdma_cores_top (
+module tb_rdma_cores_top #(
+    parameter integer WORDS = 2  // ports of the branch stream
+) (
     input  wire        clk,
     input  wire        rst,
     input  wire        cfg_we,
@@ -42,7 +45,15 @@ module tb_rdma_cores_top (
     output wire [1:0]  overflow
 );
     wire        brch_valid, brch_ready, brch_last, bi_valid, bi_ready, bi_last;
-    wire [31:0] brch_data, bi_data;
+    wire [32*WORDS-1:0] brch_data, bi_data;
+    wire        so_valid, so_ready, so_last, si_valid, si_ready, si_last;
+    wire [31:0] so_data, si_data;
+    rdma_stream_ser #(.WORDS(WORDS)) u_ser (
+        .clk(clk), .rst(rst), .s_valid(brch_valid), .s_ready(brch_ready), .s_data(brch_data), .s_last(brch_last),
+        .m_valid(so_valid), .m_ready(so_ready), .m_data(so_data), .m_last(so_last));
+    rdma_stream_des #(.WORDS(WORDS)) u_des (
+        .clk(clk), .rst(rst), .s_valid(si_valid), .s_ready(si_ready), .s_data(si_data), .s_last(si_last),
+        .m_valid(bi_valid), .m_ready(bi_ready), .m_data(bi_data), .m_last(bi_last));
 
     core_a u_core_a (
         .clk(clk), .rst(rst), .s_valid(a_s_valid), .s_ready(a_s_ready), .s_data(a_s_data), .s_last(a_s_last),
@@ -62,7 +73,7 @@ module tb_rdma_cores_top (
         .op_id(), .busy(), .done(), .done_op(), .done_code(), .ops_done(), .evt_valid(), .evt_data(), .evt_ready(1'b1),
         .evt_lost(),
         .st_tx_dst(6'd1), .st_tx_sid(8'd1), .st_rx_peer(6'd1), .st_rx_sid(8'd0),
-        .st_s_valid(brch_valid), .st_s_ready(brch_ready), .st_s_data(brch_data), .st_s_last(brch_last),
+        .st_s_valid(so_valid), .st_s_ready(so_ready), .st_s_data(so_data), .st_s_last(so_last),
         .st_m_valid(), .st_m_ready(1'b1), .st_m_data(), .st_m_last(), .st_errors(st_errors[1:0]),
         .mem_rd_address(), .mem_rd_read(), .mem_rd_waitrequest(1'b0), .mem_rd_readdata(32'd0),
         .mem_rd_readdatavalid(1'b0), .mem_wr_address(), .mem_wr_write(), .mem_wr_writedata(),
@@ -79,7 +90,7 @@ module tb_rdma_cores_top (
         .evt_lost(),
         .st_tx_dst(6'd0), .st_tx_sid(8'd0), .st_rx_peer(6'd0), .st_rx_sid(8'd1),
         .st_s_valid(1'b0), .st_s_ready(), .st_s_data(32'd0), .st_s_last(1'b0),
-        .st_m_valid(bi_valid), .st_m_ready(bi_ready), .st_m_data(bi_data), .st_m_last(bi_last),
+        .st_m_valid(si_valid), .st_m_ready(si_ready), .st_m_data(si_data), .st_m_last(si_last),
         .st_errors(st_errors[3:2]),
         .mem_rd_address(), .mem_rd_read(), .mem_rd_waitrequest(1'b0), .mem_rd_readdata(32'd0),
         .mem_rd_readdatavalid(1'b0), .mem_wr_address(), .mem_wr_write(), .mem_wr_writedata(),

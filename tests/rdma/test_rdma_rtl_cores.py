@@ -1,6 +1,7 @@
-"""An SPD pipeline across two cards over the RTL network: core_a's Brch_Out on card 0 is bound
-to a stream endpoint sending to card 1, whose endpoint feeds core_b's Brch_In. Under random
-back-pressure and link faults core_b's output equals the emulator's, bit for bit."""
+"""An SPD pipeline across two cards over the RTL network: core_a's two-port Brch_Out on card 0 is
+bound (rdma_stream_ser) to a stream endpoint sending to card 1, whose endpoint feeds core_b's
+Brch_In (rdma_stream_des). Under random back-pressure and link faults both cores' outputs equal
+the emulator's, bit for bit."""
 from __future__ import annotations
 
 import os
@@ -20,15 +21,16 @@ HERE = Path(__file__).parent
 CORE_A = """Name core_a;
 Main_In  {Mi::x};
 Main_Out {Mo::y};
-Brch_Out {Bo::b};
+Brch_Out {Bo::b0, b1:u32};
 EQU e1, y = x * 2.0;
-EQU e2, b = x + shift(x, 1) + 1.0;
+EQU e2, b0 = x + shift(x, 1) + 1.0;
+EQU e3, b1 = bits(x) >> 3;
 """
 CORE_B = """Name core_b;
 Main_In  {Mi::u};
 Main_Out {Mo::v};
-Brch_In  {Bi::h};
-EQU e1, v = u * h - shift(h, -2);
+Brch_In  {Bi::h0, h1:u32};
+EQU e1, v = u * h0 - shift(h0, -2) + f32(h1 & 255);
 """
 
 
@@ -82,7 +84,7 @@ def test_rdma_rtl_cores_pipeline_across_cards(designs, tmp_path: Path, p_in: flo
     u = rng.standard_normal(n).astype(np.float32)
     ea = a.emulate(np.array(x, dtype=[("x", np.float32)]))
     eb = b.emulate({"main": np.array(u, dtype=[("u", np.float32)]),
-                    "brch": np.array(ea["b"], dtype=[("h", np.float32)])})
+                    "brch": np.array(list(zip(ea["b0"], ea["b1"])), dtype=[("h0", np.float32), ("h1", np.uint32)])})
     x.view(np.uint32).tofile(tmp_path / "x.bin")
     u.view(np.uint32).tofile(tmp_path / "u.bin")
     r = subprocess.run([str(_model(designs)), str(n), str(p_in), str(p_out), str(flip), str(drop), "3",

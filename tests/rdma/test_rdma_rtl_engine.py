@@ -28,7 +28,8 @@ def _lint(top: str, *params: str) -> str:
 @pytest.mark.parametrize("top, params", [
     ("rdma_engine", ()), ("rdma_engine_rx", ()), ("rdma_engine_tx", ()), ("rdma_fifo", ()),
     ("rdma_node", ()), ("rdma_node", ("-GP=2", *PARAMS)), ("rdma_node", ("-GSTREAM=1",)),
-    ("rdma_stream", ()), ("rdma_local_mux", ()),
+    ("rdma_stream", ()), ("rdma_local_mux", ()), ("rdma_stream_ser", ()), ("rdma_stream_ser", ("-GWORDS=1",)),
+    ("rdma_stream_des", ()), ("rdma_stream_des", ("-GWORDS=16",)),
 ])
 def test_rdma_rtl_engine_lint_clean(top: str, params: tuple) -> None:
     assert _lint(top, *params) == ""

@@ -1,0 +1,45 @@
+// Records of WORDS 32-bit words (a core's branch stream, port 0 in the low bits) to the
+// 32-bit word stream of rdma_stream, port 0 first; `last` goes with the record's final word.
+`default_nettype none
+module rdma_stream_ser #(
+    parameter integer WORDS = 2  // 32-bit words per record (1..16)
+) (
+    input  wire              clk,
+    input  wire              rst,
+    input  wire              s_valid,
+    output wire              s_ready,
+    input  wire [32*WORDS-1:0] s_data,
+    input  wire              s_last,
+    output wire              m_valid,
+    input  wire              m_ready,
+    output wire [31:0]       m_data,
+    output wire              m_last
+);
+    localparam integer IW = WORDS > 1 ? $clog2(WORDS) : 1;
+    reg [32*WORDS-1:0] rec;
+    reg                full, rlast;
+    reg [IW-1:0]       idx;
+    wire               fin = m_valid && m_ready && idx == IW'(WORDS - 1);
+    assign s_ready = !full || fin;
+    assign m_valid = full;
+    assign m_data = rec[32 * idx +: 32];
+    assign m_last = rlast && idx == IW'(WORDS - 1);
+    always @(posedge clk) begin
+        if (rst) begin
+            full <= 1'b0; rlast <= 1'b0; idx <= {IW{1'b0}}; rec <= {32*WORDS{1'b0}};
+        end else begin
+            if (m_valid && m_ready) idx <= fin ? {IW{1'b0}} : idx + 1'b1;
+            if (s_valid && s_ready) begin
+                rec <= s_data;
+                rlast <= s_last;
+                full <= 1'b1;
+            end else if (fin) begin
+                full <= 1'b0;
+            end
+        end
+    end
+    initial begin
+        if (WORDS < 1 || WORDS > 16) $fatal(1, "rdma_stream_ser: WORDS must be 1..16");
+    end
+endmodule
+`default_nettype wire
