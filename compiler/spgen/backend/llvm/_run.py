@@ -231,7 +231,7 @@ def _template(k: Kernel, n: int, stages: int, layout: tuple, a: int, b: int,
 # Words between buffers beyond alignment: consecutive output rows and rings then start
 # at different addresses modulo 4 KiB, so loads of one and stores of another do not
 # falsely alias in the store buffer (x86 compares the low 12 address bits first).
-_STAGGER = int(os.environ.get("SPGEN_STAGGER", "16"))
+_STAGGER = 16
 
 
 def _out_cols(n: int) -> int:
