@@ -84,6 +84,9 @@ module rdma_engine_tx #(
     assign ev_data = {T_GETREQ, n_peer, n_addr, n_len};
 
     wire [4:0] next_n = pk_left >= 64'd64 ? 5'd16 : {1'b0, pk_left[5:2]};
+    // the packet after the current one (pk_left less this packet's payload)
+    wire [63:0] left_after = pk_left - {57'd0, d_n, 2'd0};
+    wire [4:0] after_n = left_after >= 64'd64 ? 5'd16 : {1'b0, left_after[5:2]};
     function automatic [31:0] hdr(input [5:0] dst, input [3:0] typ, input [4:0] words, input [5:0] src);
         hdr = {10'd0, words, 1'b0, typ, src, dst};
     endfunction
@@ -193,6 +196,11 @@ module rdma_engine_tx #(
                         if (pk_left == {57'd0, d_n, 2'd0}) begin
                             sa <= 1'b0;
                             st <= notify ? S_EVT : S_IDLE;
+                        end else if (rp_empty && {{32-PW-1{1'b0}}, pf_count} > {27'd0, after_n}) begin
+                            // the next packet of the stream is all there: its header follows at
+                            // once, so back-to-back packets lose no cycle at the router's port
+                            d_n <= after_n;
+                            d_idx <= 5'd0;
                         end else begin
                             st <= S_IDLE;
                         end
