@@ -85,3 +85,15 @@ def test_streaming_stores_same_bits(path, monkeypatch):
             for o in g.outputs:  # NaN payloads may differ (SPD.md: every NaN is equal)
                 name, t = o.port.name, str(o.port.type)
                 assert mismatches(streamed[name], plain[name], t).size == 0, name
+
+
+def test_clear_buffers_keeps_held_results():
+    from spgen.backend.llvm import clear_buffers
+
+    g, n, ins, regs = _jacobi(64)
+    a = emulate(g, n, ins, regs, steps=2)
+    keep = a["v"].copy()
+    clear_buffers()  # the pool forgets the block; the result still owns its memory
+    b = emulate(g, n, ins, regs, steps=2)
+    assert np.array_equal(a["v"], keep) and np.array_equal(b["v"], keep)
+    assert a["v"].ctypes.data != b["v"].ctypes.data

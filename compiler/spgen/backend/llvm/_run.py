@@ -16,7 +16,7 @@ from ._codegen import NO_RING, key_counts
 from ._jit import Kernel, get_kernel
 from ._plan import CHUNK, ring_sizes, stage_lags
 
-__all__ = ["emulate", "feedback"]
+__all__ = ["clear_buffers", "emulate", "feedback"]
 
 # Below this many element-steps per thread, extra threads cost more than they save.
 _MIN_PER_THREAD = 1 << 16
@@ -43,7 +43,6 @@ def _cache_bytes(level: int, default: int) -> int:
 # one LBM step: 670 MB of results +12% (AMD Zen 5, 32 MiB L3) and +55% (Intel Xeon,
 # 300 MiB L3); 40 MB, within reach of the L3, -10% on the Xeon.
 _STREAM_BYTES = int(os.environ.get("SPGEN_STREAM_BYTES", max(64 << 20, _cache_bytes(3, 32 << 20))))
-
 
 
 class _Pool:
@@ -308,14 +307,14 @@ def _sweep(k: Kernel, n: int, ins: dict[str, np.ndarray], stages: int, regs: np.
     return outs
 
 
-_pool_lock = threading.Lock()
+_workers_lock = threading.Lock()
 _executor: list = [None, 0]  # (ThreadPoolExecutor, its size)
 
 
 def _workers(count: int) -> ThreadPoolExecutor:
     """A process-wide pool of at least ``count`` threads (starting threads per call costs
     about 50 us each)."""
-    with _pool_lock:
+    with _workers_lock:
         ex, size = _executor
         if ex is None or size < count:
             # a smaller pool is dropped, not shut down: a concurrent call may still submit
