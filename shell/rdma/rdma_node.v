@@ -16,7 +16,7 @@ module rdma_node #(
     parameter integer EVENT_DEPTH = 16,            // engine target events
     parameter integer MAX_OPS = 4,                 // engine operations in flight
     parameter integer STREAM = 0,                  // 1: stream endpoints on the local port
-    parameter integer STREAM_DEPTH = 64            // their receive FIFO, words
+    parameter integer STREAM_DEPTH = 256           // their receive FIFO, words (credits: the round trip)
 ) (
     input  wire            clk,
     input  wire            rst,
