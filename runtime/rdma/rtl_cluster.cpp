@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "Vrdma_node.h"
+#include "afushell/rdma_rtl.h"
 #include "verilated.h"
 
 namespace {

@@ -99,3 +99,41 @@ def test_rdma_rtl_python_async_in_flight() -> None:
     with pytest.raises(rdma.RDMAError, match="REMOTE_RANGE"):
         bad.wait()
     cl.close()
+
+
+def test_rdma_rtl_c_api(tmp_path) -> None:
+    """A C program against afushell/rdma_rtl.h and the built library: a put and a failing get."""
+    import subprocess
+    from pathlib import Path
+    lib = rdma.build_rtl_cluster()
+    inc = Path(__file__).resolve().parents[2] / "runtime" / "rdma" / "include"
+    src = tmp_path / "t.c"
+    src.write_text(r"""
+#include <stdio.h>
+#include <string.h>
+#include "afushell/rdma.h"
+#include "afushell/rdma_rtl.h"
+int main(void) {
+    void *h = rtl_cluster_create(4, 1, 1 << 20, 12, 0.0, 0.0, 1);
+    uint8_t a[1000], b[1000];
+    uint64_t cyc = 0;
+    int code, i;
+    if (!h || rtl_cluster_cards(h) != 4) return 2;
+    for (i = 0; i < 1000; ++i) a[i] = (uint8_t)(i * 7);
+    rtl_cluster_write(h, 0, 0x100, a, 1000);
+    if (rtl_cluster_op(h, 0, 0, 2, 0x100, 0x8000, 1000, 0, 0, 0, 0, 1000000, &cyc) != AFU_RDMA_OK) return 3;
+    rtl_cluster_read(h, 2, 0x8000, b, 1000);
+    if (memcmp(a, b, 1000) != 0 || cyc == 0) return 4;
+    int64_t t = rtl_cluster_issue(h, 1, 1, 3, 0, (1 << 22) - 8, 64, 0, 0, 0, 0);
+    if (rtl_cluster_wait(h, t, 1000000, &code, &cyc) != 2 || code != AFU_RDMA_REMOTE_RANGE) return 5;
+    printf("ok %llu\n", (unsigned long long)rtl_cluster_now(h));
+    rtl_cluster_destroy(h);
+    return 0;
+}
+""")
+    exe = tmp_path / "t"
+    r = subprocess.run(["cc", "-Wall", "-Werror", "-I", str(inc), str(src), str(lib), f"-Wl,-rpath,{lib.parent}",
+                        "-o", str(exe)], capture_output=True, text=True, check=False)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run([str(exe)], capture_output=True, text=True, check=False, timeout=120)
+    assert r.returncode == 0 and r.stdout.startswith("ok"), (r.returncode, r.stdout, r.stderr)

@@ -443,16 +443,17 @@ def build_rtl_cluster(*, window: int = 8, vc_buf: int = 4) -> Path:
     root = Path(__file__).resolve().parents[3]
     rtl = sorted((root / "shell" / "rdma").glob("*.v"))
     shim = root / "runtime" / "rdma" / "rtl_cluster.cpp"
+    header = root / "runtime" / "rdma" / "include" / "afushell" / "rdma_rtl.h"
     params = (f"-GMEM_BYTES=64'h{RTL_MEM_BYTES:x}", "-GOP_TIMEOUT=400000", f"-GWINDOW={window}",
               f"-GVC_BUF={vc_buf}")
-    out = cache_dir("rdma") / ("rtl_cluster-" + content_hash(*[f.read_bytes() for f in [*rtl, shim]], *params))
+    out = cache_dir("rdma") / ("rtl_cluster-" + content_hash(*[f.read_bytes() for f in [*rtl, shim, header]], *params))
     lib = out / "librdma_rtl.so"
     if lib.is_file():
         return lib
     work = out.with_name(f"{out.name}.build-{os.getpid()}")
     cmd = [str(verilator_bin()), "--cc", "--exe", "--build", "-O1", "-j", "2", "--top-module", "rdma_node", *params,
            "--output-split", "4000", "--output-split-cfuncs", "400", "-Mdir", str(work), "-o", "librdma_rtl.so",
-           "-CFLAGS", "-O1 -fPIC", "-LDFLAGS", "-shared", "-MAKEFLAGS", "OPT_FAST=-O1 OPT_SLOW=-O1",
+           "-CFLAGS", f"-O1 -fPIC -I{header.parents[1]}", "-LDFLAGS", "-shared", "-MAKEFLAGS", "OPT_FAST=-O1 OPT_SLOW=-O1",
            *map(str, rtl), str(shim)]
     r = subprocess.run(cmd, env=verilator_env(), check=False, capture_output=True, text=True)
     if r.returncode != 0:  # the precompiled-header race of a parallel make: the second run finds it done
