@@ -28,7 +28,18 @@ sys.path.insert(0, str(ROOT / "tests" / "lbm"))  # the numpy LBM reference of LB
 
 import spgen
 from spgen import _streams
-from spgen.backend.llvm import emulate
+from spgen.backend.llvm import _spec, emulate
+
+BASE = "emulate, no select spec."  # --baseline: the same code with specialisation off
+
+
+def _emulate(g, n, ins, regs, spec: bool = True, **kw):
+    """emulate with chunk-uniform select specialisation on (the default) or off."""
+    _spec.SPECIALISE = spec
+    try:
+        return emulate(g, n, ins, regs, **kw)
+    finally:
+        _spec.SPECIALISE = True
 
 
 def _best(fn, reps: int, budget_s: float = 3.0) -> tuple[float, float, float]:
@@ -86,7 +97,7 @@ def jacobi_numpy_step(u: np.ndarray, fluid: np.ndarray, w: np.float32, W: int) -
     return np.where(fluid, w * s, u)
 
 
-def bench_jacobi(width: int, threads_list, steps_list, reps):
+def bench_jacobi(width: int, threads_list, steps_list, reps, baseline: bool = False):
     d = spgen.compile(ROOT / "cores/jacobi5/jacobi5.spd", params={"W": width})
     g = d.graph
     n = width * width
@@ -97,11 +108,19 @@ def bench_jacobi(width: int, threads_list, steps_list, reps):
     ins = {"u": u.view(np.uint32), "attr": attr.ravel()}
     regs = _streams.parse_regs(g, None)
     emulate(g, n, ins, regs)  # JIT outside the timing
+    if baseline:
+        _emulate(g, n, ins, regs, False)
     rows = []
     for th in threads_list:
         for st in steps_list:
-            t = _best(lambda st=st, th=th: emulate(g, n, ins, regs, steps=st, threads=th), reps)
-            rows.append(_row("jacobi5", width, "spgen emulate", th, st, n, t))
+            fns = {"spgen emulate": lambda st=st, th=th: emulate(g, n, ins, regs, steps=st,
+                                                                 threads=th)}
+            if baseline:
+                fns[BASE] = lambda st=st, th=th: _emulate(g, n, ins, regs, False, steps=st,
+                                                          threads=th)
+            times = _measure(fns, reps) if baseline else {k: _best(f, reps) for k, f in fns.items()}
+            for impl, t in times.items():
+                rows.append(_row("jacobi5", width, impl, th, st, n, t))
     fluid = attr.ravel() == 0
     w = np.float32(0.25)
     t = _best(lambda: jacobi_numpy_step(u, fluid, w, width), reps)
@@ -110,7 +129,8 @@ def bench_jacobi(width: int, threads_list, steps_list, reps):
 
 
 # ---- LBM ------------------------------------------------------------------------------
-def bench_lbm(width: int, threads_list, steps_list, reps, with_lbmpy: bool, lbmpy_threads=None):
+def bench_lbm(width: int, threads_list, steps_list, reps, with_lbmpy: bool, lbmpy_threads=None,
+              baseline: bool = False):
     from spgen.lbm import as_core_input, cavity, compile_core, initial_f, to_records
 
     d = compile_core(width)
@@ -121,6 +141,8 @@ def bench_lbm(width: int, threads_list, steps_list, reps, with_lbmpy: bool, lbmp
     n, ins = _streams.check_inputs(g, rec)
     regs = _streams.parse_regs(g, {"omega": 1.6, "uw_x": 0.05})
     emulate(g, n, ins, regs)
+    if baseline:
+        _emulate(g, n, ins, regs, False)
     rows = []
     lbs = {}
     for th in (lbmpy_threads or threads_list) if with_lbmpy else ():
@@ -138,6 +160,9 @@ def bench_lbm(width: int, threads_list, steps_list, reps, with_lbmpy: bool, lbmp
             if th in threads_list:
                 fns[("spgen emulate", th)] = (
                     lambda st=st, th=th: emulate(g, n, ins, regs, steps=st, threads=th))
+                if baseline:
+                    fns[(BASE, th)] = (lambda st=st, th=th: _emulate(g, n, ins, regs, False,
+                                                                     steps=st, threads=th))
             if th in lbs:
                 fns[("lbmpy", th)] = lambda st=st, lb=lbs[th]: lb.run(st)
             for (impl, th_), t in _measure(fns, reps).items():
@@ -147,7 +172,7 @@ def bench_lbm(width: int, threads_list, steps_list, reps, with_lbmpy: bool, lbmp
 
         t = _best(lambda: step(f0, attr, 1.6, (0.05, 0.0)), max(1, reps // 2))
         rows.append(_row("lbm_d2q9", width, "numpy", 1, 1, n, t))
-    order = {"spgen emulate": 0, "numpy": 1, "lbmpy": 2}
+    order = {"spgen emulate": 0, BASE: 1, "numpy": 2, "lbmpy": 3}
     rows.sort(key=lambda r: (order[r["impl"]], r["threads"], r["steps"]))
     return rows
 
@@ -202,8 +227,11 @@ def _versus(rows) -> str:
     """emulate / lbmpy per CPU-second (median), same grid, steps and threads."""
     lb = {(r["grid"], r["threads"], r["steps"]): r for r in rows
           if r["impl"] == "lbmpy" and r["melem_s"] is not None}
-    out = ["| grid | threads | steps | emulate | lbmpy | emulate / lbmpy | goal |",
-           "|---|---|---|---:|---:|---:|---|"]
+    base = {(r["grid"], r["threads"], r["steps"]): r for r in rows
+            if r["impl"] == BASE and r["core"] == "lbm_d2q9"}
+    out = ["| grid | threads | steps | emulate | lbmpy | emulate / lbmpy | goal |"
+           + (" no spec. | no spec. / lbmpy | emulate / no spec. |" if base else ""),
+           "|---|---|---|---:|---:|---:|---|" + ("---:|---:|---:|" if base else "")]
     for r in rows:
         key = (r["grid"], r["threads"], r["steps"])
         if r["core"] != "lbm_d2q9" or r["impl"] != "spgen emulate" or key not in lb:
@@ -211,8 +239,12 @@ def _versus(rows) -> str:
         e, x = r["melem_cpu_s"], lb[key]["melem_cpu_s"]
         # goal (issue 5): >= lbmpy per step for one step, > lbmpy for cascades
         met = e >= x if r["steps"] == 1 else e > x
-        out.append(f"| {r['grid']}² | {r['threads']} | {r['steps']} | {e:,.0f} | {x:,.0f} "
-                   f"| {e / x:.2f} | {'met' if met else 'not met'} |")
+        line = (f"| {r['grid']}² | {r['threads']} | {r['steps']} | {e:,.0f} | {x:,.0f} "
+                f"| {e / x:.2f} | {'met' if met else 'not met'} |")
+        if key in base:
+            o = base[key]["melem_cpu_s"]
+            line += f" {o:,.0f} | {o / x:.2f} | {e / o:.2f} |"
+        out.append(line)
     return "\n".join(out)
 
 
@@ -237,6 +269,8 @@ def main(argv=None) -> int:
     ap.add_argument("--no-lbmpy", action="store_true")
     ap.add_argument("--only", choices=("jacobi", "lbm"), default=None,
                     help="benchmark one core only")
+    ap.add_argument("--baseline", action="store_true",
+                    help="also time emulate with select specialisation off, interleaved")
     ap.add_argument("--json", default=str(ROOT / "benchmarks/emulate_bench.json"))
     a = ap.parse_args(argv)
     ncpu = len(os.sched_getaffinity(0))
@@ -257,11 +291,11 @@ def main(argv=None) -> int:
         Path(a.json).write_text(json.dumps(info, indent=1))
 
     for w in grids:
-        rows += bench_jacobi(w, threads, steps, a.reps)
+        rows += bench_jacobi(w, threads, steps, a.reps, a.baseline)
         print(_table(rows[-1:], bw).splitlines()[2], file=sys.stderr, flush=True)
         save()
     for w in lgrids:
-        rows += bench_lbm(w, threads, steps, a.reps, not a.no_lbmpy, lthreads)
+        rows += bench_lbm(w, threads, steps, a.reps, not a.no_lbmpy, lthreads, a.baseline)
         print(_table(rows[-1:], bw).splitlines()[2], file=sys.stderr, flush=True)
         save()
     print(_table(rows, bw))

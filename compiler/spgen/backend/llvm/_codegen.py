@@ -6,7 +6,9 @@ from collections.abc import Callable
 from llvmlite import ir
 
 from ...ir import Node, Type
+from . import _spec
 from ._plan import CHUNK, Plan
+from ._spec import cone, spec_variants
 
 __all__ = ["NO_RING", "RUN_SYMBOL", "emit_module", "key_counts"]
 
@@ -81,10 +83,17 @@ class _Emitter:
         return b.bitcast(b.select(sub, b.and_(bits, _c32(0x80000000)), bits), F32)
 
     def element(self, b: ir.IRBuilder, p: int, read: Reader, regs: dict[str, ir.Value],
-                e: ir.Value | None) -> dict[Node, ir.Value]:
-        """Values of the phase's computed nodes at one element (``e`` None in the fast path)."""
+                e: ir.Value | None, nodes: list[Node] | None = None,
+                assume: dict[Node, bool] | None = None) -> dict[Node, ir.Value]:
+        """Values of the phase's computed nodes at one element (``e`` None in the fast path).
+
+        ``nodes``: only these (default: all the phase computes); ``assume``: select
+        conditions known to hold this value for the element, so the select is its
+        taken operand (see ``spec_variants``).
+        """
         plan = self.plan
         val: dict[Node, ir.Value] = {}
+        assume = assume or {}
 
         def get(a: Node) -> ir.Value:
             if a in val:
@@ -100,8 +109,11 @@ class _Emitter:
             val[a] = _from_bits(b, v, a.type)
             return val[a]
 
-        for n in plan.compute[p]:
-            val[n] = self.op(b, n, get, read, regs)
+        for n in plan.compute[p] if nodes is None else nodes:
+            if n.op == "select" and n.args[0] in assume:
+                val[n] = get(n.args[1] if assume[n.args[0]] else n.args[2])
+            else:
+                val[n] = self.op(b, n, get, read, regs)
         return val
 
     def op(self, b: ir.IRBuilder, n: Node, get, read: Reader, regs) -> ir.Value:
@@ -240,28 +252,75 @@ def _is_out(plan: Plan, slot: int) -> bool:
     return slot >= plan.n_slots - len(plan.out_slot)
 
 
-def _fast_fn(mod: ir.Module, em: _Emitter, plan: Plan, p: int, nt: bool = False) -> ir.Function:
+def _loop_body(em: _Emitter, plan: Plan, p: int, rptr, wptr, regv, nodes=None, assume=None):
+    def body(b: ir.IRBuilder, i: ir.Value) -> None:
+        def read(b: ir.IRBuilder, slot: int, d: int):
+            if slot < 0:
+                return None, None
+            return b.load(b.gep(rptr[(slot, d)], [i])), None
+
+        val = em.element(b, p, read, regv, None, nodes, assume)
+        for k, (_slot, n) in enumerate(plan.stores[p]):
+            v = val[n] if n in val else em_get_source(b, n, plan, p, read, regv)
+            b.store(_to_bits(b, v, n.type), b.gep(wptr[k], [i]))
+    return body
+
+
+def _fast_args(plan: Plan, p: int) -> list[ir.Type]:
+    return [P32] * (len(plan.reads[p]) + len(plan.stores[p])) + [I32] * len(plan.graph.regs)
+
+
+def _split_args(plan: Plan, p: int, args):
+    reads, stores = plan.reads[p], plan.stores[p]
+    rptr = dict(zip(reads, args))
+    wptr = list(args[len(reads):len(reads) + len(stores)])
+    regv = {r.name: args[len(reads) + len(stores) + k] for k, r in enumerate(plan.graph.regs)}
+    return rptr, wptr, regv
+
+
+def _run_fn(mod: ir.Module, em: _Emitter, plan: Plan, p: int, name: str, nodes=None,
+            assume=None) -> ir.Function:
+    """The fast loop over elements [a*SUB, b*SUB) of a chunk: run(ptrs..., regs..., a, b)."""
+    fn = ir.Function(mod, ir.FunctionType(VOID, _fast_args(plan, p) + [I64, I64]), name)
+    fn.linkage = "internal"
+    # inlined into the chunk loop (noinline measured the same or slower: one call per
+    # run passes every chunk pointer again)
+    fn.attributes.add("alwaysinline")
+    nptr = len(plan.reads[p]) + len(plan.stores[p])
+    for a in fn.args[:nptr]:
+        a.add_attribute("noalias")
+    rptr, wptr, regv = _split_args(plan, p, fn.args)
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    sh = ir.Constant(I64, _spec.SUB.bit_length() - 1)
+    lo, hi = b.shl(fn.args[-2], sh), b.shl(fn.args[-1], sh)  # multiples of SUB: no remainder
+    _loop(b, fn, lo, hi, "i", _loop_body(em, plan, p, rptr, wptr, regv, nodes, assume))
+    b.ret_void()
+    return fn
+
+
+def _fast_fn(mod: ir.Module, em: _Emitter, plan: Plan, p: int, nt: bool = False,
+             runs: list[tuple[ir.Function, list[tuple[Node, bool]]]] | None = None) -> ir.Function:
     """The chunk loop with no bounds checks: every pointer is noalias and chunk-relative.
 
     ``nt``: the output ports are 64-byte aligned whole arrays, stored with non-temporal
     (streaming) stores: a large result then goes to memory without first being read
     into the cache, and without evicting the rings of a fused sweep.
+    ``runs``: the specialised loops (``_run_fn``) with the condition values each needs,
+    then the general one; the chunk is cut into runs of SUB-element blocks, each run
+    going to the first loop whose conditions hold on all of it.
     """
-    reads = plan.reads[p]
     stores = plan.stores[p]
-    regs = plan.graph.regs
-    ty = ir.FunctionType(VOID, [P32] * (len(reads) + len(stores)) + [I32] * len(regs))
-    fn = ir.Function(mod, ty, f"spg_fast{'nt' if nt else ''}{p}")
+    fn = ir.Function(mod, ir.FunctionType(VOID, _fast_args(plan, p)),
+                     f"spg_fast{'nt' if nt else ''}{p}")
     fn.linkage = "internal"
     # kept out of line: inlined into the sweep, LLVM recomputed the chunk pointers
     # (base + offset) inside the loop from spilled halves (+36 instructions per 16
     # LBM cells); as a call it receives them once per chunk (1-3% faster)
     fn.attributes.add("noinline")
-    for a in fn.args[:len(reads) + len(stores)]:
+    nptr = len(plan.reads[p]) + len(stores)
+    for a in fn.args[:nptr]:
         a.add_attribute("noalias")
-    rptr = dict(zip(reads, fn.args))
-    wptr = list(fn.args[len(reads):len(reads) + len(stores)])
-    regv = {r.name: fn.args[len(reads) + len(stores) + k] for k, r in enumerate(regs)}
+    rptr, wptr, regv = _split_args(plan, p, fn.args)
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     streamed: list[tuple[ir.Value, ir.Value]] = []  # (scratch chunk, output pointer)
     if nt:
@@ -274,18 +333,12 @@ def _fast_fn(mod: ir.Module, em: _Emitter, plan: Plan, p: int, nt: bool = False)
                 streamed.append((tmp, wptr[k]))
                 wptr[k] = b.gep(tmp, [ir.Constant(I32, 0), ir.Constant(I32, 0)])
 
-    def body(b: ir.IRBuilder, i: ir.Value) -> None:
-        def read(b: ir.IRBuilder, slot: int, d: int):
-            if slot < 0:
-                return None, None
-            return b.load(b.gep(rptr[(slot, d)], [i])), None
-
-        val = em.element(b, p, read, regv, None)
-        for k, (_slot, n) in enumerate(stores):
-            v = val[n] if n in val else em_get_source(b, n, plan, p, read, regv)
-            b.store(_to_bits(b, v, n.type), b.gep(wptr[k], [i]))
-
-    _loop(b, fn, ir.Constant(I64, 0), ir.Constant(I64, CHUNK), "i", body)
+    if not runs:
+        _loop(b, fn, ir.Constant(I64, 0), ir.Constant(I64, CHUNK), "i",
+              _loop_body(em, plan, p, rptr, wptr, regv))
+    else:
+        _dispatch(b, fn, em, plan, p, rptr, regv, list(fn.args[:nptr - len(stores)]) + wptr
+                  + list(fn.args[nptr:]), runs)
     vec = ir.VectorType(I32, 16)
     ntmd = mod.add_metadata([ir.Constant(I32, 1)])
     for tmp, out in streamed:
@@ -298,6 +351,97 @@ def _fast_fn(mod: ir.Module, em: _Emitter, plan: Plan, p: int, nt: bool = False)
         _loop(b, fn, ir.Constant(I64, 0), ir.Constant(I64, CHUNK // 16), "nt", cp)
     b.ret_void()
     return fn
+
+
+def _dispatch(b: ir.IRBuilder, fn: ir.Function, em: _Emitter, plan: Plan, p: int, rptr,
+              regv, args: list[ir.Value], runs) -> None:
+    """Classify the chunk's SUB-element blocks, then call one loop per run of equal blocks."""
+    sub = _spec.SUB
+    nsub = CHUNK // sub
+    i8 = ir.IntType(8)
+    conds: list[Node] = []
+    for _f, need in runs[:-1]:
+        conds += [c for c, _v in need if c not in conds]
+    need = cone(plan, p, conds)
+    nodes = [n for n in plan.compute[p] if n in need]
+    bits = b.alloca(ir.ArrayType(i8, CHUNK))
+    bits.align = 64
+    cls = b.alloca(ir.ArrayType(i8, nsub + 1))
+    z = ir.Constant(I32, 0)
+
+    def classify(b: ir.IRBuilder, i: ir.Value) -> None:
+        def read(b: ir.IRBuilder, slot: int, d: int):
+            if slot < 0:
+                return None, None
+            return b.load(b.gep(rptr[(slot, d)], [i])), None
+
+        val = em.element(b, p, read, regv, None, nodes)
+        acc = ir.Constant(i8, 0)
+        for k, (_f, need) in enumerate(runs[:-1]):
+            ok = ir.Constant(I1, 1)
+            for c, v in need:
+                x = val[c] if c in val else em_get_source(b, c, plan, p, read, regv)
+                ok = b.and_(ok, x if v else b.not_(x))
+            acc = b.or_(acc, b.shl(b.zext(ok, i8), ir.Constant(i8, k)))
+        b.store(acc, b.gep(bits, [z, i]))
+    _loop(b, fn, ir.Constant(I64, 0), ir.Constant(I64, CHUNK), "cls", classify)
+
+    vty = ir.VectorType(i8, sub)
+    mty = ir.IntType(sub)
+    general = ir.Constant(i8, len(runs) - 1)
+
+    def block(b: ir.IRBuilder, j: ir.Value) -> None:
+        at = b.bitcast(b.gep(bits, [z, b.mul(j, ir.Constant(I64, sub))]), vty.as_pointer())
+        v = b.load(at, align=sub)
+        pick = general
+        for k in reversed(range(len(runs) - 1)):  # the first (cheapest) loop that may run
+            bit = ir.Constant(vty, [1 << k] * sub)
+            # lane mask -> sub-bit integer: one test and one compare with AVX-512
+            m = b.bitcast(b.icmp_unsigned("!=", b.and_(v, bit), ir.Constant(vty, [0] * sub)),
+                          mty)
+            has = b.icmp_unsigned("==", m, ir.Constant(mty, (1 << sub) - 1))
+            pick = b.select(has, ir.Constant(i8, k), pick)
+        b.store(pick, b.gep(cls, [z, j]))
+    _loop(b, fn, ir.Constant(I64, 0), ir.Constant(I64, nsub), "blk", block)
+    b.store(ir.Constant(i8, 255), b.gep(cls, [z, ir.Constant(I64, nsub)]))  # run sentinel
+
+    # for (a = 0; a < nsub; a = e) { e = a + 1; while (cls[e] == cls[a]) e++; run(a, e) }
+    pre = b.block
+    head = fn.append_basic_block("run.head")
+    scan = fn.append_basic_block("run.scan")
+    call = fn.append_basic_block("run.call")
+    done = fn.append_basic_block("run.end")
+    b.branch(head)
+    b.position_at_end(head)
+    a = b.phi(I64, "run.a")
+    a.add_incoming(ir.Constant(I64, 0), pre)
+    b.cbranch(b.icmp_signed("<", a, ir.Constant(I64, nsub)), scan, done)
+    b.position_at_end(scan)
+    c = b.load(b.gep(cls, [z, a]))
+    e0 = b.add(a, ir.Constant(I64, 1))
+    scan2 = fn.append_basic_block("run.scan2")
+    b.branch(scan2)
+    b.position_at_end(scan2)
+    e = b.phi(I64, "run.e")
+    e.add_incoming(e0, scan)
+    nxt = b.add(e, ir.Constant(I64, 1))
+    e.add_incoming(nxt, scan2)
+    b.cbranch(b.icmp_unsigned("==", b.load(b.gep(cls, [z, e])), c), scan2, call)
+    b.position_at_end(call)
+    blks = [fn.append_basic_block(f"run.{k}") for k in range(len(runs))]
+    sw = b.switch(c, blks[-1])
+    cont = fn.append_basic_block("run.next")
+    for k, (f, _need) in enumerate(runs):
+        blk = blks[k]
+        if k < len(runs) - 1:
+            sw.add_case(ir.Constant(i8, k), blk)
+        b.position_at_end(blk)
+        b.call(f, args + [a, e])
+        b.branch(cont)
+    b.position_at_end(cont)
+    a.add_incoming(e, cont)
+    b.branch(head)
+    b.position_at_end(done)
 
 
 def em_get_source(b, n: Node, plan: Plan, p: int, read, regs) -> ir.Value:
@@ -470,8 +614,18 @@ def emit_module(plan: Plan, ftz: bool, x86: bool) -> ir.Module:
     phases = []
     for p in range(plan.n_phases):
         outs = any(_is_out(plan, slot) for slot, _n in plan.stores[p])
-        phases.append(_phase_fn(mod, em, plan, p, _fast_fn(mod, em, plan, p),
-                                _fast_fn(mod, em, plan, p, nt=True) if outs else None,
+        runs = None
+        variants = spec_variants(plan, p)
+        if variants:
+            runs = []
+            for k, (value, used, live) in enumerate(variants):
+                nodes = [n for n in plan.compute[p] if n in live]
+                f = _run_fn(mod, em, plan, p, f"spg_spec{p}_{k}", nodes,
+                            {c: value for c in used})
+                runs.append((f, [(c, value) for c in used]))
+            runs.append((_run_fn(mod, em, plan, p, f"spg_gen{p}"), []))
+        phases.append(_phase_fn(mod, em, plan, p, _fast_fn(mod, em, plan, p, runs=runs),
+                                _fast_fn(mod, em, plan, p, nt=True, runs=runs) if outs else None,
                                 _edge_fn(mod, em, plan, p), kb[p]))
     ty = ir.FunctionType(VOID, [P64] * 5 + [I64] * 5 + [P32])
     fn = ir.Function(mod, ty, RUN_SYMBOL + "_body")

@@ -13,13 +13,14 @@ import llvmlite.binding as llvm
 
 from ..._tools import cache_dir, content_hash
 from ...ir import Graph
+from . import _spec
 from ._codegen import RUN_SYMBOL, emit_module
 from ._plan import CHUNK, Plan, make_plan
 
 __all__ = ["Kernel", "clear_memory_cache", "get_kernel"]
 
 # Bump when the generated code changes meaning, so stale objects on disk are ignored.
-_CODEGEN_VERSION = "10"
+_CODEGEN_VERSION = "12"
 
 # spg_run(bases, offs, mods, lags, rng, S, t0, t1, N, nt, regs): see _codegen.emit_module
 _RUN_TYPE = ctypes.CFUNCTYPE(None, *[ctypes.c_void_p] * 5, *[ctypes.c_int64] * 5, ctypes.c_void_p)
@@ -72,23 +73,27 @@ def _compile_object(plan: Plan, ftz: bool) -> bytes:
     return tm.emit_object(ref)
 
 
-_keys: weakref.WeakKeyDictionary[Graph, tuple] = weakref.WeakKeyDictionary()
+_keys: weakref.WeakKeyDictionary[Graph, dict] = weakref.WeakKeyDictionary()
 
 
 def _cache_key(graph: Graph, ftz: bool) -> str:
-    # printing a large graph costs milliseconds per call: remember the key per graph
-    # object, re-printing only when the graph visibly changed
-    stamp = (len(graph.nodes), graph._next_id, len(graph.outputs), ftz)
-    hit = _keys.get(graph)
-    if hit is not None and hit[0] == stamp:
-        return hit[1]
-    key = _text_key(graph, ftz)
-    _keys[graph] = (stamp, key)
+    # printing a large graph costs milliseconds per call: remember the keys per graph
+    # object and mode (calls may alternate ftz or specialisation), re-printing only when
+    # the graph visibly changed
+    stamp = (len(graph.nodes), graph._next_id, len(graph.outputs), ftz, _spec.SPECIALISE,
+             _spec.SUB)
+    memo = _keys.setdefault(graph, {})
+    key = memo.get(stamp)
+    if key is None:
+        if len(memo) >= 8:  # stale stamps of a graph that was edited
+            memo.clear()
+        key = memo[stamp] = _text_key(graph, ftz)
     return key
 
 
 def _text_key(graph: Graph, ftz: bool) -> str:
     return content_hash(graph.to_text(), f"ftz={int(ftz)}", f"chunk={CHUNK}", _CODEGEN_VERSION,
+                        f"spec={int(_spec.SPECIALISE)}/{_spec.SUB}",
                         llvmlite.__version__, llvm.get_process_triple(), llvm.get_host_cpu_name(),
                         llvm.get_host_cpu_features().flatten())
 

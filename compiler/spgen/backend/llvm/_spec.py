@@ -1,0 +1,91 @@
+"""Chunk-uniform select specialisation: which selects a fast chunk loop may resolve per block."""
+from __future__ import annotations
+
+from ...ir import Node, Type
+from ._plan import Plan
+
+__all__ = ["SPECIALISE", "SUB", "cone", "spec_variants"]
+
+_ICMP = ("ieq", "ine", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")
+
+# Chunk-uniform select specialisation. A select whose condition is cheap to test (an
+# integer/bool function of reads, constants and registers: in LBM the wall tags of a
+# cell and its neighbours) usually takes the same side for long runs of elements. The
+# fast chunk loop tests those conditions first and runs each block of SUB elements
+# where they all hold one value through a loop that computes only the taken sides (no
+# bounce-back or moving-wall arithmetic in fluid blocks, no collision in solid ones);
+# other blocks take the general loop. Both compute the same operations on the same
+# operands for every element they store, so the results are the same bits.
+SUB = 16
+SPECIALISE = True  # tests and benchmarks switch it off (part of the JIT cache key)
+_COND_OPS = {"and", "or", "xor", "not", "add", "sub", "mul", "neg", "shl", "lshr", "ashr",
+             "smin", "smax", "umin", "umax", "iabs", "select", "booltoint", "shift",
+             *_ICMP}
+_COND_MAX = 96  # nodes of a condition's cone, tested per element
+# A phase with little float work is bound by its loads and stores (Jacobi-5: 4 float
+# operations per element): the per-block test would cost more than it saves.
+_MIN_WORK = 12
+_FLOAT_OPS = {"fadd", "fsub", "fmul", "fdiv", "fsqrt", "fmin", "fmax", "fneg", "fabs",
+              "flt", "fle", "fgt", "fge", "feq", "fne", "sitofp", "uitofp", "fptosi", "fptoui"}
+
+
+def _work(nodes) -> int:
+    """Float work of ``nodes``: one per operation, five per division or square root."""
+    return sum(5 if n.op in ("fdiv", "fsqrt") else 1 for n in nodes if n.op in _FLOAT_OPS)
+
+
+def cone(plan: Plan, p: int, roots, stop=lambda n: False) -> set[Node]:
+    """The phase-``p`` computed nodes that ``roots`` need (reads and sources excluded)."""
+    need: set[Node] = set()
+    stack = list(roots)
+    while stack:
+        n = stack.pop()
+        if n in need or n.op in ("const", "reg", "input") or plan.src_of(n, p) is not None:
+            continue
+        need.add(n)
+        if n.op != "shift":
+            stack.extend(stop(n) or n.args)
+    return need
+
+
+def spec_variants(plan: Plan, p: int) -> list[tuple[bool, list[Node], set[Node]]]:
+    """Specialised loops of phase ``p``: (value, conditions, nodes computed), cheapest first.
+
+    A variant assumes that every cheap select condition on its path from the stores has
+    ``value`` (all true, or all false); the conditions it needs are those of the selects
+    it then still reaches, and it computes only what the taken sides need.
+    """
+    comp = set(plan.compute[p])
+    total = _work(comp)
+    if not SPECIALISE or total < _MIN_WORK:
+        return []
+    cheap: dict[Node, bool] = {}
+
+    def is_cheap(c: Node) -> bool:
+        if c not in cheap:
+            nodes = cone(plan, p, [c])
+            cheap[c] = (c.type is Type.BOOL and len(nodes) <= _COND_MAX
+                        and all(n.op in _COND_OPS and n.type is not Type.F32 for n in nodes))
+        return cheap[c]
+
+    conds = [n.args[0] for n in plan.compute[p] if n.op == "select" and is_cheap(n.args[0])]
+    if not conds:
+        return []
+    roots = [n for _slot, n in plan.stores[p]]
+    out = []
+    for value in (True, False):
+        used: list[Node] = []
+
+        def taken(n: Node, value=value, used=used):
+            if n.op == "select" and n.args[0] in cheap and cheap[n.args[0]]:
+                if n.args[0] not in used:
+                    used.append(n.args[0])
+                return [n.args[1] if value else n.args[2]]
+            return None
+
+        live = cone(plan, p, roots, taken)
+        # worth a loop only if it drops real (float) work, not just the selects
+        if used and _work(comp - live) >= max(3, total // 10):
+            out.append((value, used, live))
+    out.sort(key=lambda v: len(v[2]))
+    return out

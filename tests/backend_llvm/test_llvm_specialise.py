@@ -1,0 +1,174 @@
+"""Chunk-uniform select specialisation: specialised and general blocks in one stream, same bits."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import spgen
+from llvm_graphs import F32_SPECIAL, GraphBuilder, random_bits
+from reference import evaluate, mismatches
+from spgen import _streams
+from spgen.backend.llvm import _spec, emulate
+from spgen.backend.llvm._plan import CHUNK, make_plan
+from spgen.ir import Type
+from spgen.lbm import MOVING_WALL, WALL, as_core_input, compile_core, to_records
+
+SUB = _spec.SUB
+W, H = 64, 40  # 2,560 cells: 10 chunks, 160 blocks of SUB
+
+
+def _grid() -> np.ndarray:
+    """Fluid rows (blocks fully fluid), a solid band, moving walls, then random kinds."""
+    rng = np.random.default_rng(5)
+    attr = np.zeros((H, W), np.uint32)
+    attr[0, :] = attr[-1, :] = attr[:, 0] = attr[:, -1] = WALL
+    attr[-1, 1:-1] = MOVING_WALL
+    attr[14:20, :] = WALL                                  # all-solid blocks
+    attr[30:38, 1:-1] = rng.choice([0, 0, 0, WALL, MOVING_WALL], (8, W - 2))  # mixed
+    attr[8, 40] = MOVING_WALL                              # a lone moving wall in the fluid
+    return attr
+
+
+def _block_kinds(attr: np.ndarray) -> set[str]:
+    """Which loops the blocks of this grid need (fast chunks only): checks the test data."""
+    a = attr.ravel() & 3
+    n = a.size
+    kinds = set()
+    for s in range(CHUNK, n - CHUNK, SUB):  # chunks away from the stream ends
+        idx = np.arange(s, s + SUB)
+        near = np.concatenate([idx + d for d in (0, 1, -1, W, -W, W + 1, W - 1, -W - 1, 1 - W)])
+        if np.all(a[near] == 0):
+            kinds.add("fluid")
+        elif np.all(a[idx] != 0):
+            kinds.add("solid")
+        else:
+            kinds.add("general")
+    return kinds
+
+
+@pytest.fixture(scope="module")
+def lbm():
+    d = compile_core(W)
+    attr = _grid()
+    rng = np.random.default_rng(7)
+    f = (rng.random((9, H, W)) * 0.2 + 0.02).astype(np.float32)
+    rec = as_core_input(d, to_records(f, attr))
+    n, ins = _streams.check_inputs(d.graph, rec)
+    # special values (NaN, inf, subnormals, zeros) in fluid, solid and mixed blocks
+    for name in ("f1", "f5", "f8"):
+        bits = ins[name].copy()
+        bits[rng.choice(n, len(F32_SPECIAL), replace=False)] = F32_SPECIAL
+        ins[name] = bits
+    regs = _streams.parse_regs(d.graph, {"omega": 1.6, "uw_x": 0.05, "uw_y": -0.01})
+    return d.graph, n, ins, regs, attr
+
+
+def test_lbm_core_gets_a_fluid_and_a_solid_loop(lbm):
+    g = lbm[0]
+    plan = make_plan(g)
+    variants = _spec.spec_variants(plan, 0)
+    assert [v for v, _c, _l in variants] == [False, True]
+    solid, fluid = variants
+    assert len(solid[1]) == 1 and len(fluid[1]) == 9  # (attr & 3) == 0 here and at 8 neighbours
+    assert len(fluid[2]) < len(plan.compute[0]) * 0.7  # no bounce-back or moving-wall work
+    assert _block_kinds(lbm[4]) == {"fluid", "solid", "general"}
+
+
+def _reference(g, n, ins, regs, steps, ftz):
+    fb = {o.port.name: p.name for o, p in zip(g.outputs, g.inputs)}
+    cur = dict(ins)
+    for _ in range(steps):
+        out = evaluate(g, n, cur, regs, ftz)
+        cur = {fb[k]: v for k, v in out.items()}
+    return out
+
+
+@pytest.mark.parametrize("ftz", [False, True], ids=["ieee", "ftz"])
+def test_lbm_specialised_equals_general_and_reference(lbm, ftz, monkeypatch):
+    from spgen.backend.llvm import _run
+
+    g, n, ins, regs, _attr = lbm
+    runs = [(1, {}), (5, {}), (5, {"group": 2}), (5, {"threads": 2}), (5, {"fuse": False}),
+            (1, {"streamed": True}), (5, {"streamed": True, "group": 3})]
+
+    def go():
+        out = {}
+        for k, (s, kw) in enumerate(runs):
+            kw = dict(kw)
+            # streaming stores (the fast loop's output chunk buffer) forced on or off
+            monkeypatch.setattr(_run, "_STREAM_BYTES", 0 if kw.pop("streamed", 0) else 1 << 62)
+            out[k] = emulate(g, n, ins, regs, steps=s, ftz=ftz, **kw)
+        return out
+
+    got = go()
+    monkeypatch.setattr(_spec, "SPECIALISE", False)
+    plain = go()
+    want = {s: _reference(g, n, ins, regs, s, ftz) for s in (1, 5)}
+    for k, (s, _kw) in enumerate(runs):
+        for o in g.outputs:
+            name, t = o.port.name, str(o.port.type)
+            bad = mismatches(got[k][name], want[s][name], t)
+            assert bad.size == 0, f"run {runs[k]} {name}: {bad.size} mismatches at {bad[:5]}"
+            assert np.array_equal(got[k][name], plain[k][name]), f"run {runs[k]} {name}"
+
+
+def _mixed_graph():
+    """Cheap conditions of both polarities, nested, shifted, a bool port, a condition also
+    used as a value, and a float condition (never specialised)."""
+    b = GraphBuilder("spec_mix")
+    x = b.input("x")
+    y = b.input("y")
+    k = b.input("k", Type.U32)
+    flag = b.input("flag", Type.BOOL)
+    zero, three = b.const(Type.U32, 0), b.const(Type.U32, 3)
+    c0 = b.op("ieq", Type.BOOL, b.op("and", Type.U32, k, three), zero)
+    c1 = b.op("ieq", Type.BOOL, b.op("and", Type.U32, b.shift(k, 3, 1), three), zero)
+    c2 = b.op("ine", Type.BOOL, b.shift(k, -2, 0), zero)   # usually false
+    heavy = b.op("fdiv", Type.F32, b.op("fmul", Type.F32, x, y), b.op("fadd", Type.F32, y, x))
+    other = b.op("fsub", Type.F32, b.op("fsqrt", Type.F32, b.op("fabs", Type.F32, x)), y)
+    inner = b.op("select", Type.F32, c2, other, b.op("fadd", Type.F32, heavy, y))
+    heavy2 = b.op("fdiv", Type.F32, y, b.op("fsub", Type.F32, x, y))
+    z = b.op("select", Type.F32, c0, b.op("select", Type.F32, c1, heavy, inner), heavy2)
+    w = b.op("select", Type.F32, flag, b.op("fmul", Type.F32, other, x), y)
+    v = b.op("select", Type.F32, b.op("flt", Type.BOOL, x, y), x, y)
+    b.output("z", z)
+    b.output("w", w)
+    b.output("v", v)
+    b.output("c", b.op("booltoint", Type.U32, c0))
+    return b.done()
+
+
+@pytest.mark.parametrize("ftz", [False, True], ids=["ieee", "ftz"])
+@pytest.mark.parametrize("n", [CHUNK * 9 + 37, CHUNK * 12])
+def test_generic_specialisation_matches_reference(n, ftz, monkeypatch):
+    g = _mixed_graph()
+    variants = _spec.spec_variants(make_plan(g), 0)
+    assert {v for v, _c, _l in variants} == {True, False}
+    rng = np.random.default_rng(n)
+    # runs of uniform conditions (long and short) and scattered mixed elements
+    k = np.repeat(rng.choice([0, 4, 1, 2], n // 24 + 1), 24)[:n].astype(np.uint32)
+    k[rng.choice(n, n // 40, replace=False)] = 1
+    flag = np.repeat(rng.random(n // 50 + 1) < 0.5, 50)[:n].astype(np.uint32)
+    ins = {"x": random_bits(rng, n, "f32"), "y": random_bits(rng, n, "f32"), "k": k,
+           "flag": flag}
+    got = emulate(g, n, ins, {}, ftz=ftz)
+    want = evaluate(g, n, ins, {}, ftz)
+    monkeypatch.setattr(_spec, "SPECIALISE", False)
+    plain = emulate(g, n, ins, {}, ftz=ftz)
+    for o in g.outputs:
+        name, t = o.port.name, str(o.port.type)
+        bad = mismatches(got[name], want[name], t)
+        assert bad.size == 0, f"{name}: {bad.size} mismatches at {bad[:5]}"
+        assert mismatches(got[name], plain[name], t).size == 0, name
+
+
+def test_float_conditions_and_light_phases_are_not_specialised():
+    d = spgen.compile(Path(__file__).parents[2] / "cores/jacobi5/jacobi5.spd")
+    assert _spec.spec_variants(make_plan(d.graph), 0) == []  # 4 float ops: load-bound
+    b = GraphBuilder("fcond")
+    x, y = b.input("x"), b.input("y")
+    heavy = b.op("fdiv", Type.F32, b.op("fmul", Type.F32, x, y), b.op("fadd", Type.F32, y, x))
+    b.output("z", b.op("select", Type.F32, b.op("flt", Type.BOOL, x, y), heavy, x))
+    assert _spec.spec_variants(make_plan(b.done()), 0) == []
+
