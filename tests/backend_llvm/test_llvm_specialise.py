@@ -172,3 +172,38 @@ def test_float_conditions_and_light_phases_are_not_specialised():
     b.output("z", b.op("select", Type.F32, b.op("flt", Type.BOOL, x, y), heavy, x))
     assert _spec.spec_variants(make_plan(b.done()), 0) == []
 
+
+
+def _cascade_graph(passthrough: bool):
+    """v = tag == 0 ? heavy : other, read at two shifts; the tag passes through or flips."""
+    b = GraphBuilder("spec_casc")
+    u = b.input("u")
+    k = b.input("k", Type.U32)
+    zero, one = b.const(Type.U32, 0), b.const(Type.U32, 1)
+    c = b.op("and", Type.BOOL, b.op("ieq", Type.BOOL, b.shift(k, 1, 1), zero),
+             b.op("ieq", Type.BOOL, b.shift(k, -1, 1), zero))
+    s = b.op("fadd", Type.F32, b.shift(u, 1), b.shift(u, -1))
+    heavy = b.op("fdiv", Type.F32, b.op("fmul", Type.F32, s, u), b.op("fadd", Type.F32, s, u))
+    other = b.op("fsqrt", Type.F32, b.op("fabs", Type.F32, b.op("fsub", Type.F32, u, s)))
+    b.output("v", b.op("select", Type.F32, c, heavy, other))
+    b.output("k_o", k if passthrough else b.op("xor", Type.U32, k, one))
+    return b.done()
+
+
+@pytest.mark.parametrize("passthrough", [True, False], ids=["tags-kept", "tags-flip"])
+def test_block_classes_reused_only_when_the_cascade_keeps_them(passthrough):
+    g = _cascade_graph(passthrough)
+    plan = make_plan(g)
+    variants = _spec.spec_variants(plan, 0)
+    conds = [c for _v, used, _l in variants for c in used]
+    assert variants and _spec.stage_invariant(plan, 0, conds) == passthrough
+    n = CHUNK * 20 + 5
+    rng = np.random.default_rng(11)
+    k = np.repeat(rng.choice([0, 0, 1, 2], n // 40 + 1), 40)[:n].astype(np.uint32)
+    ins = {"u": random_bits(rng, n, "f32"), "k": k}
+    want = _reference(g, n, ins, {}, 6, False)
+    for kw in ({}, {"group": 4}, {"threads": 2}, {"fuse": False}):
+        got = emulate(g, n, ins, {}, steps=6, **kw)
+        for name, t in (("v", "f32"), ("k_o", "u32")):
+            bad = mismatches(got[name], want[name], t)
+            assert bad.size == 0, f"{kw} {name}: {bad.size} mismatches at {bad[:5]}"

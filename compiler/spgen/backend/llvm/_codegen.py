@@ -8,7 +8,7 @@ from llvmlite import ir
 from ...ir import Node, Type
 from . import _spec
 from ._plan import CHUNK, Plan
-from ._spec import cone, spec_variants
+from ._spec import cone, spec_variants, stage_invariant
 
 __all__ = ["NO_RING", "RUN_SYMBOL", "emit_module", "key_counts"]
 
@@ -19,6 +19,7 @@ NO_RING = 1 << 62
 I1, I32, I64, F32 = ir.IntType(1), ir.IntType(32), ir.IntType(64), ir.FloatType()
 P32 = I32.as_pointer()
 P64 = I64.as_pointer()
+P8 = ir.IntType(8).as_pointer()
 VOID = ir.VoidType()
 
 _LTY = {Type.F32: F32, Type.I32: I32, Type.U32: I32, Type.BOOL: I1}
@@ -299,7 +300,8 @@ def _run_fn(mod: ir.Module, em: _Emitter, plan: Plan, p: int, name: str, nodes=N
 
 
 def _fast_fn(mod: ir.Module, em: _Emitter, plan: Plan, p: int, nt: bool = False,
-             runs: list[tuple[ir.Function, list[tuple[Node, bool]]]] | None = None) -> ir.Function:
+             runs: list[tuple[ir.Function, list[tuple[Node, bool]]]] | None = None,
+             cached: bool = False) -> ir.Function:
     """The chunk loop with no bounds checks: every pointer is noalias and chunk-relative.
 
     ``nt``: the output ports are 64-byte aligned whole arrays, stored with non-temporal
@@ -307,10 +309,12 @@ def _fast_fn(mod: ir.Module, em: _Emitter, plan: Plan, p: int, nt: bool = False,
     into the cache, and without evicting the rings of a fused sweep.
     ``runs``: the specialised loops (``_run_fn``) with the condition values each needs,
     then the general one; the chunk is cut into runs of SUB-element blocks, each run
-    going to the first loop whose conditions hold on all of it.
+    going to the first loop whose conditions hold on all of it. ``cached``: two more
+    arguments, the phase's block-class table and the chunk's start (see ``_dispatch``).
     """
     stores = plan.stores[p]
-    fn = ir.Function(mod, ir.FunctionType(VOID, _fast_args(plan, p)),
+    extra = [P8, I64] if cached else []
+    fn = ir.Function(mod, ir.FunctionType(VOID, _fast_args(plan, p) + extra),
                      f"spg_fast{'nt' if nt else ''}{p}")
     fn.linkage = "internal"
     # kept out of line: inlined into the sweep, LLVM recomputed the chunk pointers
@@ -337,8 +341,9 @@ def _fast_fn(mod: ir.Module, em: _Emitter, plan: Plan, p: int, nt: bool = False,
         _loop(b, fn, ir.Constant(I64, 0), ir.Constant(I64, CHUNK), "i",
               _loop_body(em, plan, p, rptr, wptr, regv))
     else:
+        nargs = len(_fast_args(plan, p))
         _dispatch(b, fn, em, plan, p, rptr, regv, list(fn.args[:nptr - len(stores)]) + wptr
-                  + list(fn.args[nptr:]), runs)
+                  + list(fn.args[nptr:nargs]), runs, fn.args[nargs:] if cached else None)
     vec = ir.VectorType(I32, 16)
     ntmd = mod.add_metadata([ir.Constant(I32, 1)])
     for tmp, out in streamed:
@@ -354,8 +359,14 @@ def _fast_fn(mod: ir.Module, em: _Emitter, plan: Plan, p: int, nt: bool = False,
 
 
 def _dispatch(b: ir.IRBuilder, fn: ir.Function, em: _Emitter, plan: Plan, p: int, rptr,
-              regv, args: list[ir.Value], runs) -> None:
-    """Classify the chunk's SUB-element blocks, then call one loop per run of equal blocks."""
+              regv, args: list[ir.Value], runs, cache=None) -> None:
+    """Classify the chunk's SUB-element blocks, then call one loop per run of equal blocks.
+
+    ``cache`` (table, s): the classes of the chunk at ``s`` are kept in entry ``s /
+    CHUNK`` of the table (``_spec.cls_entry()`` bytes: the tag s + 1, then one class per block
+    and a sentinel); a later stage of the sweep finds them there instead of testing
+    again (only for conditions that are the same in every stage, ``stage_invariant``).
+    """
     sub = _spec.SUB
     nsub = CHUNK // sub
     i8 = ir.IntType(8)
@@ -366,7 +377,30 @@ def _dispatch(b: ir.IRBuilder, fn: ir.Function, em: _Emitter, plan: Plan, p: int
     nodes = [n for n in plan.compute[p] if n in need]
     bits = b.alloca(ir.ArrayType(i8, CHUNK))
     bits.align = 64
-    cls = b.alloca(ir.ArrayType(i8, nsub + 1))
+    z = ir.Constant(I32, 0)
+    if cache is None:
+        cls = b.gep(b.alloca(ir.ArrayType(i8, nsub + 1)), [z, z])
+        _classify(b, fn, em, plan, p, rptr, regv, runs, nodes, bits, cls)
+    else:
+        tab, s = cache
+        entry = b.gep(tab, [b.mul(b.ashr(s, ir.Constant(I64, CHUNK.bit_length() - 1)),
+                                  ir.Constant(I64, _spec.cls_entry()))])
+        tag = b.bitcast(entry, P64)
+        cls = b.gep(entry, [ir.Constant(I64, 8)])
+        s1 = b.add(s, ir.Constant(I64, 1))
+        with b.if_then(b.icmp_signed("!=", b.load(tag), s1)):
+            _classify(b, fn, em, plan, p, rptr, regv, runs, nodes, bits, cls)
+            b.store(s1, tag)
+    _runs(b, fn, args, runs, cls, nsub)
+
+
+def _classify(b: ir.IRBuilder, fn: ir.Function, em: _Emitter, plan: Plan, p: int, rptr, regv,
+              runs, nodes, bits, cls) -> None:
+    """cls[j] = the first specialised loop whose conditions hold on all of block j, else
+    the general one (the last); cls[nsub] = 255 ends the last run."""
+    sub = _spec.SUB
+    nsub = CHUNK // sub
+    i8 = ir.IntType(8)
     z = ir.Constant(I32, 0)
 
     def classify(b: ir.IRBuilder, i: ir.Value) -> None:
@@ -401,9 +435,13 @@ def _dispatch(b: ir.IRBuilder, fn: ir.Function, em: _Emitter, plan: Plan, p: int
                           mty)
             has = b.icmp_unsigned("==", m, ir.Constant(mty, (1 << sub) - 1))
             pick = b.select(has, ir.Constant(i8, k), pick)
-        b.store(pick, b.gep(cls, [z, j]))
+        b.store(pick, b.gep(cls, [j]))
     _loop(b, fn, ir.Constant(I64, 0), ir.Constant(I64, nsub), "blk", block)
-    b.store(ir.Constant(i8, 255), b.gep(cls, [z, ir.Constant(I64, nsub)]))  # run sentinel
+    b.store(ir.Constant(i8, 255), b.gep(cls, [ir.Constant(I64, nsub)]))  # run sentinel
+
+
+def _runs(b: ir.IRBuilder, fn: ir.Function, args, runs, cls, nsub: int) -> None:
+    i8 = ir.IntType(8)
 
     # for (a = 0; a < nsub; a = e) { e = a + 1; while (cls[e] == cls[a]) e++; run(a, e) }
     pre = b.block
@@ -417,7 +455,7 @@ def _dispatch(b: ir.IRBuilder, fn: ir.Function, em: _Emitter, plan: Plan, p: int
     a.add_incoming(ir.Constant(I64, 0), pre)
     b.cbranch(b.icmp_signed("<", a, ir.Constant(I64, nsub)), scan, done)
     b.position_at_end(scan)
-    c = b.load(b.gep(cls, [z, a]))
+    c = b.load(b.gep(cls, [a]))
     e0 = b.add(a, ir.Constant(I64, 1))
     scan2 = fn.append_basic_block("run.scan2")
     b.branch(scan2)
@@ -426,7 +464,7 @@ def _dispatch(b: ir.IRBuilder, fn: ir.Function, em: _Emitter, plan: Plan, p: int
     e.add_incoming(e0, scan)
     nxt = b.add(e, ir.Constant(I64, 1))
     e.add_incoming(nxt, scan2)
-    b.cbranch(b.icmp_unsigned("==", b.load(b.gep(cls, [z, e])), c), scan2, call)
+    b.cbranch(b.icmp_unsigned("==", b.load(b.gep(cls, [e])), c), scan2, call)
     b.position_at_end(call)
     blks = [fn.append_basic_block(f"run.{k}") for k in range(len(runs))]
     sw = b.switch(c, blks[-1])
@@ -519,7 +557,8 @@ def _edge_fn(mod: ir.Module, em: _Emitter, plan: Plan, p: int) -> ir.Function:
 
 
 def _phase_fn(mod: ir.Module, em: _Emitter, plan: Plan, p: int, fast: ir.Function,
-              fastnt: ir.Function | None, edge: ir.Function, kbase: int) -> ir.Function:
+              fastnt: ir.Function | None, edge: ir.Function, kbase: int,
+              cached: bool = False) -> ir.Function:
     """phase(bases, offs, mods, s, e0, e1, N, wlo, whi, nt, regs): one chunk of one phase.
 
     Each read and store ("key" ``k``, numbered per stage from ``kbase``) has its buffer
@@ -528,13 +567,18 @@ def _phase_fn(mod: ir.Module, em: _Emitter, plan: Plan, p: int, fast: ir.Functio
     in a ring. The sweep advances the offsets by a chunk per step (``spg_run``), so no
     division is needed.
     """
-    ty = ir.FunctionType(VOID, [P64, P64, P64] + [I64] * 7 + [P32])
+    ty = ir.FunctionType(VOID, [P64, P64, P64] + [I64] * 7 + [P32, P8])
     fn = ir.Function(mod, ty, f"spg_phase{p}")
     fn.linkage = "internal"
-    bases, offs, mods, s, e0, e1, n_el, wlo, whi, nt, regp = fn.args
+    bases, offs, mods, s, e0, e1, n_el, wlo, whi, nt, regp, clsp = fn.args
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     zero64, c = ir.Constant(I64, 0), ir.Constant(I64, CHUNK)
     regv = [b.load(b.gep(regp, [ir.Constant(I32, k)])) for k in range(len(plan.graph.regs))]
+    extra = []
+    if cached:  # this phase's block-class table: n / CHUNK + 1 entries per phase
+        per = b.add(b.ashr(n_el, ir.Constant(I64, CHUNK.bit_length() - 1)), ir.Constant(I64, 1))
+        at = b.mul(b.mul(per, ir.Constant(I64, p)), ir.Constant(I64, _spec.cls_entry()))
+        extra = [b.gep(clsp, [at]), s]
 
     def at(slot: int, d: int, k: int) -> tuple[ir.Value, ir.Value, ir.Value, ir.Value]:
         """(chunk pointer, ring size, is-ring, offset) of one read or store."""
@@ -557,7 +601,7 @@ def _phase_fn(mod: ir.Module, em: _Emitter, plan: Plan, p: int, fast: ir.Functio
         with then:
             # fast: chunk-relative pointers, contiguous thanks to each ring's mirrored tail
             if fastnt is None:
-                b.call(fast, ptrs + regv)
+                b.call(fast, ptrs + regv + extra)
             else:
                 # streaming stores when asked for, into aligned whole arrays (last stage)
                 use = b.icmp_signed("!=", b.and_(nt, ir.Constant(I64, 1)), zero64)
@@ -567,9 +611,9 @@ def _phase_fn(mod: ir.Module, em: _Emitter, plan: Plan, p: int, fast: ir.Functio
                         use = b.and_(use, b.and_(b.not_(ring), b.icmp_signed("==", low, zero64)))
                 with b.if_else(use) as (t2, o2):
                     with t2:
-                        b.call(fastnt, ptrs + regv)
+                        b.call(fastnt, ptrs + regv + extra)
                     with o2:
-                        b.call(fast, ptrs + regv)
+                        b.call(fast, ptrs + regv + extra)
         with otherwise:
             b.call(edge, ptrs + [b.sub(e0, s), b.sub(e1, s), s, n_el, wlo, whi]
                    + [x[2] for x in rd + wr] + regv)
@@ -598,13 +642,14 @@ def key_counts(plan: Plan) -> list[int]:
 def emit_module(plan: Plan, ftz: bool, x86: bool) -> ir.Module:
     """The kernel module; its entry point is ``spg_run`` (see ``_run.py`` for the tables).
 
-    ``spg_run(bases, offs, mods, lags, rng, S, t0, t1, N, nt, regs)``: for t in
+    ``spg_run(bases, offs, mods, lags, rng, S, t0, t1, N, nt, regs, cls)``: for t in
     [t0, t1) by CHUNK, for each stage j and phase p, the chunk at
     ``s = t - lags[j*P+p]`` clipped to ``[rng[4j], rng[4j+1])`` with output stores
     limited to ``[rng[4j+2], rng[4j+3])``. ``bases``, ``offs`` and ``mods`` (S x
     key_counts[-1]) give every read and store of stage j its buffer address, chunk
     offset at t0 and ring size (see ``_phase_fn``); the offsets are advanced here.
     ``nt`` bit 0 asks for streaming stores into the (64-byte aligned) output arrays.
+    ``cls``: zeroed block-class tables, ``cls_bytes(plan, N)`` bytes (``_dispatch``).
     (Software prefetching of the whole arrays was tried and measured slower on both
     an AMD Zen 5 and an Intel Xeon: the hardware prefetchers keep up.)
     """
@@ -615,8 +660,10 @@ def emit_module(plan: Plan, ftz: bool, x86: bool) -> ir.Module:
     for p in range(plan.n_phases):
         outs = any(_is_out(plan, slot) for slot, _n in plan.stores[p])
         runs = None
+        cached = False
         variants = spec_variants(plan, p)
         if variants:
+            cached = stage_invariant(plan, p, [c for _v, used, _l in variants for c in used])
             runs = []
             for k, (value, used, live) in enumerate(variants):
                 nodes = [n for n in plan.compute[p] if n in live]
@@ -624,13 +671,14 @@ def emit_module(plan: Plan, ftz: bool, x86: bool) -> ir.Module:
                             {c: value for c in used})
                 runs.append((f, [(c, value) for c in used]))
             runs.append((_run_fn(mod, em, plan, p, f"spg_gen{p}"), []))
-        phases.append(_phase_fn(mod, em, plan, p, _fast_fn(mod, em, plan, p, runs=runs),
-                                _fast_fn(mod, em, plan, p, nt=True, runs=runs) if outs else None,
-                                _edge_fn(mod, em, plan, p), kb[p]))
-    ty = ir.FunctionType(VOID, [P64] * 5 + [I64] * 5 + [P32])
+        phases.append(_phase_fn(
+            mod, em, plan, p, _fast_fn(mod, em, plan, p, runs=runs, cached=cached),
+            _fast_fn(mod, em, plan, p, nt=True, runs=runs, cached=cached) if outs else None,
+            _edge_fn(mod, em, plan, p), kb[p], cached))
+    ty = ir.FunctionType(VOID, [P64] * 5 + [I64] * 5 + [P32, P8])
     fn = ir.Function(mod, ty, RUN_SYMBOL + "_body")
     fn.linkage = "internal"
-    bases, offs, mods, lags, rng, n_st, t0, t1, n_el, nt, regs = fn.args
+    bases, offs, mods, lags, rng, n_st, t0, t1, n_el, nt, regs, clsp = fn.args
     for a in (bases, offs, mods, lags, rng):
         a.add_attribute("noalias")
     b = ir.IRBuilder(fn.append_basic_block("entry"))
@@ -660,7 +708,7 @@ def emit_module(plan: Plan, ftz: bool, x86: bool) -> ir.Module:
             se = b.add(s, c)
             hi = b.select(b.icmp_signed("<", se, r[1]), se, r[1])
             with b.if_then(b.icmp_signed("<", lo, hi)):
-                b.call(pf, [sb, so, sm, s, lo, hi, n_el, r[2], r[3], nt, regs])
+                b.call(pf, [sb, so, sm, s, lo, hi, n_el, r[2], r[3], nt, regs, clsp])
 
         # advance every offset by one chunk, wrapping in rings (a vectorisable loop)
         def adv(b: ir.IRBuilder, k: ir.Value) -> None:

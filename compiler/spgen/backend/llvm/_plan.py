@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from ..._diagnostics import SpgenError
 from ...ir import Graph, Node, Type
 
-__all__ = ["CHUNK", "Plan", "make_plan", "ring_sizes", "stage_lags"]
+__all__ = ["CHUNK", "Plan", "feedback", "make_plan", "ring_sizes", "stage_lags"]
 
 # Elements per chunk of the generated loops; lags and ring sizes are multiples of it.
 CHUNK = 256
@@ -56,6 +56,20 @@ class Plan:
         if n in self.mat_slot and self.phase[n] < p:
             return self.mat_slot[n], 0
         return None
+
+
+def feedback(graph: Graph) -> dict[str, str] | None:
+    """Input port fed by each output port in a cascade, or None if the ports do not match.
+
+    SPD signals are defined once, so an output cannot share its input's name; outputs
+    feed back by position (stream, then index), with the same types.
+    """
+    key = lambda p: (p.stream != "main", p.stream, p.index)
+    ins = sorted(graph.inputs, key=key)
+    outs = sorted((o.port for o in graph.outputs), key=key)
+    if [(p.stream, p.type) for p in ins] != [(p.stream, p.type) for p in outs]:
+        return None
+    return {o.name: i.name for o, i in zip(outs, ins)}
 
 
 def _check_supported(g: Graph) -> None:

@@ -14,7 +14,8 @@ from ..._diagnostics import SpgenError
 from ...ir import Graph
 from ._codegen import NO_RING, key_counts
 from ._jit import Kernel, get_kernel
-from ._plan import CHUNK, ring_sizes, stage_lags
+from ._plan import CHUNK, feedback, ring_sizes, stage_lags
+from ._spec import cls_bytes
 
 __all__ = ["clear_buffers", "emulate", "feedback"]
 
@@ -93,20 +94,6 @@ def clear_buffers() -> None:
     _pool.clear()
 
 
-def feedback(graph: Graph) -> dict[str, str] | None:
-    """Input port fed by each output port in a cascade, or None if the ports do not match.
-
-    SPD signals are defined once, so an output cannot share its input's name; outputs
-    feed back by position (stream, then index), with the same types.
-    """
-    key = lambda p: (p.stream != "main", p.stream, p.index)
-    ins = sorted(graph.inputs, key=key)
-    outs = sorted((o.port for o in graph.outputs), key=key)
-    if [(p.stream, p.type) for p in ins] != [(p.stream, p.type) for p in outs]:
-        return None
-    return {o.name: i.name for o, i in zip(outs, ins)}
-
-
 def _check_steps(graph: Graph, steps: int) -> dict[str, str]:
     if not isinstance(steps, (int, np.integer)) or isinstance(steps, bool) or steps < 1:
         raise SpgenError(f"steps must be a positive integer, got {steps!r}")
@@ -156,10 +143,13 @@ class _Sweep:
         self.tab = tab
         base = _ptr(tab)
         self.args = (*(base + x for x in t.args), stages, t.t0, t.t1)
+        # block classes of the chunks, found by the first stage, reused by the later ones
+        # (calloc: pages of chunks that no specialised loop tests are never touched)
+        self.cls = np.zeros(cls_bytes(k.plan, n), dtype=np.uint8)
 
     def run(self, k: Kernel, n: int, regs: np.ndarray, flags: int) -> None:
         """Run the sweep (once: it advances the offsets in its table)."""
-        k.run(*self.args, n, flags, _ptr(regs))
+        k.run(*self.args, n, flags, _ptr(regs), _ptr(self.cls))
 
 
 class _Template:

@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 from ...ir import Node, Type
-from ._plan import Plan
+from ._plan import CHUNK, Plan, feedback
 
-__all__ = ["SPECIALISE", "SUB", "cone", "spec_variants"]
+__all__ = ["SPECIALISE", "SUB", "cls_bytes", "cls_entry", "cone", "spec_variants",
+           "stage_invariant"]
 
 _ICMP = ("ieq", "ine", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")
 
@@ -32,6 +33,16 @@ _FLOAT_OPS = {"fadd", "fsub", "fmul", "fdiv", "fsqrt", "fmin", "fmax", "fneg", "
 def _work(nodes) -> int:
     """Float work of ``nodes``: one per operation, five per division or square root."""
     return sum(5 if n.op in ("fdiv", "fsqrt") else 1 for n in nodes if n.op in _FLOAT_OPS)
+
+
+def cls_entry() -> int:
+    """Bytes per chunk in a block-class table: tag (int64), a class per block, sentinel."""
+    return -(-(8 + CHUNK // SUB + 1) // 8) * 8
+
+
+def cls_bytes(plan: Plan, n: int) -> int:
+    """Bytes of a sweep's block-class tables over a stream of ``n`` (all phases)."""
+    return plan.n_phases * (n // CHUNK + 1) * cls_entry()
 
 
 def cone(plan: Plan, p: int, roots, stop=lambda n: False) -> set[Node]:
@@ -89,3 +100,25 @@ def spec_variants(plan: Plan, p: int) -> list[tuple[bool, list[Node], set[Node]]
             out.append((value, used, live))
     out.sort(key=lambda v: len(v[2]))
     return out
+
+
+def stage_invariant(plan: Plan, p: int, conds: list[Node]) -> bool:
+    """Whether ``conds`` have the same values at an element in every stage of a cascade.
+
+    True when they read only input ports that a cascade feeds back unchanged (an output
+    that is the input itself, like LBM's cell tags), constants and registers: the block
+    classes of a chunk are then computed by the first stage that runs it fast and
+    reused by the later stages of the sweep.
+    """
+    g = plan.graph
+    fb = feedback(g) or {}
+    same = {fb[o.port.name] for o in g.outputs
+            if o.port.name in fb and o.node.op == "input" and o.node.attrs["port"] == fb[o.port.name]}
+    inner = cone(plan, p, conds)
+    leaves = set(conds) | {a for n in inner for a in n.args}
+    for x in leaves - inner:
+        if x.op == "input" and x.attrs["port"] not in same:
+            return False
+        if x.op not in ("input", "const", "reg"):
+            return False  # a materialised signal of an earlier phase
+    return True
