@@ -102,6 +102,9 @@ def test_lbm_specialised_equals_general_and_reference(lbm, ftz, monkeypatch):
         return out
 
     got = go()
+    # single sweeps too (by default only fused sweeps of 2 or more stages specialise)
+    monkeypatch.setattr(_run, "_SPEC_STAGES", 1)
+    single = go()
     monkeypatch.setattr(_spec, "SPECIALISE", False)
     plain = go()
     want = {s: _reference(g, n, ins, regs, s, ftz) for s in (1, 5)}
@@ -111,6 +114,7 @@ def test_lbm_specialised_equals_general_and_reference(lbm, ftz, monkeypatch):
             bad = mismatches(got[k][name], want[s][name], t)
             assert bad.size == 0, f"run {runs[k]} {name}: {bad.size} mismatches at {bad[:5]}"
             assert np.array_equal(got[k][name], plain[k][name]), f"run {runs[k]} {name}"
+            assert np.array_equal(single[k][name], plain[k][name]), f"run {runs[k]} {name}"
 
 
 def _mixed_graph():
@@ -142,6 +146,9 @@ def _mixed_graph():
 @pytest.mark.parametrize("ftz", [False, True], ids=["ieee", "ftz"])
 @pytest.mark.parametrize("n", [CHUNK * 9 + 37, CHUNK * 12])
 def test_generic_specialisation_matches_reference(n, ftz, monkeypatch):
+    from spgen.backend.llvm import _run
+
+    monkeypatch.setattr(_run, "_SPEC_STAGES", 1)  # one step, specialised
     g = _mixed_graph()
     variants = _spec.spec_variants(make_plan(g), 0)
     assert {v for v, _c, _l in variants} == {True, False}

@@ -313,7 +313,7 @@ def _fast_fn(mod: ir.Module, em: _Emitter, plan: Plan, p: int, nt: bool = False,
     arguments, the phase's block-class table and the chunk's start (see ``_dispatch``).
     """
     stores = plan.stores[p]
-    extra = [P8, I64] if cached else []
+    extra = ([I1] if runs else []) + ([P8, I64] if cached else [])
     fn = ir.Function(mod, ir.FunctionType(VOID, _fast_args(plan, p) + extra),
                      f"spg_fast{'nt' if nt else ''}{p}")
     fn.linkage = "internal"
@@ -342,8 +342,14 @@ def _fast_fn(mod: ir.Module, em: _Emitter, plan: Plan, p: int, nt: bool = False,
               _loop_body(em, plan, p, rptr, wptr, regv))
     else:
         nargs = len(_fast_args(plan, p))
-        _dispatch(b, fn, em, plan, p, rptr, regv, list(fn.args[:nptr - len(stores)]) + wptr
-                  + list(fn.args[nptr:nargs]), runs, fn.args[nargs:] if cached else None)
+        args = list(fn.args[:nptr - len(stores)]) + wptr + list(fn.args[nptr:nargs])
+        with b.if_else(fn.args[nargs]) as (then, otherwise):
+            with then:
+                _dispatch(b, fn, em, plan, p, rptr, regv, args, runs,
+                          fn.args[nargs + 1:] if cached else None)
+            with otherwise:  # not asked to specialise: the general loop over the chunk
+                _loop(b, fn, ir.Constant(I64, 0), ir.Constant(I64, CHUNK), "g",
+                      _loop_body(em, plan, p, rptr, wptr, regv))
     vec = ir.VectorType(I32, 16)
     ntmd = mod.add_metadata([ir.Constant(I32, 1)])
     for tmp, out in streamed:
@@ -558,7 +564,7 @@ def _edge_fn(mod: ir.Module, em: _Emitter, plan: Plan, p: int) -> ir.Function:
 
 def _phase_fn(mod: ir.Module, em: _Emitter, plan: Plan, p: int, fast: ir.Function,
               fastnt: ir.Function | None, edge: ir.Function, kbase: int,
-              cached: bool = False) -> ir.Function:
+              spec: bool = False, cached: bool = False) -> ir.Function:
     """phase(bases, offs, mods, s, e0, e1, N, wlo, whi, nt, regs): one chunk of one phase.
 
     Each read and store ("key" ``k``, numbered per stage from ``kbase``) has its buffer
@@ -574,11 +580,12 @@ def _phase_fn(mod: ir.Module, em: _Emitter, plan: Plan, p: int, fast: ir.Functio
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     zero64, c = ir.Constant(I64, 0), ir.Constant(I64, CHUNK)
     regv = [b.load(b.gep(regp, [ir.Constant(I32, k)])) for k in range(len(plan.graph.regs))]
-    extra = []
+    # nt bit 1 asks for the specialised loops (fused sweeps: see _run._SPEC_STAGES)
+    extra = [b.icmp_signed("!=", b.and_(nt, ir.Constant(I64, 2)), zero64)] if spec else []
     if cached:  # this phase's block-class table: n / CHUNK + 1 entries per phase
         per = b.add(b.ashr(n_el, ir.Constant(I64, CHUNK.bit_length() - 1)), ir.Constant(I64, 1))
-        at = b.mul(b.mul(per, ir.Constant(I64, p)), ir.Constant(I64, _spec.cls_entry()))
-        extra = [b.gep(clsp, [at]), s]
+        first = b.mul(b.mul(per, ir.Constant(I64, p)), ir.Constant(I64, _spec.cls_entry()))
+        extra += [b.gep(clsp, [first]), s]
 
     def at(slot: int, d: int, k: int) -> tuple[ir.Value, ir.Value, ir.Value, ir.Value]:
         """(chunk pointer, ring size, is-ring, offset) of one read or store."""
@@ -674,7 +681,7 @@ def emit_module(plan: Plan, ftz: bool, x86: bool) -> ir.Module:
         phases.append(_phase_fn(
             mod, em, plan, p, _fast_fn(mod, em, plan, p, runs=runs, cached=cached),
             _fast_fn(mod, em, plan, p, nt=True, runs=runs, cached=cached) if outs else None,
-            _edge_fn(mod, em, plan, p), kb[p], cached))
+            _edge_fn(mod, em, plan, p), kb[p], runs is not None, cached))
     ty = ir.FunctionType(VOID, [P64] * 5 + [I64] * 5 + [P32, P8])
     fn = ir.Function(mod, ty, RUN_SYMBOL + "_body")
     fn.linkage = "internal"
