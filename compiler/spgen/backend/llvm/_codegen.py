@@ -313,9 +313,9 @@ def _fast_fn(mod: ir.Module, em: _Emitter, plan: Plan, p: int, nt: bool = False,
     arguments, the phase's block-class table and the chunk's start (see ``_dispatch``).
     """
     stores = plan.stores[p]
-    extra = ([I1] if runs else []) + ([P8, I64] if cached else [])
+    extra = [P8, I64] if cached else []
     fn = ir.Function(mod, ir.FunctionType(VOID, _fast_args(plan, p) + extra),
-                     f"spg_fast{'nt' if nt else ''}{p}")
+                     f"spg_fast{'nt' if nt else ''}{'spec' if runs else ''}{p}")
     fn.linkage = "internal"
     # kept out of line: inlined into the sweep, LLVM recomputed the chunk pointers
     # (base + offset) inside the loop from spilled halves (+36 instructions per 16
@@ -343,13 +343,8 @@ def _fast_fn(mod: ir.Module, em: _Emitter, plan: Plan, p: int, nt: bool = False,
     else:
         nargs = len(_fast_args(plan, p))
         args = list(fn.args[:nptr - len(stores)]) + wptr + list(fn.args[nptr:nargs])
-        with b.if_else(fn.args[nargs]) as (then, otherwise):
-            with then:
-                _dispatch(b, fn, em, plan, p, rptr, regv, args, runs,
-                          fn.args[nargs + 1:] if cached else None)
-            with otherwise:  # not asked to specialise: the general loop over the chunk
-                _loop(b, fn, ir.Constant(I64, 0), ir.Constant(I64, CHUNK), "g",
-                      _loop_body(em, plan, p, rptr, wptr, regv))
+        _dispatch(b, fn, em, plan, p, rptr, regv, args, runs,
+                  fn.args[nargs:] if cached else None)
     vec = ir.VectorType(I32, 16)
     ntmd = mod.add_metadata([ir.Constant(I32, 1)])
     for tmp, out in streamed:
@@ -562,9 +557,9 @@ def _edge_fn(mod: ir.Module, em: _Emitter, plan: Plan, p: int) -> ir.Function:
     return fn
 
 
-def _phase_fn(mod: ir.Module, em: _Emitter, plan: Plan, p: int, fast: ir.Function,
-              fastnt: ir.Function | None, edge: ir.Function, kbase: int,
-              spec: bool = False, cached: bool = False) -> ir.Function:
+def _phase_fn(mod: ir.Module, em: _Emitter, plan: Plan, p: int, fast: tuple,
+              fastnt: tuple | None, edge: ir.Function, kbase: int,
+              cached: bool = False) -> ir.Function:
     """phase(bases, offs, mods, s, e0, e1, N, wlo, whi, nt, regs): one chunk of one phase.
 
     Each read and store ("key" ``k``, numbered per stage from ``kbase``) has its buffer
@@ -581,7 +576,8 @@ def _phase_fn(mod: ir.Module, em: _Emitter, plan: Plan, p: int, fast: ir.Functio
     zero64, c = ir.Constant(I64, 0), ir.Constant(I64, CHUNK)
     regv = [b.load(b.gep(regp, [ir.Constant(I32, k)])) for k in range(len(plan.graph.regs))]
     # nt bit 1 asks for the specialised loops (fused sweeps: see _run._SPEC_STAGES)
-    extra = [b.icmp_signed("!=", b.and_(nt, ir.Constant(I64, 2)), zero64)] if spec else []
+    spec = b.icmp_signed("!=", b.and_(nt, ir.Constant(I64, 2)), zero64)
+    extra = []
     if cached:  # this phase's block-class table: n / CHUNK + 1 entries per phase
         per = b.add(b.ashr(n_el, ir.Constant(I64, CHUNK.bit_length() - 1)), ir.Constant(I64, 1))
         first = b.mul(b.mul(per, ir.Constant(I64, p)), ir.Constant(I64, _spec.cls_entry()))
@@ -607,8 +603,20 @@ def _phase_fn(mod: ir.Module, em: _Emitter, plan: Plan, p: int, fast: ir.Functio
     with b.if_else(ok) as (then, otherwise):
         with then:
             # fast: chunk-relative pointers, contiguous thanks to each ring's mirrored tail
+            def call(pair) -> None:
+                """The plain fast loop, or the specialised one where it exists and is asked for."""
+                plain, special = pair
+                if special is None:
+                    b.call(plain, ptrs + regv)
+                    return
+                with b.if_else(spec) as (t3, o3):
+                    with t3:
+                        b.call(special, ptrs + regv + extra)
+                    with o3:
+                        b.call(plain, ptrs + regv)
+
             if fastnt is None:
-                b.call(fast, ptrs + regv + extra)
+                call(fast)
             else:
                 # streaming stores when asked for, into aligned whole arrays (last stage)
                 use = b.icmp_signed("!=", b.and_(nt, ir.Constant(I64, 1)), zero64)
@@ -618,9 +626,9 @@ def _phase_fn(mod: ir.Module, em: _Emitter, plan: Plan, p: int, fast: ir.Functio
                         use = b.and_(use, b.and_(b.not_(ring), b.icmp_signed("==", low, zero64)))
                 with b.if_else(use) as (t2, o2):
                     with t2:
-                        b.call(fastnt, ptrs + regv + extra)
+                        call(fastnt)
                     with o2:
-                        b.call(fast, ptrs + regv + extra)
+                        call(fast)
         with otherwise:
             b.call(edge, ptrs + [b.sub(e0, s), b.sub(e1, s), s, n_el, wlo, whi]
                    + [x[2] for x in rd + wr] + regv)
@@ -678,10 +686,12 @@ def emit_module(plan: Plan, ftz: bool, x86: bool) -> ir.Module:
                             {c: value for c in used})
                 runs.append((f, [(c, value) for c in used]))
             runs.append((_run_fn(mod, em, plan, p, f"spg_gen{p}"), []))
-        phases.append(_phase_fn(
-            mod, em, plan, p, _fast_fn(mod, em, plan, p, runs=runs, cached=cached),
-            _fast_fn(mod, em, plan, p, nt=True, runs=runs, cached=cached) if outs else None,
-            _edge_fn(mod, em, plan, p), kb[p], runs is not None, cached))
+        fast = (_fast_fn(mod, em, plan, p),
+                runs and _fast_fn(mod, em, plan, p, runs=runs, cached=cached))
+        fastnt = outs and (_fast_fn(mod, em, plan, p, nt=True),
+                           runs and _fast_fn(mod, em, plan, p, nt=True, runs=runs, cached=cached))
+        phases.append(_phase_fn(mod, em, plan, p, fast, fastnt or None,
+                                _edge_fn(mod, em, plan, p), kb[p], cached))
     ty = ir.FunctionType(VOID, [P64] * 5 + [I64] * 5 + [P32, P8])
     fn = ir.Function(mod, ty, RUN_SYMBOL + "_body")
     fn.linkage = "internal"
