@@ -4,12 +4,15 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from ._diagnostics import SpgenError
 
-__all__ = ["cache_dir", "content_hash", "verilator_bin", "verilator_env", "verilator_root"]
+__all__ = ["cache_dir", "content_hash", "verilate_cached", "verilator_bin", "verilator_env",
+           "verilator_root"]
 
 
 def verilator_root() -> Path:
@@ -61,3 +64,37 @@ def content_hash(*parts: str | bytes) -> str:
         h.update(len(b).to_bytes(8, "little"))
         h.update(b)
     return h.hexdigest()[:20]
+
+
+def verilate_cached(kind: str, name: str, top: str, files: Sequence[Path], args: Sequence[str] = (),
+                    *, deps: Sequence[Path] = (), output: str | None = None) -> Path:
+    """`verilator --cc --exe --build` of `files` (Verilog and C++) once per content and args.
+
+    `deps` are files the sources include (headers): part of the cache key, not of the
+    command line. Returns the built program (or `output`, e.g. a shared library built with
+    `-o`). The
+    build runs in a private folder renamed into place, so a concurrent or interrupted build
+    never leaves a half-written model behind; a failed make is run once more, because
+    Verilator's parallel make can compile split sources before their precompiled header is
+    complete. Small output files keep the compiler's memory low on big unrolled designs.
+    """
+    product = output or f"V{top}"
+    out = cache_dir(kind) / (f"{name}-" + content_hash(*[Path(f).read_bytes() for f in [*files, *deps]], *args))
+    if (out / product).is_file():
+        return out / product
+    work = out.with_name(f"{out.name}.build-{os.getpid()}")
+    shutil.rmtree(work, ignore_errors=True)
+    cmd = [str(verilator_bin()), "--cc", "--exe", "--build", "-O1", "-j", "2", "--top-module", top,
+           "--output-split", "4000", "--output-split-cfuncs", "400", "-Mdir", str(work),
+           "-CFLAGS", "-O1", "-MAKEFLAGS", "OPT_FAST=-O1 OPT_SLOW=-O1", *args, *map(str, files)]
+    for _ in range(2):
+        r = subprocess.run(cmd, env=verilator_env(), check=False, capture_output=True, text=True)
+        if r.returncode == 0:
+            break
+    else:
+        raise SpgenError(f"Verilator build of {name} failed:\n" + (r.stdout + r.stderr)[-3000:])
+    try:
+        work.rename(out)
+    except OSError:  # another process installed the same build first
+        shutil.rmtree(work, ignore_errors=True)
+    return out / product

@@ -2,13 +2,11 @@
 routers deliver every packet once, in order, without deadlock."""
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
-from spgen._tools import cache_dir, content_hash, verilator_bin, verilator_env
+from spgen._tools import verilate_cached, verilator_bin, verilator_env
 
 pytestmark = pytest.mark.xdist_group("rdma_rtl")
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,30 +31,7 @@ def test_rdma_rtl_lint_clean(top: str, params: tuple) -> None:
 
 
 def _model(top: str = "rdma_link_port", tb: Path = TB) -> Path:
-    out = cache_dir("rdma") / (top + "-" + content_hash(*[f.read_bytes() for f in [*RTL, tb]]))
-    exe = out / f"V{top}"
-    if exe.is_file():
-        return exe
-    # Build in a private folder and rename it into place, so that a concurrent or
-    # interrupted build never leaves a half-written model (or precompiled header) behind.
-    work = out.with_name(f"{out.name}.build-{os.getpid()}")
-    shutil.rmtree(work, ignore_errors=True)
-    # small C++ files: the unrolled router otherwise needs much memory per compiler process
-    cmd = [str(verilator_bin()), "--cc", "--exe", "--build", "-O1", "-j", "2", "--top-module", top,
-           "--output-split", "4000", "--output-split-cfuncs", "400",
-           "-Mdir", str(work), "-CFLAGS", "-O1", "-MAKEFLAGS", "OPT_FAST=-O1 OPT_SLOW=-O1",
-           *map(str, RTL), str(tb)]
-    r = subprocess.run(cmd, env=verilator_env(), check=False, capture_output=True, text=True)
-    if r.returncode != 0:
-        # Verilator's makefile lets split sources start before their precompiled header is
-        # complete under a parallel make; the second make finds the header finished.
-        r = subprocess.run(cmd, env=verilator_env(), check=False, capture_output=True, text=True)
-    assert r.returncode == 0, (r.stdout + r.stderr)[-3000:]
-    try:
-        work.rename(out)
-    except OSError:  # another process installed the same model first
-        shutil.rmtree(work, ignore_errors=True)
-    return exe
+    return verilate_cached("rdma", top, top, [*RTL, tb])
 
 
 @pytest.mark.parametrize("args", [

@@ -3,13 +3,11 @@ engine + router + shared memory masters): a ring of Verilated cards driven throu
 only moves every byte, reports events, interrupts and errors, beside a local DMA."""
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
-from spgen._tools import cache_dir, content_hash, verilator_bin, verilator_env
+from spgen._tools import verilate_cached, verilator_bin, verilator_env
 from spgen.runtime import shell_sources
 
 pytestmark = pytest.mark.xdist_group("rdma_rtl")
@@ -32,26 +30,9 @@ def test_rdma_rtl_afu_lint_clean() -> None:
 
 def afu_model() -> Path:
     """Verilated ring of afu_rdma_top cards with its host program, cached by content."""
-    files = [*_sources(), *INCLUDES, TB]
-    out = cache_dir("rdma") / ("afu_rdma_top-" + content_hash(*[f.read_bytes() for f in files]))
-    exe = out / "Vafu_rdma_top"
-    if exe.is_file():
-        return exe
-    work = out.with_name(f"{out.name}.build-{os.getpid()}")
-    shutil.rmtree(work, ignore_errors=True)
-    cmd = [str(verilator_bin()), "--cc", "--exe", "--build", "-O1", "-j", "2", "--top-module", "afu_rdma_top",
-           f"-I{ROOT / 'shell'}", "--output-split", "4000", "--output-split-cfuncs", "400", "-Wno-fatal",
-           "-Mdir", str(work), "-CFLAGS", f"-O1 -I{ROOT / 'shell' / 'include'}",
-           "-MAKEFLAGS", "OPT_FAST=-O1 OPT_SLOW=-O1", *map(str, _sources()), str(TB)]
-    r = subprocess.run(cmd, env=verilator_env(), check=False, capture_output=True, text=True)
-    if r.returncode != 0:  # the precompiled-header race of a parallel make: the second run finds it done
-        r = subprocess.run(cmd, env=verilator_env(), check=False, capture_output=True, text=True)
-    assert r.returncode == 0, (r.stdout + r.stderr)[-3000:]
-    try:
-        work.rename(out)
-    except OSError:  # another process installed the same model first
-        shutil.rmtree(work, ignore_errors=True)
-    return exe
+    return verilate_cached("rdma", "afu_rdma_top", "afu_rdma_top", [*_sources(), TB],
+                           (f"-I{ROOT / 'shell'}", "-Wno-fatal", "-CFLAGS", f"-I{ROOT / 'shell' / 'include'}"),
+                           deps=INCLUDES)
 
 
 @pytest.mark.parametrize("args", [("3", "0", "0", "1"), ("3", "0.02", "0.02", "2")], ids=["clean", "faults"])

@@ -4,15 +4,13 @@ Brch_In (rdma_stream_des). Under random back-pressure and link faults both cores
 the emulator's, bit for bit."""
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
 import spgen
-from spgen._tools import cache_dir, content_hash, verilator_bin, verilator_env
+from spgen._tools import verilate_cached
 
 pytestmark = pytest.mark.xdist_group("rdma_rtl")
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,35 +40,16 @@ def designs(tmp_path_factory: pytest.TempPathFactory) -> tuple[spgen.Design, spg
     return spgen.compile(d / "a.spd"), spgen.compile(d / "b.spd")
 
 
-def _model(designs: tuple[spgen.Design, spgen.Design]) -> Path:
-    texts = [x.verilog.text.encode() for x in designs]
-    files = [*RTL, HERE / "tb_rdma_cores_top.v", HERE / "tb_rdma_cores.cpp"]
-    out = cache_dir("rdma") / ("rdma_cores-" + content_hash(*[f.read_bytes() for f in files], *texts))
-    exe = out / "Vtb_rdma_cores_top"
-    if exe.is_file():
-        return exe
-    work = out.with_name(f"{out.name}.build-{os.getpid()}")
-    shutil.rmtree(work, ignore_errors=True)
-    work.mkdir(parents=True)
+def _model(designs: tuple[spgen.Design, spgen.Design], src: Path) -> Path:
+    """The two compiled cores on two cards, written to `src`, Verilated once per content."""
     cores = []
     for x in designs:
-        p = work / f"{x.verilog.name}.v"
+        p = src / f"{x.verilog.name}.v"
         p.write_text(x.verilog.text)
         cores.append(p)
-    cmd = [str(verilator_bin()), "--cc", "--exe", "--build", "-O1", "-j", "2", "--top-module", "tb_rdma_cores_top",
-           "-Wno-fatal", "--output-split", "4000", "--output-split-cfuncs", "400", "-Mdir", str(work / "obj"),
-           "-CFLAGS", "-O1", "-MAKEFLAGS", "OPT_FAST=-O1 OPT_SLOW=-O1", *map(str, [*RTL, *cores]),
-           str(HERE / "tb_rdma_cores_top.v"), str(HERE / "tb_rdma_cores.cpp")]
-    r = subprocess.run(cmd, env=verilator_env(), check=False, capture_output=True, text=True)
-    if r.returncode != 0:  # the precompiled-header race of a parallel make: the second run finds it done
-        r = subprocess.run(cmd, env=verilator_env(), check=False, capture_output=True, text=True)
-    assert r.returncode == 0, (r.stdout + r.stderr)[-3000:]
-    (work / "obj" / "Vtb_rdma_cores_top").rename(work / "Vtb_rdma_cores_top")
-    try:
-        work.rename(out)
-    except OSError:  # another process installed the same model first
-        shutil.rmtree(work, ignore_errors=True)
-    return exe
+    return verilate_cached("rdma", "rdma_cores", "tb_rdma_cores_top",
+                           [*RTL, *cores, HERE / "tb_rdma_cores_top.v", HERE / "tb_rdma_cores.cpp"],
+                           ("-Wno-fatal",))
 
 
 @pytest.mark.parametrize("p_in, p_out, flip, drop", [(1.0, 1.0, 0.0, 0.0), (0.6, 0.35, 0.02, 0.02)],
@@ -87,7 +66,7 @@ def test_rdma_rtl_cores_pipeline_across_cards(designs, tmp_path: Path, p_in: flo
                     "brch": np.array(list(zip(ea["b0"], ea["b1"])), dtype=[("h0", np.float32), ("h1", np.uint32)])})
     x.view(np.uint32).tofile(tmp_path / "x.bin")
     u.view(np.uint32).tofile(tmp_path / "u.bin")
-    r = subprocess.run([str(_model(designs)), str(n), str(p_in), str(p_out), str(flip), str(drop), "3",
+    r = subprocess.run([str(_model(designs, tmp_path)), str(n), str(p_in), str(p_out), str(flip), str(drop), "3",
                         str(tmp_path / "x.bin"), str(tmp_path / "u.bin"), str(tmp_path / "y.bin"),
                         str(tmp_path / "v.bin")], capture_output=True, text=True, check=False, timeout=600)
     assert r.returncode == 0, r.stdout + r.stderr

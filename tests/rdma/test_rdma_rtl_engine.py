@@ -3,13 +3,11 @@ Verilated cards with faulty cables, random puts, gets and block-stride puts deli
 byte, errors end with the right code instead of hanging."""
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
-from spgen._tools import cache_dir, content_hash, verilator_bin, verilator_env
+from spgen._tools import verilate_cached, verilator_bin, verilator_env
 
 pytestmark = pytest.mark.xdist_group("rdma_rtl")
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,25 +35,7 @@ def test_rdma_rtl_engine_lint_clean(top: str, params: tuple) -> None:
 
 def engine_model() -> Path:
     """The Verilated 2-D torus testbench of rdma_node, cached by content."""
-    out = cache_dir("rdma") / ("rdma_node-" + content_hash(*[f.read_bytes() for f in [*RTL, TB]], *PARAMS))
-    exe = out / "Vrdma_node"
-    if exe.is_file():
-        return exe
-    work = out.with_name(f"{out.name}.build-{os.getpid()}")
-    shutil.rmtree(work, ignore_errors=True)
-    cmd = [str(verilator_bin()), "--cc", "--exe", "--build", "-O1", "-j", "2", "--top-module", "rdma_node",
-           *PARAMS, "--output-split", "4000", "--output-split-cfuncs", "400",
-           "-Mdir", str(work), "-CFLAGS", "-O1", "-MAKEFLAGS", "OPT_FAST=-O1 OPT_SLOW=-O1",
-           *map(str, RTL), str(TB)]
-    r = subprocess.run(cmd, env=verilator_env(), check=False, capture_output=True, text=True)
-    if r.returncode != 0:  # the precompiled-header race of a parallel make: the second run finds it done
-        r = subprocess.run(cmd, env=verilator_env(), check=False, capture_output=True, text=True)
-    assert r.returncode == 0, (r.stdout + r.stderr)[-3000:]
-    try:
-        work.rename(out)
-    except OSError:  # another process installed the same model first
-        shutil.rmtree(work, ignore_errors=True)
-    return exe
+    return verilate_cached("rdma", "rdma_node", "rdma_node", [*RTL, TB], PARAMS)
 
 
 def run_tb(*args: str, timeout: int = 600) -> tuple[int, dict[str, int], str]:

@@ -4,13 +4,11 @@ its last flag, under random back-pressure and link faults; a stalled consumer ho
 router buffer (RDMA puts keep completing meanwhile), and credits are what prevents loss."""
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
-from spgen._tools import cache_dir, content_hash, verilator_bin, verilator_env
+from spgen._tools import verilate_cached
 
 pytestmark = pytest.mark.xdist_group("rdma_rtl")
 ROOT = Path(__file__).resolve().parents[2]
@@ -21,26 +19,7 @@ PARAMS = ("-GSTREAM=1", "-GMEM_BYTES=64'h100000", "-GQUEUE_DEPTH=8")
 
 def stream_model(*extra: str) -> Path:
     """The Verilated 2 x 2 torus of rdma_node with stream endpoints, cached by content."""
-    params = (*PARAMS, *extra)
-    out = cache_dir("rdma") / ("rdma_stream-" + content_hash(*[f.read_bytes() for f in [*RTL, TB]], *params))
-    exe = out / "Vrdma_node"
-    if exe.is_file():
-        return exe
-    work = out.with_name(f"{out.name}.build-{os.getpid()}")
-    shutil.rmtree(work, ignore_errors=True)
-    cmd = [str(verilator_bin()), "--cc", "--exe", "--build", "-O1", "-j", "2", "--top-module", "rdma_node",
-           *params, "--output-split", "4000", "--output-split-cfuncs", "400",
-           "-Mdir", str(work), "-CFLAGS", "-O1", "-MAKEFLAGS", "OPT_FAST=-O1 OPT_SLOW=-O1",
-           *map(str, RTL), str(TB)]
-    r = subprocess.run(cmd, env=verilator_env(), check=False, capture_output=True, text=True)
-    if r.returncode != 0:  # the precompiled-header race of a parallel make: the second run finds it done
-        r = subprocess.run(cmd, env=verilator_env(), check=False, capture_output=True, text=True)
-    assert r.returncode == 0, (r.stdout + r.stderr)[-3000:]
-    try:
-        work.rename(out)
-    except OSError:  # another process installed the same model first
-        shutil.rmtree(work, ignore_errors=True)
-    return exe
+    return verilate_cached("rdma", "rdma_stream", "rdma_node", [*RTL, TB], (*PARAMS, *extra))
 
 
 def run_stream(*args: str, model: Path | None = None) -> dict[str, int]:

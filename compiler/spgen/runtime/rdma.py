@@ -436,7 +436,7 @@ def build_rtl_cluster(*, window: int = 8, vc_buf: int = 4) -> Path:
     `window` (go-back-N replay slots) and `vc_buf` (input buffer per VC, packets) are the
     link ports' parameters (powers of 2). Cached by the content of every input.
     """
-    from .._tools import verilator_bin, verilator_env
+    from .._tools import verilate_cached
     for name, v in (("window", window), ("vc_buf", vc_buf)):
         if v < 2 or v & (v - 1) or v > 256:
             raise SpgenError(f"RTL cluster: {name} must be a power of 2 in 2..256, not {v}")
@@ -446,26 +446,9 @@ def build_rtl_cluster(*, window: int = 8, vc_buf: int = 4) -> Path:
     header = root / "runtime" / "rdma" / "include" / "afushell" / "rdma_rtl.h"
     params = (f"-GMEM_BYTES=64'h{RTL_MEM_BYTES:x}", "-GOP_TIMEOUT=400000", f"-GWINDOW={window}",
               f"-GVC_BUF={vc_buf}")
-    out = cache_dir("rdma") / ("rtl_cluster-" + content_hash(*[f.read_bytes() for f in [*rtl, shim, header]], *params))
-    lib = out / "librdma_rtl.so"
-    if lib.is_file():
-        return lib
-    work = out.with_name(f"{out.name}.build-{os.getpid()}")
-    cmd = [str(verilator_bin()), "--cc", "--exe", "--build", "-O1", "-j", "2", "--top-module", "rdma_node", *params,
-           "--output-split", "4000", "--output-split-cfuncs", "400", "-Mdir", str(work), "-o", "librdma_rtl.so",
-           "-CFLAGS", f"-O1 -fPIC -I{header.parents[1]}", "-LDFLAGS", "-shared", "-MAKEFLAGS", "OPT_FAST=-O1 OPT_SLOW=-O1",
-           *map(str, rtl), str(shim)]
-    r = subprocess.run(cmd, env=verilator_env(), check=False, capture_output=True, text=True)
-    if r.returncode != 0:  # the precompiled-header race of a parallel make: the second run finds it done
-        r = subprocess.run(cmd, env=verilator_env(), check=False, capture_output=True, text=True)
-    if r.returncode != 0:
-        raise SpgenError("building the RTL cluster failed:\n" + (r.stdout + r.stderr)[-3000:])
-    try:
-        work.rename(out)
-    except OSError:  # another process installed the same library first
-        import shutil
-        shutil.rmtree(work, ignore_errors=True)
-    return lib
+    return verilate_cached("rdma", "rtl_cluster", "rdma_node", [*rtl, shim],
+                           (*params, "-o", "librdma_rtl.so", "-CFLAGS", f"-fPIC -I{header.parents[1]}",
+                            "-LDFLAGS", "-shared"), deps=[header], output="librdma_rtl.so")
 
 
 class RTLTransfer:
