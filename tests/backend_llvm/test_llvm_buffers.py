@@ -97,3 +97,24 @@ def test_clear_buffers_keeps_held_results():
     b = emulate(g, n, ins, regs, steps=2)
     assert np.array_equal(a["v"], keep) and np.array_equal(b["v"], keep)
     assert a["v"].ctypes.data != b["v"].ctypes.data
+
+
+def test_input_forms_give_the_same_bits():
+    """Read-only, float32 and strided inputs: the same results as plain uint32 arrays
+    (the call reads addresses through a fast path for writable arrays, another for the rest)."""
+    g, n, ins, regs = _jacobi(64)
+    want = emulate(g, n, ins, regs, steps=3)
+    ro = {k: v.copy() for k, v in ins.items()}
+    for v in ro.values():
+        v.flags.writeable = False
+    wide = np.zeros((n, 2), np.uint32)
+    wide[:, 0] = ins["u"]
+    forms = [ro,
+             dict(ins, u=ins["u"].view(np.float32)),  # bit patterns in a float32 array
+             dict(ins, u=wide[:, 0])]                # a strided view: copied to contiguous
+    for form in forms:
+        got = emulate(g, n, form, regs, steps=3)
+        for k in want:
+            assert np.array_equal(got[k], want[k]), k
+    with pytest.raises(spgen.SpgenError, match="expected 4096 elements"):
+        emulate(g, n, dict(ins, u=ins["u"][:-1]), regs)

@@ -1,12 +1,14 @@
 """The emulator entry point: chained stages in one sweep, split over threads with halos."""
 from __future__ import annotations
 
+import ctypes
 import os
 import sys
 import threading
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -60,30 +62,29 @@ class _Pool:
         self._blocks: list[list[np.ndarray]] = []  # [owner array], least recently used first
         self.max_blocks, self.max_bytes = max_blocks, max_bytes
 
-    def take(self, words: int) -> np.ndarray:
-        """A 64-byte aligned uint32 array of ``words`` elements (contents undefined)."""
+    def take(self, words: int) -> tuple[np.ndarray, int]:
+        """A 64-byte aligned uint32 array of ``words`` elements (contents undefined) and
+        its address."""
         with self._lock:
             for i, e in enumerate(self._blocks):
                 # idle: referenced only by its entry and by getrefcount's argument
                 if (sys.getrefcount(e[0]) == 2 and words + 16 <= e[0].size <= 2 * words + 4096):
                     self._blocks.append(self._blocks.pop(i))  # most recently used last
-                    return _aligned(e[0], words)
+                    return e[0][e[1]:e[1] + words], e[2]
             # forget the oldest blocks beyond the budget: idle ones are freed, those a
             # caller still views go when the caller drops them
             while self._blocks and (len(self._blocks) >= self.max_blocks or 4 * (words + 16) + sum(
                     e[0].nbytes for e in self._blocks) > self.max_bytes):
                 self._blocks.pop(0)
-            self._blocks.append([np.empty(words + 16, dtype=np.uint32)])
-            return _aligned(self._blocks[-1][0], words)
+            raw = np.empty(words + 16, dtype=np.uint32)
+            at = raw.ctypes.data
+            off = (-at % 64) // 4  # words to the first 64-byte boundary
+            self._blocks.append([raw, off, at + 4 * off])
+            return raw[off:off + words], at + 4 * off
 
     def clear(self) -> None:
         with self._lock:
             self._blocks.clear()
-
-
-def _aligned(raw: np.ndarray, words: int) -> np.ndarray:
-    off = (-raw.ctypes.data % 64) // 4
-    return raw[off:off + words]
 
 
 _pool = _Pool()
@@ -94,19 +95,38 @@ def clear_buffers() -> None:
     _pool.clear()
 
 
-def _check_steps(graph: Graph, steps: int) -> dict[str, str]:
+def _check_steps(steps: int) -> None:
     if not isinstance(steps, (int, np.integer)) or isinstance(steps, bool) or steps < 1:
         raise SpgenError(f"steps must be a positive integer, got {steps!r}")
-    fb = feedback(graph)
+
+
+def _feedback(k: Kernel, steps: int) -> dict[str, str]:
+    """Input port fed by each output port (memoised per kernel); an error if ``steps > 1``
+    and the ports do not match."""
+    if "_fb" not in k.__dict__:
+        k.__dict__["_fb"] = feedback(k.plan.graph)
+    fb = k.__dict__["_fb"]
     if steps == 1:
         return fb or {}
     if fb is None:
+        graph = k.plan.graph
         fmt = lambda ps: ", ".join(f"{p.stream}.{p.name}:{p.type}" for p in ps) or "none"
         raise SpgenError(f"steps={steps} feeds the outputs of {graph.name} back as its inputs, "
                          f"so its output ports must match its input ports in number, stream "
                          f"and type, in order (inputs: {fmt(graph.inputs)}; outputs: "
                          f"{fmt([o.port for o in graph.outputs])})")
     return fb
+
+
+def _fed_rows(k: Kernel, fb: dict[str, str]) -> np.ndarray:
+    """Per input (``plan.in_slot`` order), the output row that feeds it in a cascade."""
+    if "_fed_rows" not in k.__dict__:
+        plan = k.plan
+        row = {o.port.name: i for i, o in enumerate(plan.graph.outputs)}
+        src = {i: o for o, i in fb.items()}
+        k.__dict__["_fed_rows"] = np.array([row[src[name]] for name in plan.in_slot],
+                                           dtype=np.int64)
+    return k.__dict__["_fed_rows"]
 
 
 def _default_threads() -> int:
@@ -117,7 +137,12 @@ def _default_threads() -> int:
 
 
 def _ptr(a: np.ndarray) -> int:
-    return a.ctypes.data
+    """The address of ``a``'s data. ``a.ctypes.data`` costs about 0.9 us; a call passes
+    a dozen arrays, and small streams (a 64² grid) take only tens of microseconds."""
+    try:
+        return ctypes.addressof(ctypes.c_char.from_buffer(a))
+    except (TypeError, ValueError):  # read-only or empty
+        return a.ctypes.data
 
 
 class _Sweep:
@@ -127,29 +152,26 @@ class _Sweep:
     and the slice ``[a, b)``: that part is built once (``_Template``) and copied.
     """
 
-    def __init__(self, k: Kernel, n: int, in_ptrs: np.ndarray, out_ptr: int, stages: int,
-                 layout: tuple, a: int, b: int, fb: dict[str, str]):
+    def __init__(self, t: _Template, in_ptrs: np.ndarray, out_ptr: int, ring_words: int):
         """``in_ptrs``: input addresses in ``plan.in_slot`` order; ``out_ptr``: the output
         block (rows of ``_out_cols(n)`` words in ``graph.outputs`` order)."""
-        t = _template(k, n, stages, layout, a, b, fb)
         # every ring of this sweep in one pooled block; a ring is written before it is
         # read wherever the result depends on it, so its initial contents do not matter
-        block = _pool.take(max(1, layout[3]))
-        self.keep = [block]
+        self.keep, ring_ptr = _pool.take(ring_words)
         tab = t.tab.copy()
-        tab[t.ring_at] = _ptr(block) + t.ring_bytes
+        tab[t.ring_at] = ring_ptr + t.ring_bytes
         tab[t.in_at] = in_ptrs[t.in_src]
         tab[t.out_at] = out_ptr + t.out_bytes
         self.tab = tab
-        base = _ptr(tab)
-        self.args = (*(base + x for x in t.args), stages, t.t0, t.t1)
         # block classes of the chunks, found by the first stage, reused by the later ones
         # (calloc: pages of chunks that no specialised loop tests are never touched)
-        self.cls = np.zeros(cls_bytes(k.plan, n), dtype=np.uint8)
+        self.cls = np.zeros(t.cls_bytes, dtype=np.uint8)
+        base = _ptr(tab)
+        self.args = (*(base + x for x in t.args), t.stages, t.t0, t.t1, t.n)
 
-    def run(self, k: Kernel, n: int, regs: np.ndarray, flags: int) -> None:
+    def run(self, k: Kernel, flags: int, regs_ptr: int) -> None:
         """Run the sweep (once: it advances the offsets in its table)."""
-        k.run(*self.args, n, flags, _ptr(regs), _ptr(self.cls))
+        k.run(*self.args, flags, regs_ptr, _ptr(self.cls))
 
 
 class _Template:
@@ -159,6 +181,8 @@ class _Template:
     def __init__(self, k: Kernel, n: int, stages: int, layout: tuple, a: int, b: int,
                  fb: dict[str, str]):
         plan = k.plan
+        self.n, self.stages = n, stages
+        self.cls_bytes = cls_bytes(plan, n)
         lag, ring_off, ring_mod, _words = layout
         # buffer of (stage, slot): a ring (word offset >= 0), an input array (stage 0),
         # the output arrays (last stage), or the next stage's input ring (other stages)
@@ -279,32 +303,59 @@ def _feed(plan, fb: dict[str, str]) -> dict[int, int]:
     return {plan.in_slot[i]: plan.out_slot[o] for o, i in fb.items()}
 
 
-def _sweep(k: Kernel, n: int, ins: dict[str, np.ndarray], stages: int, regs: np.ndarray,
-           threads: int, fb: dict[str, str]) -> dict[str, np.ndarray]:
-    plan = k.plan
-    feed = _feed(plan, fb)
-    layout = _layout(k, stages, feed)
-    cols = _out_cols(n)
-    block = _pool.take(cols * len(plan.graph.outputs))
-    # output slots are numbered in the order of graph.outputs (plan.out_slot)
-    outs = {o.port.name: block[i * cols:i * cols + n] for i, o in enumerate(plan.graph.outputs)}
-    t = max(1, min(threads, (n * stages) // _MIN_PER_THREAD, n // (4 * CHUNK) or 1))
-    bounds = [n * i // t for i in range(t + 1)]
-    in_ptrs = np.array([_ptr(ins[name]) for name in plan.in_slot], dtype=np.int64)
-    out_ptr = _ptr(block)
-    sweeps = [_Sweep(k, n, in_ptrs, out_ptr, stages, layout, bounds[i], bounds[i + 1], fb)
-              for i in range(t)]
-    nt = int(4 * cols * len(outs) >= _STREAM_BYTES)  # flag bit 0: streaming stores
-    nt |= 2 * (stages >= _SPEC_STAGES)  # bit 1: the specialised loops (_spec)
-    if t == 1:
-        sweeps[0].run(k, n, regs, nt)
+class _Group(NamedTuple):
+    """One fused sweep of a call: what it needs besides the call's arrays."""
+
+    stages: int
+    templates: list  # one _Template per thread's slice
+    ring_words: int
+    flags: int  # bit 0: streaming stores; bit 1: the specialised loops (_spec)
+
+
+def _groups(k: Kernel, n: int, steps: int, threads: int, group: int,
+            fb: dict[str, str]) -> list[_Group]:
+    """The sweeps of a call, memoised: on small streams (a 64² grid, tens of
+    microseconds per step) rebuilding them each call cost as much as the sweep."""
+    key = (n, steps, threads, group)
+    memo = k.__dict__.setdefault("_groups", {})
+    out = memo.get(key)
+    if out is None:
+        plan = k.plan
+        feed = _feed(plan, fb)
+        out_bytes = 4 * _out_cols(n) * len(plan.graph.outputs)
+        out, left = [], steps
+        while left:
+            stages = min(left, group)
+            left -= stages
+            layout = _layout(k, stages, feed)
+            t = max(1, min(threads, (n * stages) // _MIN_PER_THREAD, n // (4 * CHUNK) or 1))
+            bounds = [n * i // t for i in range(t + 1)]
+            flags = int(out_bytes >= _STREAM_BYTES) | 2 * (stages >= _SPEC_STAGES)
+            out.append(_Group(stages, [_template(k, n, stages, layout, bounds[i], bounds[i + 1], fb)
+                                       for i in range(t)], max(1, layout[3]), flags))
+        if len(memo) > 64:
+            memo.clear()
+        memo[key] = out
+    return out
+
+
+def _sweep(k: Kernel, n: int, in_ptrs: np.ndarray, grp: _Group, regs_ptr: int
+           ) -> tuple[np.ndarray, int]:
+    """Run one fused group over inputs at ``in_ptrs`` (``plan.in_slot`` order); returns
+    the output block (rows of ``_out_cols(n)`` words, ``graph.outputs`` order) and its
+    address."""
+    block, out_ptr = _pool.take(_out_cols(n) * len(k.plan.graph.outputs))
+    sweeps = [_Sweep(t, in_ptrs, out_ptr, grp.ring_words) for t in grp.templates]
+    if len(sweeps) == 1:
+        sweeps[0].run(k, grp.flags, regs_ptr)
     else:
         # the calling thread takes the first slice, pooled workers the others
-        futs = [_workers(t - 1).submit(s.run, k, n, regs, nt) for s in sweeps[1:]]
-        sweeps[0].run(k, n, regs, nt)
+        futs = [_workers(len(sweeps) - 1).submit(s.run, k, grp.flags, regs_ptr)
+                for s in sweeps[1:]]
+        sweeps[0].run(k, grp.flags, regs_ptr)
         for f in futs:
             f.result()
-    return outs
+    return block, out_ptr
 
 
 _workers_lock = threading.Lock()
@@ -354,26 +405,38 @@ def emulate(graph: Graph, n: int, inputs: Mapping[str, np.ndarray], regs: Mappin
     -------
     ``{output port name: uint32 array of n bit patterns}``.
     """
-    fb = _check_steps(graph, steps)
+    _check_steps(steps)
     if threads is not None and (not isinstance(threads, (int, np.integer)) or threads < 1):
         raise SpgenError(f"threads must be a positive integer, got {threads!r}")
     k = get_kernel(graph, ftz)
+    fb = _feedback(k, steps)
     if n == 0:
         return {o.port.name: np.zeros(0, dtype=np.uint32) for o in graph.outputs}
-    cur: dict[str, np.ndarray] = {}
-    for p in graph.inputs:
-        arr = np.ascontiguousarray(np.asarray(inputs[p.name]).view(np.uint32))
-        if arr.shape != (n,):
-            raise SpgenError(f"input {p.name!r}: expected {n} elements, got shape {arr.shape}")
-        cur[p.name] = arr
+    plan = k.plan
+    cur = [_as_bits(inputs, name, n) for name in plan.in_slot]
+    in_ptrs = np.array([_ptr(a) for a in cur], dtype=np.int64)
     reg_arr = np.array([regs[r.name] & 0xFFFFFFFF for r in graph.regs] or [0], dtype=np.uint32)
-    nthreads = threads or _default_threads()
+    reg_ptr = _ptr(reg_arr)
     g = 1 if not fuse else (group or _group_size(k, steps, fb))
-    left = steps
-    while True:
-        s = min(left, g)
-        out = _sweep(k, n, cur, s, reg_arr, nthreads, fb)
-        left -= s
-        if not left:
-            return out
-        cur = {fb[name]: arr for name, arr in out.items()}
+    groups = _groups(k, n, steps, threads or _default_threads(), g, fb)
+    for grp in groups:
+        block, out_ptr = _sweep(k, n, in_ptrs, grp, reg_ptr)
+        if grp is not groups[-1]:
+            # the outputs feed the next group's inputs (by position, see feedback)
+            in_ptrs = out_ptr + 4 * _out_cols(n) * _fed_rows(k, fb)
+    cols = _out_cols(n)
+    # output slots are numbered in the order of graph.outputs (plan.out_slot)
+    return {o.port.name: block[i * cols:i * cols + n] for i, o in enumerate(plan.graph.outputs)}
+
+
+_U32 = np.dtype(np.uint32)
+
+
+def _as_bits(inputs: Mapping[str, np.ndarray], name: str, n: int) -> np.ndarray:
+    """Input ``name`` as a contiguous uint32 array of ``n`` bit patterns."""
+    arr = inputs[name]
+    if not (type(arr) is np.ndarray and arr.dtype is _U32 and arr.flags.c_contiguous):
+        arr = np.ascontiguousarray(np.asarray(arr).view(np.uint32))
+    if arr.shape != (n,):
+        raise SpgenError(f"input {name!r}: expected {n} elements, got shape {arr.shape}")
+    return arr
