@@ -517,14 +517,34 @@ def _edge_fn(mod: ir.Module, em: _Emitter, plan: Plan, p: int) -> ir.Function:
     wring = fn.args[2 * nr + nw + 6:2 * (nr + nw) + 6]
     regv = {r.name: fn.args[2 * (nr + nw) + 6 + k] for k, r in enumerate(regs)}
     b = ir.IRBuilder(fn.append_basic_block("entry"))
-    zero64 = ir.Constant(I64, 0)
+    zero64, c = ir.Constant(I64, 0), ir.Constant(I64, CHUNK)
+
+    def window(lo: ir.Value, hi: ir.Value) -> tuple[ir.Value, ir.Value]:
+        """The chunk-relative range [lo, hi) clamped to [0, CHUNK], as (start, length) in
+        32 bits: the loop then tests ``i - start <u length``, one 32-bit compare per lane
+        (64-bit positions cost two compares of two vectors each per read: the checked
+        loop was twice as slow per chunk as the fast one)."""
+        clamp = lambda v: b.select(b.icmp_signed("<", v, zero64), zero64,
+                                   b.select(b.icmp_signed(">", v, c), c, v))
+        lo, hi = clamp(lo), clamp(hi)  # clamping keeps lo <= hi
+        return b.trunc(lo, I32), b.trunc(b.sub(hi, lo), I32)
+
+    # element s + i reads position s + i - d: inside the stream for d - s <= i < N - s + d
+    inside = {(slot, d): window(b.sub(ir.Constant(I64, d), s),
+                                b.add(b.sub(n_el, s), ir.Constant(I64, d)))
+              for slot, d in reads + [(-1, n.attrs["offset"]) for n in plan.compute[p]
+                                      if n.op == "shift" and n.args[0].op in ("const", "reg")]}
+    wrange = window(b.sub(wlo, s), b.sub(whi, s))
+
+    def within(b: ir.IRBuilder, i32: ir.Value, rng: tuple[ir.Value, ir.Value]) -> ir.Value:
+        return b.icmp_unsigned("<", b.sub(i32, rng[0]), rng[1])
 
     def body(b: ir.IRBuilder, i: ir.Value) -> None:
         e = b.add(s, i)
+        i32 = b.trunc(i, I32)
 
         def read(b: ir.IRBuilder, slot: int, d: int):
-            idx = b.sub(e, ir.Constant(I64, d))
-            inb = b.and_(b.icmp_signed(">=", idx, zero64), b.icmp_signed("<", idx, n_el))
+            inb = within(b, i32, inside[(slot, d)])
             if slot < 0:
                 return None, inb
             pre = b.block
@@ -541,7 +561,7 @@ def _edge_fn(mod: ir.Module, em: _Emitter, plan: Plan, p: int) -> ir.Function:
             return phi, (inb if d != 0 else None)
 
         val = em.element(b, p, read, regv, e)
-        inw = b.and_(b.icmp_signed(">=", e, wlo), b.icmp_signed("<", e, whi))
+        inw = within(b, i32, wrange)
         for k, (slot, n) in enumerate(stores):
             v = val[n] if n in val else em_get_source(b, n, plan, p, read, regv)
             bits = _to_bits(b, v, n.type)
@@ -591,6 +611,7 @@ def _phase_fn(mod: ir.Module, em: _Emitter, plan: Plan, p: int, fast: tuple,
         return b.gep(base, [off]), m, b.icmp_signed("!=", m, ir.Constant(I64, NO_RING)), off
 
     reads, stores = plan.reads[p], plan.stores[p]
+    general = mod.globals.get(f"spg_gen{p}") or _run_fn(mod, em, plan, p, f"spg_gen{p}")
     rd = [at(slot, d, k) for k, (slot, d) in enumerate(reads)]
     wr = [at(slot, 0, len(reads) + k) for k, (slot, _n) in enumerate(stores)]
     ptrs = [x[0] for x in rd + wr]
@@ -630,8 +651,27 @@ def _phase_fn(mod: ir.Module, em: _Emitter, plan: Plan, p: int, fast: tuple,
                     with o2:
                         call(fast)
         with otherwise:
-            b.call(edge, ptrs + [b.sub(e0, s), b.sub(e1, s), s, n_el, wlo, whi]
-                   + [x[2] for x in rd + wr] + regv)
+            # a chunk at a stream end: the elements whose reads are all inside the
+            # stream (and whose outputs are inside the slice) take the general loop
+            # without checks, whole blocks of SUB; the rest the checked loop
+            i0, i1 = b.sub(e0, s), b.sub(e1, s)
+            tail = [s, n_el, wlo, whi] + [x[2] for x in rd + wr] + regv
+            smax = lambda x, y: b.select(b.icmp_signed(">", x, y), x, y)
+            smin = lambda x, y: b.select(b.icmp_signed("<", x, y), x, y)
+            lo = smax(i0, b.sub(ir.Constant(I64, plan.dmax[p]), s))
+            hi = smin(i1, b.add(b.sub(n_el, s), ir.Constant(I64, plan.dmin[p])))
+            if has_out:
+                lo, hi = smax(lo, b.sub(wlo, s)), smin(hi, b.sub(whi, s))
+            sh = ir.Constant(I64, _spec.SUB.bit_length() - 1)
+            blo = b.ashr(b.add(lo, ir.Constant(I64, _spec.SUB - 1)), sh)  # ceil(lo / SUB)
+            bhi = b.ashr(hi, sh)
+            with b.if_else(b.icmp_signed("<", blo, bhi)) as (t4, o4):
+                with t4:
+                    b.call(edge, ptrs + [i0, b.shl(blo, sh)] + tail)
+                    b.call(general, ptrs + regv + [blo, bhi])
+                    b.call(edge, ptrs + [b.shl(bhi, sh), i1] + tail)
+                with o4:
+                    b.call(edge, ptrs + [i0, i1] + tail)
 
     # rings keep a copy of their first chunk after their end, so chunk reads never wrap
     for ptr, m, ring, off in wr:
