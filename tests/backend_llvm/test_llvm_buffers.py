@@ -118,3 +118,21 @@ def test_input_forms_give_the_same_bits():
             assert np.array_equal(got[k], want[k]), k
     with pytest.raises(spgen.SpgenError, match="expected 4096 elements"):
         emulate(g, n, dict(ins, u=ins["u"][:-1]), regs)
+
+
+def test_settings_reach_every_call(monkeypatch):
+    """The streaming-store threshold and the stages that specialise are read per call
+    (the call's other set-up is memoised): tests that force either path must get it."""
+    from spgen.backend.llvm import _run
+
+    g, n, ins, regs = _jacobi(64)
+    seen = []
+    real = _run._Sweep.run
+    monkeypatch.setattr(_run._Sweep, "run",
+                        lambda self, k, flags, regs_ptr: (seen.append(flags),
+                                                          real(self, k, flags, regs_ptr)))
+    for stream, spec in ((1 << 62, 99), (0, 99), (1 << 62, 1), (0, 1)):
+        monkeypatch.setattr(_run, "_STREAM_BYTES", stream)
+        monkeypatch.setattr(_run, "_SPEC_STAGES", spec)
+        emulate(g, n, ins, regs, steps=2)
+    assert seen == [0, 1, 2, 3]

@@ -309,7 +309,6 @@ class _Group(NamedTuple):
     stages: int
     templates: list  # one _Template per thread's slice
     ring_words: int
-    flags: int  # bit 0: streaming stores; bit 1: the specialised loops (_spec)
 
 
 def _groups(k: Kernel, n: int, steps: int, threads: int, group: int,
@@ -322,7 +321,6 @@ def _groups(k: Kernel, n: int, steps: int, threads: int, group: int,
     if out is None:
         plan = k.plan
         feed = _feed(plan, fb)
-        out_bytes = 4 * _out_cols(n) * len(plan.graph.outputs)
         out, left = [], steps
         while left:
             stages = min(left, group)
@@ -330,9 +328,8 @@ def _groups(k: Kernel, n: int, steps: int, threads: int, group: int,
             layout = _layout(k, stages, feed)
             t = max(1, min(threads, (n * stages) // _MIN_PER_THREAD, n // (4 * CHUNK) or 1))
             bounds = [n * i // t for i in range(t + 1)]
-            flags = int(out_bytes >= _STREAM_BYTES) | 2 * (stages >= _SPEC_STAGES)
             out.append(_Group(stages, [_template(k, n, stages, layout, bounds[i], bounds[i + 1], fb)
-                                       for i in range(t)], max(1, layout[3]), flags))
+                                       for i in range(t)], max(1, layout[3])))
         if len(memo) > 64:
             memo.clear()
         memo[key] = out
@@ -344,15 +341,19 @@ def _sweep(k: Kernel, n: int, in_ptrs: np.ndarray, grp: _Group, regs_ptr: int
     """Run one fused group over inputs at ``in_ptrs`` (``plan.in_slot`` order); returns
     the output block (rows of ``_out_cols(n)`` words, ``graph.outputs`` order) and its
     address."""
-    block, out_ptr = _pool.take(_out_cols(n) * len(k.plan.graph.outputs))
+    words = _out_cols(n) * len(k.plan.graph.outputs)
+    block, out_ptr = _pool.take(words)
     sweeps = [_Sweep(t, in_ptrs, out_ptr, grp.ring_words) for t in grp.templates]
+    # bit 0: streaming stores; bit 1: the specialised loops (_spec). Read per call, not
+    # memoised with the group: both thresholds are module settings tests change.
+    flags = int(4 * words >= _STREAM_BYTES) | 2 * (grp.stages >= _SPEC_STAGES)
     if len(sweeps) == 1:
-        sweeps[0].run(k, grp.flags, regs_ptr)
+        sweeps[0].run(k, flags, regs_ptr)
     else:
         # the calling thread takes the first slice, pooled workers the others
-        futs = [_workers(len(sweeps) - 1).submit(s.run, k, grp.flags, regs_ptr)
+        futs = [_workers(len(sweeps) - 1).submit(s.run, k, flags, regs_ptr)
                 for s in sweeps[1:]]
-        sweeps[0].run(k, grp.flags, regs_ptr)
+        sweeps[0].run(k, flags, regs_ptr)
         for f in futs:
             f.result()
     return block, out_ptr
