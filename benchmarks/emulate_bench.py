@@ -228,25 +228,41 @@ def _table(rows, bw) -> str:
 
 
 def _versus(rows) -> str:
-    """emulate / lbmpy per CPU-second (median), same grid, steps and threads."""
-    lb = {(r["grid"], r["threads"], r["steps"]): r for r in rows
-          if r["impl"] == "lbmpy" and r["melem_s"] is not None}
-    base = {(r["grid"], r["threads"], r["steps"]): r for r in rows
-            if r["impl"] == BASE and r["core"] == "lbm_d2q9"}
-    out = ["| grid | threads | steps | emulate | lbmpy | emulate / lbmpy | goal |"
-           + (" no spec. | no spec. / lbmpy | emulate / no spec. |" if base else ""),
-           "|---|---|---|---:|---:|---:|---|" + ("---:|---:|---:|" if base else "")]
+    """emulate / lbmpy per CPU-second (median), same grid, steps and threads.
+
+    With several runs (``--runs``) the figures are the medians over the runs, with the
+    range of the ratio and in how many runs the goal held.
+    """
+    key = lambda r: (r["grid"], r["threads"], r["steps"])
+    runs = sorted({r.get("run", 0) for r in rows})
+    per: dict[tuple, dict[str, list[float]]] = {}
     for r in rows:
-        key = (r["grid"], r["threads"], r["steps"])
-        if r["core"] != "lbm_d2q9" or r["impl"] != "spgen emulate" or key not in lb:
+        if r["core"] != "lbm_d2q9" or r.get("melem_cpu_s") is None:
             continue
-        e, x = r["melem_cpu_s"], lb[key]["melem_cpu_s"]
+        if r["impl"] in ("spgen emulate", "lbmpy", BASE):
+            per.setdefault(key(r), {}).setdefault(r["impl"], []).append(r["melem_cpu_s"])
+    base = any(BASE in v for v in per.values())
+    many = len(runs) > 1
+    out = ["| grid | threads | steps | emulate | lbmpy | emulate / lbmpy |"
+           + (" range | goal held in |" if many else "") + " goal |"
+           + (" no spec. | no spec. / lbmpy | emulate / no spec. |" if base else ""),
+           "|---|---|---|---:|---:|---:|" + ("---|---:|" if many else "") + "---|"
+           + ("---:|---:|---:|" if base else "")]
+    for k in sorted(per):
+        v = per[k]
+        if "spgen emulate" not in v or "lbmpy" not in v or len(v["spgen emulate"]) != len(v["lbmpy"]):
+            continue
+        ratios = [e / x for e, x in zip(v["spgen emulate"], v["lbmpy"])]
         # goal (issue 5): >= lbmpy per step for one step, > lbmpy for cascades
-        met = e >= x if r["steps"] == 1 else e > x
-        line = (f"| {r['grid']}² | {r['threads']} | {r['steps']} | {e:,.0f} | {x:,.0f} "
-                f"| {e / x:.2f} | {'met' if met else 'not met'} |")
-        if key in base:
-            o = base[key]["melem_cpu_s"]
+        ok = [q >= 1 if k[2] == 1 else q > 1 for q in ratios]
+        med = float(np.median(ratios))
+        e, x = float(np.median(v["spgen emulate"])), float(np.median(v["lbmpy"]))
+        line = f"| {k[0]}² | {k[1]} | {k[2]} | {e:,.0f} | {x:,.0f} | {med:.2f} |"
+        if many:
+            line += f" {min(ratios):.2f}-{max(ratios):.2f} | {sum(ok)} of {len(ok)} |"
+        line += f" {'met' if (med >= 1 if k[2] == 1 else med > 1) else 'not met'} |"
+        if base and BASE in v:
+            o = float(np.median(v[BASE]))
             line += f" {o:,.0f} | {o / x:.2f} | {e / o:.2f} |"
         out.append(line)
     return "\n".join(out)
@@ -275,8 +291,13 @@ def main(argv=None) -> int:
                     help="benchmark one core only")
     ap.add_argument("--baseline", action="store_true",
                     help="also time emulate with select specialisation off, interleaved")
+    ap.add_argument("--runs", type=int, default=1,
+                    help="repeat the whole measurement; the goal table then gives medians "
+                         "over the runs and the range of the ratios (for noisy machines)")
     ap.add_argument("--json", default=str(ROOT / "benchmarks/emulate_bench.json"))
     a = ap.parse_args(argv)
+    if a.runs < 1:
+        ap.error("--runs must be at least 1")
     ncpu = len(os.sched_getaffinity(0))
     threads = [int(x) for x in a.threads.split(",")] if a.threads else sorted({1, ncpu})
     lthreads = [int(x) for x in a.lbmpy_threads.split(",")] if a.lbmpy_threads else threads
@@ -294,15 +315,20 @@ def main(argv=None) -> int:
                 "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
         Path(a.json).write_text(json.dumps(info, indent=1))
 
-    for w in grids:
-        rows += bench_jacobi(w, threads, steps, a.reps, a.baseline)
-        print(_table(rows[-1:], bw).splitlines()[2], file=sys.stderr, flush=True)
-        save()
-    for w in lgrids:
-        rows += bench_lbm(w, threads, steps, a.reps, not a.no_lbmpy, lthreads, a.baseline)
-        print(_table(rows[-1:], bw).splitlines()[2], file=sys.stderr, flush=True)
-        save()
-    print(_table(rows, bw))
+    for run in range(a.runs):
+        first = len(rows)
+        for w in grids:
+            rows += [dict(r, run=run) for r in bench_jacobi(w, threads, steps, a.reps, a.baseline)]
+            print(_table(rows[-1:], bw).splitlines()[2], file=sys.stderr, flush=True)
+            save()
+        for w in lgrids:
+            rows += [dict(r, run=run) for r in bench_lbm(w, threads, steps, a.reps, not a.no_lbmpy,
+                                                         lthreads, a.baseline)]
+            print(_table(rows[-1:], bw).splitlines()[2], file=sys.stderr, flush=True)
+            save()
+        if a.runs > 1:
+            print(f"\nRun {run + 1} of {a.runs}:")
+        print(_table(rows[first:], bw))
     vs = _versus(rows)
     if vs.count("\n") > 1:
         print("\n" + vs)

@@ -37,11 +37,13 @@ def _block_kinds(attr: np.ndarray) -> set[str]:
     kinds = set()
     for s in range(CHUNK, n - CHUNK, SUB):  # chunks away from the stream ends
         idx = np.arange(s, s + SUB)
-        near = np.concatenate([idx + d for d in (0, 1, -1, W, -W, W + 1, W - 1, -W - 1, 1 - W)])
-        if np.all(a[near] == 0):
+        nbr = np.concatenate([idx + d for d in (1, -1, W, -W, W + 1, W - 1, -W - 1, 1 - W)])
+        if np.all(a[idx] == 0) and np.all(a[nbr] == 0):
             kinds.add("fluid")
         elif np.all(a[idx] != 0):
             kinds.add("solid")
+        elif np.all(a[nbr] != 2):
+            kinds.add("wall")  # fluid cells next to resting walls only
         else:
             kinds.add("general")
     return kinds
@@ -64,15 +66,20 @@ def lbm():
     return d.graph, n, ins, regs, attr
 
 
-def test_lbm_core_gets_a_fluid_and_a_solid_loop(lbm):
+def test_lbm_core_gets_fluid_solid_and_wall_loops(lbm):
     g = lbm[0]
     plan = make_plan(g)
     variants = _spec.spec_variants(plan, 0)
-    assert [v for v, _c, _l in variants] == [False, True]
-    solid, fluid = variants
+    assert [v for v, _c, _l in variants] == [False, True, False]
+    solid, fluid, wall = variants
     assert len(solid[1]) == 1 and len(fluid[1]) == 9  # (attr & 3) == 0 here and at 8 neighbours
     assert len(fluid[2]) < len(plan.compute[0]) * 0.7  # no bounce-back or moving-wall work
-    assert _block_kinds(lbm[4]) == {"fluid", "solid", "general"}
+    # blocks at a resting wall: "neighbour is a moving wall" false at all 8 neighbours,
+    # bounce-back kept, the moving-wall terms (the density sum and its products) dropped
+    assert len(wall[1]) == 8 and len(fluid[2]) < len(wall[2]) < len(plan.compute[0])
+    dropped = set(plan.compute[0]) - wall[2]
+    assert sum(n.op == "fadd" for n in dropped) >= 8  # the density sum rs = f0 + ... + f8
+    assert _block_kinds(lbm[4]) == {"fluid", "solid", "wall", "general"}
 
 
 def _reference(g, n, ins, regs, steps, ftz):

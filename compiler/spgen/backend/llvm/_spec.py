@@ -83,23 +83,45 @@ def spec_variants(plan: Plan, p: int) -> list[tuple[bool, list[Node], set[Node]]
     if not conds:
         return []
     roots = [n for _slot, n in plan.stores[p]]
+    inner = _inner_selects(plan, p, roots, cheap)
     out = []
-    for value in (True, False):
+    # all true, all false, and the inner selects false (the outer ones left general)
+    for value, assumed in ((True, None), (False, None), (False, inner)):
         used: list[Node] = []
 
-        def taken(n: Node, value=value, used=used):
-            if n.op == "select" and n.args[0] in cheap and cheap[n.args[0]]:
+        def taken(n: Node, value=value, assumed=assumed, used=used):
+            if (n.op == "select" and cheap.get(n.args[0])
+                    and (assumed is None or n in assumed)):
                 if n.args[0] not in used:
                     used.append(n.args[0])
                 return [n.args[1] if value else n.args[2]]
             return None
 
+        if assumed is not None and not assumed:
+            continue
         live = cone(plan, p, roots, taken)
         # worth a loop only if it drops real (float) work, not just the selects
         if used and _work(comp - live) >= max(3, total // 10):
             out.append((value, used, live))
     out.sort(key=lambda v: len(v[2]))
     return out
+
+
+def _inner_selects(plan: Plan, p: int, roots, cheap: dict[Node, bool]) -> set[Node]:
+    """Cheap-condition selects used only as the false side of other cheap-condition
+    selects: the rarer case behind a common test (LBM: "moving wall?" inside "is the
+    neighbour fluid?"). The blocks at a wall mix the outer tests lane by lane, but
+    there the inner ones are usually all false: a loop assuming just that skips the
+    work behind them (LBM: the moving-wall terms) where the all-true and all-false
+    loops cannot run."""
+    users: dict[Node, list[tuple[Node, int]]] = {}
+    for n in plan.compute[p]:
+        for i, a in enumerate(n.args):
+            users.setdefault(a, []).append((n, i))
+    stored = set(roots)
+    return {n for n in plan.compute[p]
+            if n.op == "select" and cheap.get(n.args[0]) and n not in stored and users.get(n)
+            and all(u.op == "select" and i == 2 and cheap.get(u.args[0]) for u, i in users[n])}
 
 
 def stage_invariant(plan: Plan, p: int, conds: list[Node]) -> bool:
