@@ -136,11 +136,14 @@ def _default_threads() -> int:
         return os.cpu_count() or 1
 
 
+_addressof, _char_at = ctypes.addressof, ctypes.c_char.from_buffer
+
+
 def _ptr(a: np.ndarray) -> int:
     """The address of ``a``'s data. ``a.ctypes.data`` costs about 0.9 us; a call passes
     a dozen arrays, and small streams (a 64² grid) take only tens of microseconds."""
     try:
-        return ctypes.addressof(ctypes.c_char.from_buffer(a))
+        return _addressof(_char_at(a))
     except (TypeError, ValueError):  # read-only or empty
         return a.ctypes.data
 
@@ -158,20 +161,29 @@ class _Sweep:
         # every ring of this sweep in one pooled block; a ring is written before it is
         # read wherever the result depends on it, so its initial contents do not matter
         self.keep, ring_ptr = _pool.take(ring_words)
-        tab = t.tab.copy()
-        tab[t.ring_at] = ring_ptr + t.ring_bytes
-        tab[t.in_at] = in_ptrs[t.in_src]
-        tab[t.out_at] = out_ptr + t.out_bytes
+        # the pool usually hands out the same blocks and callers pass the same arrays
+        # again: the template keeps its last filled-in table
+        key = (ring_ptr, out_ptr, in_ptrs.tobytes())
+        last = t.last
+        if last is not None and last[0] == key:
+            tab = last[1].copy()
+        else:
+            tab = t.tab.copy()
+            tab[t.ring_at] = ring_ptr + t.ring_bytes
+            tab[t.in_at] = in_ptrs[t.in_src]
+            tab[t.out_at] = out_ptr + t.out_bytes
+            t.last = (key, tab.copy())
         self.tab = tab
         # block classes of the chunks, found by the first stage, reused by the later ones
         # (calloc: pages of chunks that no specialised loop tests are never touched)
         self.cls = np.zeros(t.cls_bytes, dtype=np.uint8)
         base = _ptr(tab)
         self.args = (*(base + x for x in t.args), t.stages, t.t0, t.t1, t.n)
+        self.cls_ptr = _ptr(self.cls)
 
     def run(self, k: Kernel, flags: int, regs_ptr: int) -> None:
         """Run the sweep (once: it advances the offsets in its table)."""
-        k.run(*self.args, flags, regs_ptr, _ptr(self.cls))
+        k.run(*self.args, flags, regs_ptr, self.cls_ptr)
 
 
 class _Template:
@@ -183,6 +195,7 @@ class _Template:
         plan = k.plan
         self.n, self.stages = n, stages
         self.cls_bytes = cls_bytes(plan, n)
+        self.last = None  # (addresses, table filled in with them) of the latest call
         lag, ring_off, ring_mod, _words = layout
         # buffer of (stage, slot): a ring (word offset >= 0), an input array (stage 0),
         # the output arrays (last stage), or the next stage's input ring (other stages)
@@ -311,14 +324,15 @@ class _Group(NamedTuple):
     ring_words: int
 
 
-def _groups(k: Kernel, n: int, steps: int, threads: int, group: int,
+def _groups(k: Kernel, n: int, steps: int, threads: int, group: int | None, fuse: bool,
             fb: dict[str, str]) -> list[_Group]:
     """The sweeps of a call, memoised: on small streams (a 64² grid, tens of
     microseconds per step) rebuilding them each call cost as much as the sweep."""
-    key = (n, steps, threads, group)
+    key = (n, steps, threads, group, fuse)
     memo = k.__dict__.setdefault("_groups", {})
     out = memo.get(key)
     if out is None:
+        group = 1 if not fuse else (group or _group_size(k, steps, fb))
         plan = k.plan
         feed = _feed(plan, fb)
         out, left = [], steps
@@ -414,30 +428,51 @@ def emulate(graph: Graph, n: int, inputs: Mapping[str, np.ndarray], regs: Mappin
     if n == 0:
         return {o.port.name: np.zeros(0, dtype=np.uint32) for o in graph.outputs}
     plan = k.plan
-    cur = [_as_bits(inputs, name, n) for name in plan.in_slot]
-    in_ptrs = np.array([_ptr(a) for a in cur], dtype=np.int64)
-    reg_arr = np.array([regs[r.name] & 0xFFFFFFFF for r in graph.regs] or [0], dtype=np.uint32)
-    reg_ptr = _ptr(reg_arr)
-    g = 1 if not fuse else (group or _group_size(k, steps, fb))
-    groups = _groups(k, n, steps, threads or _default_threads(), g, fb)
+    cur, in_ptrs = _input_bits(plan, inputs, n)  # cur: kept alive for the sweeps
+    reg_ptr = _regs_ptr(k, regs)
+    groups = _groups(k, n, steps, threads or _default_threads(), group, fuse, fb)
     for grp in groups:
         block, out_ptr = _sweep(k, n, in_ptrs, grp, reg_ptr)
         if grp is not groups[-1]:
             # the outputs feed the next group's inputs (by position, see feedback)
             in_ptrs = out_ptr + 4 * _out_cols(n) * _fed_rows(k, fb)
-    cols = _out_cols(n)
-    # output slots are numbered in the order of graph.outputs (plan.out_slot)
-    return {o.port.name: block[i * cols:i * cols + n] for i, o in enumerate(plan.graph.outputs)}
+    # output slots are numbered in the order of graph.outputs (plan.out_slot); the rows
+    # of a 2-D view are views of the pooled block, as the pool's reuse test expects
+    rows = block.reshape(len(plan.graph.outputs), _out_cols(n))[:, :n]
+    return dict(zip(k.__dict__["_out_names"], rows))
+
+
+def _regs_ptr(k: Kernel, regs: Mapping[str, int]) -> int:
+    """Address of the register values in a kernel-owned array (memoised per value set:
+    building one costs more than the 64² sweep's own set-up)."""
+    names = k.__dict__.get("_reg_names")
+    if names is None:
+        names = k.__dict__["_reg_names"] = [r.name for r in k.plan.graph.regs]
+        k.__dict__["_out_names"] = [o.port.name for o in k.plan.graph.outputs]
+    key = tuple([regs[name] & 0xFFFFFFFF for name in names])
+    memo = k.__dict__.setdefault("_regs", {})
+    hit = memo.get(key)
+    if hit is None:
+        if len(memo) > 64:
+            memo.clear()
+        arr = np.array(key or (0,), dtype=np.uint32)
+        hit = memo[key] = (arr, _ptr(arr))
+    return hit[1]
 
 
 _U32 = np.dtype(np.uint32)
 
 
-def _as_bits(inputs: Mapping[str, np.ndarray], name: str, n: int) -> np.ndarray:
-    """Input ``name`` as a contiguous uint32 array of ``n`` bit patterns."""
-    arr = inputs[name]
-    if not (type(arr) is np.ndarray and arr.dtype is _U32 and arr.flags.c_contiguous):
-        arr = np.ascontiguousarray(np.asarray(arr).view(np.uint32))
-    if arr.shape != (n,):
-        raise SpgenError(f"input {name!r}: expected {n} elements, got shape {arr.shape}")
-    return arr
+def _input_bits(plan, inputs: Mapping[str, np.ndarray], n: int) -> tuple[list, np.ndarray]:
+    """The inputs (``plan.in_slot`` order) as contiguous uint32 arrays of ``n`` bit
+    patterns, and their addresses."""
+    arrs, ptrs = [], []
+    for name in plan.in_slot:
+        arr = inputs[name]
+        if not (type(arr) is np.ndarray and arr.dtype is _U32 and arr.flags.c_contiguous):
+            arr = np.ascontiguousarray(np.asarray(arr).view(np.uint32))
+        if arr.shape != (n,):
+            raise SpgenError(f"input {name!r}: expected {n} elements, got shape {arr.shape}")
+        arrs.append(arr)
+        ptrs.append(_ptr(arr))
+    return arrs, np.array(ptrs, dtype=np.int64)
