@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parents[2] / "benchmarks"))
-import emulate_bench as eb  # noqa: E402
+import emulate_bench as eb
 
 
 def _row(run, impl, steps, m):

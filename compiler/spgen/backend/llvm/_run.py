@@ -428,7 +428,7 @@ def emulate(graph: Graph, n: int, inputs: Mapping[str, np.ndarray], regs: Mappin
     if n == 0:
         return {o.port.name: np.zeros(0, dtype=np.uint32) for o in graph.outputs}
     plan = k.plan
-    cur, in_ptrs = _input_bits(plan, inputs, n)  # cur: kept alive for the sweeps
+    _keep, in_ptrs = _input_bits(plan, inputs, n)  # converted inputs live until we return
     reg_ptr = _regs_ptr(k, regs)
     groups = _groups(k, n, steps, threads or _default_threads(), group, fuse, fb)
     for grp in groups:
