@@ -59,7 +59,7 @@ class _Pool:
 
     def __init__(self, max_blocks: int = 6, max_bytes: int = 3 << 30):
         self._lock = threading.Lock()
-        self._blocks: list[list[np.ndarray]] = []  # [owner array], least recently used first
+        self._blocks: list[list] = []  # [owner array, aligned offset, address], LRU first
         self.max_blocks, self.max_bytes = max_blocks, max_bytes
 
     def take(self, words: int) -> tuple[np.ndarray, int]:
