@@ -155,6 +155,11 @@ PYBIND11_MODULE(_afushell, m) {
         fpga_result r = afuShellElapsedNs(H(h), &ns);
         return res(r, py::int_(ns));
     });
+    m.def("core_param", [](uintptr_t h, const std::string& name) {
+        int64_t v = 0;
+        fpga_result r = afuShellCoreParam(H(h), name.c_str(), &v);
+        return res(r, py::int_(v));
+    });
     m.def("info", [](uintptr_t h) {
         afu_shell_info i{};
         fpga_result r = afuShellInfo(H(h), &i);

@@ -275,6 +275,13 @@ fpga_result afuShellInfo(afu_shell_handle h, afu_shell_info* info) {
     });
 }
 
+fpga_result afuShellCoreParam(afu_shell_handle h, const char* name, int64_t* value) {
+    return guarded([&] {
+        if (!name || !value) throw Error(fpga_result(AFU_ERR_NULL_POINTER), "name and value must not be NULL");
+        *value = shell_of(h)->core_param(name);
+    });
+}
+
 fpga_result afuShellSetMaxDescriptor(afu_shell_handle h, uint64_t bytes) {
     return guarded([&] { shell_of(h)->set_max_descriptor(bytes); });
 }

@@ -1,6 +1,8 @@
 // The DMA engine of the runtime: descriptor queues, TX/RX workers, interrupts, recovery.
 #include "shell.hpp"
 
+#include <cerrno>
+
 #include <poll.h>
 #include <unistd.h>
 
@@ -144,6 +146,9 @@ void Shell::init(const std::string& uri) {
                 std::string n;
                 unsigned i = 0;
                 while (std::getline(rs, n, ':')) core_regs_[n] = i++;
+            } else if (item.rfind("param.", 0) == 0 && item.find('=') != std::string::npos) {
+                // a hardware card's core Params, as the user knows them from its build.json
+                core_params_[item.substr(6, item.find('=') - 6)] = item.substr(item.find('=') + 1);
             }
     }
     fpga_properties filter = nullptr;
@@ -182,6 +187,9 @@ void Shell::init(const std::string& uri) {
                 auto eq = line.find('=');
                 if (eq != std::string::npos)
                     core_regs_[line.substr(4, eq - 4)] = unsigned(std::strtoul(line.c_str() + eq + 1, nullptr, 10));
+            } else if (line.rfind("param.", 0) == 0) {
+                auto eq = line.find('=');
+                if (eq != std::string::npos) core_params_[line.substr(6, eq - 6)] = line.substr(eq + 1);
             }
     }
 #endif
@@ -684,6 +692,23 @@ afu_shell_run_result Shell::counters() {
     out.out_stall_rate = rate(out.total_cycles, out.moved_cycles);
     out.elapsed_ns = last_run_ns_.load();
     return out;
+}
+
+int64_t Shell::core_param(const std::string& name) const {
+    auto it = core_params_.find(name);
+    if (it == core_params_.end())
+        throw Error(FPGA_NOT_FOUND, "the card does not say its core's Param '" + name + "'" +
+                                        (core_params_.empty() ? " (it reports no Params: a loop-back "
+                                                                "card, or a hardware card opened "
+                                                                "without param.NAME=VALUE)"
+                                                              : ""));
+    const std::string& v = it->second;
+    char* end = nullptr;
+    errno = 0;
+    long long x = std::strtoll(v.c_str(), &end, 10);
+    if (v.empty() || *end || errno)
+        throw Error(FPGA_INVALID_PARAM, "the core's Param '" + name + "' is " + v + ", not an integer");
+    return int64_t(x);
 }
 
 uint64_t Shell::reg_offset(const std::string& name) const {

@@ -68,6 +68,8 @@ public:
     uint64_t now_ns() const;
     uint64_t last_elapsed_ns() const { return last_elapsed_ns_.load(); }
     afu_shell_info info() const { return info_; }
+    /** A Param of the core as built (`param.NAME=VALUE` build facts); throws FPGA_NOT_FOUND. */
+    int64_t core_param(const std::string& name) const;
     void set_max_descriptor(uint64_t bytes);
     void set_checks(bool on) { checks_ = on; }
     bool sim_stats(afu_shell_sim_stats* s) const;
@@ -105,6 +107,7 @@ private:
     bool simulated_ = false;
     afu_shell_info info_{};
     std::map<std::string, unsigned> core_regs_;
+    std::map<std::string, std::string> core_params_;  // Param name -> value as built
 
     mutable std::mutex buf_m_;
     std::map<uintptr_t, Buffer> buffers_;

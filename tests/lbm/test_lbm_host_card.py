@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import spgen
 from spgen import lbm, runtime
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -145,3 +146,16 @@ def test_cpp_card_cavity_from_rest_and_step_errors(exe, env, card_build, tmp_pat
     for steps, msg in ((2 * DEPTH + 1, "must be a multiple of 2"), (DEPTH, "at least 4"), (0, "got 0")):
         r = _run(exe, env, card_build, WIDTH, HEIGHT, steps, tmp_path / "e", ok=False)
         assert r.returncode == 1 and msg in r.stderr and "invalid parameter" in r.stderr
+
+
+@pytest.mark.slow
+def test_grid_of_another_width_is_refused(exe, env, card_build, tmp_path):
+    """The card's cores hold rows of W = 32 cells: a 36-wide grid would run and give wrong
+    results, so the C++ and the Python paths refuse it (the card reports its Param W)."""
+    r = _run(exe, env, card_build, WIDTH + 4, HEIGHT, 2 * DEPTH, tmp_path / "w", ok=False)
+    assert r.returncode == 1 and "built for grids 32 cells wide" in r.stderr
+    assert "-P W=36" in r.stderr and "invalid parameter" in r.stderr
+    assert not list(tmp_path.glob("w*"))
+    attr = lbm.cavity(WIDTH + 4, HEIGHT)
+    with pytest.raises(spgen.SpgenError, match="built for grids 32 cells wide"):
+        lbm.run_card(card_build, lbm.initial_f(attr), attr, 2 * DEPTH)

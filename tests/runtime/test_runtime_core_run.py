@@ -1,6 +1,8 @@
 """A real core on the simulated card: spgen build, Regs by name, run(), bit-exact with the emulator."""
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 import spgen
@@ -56,3 +58,18 @@ def test_exprmix_through_the_card_matches_emulator(exprmix_build):
         # input never waits; the output side counts the pipeline fill.
         assert res.in_moved_cycles == n * 7 // 5 and res.prime_cycles > 0
         assert res.stall_rate <= 3e-4 and res.out_stall_rate > res.stall_rate
+
+
+def test_card_reports_its_core_params(exprmix_build):
+    """`spgen build` bakes the core's Params into the card; integer ones read back, others
+    are a clear error, unknown names and the loop-back card say nothing (None)."""
+    assert json.loads((exprmix_build / "build.json").read_text())["core_params"] == {
+        "K": 3, "H": 16, "HALF": 0.5}
+    with runtime.open(exprmix_build) as card:
+        assert card.core_param("K") == 3 and card.core_param("H") == 16
+        assert card.core_param("W") is None
+        with pytest.raises(runtime.AfuError, match="HALF' is 0.5, not an integer") as ei:
+            card.core_param("HALF")
+        assert ei.value.name == "INVALID_PARAM"
+    with runtime.open("loopback") as card:
+        assert card.core_param("K") is None

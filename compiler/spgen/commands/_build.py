@@ -69,6 +69,10 @@ def run(args: argparse.Namespace) -> int:
                                    "n_cores": project.params["N_CORES"]}
         for i, (name, _) in enumerate(core.regs if core else ()):
             info[f"reg.{name}"] = i
+        # the core's Params as built: the runtime and host helpers check them (a stencil
+        # core's line buffers hold rows of exactly W cells: another width gives wrong results)
+        for name, value in (design.graph.params.items() if core else ()):
+            info[f"param.{name}"] = value
         lib = build_card([out / f for f in project.rtl], params=project.params,
                          include_dirs=[out / "rtl" / "shell"], info=info)
         (out / "sim").mkdir(exist_ok=True)
@@ -77,6 +81,7 @@ def run(args: argparse.Namespace) -> int:
         checks.append(f"simulated card: {card} (cached build {lib.parent.name})")
 
     summary = {"core": core.name if core else None, "params": project.params,
+               "core_params": dict(design.graph.params) if core else {},
                "rtl": project.rtl, "files": project.files, "checks": checks,
                "card": str(card) if card else None}
     (out / "build.json").write_text(json.dumps(summary, indent=2) + "\n")

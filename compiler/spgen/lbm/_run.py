@@ -106,6 +106,11 @@ def run_card(build: str | Path, f: np.ndarray, attr: np.ndarray, steps: int, ome
         n_cores = int(card.info.get("n_cores", 0))
         if n_cores < 1:
             raise SpgenError(f"{build}: not a build with LBM cores (n_cores = {n_cores})")
+        built_w = card.core_param("W")
+        if built_w is not None and built_w != a.shape[1]:
+            raise SpgenError(f"{build}: its cores were built for grids {built_w} cells wide "
+                             f"(Param W), the grid is {a.shape[1]} wide: rebuild with "
+                             f"-P W={a.shape[1]}")
         if steps < 2 * n_cores or steps % n_cores:
             raise SpgenError(f"a card with {n_cores} core(s) advances the grid {n_cores} steps "
                              f"per transfer: steps must be a multiple of {n_cores}, at least "

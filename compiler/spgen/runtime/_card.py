@@ -206,6 +206,16 @@ class Card:
         core = self._live()
         return _check(core.ext.info(core.handle))
 
+    def core_param(self, name: str) -> int | None:
+        """An integer Param of the card's core as built (``spgen build -P``), or None
+        where the card does not say (loop-back card; a hardware card without
+        ``param.NAME=VALUE`` in its URI). A Param that is not an integer is an error."""
+        core = self._live()
+        code, msg, value = core.ext.core_param(core.handle, name)
+        if code == core.ext.CODES["NOT_FOUND"]:
+            return None
+        return _check((code, msg, value))
+
     def sim_stats(self) -> dict[str, Any]:
         """Simulated time, cycles simulated and the wall time they took."""
         core = self._live()

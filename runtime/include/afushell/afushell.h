@@ -115,6 +115,12 @@ typedef struct {
     uint32_t simulated;
 } afu_shell_info;
 fpga_result afuShellInfo(afu_shell_handle h, afu_shell_info *info);
+/** An integer Param of the card's core as `spgen build` resolved it (its -P value or the
+ *  default), e.g. the grid width W a stencil core's line buffers were sized for.
+ *  FPGA_NOT_FOUND where the card does not say (a loop-back card; a hardware card
+ *  reports what its URI gives as param.NAME=VALUE), FPGA_INVALID_PARAM for a
+ *  Param that is not an integer. */
+fpga_result afuShellCoreParam(afu_shell_handle h, const char *name, int64_t *value);
 
 /** Largest descriptor the runtime writes; longer transfers are split into chained
  *  descriptors (default 256 MiB, rounded down to a multiple of 64). */

@@ -79,8 +79,9 @@ inline std::string steps_error(std::uint64_t steps, unsigned depth) {
 // on the open card `h`: writes the Regs omega, uw_x, uw_y by name, uploads the records
 // to memory A (H2F), runs F2F A -> cores -> B, B -> cores -> A, ... (afuShellRun, whose
 // counters are kept) and downloads the result (F2H). The card's cores must be the LBM
-// core compiled for this width (Param W); the card cannot tell, so this is not checked.
-// On error `rec` is left unchanged.
+// core compiled for this width: a card that reports its core's Param W (every
+// `spgen build` card) is refused for a grid of another width. On error `rec` is left
+// unchanged.
 inline CardResult run_card(afu_shell_handle h, std::vector<Record>& rec, int width,
                            std::uint64_t steps, const Params& p = Params()) {
     CardResult r;
@@ -98,6 +99,12 @@ inline CardResult run_card(afu_shell_handle h, std::vector<Record>& rec, int wid
         return detail::fail(r, FPGA_NOT_SUPPORTED,
                             "run_card: the card has no cores (n_cores = 0, a loop-back build?); "
                             "open a `spgen build` of cores/lbm/lbm_d2q9.spd");
+    std::int64_t built_w = 0;
+    if (afuShellCoreParam(h, "W", &built_w) == FPGA_OK && built_w != width)
+        return detail::fail(r, FPGA_INVALID_PARAM,
+                            "run_card: the card's cores were built for grids " + std::to_string(built_w) +
+                                " cells wide (Param W), the records are a grid " + std::to_string(width) +
+                                " wide: rebuild with -P W=" + std::to_string(width));
     r.depth = info.n_cores;
     const unsigned words = sizeof(Record) / 4;
     if (info.in_record_words != words || info.out_record_words != words)
