@@ -15,14 +15,11 @@
 #include "Vrdma_node.h"
 #include "afushell/rdma_rtl.h"
 #include "verilated.h"
+#include "rtl_links.hpp"
 
 namespace {
 
-struct Cable {
-  std::deque<std::pair<uint64_t, std::pair<uint32_t, bool>>> q;
-  bool in_pkt = false, drop = false;
-  int flip_word = -1, flip_bit = 0, widx = 0;
-};
+using rdma_links::Cable;
 
 struct Cmd {
   int get = 0, dst = 0;
@@ -77,20 +74,7 @@ struct Cluster {
         C.rdq.pop_front();
       }
       m->evt_ready = 1;
-      uint32_t v = 0, l = 0;
-      for (int p = 0; p < 4; ++p) {
-        m->link_in_data[p] = 0;
-        auto it = peer.find({c, p});
-        if (it == peer.end()) continue;
-        Cable& cb = cable[it->second];
-        if (!cb.q.empty() && cb.q.front().first <= cyc) {
-          v |= 1u << p;
-          m->link_in_data[p] = cb.q.front().second.first;
-          if (cb.q.front().second.second) l |= 1u << p;
-          cb.q.pop_front();
-        }
-      }
-      m->link_in_valid = v, m->link_in_last = l;
+      rdma_links::receive(m, c, peer, cable, cyc);
       m->clk = 0;
       m->eval();
     }
@@ -185,18 +169,7 @@ void* rtl_cluster_create(int X, int Y, uint64_t mem_bytes, uint64_t latency, dou
     m->rst = 1, m->card_id = c, m->port_dim = 0b01010000, m->port_dateline = dateline[size_t(c)];
     m->clk = 0; m->eval(); m->clk = 1; m->eval();
     m->rst = 0;
-    for (int t = 0; t < 64; ++t) {
-      int port = 15;
-      if (t < n) {
-        int xs[2] = {c % X, c / X}, ts[2] = {t % X, t / X};
-        port = 4;
-        for (int d = 0; d < 2 && port == 4 && t != c; ++d)
-          if (xs[d] != ts[d]) port = ((ts[d] - xs[d] + dims[d]) % dims[d]) <= dims[d] / 2 ? 2 * d : 2 * d + 1;
-      }
-      m->cfg_we = 1, m->cfg_addr = t, m->cfg_port = port;
-      m->clk = 0; m->eval(); m->clk = 1; m->eval();
-    }
-    m->cfg_we = 0;
+    rdma_links::program_routes(m, c, n, X, dims, 64);
   }
   return cl;
 }

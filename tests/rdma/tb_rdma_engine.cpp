@@ -23,16 +23,13 @@
 
 #include "Vrdma_node.h"
 #include "verilated.h"
+#include "rtl_links.hpp"
 
 static const uint64_t MEM = 1 << 20;  // MEM_BYTES of the build (test_rdma_rtl_engine.py)
 static const uint64_t SRC = 0, SRC_END = 0x40000, PUTWIN = 0x40000, GETWIN = 0xC0000;
 static uint64_t WIN = 0x10000;  // put window per source card: 64 KiB, less beyond 8 cards
 
-struct Cable {
-  std::deque<std::pair<uint64_t, std::pair<uint32_t, bool>>> q;
-  bool in_pkt = false, drop = false;
-  int flip_word = -1, flip_bit = 0, widx = 0;
-};
+using rdma_links::Cable;
 
 struct Op {
   int kind = 0;  // 0 put, 1 get, 2 strided put
@@ -104,18 +101,7 @@ int main(int argc, char** argv) {
     m->port_dateline = dateline[c];
     m->clk = 0; m->eval(); m->clk = 1; m->eval();
     m->rst = 0;
-    for (int t = 0; t < 64; ++t) {
-      int port = 15;  // no route: cards outside the torus
-      if (t < n) {
-        int xs[2] = {c % X, c / X}, ts[2] = {t % X, t / X};
-        port = 4;
-        for (int d = 0; d < 2 && port == 4 && t != c; ++d)
-          if (xs[d] != ts[d]) port = ((ts[d] - xs[d] + dims[d]) % dims[d]) <= dims[d] / 2 ? 2 * d : 2 * d + 1;
-      }
-      m->cfg_we = 1, m->cfg_addr = t, m->cfg_port = port;
-      m->clk = 0; m->eval(); m->clk = 1; m->eval();
-    }
-    m->cfg_we = 0;
+    rdma_links::program_routes(m, c, n, X, dims, 64);  // ids >= n: no route (cards outside)
   }
 
   // ---- workloads ---------------------------------------------------------------------
@@ -260,20 +246,7 @@ int main(int argc, char** argv) {
         C.rdq.pop_front();
       }
       m->evt_ready = 1;
-      uint32_t v = 0, l = 0;
-      for (int p = 0; p < 4; ++p) {
-        auto it = peer.find({c, p});
-        m->link_in_data[p] = 0;
-        if (it == peer.end()) continue;
-        Cable& cb = cable[{it->second.first, it->second.second}];
-        if (!cb.q.empty() && cb.q.front().first <= cyc) {
-          v |= 1u << p;
-          m->link_in_data[p] = cb.q.front().second.first;
-          if (cb.q.front().second.second) l |= 1u << p;
-          cb.q.pop_front();
-        }
-      }
-      m->link_in_valid = v, m->link_in_last = l;
+      rdma_links::receive(m, c, peer, cable, cyc);
       m->clk = 0;
       m->eval();
     }

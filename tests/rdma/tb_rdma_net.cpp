@@ -11,6 +11,7 @@
 
 #include "Vrdma_card_net.h"
 #include "verilated.h"
+#include "rtl_links.hpp"
 
 static uint32_t mix(uint64_t x) {
   x ^= x >> 33, x *= 0xff51afd7ed558ccdull, x ^= x >> 33;
@@ -25,11 +26,7 @@ static std::vector<uint32_t> packet(int s, int d, int k) {
   return p;
 }
 
-struct Cable {
-  std::deque<std::pair<uint64_t, std::pair<uint32_t, bool>>> q;
-  bool in_pkt = false, drop = false;
-  int flip_word = -1, flip_bit = 0, widx = 0;
-};
+using rdma_links::Cable;
 
 int main(int argc, char** argv) {
   if (argc < 9) return 2;
@@ -68,14 +65,7 @@ int main(int argc, char** argv) {
     m->port_dateline = dateline[c];
     m->clk = 0; m->eval(); m->clk = 1; m->eval();
     m->rst = 0;
-    for (int t = 0; t < n; ++t) {
-      int xs[2] = {c % X, c / X}, ts[2] = {t % X, t / X}, port = 4;
-      for (int d = 0; d < 2 && port == 4 && t != c; ++d)
-        if (xs[d] != ts[d]) port = ((ts[d] - xs[d] + dims[d]) % dims[d]) <= dims[d] / 2 ? 2 * d : 2 * d + 1;
-      m->cfg_we = 1, m->cfg_addr = t, m->cfg_port = port;
-      m->clk = 0; m->eval(); m->clk = 1; m->eval();
-    }
-    m->cfg_we = 0;
+    rdma_links::program_routes(m, c, n, X, dims, n);
   }
   // traffic: every card sends K packets to every other card, interleaved at random
   std::vector<std::deque<std::vector<uint32_t>>> todo(n);
@@ -102,20 +92,8 @@ int main(int argc, char** argv) {
         m->inj_last = pos[c] + 1 == todo[c].front().size();
       }
       m->ej_ready = u(rng) < 0.8;
-      uint32_t v = 0, l = 0;
-      for (int p = 0; p < 4; ++p) {
-        auto it = peer.find({c, p});  // what arrives at (c, p) was sent by its peer's opposite port
-        m->link_in_data[p] = 0;
-        if (it == peer.end()) continue;
-        Cable& cb = cable[{it->second.first, it->second.second}];
-        if (!cb.q.empty() && cb.q.front().first <= cyc) {
-          v |= 1u << p;
-          m->link_in_data[p] = cb.q.front().second.first;
-          if (cb.q.front().second.second) l |= 1u << p;
-          cb.q.pop_front();
-        }
-      }
-      m->link_in_valid = v, m->link_in_last = l;
+      // what arrives at (c, p) was sent by its peer's opposite port (links are symmetric)
+      rdma_links::receive(m, c, peer, cable, cyc);
       m->clk = 0;
       m->eval();
     }

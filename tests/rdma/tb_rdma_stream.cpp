@@ -17,6 +17,7 @@
 
 #include "Vrdma_node.h"
 #include "verilated.h"
+#include "rtl_links.hpp"
 
 static const uint64_t MEM = 1 << 20;  // MEM_BYTES of the build
 static uint32_t mix(uint64_t x) {
@@ -25,11 +26,7 @@ static uint32_t mix(uint64_t x) {
 }
 static bool is_last(int src, uint64_t i) { return mix(uint64_t(src) << 40 | i | 1ull << 60) % 23 == 0; }
 
-struct Cable {
-  std::deque<std::pair<uint64_t, std::pair<uint32_t, bool>>> q;
-  bool in_pkt = false, drop = false;
-  int flip_word = -1, flip_bit = 0, widx = 0;
-};
+using rdma_links::Cable;
 
 int main(int argc, char** argv) {
   if (argc < 9) return 2;
@@ -68,18 +65,7 @@ int main(int argc, char** argv) {
     m->st_tx_dst = 3 - c, m->st_tx_sid = 10 + (3 - c), m->st_rx_peer = 3 - c, m->st_rx_sid = 10 + c;
     m->clk = 0; m->eval(); m->clk = 1; m->eval();
     m->rst = 0;
-    for (int t = 0; t < 64; ++t) {
-      int port = 15;
-      if (t < n) {
-        int xs[2] = {c % X, c / X}, ts[2] = {t % X, t / X};
-        port = 4;
-        for (int d = 0; d < 2 && port == 4 && t != c; ++d)
-          if (xs[d] != ts[d]) port = ((ts[d] - xs[d] + dims[d]) % dims[d]) <= dims[d] / 2 ? 2 * d : 2 * d + 1;
-      }
-      m->cfg_we = 1, m->cfg_addr = t, m->cfg_port = port;
-      m->clk = 0; m->eval(); m->clk = 1; m->eval();
-    }
-    m->cfg_we = 0;
+    rdma_links::program_routes(m, c, n, X, dims, 64);
   }
   std::vector<uint64_t> sent(n, 0), got(n, 0), first_word(n, 0), last_word(n, 0);
   uint64_t errors = 0, flips = 0, drops = 0;
@@ -124,19 +110,7 @@ int main(int argc, char** argv) {
         rdq[c].pop_front();
       }
       m->evt_ready = 1;
-      uint32_t v = 0, l = 0;
-      for (int p = 0; p < 4; ++p) {
-        auto it = peer.find({c, p});
-        Cable& cb = cable[{it->second.first, it->second.second}];
-        m->link_in_data[p] = 0;
-        if (!cb.q.empty() && cb.q.front().first <= cyc) {
-          v |= 1u << p;
-          m->link_in_data[p] = cb.q.front().second.first;
-          if (cb.q.front().second.second) l |= 1u << p;
-          cb.q.pop_front();
-        }
-      }
-      m->link_in_valid = v, m->link_in_last = l;
+      rdma_links::receive(m, c, peer, cable, cyc);
       m->clk = 0;
       m->eval();
     }

@@ -13,6 +13,9 @@ ROOT = Path(__file__).resolve().parents[2]
 RTL = sorted((ROOT / "shell" / "rdma").glob("*.v"))
 TB = Path(__file__).with_name("tb_rdma_link.cpp")
 TB_NET = Path(__file__).with_name("tb_rdma_net.cpp")
+# the C++ link and routing helpers the testbenches share with RTLCluster
+LINKS = ROOT / "runtime" / "rdma" / "rtl_links.hpp"
+LINKS_INC = ("-CFLAGS", f"-I{LINKS.parent}")
 
 
 def _lint(top: str, *params: str) -> str:
@@ -31,7 +34,7 @@ def test_rdma_rtl_lint_clean(top: str, params: tuple) -> None:
 
 
 def _model(top: str = "rdma_link_port", tb: Path = TB) -> Path:
-    return verilate_cached("rdma", top, top, [*RTL, tb])
+    return verilate_cached("rdma", top, top, [*RTL, tb], LINKS_INC, deps=[LINKS])
 
 
 @pytest.mark.parametrize("args", [

@@ -13,6 +13,9 @@ pytestmark = pytest.mark.xdist_group("rdma_rtl")
 ROOT = Path(__file__).resolve().parents[2]
 RTL = sorted((ROOT / "shell" / "rdma").glob("*.v"))
 TB = Path(__file__).with_name("tb_rdma_engine.cpp")
+# the C++ link and routing helpers the testbenches share with RTLCluster
+LINKS = ROOT / "runtime" / "rdma" / "rtl_links.hpp"
+LINKS_INC = ("-CFLAGS", f"-I{LINKS.parent}")
 # the build the testbench assumes: 1 MiB per card, short operation timeout
 PARAMS = ("-GMEM_BYTES=64'h100000", "-GOP_TIMEOUT=300000", "-GQUEUE_DEPTH=64")
 
@@ -35,7 +38,8 @@ def test_rdma_rtl_engine_lint_clean(top: str, params: tuple) -> None:
 
 def engine_model() -> Path:
     """The Verilated 2-D torus testbench of rdma_node, cached by content."""
-    return verilate_cached("rdma", "rdma_node", "rdma_node", [*RTL, TB], PARAMS)
+    return verilate_cached("rdma", "rdma_node", "rdma_node", [*RTL, TB], (*PARAMS, *LINKS_INC),
+                           deps=[LINKS])
 
 
 def run_tb(*args: str, timeout: int = 600) -> tuple[int, dict[str, int], str]:

@@ -448,7 +448,8 @@ def build_rtl_cluster(*, window: int = 8, vc_buf: int = 4) -> Path:
               f"-GVC_BUF={vc_buf}")
     return verilate_cached("rdma", "rtl_cluster", "rdma_node", [*rtl, shim],
                            (*params, "-o", "librdma_rtl.so", "-CFLAGS", f"-fPIC -I{header.parents[1]}",
-                            "-LDFLAGS", "-shared"), deps=[header], output="librdma_rtl.so")
+                            "-LDFLAGS", "-shared"), deps=[header, shim.with_name("rtl_links.hpp")],
+                           output="librdma_rtl.so")
 
 
 class RTLTransfer:

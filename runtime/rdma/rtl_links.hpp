@@ -1,0 +1,63 @@
+// Links between Verilated RDMA nodes, shared by RTLCluster (rtl_cluster.cpp) and the RTL
+// testbenches (tests/rdma/tb_rdma_*.cpp): cables that deliver a sender's words after a
+// latency, and the dimension-order routing tables of an X x Y torus.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <utility>
+
+namespace rdma_links {
+
+using Port = std::pair<int, int>;  // (card, link port)
+
+// One direction of a link, keyed by its sending (card, port): (arrival cycle, (word, last))
+// in flight, and the fault decisions the sender made for the packet it is sending.
+struct Cable {
+  std::deque<std::pair<uint64_t, std::pair<uint32_t, bool>>> q;
+  bool in_pkt = false, drop = false;
+  int flip_word = -1, flip_bit = 0, widx = 0;
+};
+
+// Drives node m's (card c's) link inputs for cycle `cyc`: port p takes the word due on the
+// cable of the (card, port) that `from` says sends to (c, p).
+template <class Node>
+void receive(Node* m, int c, const std::map<Port, Port>& from, std::map<Port, Cable>& cable,
+             uint64_t cyc) {
+  uint32_t v = 0, l = 0;
+  for (int p = 0; p < 4; ++p) {
+    m->link_in_data[p] = 0;
+    auto it = from.find({c, p});
+    if (it == from.end()) continue;
+    Cable& cb = cable[it->second];
+    if (!cb.q.empty() && cb.q.front().first <= cyc) {
+      v |= 1u << p;
+      m->link_in_data[p] = cb.q.front().second.first;
+      if (cb.q.front().second.second) l |= 1u << p;
+      cb.q.pop_front();
+    }
+  }
+  m->link_in_valid = v, m->link_in_last = l;
+}
+
+// Writes the first `entries` routes of card c's table (node m, out of reset): dimension
+// order, the shorter way round the torus (ports 2d / 2d+1 for +/- along dimension d),
+// 4 for the card itself, 15 (no route) for ids of no card (>= n).
+template <class Node>
+void program_routes(Node* m, int c, int n, int X, const int dims[2], int entries) {
+  for (int t = 0; t < entries; ++t) {
+    int port = 15;
+    if (t < n) {
+      int xs[2] = {c % X, c / X}, ts[2] = {t % X, t / X};
+      port = 4;
+      for (int d = 0; d < 2 && port == 4 && t != c; ++d)
+        if (xs[d] != ts[d]) port = ((ts[d] - xs[d] + dims[d]) % dims[d]) <= dims[d] / 2 ? 2 * d : 2 * d + 1;
+    }
+    m->cfg_we = 1, m->cfg_addr = t, m->cfg_port = port;
+    m->clk = 0; m->eval(); m->clk = 1; m->eval();
+  }
+  m->cfg_we = 0;
+}
+
+}  // namespace rdma_links
