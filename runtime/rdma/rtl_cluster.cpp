@@ -104,22 +104,12 @@ struct Cluster {
         uint32_t w = m->mem_wr_writedata;
         std::memcpy(&C.mem[m->mem_wr_address], &w, 4);
       }
-      for (int p = 0; p < 4; ++p) {
-        if (!((m->link_out_valid >> p) & 1)) continue;
-        Cable& cb = cable[{c, p}];
-        if (!cb.in_pkt) {
-          cb.in_pkt = true, cb.widx = 0;
-          cb.drop = pdrop > 0 && u(rng) < pdrop;
-          cb.flip_word = pflip > 0 && u(rng) < pflip ? int(rng() % 19) : -1;
-          cb.flip_bit = int(rng() % 32);
-          drops += cb.drop, flips += cb.flip_word >= 0;
-        }
-        uint32_t w = m->link_out_data[p];
-        bool last = (m->link_out_last >> p) & 1;
-        if (cb.widx++ == cb.flip_word) w ^= 1u << cb.flip_bit;
-        if (!cb.drop) cb.q.push_back({cyc + lat, {w, last}});
-        if (last) cb.in_pkt = false;
-      }
+      rdma_links::send(m, c, cable, cyc, lat, [&](Cable& cb, int) {
+        cb.drop = pdrop > 0 && u(rng) < pdrop;
+        cb.flip_word = pflip > 0 && u(rng) < pflip ? int(rng() % 19) : -1;
+        cb.flip_bit = int(rng() % 32);
+        drops += cb.drop, flips += cb.flip_word >= 0;
+      });
       m->clk = 1;
       m->eval();
       if (C.took) C.by_op[m->op_id] = C.took_rec, C.took = false;  // the id the command was given

@@ -41,6 +41,28 @@ void receive(Node* m, int c, const std::map<Port, Port>& from, std::map<Port, Ca
   m->link_in_valid = v, m->link_in_last = l;
 }
 
+// Puts the words node m (card c) sends this cycle on the cables of its ports, arriving
+// `lat` cycles later. At each packet's first word `start(cable, port)` decides its fate
+// (cable.drop, and cable.flip_word / flip_bit: a bit flipped in that word); dropped
+// packets never arrive.
+template <class Node, class StartPacket>
+void send(Node* m, int c, std::map<Port, Cable>& cable, uint64_t cyc, uint64_t lat,
+          StartPacket start) {
+  for (int p = 0; p < 4; ++p) {
+    if (!((m->link_out_valid >> p) & 1)) continue;
+    Cable& cb = cable[{c, p}];
+    if (!cb.in_pkt) {
+      cb.in_pkt = true, cb.widx = 0;
+      start(cb, p);
+    }
+    uint32_t w = m->link_out_data[p];
+    bool last = (m->link_out_last >> p) & 1;
+    if (cb.widx++ == cb.flip_word) w ^= 1u << cb.flip_bit;
+    if (!cb.drop) cb.q.push_back({cyc + lat, {w, last}});
+    if (last) cb.in_pkt = false;
+  }
+}
+
 // Writes the first `entries` routes of card c's table (node m, out of reset): dimension
 // order, the shorter way round the torus (ports 2d / 2d+1 for +/- along dimension d),
 // 4 for the card itself, 15 (no route) for ids of no card (>= n).

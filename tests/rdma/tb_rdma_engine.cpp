@@ -304,24 +304,14 @@ int main(int argc, char** argv) {
         if (a + 4 <= MEM && a % 4 == 0) std::memcpy(&C.mem[a], &w, 4);
         else FAIL("card %d: write outside the memory at 0x%llx\n", c, (unsigned long long)a);
       }
-      for (int p = 0; p < 4; ++p) {
-        if (!((m->link_out_valid >> p) & 1)) continue;
-        Cable& cb = cable[{c, p}];
+      rdma_links::send(m, c, cable, cyc, lat, [&](Cable& cb, int p) {
         auto it = peer.find({c, p});
         bool to_dead = it != peer.end() && it->second.first == dead;
-        if (!cb.in_pkt) {
-          cb.in_pkt = true, cb.widx = 0;
-          cb.drop = u(rng) < pdrop || to_dead || (cyc >= down_from && cyc < down_to);
-          cb.flip_word = u(rng) < pflip ? int(rng() % 19) : -1;
-          cb.flip_bit = int(rng() % 32);
-          drops += cb.drop, flips += cb.flip_word >= 0;
-        }
-        uint32_t w = m->link_out_data[p];
-        bool last = (m->link_out_last >> p) & 1;
-        if (cb.widx++ == cb.flip_word) w ^= 1u << cb.flip_bit;
-        if (!cb.drop) cb.q.push_back({cyc + lat, {w, last}});
-        if (last) cb.in_pkt = false;
-      }
+        cb.drop = u(rng) < pdrop || to_dead || (cyc >= down_from && cyc < down_to);
+        cb.flip_word = u(rng) < pflip ? int(rng() % 19) : -1;
+        cb.flip_bit = int(rng() % 32);
+        drops += cb.drop, flips += cb.flip_word >= 0;
+      });
       m->clk = 1;
       m->eval();
       if (C.accepted) C.inflight[m->op_id] = C.cur, C.accepted = false;  // op_id: the id it was given
