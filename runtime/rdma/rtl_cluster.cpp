@@ -136,24 +136,10 @@ void* rtl_cluster_create(int X, int Y, uint64_t mem_bytes, uint64_t latency, dou
     C.m.reset(new Vrdma_node(&cl->ctx, ("card" + std::to_string(c)).c_str()));
     C.mem.assign(mem_bytes, 0);
   }
-  std::vector<uint32_t> dateline(size_t(n), 0);
-  for (int c = 0; c < n; ++c) {
-    int xs[2] = {c % X, c / X};
-    for (int d = 0; d < 2; ++d) {
-      if (dims[d] == 1) continue;
-      int plus[2] = {xs[0], xs[1]}, minus[2] = {xs[0], xs[1]};
-      plus[d] = (xs[d] + 1) % dims[d];
-      minus[d] = (xs[d] + dims[d] - 1) % dims[d];
-      cl->peer[{c, 2 * d}] = {plus[0] + X * plus[1], 2 * d + 1};
-      cl->peer[{c, 2 * d + 1}] = {minus[0] + X * minus[1], 2 * d};
-      if (xs[d] == dims[d] - 1) dateline[size_t(c)] |= 1u << (2 * d);
-      if (xs[d] == 0) dateline[size_t(c)] |= 1u << (2 * d + 1);
-    }
-  }
+  const rdma_links::Torus links = rdma_links::torus(X, Y);
+  const auto& dateline = links.dateline;
   // the cable model uses the sending side's key; peer maps the receiving (card, port) to it
-  std::map<std::pair<int, int>, std::pair<int, int>> in_from;
-  for (auto& kv : cl->peer) in_from[kv.second] = kv.first;
-  cl->peer = in_from;
+  for (auto& kv : links.peer) cl->peer[kv.second] = kv.first;
   for (int c = 0; c < n; ++c) {
     Vrdma_node* m = cl->card[size_t(c)].m.get();
     m->rst = 1, m->card_id = c, m->port_dim = 0b01010000, m->port_dateline = dateline[size_t(c)];

@@ -7,6 +7,7 @@
 #include <deque>
 #include <map>
 #include <utility>
+#include <vector>
 
 namespace rdma_links {
 
@@ -19,6 +20,34 @@ struct Cable {
   bool in_pkt = false, drop = false;
   int flip_word = -1, flip_bit = 0, widx = 0;
 };
+
+// The links of an X x Y torus: peer[(card, out port)] = the (card, in port) it reaches
+// (ports 2d / 2d+1 point + / - along dimension d; a dimension of size 1 has no links), and
+// per card the dateline bits of its wrap-around ports (with `datelines`), where packets
+// change virtual channel so that the rings cannot deadlock.
+struct Torus {
+  std::map<Port, Port> peer;
+  std::vector<uint32_t> dateline;
+};
+
+inline Torus torus(int X, int Y, bool datelines = true) {
+  const int n = X * Y, dims[2] = {X, Y};
+  Torus t{{}, std::vector<uint32_t>(size_t(n), 0)};
+  for (int c = 0; c < n; ++c) {
+    int xs[2] = {c % X, c / X};
+    for (int d = 0; d < 2; ++d) {
+      if (dims[d] == 1) continue;
+      int plus[2] = {xs[0], xs[1]}, minus[2] = {xs[0], xs[1]};
+      plus[d] = (xs[d] + 1) % dims[d];
+      minus[d] = (xs[d] + dims[d] - 1) % dims[d];
+      t.peer[{c, 2 * d}] = {plus[0] + X * plus[1], 2 * d + 1};
+      t.peer[{c, 2 * d + 1}] = {minus[0] + X * minus[1], 2 * d};
+      if (datelines && xs[d] == dims[d] - 1) t.dateline[size_t(c)] |= 1u << (2 * d);
+      if (datelines && xs[d] == 0) t.dateline[size_t(c)] |= 1u << (2 * d + 1);
+    }
+  }
+  return t;
+}
 
 // Drives node m's (card c's) link inputs for cycle `cyc`: port p takes the word due on the
 // cable of the (card, port) that `from` says sends to (c, p).

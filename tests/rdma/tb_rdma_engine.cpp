@@ -73,24 +73,14 @@ int main(int argc, char** argv) {
   const double p_wait = mode == "bench" ? 0.0 : 0.2;
   VerilatedContext ctx;
   std::vector<Card> card(n);
-  std::map<std::pair<int, int>, std::pair<int, int>> peer;
-  std::vector<uint32_t> dateline(n, 0);
+  const rdma_links::Torus links = rdma_links::torus(X, Y);
+  const auto& peer = links.peer;
+  const auto& dateline = links.dateline;
   for (int c = 0; c < n; ++c) {
     card[c].m = new Vrdma_node(&ctx, ("c" + std::to_string(c)).c_str());
     card[c].mem.assign(MEM, 0);
     for (uint64_t a = SRC; a < SRC_END; ++a) card[c].mem[a] = uint8_t(rng());
     card[c].ref = card[c].mem;
-    int xs[2] = {c % X, c / X};
-    for (int d = 0; d < 2; ++d) {
-      if (dims[d] == 1) continue;
-      int plus[2] = {xs[0], xs[1]}, minus[2] = {xs[0], xs[1]};
-      plus[d] = (xs[d] + 1) % dims[d];
-      minus[d] = (xs[d] + dims[d] - 1) % dims[d];
-      peer[{c, 2 * d}] = {plus[0] + X * plus[1], 2 * d + 1};
-      peer[{c, 2 * d + 1}] = {minus[0] + X * minus[1], 2 * d};
-      if (xs[d] == dims[d] - 1) dateline[c] |= 1u << (2 * d);
-      if (xs[d] == 0) dateline[c] |= 1u << (2 * d + 1);
-    }
   }
   std::map<std::pair<int, int>, Cable> cable;
   for (int c = 0; c < n; ++c) {

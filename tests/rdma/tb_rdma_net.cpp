@@ -41,21 +41,9 @@ int main(int argc, char** argv) {
   std::vector<Vrdma_card_net*> card;
   for (int c = 0; c < n; ++c) card.push_back(new Vrdma_card_net(&ctx, ("c" + std::to_string(c)).c_str()));
   // links: out (card, port) -> in (card, port); datelines on the wrap-around links
-  std::map<std::pair<int, int>, std::pair<int, int>> peer;
-  std::vector<uint32_t> dateline(n, 0);
-  for (int c = 0; c < n; ++c) {
-    int xs[2] = {c % X, c / X};
-    for (int d = 0; d < 2; ++d) {
-      if (dims[d] == 1) continue;
-      int plus[2] = {xs[0], xs[1]}, minus[2] = {xs[0], xs[1]};
-      plus[d] = (xs[d] + 1) % dims[d];
-      minus[d] = (xs[d] + dims[d] - 1) % dims[d];
-      peer[{c, 2 * d}] = {plus[0] + X * plus[1], 2 * d + 1};
-      peer[{c, 2 * d + 1}] = {minus[0] + X * minus[1], 2 * d};
-      if (vcs && xs[d] == dims[d] - 1) dateline[c] |= 1u << (2 * d);
-      if (vcs && xs[d] == 0) dateline[c] |= 1u << (2 * d + 1);
-    }
-  }
+  const rdma_links::Torus links = rdma_links::torus(X, Y, vcs);
+  const auto& peer = links.peer;
+  const auto& dateline = links.dateline;
   std::map<std::pair<int, int>, Cable> cable;  // keyed by the sending (card, port)
   // reset, then the routing tables: dimension order, the shorter way round
   for (int c = 0; c < n; ++c) {

@@ -42,21 +42,12 @@ int main(int argc, char** argv) {
   std::vector<Vrdma_node*> card(n);
   std::vector<std::vector<uint8_t>> mem(n, std::vector<uint8_t>(MEM));
   std::vector<std::deque<std::pair<uint64_t, uint64_t>>> rdq(n);
-  std::map<std::pair<int, int>, std::pair<int, int>> peer;
-  std::vector<uint32_t> dateline(n, 0);
+  const rdma_links::Torus links = rdma_links::torus(X, Y);
+  const auto& peer = links.peer;
+  const auto& dateline = links.dateline;
   for (int c = 0; c < n; ++c) {
     card[c] = new Vrdma_node(&ctx, ("c" + std::to_string(c)).c_str());
     for (auto& b : mem[c]) b = uint8_t(rng());
-    int xs[2] = {c % X, c / X};
-    for (int d = 0; d < 2; ++d) {
-      int plus[2] = {xs[0], xs[1]}, minus[2] = {xs[0], xs[1]};
-      plus[d] = (xs[d] + 1) % dims[d];
-      minus[d] = (xs[d] + dims[d] - 1) % dims[d];
-      peer[{c, 2 * d}] = {plus[0] + X * plus[1], 2 * d + 1};
-      peer[{c, 2 * d + 1}] = {minus[0] + X * minus[1], 2 * d};
-      if (xs[d] == dims[d] - 1) dateline[c] |= 1u << (2 * d);
-      if (xs[d] == 0) dateline[c] |= 1u << (2 * d + 1);
-    }
   }
   std::map<std::pair<int, int>, Cable> cable;
   for (int c = 0; c < n; ++c) {
