@@ -439,7 +439,7 @@ def emulate(graph: Graph, n: int, inputs: Mapping[str, np.ndarray], regs: Mappin
     # output slots are numbered in the order of graph.outputs (plan.out_slot); the rows
     # of a 2-D view are views of the pooled block, as the pool's reuse test expects
     rows = block.reshape(len(plan.graph.outputs), _out_cols(n))[:, :n]
-    return dict(zip(k.__dict__["_out_names"], rows))
+    return dict(zip([o.port.name for o in plan.graph.outputs], rows))
 
 
 def _regs_ptr(k: Kernel, regs: Mapping[str, int]) -> int:
@@ -448,7 +448,6 @@ def _regs_ptr(k: Kernel, regs: Mapping[str, int]) -> int:
     names = k.__dict__.get("_reg_names")
     if names is None:
         names = k.__dict__["_reg_names"] = [r.name for r in k.plan.graph.regs]
-        k.__dict__["_out_names"] = [o.port.name for o in k.plan.graph.outputs]
     key = tuple([regs[name] & 0xFFFFFFFF for name in names])
     memo = k.__dict__.setdefault("_regs", {})
     hit = memo.get(key)
