@@ -221,3 +221,76 @@ def test_block_classes_reused_only_when_the_cascade_keeps_them(passthrough):
         for name, t in (("v", "f32"), ("k_o", "u32")):
             bad = mismatches(got[name], want[name], t)
             assert bad.size == 0, f"{kw} {name}: {bad.size} mismatches at {bad[:5]}"
+
+
+def _long_chain_graph():
+    """A chain far longer than one block's scheduler window (divisions, a square root,
+    conversions, integer and bool values crossing the middle), behind a cheap select."""
+    b = GraphBuilder("pipe_chain")
+    x, y = b.input("x"), b.input("y")
+    k = b.input("k", Type.U32)
+    j = b.input("j", Type.I32)
+    jj = b.op("mul", Type.I32, j, b.shift(j, 2))             # an early integer, used late
+    scale = b.reg("scale", Type.F32, 0x3FC00000)
+    c = b.op("ieq", Type.BOOL, b.op("and", Type.U32, b.shift(k, 1, 1), b.const(Type.U32, 3)),
+             b.const(Type.U32, 0))
+    s = b.op("fadd", Type.F32, b.shift(x, 1), b.shift(x, -1))
+    q = b.op("fdiv", Type.F32, b.op("fmul", Type.F32, s, y), b.op("fadd", Type.F32, s, scale))
+    r = b.op("fsqrt", Type.F32, b.op("fabs", Type.F32, b.op("fsub", Type.F32, q, x)))
+    neg = b.op("flt", Type.BOOL, q, y)                       # a bool across the cut
+    i = b.op("fptosi", Type.I32, b.op("fmul", Type.F32, r, scale))  # an integer across it
+    t = b.op("fdiv", Type.F32, b.op("sitofp", Type.F32, b.op("ashr", Type.I32, i,
+                                                              b.const(Type.I32, 1))), r)
+    u = b.op("fmul", Type.F32, b.op("fadd", Type.F32, t, q), b.op("fsub", Type.F32, y, t))
+    v = b.op("fdiv", Type.F32, b.op("select", Type.F32, neg, u, t), b.op("fadd", Type.F32, u, y))
+    w = b.op("fsub", Type.F32, b.op("fmul", Type.F32, v, v), b.op("fmul", Type.F32, q, scale))
+    other = b.op("fdiv", Type.F32, b.op("fsqrt", Type.F32, b.op("fmul", Type.F32, y, y)),
+                 b.op("fsub", Type.F32, x, y))
+    b.output("z", b.op("select", Type.F32, c, w, other))
+    b.output("i_o", b.op("bitcast", Type.F32,
+                         b.op("add", Type.I32, i, b.op("booltoint", Type.I32, neg))))
+    b.output("k_o", k)
+    b.output("j_o", b.op("sub", Type.I32, jj, i))
+    return b.done()
+
+
+@pytest.mark.parametrize("ftz", [False, True], ids=["ieee", "ftz"])
+def test_pipelined_loops_match_reference(ftz, monkeypatch):
+    """The specialised loops of a long chain are software-pipelined (first half of block
+    j + 1 beside the second half of block j, values crossing in registers); runs of one
+    block, of a few, of whole chunks, at stream ends and in cascades: same bits."""
+    from spgen.backend.llvm import _codegen, _run
+
+    g = _long_chain_graph()
+    plan = make_plan(g)
+    variants = _spec.spec_variants(plan, 0)
+    assert variants
+    crossing = set()
+    for value, used, live in variants:
+        nodes = [n for n in plan.compute[0] if n in live]
+        split = _codegen._pipeline_split(plan, 0, nodes, {c: value for c in used})
+        assert split is not None
+        first, second, cut = split
+        assert first and second and cut
+        crossing |= {n.type for n in cut}
+    assert crossing >= {Type.F32, Type.I32, Type.BOOL}
+    monkeypatch.setattr(_run, "_SPEC_STAGES", 1)  # single sweeps specialise too
+    n = CHUNK * 11 + 21
+    rng = np.random.default_rng(3)
+    k = np.repeat(rng.choice([0, 0, 1, 4], n // 16 + 1), rng.choice([16, 40, 300], n // 16 + 1))[:n]
+    k = k.astype(np.uint32)
+    ins = {"x": random_bits(rng, n, "f32"), "y": random_bits(rng, n, "f32"), "k": k,
+           "j": random_bits(rng, n, "i32")}
+    regs = {"scale": 0x3FC00000}
+    want1 = evaluate(g, n, ins, regs, ftz)
+    got1 = emulate(g, n, ins, regs, ftz=ftz)
+    fb = {"z": "x", "i_o": "y", "k_o": "k", "j_o": "j"}  # by position
+    cur = dict(ins)
+    for _ in range(3):
+        want3 = evaluate(g, n, cur, regs, ftz)
+        cur = {fb[o]: v for o, v in want3.items()}
+    got3 = emulate(g, n, ins, regs, ftz=ftz, steps=3)
+    for name, t in (("z", "f32"), ("i_o", "f32"), ("k_o", "u32"), ("j_o", "i32")):
+        for got, want in ((got1, want1), (got3, want3)):
+            bad = mismatches(got[name], want[name], t)
+            assert bad.size == 0, f"{name}: {bad.size} mismatches at {bad[:5]}"
