@@ -804,10 +804,10 @@ def _phase_fn(mod: ir.Module, em: _Emitter, plan: Plan, p: int, fast: tuple,
     in a ring. The sweep advances the offsets by a chunk per step (``spg_run``), so no
     division is needed.
     """
-    ty = ir.FunctionType(VOID, [P64, P64, P64] + [I64] * 7 + [P32, P8])
+    ty = ir.FunctionType(VOID, [P64, P64, P64] + [I64] * 7 + [P32, P8, P64])
     fn = ir.Function(mod, ty, f"spg_phase{p}")
     fn.linkage = "internal"
-    bases, offs, mods, s, e0, e1, n_el, wlo, whi, nt, regp, clsp = fn.args
+    bases, offs, mods, s, e0, e1, n_el, wlo, whi, nt, regp, clsp, chunk_ptrs = fn.args
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     zero64, c = ir.Constant(I64, 0), ir.Constant(I64, CHUNK)
     regv = [b.load(b.gep(regp, [ir.Constant(I32, k)])) for k in range(len(plan.graph.regs))]
@@ -831,10 +831,6 @@ def _phase_fn(mod: ir.Module, em: _Emitter, plan: Plan, p: int, fast: tuple,
     # the stores' pointers here (the streaming-store test, the ring mirrors); the reads'
     # only where a stream end needs them, so the fast path does not compute them twice
     wr = [at(slot, 0, len(reads) + k) for k, (slot, _n) in enumerate(stores)]
-    nkeys = len(reads) + len(stores)
-    with b.goto_entry_block():
-        table = b.alloca(ir.ArrayType(I64, nkeys))
-        table.align = 64
     has_out = any(_is_out(plan, slot) for slot, _ in stores)
     full = b.and_(b.icmp_signed("==", e0, s), b.icmp_signed("==", e1, b.add(s, c)))
     ok = b.and_(full, b.icmp_signed(">=", b.sub(s, ir.Constant(I64, plan.dmax[p])), zero64))
@@ -844,14 +840,8 @@ def _phase_fn(mod: ir.Module, em: _Emitter, plan: Plan, p: int, fast: tuple,
     with b.if_else(ok) as (then, otherwise):
         with then:
             # fast: chunk-relative pointers, contiguous thanks to each ring's mirrored
-            # tail, in a table: address k = bases[k] + 4 offs[k] (a vectorised loop)
-            def fill(b: ir.IRBuilder, k: ir.Value) -> None:
-                kk = b.add(k, ir.Constant(I64, kbase))
-                at = b.add(b.load(b.gep(bases, [kk])),
-                           b.shl(b.load(b.gep(offs, [kk])), ir.Constant(I64, 2)))
-                b.store(at, b.gep(table, [ir.Constant(I64, 0), k]))
-            _loop(b, fn, zero64, ir.Constant(I64, nkeys), "tab", fill)
-            tab = b.gep(table, [ir.Constant(I64, 0), ir.Constant(I64, 0)])
+            # tail, kept up to date by the sweep (spg_run)
+            tab = b.gep(chunk_ptrs, [ir.Constant(I64, kbase)])
 
             def call(pair) -> None:
                 """The plain fast loop, or the specialised one where it exists and is asked for."""
@@ -973,6 +963,16 @@ def emit_module(plan: Plan, ftz: bool, x86: bool) -> ir.Module:
     np_ = ir.Constant(I64, plan.n_phases)
     nk = ir.Constant(I64, kb[-1])
     c = ir.Constant(I64, CHUNK)
+    # every read's and store's chunk address, bases + 4 offs, advanced with the offsets:
+    # the fast loops take their pointers from here (see _fast_fn)
+    ptrs = b.alloca(I64, size=b.mul(n_st, nk))
+    ptrs.align = 64
+
+    def address(b: ir.IRBuilder, k: ir.Value, off: ir.Value) -> None:
+        at = b.add(b.load(b.gep(bases, [k])), b.shl(off, ir.Constant(I64, 2)))
+        b.store(at, b.gep(ptrs, [k]))
+    _loop(b, fn, ir.Constant(I64, 0), b.mul(n_st, nk), "ptr",
+          lambda b, k: address(b, k, b.load(b.gep(offs, [k]))))
     pre = b.block
     head = fn.append_basic_block("t.head")
     tb = fn.append_basic_block("t.body")
@@ -987,6 +987,7 @@ def emit_module(plan: Plan, ftz: bool, x86: bool) -> ir.Module:
     def stage(b: ir.IRBuilder, j: ir.Value) -> None:
         row = b.mul(j, nk)
         sb, so, sm = b.gep(bases, [row]), b.gep(offs, [row]), b.gep(mods, [row])
+        sp = b.gep(ptrs, [row])
         r = [b.load(b.gep(rng, [b.add(b.mul(j, ir.Constant(I64, 4)), ir.Constant(I64, k))]))
              for k in range(4)]
         for p, pf in enumerate(phases):
@@ -996,14 +997,16 @@ def emit_module(plan: Plan, ftz: bool, x86: bool) -> ir.Module:
             se = b.add(s, c)
             hi = b.select(b.icmp_signed("<", se, r[1]), se, r[1])
             with b.if_then(b.icmp_signed("<", lo, hi)):
-                b.call(pf, [sb, so, sm, s, lo, hi, n_el, r[2], r[3], nt, regs, clsp])
+                b.call(pf, [sb, so, sm, s, lo, hi, n_el, r[2], r[3], nt, regs, clsp, sp])
 
         # advance every offset by one chunk, wrapping in rings (a vectorisable loop)
         def adv(b: ir.IRBuilder, k: ir.Value) -> None:
             op = b.gep(so, [k])
             m = b.load(b.gep(sm, [k]))
             nxt = b.add(b.load(op), c)
-            b.store(b.select(b.icmp_signed(">=", nxt, m), b.sub(nxt, m), nxt), op)
+            nxt = b.select(b.icmp_signed(">=", nxt, m), b.sub(nxt, m), nxt)
+            b.store(nxt, op)
+            address(b, b.add(row, k), nxt)
         _loop(b, fn, ir.Constant(I64, 0), nk, "adv", adv)
 
     _loop(b, fn, ir.Constant(I64, 0), n_st, "j", stage)
