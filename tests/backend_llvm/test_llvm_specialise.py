@@ -120,8 +120,12 @@ def test_lbm_specialised_equals_general_and_reference(lbm, ftz, monkeypatch):
             name, t = o.port.name, str(o.port.type)
             bad = mismatches(got[k][name], want[s][name], t)
             assert bad.size == 0, f"run {runs[k]} {name}: {bad.size} mismatches at {bad[:5]}"
-            assert np.array_equal(got[k][name], plain[k][name]), f"run {runs[k]} {name}"
-            assert np.array_equal(single[k][name], plain[k][name]), f"run {runs[k]} {name}"
+            # same bits, every NaN equal to every other (SPD.md): where a NaN input meets an
+            # invalid operation (inf - inf), which NaN comes out depends on the operand
+            # order the code generator picked for a commutative add, and the loops differ
+            for other in (plain[k][name], single[k][name]):
+                bad = mismatches(got[k][name], other, t)
+                assert bad.size == 0, f"run {runs[k]} {name}: {bad.size} differ at {bad[:5]}"
 
 
 def _mixed_graph():

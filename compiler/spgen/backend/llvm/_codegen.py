@@ -323,12 +323,27 @@ def _run_fn(mod: ir.Module, em: _Emitter, plan: Plan, p: int, name: str, nodes=N
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     sh = ir.Constant(I64, _spec.SUB.bit_length() - 1)
     lo, hi = b.shl(fn.args[-2], sh), b.shl(fn.args[-1], sh)  # multiples of SUB: no remainder
-    split = _pipeline_split(plan, p, nodes, assume)
-    if split is None:
-        _loop(b, fn, lo, hi, "i", _loop_body(em, plan, p, rptr, wptr, regv, nodes, assume))
-    else:
-        _pipelined(b, fn, em, plan, p, rptr, wptr, regv, assume, fn.args[-2], fn.args[-1],
-                   *split)
+    _loop(b, fn, lo, hi, "i", _loop_body(em, plan, p, rptr, wptr, regv, nodes, assume))
+    b.ret_void()
+    return fn
+
+
+def _class_fn(mod: ir.Module, em: _Emitter, plan: Plan, p: int, name: str, nodes=None,
+              assume=None) -> ir.Function:
+    """One variant's loop over the blocks of a chunk in a bit mask: run(ptrs..., regs...,
+    mask), mask non-zero, bit j for the SUB elements from j * SUB. Software-pipelined
+    where ``_pipeline_split`` finds a cut, else one block per iteration."""
+    fn = ir.Function(mod, ir.FunctionType(VOID, _fast_args(plan, p) + [I64]), name)
+    fn.linkage = "internal"
+    fn.attributes.add("alwaysinline")  # into the chunk loop (_fast_fn)
+    nptr = len(plan.reads[p]) + len(plan.stores[p])
+    for a in fn.args[:nptr]:
+        a.add_attribute("noalias")
+    rptr, wptr, regv = _split_args(plan, p, fn.args)
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    nodes = plan.compute[p] if nodes is None else nodes
+    split = _pipeline_split(plan, p, nodes, assume) or ([], list(nodes), [])
+    _pipelined(b, fn, em, plan, p, rptr, wptr, regv, assume, fn.args[-1], *split)
     b.ret_void()
     return fn
 
@@ -414,10 +429,13 @@ def _pipeline_split(plan: Plan, p: int, nodes, assume):
 
 
 def _pipelined(b: ir.IRBuilder, fn: ir.Function, em: _Emitter, plan: Plan, p: int, rptr,
-               wptr, regv, assume, ja: ir.Value, je: ir.Value, first, second, cut) -> None:
-    """Blocks [ja, je) of SUB elements as explicit vector code, software-pipelined: an
-    iteration computes the first half for block j + 1 and the second half for block j
-    (see ``_pipeline_split``); the values crossing the cut stay in registers."""
+               wptr, regv, assume, mask: ir.Value, first, second, cut) -> None:
+    """The blocks in ``mask`` (non-zero) as explicit vector code, software-pipelined: an
+    iteration computes the first half for the next block and the second half for the
+    current one (see ``_pipeline_split``; with no cut, all in the second); the values
+    crossing the cut stay in registers. Walking the set bits rather than a range lets
+    the blocks of one class anywhere in the chunk share one pipeline (the two wall
+    blocks of a 256-cell LBM row, the eight of four 64-cell rows)."""
     sub = _spec.SUB
     vem = _Emitter(em.mod, plan, em.ftz, sub)
     vi32 = ir.VectorType(I32, sub)
@@ -470,7 +488,12 @@ def _pipelined(b: ir.IRBuilder, fn: ir.Function, em: _Emitter, plan: Plan, p: in
             at = b.bitcast(b.gep(wptr[k], [e]), vi32.as_pointer())
             b.store(vem.to_bits(b, v, n.type), at, align=4)
 
-    pre_vals = stage_a(ja)
+    cttz = vem.intrinsic("llvm.cttz.i64", I64, [I64, I1])
+    lowest = lambda m: b.call(cttz, [m, ir.Constant(I1, 1)])  # m != 0
+    drop = lambda m: b.and_(m, b.sub(m, ir.Constant(I64, 1)))  # clear the lowest bit
+    j0 = lowest(mask)
+    pre_vals = stage_a(j0)
+    rest0 = drop(mask)
     pre = b.block
     head = fn.append_basic_block("pipe.head")
     body = fn.append_basic_block("pipe.body")
@@ -478,19 +501,23 @@ def _pipelined(b: ir.IRBuilder, fn: ir.Function, em: _Emitter, plan: Plan, p: in
     b.branch(head)
     b.position_at_end(head)
     j = b.phi(I64, "pipe.j")
-    j.add_incoming(ja, pre)
+    j.add_incoming(j0, pre)
+    rest = b.phi(I64, "pipe.rest")
+    rest.add_incoming(rest0, pre)
     carried = []
     for v in pre_vals:
         ph = b.phi(v.type)
         ph.add_incoming(v, pre)
         carried.append(ph)
-    j1 = b.add(j, ir.Constant(I64, 1))
-    b.cbranch(b.icmp_signed("<", j1, je), body, tail)
+    b.cbranch(b.icmp_unsigned("!=", rest, ir.Constant(I64, 0)), body, tail)
     b.position_at_end(body)
+    j1 = lowest(rest)
     nxt = stage_a(j1)
-    prefetch(j1)
+    if cut:
+        prefetch(j1)
     stage_b(j, carried)
     j.add_incoming(j1, b.block)
+    rest.add_incoming(drop(rest), b.block)
     for ph, v in zip(carried, nxt):
         ph.add_incoming(v, b.block)
     b.branch(head)
@@ -574,11 +601,12 @@ def _fast_fn(mod: ir.Module, em: _Emitter, plan: Plan, p: int, nt: bool = False,
 
 def _dispatch(b: ir.IRBuilder, fn: ir.Function, em: _Emitter, plan: Plan, p: int, rptr,
               regv, args: list[ir.Value], runs, cache=None) -> None:
-    """Classify the chunk's SUB-element blocks, then call one loop per run of equal blocks.
+    """Classify the chunk's SUB-element blocks, then run each variant's loop over the
+    blocks of its class (``_runs``).
 
     ``cache`` (table, s): the classes of the chunk at ``s`` are kept in entry ``s /
-    CHUNK`` of the table (``_spec.cls_entry()`` bytes: the tag s + 1, then one class per block
-    and a sentinel); a later stage of the sweep finds them there instead of testing
+    CHUNK`` of the table (``_spec.cls_entry()`` bytes: the tag s + 1, then one class per
+    block); a later stage of the sweep finds them there instead of testing
     again (only for conditions that are the same in every stage, ``stage_invariant``).
     """
     sub = _spec.SUB
@@ -593,7 +621,7 @@ def _dispatch(b: ir.IRBuilder, fn: ir.Function, em: _Emitter, plan: Plan, p: int
     bits.align = 64
     z = ir.Constant(I32, 0)
     if cache is None:
-        cls = b.gep(b.alloca(ir.ArrayType(i8, nsub + 1)), [z, z])
+        cls = b.gep(b.alloca(ir.ArrayType(i8, nsub)), [z, z])
         _classify(b, fn, em, plan, p, rptr, regv, runs, nodes, bits, cls)
     else:
         tab, s = cache
@@ -611,7 +639,7 @@ def _dispatch(b: ir.IRBuilder, fn: ir.Function, em: _Emitter, plan: Plan, p: int
 def _classify(b: ir.IRBuilder, fn: ir.Function, em: _Emitter, plan: Plan, p: int, rptr, regv,
               runs, nodes, bits, cls) -> None:
     """cls[j] = the first specialised loop whose conditions hold on all of block j, else
-    the general one (the last); cls[nsub] = 255 ends the last run."""
+    the general one (the last)."""
     sub = _spec.SUB
     nsub = CHUNK // sub
     i8 = ir.IntType(8)
@@ -651,49 +679,19 @@ def _classify(b: ir.IRBuilder, fn: ir.Function, em: _Emitter, plan: Plan, p: int
             pick = b.select(has, ir.Constant(i8, k), pick)
         b.store(pick, b.gep(cls, [j]))
     _loop(b, fn, ir.Constant(I64, 0), ir.Constant(I64, nsub), "blk", block)
-    b.store(ir.Constant(i8, 255), b.gep(cls, [ir.Constant(I64, nsub)]))  # run sentinel
 
 
 def _runs(b: ir.IRBuilder, fn: ir.Function, args, runs, cls, nsub: int) -> None:
+    """Each variant's loop once, over the mask of the chunk's blocks of its class."""
+    assert nsub <= 64, "block masks are 64-bit"
     i8 = ir.IntType(8)
-
-    # for (a = 0; a < nsub; a = e) { e = a + 1; while (cls[e] == cls[a]) e++; run(a, e) }
-    pre = b.block
-    head = fn.append_basic_block("run.head")
-    scan = fn.append_basic_block("run.scan")
-    call = fn.append_basic_block("run.call")
-    done = fn.append_basic_block("run.end")
-    b.branch(head)
-    b.position_at_end(head)
-    a = b.phi(I64, "run.a")
-    a.add_incoming(ir.Constant(I64, 0), pre)
-    b.cbranch(b.icmp_signed("<", a, ir.Constant(I64, nsub)), scan, done)
-    b.position_at_end(scan)
-    c = b.load(b.gep(cls, [a]))
-    e0 = b.add(a, ir.Constant(I64, 1))
-    scan2 = fn.append_basic_block("run.scan2")
-    b.branch(scan2)
-    b.position_at_end(scan2)
-    e = b.phi(I64, "run.e")
-    e.add_incoming(e0, scan)
-    nxt = b.add(e, ir.Constant(I64, 1))
-    e.add_incoming(nxt, scan2)
-    b.cbranch(b.icmp_unsigned("==", b.load(b.gep(cls, [e])), c), scan2, call)
-    b.position_at_end(call)
-    blks = [fn.append_basic_block(f"run.{k}") for k in range(len(runs))]
-    sw = b.switch(c, blks[-1])
-    cont = fn.append_basic_block("run.next")
+    vty = ir.VectorType(i8, nsub)
+    classes = b.load(b.bitcast(cls, vty.as_pointer()), align=1)
     for k, (f, _need) in enumerate(runs):
-        blk = blks[k]
-        if k < len(runs) - 1:
-            sw.add_case(ir.Constant(i8, k), blk)
-        b.position_at_end(blk)
-        b.call(f, args + [a, e])
-        b.branch(cont)
-    b.position_at_end(cont)
-    a.add_incoming(e, cont)
-    b.branch(head)
-    b.position_at_end(done)
+        hit = b.icmp_unsigned("==", classes, ir.Constant(vty, [ir.Constant(i8, k)] * nsub))
+        mask = b.zext(b.bitcast(hit, ir.IntType(nsub)), I64)
+        with b.if_then(b.icmp_unsigned("!=", mask, ir.Constant(I64, 0))):
+            b.call(f, args + [mask])
 
 
 def em_get_source(b, n: Node, plan: Plan, p: int, read, regs, em: _Emitter | None = None
@@ -943,10 +941,10 @@ def emit_module(plan: Plan, ftz: bool, x86: bool) -> ir.Module:
             runs = []
             for k, (value, used, live) in enumerate(variants):
                 nodes = [n for n in plan.compute[p] if n in live]
-                f = _run_fn(mod, em, plan, p, f"spg_spec{p}_{k}", nodes,
-                            {c: value for c in used})
+                f = _class_fn(mod, em, plan, p, f"spg_spec{p}_{k}", nodes,
+                              {c: value for c in used})
                 runs.append((f, [(c, value) for c in used]))
-            runs.append((_run_fn(mod, em, plan, p, f"spg_gen{p}"), []))
+            runs.append((_class_fn(mod, em, plan, p, f"spg_genc{p}"), []))
         fast = (_fast_fn(mod, em, plan, p),
                 runs and _fast_fn(mod, em, plan, p, runs=runs, cached=cached))
         fastnt = outs and (_fast_fn(mod, em, plan, p, nt=True),

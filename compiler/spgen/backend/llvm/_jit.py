@@ -20,7 +20,7 @@ from ._plan import CHUNK, Plan, make_plan
 __all__ = ["Kernel", "clear_memory_cache", "get_kernel"]
 
 # Bump when the generated code changes meaning, so stale objects on disk are ignored.
-_CODEGEN_VERSION = "24"
+_CODEGEN_VERSION = "26"
 
 # spg_run(bases, offs, mods, lags, rng, S, t0, t1, N, nt, regs, cls): see _codegen.emit_module
 _RUN_TYPE = ctypes.CFUNCTYPE(None, *[ctypes.c_void_p] * 5, *[ctypes.c_int64] * 5,

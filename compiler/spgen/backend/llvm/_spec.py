@@ -36,8 +36,8 @@ def _work(nodes) -> int:
 
 
 def cls_entry() -> int:
-    """Bytes per chunk in a block-class table: tag (int64), a class per block, sentinel."""
-    return -(-(8 + CHUNK // SUB + 1) // 8) * 8
+    """Bytes per chunk in a block-class table: tag (int64), a class per block."""
+    return -(-(8 + CHUNK // SUB) // 8) * 8
 
 
 def cls_bytes(plan: Plan, n: int) -> int:
