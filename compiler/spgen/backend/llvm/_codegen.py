@@ -809,7 +809,7 @@ def _phase_fn(mod: ir.Module, em: _Emitter, plan: Plan, p: int, fast: tuple,
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     zero64, c = ir.Constant(I64, 0), ir.Constant(I64, CHUNK)
     regv = [b.load(b.gep(regp, [ir.Constant(I32, k)])) for k in range(len(plan.graph.regs))]
-    # nt bit 1 asks for the specialised loops (fused sweeps: see _run._SPEC_STAGES)
+    # nt bit 1 asks for the specialised loops (see _run._SPEC_STAGES)
     spec = b.icmp_signed("!=", b.and_(nt, ir.Constant(I64, 2)), zero64)
     extra = []
     if cached:  # this phase's block-class table: n / CHUNK + 1 entries per phase

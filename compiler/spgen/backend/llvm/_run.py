@@ -260,13 +260,14 @@ def _template(k: Kernel, n: int, stages: int, layout: tuple, a: int, b: int,
 _STAGGER = 16
 
 
-# Fused sweeps of at least this many stages use the chunk-uniform select specialisation
-# (_spec.py). A single sweep tests every chunk's blocks for one use, in the same pass
-# that brings its data from memory: measured 7-12% slower on the 64² and 1024² LBM
-# steps and within noise elsewhere; fused sweeps (tested once per chunk) gained up to a
-# third on the 256²-4096² LBM cascades and lost 2-4% on 64², where half the blocks
-# touch a wall.
-_SPEC_STAGES = 2
+# Sweeps of at least this many stages use the chunk-uniform select specialisation
+# (_spec.py). It was 2 until the specialised loops were software-pipelined and run once
+# per class of blocks: a single sweep, which tests every chunk's blocks for one use,
+# was then 7-12% slower on the 64² and 1024² LBM steps. Now single LBM steps gain too,
+# side by side on the Xeon 10-12% (64²), 20-32% (256²), 1-5% (1024²), 49-56% (4096²),
+# on the Zen 5 3%, 18%, 2% (64²-1024²). Tests set it high to run the kernels' plain
+# fast loops.
+_SPEC_STAGES = 1
 
 
 def _out_cols(n: int) -> int:
