@@ -356,7 +356,7 @@ def _class_fn(mod: ir.Module, em: _Emitter, plan: Plan, p: int, name: str, nodes
 _LATENCY = {"fdiv": 12, "fsqrt": 15, "fadd": 3, "fsub": 3, "fmul": 3}
 _PIPE_MIN_PATH = 40
 _PIPE_CUT = 0.4
-# Blocks ahead of the first half that the pipelined loop prefetches its reads for:
+# Blocks ahead of the first part that the pipelined loop prefetches its reads for:
 # the rings of a fused sweep live in the L2 cache, too many streams for the L1
 # prefetchers to follow (+11-18 % on the 256² and 1024² LBM cascades on the Zen 5;
 # prefetching the stores as well was the same or slower).
@@ -364,10 +364,10 @@ _PREFETCH_BLOCKS = 8
 
 
 def _pipeline_split(plan: Plan, p: int, nodes, assume):
-    """(first-half nodes, second-half nodes, cut): the loop's computation cut in two at
-    half its longest latency path. The loop then computes the first half for block
-    ``b + 1`` and the second half for block ``b`` in one iteration: two independent
-    chains the processor overlaps (one chain, about 70 cycles in LBM, is longer than
+    """(first-part nodes, second-part nodes, cut): the loop's computation cut in two at
+    ``_PIPE_CUT`` of its longest latency path. The loop then computes the first part for
+    the next block and the second part for the current one in one iteration: two
+    independent chains the processor overlaps (one chain, about 70 cycles in LBM, is longer than
     its scheduler window covers). Values crossing the cut stay in registers; reads
     (and selects resolved to reads) are loaded again rather than carried. None when
     the path is too short to be worth it."""
