@@ -43,19 +43,26 @@ def _c32(v: int) -> ir.Constant:
     return ir.Constant(I32, v & 0xFFFFFFFF)
 
 
+def _like(v: ir.Value, t: ir.Type) -> ir.Type:
+    """``t``, or a vector of it as wide as ``v`` when ``v`` is a vector."""
+    return ir.VectorType(t, v.type.count) if isinstance(v.type, ir.VectorType) else t
+
+
 def _from_bits(b: ir.IRBuilder, v: ir.Value, t: Type) -> ir.Value:
+    """A value of SPD type ``t`` from its 32-bit pattern (a scalar or a vector)."""
     if t is Type.F32:
-        return b.bitcast(v, F32)
+        return b.bitcast(v, _like(v, F32))
     if t is Type.BOOL:
-        return b.icmp_unsigned("!=", v, _c32(0))
+        return b.icmp_unsigned("!=", v, ir.Constant(v.type, None))
     return v
 
 
 def _to_bits(b: ir.IRBuilder, v: ir.Value, t: Type) -> ir.Value:
+    """The 32-bit pattern of a value of SPD type ``t`` (a scalar or a vector)."""
     if t is Type.F32:
-        return b.bitcast(v, I32)
+        return b.bitcast(v, _like(v, I32))
     if t is Type.BOOL:
-        return b.zext(v, I32)
+        return b.zext(v, _like(v, I32))
     return v
 
 
@@ -73,7 +80,7 @@ class _Emitter:
         """``lanes`` > 1: values are vectors of that many elements (explicit vector code)."""
         self.mod, self.plan, self.ftz, self.lanes = mod, plan, ftz, lanes
         vec = (lambda t: ir.VectorType(t, lanes)) if lanes > 1 else (lambda t: t)
-        self.i1, self.i32, self.f32 = vec(I1), vec(I32), vec(F32)
+        self.i32, self.f32 = vec(I32), vec(F32)
         self.sfx = f"v{lanes}f32" if lanes > 1 else "f32"
         self.isfx = f"v{lanes}i32" if lanes > 1 else "i32"
 
@@ -87,19 +94,6 @@ class _Emitter:
     def const(self, t: Type, bits: int) -> ir.Constant:
         return self.splat(_const(t, bits))
 
-    def from_bits(self, b: ir.IRBuilder, v: ir.Value, t: Type) -> ir.Value:
-        if t is Type.F32:
-            return b.bitcast(v, self.f32)
-        if t is Type.BOOL:
-            return b.icmp_unsigned("!=", v, self.c32(0))
-        return v
-
-    def to_bits(self, b: ir.IRBuilder, v: ir.Value, t: Type) -> ir.Value:
-        if t is Type.F32:
-            return b.bitcast(v, self.i32)
-        if t is Type.BOOL:
-            return b.zext(v, self.i32)
-        return v
 
     def intrinsic(self, name: str, ret: ir.Type, args: list[ir.Type]) -> ir.Function:
         fn = self.mod.globals.get(name)
@@ -132,12 +126,12 @@ class _Emitter:
             if a.op == "const":
                 return self.const(a.type, a.attrs["bits"])
             if a.op == "reg":
-                return self.from_bits(b, regs[_reg_name(a)], a.type)
+                return _from_bits(b, regs[_reg_name(a)], a.type)
             src = plan.src_of(a, p)
             if src is None:
                 raise AssertionError(f"{a!r} not available in phase {p}")  # plan bug
             v, _ = read(b, *src)
-            val[a] = self.from_bits(b, v, a.type)
+            val[a] = _from_bits(b, v, a.type)
             return val[a]
 
         for n in plan.compute[p] if nodes is None else nodes:
@@ -155,13 +149,13 @@ class _Emitter:
             fill = self.const(t, n.attrs["fill"])
             if x.op == "input":
                 v, ok = read(b, self.plan.in_slot[x.attrs["port"]], d)
-                v = self.from_bits(b, v, t)
+                v = _from_bits(b, v, t)
             elif x.op in ("const", "reg"):
                 v = get(x)
                 ok = read(b, -1, d)[1]  # only the bounds check
             else:
                 v, ok = read(b, self.plan.mat_slot[x], d)
-                v = self.from_bits(b, v, t)
+                v = _from_bits(b, v, t)
             return v if ok is None else b.select(ok, v, fill)
         args = [get(a) for a in n.args]
         if self.ftz and op in _FTZ_IN:
@@ -240,7 +234,7 @@ class _Emitter:
         if op == "fptoui":
             return b.call(self.intrinsic(f"llvm.fptoui.sat.{self.isfx}.{self.sfx}", self.i32, [self.f32]), [a[0]])
         if op == "bitcast":
-            return self.from_bits(b, self.to_bits(b, a[0], n.args[0].type), t)
+            return _from_bits(b, _to_bits(b, a[0], n.args[0].type), t)
         if op == "booltoint":
             return b.zext(a[0], self.i32)
         raise AssertionError(f"op {op} reached the LLVM back end")  # verifier keeps this out
@@ -313,8 +307,7 @@ def _run_fn(mod: ir.Module, em: _Emitter, plan: Plan, p: int, name: str, nodes=N
     """The fast loop over elements [a*SUB, b*SUB) of a chunk: run(ptrs..., regs..., a, b)."""
     fn = ir.Function(mod, ir.FunctionType(VOID, _fast_args(plan, p) + [I64, I64]), name)
     fn.linkage = "internal"
-    # inlined into the chunk loop (noinline measured the same or slower: one call per
-    # run passes every chunk pointer again)
+    # inlined into the stream-end path of the phase (_phase_fn)
     fn.attributes.add("alwaysinline")
     nptr = len(plan.reads[p]) + len(plan.stores[p])
     for a in fn.args[:nptr]:
@@ -431,7 +424,7 @@ def _pipeline_split(plan: Plan, p: int, nodes, assume):
 def _pipelined(b: ir.IRBuilder, fn: ir.Function, em: _Emitter, plan: Plan, p: int, rptr,
                wptr, regv, assume, mask: ir.Value, first, second, cut) -> None:
     """The blocks in ``mask`` (non-zero) as explicit vector code, software-pipelined: an
-    iteration computes the first half for the next block and the second half for the
+    iteration computes the first part for the next block and the second part for the
     current one (see ``_pipeline_split``; with no cut, all in the second); the values
     crossing the cut stay in registers. Walking the set bits rather than a range lets
     the blocks of one class anywhere in the chunk share one pipeline (the two wall
@@ -468,7 +461,7 @@ def _pipelined(b: ir.IRBuilder, fn: ir.Function, em: _Emitter, plan: Plan, p: in
         return [val[n] for n in cut]
 
     def prefetch(j: ir.Value) -> None:
-        """Prefetch the lines the first half reads _PREFETCH_BLOCKS blocks after ``j``
+        """Prefetch the lines the first part reads _PREFETCH_BLOCKS blocks after ``j``
         (one per row of a slot; a prefetch never faults, so past the end is harmless)."""
         pf = vem.intrinsic("llvm.prefetch.p0i8", VOID, [P8, I32, I32, I32])
         e = b.shl(b.add(j, ir.Constant(I64, _PREFETCH_BLOCKS)), shift)
@@ -486,7 +479,7 @@ def _pipelined(b: ir.IRBuilder, fn: ir.Function, em: _Emitter, plan: Plan, p: in
         for k, (_slot, n) in enumerate(plan.stores[p]):
             v = val[n] if n in val else em_get_source(b, n, plan, p, read, vregs, vem)
             at = b.bitcast(b.gep(wptr[k], [e]), vi32.as_pointer())
-            b.store(vem.to_bits(b, v, n.type), at, align=4)
+            b.store(_to_bits(b, v, n.type), at, align=4)
 
     cttz = vem.intrinsic("llvm.cttz.i64", I64, [I64, I1])
     lowest = lambda m: b.call(cttz, [m, ir.Constant(I1, 1)])  # m != 0
@@ -579,8 +572,8 @@ def _fast_fn(mod: ir.Module, em: _Emitter, plan: Plan, p: int, nt: bool = False,
             b.store(v, b.gep(dst, [i]), align=64).set_metadata("nontemporal", ntmd)
         _loop(b, fn, ir.Constant(I64, 0), ir.Constant(I64, CHUNK // 16), "nt", cp)
     b.ret_void()
-    # The entry point takes the chunk pointers as one table (filled in by _phase_fn
-    # with a vector loop), not as arguments: passing three dozen pointers on the stack
+    # The entry point takes the chunk pointers as one table (kept up to date by the
+    # sweep, spg_run), not as arguments: passing three dozen pointers on the stack
     # cost the sweep driver about 1,000 instructions per chunk, a quarter of the
     # time of a fused LBM sweep. Inlining the noalias body keeps the pointers apart
     # (the inliner turns noalias into alias scopes). Kept out of line: inlined into
@@ -697,14 +690,12 @@ def _runs(b: ir.IRBuilder, fn: ir.Function, args, runs, cls, nsub: int) -> None:
 def em_get_source(b, n: Node, plan: Plan, p: int, read, regs, em: _Emitter | None = None
                   ) -> ir.Value:
     """A stored value that the phase does not compute: a source (constant, register, input)."""
-    const = em.const if em else _const
-    from_bits = em.from_bits if em else _from_bits
     if n.op == "const":
-        return const(n.type, n.attrs["bits"])
+        return em.const(n.type, n.attrs["bits"]) if em else _const(n.type, n.attrs["bits"])
     if n.op == "reg":
-        return from_bits(b, regs[_reg_name(n)], n.type)
+        return _from_bits(b, regs[_reg_name(n)], n.type)
     slot, d = plan.src_of(n, p)  # type: ignore[misc]
-    return from_bits(b, read(b, slot, d)[0], n.type)
+    return _from_bits(b, read(b, slot, d)[0], n.type)
 
 
 def _edge_fn(mod: ir.Module, em: _Emitter, plan: Plan, p: int) -> ir.Function:
