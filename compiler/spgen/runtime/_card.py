@@ -183,7 +183,7 @@ class Card:
         core = self._live()
         return _check(core.ext.reg_type(core.handle, reg))
 
-    def write_reg(self, reg: str | int, value: float | int) -> None:
+    def write_reg(self, reg: str | int, value: float) -> None:
         """Writes a register by value. A core Reg named here takes a number of its type:
         f32 its binary32 pattern (``write_reg("omega", 1.7)``), i32/u32 an integer in
         their range, bool True/False or 0/1. A shell register (or an offset) takes a
