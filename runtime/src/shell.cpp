@@ -101,7 +101,10 @@ std::string card_library(const std::string& target) {
         return nl == std::string::npos ? out : out.substr(nl + 1);
     }
     std::string lib = target;
-    if (lib.size() < 3 || lib.compare(lib.size() - 3, 3, ".so") != 0) lib += "/sim/libafucard.so";
+    const bool folder = lib.size() < 3 || lib.compare(lib.size() - 3, 3, ".so") != 0;
+    if (access(target.c_str(), F_OK) != 0)
+        throw Error(fpga_result(AFU_ERR_BAD_URI), std::string(folder ? "no such directory: " : "no such file: ") + target);
+    if (folder) lib += "/sim/libafucard.so";
     if (access(lib.c_str(), R_OK) != 0)
         throw Error(fpga_result(AFU_ERR_BAD_URI),
                     "no simulated card at " + lib + " (run `spgen build` for that directory)");
@@ -139,7 +142,9 @@ void Shell::init(const std::string& uri) {
         std::string id = target.rfind("afu:", 0) == 0 ? target.substr(4) : target;
         if (!parse_guid(id, guid))
             throw Error(fpga_result(AFU_ERR_BAD_URI),
-                        "'" + uri + "' is neither sim:<build dir>, sim:loopback nor an AFU ID");
+                        access(id.c_str(), F_OK) == 0
+                            ? "'" + id + "' is a build directory: open it as sim:" + id
+                            : "no such directory: " + id + " (a target is sim:<build dir>, sim:loopback or an AFU ID)");
         std::stringstream ss(query);
         std::string item;
         while (std::getline(ss, item, ','))

@@ -125,3 +125,34 @@ def test_registers_take_values_of_their_type(exprmix_build):
             np.float32(1.7), -1, 0xFFFF_FFFF)
         card.write_reg_bits("gain", 0x3F00_0000)
         assert card.read_reg("gain") == 0.5
+
+
+def test_copy_tools_refuse_a_card_with_cores(exprmix_build, runtime_build, card_env, capsys):
+    """dma_roundtrip and `spgen bench dma` compare what comes back with what went: on a
+    card with cores they say why they cannot, instead of reporting corruption."""
+    import subprocess
+
+    r = subprocess.run([str(runtime_build / "dma_roundtrip"), f"sim:{exprmix_build}", "4096"],
+                       env=card_env, capture_output=True, text=True, timeout=300, check=False)
+    assert r.returncode == 1 and "CORRUPTED" not in r.stdout
+    assert "every transfer streams through them" in r.stderr and "loop-back build" in r.stderr
+    assert main(["bench", "dma", "--target", str(exprmix_build), "--quick", "--no-progress"]) == 1
+    err = capsys.readouterr().err
+    assert "every transfer streams through them" in err and "loop-back build" in err
+    assert "whole number" not in err
+
+
+def test_mistyped_build_folder_says_no_such_directory(tmp_path, runtime_build, card_env):
+    import subprocess
+
+    def roundtrip(uri):
+        return subprocess.run([str(runtime_build / "dma_roundtrip"), uri], env=card_env,
+                              capture_output=True, text=True, timeout=300, check=False)
+
+    missing = tmp_path / "no_such_build"
+    for uri in (f"sim:{missing}", str(missing)):
+        r = roundtrip(uri)
+        assert r.returncode == 1 and f"no such directory: {missing}" in r.stderr, r.stderr
+    with pytest.raises(runtime.AfuError, match=f"no such directory: {re.escape(str(missing))}"):
+        runtime.open(missing)
+    assert f"open it as sim:{tmp_path}" in roundtrip(str(tmp_path)).stderr

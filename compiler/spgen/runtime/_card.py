@@ -251,6 +251,15 @@ class Card:
         core = self._live()
         return _check(core.ext.info(core.handle))
 
+    def require_plain_copy(self, tool: str) -> None:
+        """For tools that compare what comes back with what went: on a card with cores
+        every transfer streams through them, so refuse it with a message that says so."""
+        n = self.info["n_cores"]
+        if n:
+            raise SpgenError(f"{tool}: the card has {n} core(s) and every transfer streams through "
+                             f"them, so data does not come back as it went; {tool} needs a "
+                             "loop-back build ('loopback', or `spgen build --loopback -o DIR`)")
+
     def core_param(self, name: str) -> int | None:
         """An integer Param of the card's core as built (``spgen build -P``), or None
         where the card does not say (loop-back card; a hardware card without
@@ -286,7 +295,8 @@ def _uri(target: str | os.PathLike[str], params: Mapping[str, float] | None) -> 
         uri = f"sim:{Path(t).resolve()}"
     else:
         raise AfuError(load_extension().CODES["BAD_URI"],
-                       f"'{t}' is not a build directory, 'loopback', sim:... or an AFU ID")
+                       f"no such directory: {t} (a target is a spgen build directory, 'loopback', "
+                       "sim:... or an AFU ID)")
     if params:
         uri += "?" + ",".join(f"{k}={v}" for k, v in params.items())
     return uri

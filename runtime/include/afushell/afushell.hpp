@@ -151,6 +151,17 @@ public:
         ok(afuShellInfo(h_, &i));
         return i;
     }
+    /** For tools that compare what comes back with what went (round trips, bandwidth
+     *  checks): on a card with cores every transfer streams through them, so refuse it
+     *  with a message that says so (FPGA_NOT_SUPPORTED). */
+    void require_plain_copy(const std::string& tool) const {
+        const afu_shell_info i = info();
+        if (i.n_cores)
+            throw Failure(FPGA_NOT_SUPPORTED,
+                          tool + ": the card has " + std::to_string(i.n_cores) + " core(s) and every "
+                          "transfer streams through them, so data does not come back as it went; " +
+                          tool + " needs a loop-back build (sim:loopback, or `spgen build --loopback -o DIR`)");
+    }
     uint64_t elapsed_ns() const {
         uint64_t ns = 0;
         ok(afuShellElapsedNs(h_, &ns));
