@@ -1,0 +1,187 @@
+"""Running the generated CUDA C on a GPU through CuPy (NVRTC, device memory, launches)."""
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+
+import numpy as np
+
+from ..._diagnostics import SpgenError
+from ...ir import Graph
+from ..llvm._plan import Plan, feedback, make_plan
+from ._source import NVRTC_OPTIONS, THREADS, module_source, reaches
+
+__all__ = ["Program", "cuda_unavailable", "get_program"]
+
+# Elements per thread and work item of the fused kernel, and the L2 budget of its rings.
+_ITEM_ELEMS = 2
+_RING_BYTES = 24 << 20
+_MAX_GROUP = 16
+
+
+def _cupy():
+    """The cupy module, or a clear error naming what is missing."""
+    reason = cuda_unavailable()
+    if reason:
+        raise SpgenError(f"--device cuda: {reason}")
+    import cupy
+
+    return cupy
+
+
+_checked: list[str | None] = []
+
+
+def cuda_unavailable() -> str | None:
+    """Why no CUDA device can be used here (None: one can)."""
+    if not _checked:
+        try:
+            import cupy
+        except Exception as e:  # noqa: BLE001 -- ImportError or a broken CUDA install
+            _checked.append(f"CuPy is not installed or cannot load ({type(e).__name__}: {e}); "
+                            f"install the optional extra: pip install 'spgen[cuda]'")
+        else:
+            try:
+                count = cupy.cuda.runtime.getDeviceCount()
+                _checked.append(None if count > 0 else "no CUDA device found")
+            except Exception as e:  # noqa: BLE001 -- CUDARuntimeError: no driver or device
+                _checked.append(f"no usable CUDA driver or device ({e})")
+    return _checked[0]
+
+
+class Program:
+    """A module compiled for the GPU: its kernels and how to chain them."""
+
+    def __init__(self, graph: Graph, ftz: bool):
+        cp = _cupy()
+        self.cp = cp
+        self.plan: Plan = make_plan(graph)
+        self.graph = graph
+        self.reg_names = [r.name for r in graph.regs]
+        fb = feedback(graph)
+        plan = self.plan
+        # output slot -> input slot it feeds (cascades), None when the ports differ
+        self.feed = None if fb is None else {
+            plan.out_slot[o]: plan.in_slot[i] for o, i in fb.items()}
+        self.source = module_source(plan, ftz, self.reg_names, self.feed)
+        try:
+            self.module = cp.RawModule(code=self.source, options=NVRTC_OPTIONS)
+            self.phases = [self.module.get_function(f"spg_phase{p}")
+                           for p in range(plan.n_phases)]
+            self.fused = (self.module.get_function("spg_fused")
+                          if "spg_fused(" in self.source else None)
+        except Exception as e:  # noqa: BLE001 -- NVRTC or driver errors
+            raise SpgenError(f"module {graph.name}: the CUDA kernels failed to build: {e}") from e
+        dev = cp.cuda.Device()
+        self.sms = dev.attributes["MultiProcessorCount"]
+        self.past, self.fut = reaches(plan, 0)
+
+    # ---- buffers ------------------------------------------------------------------
+    def _tab(self, addrs: list[int]):
+        return self.cp.asarray(np.array(addrs, dtype=np.uint64))
+
+    def _regs(self, regs: Mapping[str, int]):
+        vals = [regs[name] & 0xFFFFFFFF for name in self.reg_names] or [0]
+        return self.cp.asarray(np.array(vals, dtype=np.uint32))
+
+    def _grid(self, n: int) -> int:
+        return max(1, min(-(-n // THREADS), self.sms * 64))
+
+    # ---- one step: a launch per phase over whole arrays ---------------------------
+    def step(self, n: int, ins: list, regs_d) -> list:
+        """One application; ``ins`` device arrays in ``plan.in_slot`` order; returns the
+        outputs in ``plan.out_slot`` order."""
+        cp, plan = self.cp, self.plan
+        mats = [cp.empty(n, dtype=cp.uint32) for _ in plan.mat]
+        outs = [cp.empty(n, dtype=cp.uint32) for _ in plan.out_slot]
+        tab = self._tab([a.data.ptr for a in ins + mats + outs])
+        for k in self.phases:
+            k((self._grid(n),), (THREADS,), (tab, np.int64(n), regs_d))
+        return outs
+
+    # ---- fused cascades -------------------------------------------------------------
+    def fused_layout(self, n: int, S: int, lag: int | None = None):
+        """(C, L, K) of a fused cascade of ``S`` steps: chunk elements, lag and ring size in
+        chunks (see ``_source.fused_kernel``)."""
+        C = THREADS * _ITEM_ELEMS
+        pp, pf = -(-self.past // C), -(-self.fut // C)
+        if lag is None:
+            # lag so that an item's producers started about one residency earlier (it
+            # rarely waits), within the L2 budget of the rings
+            resident = self.sms * max(1, 2048 // THREADS // 2)
+            lag = -(-resident // S)
+            per_chunk = 4 * C * len(self.plan.in_slot) * max(1, S - 1)
+            lag = min(lag, max(1, _RING_BYTES // per_chunk - pp - 1))
+        L = max(pf, lag, 1)
+        K = 1 << (pp + L + 1 - 1).bit_length()  # a power of two >= pp + L + 1
+        return C, L, K
+
+    def cascade(self, n: int, ins: list, regs_d, S: int, lag: int | None = None) -> list:
+        """``S`` steps in one launch; outputs in ``plan.in_slot`` (fed) order."""
+        cp, P = self.cp, len(self.plan.in_slot)
+        C, L, K = self.fused_layout(n, S, lag)
+        chunks = -(-n // C)
+        rings = cp.empty((max(S - 1, 0), P, K * C), dtype=cp.uint32)
+        outs = [cp.empty(n, dtype=cp.uint32) for _ in range(P)]
+        rows = [a.data.ptr for a in ins]
+        for j in range(S - 1):
+            rows += [rings[j, k].data.ptr for k in range(P)]
+        rows += [a.data.ptr for a in outs]
+        tab = self._tab(rows)
+        sync = cp.zeros(1 + S * chunks, dtype=cp.uint32)
+        items = S * (chunks + (S - 1) * L)
+        self.fused((items,), (THREADS,),
+                   (tab, np.int64(n), regs_d, sync, np.int32(S), np.int64(L), np.int64(K),
+                    np.int32(_ITEM_ELEMS), np.int64(chunks), np.uint64(K * C - 1)))
+        return outs
+
+    def run(self, n: int, ins: list, regs: Mapping[str, int], steps: int = 1,
+            fuse: bool = True, group: int | None = None) -> list:
+        """``steps`` applications on device arrays (``plan.in_slot`` order); returns the
+        outputs in ``plan.out_slot`` order (device arrays)."""
+        plan = self.plan
+        if steps > 1 and self.feed is None:
+            raise SpgenError(
+                f"steps={steps} feeds the outputs of {self.graph.name} back as its inputs, "
+                f"so its output ports must match its input ports in number, stream and type, "
+                f"in order")
+        regs_d = self._regs(regs)
+        order = sorted(plan.out_slot.values())
+        if steps == 1 or not fuse or self.fused is None:
+            cur = ins
+            for s in range(steps):
+                outs = self.step(n, cur, regs_d)
+                if s == steps - 1:
+                    return outs
+                cur = self._fed(outs)
+        g = group or _MAX_GROUP
+        cur, done = ins, 0
+        while done < steps:
+            S = min(g, steps - done)
+            cur = self.cascade(n, cur, regs_d, S) if S > 1 else self._fed(
+                self.step(n, cur, regs_d))
+            done += S
+        # fed (input) order back to output order
+        inv = {self.feed[o]: o for o in order}
+        by_out = {inv[i]: a for i, a in enumerate(cur)}
+        return [by_out[o] for o in order]
+
+    def _fed(self, outs: list) -> list:
+        """Outputs (``out_slot`` order) as the next step's inputs (``in_slot`` order)."""
+        order = sorted(self.plan.out_slot.values())
+        at = {self.feed[o]: a for o, a in zip(order, outs)}
+        return [at[i] for i in range(len(self.plan.in_slot))]
+
+
+_lock = threading.Lock()
+_programs: dict[tuple[str, bool], Program] = {}
+
+
+def get_program(graph: Graph, ftz: bool) -> Program:
+    """The compiled program of ``graph`` (memoised by its printed IR and ``ftz``)."""
+    key = (graph.to_text(), ftz)
+    with _lock:
+        prog = _programs.get(key)
+        if prog is None:
+            prog = _programs[key] = Program(graph, ftz)
+        return prog
