@@ -70,19 +70,30 @@ class Program:
                            for p in range(plan.n_phases)]
             self.fused = (self.module.get_function("spg_fused")
                           if "spg_fused(" in self.source else None)
-        except Exception as e:  # noqa: BLE001 -- NVRTC or driver errors
+        except Exception as e:
             raise SpgenError(f"module {graph.name}: the CUDA kernels failed to build: {e}") from e
-        dev = cp.cuda.Device()
-        self.sms = dev.attributes["MultiProcessorCount"]
+        props = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
+        self.sms = int(props["multiProcessorCount"])
         self.past, self.fut = reaches(plan, 0)
 
     # ---- buffers ------------------------------------------------------------------
+    def _small(self, vals: tuple, dtype):
+        """A small device array of ``vals`` (address tables, registers), memoised: a copy
+        from the host costs more than a launch."""
+        memo = self.__dict__.setdefault("_memo", {})
+        key = (vals, dtype)
+        if key not in memo:
+            if len(memo) > 256:
+                memo.clear()
+            memo[key] = self.cp.asarray(np.array(vals, dtype=dtype))
+        return memo[key]
+
     def _tab(self, addrs: list[int]):
-        return self.cp.asarray(np.array(addrs, dtype=np.uint64))
+        return self._small(tuple(addrs), np.uint64)
 
     def _regs(self, regs: Mapping[str, int]):
-        vals = [regs[name] & 0xFFFFFFFF for name in self.reg_names] or [0]
-        return self.cp.asarray(np.array(vals, dtype=np.uint32))
+        return self._small(tuple(regs[name] & 0xFFFFFFFF for name in self.reg_names) or (0,),
+                           np.uint32)
 
     def _grid(self, n: int) -> int:
         return max(1, min(-(-n // THREADS), self.sms * 64))

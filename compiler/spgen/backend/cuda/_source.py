@@ -101,7 +101,7 @@ def _op(n: Node, a: list[str], ftz: bool) -> str:
     return f"spg_flush({e})" if ftz and op in _FTZ_OUT else e
 
 
-def _compute(op: str, t: Type, n: Node, a: list[str]) -> str:  # noqa: C901 -- one table
+def _compute(op: str, t: Type, n: Node, a: list[str]) -> str:
     if op in _FARITH:
         return f"{_FARITH[op]}({a[0]}, {a[1]})"
     if op == "fsqrt":
