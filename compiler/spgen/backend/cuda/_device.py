@@ -1,6 +1,7 @@
 """Running the generated CUDA C on a GPU through CuPy (NVRTC, device memory, launches)."""
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Mapping
 
@@ -9,13 +10,17 @@ import numpy as np
 from ..._diagnostics import SpgenError
 from ...ir import Graph
 from ..llvm._plan import Plan, feedback, make_plan
+from ..._tools import cache_dir, content_hash
+from ._ptx import cubin, nvrtc_unavailable
 from ._source import NVRTC_OPTIONS, THREADS, module_source, reaches
 
 __all__ = ["Program", "cuda_unavailable", "get_program"]
 
-# Elements per thread and work item of the fused kernel, and the L2 budget of its rings.
-_ITEM_ELEMS = 2
-_RING_BYTES = 24 << 20
+# Elements per thread and work item of the fused kernel (larger items spread the cost
+# of taking a ticket and testing flags), for modules with at least / fewer than 32
+# operations; the share of the L2 cache its rings may take; steps per launch.
+_ITEM_ELEMS = (16, 64)
+_RING_SHARE = 0.5
 _MAX_GROUP = 16
 
 
@@ -43,10 +48,22 @@ def cuda_unavailable() -> str | None:
         else:
             try:
                 count = cupy.cuda.runtime.getDeviceCount()
-                _checked.append(None if count > 0 else "no CUDA device found")
+                _checked.append(nvrtc_unavailable() if count > 0 else "no CUDA device found")
             except Exception as e:  # noqa: BLE001 -- CUDARuntimeError: no driver or device
                 _checked.append(f"no usable CUDA driver or device ({e})")
     return _checked[0]
+
+
+def _load(cp, source: str):
+    """The kernels of ``source`` as a CuPy module: compiled by NVRTC with our options only
+    (see ``_ptx``) for this GPU, the machine code cached on disk."""
+    arch = f"sm_{cp.cuda.Device().compute_capability}"
+    path = cache_dir("cuda") / f"{content_hash(source, arch, *NVRTC_OPTIONS)}.cubin"
+    if not path.exists():
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_bytes(cubin(source, arch))
+        tmp.replace(path)
+    return cp.RawModule(path=str(path))
 
 
 class Program:
@@ -65,7 +82,7 @@ class Program:
             plan.out_slot[o]: plan.in_slot[i] for o, i in fb.items()}
         self.source = module_source(plan, ftz, self.reg_names, self.feed)
         try:
-            self.module = cp.RawModule(code=self.source, options=NVRTC_OPTIONS)
+            self.module = _load(cp, self.source)
             self.phases = [self.module.get_function(f"spg_phase{p}")
                            for p in range(plan.n_phases)]
             self.fused = (self.module.get_function("spg_fused")
@@ -74,6 +91,8 @@ class Program:
             raise SpgenError(f"module {graph.name}: the CUDA kernels failed to build: {e}") from e
         props = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
         self.sms = int(props["multiProcessorCount"])
+        self.l2 = int(props["l2CacheSize"])
+        self.item_elems = _ITEM_ELEMS[len(plan.compute[0]) < 32]
         self.past, self.fut = reaches(plan, 0)
 
     # ---- buffers ------------------------------------------------------------------
@@ -114,17 +133,16 @@ class Program:
     def fused_layout(self, n: int, S: int, lag: int | None = None):
         """(C, L, K) of a fused cascade of ``S`` steps: chunk elements, lag and ring size in
         chunks (see ``_source.fused_kernel``)."""
-        C = THREADS * _ITEM_ELEMS
+        C = THREADS * self.item_elems
         pp, pf = -(-self.past // C), -(-self.fut // C)
         if lag is None:
-            # lag so that an item's producers started about one residency earlier (it
-            # rarely waits), within the L2 budget of the rings
-            resident = self.sms * max(1, 2048 // THREADS // 2)
-            lag = -(-resident // S)
+            # the largest power-of-two ring within the L2 budget, and the largest lag it
+            # allows: the more an item lags its producers, the less it waits for them
             per_chunk = 4 * C * len(self.plan.in_slot) * max(1, S - 1)
-            lag = min(lag, max(1, _RING_BYTES // per_chunk - pp - 1))
+            K = 1 << max(0, int(self.l2 * _RING_SHARE // per_chunk).bit_length() - 1)
+            lag = K - pp - 1
         L = max(pf, lag, 1)
-        K = 1 << (pp + L + 1 - 1).bit_length()  # a power of two >= pp + L + 1
+        K = 1 << (pp + L).bit_length()  # a power of two >= pp + L + 1 (deadlock-free)
         return C, L, K
 
     def cascade(self, n: int, ins: list, regs_d, S: int, lag: int | None = None) -> list:
@@ -143,7 +161,7 @@ class Program:
         items = S * (chunks + (S - 1) * L)
         self.fused((items,), (THREADS,),
                    (tab, np.int64(n), regs_d, sync, np.int32(S), np.int64(L), np.int64(K),
-                    np.int32(_ITEM_ELEMS), np.int64(chunks), np.uint64(K * C - 1)))
+                    np.int32(self.item_elems), np.int64(chunks), np.uint64(K * C - 1)))
         return outs
 
     def run(self, n: int, ins: list, regs: Mapping[str, int], steps: int = 1,

@@ -265,6 +265,8 @@ def fused_kernel(plan: Plan, ftz: bool, reg_index: dict[str, int], feed: dict[in
     ``j - 1`` whose chunks it reads (read after write), and, before overwriting ring
     chunk ``c - K``, for the items of step ``j + 1`` that read it (write after read).
     Ring accesses bypass L1 (``__ldcg``/``__stcg``): L1 is not coherent between SMs.
+    At most 128 registers a thread (two blocks per SM) keep enough blocks resident to
+    hide the waits.
 
     Table ``tab``: ``(S + 1) * P`` addresses, row ``b`` the ``P`` input ports (in
     ``plan.in_slot`` order) of step ``b``: row 0 the inputs, row S the outputs, the
@@ -273,14 +275,24 @@ def fused_kernel(plan: Plan, ftz: bool, reg_index: dict[str, int], feed: dict[in
     P = len(plan.in_slot)
     past, fut = reaches(plan, 0)
     out_col = {o: feed[o] for o in plan.out_slot.values()}
-    body = _body(plan, 0, ftz, reg_index, "__ldcg(in{s} + (({j}) & imask))",
-                 "__stcg(out{s} + (i & omask), {v})")
+    body = _body(plan, 0, ftz, reg_index, "spg_ld(in{s}, {j}, first, rmask)",
+                 "spg_st(out{s}, i, last, rmask, {v})")
     # the body names ports by slot: map output slots to the table column they feed
     ptrs = [f"const unsigned* __restrict__ in{s} = (const unsigned*)tab[j * {P} + {s}];"
             for s in range(P)]
     ptrs += [f"unsigned* __restrict__ out{s} = (unsigned*)tab[(j + 1) * {P} + {out_col[s]}];"
              for s in plan.out_slot.values()]
     return f"""
+// the inputs are read-only for the whole launch (read through the texture path); rings
+// bypass L1, which is not coherent between SMs
+__device__ __forceinline__ unsigned spg_ld(const unsigned* p, long long i, bool first,
+                                           unsigned long long m) {{
+    return first ? __ldg(p + i) : __ldcg(p + (i & m));
+}}
+__device__ __forceinline__ void spg_st(unsigned* p, long long i, bool last,
+                                       unsigned long long m, unsigned v) {{
+    if (last) p[i] = v; else __stcg(p + (i & m), v);
+}}
 #define SPG_PAST {past}LL
 #define SPG_FUT {fut}LL
 __device__ __forceinline__ void spg_wait(const int* flags, long long lo, long long hi,
@@ -294,7 +306,7 @@ __device__ __forceinline__ void spg_wait(const int* flags, long long lo, long lo
     }}
 }}
 
-extern "C" __global__ void __launch_bounds__({THREADS})
+extern "C" __global__ void __launch_bounds__({THREADS}, 2)
 spg_fused(const unsigned long long* __restrict__ tab, const long long n,
           const unsigned* __restrict__ regs, unsigned* sync, const int S, const long long L,
           const long long K, const int E, const long long chunks,
@@ -315,8 +327,7 @@ spg_fused(const unsigned long long* __restrict__ tab, const long long n,
                  c - K + (SPG_PAST + C - 1) / C, chunks);
     __threadfence();
     __syncthreads();
-    const unsigned long long imask = j == 0 ? ~0ULL : rmask;
-    const unsigned long long omask = j == S - 1 ? ~0ULL : rmask;
+    const bool first = j == 0, last = j == S - 1;
 {_indent(ptrs, 4)}
     for (int e = 0; e < E; ++e) {{
         const long long i = c * C + (long long)e * blockDim.x + threadIdx.x;
