@@ -16,10 +16,12 @@ from ._source import NVRTC_OPTIONS, THREADS, module_source, reaches
 
 __all__ = ["Program", "cuda_unavailable", "get_program"]
 
-# Elements per thread and work item of the fused kernel (larger items spread the cost
-# of taking a ticket and testing flags), for modules with at least / fewer than 32
-# operations; the share of the L2 cache its rings may take; steps per launch.
-_ITEM_ELEMS = (16, 64)
+# Fused cascades: the elements per thread of a work item it may choose from (larger
+# items spread the cost of taking a ticket and testing flags), the blocks resident per
+# SM (__launch_bounds__ of spg_fused), the share of the L2 cache its rings may take,
+# and the steps per launch.
+_ITEM_ELEMS = (1, 2, 4, 8, 16, 32, 64)
+_RESIDENT = 2
 _RING_SHARE = 0.5
 _MAX_GROUP = 16
 
@@ -92,7 +94,6 @@ class Program:
         props = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
         self.sms = int(props["multiProcessorCount"])
         self.l2 = int(props["l2CacheSize"])
-        self.item_elems = _ITEM_ELEMS[len(plan.compute[0]) < 32]
         self.past, self.fut = reaches(plan, 0)
 
     # ---- buffers ------------------------------------------------------------------
@@ -132,17 +133,28 @@ class Program:
     # ---- fused cascades -------------------------------------------------------------
     def fused_layout(self, n: int, S: int, lag: int | None = None):
         """(C, L, K) of a fused cascade of ``S`` steps: chunk elements, lag and ring size in
-        chunks (see ``_source.fused_kernel``)."""
-        C = THREADS * self.item_elems
+        chunks (see ``_source.fused_kernel``).
+
+        An item waits little when the items it depends on were taken about one
+        residency of blocks (``_RESIDENT`` per SM) earlier, both those it reads (lag)
+        and those that read the ring chunk it overwrites (ring size beyond the lag): the
+        rings then hold about two residencies of items, and must stay in the L2 cache.
+        So the item size is the largest that fits, and the ring the largest power of
+        two within the budget, split evenly between the two slacks.
+        """
+        cell = 4 * len(self.plan.in_slot)
+        budget = self.l2 * _RING_SHARE
+        resident = self.sms * _RESIDENT
+        E = max([e for e in _ITEM_ELEMS if 2 * resident * THREADS * e * cell <= budget]
+                or [min(_ITEM_ELEMS)])
+        C = THREADS * E
         pp, pf = -(-self.past // C), -(-self.fut // C)
+        K = 0
         if lag is None:
-            # the largest power-of-two ring within the L2 budget, and the largest lag it
-            # allows: the more an item lags its producers, the less it waits for them
-            per_chunk = 4 * C * len(self.plan.in_slot) * max(1, S - 1)
-            K = 1 << max(0, int(self.l2 * _RING_SHARE // per_chunk).bit_length() - 1)
-            lag = K - pp - 1
+            K = 1 << max(0, int(budget // (max(1, S - 1) * C * cell)).bit_length() - 1)
+            lag = pf + max(0, K - pp - pf - 1) // 2
         L = max(pf, lag, 1)
-        K = 1 << (pp + L).bit_length()  # a power of two >= pp + L + 1 (deadlock-free)
+        K = max(K, 1 << (pp + L).bit_length())  # a power of two >= pp + L + 1: no deadlock
         return C, L, K
 
     def cascade(self, n: int, ins: list, regs_d, S: int, lag: int | None = None) -> list:
@@ -161,7 +173,7 @@ class Program:
         items = S * (chunks + (S - 1) * L)
         self.fused((items,), (THREADS,),
                    (tab, np.int64(n), regs_d, sync, np.int32(S), np.int64(L), np.int64(K),
-                    np.int32(self.item_elems), np.int64(chunks), np.uint64(K * C - 1)))
+                    np.int32(C // THREADS), np.int64(chunks), np.uint64(K * C - 1)))
         return outs
 
     def run(self, n: int, ins: list, regs: Mapping[str, int], steps: int = 1,
