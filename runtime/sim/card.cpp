@@ -240,6 +240,19 @@ bool Card::read_result(uint64_t id, uint64_t* value) {
     return false;
 }
 
+bool Card::mem_access(uint64_t addr, void* buf, uint64_t n, bool write) {
+    if (addr >= (2ull << 32) || n > (2ull << 32) - addr) return false;
+    auto* b = static_cast<uint8_t*>(buf);
+    while (n) {  // split at the A/B boundary
+        const int t = int(addr >> 32);
+        const uint64_t off = addr & kChanMask, k = std::min<uint64_t>(n, (1ull << 32) - off);
+        if (write) ddr_[t].mem.write(off, b, size_t(k));
+        else ddr_[t].mem.read(off, b, size_t(k));
+        addr += k, b += k, n -= k;
+    }
+    return true;
+}
+
 int Card::target_of(uint64_t addr) const {
     if (addr & kHostBit) return 2;
     if (addr < (2ull << 32)) return int(addr >> 32);

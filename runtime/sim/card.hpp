@@ -55,6 +55,9 @@ public:
     bool read_result(uint64_t id, uint64_t* value);
     /// Interrupts delivered so far on `vector` (0 TX, 1 RX, 2 RDMA).
     uint64_t irq_count(unsigned vector) const { return irq_count_[vector % 3].load(); }
+    /// The card's FPGA memory directly (cluster set-up and checks): memory A at 0, B at 2^32;
+    /// false for a range outside both.
+    bool mem_access(uint64_t addr, void* buf, uint64_t n, bool write);
     /// Simulated cycle at which the host's next MMIO write would reach the card.
     uint64_t host_cycle() const { return host_write_at_; }
 
