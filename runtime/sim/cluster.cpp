@@ -205,10 +205,9 @@ bool RtlCluster::wait(uint64_t h, uint64_t max_cycles) {
     return ops_[size_t(h)].code != RTL_PENDING;
 }
 
-std::vector<RtlCluster::Event> RtlCluster::take_events(int c) {
-    std::vector<Event> out;
-    if (present(c)) out.swap(drv_[size_t(c)]->events);
-    return out;
+const std::vector<RtlCluster::Event>& RtlCluster::events(int c) const {
+    static const std::vector<Event> none;
+    return present(c) ? drv_[size_t(c)]->events : none;
 }
 
 void RtlCluster::complete(int c, uint32_t id, int code) {
@@ -382,7 +381,7 @@ std::map<std::string, uint64_t> RtlCluster::stats() {
 
 std::string RtlCluster::dump(uint64_t h) {
     std::ostringstream o;
-    o << "cluster state at cycle " << cyc_ << ":\n";
+    const uint64_t at = cyc_;
     for (int c = 0; c < n_; ++c) {
         if (!present(c)) {
             o << "  card " << c << ": absent\n";
@@ -409,6 +408,9 @@ std::string RtlCluster::dump(uint64_t h) {
             if (ns >= iv.first && ns < iv.second) return true;
         return false;
     };
+    o.str("cluster state at cycle " + std::to_string(at) + " (CSRs read until " + std::to_string(cyc_) + "):\n" +
+          o.str());
+    o.seekp(0, std::ios_base::end);
     for (size_t i = 0; i < ch_.size(); ++i) {
         const Channel& ch = ch_[i];
         if (!ch.packets) continue;

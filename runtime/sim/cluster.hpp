@@ -74,7 +74,8 @@ public:
     bool wait(uint64_t h, uint64_t max_cycles);
     void step();
     void run(uint64_t cycles) { for (uint64_t i = 0; i < cycles; ++i) step(); }
-    std::vector<Event> take_events(int c);
+    /// Target events (an operation of another card completed on this card's memory) so far.
+    const std::vector<Event>& events(int c) const;
     /// Counters: per channel and totals (packets, dropped, corrupted, replays).
     std::map<std::string, uint64_t> stats();
     /// Every card's RDMA CSRs and every channel's state, naming where an operation's

@@ -29,6 +29,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "RDMA and streams (docs/rdma.md); 0 (default): no network")
     parser.add_argument("--link-gbps", type=int, default=40, choices=(40, 100),
                         help="line rate of each link in Gb/s (default 40, the PAC's QSFP+)")
+    parser.add_argument("--op-timeout", type=int, default=2_000_000, metavar="CYCLES",
+                        help="with --links: cycles after which the RDMA engine fails an operation "
+                             "with TIMEOUT (default 2,000,000 = 10 ms at 200 MHz)")
     parser.add_argument("--no-sim", action="store_true",
                         help="do not build the Verilated simulated-card library")
     parser.add_argument("-P", dest="params", metavar="NAME=VALUE", action="append", default=[],
@@ -62,7 +65,10 @@ def run(args: argparse.Namespace) -> int:
         (out / "core.json").write_text(json.dumps(vcore.report, indent=2) + "\n")
     if args.links and not 1 <= args.links <= 4:
         raise SpgenError(f"--links {args.links}: must be 1..4")
-    project = write_project(out, core, text, args.cascade, links=args.links, link_gbps=args.link_gbps)
+    if args.op_timeout < 1000:
+        raise SpgenError(f"--op-timeout {args.op_timeout}: at least 1000 cycles")
+    project = write_project(out, core, text, args.cascade, links=args.links, link_gbps=args.link_gbps,
+                            op_timeout=args.op_timeout)
     checks = check_project(project)
 
     card = None
@@ -75,7 +81,8 @@ def run(args: argparse.Namespace) -> int:
         info: dict[str, object] = {"target": core.name if core else "loopback",
                                    "n_cores": project.params["N_CORES"]}
         if args.links:
-            info.update(links=args.links, link_bits=link_bits(), link_gbps=args.link_gbps)
+            info.update(links=args.links, link_bits=link_bits(), link_gbps=args.link_gbps,
+                        rdma_op_timeout=args.op_timeout)
         for i, (name, _) in enumerate(core.regs if core else ()):
             info[f"reg.{name}"] = i
         # the core's Params as built: the runtime and host helpers check them (a stencil

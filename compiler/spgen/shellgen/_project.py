@@ -66,7 +66,7 @@ LINK_GBPS = (40, 100)
 
 
 def write_project(out: Path, core: CoreInterface | None, core_text: str | None,
-                  n_cores: int, links: int = 0, link_gbps: int = 40) -> Project:
+                  n_cores: int, links: int = 0, link_gbps: int = 40, op_timeout: int = 2_000_000) -> Project:
     """Write the project under `out`; `core` None means loop-back (no core). `links` > 0
     puts the RDMA block (shell/rdma/, top afu_rdma_top) with that many serial-link ports
     beside the shell."""
@@ -91,6 +91,7 @@ def write_project(out: Path, core: CoreInterface | None, core_text: str | None,
     }
     if links:
         params["RDMA_PORTS"] = links
+        params["RDMA_OP_TIMEOUT"] = op_timeout
     p = Project(out, params, top="afu_rdma_top" if links else "afu_top")
     for f in sorted(SHELL_DIR.glob("*.vh")) + sorted(SHELL_DIR.glob("*.v")):
         shutil.copyfile(f, out / "rtl" / "shell" / f.name)
