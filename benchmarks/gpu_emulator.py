@@ -108,7 +108,8 @@ def lbmpy_gpu(width: int, attr):
     return lb.time_step, kernel_only
 
 
-def bench(core: str, width: int, steps_list, reps: int) -> list[dict]:
+def bench(core: str, width: int, steps_list, reps: int, with_lbmpy: bool = True
+          ) -> list[dict]:
     g, n, ins, regs, attr = (_lbm if core == "lbm_d2q9" else _jacobi)(width)
     prog = cuda.get_program(g, False)
     cp = prog.cp
@@ -120,7 +121,7 @@ def bench(core: str, width: int, steps_list, reps: int) -> list[dict]:
             fns[("spgen per step", st)] = lambda st=st: prog.run(n, dev, regs, steps=st,
                                                                  fuse=False)
     rows = []
-    if core == "lbm_d2q9":
+    if core == "lbm_d2q9" and with_lbmpy:
         try:
             step, kern = lbmpy_gpu(width, attr)
             for st in steps_list:
@@ -205,6 +206,7 @@ def main(argv=None) -> int:
     ap.add_argument("--steps", default="1,4,16")
     ap.add_argument("--reps", type=int, default=9)
     ap.add_argument("--only", choices=("lbm", "jacobi"))
+    ap.add_argument("--no-lbmpy", action="store_true")
     ap.add_argument("--out", default=str(ROOT / "benchmarks/results/gpu_emulator"))
     a = ap.parse_args(argv)
     reason = cuda.cuda_unavailable()
@@ -225,7 +227,7 @@ def main(argv=None) -> int:
     meta = {"gpu": props["name"].decode(), "copy_gbs": bw, "date": time.strftime("%Y-%m-%d"),
             "host": platform.node(), "command": " ".join(sys.argv), "cupy": cp.__version__}
     for core, grid in tqdm([(c, g) for c in cores for g in grids], desc="gpu_emulator"):
-        rows += bench(core, grid, steps, a.reps)
+        rows += bench(core, grid, steps, a.reps, not a.no_lbmpy)
         out.with_suffix(".json").write_text(json.dumps({"meta": meta, "rows": rows}, indent=1))
     text = (f"{meta['gpu']}, copy bandwidth {bw:,.0f} GB/s, {meta['date']}, "
             f"`{meta['command']}`\n" + tables(rows, bw))

@@ -22,7 +22,8 @@ __all__ = ["Program", "cuda_unavailable", "get_program"]
 # and the steps per launch.
 _ITEM_ELEMS = (1, 2, 4, 8, 16, 32, 64)
 _RESIDENT = 2
-_RING_SHARE = 0.5
+_RING_SHARE = float(os.environ.get("SPGEN_CUDA_RING_SHARE", 0.5))
+_FORCE_ITEM = int(os.environ.get("SPGEN_CUDA_ITEM_ELEMS", 0))  # tuning: elements per thread
 _MAX_GROUP = 16
 
 
@@ -147,7 +148,7 @@ class Program:
         resident = self.sms * _RESIDENT
         E = max([e for e in _ITEM_ELEMS if 2 * resident * THREADS * e * cell <= budget]
                 or [min(_ITEM_ELEMS)])
-        C = THREADS * E
+        C = THREADS * (_FORCE_ITEM or E)
         pp, pf = -(-self.past // C), -(-self.fut // C)
         K = 0
         if lag is None:

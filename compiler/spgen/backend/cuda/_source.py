@@ -300,10 +300,13 @@ __device__ __forceinline__ void spg_wait(const int* flags, long long lo, long lo
     // threads of the block each wait for one flag of chunks [lo, hi] of one step
     lo = lo < 0 ? 0 : lo;
     hi = hi >= chunks ? chunks - 1 : hi;
+    bool waited = false;
     for (long long c = lo + threadIdx.x; c <= hi; c += blockDim.x) {{
         const volatile int* f = flags + c;
         while (*f == 0) __nanosleep(64);
+        waited = true;
     }}
+    if (waited) __threadfence();  // acquire: the producer's data after its flag
 }}
 
 extern "C" __global__ void __launch_bounds__({THREADS}, 2)
@@ -325,7 +328,6 @@ spg_fused(const unsigned long long* __restrict__ tab, const long long n,
     if (j < S - 1)  // write after read: step j + 1 done with ring chunk c - K
         spg_wait(flags + (j + 1) * chunks, c - K - (SPG_FUT + C - 1) / C,
                  c - K + (SPG_PAST + C - 1) / C, chunks);
-    __threadfence();
     __syncthreads();
     const bool first = j == 0, last = j == S - 1;
 {_indent(ptrs, 4)}
@@ -334,9 +336,11 @@ spg_fused(const unsigned long long* __restrict__ tab, const long long n,
         if (i >= n) break;
 {_indent(body, 8)}
     }}
-    __threadfence();
-    __syncthreads();
-    if (threadIdx.x == 0) atomicExch(flags + (long long)j * chunks + c, 1);
+    __syncthreads();  // release: the block's stores, then (fences are cumulative) the flag
+    if (threadIdx.x == 0) {{
+        __threadfence();
+        atomicExch(flags + (long long)j * chunks + c, 1);
+    }}
 }}
 """
 
