@@ -8,9 +8,9 @@ from collections.abc import Mapping
 import numpy as np
 
 from ..._diagnostics import SpgenError
+from ..._tools import cache_dir, content_hash
 from ...ir import Graph
 from ..llvm._plan import Plan, feedback, make_plan
-from ..._tools import cache_dir, content_hash
 from ._ptx import cubin, nvrtc_unavailable
 from ._source import NVRTC_OPTIONS, THREADS, module_source, reaches
 
@@ -22,8 +22,8 @@ __all__ = ["Program", "cuda_unavailable", "get_program"]
 # and the steps per launch.
 _ITEM_ELEMS = (1, 2, 4, 8, 16, 32, 64)
 _RESIDENT = 2
-_RING_SHARE = float(os.environ.get("SPGEN_CUDA_RING_SHARE", 0.5))
-_FORCE_ITEM = int(os.environ.get("SPGEN_CUDA_ITEM_ELEMS", 0))  # tuning: elements per thread
+_RING_SHARE = float(os.environ.get("SPGEN_CUDA_RING_SHARE", "0.5"))
+_FORCE_ITEM = int(os.environ.get("SPGEN_CUDA_ITEM_ELEMS", "0"))  # tuning: elements per thread
 _MAX_GROUP = 16
 
 
@@ -178,9 +178,14 @@ class Program:
         return outs
 
     def run(self, n: int, ins: list, regs: Mapping[str, int], steps: int = 1,
-            fuse: bool = True, group: int | None = None) -> list:
+            blocking: bool = False, group: int | None = None) -> list:
         """``steps`` applications on device arrays (``plan.in_slot`` order); returns the
-        outputs in ``plan.out_slot`` order (device arrays)."""
+        outputs in ``plan.out_slot`` order (device arrays).
+
+        By default each step is one launch per phase over whole arrays (the cascade stays
+        on the device). ``blocking``: up to ``group`` steps per launch of ``spg_fused``,
+        temporal blocking in the L2 cache (one-phase modules; slower on the H100, see
+        docs/gpu.md)."""
         plan = self.plan
         if steps > 1 and self.feed is None:
             raise SpgenError(
@@ -189,7 +194,7 @@ class Program:
                 f"in order")
         regs_d = self._regs(regs)
         order = sorted(plan.out_slot.values())
-        if steps == 1 or not fuse or self.fused is None:
+        if steps == 1 or not blocking or self.fused is None:
             cur = ins
             for s in range(steps):
                 outs = self.step(n, cur, regs_d)
