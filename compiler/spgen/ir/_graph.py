@@ -5,7 +5,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._ops import OPS, Type
+from ._ops import FLOP_KINDS, OPS, Type
 
 __all__ = ["Graph", "IRError", "Node", "Output", "Port", "Program", "RegDecl", "SourceLoc"]
 
@@ -155,7 +155,7 @@ class Graph:
 
     def flops(self) -> dict[str, int]:
         """FLOPs per element by kind (add, mul, div, sqrt) and their total."""
-        out = {"add": 0, "mul": 0, "div": 0, "sqrt": 0}
+        out = dict.fromkeys(FLOP_KINDS, 0)
         for n in self.nodes:
             k = OPS[n.op].kind
             if k in out:

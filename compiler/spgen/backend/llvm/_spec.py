@@ -1,7 +1,7 @@
 """Chunk-uniform select specialisation: which selects a fast chunk loop may resolve per block."""
 from __future__ import annotations
 
-from ...ir import Node, Type
+from ...ir import OPS, Node, Type
 from ._plan import CHUNK, Plan, feedback
 
 __all__ = ["SPECIALISE", "SUB", "cls_bytes", "cls_entry", "cone", "spec_variants",
@@ -26,13 +26,11 @@ _COND_MAX = 96  # nodes of a condition's cone, tested per element
 # A phase with little float work is bound by its loads and stores (Jacobi-5: 4 float
 # operations per element): the per-block test would cost more than it saves.
 _MIN_WORK = 12
-_FLOAT_OPS = {"fadd", "fsub", "fmul", "fdiv", "fsqrt", "fmin", "fmax", "fneg", "fabs",
-              "flt", "fle", "fgt", "fge", "feq", "fne", "sitofp", "uitofp", "fptosi", "fptoui"}
 
 
 def _work(nodes) -> int:
     """Float work of ``nodes``: one per operation, five per division or square root."""
-    return sum(5 if n.op in ("fdiv", "fsqrt") else 1 for n in nodes if n.op in _FLOAT_OPS)
+    return sum(5 if n.op in ("fdiv", "fsqrt") else 1 for n in nodes if OPS[n.op].float)
 
 
 def cls_entry() -> int:
