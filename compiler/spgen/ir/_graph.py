@@ -5,13 +5,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._ops import FLOP_KINDS, OPS, Type
+from ._ops import FLOP_KINDS, OPS, IRError, Type
+from ._verify import verify_graph
 
 __all__ = ["Graph", "IRError", "Node", "Output", "Port", "Program", "RegDecl", "SourceLoc"]
-
-
-class IRError(Exception):
-    """An IR invariant does not hold (a compiler bug, never a user error)."""
 
 
 @dataclass(frozen=True)
@@ -184,8 +181,6 @@ class Graph:
     # ---- verification -------------------------------------------------------
     def verify(self) -> None:
         """Raise :class:`IRError` if an invariant does not hold."""
-        from ._verify import verify_graph
-
         verify_graph(self)
 
 

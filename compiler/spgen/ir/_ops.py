@@ -4,7 +4,11 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-__all__ = ["FLOP_KINDS", "OPS", "OpInfo", "Type"]
+__all__ = ["FLOP_KINDS", "OPS", "IRError", "OpInfo", "Type"]
+
+
+class IRError(Exception):
+    """An IR invariant does not hold (a compiler bug, never a user error)."""
 
 
 class Type(enum.Enum):
