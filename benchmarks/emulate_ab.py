@@ -138,7 +138,7 @@ def main(argv=None) -> int:
                         fns = {k: (lambda t=t, st=st: t.ask(op="time", steps=st))
                                for k, t in trees.items()}
                         if lb:
-                            fns["lbmpy"] = lambda st=st: lb(st)
+                            fns["lbmpy"] = lambda st=st, lb=lb: lb(st)
                         for run in range(a.runs):
                             med = _rounds(fns, a.reps, 1.0, 8.0)
                             row = {"core": core, "grid": w, "steps": st, "run": run,
@@ -168,7 +168,7 @@ def _table(rows) -> str:
            + (" old / lbmpy | new / lbmpy |" if lb else ""),
            "|---|---|---|---:|---:|---:|" + ("---:|---:|" if lb else "")]
     for (core, w, st), rs in per.items():
-        med = lambda f: float(np.median([f(r) for r in rs]))
+        med = lambda f, rs=rs: float(np.median([f(r) for r in rs]))
         q = [r["new"] / r["old"] for r in rs]
         line = (f"| {core} | {w}² | {st} | {med(lambda r: r['old']):,.0f} | "
                 f"{med(lambda r: r['new']):,.0f} | {np.median(q):.3f} ({min(q):.2f}-{max(q):.2f}) |")

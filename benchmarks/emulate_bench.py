@@ -28,18 +28,17 @@ sys.path.insert(0, str(ROOT / "tests" / "lbm"))  # the numpy LBM reference of LB
 
 import spgen
 from spgen import _streams
-from spgen.backend.llvm import _spec, emulate
+from spgen.backend.llvm import emulate
 
 BASE = "emulate, no select spec."  # --baseline: the same code with specialisation off
 
 
 def _emulate(g, n, ins, regs, spec: bool = True, **kw):
     """emulate with chunk-uniform select specialisation on (the default) or off."""
-    _spec.SPECIALISE = spec
-    try:
+    from spgen.backend.llvm import specialisation
+
+    with specialisation(spec):
         return emulate(g, n, ins, regs, **kw)
-    finally:
-        _spec.SPECIALISE = True
 
 
 def _best(fn, reps: int, budget_s: float = 3.0) -> tuple[float, float, float]:

@@ -17,8 +17,8 @@ from llvm_graphs import single_op
 from spgen import CompileError, SpgenError
 from spgen.backend.cuda import NVRTC_OPTIONS, _device, module_source
 from spgen.backend.cuda._ptx import nvrtc_unavailable, ptx
-from spgen.backend.cuda._source import _FTZ_IN
 from spgen.backend.llvm._plan import feedback, make_plan
+from spgen.ir import OPS
 
 ROOT = Path(__file__).parent.parent.parent
 ALL = sorted(p for d in ("tests", "cores") for p in (ROOT / d).rglob("*.spd"))
@@ -72,7 +72,7 @@ def test_every_float_op_is_a_round_to_nearest_intrinsic(g, ftz):
         # no float arithmetic by C operators (which the compiler could contract) or libm
         assert not re.search(r"\bfmaf?\(|__fmaf|sqrtf\(|__fdividef|__f(add|mul|sub)_r[zud]\(", text)
     assert ("spg_flush(" in src.split("spg_phase0", 1)[1]) == (
-        ftz and any(n.op in _FTZ_IN for n in g.nodes))
+        ftz and any(OPS[n.op].flush for n in g.nodes))
 
 
 _NEED_NVRTC = pytest.mark.skipif(nvrtc_unavailable() is not None,

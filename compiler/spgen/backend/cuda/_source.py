@@ -17,7 +17,7 @@ Two kinds of kernel:
 """
 from __future__ import annotations
 
-from ...ir import Node, Type
+from ...ir import OPS, Node, Type
 from ..llvm._plan import Plan
 
 __all__ = ["NVRTC_OPTIONS", "THREADS", "module_source", "reaches"]
@@ -27,12 +27,6 @@ NVRTC_OPTIONS = ("--fmad=false", "--ftz=false", "--prec-div=true", "--prec-sqrt=
                  "--std=c++17")
 # Threads per block of every kernel (one element per thread and item step).
 THREADS = 256
-
-# --ftz: operands of these are flushed (zero of the same sign when subnormal), and the
-# results of _FTZ_OUT too; the same sets as the LLVM back end (docs/emulator.md)
-_FTZ_IN = {"fadd", "fsub", "fmul", "fdiv", "fsqrt", "fmin", "fmax",
-           "flt", "fle", "fgt", "fge", "feq", "fne", "fptosi", "fptoui"}
-_FTZ_OUT = {"fadd", "fsub", "fmul", "fdiv", "fsqrt"}
 
 _CTYPE = {Type.F32: "float", Type.I32: "unsigned", Type.U32: "unsigned", Type.BOOL: "bool"}
 _FARITH = {"fadd": "__fadd_rn", "fsub": "__fsub_rn", "fmul": "__fmul_rn", "fdiv": "__fdiv_rn"}
@@ -95,10 +89,11 @@ def _reg_name(n: Node) -> str:
 def _op(n: Node, a: list[str], ftz: bool) -> str:
     """The C expression of a non-shift node over its argument expressions ``a``."""
     op, t = n.op, n.type
-    if ftz and op in _FTZ_IN:
+    flush = OPS[op].flush if ftz else ""  # --ftz: see spgen.ir.OpInfo.flush
+    if flush:
         a = [f"spg_flush({x})" for x in a]
     e = _compute(op, t, n, a)
-    return f"spg_flush({e})" if ftz and op in _FTZ_OUT else e
+    return f"spg_flush({e})" if flush == "inout" else e
 
 
 def _compute(op: str, t: Type, n: Node, a: list[str]) -> str:

@@ -3,18 +3,11 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from ...ir import Node, Type
+from ...ir import OPS, Node, Type
 from ._ir import F32, I32, Reader, c32, const, from_bits, reg_name, to_bits
 from ._plan import Plan
 
 __all__ = ["Emitter"]
-
-# --ftz (the Arria 10 hard FP behaviour): these ops see subnormal operands as zero of
-# the same sign, and those in _FTZ_OUT also flush a subnormal result. Bit operations
-# (fneg, fabs, select, bitcast) never flush.
-_FTZ_IN = {"fadd", "fsub", "fmul", "fdiv", "fsqrt", "fmin", "fmax",
-           "flt", "fle", "fgt", "fge", "feq", "fne", "fptosi", "fptoui"}
-_FTZ_OUT = {"fadd", "fsub", "fmul", "fdiv", "fsqrt"}  # fmin/fmax return a flushed operand
 
 _FCMP = {"flt": "<", "fle": "<=", "fgt": ">", "fge": ">=", "feq": "==", "fne": "!="}
 _ICMP = {"ieq": ("==", True), "ine": ("!=", True), "slt": ("<", True), "sle": ("<=", True),
@@ -105,10 +98,11 @@ class Emitter:
                 v = from_bits(b, v, t)
             return v if ok is None else b.select(ok, v, fill)
         args = [get(a) for a in n.args]
-        if self.ftz and op in _FTZ_IN:
+        flush = OPS[op].flush if self.ftz else ""  # --ftz: see OpInfo.flush
+        if flush:
             args = [self.flush(b, a) for a in args]
         r = self._compute(b, op, t, n, args)
-        if self.ftz and op in _FTZ_OUT:
+        if flush == "inout":
             r = self.flush(b, r)
         return r
 

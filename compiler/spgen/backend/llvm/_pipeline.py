@@ -18,17 +18,15 @@ from ._plan import Plan
 
 __all__ = ["class_loop", "split"]
 
-# Tuning, x86 AVX-512 (about the same on AMD Zen 4/5 and Intel): latencies in cycles,
-# the shortest longest path worth cutting, and where to cut it (side by side on the
-# Zen 5, LBM, one thread: a cut at 0.4 or 0.5 of the path +9-14 % on 256² x 16, 0.3 the
-# same, 0.6-0.7 less).
+# Tuning for x86 AVX-512 (about the same on AMD Zen 4/5 and Intel; measured effects in
+# docs/emulator.md, "Tuning"): latencies in cycles, the shortest longest path worth
+# cutting, and where to cut it.
 _LATENCY = {"fdiv": 12, "fsqrt": 15, "fadd": 3, "fsub": 3, "fmul": 3}
 _PIPE_MIN_PATH = 40
 _PIPE_CUT = 0.4
-# Blocks ahead of the first part that the pipelined loop prefetches its reads for:
-# the rings of a fused sweep live in the L2 cache, too many streams for the L1
-# prefetchers to follow (+11-18 % on the 256² and 1024² LBM cascades on the Zen 5;
-# prefetching the stores as well was the same or slower).
+# Blocks ahead of the first part that the pipelined loop prefetches its reads for: the
+# rings of a fused sweep live in the L2 cache, too many streams for the L1 prefetchers
+# to follow (the stores are not prefetched: no gain).
 _PREFETCH_BLOCKS = 8
 
 
