@@ -12,6 +12,8 @@ command -v java >/dev/null 2>&1 || missing="$missing default-jre-headless"
 [ -f /usr/include/gtest/gtest.h ] || missing="$missing libgtest-dev"
 # Verilator FST traces (spgen sim --trace) compress with LZ4.
 [ -f /usr/include/lz4.h ] || missing="$missing liblz4-dev"
+# Cluster files are read in C++ (runtime/rdma/cluster_file.cpp) with nlohmann/json.
+[ -f /usr/include/nlohmann/json.hpp ] || missing="$missing nlohmann-json3-dev"
 # The multi-process RDMA simulation runs over MPI.
 command -v mpicxx >/dev/null 2>&1 || missing="$missing libopenmpi-dev openmpi-bin"
 # Singularity images without Apptainer (spgen container build/exec/test): a Debian root
