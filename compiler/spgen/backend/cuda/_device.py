@@ -19,7 +19,7 @@ __all__ = ["Program", "cuda_unavailable", "get_program"]
 # Fused cascades: the elements per thread of a work item (larger items spread the cost
 # of taking a ticket and testing flags; a compile-time constant), the share of the L2
 # cache its rings may take, and the steps per launch.
-_ITEM_ELEMS = (4, 16)  # modules of at least / fewer than 32 operations
+_ITEM_ELEMS = (4, 8)  # modules of at least / fewer than 32 operations
 _RING_SHARE = float(os.environ.get("SPGEN_CUDA_RING_SHARE", "0.5"))
 _FORCE_ITEM = int(os.environ.get("SPGEN_CUDA_ITEM_ELEMS", "0"))  # tuning: elements per thread
 _MAX_GROUP = 16
