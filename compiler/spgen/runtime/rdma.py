@@ -15,7 +15,7 @@ from .._diagnostics import SpgenError
 from .._tools import cache_dir, content_hash
 
 __all__ = ["RTL_MEM_BYTES", "Cluster", "ClusterCard", "RDMAError", "RTLCluster", "RTLTransfer", "Transfer",
-           "build_mpi_tool", "build_rtl_cluster", "cluster", "load_rdma_extension", "resolve"]
+           "build_mpi_rtl_tool", "build_mpi_tool", "build_rtl_cluster", "cluster", "load_rdma_extension", "resolve"]
 
 _SOURCES = ("rdma_sim.hpp", "rdma_sim.cpp", "rdma_capi.cpp", "cluster_file.hpp", "cluster_file.cpp", "bindings.cpp",
             "include/afushell/rdma.h")
@@ -74,14 +74,40 @@ def load_rdma_extension() -> ModuleType:
     return _ext
 
 
-def build_mpi_tool() -> Path:
-    """The multi-process simulator `rdma-mpi` (runtime/rdma/rdma_mpi.cpp), built with mpicxx and cached."""
+def _mpicxx() -> str:
     import shutil
 
     mpicxx = shutil.which("mpicxx")
     if not mpicxx or not shutil.which("mpirun"):
         raise SpgenError("the multi-process RDMA simulation needs OpenMPI: "
                          "apt-get install libopenmpi-dev openmpi-bin")
+    return mpicxx
+
+
+def build_mpi_rtl_tool() -> Path:
+    """`rdma-mpi-rtl` (runtime/rdma/rdma_mpi_rtl.cpp): RTL card clusters over MPI ranks, linked
+    against the runtime library (built first), cached with it."""
+    from ._build import build_runtime, repo_root
+
+    mpicxx = _mpicxx()
+    rt = build_runtime()
+    exe = rt / "rdma-mpi-rtl"
+    if not exe.is_file():
+        root = repo_root() / "runtime"
+        tmp = rt / f"rdma-mpi-rtl.{os.getpid()}"
+        cmd = [mpicxx, "-std=c++17", "-O2", f"-I{root / 'sim'}", f"-I{root / 'rdma'}", f"-I{root / 'rdma' / 'include'}",
+               str(root / "rdma" / "rdma_mpi_rtl.cpp"), f"-L{rt}", "-lafushell", "-lopae-c-sim",
+               f"-Wl,-rpath,{rt}", "-o", str(tmp)]
+        proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        if proc.returncode != 0:
+            raise SpgenError("building rdma-mpi-rtl failed:\n" + (proc.stdout + proc.stderr)[-4000:])
+        tmp.replace(exe)
+    return exe
+
+
+def build_mpi_tool() -> Path:
+    """The multi-process simulator `rdma-mpi` (runtime/rdma/rdma_mpi.cpp), built with mpicxx and cached."""
+    mpicxx = _mpicxx()
     src = _src_dir()
     files = [src / f for f in ("rdma_sim.hpp", "rdma_sim.cpp", "rdma_mpi.cpp")]
     out = cache_dir("rdma") / ("mpi-" + content_hash(*[f.read_bytes() for f in files]))
