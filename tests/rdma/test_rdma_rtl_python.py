@@ -44,6 +44,26 @@ def test_rdma_rtl_python_same_bytes_as_model(rtl: rdma.RTLCluster) -> None:
     assert s["overflow"] == 0 and s["replays"] > 0 and s["drops"] > 0
 
 
+def test_rdma_rtl_python_block_stride_get(rtl: rdma.RTLCluster) -> None:
+    """A block-stride get gathers blocks remote_stride apart on the remote card into blocks
+    local_stride apart here; nothing between the blocks is touched; past the end: REMOTE_RANGE."""
+    rng = np.random.default_rng(11)
+    src = rng.integers(0, 256, 40 * 96, dtype=np.uint8).tobytes()
+    rtl.write(3, 0x200000, src)
+    before = rtl.read(0, 0x300000, 40 * 72)
+    rtl.events(3)
+    assert rtl.get_strided(0, 3, 0x300000, 0x200000, 36, 40, 72, 96) > 0
+    got, want = bytearray(before), bytearray(before)
+    for b in range(40):
+        want[72 * b:72 * b + 36] = src[96 * b:96 * b + 36]
+    got[:] = rtl.read(0, 0x300000, 40 * 72)
+    assert got == want
+    assert [(k, p, a, n) for k, p, a, n, _ in rtl.events(3)] == [(4, 0, 0x200000, 36 * 40)]
+    with pytest.raises(rdma.RDMAError) as e:
+        rtl.get_strided(0, 1, 0x300000, rdma.RTL_MEM_BYTES - 1024, 64, 8, 64, 256)
+    assert e.value.name == "REMOTE_RANGE"
+
+
 def test_rdma_rtl_python_events(rtl: rdma.RTLCluster) -> None:
     rtl.events(2)
     rtl.put(1, 2, 0x100, 0x3000, 64)

@@ -22,7 +22,8 @@ _TOPOLOGIES = ("ring", "mesh", "torus", "fullmesh", "custom")
 _PARAMS = ("clock_mhz", "router_latency", "engine_latency", "mem_read_latency", "mem_write_latency",
            "vc_buffer", "window", "ctrl_interval", "keepalive", "retry_timeout", "local_queue",
            "op_timeout", "mem_bytes")
-_SOURCES = ("rdma_sim.hpp", "rdma_sim.cpp", "rdma_capi.cpp", "bindings.cpp", "include/afushell/rdma.h")
+_SOURCES = ("rdma_sim.hpp", "rdma_sim.cpp", "rdma_capi.cpp", "bindings.cpp", "include/afushell/rdma.h",
+            "include/afushell/rdma_packet.h")
 _ext: ModuleType | None = None
 ERRORS = {1: "NO_ROUTE", 2: "REMOTE_RANGE", 3: "TIMEOUT", 4: "LOCAL_RANGE", 5: "ALIGN", 6: "BAD_CARD"}
 
@@ -87,7 +88,7 @@ def build_mpi_tool() -> Path:
         raise SpgenError("the multi-process RDMA simulation needs OpenMPI: "
                          "apt-get install libopenmpi-dev openmpi-bin")
     src = _src_dir()
-    files = [src / f for f in ("rdma_sim.hpp", "rdma_sim.cpp", "rdma_mpi.cpp")]
+    files = [src / f for f in ("rdma_sim.hpp", "rdma_sim.cpp", "rdma_mpi.cpp", "include/afushell/rdma_packet.h")]
     out = cache_dir("rdma") / ("mpi-" + content_hash(*[f.read_bytes() for f in files]))
     exe = out / "rdma-mpi"
     if not exe.is_file():
@@ -446,9 +447,10 @@ def build_rtl_cluster(*, window: int = 8, vc_buf: int = 4) -> Path:
     header = root / "runtime" / "rdma" / "include" / "afushell" / "rdma_rtl.h"
     params = (f"-GMEM_BYTES=64'h{RTL_MEM_BYTES:x}", "-GOP_TIMEOUT=400000", f"-GWINDOW={window}",
               f"-GVC_BUF={vc_buf}")
+    packet = root / "shell" / "rdma_packet.vh"  # generated packet format, included by the RTL
     return verilate_cached("rdma", "rtl_cluster", "rdma_node", [*rtl, shim],
-                           (*params, "-o", "librdma_rtl.so", "-CFLAGS", f"-fPIC -I{header.parents[1]}",
-                            "-LDFLAGS", "-shared"), deps=[header, shim.with_name("rtl_links.hpp")],
+                           (*params, f"-I{packet.parent}", "-o", "librdma_rtl.so", "-CFLAGS", f"-fPIC -I{header.parents[1]}",
+                            "-LDFLAGS", "-shared"), deps=[header, packet, shim.with_name("rtl_links.hpp")],
                            output="librdma_rtl.so")
 
 
@@ -574,6 +576,14 @@ class RTLCluster:
             raise RDMAError(5, "a block-stride put needs a block of at least 4 bytes")
         return self._issue(card, 0, dst, local, remote, 0, block, count, local_stride, remote_stride)
 
+    def get_strided_async(self, card: int, src: int, local: int, remote: int, block: int, count: int,
+                          local_stride: int, remote_stride: int) -> RTLTransfer:
+        """Block-stride get: `count` blocks of `block` bytes read `remote_stride` apart on card `src`,
+        written `local_stride` apart here."""
+        if block <= 0:
+            raise RDMAError(5, "a block-stride get needs a block of at least 4 bytes")
+        return self._issue(card, 1, src, local, remote, 0, block, count, local_stride, remote_stride)
+
     def put(self, card: int, dst: int, local: int, remote: int, nbytes: int) -> int:
         """Card `card`'s memory [local, +nbytes) -> card `dst` at `remote`; cycles it took."""
         return self.put_async(card, dst, local, remote, nbytes).wait()
@@ -586,6 +596,11 @@ class RTLCluster:
                     local_stride: int, remote_stride: int) -> int:
         """Block-stride put: `count` blocks of `block` bytes, a stride on each side; cycles it took."""
         return self.put_strided_async(card, dst, local, remote, block, count, local_stride, remote_stride).wait()
+
+    def get_strided(self, card: int, src: int, local: int, remote: int, block: int, count: int,
+                    local_stride: int, remote_stride: int) -> int:
+        """Block-stride get (see get_strided_async); cycles it took."""
+        return self.get_strided_async(card, src, local, remote, block, count, local_stride, remote_stride).wait()
 
     def run(self, cycles: int) -> None:
         self._lib.rtl_cluster_run(self._h, cycles)
