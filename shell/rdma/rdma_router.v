@@ -82,7 +82,7 @@ module rdma_router #(
                     // a new dimension starts on VC 0; a dateline link moves it to VC 1
                     dim_in = i < P ? port_dim[2 * i +: 2] : 2'd3;
                     dim_out = o < P ? port_dim[2 * o +: 2] : 2'd3;
-                    if (o < P && port_dateline[o]) ovc_c = 1'b1;
+                    if (o < P && port_dateline[o < P ? o : 0]) ovc_c = 1'b1;  // index in range for every unrolled o
                     else if (dim_out != 2'd3 && dim_in == dim_out) ovc_c = v[0];
                     else ovc_c = 1'b0;
                     if (!grant[o] && !taken[i] && in_avail[2 * i + v] && {28'd0, table_q[dst]} == o

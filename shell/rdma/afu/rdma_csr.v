@@ -84,7 +84,7 @@ module rdma_csr #(
     assign irq = |(irq_status & irq_enable);
 
     wire [63:0] replays64 = {{16*(4-P){1'b0}}, replays};
-    wire [63:0] info = {32'd0, 8'(MAX_OPS), 8'd1, 8'd64, 8'(P)};
+    wire [63:0] info = {32'd0, MAX_OPS[7:0], 8'd1, 8'd64, P[7:0]};
     // completions wait here until DONE_POP: {code, op}
     reg  [15:0] dq_lost;
     reg  [7:0]  last_code;
