@@ -476,9 +476,10 @@ class RTLTransfer:
         code, cyc = ct.c_int(0), ct.c_uint64(0)
         st = self._cl._lib.rtl_cluster_wait(self._cl._h, self.handle, max_cycles, ct.byref(code), ct.byref(cyc))
         if st == 0:
-            raise RDMAError(3, f"{self._what}: still in flight after {max_cycles} cycles")
+            raise RDMAError(3, f"{self._what}: still in flight after {max_cycles} cycles\n{self._cl.dump()}")
         if st == 2:
-            raise RDMAError(int(code.value), self._what)
+            where = f"\n{self._cl.dump()}" if int(code.value) == 3 else ""  # TIMEOUT: say where it waits
+            raise RDMAError(int(code.value), self._what + where)
         return int(cyc.value)
 
 
@@ -518,11 +519,13 @@ class RTLCluster:
         lib.rtl_cluster_run.argtypes = [vp, u64]
         lib.rtl_cluster_events.argtypes = [vp, ctypes.c_int, ctypes.POINTER(u64), ctypes.c_int]
         lib.rtl_cluster_stats.argtypes = [vp, ctypes.POINTER(u64)]
+        lib.rtl_cluster_debug.restype = i32
+        lib.rtl_cluster_debug.argtypes = [vp, i32, ctypes.POINTER(u64), i32]
         self._ct, self._lib = ctypes, lib
         self._h = lib.rtl_cluster_create(x, y, RTL_MEM_BYTES, latency, flip, drop, seed)
         if not self._h:
             raise SpgenError("RTL cluster: could not create it")
-        self.ncards, self.mem_bytes = x * y, RTL_MEM_BYTES
+        self.ncards, self.mem_bytes, self.vc_buf = x * y, RTL_MEM_BYTES, vc_buf
 
     def close(self) -> None:
         if getattr(self, "_h", None):
@@ -615,6 +618,60 @@ class RTLCluster:
             rows += [tuple(int(buf[5 * i + j]) for j in range(5)) for i in range(k)]  # type: ignore[misc]
             if k < 256:
                 return rows
+
+    def debug(self, card: int) -> dict:
+        """The card's debug registers (the RDMA_ENG_*, RDMA_ROUTER_STATE and RDMA_LINK_* CSRs of
+        shell/csr_map.json), decoded by the map's field definitions: {"engine": {...},
+        "router": {...}, "slots": [{...}] (live ones), "links": [{...} per port]}."""
+        from ..shellgen import load_csr_map
+        self._card(card)
+        buf = (self._ct.c_uint64 * 64)()
+        n = self._lib.rtl_cluster_debug(self._h, card, buf, 64)
+        m = load_csr_map()
+
+        def fields(reg: str, word: int) -> dict[str, int]:
+            return {f.name.lower(): (word >> f.lsb) & ((1 << f.width) - 1) for f in m.reg("RDMA_" + reg).fields}
+
+        words = [int(buf[i]) for i in range(n)]
+        slots = [dict(fields("ENG_SLOT", w), slot=i) for i, w in enumerate(words[:16]) if w >> 63]
+        links = []
+        for p in range((n - 18) // 4):  # four words per port: PKTS, ERRS, STALLS, STATE
+            ln: dict[str, int] = {}
+            for k, kind in enumerate(("PKTS", "ERRS", "STALLS", "STATE")):
+                ln.update({f"{kind.lower()}_{name}": v for name, v in fields("LINK_" + kind, words[18 + 4 * p + k]).items()})
+            links.append(ln)
+        return {"engine": fields("ENG_STATE", words[16]), "router": fields("ROUTER_STATE", words[17]),
+                "slots": slots, "links": links}
+
+    def dump(self) -> str:
+        """Where traffic is stuck, card by card: operations in flight (slot, age), link ports with
+        packets the peer has not acknowledged or without credit, packets held at a receiver."""
+        lines = [f"RTL cluster at cycle {self.now}:"]
+        for c in range(self.ncards):
+            d = self.debug(c)
+            e = d["engine"]
+            busy = [f"op {s['op_id']:#x} (slot {s['slot']}, {s['age']} cycles)" for s in d["slots"]]
+            items = []
+            for p, ln in enumerate(d["links"]):
+                why = []
+                if ln["state_unacked"]:
+                    why.append(f"{ln['state_unacked']} packets unacknowledged")
+                for v in (0, 1):
+                    if ln[f"state_credits_used{v}"] >= self.vc_buf:
+                        why.append(f"no credit on VC {v}")
+                    if ln[f"state_rx_held{v}"]:
+                        why.append(f"{ln[f'state_rx_held{v}']} received packets held on VC {v}")
+                if why:
+                    items.append(f"port {p}: " + ", ".join(why) + f" (sent {ln['pkts_tx']}, received {ln['pkts_rx']}, "
+                                 f"replays {ln['errs_replays']}, CRC errors {ln['errs_crc_errors']})")
+            if busy or items or e["gets_queued"] or e["replies_queued"]:
+                lines.append(f"  card {c}: " + ("; ".join(busy) if busy else "no operation in flight")
+                             + f"; queued: {e['cmds_queued']} commands, {e['replies_queued']} replies, "
+                               f"{e['gets_queued']} get requests")
+                lines += [f"    {x}" for x in items]
+        if len(lines) == 1:
+            lines.append("  nothing in flight, every link quiet")
+        return "\n".join(lines)
 
     def stats(self) -> dict[str, int]:
         out = (self._ct.c_uint64 * 4)()

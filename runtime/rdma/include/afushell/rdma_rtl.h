@@ -38,6 +38,10 @@ void rtl_cluster_run(void *h, uint64_t cycles);
 int rtl_cluster_events(void *h, int card, uint64_t *out, int max);
 /** out4 = {replays, flipped packets, dropped packets, overflow flags}. */
 void rtl_cluster_stats(void *h, uint64_t *out4);
+/** The card's debug registers as the CSRs of docs/rdma.md would read them: ENG_SLOT(0..15),
+ *  ENG_STATE, ROUTER_STATE, then LINK_PKTS, LINK_ERRS, LINK_STALLS, LINK_STATE per link port;
+ *  up to max words; returns the words written (18 + 4 x ports), -1 for a bad card. */
+int rtl_cluster_debug(void *h, int card, uint64_t *out, int max);
 
 #ifdef __cplusplus
 }
