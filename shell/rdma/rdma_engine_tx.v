@@ -236,7 +236,7 @@ module rdma_engine_tx #(
         end
     end
     initial begin
-        if (PF_DEPTH < 16 || (PF_DEPTH & (PF_DEPTH - 1)) != 0) $fatal(1, "rdma_engine_tx: PF_DEPTH must be a power of 2 >= 16");
+        if (PF_DEPTH < 16 || (PF_DEPTH & (PF_DEPTH - 1)) != 0) $fatal(1, "%m (rdma_engine_tx): PF_DEPTH must be a power of 2 >= 16");
     end
 endmodule
 `default_nettype wire

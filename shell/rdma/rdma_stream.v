@@ -220,8 +220,8 @@ module rdma_stream #(
     wire unused_ok = &{1'b0, sq_full, ej_data[RDMA_HDR_SEQ_LSB +: RDMA_HDR_SEQ_W], ej_data[RDMA_HDR_VC_LSB], tf_dout[32], n_pkt[15:5]};
     /* verilator lint_on UNUSEDSIGNAL */
     initial begin
-        if (RX_DEPTH < 32 || (RX_DEPTH & (RX_DEPTH - 1)) != 0) $fatal(1, "rdma_stream: RX_DEPTH must be a power of 2 >= 32");
-        if (TX_DEPTH < 16 || (TX_DEPTH & (TX_DEPTH - 1)) != 0) $fatal(1, "rdma_stream: TX_DEPTH must be a power of 2 >= 16");
+        if (RX_DEPTH < 32 || (RX_DEPTH & (RX_DEPTH - 1)) != 0) $fatal(1, "%m (rdma_stream): RX_DEPTH must be a power of 2 >= 32");
+        if (TX_DEPTH < 16 || (TX_DEPTH & (TX_DEPTH - 1)) != 0) $fatal(1, "%m (rdma_stream): TX_DEPTH must be a power of 2 >= 16");
     end
 endmodule
 `default_nettype wire

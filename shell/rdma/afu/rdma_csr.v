@@ -197,7 +197,7 @@ module rdma_csr #(
     wire unused_ok = &{1'b0, mmio_wr_addr[2:0], mmio_rd_addr[2:0], port_cfg, ops_done};
     /* verilator lint_on UNUSEDSIGNAL */
     initial begin
-        if (P < 1 || P > 4) $fatal(1, "rdma_csr: P must be 1..4");
+        if (P < 1 || P > 4) $fatal(1, "%m (rdma_csr): P must be 1..4");
     end
 endmodule
 `default_nettype wire
