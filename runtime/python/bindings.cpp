@@ -37,7 +37,10 @@ py::dict run_dict(const afu_shell_run_result& r) {
 
 }  // namespace
 
+void bind_rdma(py::module& m);  // rdma_bindings.cpp
+
 PYBIND11_MODULE(_afushell, m) {
+    bind_rdma(m);
     m.doc() = "afushell runtime C API";
     m.def("error_name", [](int code) { return std::string(afuShellErrStr(fpga_result(code))); });
     py::dict codes;

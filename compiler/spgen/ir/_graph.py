@@ -5,13 +5,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._ops import OPS, Type
+from ._ops import FLOP_KINDS, OPS, IRError, Type
+from ._verify import verify_graph
 
 __all__ = ["Graph", "IRError", "Node", "Output", "Port", "Program", "RegDecl", "SourceLoc"]
-
-
-class IRError(Exception):
-    """An IR invariant does not hold (a compiler bug, never a user error)."""
 
 
 @dataclass(frozen=True)
@@ -155,7 +152,7 @@ class Graph:
 
     def flops(self) -> dict[str, int]:
         """FLOPs per element by kind (add, mul, div, sqrt) and their total."""
-        out = {"add": 0, "mul": 0, "div": 0, "sqrt": 0}
+        out = dict.fromkeys(FLOP_KINDS, 0)
         for n in self.nodes:
             k = OPS[n.op].kind
             if k in out:
@@ -184,8 +181,6 @@ class Graph:
     # ---- verification -------------------------------------------------------
     def verify(self) -> None:
         """Raise :class:`IRError` if an invariant does not hold."""
-        from ._verify import verify_graph
-
         verify_graph(self)
 
 

@@ -35,6 +35,7 @@ class Kernel:
     run: object  # ctypes function, see _codegen.emit_module
     engine: object
     cached: bool  # object code came from the on-disk cache
+    memo: object = None  # what emulate derives once per kernel (_run._Memo)
 
 
 _lock = threading.Lock()
