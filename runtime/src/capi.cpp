@@ -124,6 +124,7 @@ const char* afuShellErrStr(fpga_result code) {
         case AFU_ERR_UNKNOWN_REG: return "unknown register";
         case AFU_ERR_RECORD_WIDTH: return "element count does not fit the core";
         case AFU_ERR_BAD_REQUEST: return "unknown or finished request";
+        case AFU_ERR_REG_VALUE: return "value does not fit the register's type";
         default: return fpgaErrStr(code);
     }
 }
@@ -230,6 +231,9 @@ fpga_result afuShellWriteReg(afu_shell_handle h, const char* name, uint64_t valu
     return guarded([&] {
         if (!name) throw Error(fpga_result(AFU_ERR_NULL_POINTER), "name is NULL");
         auto s = shell_of(h);
+        if (*s->reg_type(name) && value > 0xFFFFFFFFull)
+            throw Error(fpga_result(AFU_ERR_REG_VALUE), std::string("core Reg ") + name +
+                        " holds 32 bits; " + std::to_string(value) + " does not fit");
         s->write_reg(s->reg_offset(name), value);
     });
 }
@@ -239,6 +243,29 @@ fpga_result afuShellReadReg(afu_shell_handle h, const char* name, uint64_t* valu
         if (!name || !value) throw Error(fpga_result(AFU_ERR_NULL_POINTER), "name and value must not be NULL");
         auto s = shell_of(h);
         *value = s->read_reg(s->reg_offset(name));
+    });
+}
+
+fpga_result afuShellWriteRegValue(afu_shell_handle h, const char* name, double value) {
+    return guarded([&] {
+        if (!name) throw Error(fpga_result(AFU_ERR_NULL_POINTER), "name is NULL");
+        auto s = shell_of(h);
+        s->write_reg(s->reg_offset(name), s->reg_bits(name, value));
+    });
+}
+
+fpga_result afuShellReadRegValue(afu_shell_handle h, const char* name, double* value) {
+    return guarded([&] {
+        if (!name || !value) throw Error(fpga_result(AFU_ERR_NULL_POINTER), "name and value must not be NULL");
+        auto s = shell_of(h);
+        *value = s->reg_value(name, s->read_reg(s->reg_offset(name)));
+    });
+}
+
+fpga_result afuShellRegType(afu_shell_handle h, const char* name, const char** type) {
+    return guarded([&] {
+        if (!name || !type) throw Error(fpga_result(AFU_ERR_NULL_POINTER), "name and type must not be NULL");
+        *type = shell_of(h)->reg_type(name);
     });
 }
 

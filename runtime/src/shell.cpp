@@ -2,6 +2,8 @@
 #include "shell.hpp"
 
 #include <cerrno>
+#include <cfloat>
+#include <cmath>
 
 #include <poll.h>
 #include <unistd.h>
@@ -101,7 +103,10 @@ std::string card_library(const std::string& target) {
         return nl == std::string::npos ? out : out.substr(nl + 1);
     }
     std::string lib = target;
-    if (lib.size() < 3 || lib.compare(lib.size() - 3, 3, ".so") != 0) lib += "/sim/libafucard.so";
+    const bool folder = lib.size() < 3 || lib.compare(lib.size() - 3, 3, ".so") != 0;
+    if (access(target.c_str(), F_OK) != 0)
+        throw Error(fpga_result(AFU_ERR_BAD_URI), std::string(folder ? "no such directory: " : "no such file: ") + target);
+    if (folder) lib += "/sim/libafucard.so";
     if (access(lib.c_str(), R_OK) != 0)
         throw Error(fpga_result(AFU_ERR_BAD_URI),
                     "no simulated card at " + lib + " (run `spgen build` for that directory)");
@@ -139,7 +144,9 @@ void Shell::init(const std::string& uri) {
         std::string id = target.rfind("afu:", 0) == 0 ? target.substr(4) : target;
         if (!parse_guid(id, guid))
             throw Error(fpga_result(AFU_ERR_BAD_URI),
-                        "'" + uri + "' is neither sim:<build dir>, sim:loopback nor an AFU ID");
+                        access(id.c_str(), F_OK) == 0
+                            ? "'" + id + "' is a build directory: open it as sim:" + id
+                            : "no such directory: " + id + " (a target is sim:<build dir>, sim:loopback or an AFU ID)");
         std::stringstream ss(query);
         std::string item;
         while (std::getline(ss, item, ','))
@@ -147,7 +154,12 @@ void Shell::init(const std::string& uri) {
                 std::stringstream rs(item.substr(5));
                 std::string n;
                 unsigned i = 0;
-                while (std::getline(rs, n, ':')) core_regs_[n] = i++;
+                while (std::getline(rs, n, ':')) {
+                    // NAME or NAME/TYPE (the type from the build's core.json: f32, i32, ...)
+                    auto slash = n.find('/');
+                    if (slash != std::string::npos) core_reg_types_[n.substr(0, slash)] = n.substr(slash + 1);
+                    core_regs_[n.substr(0, slash)] = i++;
+                }
             } else if (item.rfind("param.", 0) == 0 && item.find('=') != std::string::npos) {
                 // a hardware card's core Params, as the user knows them from its build.json
                 core_params_[item.substr(6, item.find('=') - 6)] = item.substr(item.find('=') + 1);
@@ -189,6 +201,9 @@ void Shell::init(const std::string& uri) {
                 auto eq = line.find('=');
                 if (eq != std::string::npos)
                     core_regs_[line.substr(4, eq - 4)] = unsigned(std::strtoul(line.c_str() + eq + 1, nullptr, 10));
+            } else if (line.rfind("regtype.", 0) == 0) {
+                auto eq = line.find('=');
+                if (eq != std::string::npos) core_reg_types_[line.substr(8, eq - 8)] = line.substr(eq + 1);
             } else if (line.rfind("param.", 0) == 0) {
                 auto eq = line.find('=');
                 if (eq != std::string::npos) core_params_[line.substr(6, eq - 6)] = line.substr(eq + 1);
@@ -730,6 +745,65 @@ uint64_t Shell::reg_offset(const std::string& name) const {
         if (!*end && i < AFUSHELL_CORE_REG_COUNT) return AFUSHELL_CORE_REG(i);
     }
     throw Error(fpga_result(AFU_ERR_UNKNOWN_REG), "no register named '" + name + "'");
+}
+
+const char* Shell::reg_type(const std::string& name) const {
+    static const char* const kTypes[] = {"f32", "i32", "u32", "bool"};
+    reg_offset(name);  // unknown names are errors, not untyped
+    auto it = core_reg_types_.find(name);
+    if (it == core_reg_types_.end()) return "";
+    for (const char* t : kTypes)
+        if (it->second == t) return t;
+    throw Error(fpga_result(AFU_ERR_UNKNOWN_REG), "core Reg '" + name + "' has type '" + it->second +
+                                                  "', not one of f32, i32, u32, bool");
+}
+
+uint64_t Shell::reg_bits(const std::string& name, double v) const {
+    const std::string type = reg_type(name);
+    if (type.empty())
+        throw Error(fpga_result(AFU_ERR_UNKNOWN_REG), "'" + name + "' is a shell register of 64 raw bits, "
+                    "not a typed core Reg: write its bits (afuShellWriteReg, write_reg_bits)");
+    std::ostringstream shown;
+    shown.precision(17);
+    shown << v;
+    auto refuse = [&](const std::string& why) {
+        return Error(fpga_result(AFU_ERR_REG_VALUE), "core Reg '" + name + "' (" + type + "): " + shown.str() + " " + why);
+    };
+    if (type == "f32") {
+        if (std::isfinite(v) && std::fabs(v) > double(FLT_MAX))
+            throw refuse("is beyond the largest finite f32 (3.4028235e38)");
+        float f = float(v);
+        uint32_t bits;
+        std::memcpy(&bits, &f, sizeof bits);
+        return bits;
+    }
+    if (!std::isfinite(v) || v != std::trunc(v)) throw refuse("is not an integer");
+    if (type == "i32") {
+        if (v < -2147483648.0 || v > 2147483647.0) throw refuse("is outside -2^31 .. 2^31-1");
+        return uint32_t(int32_t(v));
+    }
+    if (type == "u32") {
+        if (v < 0 || v > 4294967295.0) throw refuse("is outside 0 .. 2^32-1");
+        return uint32_t(v);
+    }
+    if (v != 0 && v != 1) throw refuse("is not 0 or 1");
+    return uint32_t(v);
+}
+
+double Shell::reg_value(const std::string& name, uint64_t bits) const {
+    const std::string type = reg_type(name);
+    if (type.empty())
+        throw Error(fpga_result(AFU_ERR_UNKNOWN_REG), "'" + name + "' is a shell register of 64 raw bits, "
+                    "not a typed core Reg: read its bits (afuShellReadReg, read_reg)");
+    uint32_t b = uint32_t(bits);
+    if (type == "f32") {
+        float f;
+        std::memcpy(&f, &b, sizeof f);
+        return f;
+    }
+    if (type == "i32") return int32_t(b);
+    if (type == "u32") return b;
+    return b & 1u;
 }
 
 void Shell::write_reg(uint64_t offset, uint64_t value) {

@@ -62,6 +62,12 @@ public:
     afu_shell_run_result counters();
 
     uint64_t reg_offset(const std::string& name) const;
+    /// "f32", "i32", "u32" or "bool" for a core Reg; "" for a shell register (static strings).
+    const char* reg_type(const std::string& name) const;
+    /// The bits of value in the Reg's type; AFU_ERR_REG_VALUE where it does not fit.
+    uint64_t reg_bits(const std::string& name, double value) const;
+    /// The Reg's bits as a number of its type.
+    double reg_value(const std::string& name, uint64_t bits) const;
     void write_reg(uint64_t offset, uint64_t value);
     uint64_t read_reg(uint64_t offset);
 
@@ -107,6 +113,7 @@ private:
     bool simulated_ = false;
     afu_shell_info info_{};
     std::map<std::string, unsigned> core_regs_;
+    std::map<std::string, std::string> core_reg_types_;  // Reg name -> f32, i32, u32, bool
     std::map<std::string, std::string> core_params_;  // Param name -> value as built
 
     mutable std::mutex buf_m_;

@@ -1,7 +1,8 @@
 """The CUDA back end on a GPU: the same bits as the CPU emulator (LLVM back end).
 
 Every program of the repository's tests and cores, every operator on the special-value
-pairs, IEEE and ``--ftz``, single steps, fused cascades and one launch per step, all
+pairs, IEEE and ``--ftz``, single steps, cascades (a launch per step, and the L2
+temporal blocking kernel), all
 equal the CPU emulator with every NaN equal to every other (SPD.md: a GPU returns the
 canonical NaN where x86 keeps an operand's payload). Without a GPU every test here is
 skipped, and the skip says why; the code generator's own tests run anyway
@@ -129,7 +130,7 @@ def _cascadable():
 
 @pytest.mark.parametrize("ftz", [False, True], ids=["ieee", "ftz"])
 @pytest.mark.parametrize("path", _cascadable())
-def test_cascades_fused_and_unfused_match_the_cpu(path, ftz):
+def test_cascades_match_the_cpu(path, ftz):
     g = _nan_bits_canonical(spgen.compile(path, ftz=ftz).graph)
     regs = _streams.parse_regs(g, None)
     rng = np.random.default_rng(7)
@@ -137,17 +138,18 @@ def test_cascades_fused_and_unfused_match_the_cpu(path, ftz):
     ins = _inputs(g, n, rng)
     for steps in (2, 4, 16):
         want = llvm.emulate(g, n, ins, regs, steps=steps, ftz=ftz)
-        _same(cuda.emulate(g, n, ins, regs, steps=steps, ftz=ftz), want, g, f"fused {steps}")
-        _same(cuda.emulate(g, n, ins, regs, steps=steps, ftz=ftz, fuse=False), want, g,
-              f"unfused {steps}")
+        _same(cuda.emulate(g, n, ins, regs, steps=steps, ftz=ftz), want, g, f"{steps} steps")
+        _same(cuda.emulate(g, n, ins, regs, steps=steps, ftz=ftz, blocking=True), want, g,
+              f"{steps} steps, L2 blocking")
     want = llvm.emulate(g, n, ins, regs, steps=7, ftz=ftz)
-    _same(cuda.emulate(g, n, ins, regs, steps=7, ftz=ftz, group=3), want, g, "groups of 3")
+    _same(cuda.emulate(g, n, ins, regs, steps=7, ftz=ftz, blocking=True, group=3), want, g,
+          "L2 blocking, groups of 3")
 
 
 @pytest.mark.parametrize("lag", [None, 0, 1, 3])
 def test_fused_lbm_any_lag_same_bits(lag):
-    """The LBM core on a 96-wide grid (reach 97: chunks of 512 read their neighbours),
-    the fused kernel with the tightest lags (most waiting) and the default."""
+    """The LBM core on a 96-wide grid (reach 97: a chunk reads its neighbours), the L2
+    blocking kernel with the tightest lags (most waiting) and the default."""
     from spgen.lbm import compile_core
 
     g = compile_core(96).graph

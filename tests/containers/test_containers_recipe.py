@@ -103,6 +103,7 @@ _APT_PRESENT = {
     "git": lambda: shutil.which("git"),
     "ca-certificates": lambda: Path("/etc/ssl/certs").is_dir(),
     "liblz4-dev": lambda: Path("/usr/include/lz4.h").exists(),
+    "nlohmann-json3-dev": lambda: Path("/usr/include/nlohmann/json.hpp").exists(),
 }
 
 

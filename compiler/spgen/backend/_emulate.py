@@ -17,7 +17,8 @@ def emulate_on(device: str, graph: Graph, n: int, inputs: Mapping[str, np.ndarra
                regs: Mapping[str, int], *, steps: int = 1, ftz: bool = False,
                threads: int | None = None, fuse: bool = True) -> dict[str, np.ndarray]:
     """``spgen.backend.llvm.emulate`` (``device="cpu"``) or ``spgen.backend.cuda.emulate``
-    (``"cuda"``; ``threads`` is a CPU setting and is ignored there)."""
+    (``"cuda"``; ``threads`` and ``fuse`` are CPU settings: the GPU runs a cascade as one
+    launch per step, on the device)."""
     if device == "cpu":
         from .llvm import emulate
 
@@ -25,5 +26,5 @@ def emulate_on(device: str, graph: Graph, n: int, inputs: Mapping[str, np.ndarra
     if device == "cuda":
         from .cuda import emulate
 
-        return emulate(graph, n, inputs, regs, steps=steps, ftz=ftz, fuse=fuse)
+        return emulate(graph, n, inputs, regs, steps=steps, ftz=ftz)
     raise SpgenError(f"unknown emulation device {device!r}: expected one of {', '.join(DEVICES)}")

@@ -347,7 +347,7 @@ def run(args: argparse.Namespace) -> int:
         bar.update(1)
         with runtime.open(build) as card:
             for name, value in (("omega", args.omega), ("uw_x", 0.05), ("uw_y", 0.0)):
-                card.write_reg(name, int(np.array(value, np.float32).view(np.uint32)))
+                card.write_reg(name, float(value))
             for rows in rows_list:
                 bar.set_postfix_str(f"cascade {depth}, {rows * width * RECORD_BYTES:,} B")
                 results.append(_measure(card, design, width, rows, depth,

@@ -85,6 +85,9 @@ def run(args: argparse.Namespace) -> int:
                         rdma_op_timeout=args.op_timeout)
         for i, (name, _) in enumerate(core.regs if core else ()):
             info[f"reg.{name}"] = i
+        # each Reg's type, so the runtime converts values by it (a float to its binary32 bits)
+        for r in (vcore.report.get("registers", []) if core else ()):
+            info[f"regtype.{r['name']}"] = r["type"]
         # the core's Params as built: the runtime and host helpers check them (a stencil
         # core's line buffers hold rows of exactly W cells: another width gives wrong results)
         for name, value in (design.graph.params.items() if core else ()):

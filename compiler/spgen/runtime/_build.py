@@ -1,19 +1,18 @@
 """Builds (once, cached by content hash) the C++ runtime and the simulated-card libraries."""
 from __future__ import annotations
 
-import fcntl
 import importlib.util
 import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from types import ModuleType
 
 from .._diagnostics import SpgenError
 from .._tools import cache_dir, content_hash, verilator_bin, verilator_env, verilator_root
+from .._tools import locked as _locked
 
 __all__ = [
     "build_card",
@@ -47,18 +46,6 @@ def _tree_files(root: Path, parts: Iterable[str], exts: tuple[str, ...]) -> list
         elif p.is_dir():
             files += sorted(f for f in p.rglob("*") if f.is_file() and f.suffix in exts)
     return files
-
-
-@contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    """Serialises builds of one cache entry across processes (pytest-xdist workers)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
 
 
 def _run(cmd: list[str], cwd: Path, what: str, env: Mapping[str, str] | None = None) -> None:

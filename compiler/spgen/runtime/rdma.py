@@ -214,7 +214,7 @@ class Cluster:
                 self.sim = load_extension().RtlCluster(self.description)
             else:
                 self.sim = self.ext.Cluster(self.description)
-        except ValueError as e:
+        except (ValueError, RuntimeError) as e:
             raise SpgenError(str(e)) from e
         self.cards = [ClusterCard(self, i) for i in range(self.sim.ncards)]
 

@@ -44,7 +44,8 @@ enum afu_shell_error {
     AFU_ERR_BAD_URI,              /**< the target URI names nothing usable */
     AFU_ERR_UNKNOWN_REG,          /**< no register of that name or offset */
     AFU_ERR_RECORD_WIDTH,         /**< element count / record size does not fit the core */
-    AFU_ERR_BAD_REQUEST           /**< the request was already waited for, or is unknown */
+    AFU_ERR_BAD_REQUEST,          /**< the request was already waited for, or is unknown */
+    AFU_ERR_REG_VALUE             /**< a value the register's type cannot hold */
 };
 
 typedef struct afu_shell_s *afu_shell_handle;
@@ -95,9 +96,22 @@ int afuShellRequestDone(afu_shell_request req);
 /** Request-to-completion time of the handle's latest finished transfer or run. */
 fpga_result afuShellElapsedNs(afu_shell_handle h, uint64_t *ns);
 
-/** Registers: a shell register ("SCRATCH", "TX_STATUS", ...) or a core Reg by name. */
+/** Registers by their raw bits: a shell register ("SCRATCH", "TX_STATUS", ...) or a core
+ *  Reg by name. A core Reg holds 32 bits: a value of more is refused (AFU_ERR_REG_VALUE).
+ *  For a float Reg write its binary32 pattern, or use afuShellWriteRegValue. */
 fpga_result afuShellWriteReg(afu_shell_handle h, const char *name, uint64_t value);
 fpga_result afuShellReadReg(afu_shell_handle h, const char *name, uint64_t *value);
+/** A core Reg by value, converted by the type the build gave it: f32 takes the binary32
+ *  pattern of value (rounded to nearest), i32 and u32 an integral value in their range,
+ *  bool 0 or 1. A value that does not fit (1e39 for f32, 2.5 or 2^40 for i32, -1 for u32)
+ *  is refused with AFU_ERR_REG_VALUE and nothing is written; a shell register (64 raw
+ *  bits, no type) with AFU_ERR_UNKNOWN_REG: write those with afuShellWriteReg. */
+fpga_result afuShellWriteRegValue(afu_shell_handle h, const char *name, double value);
+/** A core Reg's bits read back as a number of its type. */
+fpga_result afuShellReadRegValue(afu_shell_handle h, const char *name, double *value);
+/** A register's type: "f32", "i32", "u32" or "bool" for a core Reg, "" for a shell
+ *  register (the string is static). */
+fpga_result afuShellRegType(afu_shell_handle h, const char *name, const char **type);
 fpga_result afuShellWriteRegAt(afu_shell_handle h, uint64_t offset, uint64_t value);
 fpga_result afuShellReadRegAt(afu_shell_handle h, uint64_t offset, uint64_t *value);
 /** Offset of a register name (shell CSR or core Reg). */

@@ -46,13 +46,6 @@ struct CardResult {
 };
 
 namespace detail {
-inline std::uint32_t float_bits(double v) {
-    const float f = static_cast<float>(v);  // round to nearest, as numpy's float32 cast
-    std::uint32_t u;
-    std::memcpy(&u, &f, 4);
-    return u;
-}
-
 inline CardResult fail(CardResult r, fpga_result code, const std::string& msg) {
     r.code = code;
     r.message = msg;
@@ -123,7 +116,7 @@ inline CardResult run_card(afu_shell_handle h, std::vector<Record>& rec, int wid
     const struct { const char* name; double value; } regs[] = {
         {"omega", p.omega}, {"uw_x", p.uw_x}, {"uw_y", p.uw_y}};
     for (const auto& reg : regs) {
-        c = afuShellWriteReg(h, reg.name, detail::float_bits(reg.value));
+        c = afuShellWriteRegValue(h, reg.name, reg.value);  // f32 Regs: binary32 of the value
         if (c != FPGA_OK)
             return detail::failed_call(r, c, std::string("run_card: writing the core Reg ") + reg.name);
     }

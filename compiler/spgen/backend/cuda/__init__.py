@@ -21,11 +21,12 @@ __all__ = ["NVRTC_OPTIONS", "Program", "cuda_unavailable", "emulate", "get_progr
 
 
 def emulate(graph: Graph, n: int, inputs: Mapping[str, np.ndarray], regs: Mapping[str, int], *,
-            steps: int = 1, ftz: bool = False, fuse: bool = True, group: int | None = None
-            ) -> dict[str, np.ndarray]:
+            steps: int = 1, ftz: bool = False, blocking: bool = False,
+            group: int | None = None) -> dict[str, np.ndarray]:
     """Run ``graph`` on the GPU on ``n`` elements; the same contract and bits as
-    ``spgen.backend.llvm.emulate`` (``fuse``: chain up to ``group`` steps per launch,
-    default 16; False: one launch per step and phase)."""
+    ``spgen.backend.llvm.emulate``. Each step is a launch per phase over whole arrays;
+    ``blocking``: up to ``group`` steps (default 16) per launch, temporal blocking in the
+    L2 cache (see ``Program.run``)."""
     if not isinstance(steps, (int, np.integer)) or isinstance(steps, bool) or steps < 1:
         raise SpgenError(f"steps must be a positive integer, got {steps!r}")
     if group is not None and (not isinstance(group, (int, np.integer)) or group < 1):
@@ -43,6 +44,6 @@ def emulate(graph: Graph, n: int, inputs: Mapping[str, np.ndarray], regs: Mappin
         if arr.shape != (n,):
             raise SpgenError(f"input {name!r}: expected {n} elements, got shape {arr.shape}")
         ins.append(cp.asarray(arr))
-    outs = prog.run(n, ins, regs, steps=steps, fuse=fuse, group=group)
+    outs = prog.run(n, ins, regs, steps=steps, blocking=blocking, group=group)
     order = sorted(prog.plan.out_slot.items(), key=lambda kv: kv[1])
     return {name: cp.asnumpy(a) for (name, _slot), a in zip(order, outs)}

@@ -8,22 +8,20 @@ from collections.abc import Mapping
 import numpy as np
 
 from ..._diagnostics import SpgenError
+from ..._tools import cache_dir, content_hash
 from ...ir import Graph
 from ..llvm._plan import Plan, feedback, make_plan
-from ..._tools import cache_dir, content_hash
 from ._ptx import cubin, nvrtc_unavailable
 from ._source import NVRTC_OPTIONS, THREADS, module_source, reaches
 
 __all__ = ["Program", "cuda_unavailable", "get_program"]
 
-# Fused cascades: the elements per thread of a work item it may choose from (larger
-# items spread the cost of taking a ticket and testing flags), the blocks resident per
-# SM (__launch_bounds__ of spg_fused), the share of the L2 cache its rings may take,
-# and the steps per launch.
-_ITEM_ELEMS = (1, 2, 4, 8, 16, 32, 64)
-_RESIDENT = 2
-_RING_SHARE = float(os.environ.get("SPGEN_CUDA_RING_SHARE", 0.5))
-_FORCE_ITEM = int(os.environ.get("SPGEN_CUDA_ITEM_ELEMS", 0))  # tuning: elements per thread
+# Fused cascades: the elements per thread of a work item (larger items spread the cost
+# of taking a ticket and testing flags; a compile-time constant), the share of the L2
+# cache its rings may take, and the steps per launch.
+_ITEM_ELEMS = (4, 8)  # modules of at least / fewer than 32 operations
+_RING_SHARE = float(os.environ.get("SPGEN_CUDA_RING_SHARE", "0.5"))
+_FORCE_ITEM = int(os.environ.get("SPGEN_CUDA_ITEM_ELEMS", "0"))  # tuning: elements per thread
 _MAX_GROUP = 16
 
 
@@ -83,7 +81,8 @@ class Program:
         # output slot -> input slot it feeds (cascades), None when the ports differ
         self.feed = None if fb is None else {
             plan.out_slot[o]: plan.in_slot[i] for o, i in fb.items()}
-        self.source = module_source(plan, ftz, self.reg_names, self.feed)
+        self.item_elems = _FORCE_ITEM or _ITEM_ELEMS[len(plan.compute[0]) < 32]
+        self.source = module_source(plan, ftz, self.reg_names, self.feed, self.item_elems)
         try:
             self.module = _load(cp, self.source)
             self.phases = [self.module.get_function(f"spg_phase{p}")
@@ -123,10 +122,12 @@ class Program:
     def step(self, n: int, ins: list, regs_d) -> list:
         """One application; ``ins`` device arrays in ``plan.in_slot`` order; returns the
         outputs in ``plan.out_slot`` order."""
-        cp, plan = self.cp, self.plan
-        mats = [cp.empty(n, dtype=cp.uint32) for _ in plan.mat]
-        outs = [cp.empty(n, dtype=cp.uint32) for _ in plan.out_slot]
-        tab = self._tab([a.data.ptr for a in ins + mats + outs])
+        plan = self.plan
+        # one allocation for the materialised signals and the outputs (each costs a few
+        # microseconds of Python, as much as a step on a small grid)
+        rows = list(self.cp.empty((len(plan.mat) + len(plan.out_slot), n), dtype=np.uint32))
+        outs = rows[len(plan.mat):]
+        tab = self._tab([a.data.ptr for a in ins + rows])
         for k in self.phases:
             k((self._grid(n),), (THREADS,), (tab, np.int64(n), regs_d))
         return outs
@@ -137,18 +138,14 @@ class Program:
         chunks (see ``_source.fused_kernel``).
 
         An item waits little when the items it depends on were taken about one
-        residency of blocks (``_RESIDENT`` per SM) earlier, both those it reads (lag)
-        and those that read the ring chunk it overwrites (ring size beyond the lag): the
-        rings then hold about two residencies of items, and must stay in the L2 cache.
-        So the item size is the largest that fits, and the ring the largest power of
-        two within the budget, split evenly between the two slacks.
+        residency of blocks earlier, both those it reads (lag) and those that read the
+        ring chunk it overwrites (ring size beyond the lag), and the rings must stay in
+        the L2 cache: the ring is the largest power of two within the budget, its
+        slack split evenly between the two.
         """
         cell = 4 * len(self.plan.in_slot)
         budget = self.l2 * _RING_SHARE
-        resident = self.sms * _RESIDENT
-        E = max([e for e in _ITEM_ELEMS if 2 * resident * THREADS * e * cell <= budget]
-                or [min(_ITEM_ELEMS)])
-        C = THREADS * (_FORCE_ITEM or E)
+        C = THREADS * self.item_elems
         pp, pf = -(-self.past // C), -(-self.fut // C)
         K = 0
         if lag is None:
@@ -174,13 +171,18 @@ class Program:
         items = S * (chunks + (S - 1) * L)
         self.fused((items,), (THREADS,),
                    (tab, np.int64(n), regs_d, sync, np.int32(S), np.int64(L), np.int64(K),
-                    np.int32(C // THREADS), np.int64(chunks), np.uint64(K * C - 1)))
+                    np.int64(chunks), np.uint64(K * C - 1)))
         return outs
 
     def run(self, n: int, ins: list, regs: Mapping[str, int], steps: int = 1,
-            fuse: bool = True, group: int | None = None) -> list:
+            blocking: bool = False, group: int | None = None) -> list:
         """``steps`` applications on device arrays (``plan.in_slot`` order); returns the
-        outputs in ``plan.out_slot`` order (device arrays)."""
+        outputs in ``plan.out_slot`` order (device arrays).
+
+        By default each step is one launch per phase over whole arrays (the cascade stays
+        on the device). ``blocking``: up to ``group`` steps per launch of ``spg_fused``,
+        temporal blocking in the L2 cache (one-phase modules; slower on the H100, see
+        docs/gpu.md)."""
         plan = self.plan
         if steps > 1 and self.feed is None:
             raise SpgenError(
@@ -189,7 +191,7 @@ class Program:
                 f"in order")
         regs_d = self._regs(regs)
         order = sorted(plan.out_slot.values())
-        if steps == 1 or not fuse or self.fused is None:
+        if steps == 1 or not blocking or self.fused is None:
             cur = ins
             for s in range(steps):
                 outs = self.step(n, cur, regs_d)

@@ -242,11 +242,11 @@ spg_phase{p}(const unsigned long long* __restrict__ tab, const long long n,
 """
 
 
-def fused_kernel(plan: Plan, ftz: bool, reg_index: dict[str, int], feed: dict[int, int]
-                 ) -> str:
+def fused_kernel(plan: Plan, ftz: bool, reg_index: dict[str, int], feed: dict[int, int],
+                 item_elems: int) -> str:
     """A cascade of ``S`` steps of a one-phase module in one launch.
 
-    The stream is cut into chunks of ``C = THREADS * E`` elements; work item ``(j, c)``
+    The stream is cut into chunks of ``C = THREADS * item_elems`` elements; work item ``(j, c)``
     computes step ``j`` of chunk ``c``. Blocks take items in ticket order (an atomic
     counter), ticket ``k`` -> wave ``k / S``, step ``j = k % S``, chunk ``c = wave -
     j * L``: step ``j`` lags step ``j - 1`` by ``L`` chunks, more than the future reach
@@ -288,6 +288,7 @@ __device__ __forceinline__ void spg_st(unsigned* p, long long i, bool last,
                                        unsigned long long m, unsigned v) {{
     if (last) p[i] = v; else __stcg(p + (i & m), v);
 }}
+#define SPG_E {item_elems}
 #define SPG_PAST {past}LL
 #define SPG_FUT {fut}LL
 __device__ __forceinline__ void spg_wait(const int* flags, long long lo, long long hi,
@@ -307,7 +308,7 @@ __device__ __forceinline__ void spg_wait(const int* flags, long long lo, long lo
 extern "C" __global__ void __launch_bounds__({THREADS}, 2)
 spg_fused(const unsigned long long* __restrict__ tab, const long long n,
           const unsigned* __restrict__ regs, unsigned* sync, const int S, const long long L,
-          const long long K, const int E, const long long chunks,
+          const long long K, const long long chunks,
           const unsigned long long rmask) {{
     __shared__ long long item;
     if (threadIdx.x == 0) item = (long long)atomicAdd(sync, 1u);
@@ -315,7 +316,7 @@ spg_fused(const unsigned long long* __restrict__ tab, const long long n,
     const int j = (int)(item % S);
     const long long c = item / S - j * L;
     if (c < 0 || c >= chunks) return;
-    const long long C = (long long)E * blockDim.x;
+    const long long C = (long long)SPG_E * blockDim.x;
     int* flags = (int*)(sync + 1);
     if (j > 0)  // read after write: step j - 1 at the chunks this item reads
         spg_wait(flags + (j - 1) * chunks, c - (SPG_PAST + C - 1) / C,
@@ -326,10 +327,13 @@ spg_fused(const unsigned long long* __restrict__ tab, const long long n,
     __syncthreads();
     const bool first = j == 0, last = j == S - 1;
 {_indent(ptrs, 4)}
-    for (int e = 0; e < E; ++e) {{
+    // unrolled: the loads of all SPG_E elements are in flight together
+#pragma unroll
+    for (int e = 0; e < SPG_E; ++e) {{
         const long long i = c * C + (long long)e * blockDim.x + threadIdx.x;
-        if (i >= n) break;
-{_indent(body, 8)}
+        if (i < n) {{
+{_indent(body, 12)}
+        }}
     }}
     __syncthreads();  // release: the block's stores, then (fences are cumulative) the flag
     if (threadIdx.x == 0) {{
@@ -341,11 +345,12 @@ spg_fused(const unsigned long long* __restrict__ tab, const long long n,
 
 
 def module_source(plan: Plan, ftz: bool, reg_names: list[str],
-                  feed: dict[int, int] | None) -> str:
-    """The CUDA C of a module: its phase kernels, and ``spg_fused`` when ``feed`` (output
-    slot -> input slot) is given and the module has one phase."""
+                  feed: dict[int, int] | None, item_elems: int = 4) -> str:
+    """The CUDA C of a module: its phase kernels, and ``spg_fused`` (``item_elems``
+    elements per thread and work item) when ``feed`` (output slot -> input slot) is
+    given and the module has one phase."""
     reg_index = {name: k for k, name in enumerate(reg_names)}
     parts = [_PRELUDE] + [phase_kernel(plan, p, ftz, reg_index) for p in range(plan.n_phases)]
     if feed is not None and plan.n_phases == 1:
-        parts.append(fused_kernel(plan, ftz, reg_index, feed))
+        parts.append(fused_kernel(plan, ftz, reg_index, feed, item_elems))
     return "".join(parts)
