@@ -28,7 +28,9 @@ constexpr uint64_t kHost = 1ull << AFUSHELL_HOST_ADDR_BIT;
 constexpr uint64_t kMemEnd = AFUSHELL_MEM_B_BASE + AFUSHELL_MEM_BYTES;
 constexpr unsigned kSlotDescs = 1024;  // chained descriptors per in-flight request
 constexpr uint64_t kBase[2] = {AFUSHELL_TX_BASE, AFUSHELL_RX_BASE};
-constexpr uint32_t kGo = 1u << 31, kSop = 1, kEop = 2, kIrq = 4, kChain = 8;
+constexpr uint32_t kGo = AFUSHELL_DMA_DESC_CTRL_GO_MASK, kSop = AFUSHELL_DMA_DESC_CTRL_SOP_MASK,
+                   kEop = AFUSHELL_DMA_DESC_CTRL_EOP_MASK, kIrq = AFUSHELL_DMA_DESC_CTRL_IRQ_MASK,
+                   kChain = AFUSHELL_DMA_DESC_CTRL_CHAIN_MASK;
 
 const char* const kErrNames[] = {"ERR_NONE", "ERR_BAD_LENGTH", "ERR_BAD_ALIGN", "ERR_ADDR_RANGE",
                                  "ERR_RECORD_WIDTH", "ERR_FIFO_OVERFLOW", "ERR_LAST_MISMATCH",
