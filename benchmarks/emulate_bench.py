@@ -299,7 +299,7 @@ def main(argv=None) -> int:
     ap.add_argument("--runs", type=int, default=1,
                     help="repeat the whole measurement; the goal table then gives medians "
                          "over the runs and the range of the ratios (for noisy machines)")
-    ap.add_argument("--json", default=str(ROOT / "benchmarks/emulate_bench.json"))
+    ap.add_argument("--json", default=str(ROOT / "benchmarks/results/emulate_bench.json"))
     a = ap.parse_args(argv)
     if a.runs < 1:
         ap.error("--runs must be at least 1")

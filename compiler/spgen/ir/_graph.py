@@ -112,6 +112,19 @@ class Graph:
         self.nodes.append(node)
         return node
 
+    def copy(self) -> Graph:
+        """A deep copy with fresh nodes (same ids); ports, registers and params shared."""
+        out = Graph(self.name, list(self.inputs), [], list(self.regs), [], dict(self.params))
+        new: dict[Node, Node] = {}
+        for n in self.nodes:
+            m = Node(n.id, n.op, n.type, tuple(new[a] for a in n.args), dict(n.attrs), n.name,
+                     n.loc)
+            out.nodes.append(m)
+            new[n] = m
+        out.outputs = [Output(o.port, new[o.node]) for o in self.outputs]
+        out._next_id = self._next_id
+        return out
+
     def renumber(self) -> None:
         """Give nodes consecutive ids in their current order (after a pass removed some)."""
         for i, n in enumerate(self.nodes):
