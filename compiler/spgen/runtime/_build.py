@@ -143,11 +143,13 @@ def _param_arg(key: str, value: object) -> str:
 
 def build_card(sources: Iterable[Path], *, params: Mapping[str, object] | None = None,
                include_dirs: Iterable[Path] = (), info: Mapping[str, object] | None = None,
-               jobs: int = 2) -> Path:
+               jobs: int = 2, fast_core: object | None = None) -> Path:
     """Verilates `afu_top` from `sources` into a simulated-card library; returns its path.
 
     `params` are afu_top parameters (Verilator -G values), `info` lines the runtime
-    reads back (``reg.<name>`` = Reg index). Cached by the content of every input.
+    reads back (``reg.<name>`` = Reg index). `fast_core` (a
+    ``spgen.backend.fast.FastCoreModel``, whose wrapper is among `sources`) links its
+    kernel object and layout with ``fast_core.cpp``. Cached by the content of every input.
     """
     root = repo_root()
     sources = [Path(s).resolve() for s in sources]
@@ -160,6 +162,9 @@ def build_card(sources: Iterable[Path], *, params: Mapping[str, object] | None =
                                 wrapper.read_bytes(), pins.read_bytes(), str(verilator_root())]
     for f in sources:
         parts += [f.name, f.read_bytes()]
+    fast_cpp = root / "runtime" / "sim" / "card" / "fast_core.cpp"
+    if fast_core is not None:
+        parts += ["fast", fast_cpp.read_bytes(), fast_core.header, fast_core.obj]
     for d in incs:
         for f in sorted(d.glob("*.vh")):
             parts += [f.name, f.read_bytes()]
@@ -184,10 +189,15 @@ def build_card(sources: Iterable[Path], *, params: Mapping[str, object] | None =
         escaped = info_lines.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
         (obj / "spg_card_info.h").write_text(f'#define SPG_CARD_INFO "{escaped}"\n')
         vroot = verilator_root()
+        extra: list[str] = []
+        if fast_core is not None:
+            (obj / "spg_fast_layout.h").write_text(fast_core.header)
+            (obj / "spg_fast_kernel.o").write_bytes(fast_core.obj)
+            extra = [str(fast_cpp), str(obj / "spg_fast_kernel.o")]
         tmp = out / "libafucard.so.tmp"
         _run(["g++", "-shared", "-fPIC", "-O2", "-std=c++17", "-include", str(obj / "spg_card_info.h"),
               f"-I{obj}", f"-I{vroot / 'include'}", f"-I{vroot / 'include' / 'vltstd'}",
-              f"-I{pins.parent}", str(wrapper), str(obj / "Vafu_top__ALL.a"),
+              f"-I{pins.parent}", str(wrapper), *extra, str(obj / "Vafu_top__ALL.a"),
               str(obj / "libverilated.a"), "-o", str(tmp), "-pthread"],
              out, "linking the simulated card")
         tmp.rename(lib)
