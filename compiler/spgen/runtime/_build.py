@@ -4,6 +4,7 @@ from __future__ import annotations
 import fcntl
 import importlib.util
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -26,6 +27,10 @@ __all__ = [
 ]
 
 _ABI = "spg-afu-abi-1"
+# The per-cycle code of a card: -O3 for the host CPU ran the 12-core LBM card about 20 %
+# faster than -O2 (it is built and run on one machine: the CPU is part of the cache key);
+# the once-only code (constructors, initial blocks) stays at -O1 to keep builds short.
+_OPT_FAST = "-O3 -march=native"  # (Verilator's make gets it as OPT_FAST and CFLAGS)
 _ext: ModuleType | None = None
 
 
@@ -135,6 +140,14 @@ def shell_sources() -> list[Path]:
     return files + [shell / "passthrough" / "afu_cores.v"]
 
 
+def _cpu_model() -> str:
+    try:
+        return next((line for line in Path("/proc/cpuinfo").read_text().splitlines()
+                     if line.startswith("model name")), "")
+    except OSError:
+        return ""
+
+
 def _param_arg(key: str, value: object) -> str:
     if isinstance(value, bool):
         value = int(value)
@@ -158,7 +171,8 @@ def build_card(sources: Iterable[Path], *, params: Mapping[str, object] | None =
     info_lines = "".join(f"{k}={v}\n" for k, v in (info or {}).items())
     wrapper = root / "runtime" / "sim" / "card" / "afu_card.cpp"
     pins = root / "runtime" / "sim" / "afu_pins.h"
-    parts: list[str | bytes] = [_ABI, repr(sorted(params.items())), info_lines,
+    parts: list[str | bytes] = [_ABI, _OPT_FAST, platform.processor(), _cpu_model(),
+                                repr(sorted(params.items())), info_lines,
                                 wrapper.read_bytes(), pins.read_bytes(), str(verilator_root())]
     for f in sources:
         parts += [f.name, f.read_bytes()]
@@ -181,7 +195,7 @@ def build_card(sources: Iterable[Path], *, params: Mapping[str, object] | None =
         cmd = [str(verilator_bin()), "--cc", "--build", "-j", str(jobs), "-O3",
                "--top-module", "afu_top", "--Mdir", str(obj), "-Wno-fatal", "-Wno-lint",
                "-Wno-style", "--x-assign", "fast", "--x-initial", "fast",
-               "-CFLAGS", "-fPIC -O2", "-MAKEFLAGS", "OPT_FAST=-O2 OPT_SLOW=-O1"]
+               "-CFLAGS", "-fPIC -march=native", "-MAKEFLAGS", "OPT_FAST=-O3 OPT_SLOW=-O1"]
         cmd += [f"-I{d}" for d in incs]
         cmd += [_param_arg(k, v) for k, v in params.items()]
         cmd += [str(s) for s in sources]
@@ -195,7 +209,7 @@ def build_card(sources: Iterable[Path], *, params: Mapping[str, object] | None =
             (obj / "spg_fast_kernel.o").write_bytes(fast_core.obj)
             extra = [str(fast_cpp), str(obj / "spg_fast_kernel.o")]
         tmp = out / "libafucard.so.tmp"
-        _run(["g++", "-shared", "-fPIC", "-O2", "-std=c++17", "-include", str(obj / "spg_card_info.h"),
+        _run(["g++", "-shared", "-fPIC", *_OPT_FAST.split(), "-std=c++17", "-include", str(obj / "spg_card_info.h"),
               f"-I{obj}", f"-I{vroot / 'include'}", f"-I{vroot / 'include' / 'vltstd'}",
               f"-I{pins.parent}", str(wrapper), *extra, str(obj / "Vafu_top__ALL.a"),
               str(obj / "libverilated.a"), "-o", str(tmp), "-pthread"],
