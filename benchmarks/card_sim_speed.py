@@ -6,8 +6,10 @@ the build time is printed, and is a real build with ``--fresh-cache``), then tim
 runs of one grid through both cards side by side, alternating the models run by run.
 Figures per run: simulated card cycles per wall second and per CPU second of the
 process (the clock thread; the host thread sleeps meanwhile), records per wall
-second; the table gives medians. Every run's output is checked against the emulator
-and both models must agree on every run counter.
+second; the table gives medians. Every run's output is checked against the emulator.
+(The runtime's card takes host MMIO at the cycle it arrives, so run counters can
+differ by a few cycles between runs; tests/runtime/test_fast_core.py compares the
+models cycle for cycle with a deterministic driver.)
 
     .venv/bin/python benchmarks/card_sim_speed.py [--cascade 1,2,4,8,12] [--models rtl,fast]
         [--grid 32x410] [--runs 3] [--cpu 0] [--fresh-cache] [--json F] [--plot F]
@@ -40,6 +42,16 @@ def _cpu_name() -> str:
     return platform.processor() or platform.machine()
 
 
+def _child_cpu() -> float:
+    """CPU seconds of finished child processes (Verilator, make, the C++ compiler); with
+    the process's own (compiling the core and its kernel) the build's cost on an idle
+    machine, whatever the load."""
+    import resource
+
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
 def _run_once(card, rec, width: int, depth: int, design, omega: float) -> dict:
 
     n = len(rec)
@@ -62,7 +74,10 @@ def _run_once(card, rec, width: int, depth: int, design, omega: float) -> dict:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cascade", default="1,2,4,8,12")
-    ap.add_argument("--models", default="rtl,fast")
+    ap.add_argument("--models", default="fast,rtl")
+    ap.add_argument("--rtl-cascade", metavar="N,N,...",
+                    help="depths that also run with RTL cores (default: all); building the "
+                         "RTL cards of deep cascades takes tens of minutes on two cores")
     ap.add_argument("--grid", default="32x410", help="W x rows of the streamed grid")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--cpu", type=int, help="pin the process to this CPU (default: the "
@@ -82,23 +97,26 @@ def main() -> int:
 
     width, rows = (int(x) for x in args.grid.lower().split("x"))
     depths = [int(x) for x in args.cascade.split(",")]
-    models = args.models.split(",")
+    all_models = args.models.split(",")
     design = compile_core(width)
     f, attr = _grid(width, rows, seed=7)
     rec = to_records(f, attr)
     omega = 1.6
     results = []
+    rtl_depths = set(depths if not args.rtl_cascade else
+                     (int(x) for x in args.rtl_cascade.split(",")))
     for depth in depths:
         cards, built = {}, {}
+        models = [m for m in all_models if m != "rtl" or depth in rtl_depths]
         for m in models:
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), _child_cpu() + time.process_time()
             build = _build(CORE_PATH, width, depth, m)
-            built[m] = time.perf_counter() - t0
+            built[m] = (time.perf_counter() - t0, _child_cpu() + time.process_time() - c0)
             cards[m] = runtime.open(build)
             for name, value in (("omega", omega), ("uw_x", 0.05), ("uw_y", 0.0)):
                 cards[m].write_reg(name, int(np.array(value, np.float32).view(np.uint32)))
-            print(f"cascade {depth:2d} {m:4s}: card ready in {built[m]:.1f} s", file=sys.stderr,
-                  flush=True)
+            print(f"cascade {depth:2d} {m:4s}: card ready in {built[m][0]:.1f} s "
+                  f"({built[m][1]:.1f} CPU-s)", file=sys.stderr, flush=True)
         runs = {m: [] for m in models}
         for r in range(args.runs):
             for m in (models if r % 2 == 0 else models[::-1]):
@@ -111,13 +129,12 @@ def main() -> int:
                 got = from_records(x.pop("out").view(rec.dtype), width)[0]
                 x["verified"] = bool(np.array_equal(got.view(np.uint32), want.view(np.uint32)))
             cards[m].close()
-        same = len({tuple(x["counters"]) for m in models for x in runs[m]}) == 1
         for m in models:
             xs = runs[m]
             results.append({
-                "cascade": depth, "model": m, "build_s": round(built[m], 1),
+                "cascade": depth, "model": m, "build_s": round(built[m][0], 1),
+                "build_cpu_s": round(built[m][1], 1),
                 "records": len(rec), "cycles": xs[0]["cycles"],
-                "counters_equal_across_models": same,
                 "verified": all(x["verified"] for x in xs),
                 "cycles_per_s": statistics.median(x["cycles"] / x["wall_s"] for x in xs),
                 "cycles_per_cpu_s": statistics.median(x["cycles"] / x["cpu_s"] for x in xs),
@@ -125,7 +142,7 @@ def main() -> int:
                 "runs": xs})
         if args.json:  # partial results survive an interrupted run
             args.json.write_text(json.dumps({"partial": True, "results": results}, indent=2))
-    _table(results, models)
+    _table(results, all_models)
     meta = {"benchmark": "card_sim_speed", "cpu": _cpu_name(), "pinned_cpu": cpu,
             "cpus_online": os.cpu_count(), "load_avg": os.getloadavg(), "grid": args.grid,
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
@@ -133,22 +150,23 @@ def main() -> int:
     if args.json:
         args.json.write_text(json.dumps(meta, indent=2) + "\n")
     if args.plot:
-        _plot(results, models, args.plot)
-    ok = all(r["verified"] and r["counters_equal_across_models"] for r in results)
+        _plot(results, all_models, args.plot)
+    ok = all(r["verified"] for r in results)
     return 0 if ok else 1
 
 
 def _table(results: list[dict], models: list[str]) -> None:
-    print("| cascade | model | card build s | card cycles/s (wall) | cycles per CPU-s | "
-          "records/s (wall) | cycles per run | speed-up | same counters | verified |")
-    print("|---:|---|---:|---:|---:|---:|---:|---:|---|---|")
-    base = {r["cascade"]: r for r in results if r["model"] == models[0]}
+    print("| cascade | model | card build s (wall) | build CPU-s | card cycles/s (wall) | cycles per CPU-s | "
+          "records/s (wall) | cycles per run | vs RTL (CPU-s) | verified |")
+    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---|")
+    base = {r["cascade"]: r for r in results if r["model"] == "rtl"}
     for r in results:
-        up = r["cycles_per_cpu_s"] / base[r["cascade"]]["cycles_per_cpu_s"]
-        print(f"| {r['cascade']} | {r['model']} | {r['build_s']:.1f} | {r['cycles_per_s']:,.0f} | "
+        b = base.get(r["cascade"])
+        up = f"{r['cycles_per_cpu_s'] / b['cycles_per_cpu_s']:.1f}x" if b else "-"
+        print(f"| {r['cascade']} | {r['model']} | {r['build_s']:.1f} | "
+              f"{r.get('build_cpu_s', float('nan')):.1f} | {r['cycles_per_s']:,.0f} | "
               f"{r['cycles_per_cpu_s']:,.0f} | {r['records_per_s']:,.0f} | {r['cycles']:,} | "
-              f"{up:.1f}x | {'yes' if r['counters_equal_across_models'] else 'NO'} | "
-              f"{'yes' if r['verified'] else 'NO'} |")
+              f"{up} | {'yes' if r['verified'] else 'NO'} |")
 
 
 def _plot(results: list[dict], models: list[str], path: Path) -> None:
