@@ -28,18 +28,17 @@ sys.path.insert(0, str(ROOT / "tests" / "lbm"))  # the numpy LBM reference of LB
 
 import spgen
 from spgen import _streams
-from spgen.backend.llvm import _spec, emulate
+from spgen.backend.llvm import emulate
 
 BASE = "emulate, no select spec."  # --baseline: the same code with specialisation off
 
 
 def _emulate(g, n, ins, regs, spec: bool = True, **kw):
     """emulate with chunk-uniform select specialisation on (the default) or off."""
-    _spec.SPECIALISE = spec
-    try:
+    from spgen.backend.llvm import specialisation
+
+    with specialisation(spec):
         return emulate(g, n, ins, regs, **kw)
-    finally:
-        _spec.SPECIALISE = True
 
 
 def _best(fn, reps: int, budget_s: float = 3.0) -> tuple[float, float, float]:
@@ -101,16 +100,19 @@ def jacobi_numpy_step(u: np.ndarray, fluid: np.ndarray, w: np.float32, W: int) -
     return np.where(fluid, w * s, u)
 
 
-def bench_jacobi(width: int, threads_list, steps_list, reps, baseline: bool = False):
+def jacobi_case(width: int):
+    """(graph, n, inputs, regs, u, attr): Jacobi-5 on a square with fixed borders."""
     d = spgen.compile(ROOT / "cores/jacobi5/jacobi5.spd", params={"W": width})
-    g = d.graph
     n = width * width
-    rng = np.random.default_rng(0)
     attr = np.zeros((width, width), np.uint32)
     attr[0, :] = attr[-1, :] = attr[:, 0] = attr[:, -1] = 1
-    u = rng.random(n, dtype=np.float32)
+    u = np.random.default_rng(0).random(n, dtype=np.float32)
     ins = {"u": u.view(np.uint32), "attr": attr.ravel()}
-    regs = _streams.parse_regs(g, None)
+    return d.graph, n, ins, _streams.parse_regs(d.graph, None), u, attr
+
+
+def bench_jacobi(width: int, threads_list, steps_list, reps, baseline: bool = False):
+    g, n, ins, regs, u, attr = jacobi_case(width)
     emulate(g, n, ins, regs)  # JIT outside the timing
     if baseline:
         _emulate(g, n, ins, regs, False)
@@ -133,17 +135,20 @@ def bench_jacobi(width: int, threads_list, steps_list, reps, baseline: bool = Fa
 
 
 # ---- LBM ------------------------------------------------------------------------------
-def bench_lbm(width: int, threads_list, steps_list, reps, with_lbmpy: bool, lbmpy_threads=None,
-              baseline: bool = False):
+def lbm_case(width: int):
+    """(graph, n, inputs, regs, f0, attr): the D2Q9 lid-driven cavity of LBM.md."""
     from spgen.lbm import as_core_input, cavity, compile_core, initial_f, to_records
 
     d = compile_core(width)
-    g = d.graph
     attr = cavity(width, width)
     f0 = initial_f(attr)
-    rec = as_core_input(d, to_records(f0, attr))
-    n, ins = _streams.check_inputs(g, rec)
-    regs = _streams.parse_regs(g, {"omega": 1.6, "uw_x": 0.05})
+    n, ins = _streams.check_inputs(d.graph, as_core_input(d, to_records(f0, attr)))
+    return d.graph, n, ins, _streams.parse_regs(d.graph, {"omega": 1.6, "uw_x": 0.05}), f0, attr
+
+
+def bench_lbm(width: int, threads_list, steps_list, reps, with_lbmpy: bool, lbmpy_threads=None,
+              baseline: bool = False):
+    g, n, ins, regs, f0, attr = lbm_case(width)
     emulate(g, n, ins, regs)
     if baseline:
         _emulate(g, n, ins, regs, False)
@@ -294,7 +299,7 @@ def main(argv=None) -> int:
     ap.add_argument("--runs", type=int, default=1,
                     help="repeat the whole measurement; the goal table then gives medians "
                          "over the runs and the range of the ratios (for noisy machines)")
-    ap.add_argument("--json", default=str(ROOT / "benchmarks/emulate_bench.json"))
+    ap.add_argument("--json", default=str(ROOT / "benchmarks/results/emulate_bench.json"))
     a = ap.parse_args(argv)
     if a.runs < 1:
         ap.error("--runs must be at least 1")

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Installs the Debian packages the build needs when they are missing (CI starts from a
 # clean machine): CMake and g++ for the runtime and Verilated models, GoogleTest for the
-# C++ tests, a JRE for the ANTLR tool that regenerates the parser, LZ4 for FST traces.
+# C++ tests, a JRE for the ANTLR tool that regenerates the parser, LZ4 for FST traces,
+# debootstrap, squashfs-tools and siftool for Singularity images.
 set -eu
 missing=""
 command -v cmake >/dev/null 2>&1 || missing="$missing cmake"
@@ -11,8 +12,15 @@ command -v java >/dev/null 2>&1 || missing="$missing default-jre-headless"
 [ -f /usr/include/gtest/gtest.h ] || missing="$missing libgtest-dev"
 # Verilator FST traces (spgen sim --trace) compress with LZ4.
 [ -f /usr/include/lz4.h ] || missing="$missing liblz4-dev"
+# Cluster files are read in C++ (runtime/rdma/cluster_file.cpp) with nlohmann/json.
+[ -f /usr/include/nlohmann/json.hpp ] || missing="$missing nlohmann-json3-dev"
 # The multi-process RDMA simulation runs over MPI.
 command -v mpicxx >/dev/null 2>&1 || missing="$missing libopenmpi-dev openmpi-bin"
+# Singularity images without Apptainer (spgen container build/exec/test): a Debian root
+# file system, squashfs and the SIF file.
+command -v debootstrap >/dev/null 2>&1 || missing="$missing debootstrap"
+command -v mksquashfs >/dev/null 2>&1 || missing="$missing squashfs-tools"
+command -v siftool >/dev/null 2>&1 || missing="$missing siftool"
 [ -z "$missing" ] && exit 0
 echo "installing Debian packages:$missing"
 SUDO=""

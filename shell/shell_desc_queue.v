@@ -52,7 +52,7 @@ module shell_desc_queue #(
     localparam integer REC_POW2   = (RECORD_WORDS & (RECORD_WORDS - 1)) == 0 ? 1 : 0;
     localparam [31:0]  REC_MASK   = RECORD_WORDS - 1;     // words, when a power of two
     localparam [5:0]   REC_WORDS6 = RECORD_WORDS[5:0];
-    localparam integer CTRL_CHAIN = 3;
+    localparam integer CTRL_CHAIN = CSR_DMA_DESC_CTRL_CHAIN_LSB;  // from csr_map.json
 
     localparam [2:0] S_IDLE = 3'd0, S_FETCH = 3'd1, S_WAIT = 3'd2, S_CHECK = 3'd3,
                      S_LOOP = 3'd4, S_DONE = 3'd5, S_OUT = 3'd6;

@@ -55,7 +55,8 @@ module shell_rx_dma #(
 
     localparam integer BURST_BITS = $clog2(MAX_BURST);
     localparam integer WBUF_BITS  = $clog2(WBUF_DEPTH);
-    localparam integer CTRL_SOP = 0, CTRL_EOP = 1, CTRL_IRQ = 2;
+    localparam integer CTRL_SOP = CSR_DMA_DESC_CTRL_SOP_LSB, CTRL_EOP = CSR_DMA_DESC_CTRL_EOP_LSB,
+                       CTRL_IRQ = CSR_DMA_DESC_CTRL_IRQ_LSB;  // from csr_map.json
     // buffered beat: {err, irq, desc_end, cnt[4:0], off[3:0], data}
     localparam integer BEAT_WIDTH = 3 + 5 + 4 + 512;
     localparam integer CMD_WIDTH  = 64 + 8;

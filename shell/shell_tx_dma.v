@@ -53,7 +53,9 @@ module shell_tx_dma #(
 );
     localparam integer BURST_BITS = $clog2(MAX_BURST);
     localparam integer READS_BITS = $clog2(MAX_READS);
-    localparam integer CTRL_SOP = 0, CTRL_EOP = 1, CTRL_IRQ = 2;
+    `include "afushell_csr.vh"
+    localparam integer CTRL_SOP = CSR_DMA_DESC_CTRL_SOP_LSB, CTRL_EOP = CSR_DMA_DESC_CTRL_EOP_LSB,
+                       CTRL_IRQ = CSR_DMA_DESC_CTRL_IRQ_LSB;  // from csr_map.json
     // burst info: {irq, desc_end, eop, end_hi[4:0], first_lo[3:0], beats[7:0]}
     localparam integer BINFO_WIDTH = 3 + 5 + 4 + 8;
     // buffered beat: {irq, desc_end, last, cnt[4:0], lo[3:0], data}
@@ -69,8 +71,6 @@ module shell_tx_dma #(
             $finish;
         end
     end
-
-    `include "afushell_csr.vh"
 
     wire erst = rst || srst;
 

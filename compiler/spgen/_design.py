@@ -52,13 +52,15 @@ class Design:
         return self.verilog.report
 
     def emulate(self, inputs: np.ndarray | Mapping[str, np.ndarray], regs: Mapping | None = None,
-                steps: int = 1, threads: int | None = None) -> np.ndarray:
-        """Run the program natively (LLVM JIT), bit-exact with the hardware."""
-        from .backend.llvm import emulate
+                steps: int = 1, threads: int | None = None, device: str = "cpu") -> np.ndarray:
+        """Run the program natively, bit-exact with the hardware: on the CPU (LLVM JIT) or,
+        with ``device="cuda"``, on an NVIDIA GPU (docs/gpu.md)."""
+        from .backend import emulate_on
 
         n, bits = _streams.check_inputs(self.graph, inputs)
         reg_bits = _streams.parse_regs(self.graph, regs)
-        out = emulate(self.graph, n, bits, reg_bits, steps=steps, ftz=self.ftz, threads=threads)
+        out = emulate_on(device, self.graph, n, bits, reg_bits, steps=steps, ftz=self.ftz,
+                         threads=threads)
         return _streams.pack_outputs(self.graph, out, n)
 
     def simulate(self, inputs: np.ndarray | Mapping[str, np.ndarray], regs: Mapping | None = None,

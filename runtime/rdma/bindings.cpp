@@ -3,6 +3,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include "cluster_file.hpp"
 #include "rdma_sim.hpp"
 
 namespace py = pybind11;
@@ -45,6 +46,7 @@ static std::vector<int64_t> pingpong(Cluster& c, int a, int b, uint64_t addr, ui
 PYBIND11_MODULE(_spgen_rdma, m) {
   m.doc() = "Cycle-accurate model of card-to-card RDMA (links, routers, engines)";
   m.def("error_text", &rdma::err_text);
+  m.def("resolve_cluster_file", &rdma::resolve_cluster_file, py::arg("json"), py::arg("base_dir"));
   m.def("crc32", [](py::bytes b) {
     std::string s = b;
     return rdma::crc32(reinterpret_cast<const uint8_t*>(s.data()), s.size());

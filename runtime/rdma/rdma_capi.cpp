@@ -1,58 +1,158 @@
-// The C API over the RDMA network model (include/afushell/rdma.h).
+// The C API of RDMA between cards (include/afushell/rdma.h), over either backend of a
+// cluster: the C++ network model, or RTL cards (simulated card libraries built with
+// `spgen build --links N`, a "cardlib" line in the description) driven through their CSRs.
 #include "afushell/rdma.h"
 
+#include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 
+#include <fstream>
+#include <sstream>
+
+#include "cluster_file.hpp"
 #include "rdma_sim.hpp"
+#ifdef AFUSHELL_RDMA_RTL
+#include "cluster.hpp"
+#endif
 
 struct afu_rdma_cluster_s {
-  rdma::Cluster sim;
-  explicit afu_rdma_cluster_s(const std::string& d) : sim(d) {}
+  std::unique_ptr<rdma::Cluster> sim;
+#ifdef AFUSHELL_RDMA_RTL
+  std::unique_ptr<spgsim::RtlCluster> rtl;
+#endif
+  std::string dump;
+  int size() const {
+#ifdef AFUSHELL_RDMA_RTL
+    if (rtl) return rtl->size();
+#endif
+    return int(sim->cards.size());
+  }
+  bool present(int card) const {
+    if (card < 0 || card >= size()) return false;
+#ifdef AFUSHELL_RDMA_RTL
+    if (rtl) return rtl->present(card);
+#endif
+    return sim->cards[size_t(card)].present;
+  }
 };
 
 static thread_local std::string g_last_error;
+
+static bool is_rtl(afu_rdma_cluster c) {
+#ifdef AFUSHELL_RDMA_RTL
+  return c && c->rtl;
+#else
+  (void)c;
+  return false;
+#endif
+}
 
 extern "C" {
 
 int afuShellRDMAClusterOpen(const char* description, afu_rdma_cluster* out) {
   if (!description || !out) return AFU_RDMA_BAD_ARG;
+  *out = nullptr;
   try {
-    *out = new afu_rdma_cluster_s(description);
+    auto c = std::make_unique<afu_rdma_cluster_s>();
+    if (std::strstr(description, "cardlib ")) {
+#ifdef AFUSHELL_RDMA_RTL
+      spgsim::Params p;
+      if (const char* env = std::getenv("SPGEN_SIM_PARAMS")) {
+        std::string e = p.apply(env);
+        if (!e.empty()) throw std::runtime_error("SPGEN_SIM_PARAMS: " + e);
+      }
+      c->rtl = std::make_unique<spgsim::RtlCluster>(spgsim::ClusterDesc::parse(description), p);
+#else
+      throw std::runtime_error("a cluster of RTL cards needs the runtime library (libafushell), not the model module");
+#endif
+    } else {
+      c->sim = std::make_unique<rdma::Cluster>(description);
+    }
+    *out = c.release();
     return AFU_RDMA_OK;
   } catch (const std::exception& e) {
     g_last_error = e.what();
-    *out = nullptr;
     return AFU_RDMA_BAD_ARG;
   }
 }
 
+int afuShellRDMAClusterOpenFile(const char* path, afu_rdma_cluster* out) {
+  if (!path || !out) return AFU_RDMA_BAD_ARG;
+  *out = nullptr;
+  std::ifstream in(path);
+  if (!in) {
+    g_last_error = std::string("cannot read cluster file ") + path;
+    return AFU_RDMA_BAD_ARG;
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string p(path), desc;
+  const size_t slash = p.rfind('/');
+  try {
+    desc = rdma::resolve_cluster_file(text.str(), slash == std::string::npos ? "." : p.substr(0, slash));
+  } catch (const std::exception& e) {
+    g_last_error = std::string(path) + ": " + e.what();
+    return AFU_RDMA_BAD_ARG;
+  }
+  return afuShellRDMAClusterOpen(desc.c_str(), out);
+}
+
 void afuShellRDMAClusterClose(afu_rdma_cluster c) { delete c; }
 
+int afuShellRDMAClusterCards(afu_rdma_cluster c) { return c ? c->size() : 0; }
+int afuShellRDMAClusterIsRTL(afu_rdma_cluster c) { return is_rtl(c) ? 1 : 0; }
+
 static bool mem_ok(afu_rdma_cluster c, int card, uint64_t addr, uint64_t n) {
-  if (!c || card < 0 || card >= int(c->sim.cards.size())) return false;
-  const uint64_t size = c->sim.cards[card].mem.size;
+  if (!c || !c->present(card)) return false;
+#ifdef AFUSHELL_RDMA_RTL
+  if (c->rtl) return addr <= c->rtl->mem_bytes() && n <= c->rtl->mem_bytes() - addr;
+#endif
+  const uint64_t size = c->sim->cards[size_t(card)].mem.size;
   return addr <= size && n <= size - addr;
 }
 
 int afuShellRDMAWriteMem(afu_rdma_cluster c, int card, uint64_t addr, const void* src, uint64_t n) {
   if (!src || !mem_ok(c, card, addr, n)) return AFU_RDMA_BAD_ARG;
-  c->sim.cards[card].mem.write(addr, static_cast<const uint8_t*>(src), n);
+#ifdef AFUSHELL_RDMA_RTL
+  if (c->rtl) return c->rtl->mem(card, addr, const_cast<void*>(src), n, true) ? AFU_RDMA_OK : AFU_RDMA_BAD_ARG;
+#endif
+  c->sim->cards[size_t(card)].mem.write(addr, static_cast<const uint8_t*>(src), n);
   return AFU_RDMA_OK;
 }
 
 int afuShellRDMAReadMem(afu_rdma_cluster c, int card, uint64_t addr, void* dst, uint64_t n) {
   if (!dst || !mem_ok(c, card, addr, n)) return AFU_RDMA_BAD_ARG;
-  c->sim.cards[card].mem.read(addr, static_cast<uint8_t*>(dst), n);
+#ifdef AFUSHELL_RDMA_RTL
+  if (c->rtl) return c->rtl->mem(card, addr, dst, n, false) ? AFU_RDMA_OK : AFU_RDMA_BAD_ARG;
+#endif
+  c->sim->cards[size_t(card)].mem.read(addr, static_cast<uint8_t*>(dst), n);
   return AFU_RDMA_OK;
 }
+
+#ifdef AFUSHELL_RDMA_RTL
+// RTL cards: the request goes to the card's driver, which programs the engine's CSRs.
+static int rtl_issue(afu_rdma_cluster c, const spgsim::RtlCluster::Op& op, afu_rdma_handle* h) {
+  *h = c->rtl->issue(op);
+  const int code = c->rtl->op(*h).code;
+  return code == spgsim::RTL_PENDING ? AFU_RDMA_OK : code;
+}
+#endif
 
 static int issue(afu_rdma_cluster c, bool put, int card, int peer, uint64_t local, uint64_t remote, uint64_t n,
                  afu_rdma_handle* h) {
   if (!c || !h) return AFU_RDMA_BAD_ARG;
-  if (card < 0 || card >= int(c->sim.cards.size()) || !c->sim.cards[card].present) return AFU_RDMA_BAD_CARD;
-  *h = put ? c->sim.put(card, peer, local, remote, n) : c->sim.get(card, peer, local, remote, n);
-  const rdma::Op& op = c->sim.op(*h);
+  if (!c->present(card)) return AFU_RDMA_BAD_CARD;
+#ifdef AFUSHELL_RDMA_RTL
+  if (c->rtl) {
+    spgsim::RtlCluster::Op op;
+    op.card = card, op.peer = peer, op.get = !put, op.local = local, op.remote = remote, op.len = n;
+    return rtl_issue(c, op, h);
+  }
+#endif
+  *h = put ? c->sim->put(card, peer, local, remote, n) : c->sim->get(card, peer, local, remote, n);
+  const rdma::Op& op = c->sim->op(*h);
   return op.state == rdma::OP_ERROR ? op.code : AFU_RDMA_OK;
 }
 
@@ -70,16 +170,28 @@ int afuShellRDMAPutStridedAsync(afu_rdma_cluster c, int card, int dst, uint64_t 
                                 uint64_t block, uint64_t count, uint64_t local_stride, uint64_t remote_stride,
                                 afu_rdma_handle* h) {
   if (!c || !h) return AFU_RDMA_BAD_ARG;
-  if (card < 0 || card >= int(c->sim.cards.size()) || !c->sim.cards[card].present) return AFU_RDMA_BAD_CARD;
-  *h = c->sim.put_strided(card, dst, local, remote, block, count, local_stride, remote_stride);
-  const rdma::Op& op = c->sim.op(*h);
+  if (!c->present(card)) return AFU_RDMA_BAD_CARD;
+#ifdef AFUSHELL_RDMA_RTL
+  if (c->rtl) {
+    spgsim::RtlCluster::Op op;
+    op.card = card, op.peer = dst, op.local = local, op.remote = remote, op.len = block * count;
+    op.block = block, op.count = count, op.lstride = local_stride, op.rstride = remote_stride;
+    if (!block || !count) op.block = op.count = 0, op.len = 0;  // the engine answers ALIGN
+    return rtl_issue(c, op, h);
+  }
+#endif
+  *h = c->sim->put_strided(card, dst, local, remote, block, count, local_stride, remote_stride);
+  const rdma::Op& op = c->sim->op(*h);
   return op.state == rdma::OP_ERROR ? op.code : AFU_RDMA_OK;
 }
 
 int afuShellRDMATest(afu_rdma_cluster c, afu_rdma_handle h) {
   if (!c) return AFU_RDMA_BAD_ARG;
   try {
-    const rdma::Op& op = c->sim.op(h);
+#ifdef AFUSHELL_RDMA_RTL
+    if (c->rtl) return c->rtl->op(h).code;
+#endif
+    const rdma::Op& op = c->sim->op(h);
     return op.state == rdma::OP_PENDING ? AFU_RDMA_PENDING : op.code;
   } catch (const std::exception&) {
     return AFU_RDMA_BAD_ARG;
@@ -89,8 +201,44 @@ int afuShellRDMATest(afu_rdma_cluster c, afu_rdma_handle h) {
 int afuShellRDMAWait(afu_rdma_cluster c, afu_rdma_handle h, uint64_t max_cycles) {
   int r = afuShellRDMATest(c, h);
   if (r != AFU_RDMA_PENDING) return r;
-  c->sim.wait(h, max_cycles ? int64_t(max_cycles) : c->sim.prm.op_timeout + 1024);
+#ifdef AFUSHELL_RDMA_RTL
+  if (c->rtl) {
+    // the engine fails an operation after its own timeout; the host gives it that long
+    // plus the MMIO round trips of its driver
+    c->rtl->wait(h, max_cycles ? max_cycles : c->rtl->op_timeout_cycles() + 100000);
+    r = afuShellRDMATest(c, h);
+    if (r != AFU_RDMA_OK && r != AFU_RDMA_NO_ROUTE && r != AFU_RDMA_ALIGN && r != AFU_RDMA_LOCAL_RANGE &&
+        r != AFU_RDMA_REMOTE_RANGE)
+      c->dump = c->rtl->dump(h);
+    return r;
+  }
+#endif
+  c->sim->wait(h, max_cycles ? int64_t(max_cycles) : c->sim->prm.op_timeout + 1024);
   return afuShellRDMATest(c, h);
+}
+
+const char* afuShellRDMALastDump(afu_rdma_cluster c) { return c ? c->dump.c_str() : ""; }
+
+const char* afuShellRDMAClusterDump(afu_rdma_cluster c, afu_rdma_handle h) {
+  if (!c) return "";
+#ifdef AFUSHELL_RDMA_RTL
+  if (c->rtl) c->dump = c->rtl->dump(h);
+#else
+  (void)h;
+#endif
+  return c->dump.c_str();
+}
+
+int afuShellRDMARun(afu_rdma_cluster c, uint64_t cycles) {
+  if (!c) return AFU_RDMA_BAD_ARG;
+#ifdef AFUSHELL_RDMA_RTL
+  if (c->rtl) {
+    c->rtl->run(cycles);
+    return AFU_RDMA_OK;
+  }
+#endif
+  c->sim->run(int64_t(cycles));
+  return AFU_RDMA_OK;
 }
 
 int afuShellRDMAPut(afu_rdma_cluster c, int card, int dst, uint64_t local, uint64_t remote, uint64_t n) {
@@ -105,8 +253,21 @@ int afuShellRDMAGet(afu_rdma_cluster c, int card, int src, uint64_t local, uint6
   return r ? r : afuShellRDMAWait(c, h, 0);
 }
 
-uint64_t afuShellRDMACycles(afu_rdma_cluster c) { return c ? uint64_t(c->sim.now) : 0; }
-double afuShellRDMAClockMHz(afu_rdma_cluster c) { return c ? c->sim.prm.clock_mhz : 0.0; }
+uint64_t afuShellRDMACycles(afu_rdma_cluster c) {
+  if (!c) return 0;
+#ifdef AFUSHELL_RDMA_RTL
+  if (c->rtl) return c->rtl->now();
+#endif
+  return uint64_t(c->sim->now);
+}
+
+double afuShellRDMAClockMHz(afu_rdma_cluster c) {
+  if (!c) return 0.0;
+#ifdef AFUSHELL_RDMA_RTL
+  if (c->rtl) return c->rtl->clock_mhz();
+#endif
+  return c->sim->prm.clock_mhz;
+}
 
 const char* afuShellRDMAErrorString(int code) {
   if (code == AFU_RDMA_PENDING) return "still in flight";

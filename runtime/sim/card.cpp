@@ -47,9 +47,9 @@ std::shared_ptr<CardLib> CardLib::load(const std::string& path, std::string* err
     return lib;
 }
 
-Card::Card(std::shared_ptr<CardLib> lib, const Params& p)
+Card::Card(std::shared_ptr<CardLib> lib, const Params& p, bool own_clock)
     : lib_(std::move(lib)), p_(p), ddr_{DdrChannel(p), DdrChannel(p)}, pcie_(p) {
-    irq_at_[0] = irq_at_[1] = 0;
+    for (int v = 0; v < 3; ++v) irq_at_[v] = 0, irq_count_[v] = 0;
     afu_ = lib_->make();
     pins_.rst = 1;
     for (int i = 0; i < 16; ++i) {
@@ -57,7 +57,7 @@ Card::Card(std::shared_ptr<CardLib> lib, const Params& p)
         lib_->eval(afu_, &pins_, 1);
     }
     pins_.rst = 0;
-    thread_ = std::thread([this] { run(); });
+    if (own_clock) thread_ = std::thread([this] { run(); });
 }
 
 Card::~Card() {
@@ -66,7 +66,7 @@ Card::~Card() {
         stop_ = true;
     }
     cv_work_.notify_all();
-    thread_.join();
+    if (thread_.joinable()) thread_.join();
     lib_->destroy(afu_);
 }
 
@@ -110,7 +110,7 @@ uint64_t Card::mmio_read(uint32_t addr) {
 
 void Card::set_event(unsigned vector, int fd) {
     std::lock_guard<std::mutex> g(m_);
-    event_fd_[vector & 1] = fd;
+    event_fd_[vector % 3] = fd;
 }
 
 void Card::wait_begin() {
@@ -154,7 +154,7 @@ bool Card::active_locked() const {
 void Card::run() {
     std::vector<std::pair<uint64_t, uint64_t>> published;
     while (true) {
-        int fds[2];
+        int fds[3];
         {
             std::unique_lock<std::mutex> lk(m_);
             if (!published.empty()) {
@@ -168,30 +168,89 @@ void Card::run() {
                 mmio_local_.push_back(mmio_in_.front());
                 mmio_in_.pop_front();
             }
-            fds[0] = event_fd_[0];
-            fds[1] = event_fd_[1];
+            for (int v = 0; v < 3; ++v) fds[v] = event_fd_[v];
         }
         auto t0 = std::chrono::steady_clock::now();
         for (int i = 0; i < kBatch; ++i) cycle();
-        const uint64_t c = cycle_.load(std::memory_order_relaxed);
-        while (!irq_pending_.empty() && irq_pending_.front().first <= c) {
-            unsigned v = irq_pending_.front().second;
-            irq_at_[v].store(irq_pending_.front().first);
-            if (fds[v] >= 0) {
-                uint64_t one = 1;
-                ssize_t r = ::write(fds[v], &one, sizeof one);
-                (void)r;
-            }
-            irq_pending_.pop_front();
-        }
-        while (!rd_done_local_.empty() && rd_done_local_.front().first <= c) {
-            published.emplace_back(rd_done_local_.front().second.id, rd_done_local_.front().second.data);
-            rd_done_local_.pop_front();
-        }
+        deliver(published, fds);
         busy_cycles_ += kBatch;
         busy_wall_ns_ += uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
                                       std::chrono::steady_clock::now() - t0).count());
     }
+}
+
+// Interrupts and MMIO read results whose host-side cycle has come.
+void Card::deliver(std::vector<std::pair<uint64_t, uint64_t>>& published, const int fds[3]) {
+    const uint64_t c = cycle_.load(std::memory_order_relaxed);
+    while (!irq_pending_.empty() && irq_pending_.front().first <= c) {
+        unsigned v = irq_pending_.front().second;
+        irq_at_[v].store(irq_pending_.front().first);
+        ++irq_count_[v];
+        if (fds[v] >= 0) {
+            uint64_t one = 1;
+            ssize_t r = ::write(fds[v], &one, sizeof one);
+            (void)r;
+        }
+        irq_pending_.pop_front();
+    }
+    while (!rd_done_local_.empty() && rd_done_local_.front().first <= c) {
+        published.emplace_back(rd_done_local_.front().second.id, rd_done_local_.front().second.data);
+        rd_done_local_.pop_front();
+    }
+}
+
+void Card::step() {
+    std::vector<std::pair<uint64_t, uint64_t>> published;
+    int fds[3];
+    {
+        std::lock_guard<std::mutex> g(m_);
+        while (!mmio_in_.empty()) {
+            mmio_local_.push_back(mmio_in_.front());
+            mmio_in_.pop_front();
+        }
+        for (int v = 0; v < 3; ++v) fds[v] = event_fd_[v];
+    }
+    cycle();
+    deliver(published, fds);
+    if (!published.empty()) {
+        std::lock_guard<std::mutex> g(m_);
+        rd_results_.insert(rd_results_.end(), published.begin(), published.end());
+    }
+    ++busy_cycles_;
+}
+
+uint64_t Card::post_read(uint32_t addr) {
+    std::lock_guard<std::mutex> g(m_);
+    uint64_t id = next_id_++;
+    uint64_t at = std::max<uint64_t>(now_cycles(), host_write_at_) +
+                  uint64_t(p_.cycles(p_.mmio_read_latency_ns / 2));
+    if (!mmio_in_.empty()) at = std::max(at, mmio_in_.back().at);
+    mmio_in_.push_back(MmioOp{at, false, addr, 0, id});
+    return id;
+}
+
+bool Card::read_result(uint64_t id, uint64_t* value) {
+    std::lock_guard<std::mutex> g(m_);
+    for (size_t i = 0; i < rd_results_.size(); ++i)
+        if (rd_results_[i].first == id) {
+            *value = rd_results_[i].second;
+            rd_results_.erase(rd_results_.begin() + long(i));
+            return true;
+        }
+    return false;
+}
+
+bool Card::mem_access(uint64_t addr, void* buf, uint64_t n, bool write) {
+    if (addr >= (2ull << 32) || n > (2ull << 32) - addr) return false;
+    auto* b = static_cast<uint8_t*>(buf);
+    while (n) {  // split at the A/B boundary
+        const int t = int(addr >> 32);
+        const uint64_t off = addr & kChanMask, k = std::min<uint64_t>(n, (1ull << 32) - off);
+        if (write) ddr_[t].mem.write(off, b, size_t(k));
+        else ddr_[t].mem.read(off, b, size_t(k));
+        addr += k, b += k, n -= k;
+    }
+    return true;
 }
 
 int Card::target_of(uint64_t addr) const {
@@ -337,7 +396,7 @@ void Card::cycle() {
     }
     uint8_t rise = uint8_t(pins_.irq & ~irq_prev_);
     irq_prev_ = pins_.irq;
-    for (unsigned v = 0; v < 2; ++v)
+    for (unsigned v = 0; v < 3; ++v)
         if ((rise >> v) & 1) {
             uint64_t at = pcie_.msi(c) + uint64_t(p_.cycles(p_.irq_latency_ns));
             auto it = irq_pending_.end();

@@ -28,7 +28,10 @@ struct CardLib {
 
 class Card {
 public:
-    Card(std::shared_ptr<CardLib> lib, const Params& p);
+    /// own_clock: a clock thread of its own advances the card while the host waits on it
+    /// (a single card). Without, the card only moves in step() (a cluster clock advancing
+    /// every card of a cluster in lock-step, deterministically).
+    Card(std::shared_ptr<CardLib> lib, const Params& p, bool own_clock = true);
     ~Card();
     Card(const Card&) = delete;
     Card& operator=(const Card&) = delete;
@@ -41,9 +44,26 @@ public:
     void hold();
     void release();
 
+    // Cluster clock (own_clock = false): one cycle of the card, then the interrupts and MMIO
+    // read results due by now delivered. The link pins are read after step() (outputs of
+    // that cycle) and written before the next (inputs).
+    void step();
+    spg_afu_pins& pins() { return pins_; }
+    /// A host MMIO read without blocking: its id; read_result() has the value once the
+    /// cluster clock has advanced to the cycle it reaches the host.
+    uint64_t post_read(uint32_t addr);
+    bool read_result(uint64_t id, uint64_t* value);
+    /// Interrupts delivered so far on `vector` (0 TX, 1 RX, 2 RDMA).
+    uint64_t irq_count(unsigned vector) const { return irq_count_[vector % 3].load(); }
+    /// The card's FPGA memory directly (cluster set-up and checks): memory A at 0, B at 2^32;
+    /// false for a range outside both.
+    bool mem_access(uint64_t addr, void* buf, uint64_t n, bool write);
+    /// Simulated cycle at which the host's next MMIO write would reach the card.
+    uint64_t host_cycle() const { return host_write_at_; }
+
     uint64_t now_cycles() const { return cycle_.load(std::memory_order_acquire); }
     double to_ns(uint64_t cycles) const { return double(cycles) * 1000.0 / p_.clock_mhz; }
-    uint64_t irq_cycle(unsigned vector) const { return irq_at_[vector & 1].load(); }
+    uint64_t irq_cycle(unsigned vector) const { return irq_at_[vector % 3].load(); }
     uint64_t bus_errors() const { return bus_errors_.load(); }
     double busy_wall_s() const { return busy_wall_ns_.load() * 1e-9; }
     uint64_t busy_cycles() const { return busy_cycles_.load(); }
@@ -57,6 +77,7 @@ private:
     struct MmioOp { uint64_t at; bool write; uint32_t addr; uint64_t data; uint64_t id; };
 
     void run();
+    void deliver(std::vector<std::pair<uint64_t, uint64_t>>& published, const int fds[3]);
     bool active_locked() const;
     void cycle();
     int target_of(uint64_t addr) const;
@@ -90,12 +111,13 @@ private:
     int holds_ = 0;          // host threads mid-submission: the clock waits for them
     int pending_reads_ = 0;  // host threads blocked in mmio_read
     bool stop_ = false;
-    int event_fd_[2] = {-1, -1};
+    int event_fd_[3] = {-1, -1, -1};
     std::deque<std::pair<uint64_t, unsigned>> irq_pending_;  // (delivery cycle, vector)
     uint8_t irq_prev_ = 0;
     uint64_t idle_ = 0;
     std::atomic<uint64_t> cycle_{0};
-    std::atomic<uint64_t> irq_at_[2];
+    std::atomic<uint64_t> irq_at_[3];
+    std::atomic<uint64_t> irq_count_[3];
     std::atomic<uint64_t> bus_errors_{0}, busy_cycles_{0}, busy_wall_ns_{0};
     std::thread thread_;
 };

@@ -21,10 +21,10 @@ namespace afushell {
 /// An error with its C API code; thrown inside the runtime, turned into a code at the API.
 class Error : public std::runtime_error {
 public:
-    Error(fpga_result code, const std::string& msg) : std::runtime_error(msg), code_(code) {}
-    fpga_result code() const { return code_; }
+    Error(afu_result code, const std::string& msg) : std::runtime_error(msg), code_(code) {}
+    afu_result code() const { return code_; }
 private:
-    fpga_result code_;
+    afu_result code_;
 };
 
 class Shell;
@@ -42,7 +42,7 @@ struct Request {
     std::mutex m;
     std::condition_variable cv;
     bool done = false;
-    fpga_result result = FPGA_OK;
+    afu_result result = FPGA_OK;
     std::string message;
 };
 
@@ -57,11 +57,17 @@ public:
     void free(void* ptr);
 
     std::shared_ptr<Request> dma(uint64_t dst, uint64_t src, uint64_t count, int type);
-    fpga_result wait(const std::shared_ptr<Request>& r, uint64_t timeout_ns, std::string* msg);
+    afu_result wait(const std::shared_ptr<Request>& r, uint64_t timeout_ns, std::string* msg);
     afu_shell_run_result run(uint64_t src, uint64_t dst, uint64_t n);
     afu_shell_run_result counters();
 
     uint64_t reg_offset(const std::string& name) const;
+    /// "f32", "i32", "u32" or "bool" for a core Reg; "" for a shell register (static strings).
+    const char* reg_type(const std::string& name) const;
+    /// The bits of value in the Reg's type; AFU_ERR_REG_VALUE where it does not fit.
+    uint64_t reg_bits(const std::string& name, double value) const;
+    /// The Reg's bits as a number of its type.
+    double reg_value(const std::string& name, uint64_t bits) const;
     void write_reg(uint64_t offset, uint64_t value);
     uint64_t read_reg(uint64_t offset);
 
@@ -96,7 +102,7 @@ private:
     void service(int e);
     void recover(int e, uint64_t err, uint64_t epoch);
     void finish(const std::shared_ptr<Request>& r, int e, uint64_t end_ns);
-    void fail_all(fpga_result code, const std::string& msg);
+    void fail_all(afu_result code, const std::string& msg);
     void release_locked(Request& r, int e);
     void mmio_w(uint64_t off, uint64_t v);
     uint64_t mmio_r(uint64_t off);
@@ -107,6 +113,7 @@ private:
     bool simulated_ = false;
     afu_shell_info info_{};
     std::map<std::string, unsigned> core_regs_;
+    std::map<std::string, std::string> core_reg_types_;  // Reg name -> f32, i32, u32, bool
     std::map<std::string, std::string> core_params_;  // Param name -> value as built
 
     mutable std::mutex buf_m_;

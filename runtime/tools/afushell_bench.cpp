@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
     const double peak[4] = {12.8, 7.877, 7.877, 7.877};
     try {
         auto card = afushell::Card::open(uri);
+        card->require_plain_copy("afushell-bench");
         auto src = card->alloc(top), back = card->alloc(top), hh = card->alloc(top);
         std::vector<uint32_t> base(top / 4);
         std::mt19937 rng(1);

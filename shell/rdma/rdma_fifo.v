@@ -12,7 +12,7 @@ module rdma_fifo #(
     input  wire             pop,
     output wire [WIDTH-1:0] dout,
     output wire             empty,
-    output wire [AW:0]      count
+    output wire [$clog2(DEPTH):0] count  // entries held (AW+1 bits)
 );
     localparam integer AW = $clog2(DEPTH);
     reg [WIDTH-1:0] mem [0:DEPTH-1];
@@ -34,7 +34,7 @@ module rdma_fifo #(
         end
     end
     initial begin
-        if (DEPTH < 2 || (DEPTH & (DEPTH - 1)) != 0) $fatal(1, "rdma_fifo: DEPTH must be a power of 2 >= 2");
+        if (DEPTH < 2 || (DEPTH & (DEPTH - 1)) != 0) $fatal(1, "%m (rdma_fifo): DEPTH must be a power of 2 >= 2");
     end
 endmodule
 `default_nettype wire

@@ -16,6 +16,7 @@ module rdma_stream_des #(
     output wire              m_last
 );
     localparam integer IW = WORDS > 1 ? $clog2(WORDS) : 1;
+    localparam integer LAST = WORDS - 1;  // index of the record's final word
     reg [32*WORDS-1:0] rec;
     reg                full, rlast;
     reg [IW-1:0]       idx;
@@ -31,7 +32,7 @@ module rdma_stream_des #(
             if (m_valid && m_ready) full <= 1'b0;
             if (take) begin
                 rec[32 * idx +: 32] <= s_data;
-                if (idx == IW'(WORDS - 1)) begin
+                if (idx == LAST[IW-1:0]) begin
                     idx <= {IW{1'b0}};
                     full <= 1'b1;
                     rlast <= s_last;
@@ -42,7 +43,7 @@ module rdma_stream_des #(
         end
     end
     initial begin
-        if (WORDS < 1 || WORDS > 16) $fatal(1, "rdma_stream_des: WORDS must be 1..16");
+        if (WORDS < 1 || WORDS > 16) $fatal(1, "%m (rdma_stream_des): WORDS must be 1..16");
     end
 endmodule
 `default_nettype wire

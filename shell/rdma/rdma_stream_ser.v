@@ -16,14 +16,15 @@ module rdma_stream_ser #(
     output wire              m_last
 );
     localparam integer IW = WORDS > 1 ? $clog2(WORDS) : 1;
+    localparam integer LAST = WORDS - 1;  // index of the record's final word
     reg [32*WORDS-1:0] rec;
     reg                full, rlast;
     reg [IW-1:0]       idx;
-    wire               fin = m_valid && m_ready && idx == IW'(WORDS - 1);
+    wire               fin = m_valid && m_ready && idx == LAST[IW-1:0];
     assign s_ready = !full || fin;
     assign m_valid = full;
     assign m_data = rec[32 * idx +: 32];
-    assign m_last = rlast && idx == IW'(WORDS - 1);
+    assign m_last = rlast && idx == LAST[IW-1:0];
     always @(posedge clk) begin
         if (rst) begin
             full <= 1'b0; rlast <= 1'b0; idx <= {IW{1'b0}}; rec <= {32*WORDS{1'b0}};
@@ -39,7 +40,7 @@ module rdma_stream_ser #(
         end
     end
     initial begin
-        if (WORDS < 1 || WORDS > 16) $fatal(1, "rdma_stream_ser: WORDS must be 1..16");
+        if (WORDS < 1 || WORDS > 16) $fatal(1, "%m (rdma_stream_ser): WORDS must be 1..16");
     end
 endmodule
 `default_nettype wire

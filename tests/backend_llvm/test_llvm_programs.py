@@ -263,3 +263,20 @@ def test_cascade_on_streams_shorter_than_the_reach(n):
     for name in ("v", "flag_o"):
         assert np.array_equal(fused[name], plain[name])
         assert mismatches(plain[name], want[name], "f32").size == 0
+
+
+def test_graph_edited_in_place_gets_a_new_kernel():
+    # the kernel cache must follow the graph's content: a constant changed in place
+    # (same node count, same ids) is a different program
+    b = GraphBuilder("scale")
+    x = b.input("x")
+    two = b.const(Type.F32, 0x40000000)  # 2.0
+    b.output("y", b.op("fmul", Type.F32, x, two))
+    g = b.done()
+    xs = np.arange(8, dtype=np.float32)
+    ins = {"x": xs.view(np.uint32)}
+    assert np.array_equal(emulate(g, 8, ins, {})["y"].view(np.float32), xs * 2)
+    two.attrs["bits"] = 0x40400000  # 3.0
+    assert np.array_equal(emulate(g, 8, ins, {})["y"].view(np.float32), xs * 3)
+    two.attrs["bits"] = 0x40000000  # and back: the earlier kernel again
+    assert np.array_equal(emulate(g, 8, ins, {})["y"].view(np.float32), xs * 2)

@@ -263,7 +263,7 @@ def test_pipelined_loops_match_reference(ftz, monkeypatch):
     """The specialised loops of a long chain are software-pipelined (first half of block
     j + 1 beside the second half of block j, values crossing in registers); runs of one
     block, of a few, of whole chunks, at stream ends and in cascades: same bits."""
-    from spgen.backend.llvm import _codegen, _run
+    from spgen.backend.llvm import _pipeline, _run
 
     g = _long_chain_graph()
     plan = make_plan(g)
@@ -272,7 +272,7 @@ def test_pipelined_loops_match_reference(ftz, monkeypatch):
     crossing = set()
     for value, used, live in variants:
         nodes = [n for n in plan.compute[0] if n in live]
-        split = _codegen._pipeline_split(plan, 0, nodes, {c: value for c in used})
+        split = _pipeline.split(plan, 0, nodes, {c: value for c in used})
         assert split is not None
         first, second, cut = split
         assert first and second and cut

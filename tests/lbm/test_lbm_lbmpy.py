@@ -1,10 +1,7 @@
 """The numpy reference of LBM.md agrees with lbmpy (SRT D2Q9, compressible, NoSlip, UBB)."""
 import numpy as np
-import pytest
 from lbm_reference import E, run
 from spgen.lbm import MOVING_WALL, WALL, cavity, initial_f
-
-lbmpy = pytest.importorskip("lbmpy", reason="lbmpy is a test dependency (setup.py [test])")
 
 
 def _lbmpy_run(attr, f0, omega, uw, steps):

@@ -10,7 +10,7 @@ import pytest
 from spgen import SpgenError
 from spgen._tools import verilator_bin, verilator_env
 from spgen.ir._ops import OPS
-from spgen.oplib import FLOAT_OPS, LATENCY, WIDTH_OPS, rtl_dependencies, rtl_files, rtl_source
+from spgen.oplib import LATENCY, rtl_dependencies, rtl_files, rtl_source
 
 NOT_COMPUTING = {"input", "reg", "const", "shift", "inst", "extern", "proj"}
 UNARY = {name for name, info in OPS.items() if info.arity == 1} - NOT_COMPUTING
@@ -53,7 +53,7 @@ def test_ports_and_parameters(op):
     operands = ["s", "a", "b"] if op == "select" else ["a"] if op in UNARY else ["a", "b"]
     assert _ports(text) == ["clk", "ce", *operands, "y"]
     params = set(re.findall(r"^\s*parameter\s+(\w+)", text, re.MULTILINE))
-    assert params == ({"FTZ"} if op in FLOAT_OPS else set()) | ({"WIDTH"} if op in WIDTH_OPS else set())
+    assert params == ({"FTZ"} if OPS[op].float else set()) | ({"WIDTH"} if OPS[op].width else set())
     assert text.startswith("`default_nettype none")
     assert "Latency" in text.split("\nmodule")[0], "the header comment must justify the latency"
 
@@ -66,9 +66,9 @@ def _lint(op: str, params: dict[str, int]) -> subprocess.CompletedProcess:
 
 
 def _settings(op: str) -> list[dict[str, int]]:
-    if op in FLOAT_OPS:
+    if OPS[op].float:
         return [{"FTZ": 0}, {"FTZ": 1}]
-    if op in WIDTH_OPS:
+    if OPS[op].width:
         return [{"WIDTH": 32}, {"WIDTH": 1}]
     return [{}]
 

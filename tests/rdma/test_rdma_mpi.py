@@ -2,15 +2,13 @@
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 
 import pytest
 from spgen.runtime import rdma
 
-pytestmark = [pytest.mark.xdist_group("rdma"),
-              pytest.mark.skipif(shutil.which("mpirun") is None or shutil.which("mpicxx") is None,
-                                 reason="OpenMPI not installed (apt-get install libopenmpi-dev openmpi-bin)")]
+# OpenMPI comes with the project's system packages (scripts/ensure-system-packages.sh)
+pytestmark = pytest.mark.xdist_group("rdma")
 
 
 def _run(exe, desc, ranks: int) -> list[str]:

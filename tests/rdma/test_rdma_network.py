@@ -122,10 +122,11 @@ def test_rdma_topologies(spec: dict) -> None:
 
 
 def test_rdma_errors_absent_and_out_of_range() -> None:
-    cl = rdma.cluster({"topology": "torus", "dims": [2, 4], "absent": [6],
+    # a line of 5 whose last card is absent: no route between the others crosses it
+    cl = rdma.cluster({"topology": "mesh", "dims": [5], "absent": [4],
                        "params": {"mem_bytes": 1 << 20, "op_timeout": 20000}})
     with pytest.raises(rdma.RDMAError, match="NO_ROUTE") as e:
-        cl[0].put(6, 0, 0, 64)
+        cl[0].put(4, 0, 0, 64)
     assert e.value.code == 1
     with pytest.raises(rdma.RDMAError, match="REMOTE_RANGE"):
         cl[0].put(3, 0, (1 << 20) - 60, 64)
@@ -240,3 +241,24 @@ def test_rdma_block_stride_put_halo() -> None:
         cl[0].put_strided(5, 0, (1 << 20) - 1024, 4, 64, 256, 256)
     with pytest.raises(rdma.RDMAError, match="ALIGN"):
         cl[0].put_strided(5, 0, 0, 8, 4, 4, 16)
+
+
+@pytest.mark.parametrize("spec, msg", [
+    ({"topology": "torus", "dims": [2, 4], "absent": [6]}, "crosses absent card 6"),
+    ({"topology": "ring", "cards": 4, "faults": {"pre": 0.3}}, "unknown key 'pre'"),
+    ({"topology": "ring", "cards": 4, "link_faults": [{"link": 1, "dwn": [[0, 1]]}]}, "unknown key 'dwn'"),
+    ({"topology": "ring", "cards": 4, "latency": 100}, "unknown key 'latency'"),
+    ({"topology": "custom", "cards": 3, "ports": 2, "links": [{"a": [0, 0], "b": [1, 1]}, {"a": [1, 1], "b": [2, 0]}]},
+     r"links\[1\]\.a: port 1 of card 1 already carries a link"),
+], ids=["absent-on-route", "fault-key", "link-fault-key", "top-key", "port-reused"])
+def test_rdma_cluster_file_refuses_what_would_mislead(spec: dict, msg: str) -> None:
+    """Routes through absent cards, unknown keys anywhere and reused ports are refused when
+    the file is read, naming the key, instead of a run that times out or ignores them."""
+    with pytest.raises(SpgenError, match=msg):
+        rdma.cluster(spec)
+
+
+def test_rdma_cluster_card_index_error() -> None:
+    cl = rdma.cluster({"topology": "ring", "cards": 3})
+    with pytest.raises(SpgenError, match="no card 9 in this cluster of 3"):
+        cl[9]

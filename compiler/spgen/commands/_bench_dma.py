@@ -210,6 +210,7 @@ def run(args: argparse.Namespace) -> int:
         raise SpgenError("--reps must be at least 1")
     t0 = time.monotonic()
     with runtime.open(args.target, params=_params(args.param) or None) as card:
+        card.require_plain_copy("spgen bench dma")
         s0 = card.sim_stats()
         records = sweep(card, types, sizes, reps, progress=not args.no_progress)
         s1 = card.sim_stats()

@@ -85,19 +85,23 @@ def _build(core_path: Path, width: int, depth: int, model: str = "fast") -> Path
     """`spgen build` of the core for this cascade depth (its simulated card is cached by
     content); ``model``: the card's core model (``--core-model``)."""
     from .._tools import cache_dir
-    from ..cli import main as cli_main
+    from . import _build as build_command
 
     out = cache_dir("bench_lbm") / (f"W{width}_c{depth}" + ("" if model == "rtl" else f"_{model}"))
     # Build beside, then swap folders: a card library still loaded in this process
     # must never be overwritten in place (renaming and unlinking it are safe).
     stage = out.with_name(f"{out.name}.new-{os.getpid()}")
     shutil.rmtree(stage, ignore_errors=True)
-    with contextlib.redirect_stdout(io.StringIO()):     # the build's file listing
-        rc = cli_main(["build", str(core_path), "-P", f"W={width}", "--cascade",
-                       str(depth), "--core-model", model, "-o", str(stage)])
-    if rc != 0:
+    parser = argparse.ArgumentParser(prog="spgen build")
+    build_command.add_arguments(parser)
+    args = parser.parse_args([str(core_path), "-P", f"W={width}", "--cascade", str(depth),
+                              "--core-model", model, "-o", str(stage)])
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):     # the build's file listing
+            build_command.run(args)
+    except SpgenError:  # the CLI reports it (a CompileError with its diagnostics)
         shutil.rmtree(stage, ignore_errors=True)
-        raise SpgenError(f"spgen build of the LBM core (cascade {depth}) failed")
+        raise
     retired = out.with_name(f"{out.name}.old-{os.getpid()}")
     if out.exists():
         os.replace(out, retired)
@@ -347,7 +351,7 @@ def run(args: argparse.Namespace) -> int:
         bar.update(1)
         with runtime.open(build) as card:
             for name, value in (("omega", args.omega), ("uw_x", 0.05), ("uw_y", 0.0)):
-                card.write_reg(name, int(np.array(value, np.float32).view(np.uint32)))
+                card.write_reg(name, float(value))
             for rows in rows_list:
                 bar.set_postfix_str(f"cascade {depth}, {rows * width * RECORD_BYTES:,} B")
                 results.append(_measure(card, design, width, rows, depth,

@@ -24,6 +24,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="number of core instances chained TX -> core 1 -> ... -> core N -> RX")
     parser.add_argument("--loopback", action="store_true",
                         help="no core: TX streams straight into RX (pure DMA transfers)")
+    parser.add_argument("--links", type=int, default=0, metavar="N",
+                        help="add the RDMA block with N serial-link ports (1..4) for card-to-card "
+                             "RDMA and streams (docs/rdma.md); 0 (default): no network")
+    parser.add_argument("--link-gbps", type=int, default=40, choices=(40, 100),
+                        help="line rate of each link in Gb/s (default 40, the PAC's QSFP+)")
+    parser.add_argument("--op-timeout", type=int, default=2_000_000, metavar="CYCLES",
+                        help="with --links: cycles after which the RDMA engine fails an operation "
+                             "with TIMEOUT (default 2,000,000 = 10 ms at 200 MHz)")
     parser.add_argument("--no-sim", action="store_true",
                         help="do not build the Verilated simulated-card library")
     parser.add_argument("-P", dest="params", metavar="NAME=VALUE", action="append", default=[],
@@ -76,7 +84,12 @@ def run(args: argparse.Namespace) -> int:
         core, text = core_interface(vcore.report), vcore.text
         out.mkdir(parents=True, exist_ok=True)
         (out / "core.json").write_text(json.dumps(vcore.report, indent=2) + "\n")
-    project = write_project(out, core, text, args.cascade)
+    if args.links and not 1 <= args.links <= 4:
+        raise SpgenError(f"--links {args.links}: must be 1..4")
+    if args.op_timeout < 1000:
+        raise SpgenError(f"--op-timeout {args.op_timeout}: at least 1000 cycles")
+    project = write_project(out, core, text, args.cascade, links=args.links, link_gbps=args.link_gbps,
+                            op_timeout=args.op_timeout)
     checks = check_project(project)
     sources = [out / f for f in project.rtl]
     fast = None
@@ -90,14 +103,20 @@ def run(args: argparse.Namespace) -> int:
     card = None
     if not args.no_sim:
         try:
-            from ..runtime._build import build_card
+            from ..runtime._build import build_card, link_bits
         except ImportError:
             raise SpgenError("the runtime package (spgen.runtime) is missing: "
                              "build with --no-sim or install the runtime") from None
         info: dict[str, object] = {"target": core.name if core else "loopback",
                                    "n_cores": project.params["N_CORES"]}
+        if args.links:
+            info.update(links=args.links, link_bits=link_bits(), link_gbps=args.link_gbps,
+                        rdma_op_timeout=args.op_timeout)
         for i, (name, _) in enumerate(core.regs if core else ()):
             info[f"reg.{name}"] = i
+        # each Reg's type, so the runtime converts values by it (a float to its binary32 bits)
+        for r in (vcore.report.get("registers", []) if core else ()):
+            info[f"regtype.{r['name']}"] = r["type"]
         # the core's Params as built: the runtime and host helpers check them (a stencil
         # core's line buffers hold rows of exactly W cells: another width gives wrong results)
         for name, value in (design.graph.params.items() if core else ()):
@@ -105,7 +124,8 @@ def run(args: argparse.Namespace) -> int:
         if model == "fast":  # RTL cards keep their content hash (and cached builds)
             info["core_model"] = model
         lib = build_card(sources, params=project.params,
-                         include_dirs=[out / "rtl" / "shell"], info=info, fast_core=fast)
+                         include_dirs=[out / "rtl" / "shell"], info=info, top=project.top,
+                         fast_core=fast)
         (out / "sim").mkdir(exist_ok=True)
         card = out / "sim" / "libafucard.so"
         shutil.copyfile(lib, card)
@@ -114,6 +134,7 @@ def run(args: argparse.Namespace) -> int:
     summary = {"core": core.name if core else None, "params": project.params,
                "core_model": model,
                "core_params": dict(design.graph.params) if core else {},
+               "links": args.links, "link_gbps": args.link_gbps if args.links else None,
                "rtl": project.rtl, "files": project.files, "checks": checks,
                "card": str(card) if card else None}
     (out / "build.json").write_text(json.dumps(summary, indent=2) + "\n")

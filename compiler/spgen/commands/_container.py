@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from .._diagnostics import SpgenError
+from ._container_native import build_image, build_prerequisites, exec_in_image, require_tools
+from ._container_recipe import parse_recipe
 
 __all__ = [
     "add_arguments",
@@ -52,6 +54,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     b.add_argument("--repo", default=None, help="repository root (default: the one of this spgen)")
     b.add_argument("--dry-run", action="store_true",
                    help="print the build command instead of running it")
+    b.add_argument("--builder", choices=("auto", "apptainer", "builtin"), default="auto",
+                   help="auto (default): apptainer/singularity when installed, else the "
+                        "built-in one (debootstrap, chroot, mksquashfs, siftool; needs root)")
+    b.add_argument("--mirror", default=None,
+                   help="Debian mirror for the built-in builder (default: the one this "
+                        "machine's apt uses)")
+    b.add_argument("--jobs", type=int, default=None,
+                   help="parallel jobs of the built-in builder's %%post and mksquashfs")
+    b.add_argument("--json", default=None, metavar="FILE",
+                   help="write the built-in builder's figures (size, step times) to FILE")
     c = sub.add_parser("check", help="say what building and running the image needs here",
                        description="Report the container runtime, the image and FPGA device "
                                    "nodes, and print the run command that binds them.")
@@ -64,6 +76,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     r.add_argument("--dry-run", action="store_true", help="print the command instead")
     r.add_argument("spgen_args", nargs=argparse.REMAINDER, metavar="-- ARGS",
                    help="arguments for spgen inside the image")
+    e = sub.add_parser("exec", help="run a command in the image",
+                       description="Run CMD in the image: `apptainer exec IMAGE CMD`, or "
+                                   "without Apptainer in a chroot of the unpacked image with "
+                                   "/proc, /sys, /dev, /tmp, $HOME and the working folder "
+                                   "bound (root only).")
+    e.add_argument("image", metavar="IMAGE")
+    e.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD",
+                   help="the command and its arguments")
+    t = sub.add_parser("test", help="run the image's %%test",
+                       description="Run the image's %%test section (`apptainer test IMAGE`, "
+                                   "or the built-in chroot runner without Apptainer).")
+    t.add_argument("image", metavar="IMAGE")
     m = sub.add_parser("compare", help="print per-record differences of two JSON result files",
                        description="Compare two benchmark result files (docs/containers.md "
                                    "'Result files'), e.g. bare metal A against container B: "
@@ -80,8 +104,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        return {"build": _build, "check": _check, "run": _run_image,
-                "compare": _compare}[args.action](args)
+        return {"build": _build, "check": _check, "run": _run_image, "exec": _exec,
+                "test": _test, "compare": _compare}[args.action](args)
     except BrokenPipeError:  # `spgen container compare ... | head`
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
@@ -182,6 +206,10 @@ def _build(args: argparse.Namespace) -> int:
         build_args.append("OPAE=1")
     output = Path(args.output).resolve()
     tool, what = find_runtime()
+    # An Apptainer too old for the recipe is reported, not bypassed: --builder builtin is.
+    if args.builder == "builtin" or (args.builder == "auto" and not any(
+            shutil.which(n) for n in _MIN_VERSION)):
+        return _build_builtin(args, root, build_args, output)
     cmd = [tool or "apptainer", "build"]
     if os.geteuid() != 0:
         cmd.append("--fakeroot")  # unprivileged builds need the fakeroot user namespace
@@ -201,6 +229,44 @@ def _build(args: argparse.Namespace) -> int:
         return subprocess.run(cmd, cwd=tmp, check=False).returncode
 
 
+def _build_builtin(args: argparse.Namespace, root: Path, build_args: list[str],
+                   output: Path) -> int:
+    if args.dry_run:
+        print(f"(in a clean copy of the repository, built-in builder) debootstrap the Debian "
+              f"release of {_DEF}, %files, %post in chroot, /.singularity.d, mksquashfs, "
+              f"siftool -> {output}")
+        return 0
+    build_prerequisites()
+    with tempfile.TemporaryDirectory(prefix="spgen-container-") as tmp:
+        n = stage_tree(root, Path(tmp))
+        print(f"staged {n} files of {root}; building {output} with the built-in builder "
+              "(no apptainer/singularity used)", flush=True)
+        recipe = parse_recipe(Path(tmp) / _DEF, build_args)
+        figures = build_image(recipe, Path(tmp), output, mirror=args.mirror, jobs=args.jobs)
+    if args.json:
+        Path(args.json).write_text(json.dumps(figures, indent=1) + "\n")
+    return 0
+
+
+def _exec(args: argparse.Namespace) -> int:
+    command = list(args.command)
+    if command[:1] == ["--"]:
+        command = command[1:]
+    if not command:
+        raise SpgenError("spgen container exec IMAGE -- CMD: no command given")
+    tool, _ = find_runtime()
+    if tool:
+        return subprocess.run([tool, "exec", args.image, *command], check=False).returncode
+    return exec_in_image(Path(args.image), command)
+
+
+def _test(args: argparse.Namespace) -> int:
+    tool, _ = find_runtime()
+    if tool:
+        return subprocess.run([tool, "test", args.image], check=False).returncode
+    return exec_in_image(Path(args.image), [], action="test")
+
+
 def _check(args: argparse.Namespace) -> int:
     tool, what = find_runtime()
     print(f"container runtime: {what if tool else 'MISSING: ' + what}")
@@ -210,23 +276,32 @@ def _check(args: argparse.Namespace) -> int:
     print(f"image: {image} {'found' if image.is_file() else 'not built yet (spgen container build)'}")
     devices = fpga_devices()
     print(f"FPGA device nodes: {', '.join(devices) if devices else 'none (simulated card only)'}")
-    run_cmd = [tool and Path(tool).name or "apptainer", "run", *bind_args(devices), str(image)]
-    print("run: " + " ".join(run_cmd) + " ARGS...")
-    return 0 if tool else 1
+    if tool:
+        run_cmd = [Path(tool).name, "run", *bind_args(devices), str(image)]
+        print("run: " + " ".join(run_cmd) + " ARGS...")
+        return 0
+    try:
+        build_prerequisites()
+        require_tools("unsquashfs")
+    except SpgenError as e:
+        print(f"built-in builder (debootstrap, chroot, mksquashfs, siftool): unavailable: {e}")
+        return 1
+    print("built-in builder and runner: ready (spgen container build/exec/test/run)")
+    print(f"run: spgen container run --image {image} -- ARGS...")
+    return 0
 
 
 def _run_image(args: argparse.Namespace) -> int:
     rest = list(args.spgen_args)
     if rest[:1] == ["--"]:
         rest = rest[1:]
-    tool, what = find_runtime()
+    tool, _ = find_runtime()
     cmd = [tool or "apptainer", "run", *bind_args(fpga_devices()), args.image, *rest]
     if args.dry_run:
         print(" ".join(cmd))
         return 0
-    if tool is None:
-        print(f"spgen container run: {what}.\nTo fix: {_INSTALL_HINT}.", file=sys.stderr)
-        return 1
+    if tool is None:  # the built-in runner: the host /dev is bound, so are the card's nodes
+        return exec_in_image(Path(args.image), rest, action="run")
     if not Path(args.image).is_file():
         raise SpgenError(f"image {args.image} not found (build it with `spgen container build`)")
     return subprocess.run(cmd, check=False).returncode

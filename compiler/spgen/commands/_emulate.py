@@ -33,6 +33,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="worker threads (default: every CPU this process may use)")
     parser.add_argument("--no-fuse", action="store_true",
                         help="one sweep over memory per step instead of fused cascades")
+    parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu",
+                        help="where to run: the CPU (LLVM JIT, default) or an NVIDIA GPU "
+                             "(needs the optional extra spgen[cuda]); the same bits")
     parser.add_argument("-q", "--quiet", action="store_true", help="print no summary")
     parser.epilog = ("Stream files are .npy structured arrays, field name = port name, dtype "
                      "float32/int32/uint32 as the port type. Exit status 1 on any error.")
@@ -64,16 +67,16 @@ def run(args: argparse.Namespace) -> int:
     inputs = main if args.brch_input is None else {
         "main": main, "brch": _streams.load_npy(args.brch_input)}
     t0 = time.perf_counter()
-    from ..backend.llvm import emulate
+    from ..backend import emulate_on
 
     n, bits = _streams.check_inputs(design.graph, inputs)
     reg_bits = _streams.parse_regs(design.graph, regs)
-    out = emulate(design.graph, n, bits, reg_bits, steps=args.steps, ftz=args.ftz,
-                  threads=args.threads, fuse=not args.no_fuse)
+    out = emulate_on(args.device, design.graph, n, bits, reg_bits, steps=args.steps,
+                     ftz=args.ftz, threads=args.threads, fuse=not args.no_fuse)
     dt = time.perf_counter() - t0
     _streams.save_npy(args.output, _streams.pack_outputs(design.graph, out, n))
     if not args.quiet:
         rate = n * args.steps / dt / 1e6 if dt > 0 else float("inf")
-        print(f"spgen emulate: {design.name}: {n} elements x {args.steps} step(s) in "
+        print(f"spgen emulate ({args.device}): {design.name}: {n} elements x {args.steps} step(s) in "
               f"{dt:.3f} s ({rate:.1f} Melem/s, JIT included) -> {args.output}", file=sys.stderr)
     return 0

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 from ..ir import Type
 from . import _ast as A
 from ._consts import ConstError
-from ._lower import _ARITY, ERR, IntC, _sloc
+from ._values import ARITY, ERR, IntC, expr_loc, sloc
 
 if TYPE_CHECKING:
     from ._lower import _ModuleLowering
@@ -19,13 +19,13 @@ _MINMAX = {("min", Type.F32): "fmin", ("max", Type.F32): "fmax", ("min", Type.I3
 
 def lower_call(lw: _ModuleLowering, e: A.Call, args: list):
     name, loc = e.name, e.loc
-    if name not in _ARITY:
+    if name not in ARITY:
         if lw.ld.has_module(name):
             lw.error(f"'{name}' is a module: instantiate it with an HDL statement", loc)
         else:
             lw.error(f"unknown function '{name}'", loc)
         return ERR
-    lo, hi = _ARITY[name]
+    lo, hi = ARITY[name]
     n = len(e.args)
     if not lo <= n <= hi:
         want = str(lo) if lo == hi else f"{lo} or {hi}"
@@ -34,7 +34,7 @@ def lower_call(lw: _ModuleLowering, e: A.Call, args: list):
     if any(a is ERR for a in args):
         return ERR
     g = lw.g
-    sl = _sloc(loc)
+    sl = sloc(loc)
     if name == "shift":
         return _shift(lw, e, args[0])
     if name == "sel":
@@ -117,10 +117,10 @@ def _shift(lw: _ModuleLowering, e: A.Call, x):
         lw.error(f"shift offset must be a constant integer expression: {ex.message}", ex.loc)
         return ERR
     if isinstance(d, bool) or not isinstance(d, int):
-        lw.error("shift offset must be a constant integer expression", _loc(e.args[1]))
+        lw.error("shift offset must be a constant integer expression", expr_loc(e.args[1]))
         return ERR
     if not -(1 << 31) <= d < (1 << 31):
-        lw.error(f"shift offset {d} is out of range", _loc(e.args[1]))
+        lw.error(f"shift offset {d} is out of range", expr_loc(e.args[1]))
         return ERR
     if x is ERR:
         return ERR
@@ -129,10 +129,4 @@ def _shift(lw: _ModuleLowering, e: A.Call, x):
         fill = lw.const_bits(e.args[2], x.type)
         if fill is None:
             return ERR
-    return lw.g.add("shift", x.type, (x,), loc=_sloc(loc), offset=d, fill=fill)
-
-
-def _loc(e: A.Expr) -> A.Loc:
-    from ._lower import _expr_loc
-
-    return _expr_loc(e)
+    return lw.g.add("shift", x.type, (x,), loc=sloc(loc), offset=d, fill=fill)

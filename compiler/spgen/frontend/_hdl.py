@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from ..ir import Node, Type
 from . import _ast as A
 from ._consts import ConstError
-from ._lower import ERR, TYPES, IntC, _expr_loc, _sloc
+from ._values import ERR, TYPES, IntC, expr_loc, sloc
 
 if TYPE_CHECKING:
     from ._lower import _ModuleLowering
@@ -107,13 +107,13 @@ def _extern(lw, st: A.Hdl, args, latency, fp: A.HdlParam, values, ok: bool) -> N
         out_types.append(t or Type.F32)
     ins: list[Node] = []
     for a, e in zip(args, st.args):
-        a = lw.materialize(a, None, _expr_loc(e))
+        a = lw.materialize(a, None, expr_loc(e))
         if a is ERR:
             ok = False
             continue
         if a.type is Type.BOOL:
             lw.error("bool cannot be passed to an external module (ports are 32 bits wide)",
-                     _expr_loc(e))
+                     expr_loc(e))
             ok = False
         ins.append(a)
     if not ok:
@@ -123,14 +123,14 @@ def _extern(lw, st: A.Hdl, args, latency, fp: A.HdlParam, values, ok: bool) -> N
              "out_types": tuple(out_types)}
     if values:
         attrs["params"] = dict(values)
-    node = lw.g.add("extern", out_types[0], tuple(ins), loc=_sloc(st.callee_loc), **attrs)
+    node = lw.g.add("extern", out_types[0], tuple(ins), loc=sloc(st.callee_loc), **attrs)
     _project(lw, st, node, out_types)
 
 
 def _project(lw, st: A.Hdl, node: Node, types: list[Type]) -> None:
     for i, (o, t) in enumerate(zip(st.outs, types)):
         s = lw.signals.get(o.name)
-        p = lw.g.add("proj", t, (node,), name=o.name, loc=_sloc(o.loc), index=i)
+        p = lw.g.add("proj", t, (node,), name=o.name, loc=sloc(o.loc), index=i)
         if s is not None and s.stmt is st:
             s.value = p
 
@@ -156,7 +156,7 @@ def _instance(lw, st: A.Hdl, args, latency, values, ok: bool) -> None:
         ok = False
     nodes: list[Node] = []
     for i, (a, e, port) in enumerate(zip(args, st.args, ins)):
-        loc = _expr_loc(e)
+        loc = expr_loc(e)
         a = lw.materialize(a, port.type, loc) if isinstance(a, IntC) else a
         if a is ERR:
             ok = False
@@ -174,5 +174,5 @@ def _instance(lw, st: A.Hdl, args, latency, values, ok: bool) -> None:
     attrs = {"module": key, "label": st.label, "params": dict(callee.params)}
     if latency is not None:
         attrs["latency"] = latency  # checked against the schedule by the back end
-    node = lw.g.add("inst", outs[0].type, tuple(nodes), loc=_sloc(st.callee_loc), **attrs)
+    node = lw.g.add("inst", outs[0].type, tuple(nodes), loc=sloc(st.callee_loc), **attrs)
     _project(lw, st, node, [p.type for p in outs])

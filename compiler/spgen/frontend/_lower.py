@@ -4,8 +4,9 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from ..ir import Graph, Node, Output, Port, RegDecl, SourceLoc, Type
+from ..ir import Graph, Node, Output, Port, RegDecl, Type
 from . import _ast as A
+from ._calls import lower_call
 from ._consts import (
     INT_LIMIT,
     ConstError,
@@ -15,48 +16,20 @@ from ._consts import (
     postorder,
     real_literal,
 )
+from ._hdl import lower_hdl
+from ._values import ERR, TYPES, IntC, expr_loc, sloc
 
 if TYPE_CHECKING:
     from ._program import Loader
 
 __all__ = ["TYPES", "lower_module"]
 
-TYPES = {"f32": Type.F32, "i32": Type.I32, "u32": Type.U32, "bool": Type.BOOL}
 _INTS = (Type.I32, Type.U32)
 _F_BIN = {"+": "fadd", "-": "fsub", "*": "fmul", "/": "fdiv"}
 _I_BIN = {"+": "add", "-": "sub", "*": "mul", "<<": "shl", "&": "and", "|": "or", "^": "xor"}
 _F_CMP = {"<": "flt", "<=": "fle", ">": "fgt", ">=": "fge", "==": "feq", "!=": "fne"}
 _S_CMP = {"<": "slt", "<=": "sle", ">": "sgt", ">=": "sge", "==": "ieq", "!=": "ine"}
 _U_CMP = {"<": "ult", "<=": "ule", ">": "ugt", ">=": "uge", "==": "ieq", "!=": "ine"}
-_ARITY = {"sqrt": (1, 1), "abs": (1, 1), "min": (2, 2), "max": (2, 2), "sel": (3, 3),
-          "f32": (1, 1), "i32": (1, 1), "u32": (1, 1), "bits": (1, 1), "fbits": (1, 1),
-          "shift": (2, 3)}
-
-
-class _Err:
-    """An expression that already has an error: absorbs further checks silently."""
-
-    def __repr__(self) -> str:
-        return "<error>"
-
-
-ERR = _Err()
-
-
-class IntC:
-    """An untyped integer constant: exact until it meets a typed operand (SPD.md: a literal
-    takes the type of the other operand)."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value: int):
-        self.value = value
-
-
-def _sloc(loc: A.Loc | None) -> SourceLoc | None:
-    return SourceLoc(loc.file, loc.line, loc.col) if loc else None
-
-
 class _Signal:
     __slots__ = ("kind", "loc", "name", "stmt", "uses", "value")
 
@@ -197,7 +170,7 @@ class _ModuleLowering:
                 port = Port(p.name, t, stream, i)
                 g.inputs.append(port)
                 self.signals[p.name].value = g.add(
-                    "input", t, name=p.name, loc=_sloc(p.loc), stream=stream, port=p.name, index=i)
+                    "input", t, name=p.name, loc=sloc(p.loc), stream=stream, port=p.name, index=i)
         out_names: dict[str, A.Loc] = {}
         for kind, stream in (("Main_Out", "main"), ("Brch_Out", "brch")):
             sd = seen.get(kind)
@@ -239,7 +212,7 @@ class _ModuleLowering:
                     sig.value = ERR
                 continue
             g.regs.append(RegDecl(r.name, t, bits))
-            node = g.add("reg", t, name=r.name, loc=_sloc(r.loc), default=bits)
+            node = g.add("reg", t, name=r.name, loc=sloc(r.loc), default=bits)
             node.attrs["name"] = r.name  # Graph.add's own `name` keyword is the node name
             sig.value = node
 
@@ -250,7 +223,7 @@ class _ModuleLowering:
         except ConstError as ex:
             self.error(ex.message, ex.loc)
             return None
-        loc = _expr_loc(e)
+        loc = expr_loc(e)
         if t is Type.BOOL:
             if isinstance(v, bool) or (isinstance(v, int) and v in (0, 1)):
                 return int(v)
@@ -337,7 +310,7 @@ class _ModuleLowering:
                 return
             want = self.out_types.get(st.target)
             if isinstance(v, IntC):
-                v = self.materialize(v, want, _expr_loc(st.value))
+                v = self.materialize(v, want, expr_loc(st.value))
             if isinstance(v, Node) and v.name is None:
                 v.name = st.target
             s.value = v
@@ -357,16 +330,14 @@ class _ModuleLowering:
         if name in self.params:
             v = self.params[name]
             if isinstance(v, bool):
-                return self.g.add("const", Type.BOOL, loc=_sloc(loc), bits=int(v))
+                return self.g.add("const", Type.BOOL, loc=sloc(loc), bits=int(v))
             if isinstance(v, int):
                 return IntC(v)
-            return self.g.add("const", Type.F32, loc=_sloc(loc), bits=float_to_bits(v))
+            return self.g.add("const", Type.F32, loc=sloc(loc), bits=float_to_bits(v))
         self.error(f"undefined signal '{name}'", loc)
         return ERR
 
     def lower_hdl(self, st: A.Hdl) -> None:
-        from ._hdl import lower_hdl
-
         lower_hdl(self, st)
 
     # ---- expressions -------------------------------------------------------------------
@@ -383,7 +354,7 @@ class _ModuleLowering:
         return A.children(e)
 
     def const_node(self, t: Type, bits: int, loc) -> Node:
-        return self.g.add("const", t, loc=_sloc(loc), bits=bits)
+        return self.g.add("const", t, loc=sloc(loc), bits=bits)
 
     def materialize(self, v, t: Type | None, loc):
         """Give an untyped integer constant a type (``None``: i32, or u32 if it needs to)."""
@@ -425,8 +396,6 @@ class _ModuleLowering:
             return self.binary(e.op, args[0], args[1], e.loc)
         if t is A.Cond:
             return self.select(args[0], args[1], args[2], e.loc, "'?:'")
-        from ._calls import lower_call
-
         return lower_call(self, e, args)
 
     def real(self, text: str, loc, negate: bool):
@@ -451,16 +420,16 @@ class _ModuleLowering:
             if t is Type.BOOL:
                 self.error("operand of unary '-' cannot be bool", loc)
                 return ERR
-            return self.g.add("fneg" if t is Type.F32 else "neg", t, (v,), loc=_sloc(loc))
+            return self.g.add("fneg" if t is Type.F32 else "neg", t, (v,), loc=sloc(loc))
         if op == "!":
             if t is not Type.BOOL:
                 self.error(f"operand of '!' must be bool, got {t}", loc)
                 return ERR
-            return self.g.add("not", t, (v,), loc=_sloc(loc))
+            return self.g.add("not", t, (v,), loc=sloc(loc))
         if t is Type.F32:
             self.error("operand of '~' must be an integer or bool, got f32", loc)
             return ERR
-        return self.g.add("not", t, (v,), loc=_sloc(loc))
+        return self.g.add("not", t, (v,), loc=sloc(loc))
 
     def intc(self, x: int, loc):
         if not -INT_LIMIT < x < INT_LIMIT:
@@ -515,7 +484,7 @@ class _ModuleLowering:
                 self.error(f"operands of {what} must be integers, got {a.type} and {b.type}", loc)
                 return ERR
             name = "shl" if op == "<<" else ("ashr" if a.type is Type.I32 else "lshr")
-            return self.g.add(name, a.type, (a, b), loc=_sloc(loc))
+            return self.g.add(name, a.type, (a, b), loc=sloc(loc))
         a, b = self.unify(a, b, loc, what)
         if a is ERR:
             return ERR
@@ -524,23 +493,23 @@ class _ModuleLowering:
             if t is not Type.BOOL:
                 self.error(f"operands of {what} must be bool, got {t}", loc)
                 return ERR
-            return self.g.add("and" if op == "&&" else "or", t, (a, b), loc=_sloc(loc))
+            return self.g.add("and" if op == "&&" else "or", t, (a, b), loc=sloc(loc))
         if op in _F_CMP:
             if t is Type.F32:
-                return self.g.add(_F_CMP[op], Type.BOOL, (a, b), loc=_sloc(loc))
+                return self.g.add(_F_CMP[op], Type.BOOL, (a, b), loc=sloc(loc))
             if t is Type.BOOL:
                 if op not in ("==", "!="):
                     self.error(f"operator {what} is not defined on bool", loc)
                     return ERR
-                x = self.g.add("xor", t, (a, b), loc=_sloc(loc))
-                return x if op == "!=" else self.g.add("not", t, (x,), loc=_sloc(loc))
+                x = self.g.add("xor", t, (a, b), loc=sloc(loc))
+                return x if op == "!=" else self.g.add("not", t, (x,), loc=sloc(loc))
             table = _S_CMP if t is Type.I32 else _U_CMP
-            return self.g.add(table[op], Type.BOOL, (a, b), loc=_sloc(loc))
+            return self.g.add(table[op], Type.BOOL, (a, b), loc=sloc(loc))
         if op in ("&", "|", "^"):
             if t is Type.F32:
                 self.error(f"operator {what} is not defined on f32 (use bits() first)", loc)
                 return ERR
-            return self.g.add(_I_BIN[op], t, (a, b), loc=_sloc(loc))
+            return self.g.add(_I_BIN[op], t, (a, b), loc=sloc(loc))
         if t is Type.BOOL:
             self.error(f"operator {what} is not defined on bool", loc)
             return ERR
@@ -548,14 +517,14 @@ class _ModuleLowering:
             if op == "%":
                 self.error("operator '%' is not defined on f32", loc)
                 return ERR
-            return self.g.add(_F_BIN[op], t, (a, b), loc=_sloc(loc))
+            return self.g.add(_F_BIN[op], t, (a, b), loc=sloc(loc))
         if op == "/":
             name = "sdiv" if t is Type.I32 else "udiv"
         elif op == "%":
             name = "srem" if t is Type.I32 else "urem"
         else:
             name = _I_BIN[op]
-        return self.g.add(name, t, (a, b), loc=_sloc(loc))
+        return self.g.add(name, t, (a, b), loc=sloc(loc))
 
     def select(self, c, a, b, loc, what: str):
         if c is ERR or a is ERR or b is ERR:
@@ -567,7 +536,7 @@ class _ModuleLowering:
         a, b = self.unify(a, b, loc, f"the branches of {what}")
         if a is ERR:
             return ERR
-        return self.g.add("select", a.type, (c, a, b), loc=_sloc(loc))
+        return self.g.add("select", a.type, (c, a, b), loc=sloc(loc))
 
 
 class _OutDecl:
@@ -634,15 +603,3 @@ def _uses(it) -> list[str]:
     else:
         out.append(it.source[0])
     return out
-
-
-def _expr_loc(e: A.Expr) -> A.Loc:
-    """Leftmost position of an expression (where a reader's eye starts)."""
-    while True:
-        t = type(e)
-        if t is A.Binary:
-            e = e.lhs
-        elif t is A.Cond:
-            e = e.cond
-        else:
-            return e.loc

@@ -5,13 +5,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._ops import OPS, Type
+from ._ops import FLOP_KINDS, OPS, IRError, Type
+from ._verify import verify_graph
 
 __all__ = ["Graph", "IRError", "Node", "Output", "Port", "Program", "RegDecl", "SourceLoc"]
-
-
-class IRError(Exception):
-    """An IR invariant does not hold (a compiler bug, never a user error)."""
 
 
 @dataclass(frozen=True)
@@ -115,6 +112,19 @@ class Graph:
         self.nodes.append(node)
         return node
 
+    def copy(self) -> Graph:
+        """A deep copy with fresh nodes (same ids); ports, registers and params shared."""
+        out = Graph(self.name, list(self.inputs), [], list(self.regs), [], dict(self.params))
+        new: dict[Node, Node] = {}
+        for n in self.nodes:
+            m = Node(n.id, n.op, n.type, tuple(new[a] for a in n.args), dict(n.attrs), n.name,
+                     n.loc)
+            out.nodes.append(m)
+            new[n] = m
+        out.outputs = [Output(o.port, new[o.node]) for o in self.outputs]
+        out._next_id = self._next_id
+        return out
+
     def renumber(self) -> None:
         """Give nodes consecutive ids in their current order (after a pass removed some)."""
         for i, n in enumerate(self.nodes):
@@ -155,7 +165,7 @@ class Graph:
 
     def flops(self) -> dict[str, int]:
         """FLOPs per element by kind (add, mul, div, sqrt) and their total."""
-        out = {"add": 0, "mul": 0, "div": 0, "sqrt": 0}
+        out = dict.fromkeys(FLOP_KINDS, 0)
         for n in self.nodes:
             k = OPS[n.op].kind
             if k in out:
@@ -184,8 +194,6 @@ class Graph:
     # ---- verification -------------------------------------------------------
     def verify(self) -> None:
         """Raise :class:`IRError` if an invariant does not hold."""
-        from ._verify import verify_graph
-
         verify_graph(self)
 
 

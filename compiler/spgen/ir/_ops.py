@@ -4,7 +4,11 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-__all__ = ["FLOAT_OPS", "OPS", "OpInfo", "Type"]
+__all__ = ["FLOP_KINDS", "OPS", "IRError", "OpInfo", "Type"]
+
+
+class IRError(Exception):
+    """An IR invariant does not hold (a compiler bug, never a user error)."""
 
 
 class Type(enum.Enum):
@@ -25,21 +29,41 @@ class Type(enum.Enum):
 
 @dataclass(frozen=True)
 class OpInfo:
-    """Static facts about one operation kind.
+    """Static facts about one operation kind, for every back end.
 
     ``arity`` is the operand count (``None`` = variable, for instances).
-    ``kind`` groups ops for reports: ``add``/``mul``/``div``/``sqrt`` count as FLOPs,
-    ``fcmp``, ``fother``, ``int``, ``logic``, ``conv``, ``stream``, ``source``, ``inst``.
+    ``kind`` groups ops for reports: ``add``/``mul``/``div``/``sqrt`` count as FLOPs
+    (``FLOP_KINDS``), ``fcmp``, ``fother``, ``int``, ``logic``, ``conv``, ``stream``,
+    ``source``, ``inst``.
+    ``float``: an f32 operand or result (``bitcast`` excluded: it moves bits); the
+    operator-library module of a float op has the ``FTZ`` parameter.
+    ``flush``: what ``--ftz`` (the Arria 10 hard FP behaviour) does to the op: ``"in"``
+    reads subnormal operands as zero of the same sign, ``"inout"`` also flushes a
+    subnormal result; ``""`` never flushes (bit operations, integer conversions in).
+    ``width``: the op works on any width (bool or 32 bits); its library module has the
+    ``WIDTH`` parameter.
     """
 
     name: str
     arity: int | None
     kind: str
     doc: str
+    float: bool = False
+    flush: str = ""
+    width: bool = False
+
+
+_FLUSH = {"fadd": "inout", "fsub": "inout", "fmul": "inout", "fdiv": "inout", "fsqrt": "inout",
+          # fmin/fmax return a flushed operand: no flush of the result needed
+          "fmin": "in", "fmax": "in", "flt": "in", "fle": "in", "fgt": "in", "fge": "in",
+          "feq": "in", "fne": "in", "fptosi": "in", "fptoui": "in"}
+_FLOAT = {*_FLUSH, "fneg", "fabs", "sitofp", "uitofp"}
+_WIDTH = {"and", "or", "xor", "not", "select"}
 
 
 def _t(*rows: tuple[str, int | None, str, str]) -> dict[str, OpInfo]:
-    return {r[0]: OpInfo(*r) for r in rows}
+    return {r[0]: OpInfo(*r, float=r[0] in _FLOAT, flush=_FLUSH.get(r[0], ""),
+                         width=r[0] in _WIDTH) for r in rows}
 
 
 # Semantics follow SPD.md exactly; every backend implements every op below bit for bit.
@@ -117,4 +141,4 @@ OPS: dict[str, OpInfo] = _t(
 )
 
 # Op kinds that count as floating-point operations in reports (FLOPs per element).
-FLOAT_OPS = {"add", "mul", "div", "sqrt"}
+FLOP_KINDS = ("add", "mul", "div", "sqrt")

@@ -1,8 +1,12 @@
 """IR verifier: run between passes so a broken pass is caught where it happens."""
 from __future__ import annotations
 
-from ._graph import Graph, IRError, Node
-from ._ops import OPS, Type
+from typing import TYPE_CHECKING
+
+from ._ops import OPS, IRError, Type
+
+if TYPE_CHECKING:
+    from ._graph import Graph, Node
 
 __all__ = ["verify_graph"]
 

@@ -116,7 +116,7 @@ def run_card(build: str | Path, f: np.ndarray, attr: np.ndarray, steps: int, ome
                              f"per transfer: steps must be a multiple of {n_cores}, at least "
                              f"{2 * n_cores} (upload and download), got {steps}")
         for name, value in (("omega", omega), ("uw_x", uw[0]), ("uw_y", uw[1])):
-            card.write_reg(name, int(np.array(value, np.float32).view(np.uint32)))
+            card.write_reg(name, float(value))
         buf = card.alloc(rec.nbytes)
         buf[:] = rec.view(np.uint8)
         mem = [0x0, 1 << 32]                    # memories A and B

@@ -4,8 +4,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-__all__ = ["FLOAT_OPS", "LATENCY", "RTL_DIR", "WIDTH_OPS", "rtl_dependencies", "rtl_files",
-           "rtl_source"]
+__all__ = ["LATENCY", "RTL_DIR", "rtl_dependencies", "rtl_files", "rtl_source"]
 
 RTL_DIR = Path(__file__).resolve().parent / "rtl"
 
@@ -32,13 +31,8 @@ LATENCY: dict[str, int] = {
     "sitofp": 4, "uitofp": 4, "fptosi": 2, "fptoui": 2, "bitcast": 0, "booltoint": 0,
 }
 
-# Ops whose module has the FTZ parameter (f32 operand or result; bitcast never flushes).
-FLOAT_OPS = frozenset({
-    "fadd", "fsub", "fmul", "fdiv", "fsqrt", "fneg", "fabs", "fmin", "fmax",
-    "flt", "fle", "fgt", "fge", "feq", "fne", "sitofp", "uitofp", "fptosi", "fptoui",
-})
-# Ops whose module has the WIDTH parameter (32, or 1 for bool).
-WIDTH_OPS = frozenset({"and", "or", "xor", "not", "select"})
+# Which modules have the FTZ and WIDTH parameters: the op table (spgen.ir.OPS, fields
+# float and width); the RTL tests check the modules against it.
 
 
 def rtl_source(op: str) -> Path:

@@ -13,7 +13,8 @@ import numpy as np
 
 from .._diagnostics import SpgenError
 from .._tools import cache_dir, content_hash, verilator_bin, verilator_env
-from . import FLOAT_OPS, LATENCY, WIDTH_OPS, rtl_dependencies
+from ..ir import OPS
+from . import LATENCY, rtl_dependencies
 
 __all__ = ["Model", "Variant", "build", "testbench_verilog", "variants"]
 
@@ -48,9 +49,9 @@ def variants(ops: list[str] | None = None) -> list[Variant]:
     """Every op (or `ops`) once per parameter setting: FTZ 0/1, WIDTH 32/1."""
     out = []
     for op in sorted(ops if ops is not None else LATENCY):
-        if op in FLOAT_OPS:
+        if OPS[op].float:
             out += [Variant(f"{op}_ftz0", op, 0, 32), Variant(f"{op}_ftz1", op, 1, 32)]
-        elif op in WIDTH_OPS:
+        elif OPS[op].width:
             out += [Variant(f"{op}_w32", op, None, 32), Variant(f"{op}_w1", op, None, 1)]
         else:
             out.append(Variant(op, op, None, 32))
@@ -72,7 +73,7 @@ def testbench_verilog(vs: list[Variant]) -> str:
         params = []
         if v.ftz is not None:
             params.append(f".FTZ({v.ftz})")
-        if v.op in WIDTH_OPS:
+        if OPS[v.op].width:
             params.append(f".WIDTH({v.width})")
         p = f" #({', '.join(params)})" if params else ""
         conns = [".clk(clk)", ".ce(ce)"]

@@ -8,15 +8,7 @@ __all__ = ["copy_graph", "replace_uses"]
 
 def copy_graph(g: Graph) -> Graph:
     """A deep copy of ``g`` with fresh nodes (same ids), so passes never touch the Program."""
-    out = Graph(g.name, list(g.inputs), [], list(g.regs), [], dict(g.params))
-    new: dict[Node, Node] = {}
-    for n in g.nodes:
-        m = Node(n.id, n.op, n.type, tuple(new[a] for a in n.args), dict(n.attrs), n.name, n.loc)
-        out.nodes.append(m)
-        new[n] = m
-    out.outputs = [Output(o.port, new[o.node]) for o in g.outputs]
-    out._next_id = g._next_id
-    return out
+    return g.copy()
 
 
 def replace_uses(g: Graph, mapping: dict[Node, Node]) -> None:

@@ -1,20 +1,19 @@
 """Builds (once, cached by content hash) the C++ runtime and the simulated-card libraries."""
 from __future__ import annotations
 
-import fcntl
 import importlib.util
 import os
 import platform
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from types import ModuleType
 
 from .._diagnostics import SpgenError
 from .._tools import cache_dir, content_hash, verilator_bin, verilator_env, verilator_root
+from .._tools import locked as _locked
 
 __all__ = [
     "build_card",
@@ -26,7 +25,7 @@ __all__ = [
     "shell_sources",
 ]
 
-_ABI = "spg-afu-abi-1"
+_ABI = "spg-afu-abi-2"
 # The per-cycle code of a card: -O3 for the host CPU ran the 12-core LBM card about 20 %
 # faster than -O2 (it is built and run on one machine: the CPU is part of the cache key);
 # the once-only code (constructors, initial blocks) stays at -O1 to keep builds short.
@@ -52,18 +51,6 @@ def _tree_files(root: Path, parts: Iterable[str], exts: tuple[str, ...]) -> list
         elif p.is_dir():
             files += sorted(f for f in p.rglob("*") if f.is_file() and f.suffix in exts)
     return files
-
-
-@contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    """Serialises builds of one cache entry across processes (pytest-xdist workers)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
 
 
 def _run(cmd: list[str], cwd: Path, what: str, env: Mapping[str, str] | None = None) -> None:
@@ -156,11 +143,12 @@ def _param_arg(key: str, value: object) -> str:
 
 def build_card(sources: Iterable[Path], *, params: Mapping[str, object] | None = None,
                include_dirs: Iterable[Path] = (), info: Mapping[str, object] | None = None,
-               jobs: int = 2, fast_core: object | None = None) -> Path:
-    """Verilates `afu_top` from `sources` into a simulated-card library; returns its path.
+               top: str = "afu_top", jobs: int = 2, fast_core: object | None = None) -> Path:
+    """Verilates `top` (afu_top, or afu_rdma_top for a card with links) from `sources` into
+    a simulated-card library; returns its path.
 
-    `params` are afu_top parameters (Verilator -G values), `info` lines the runtime
-    reads back (``reg.<name>`` = Reg index). `fast_core` (a
+    `params` are the top's parameters (Verilator -G values), `info` lines the runtime
+    reads back (``reg.<name>`` = Reg index, ``links``, ``link_bits``). `fast_core` (a
     ``spgen.backend.fast.FastCoreModel``, whose wrapper is among `sources`) links its
     kernel object and layout with ``fast_core.cpp``. Cached by the content of every input.
     """
@@ -171,8 +159,10 @@ def build_card(sources: Iterable[Path], *, params: Mapping[str, object] | None =
     info_lines = "".join(f"{k}={v}\n" for k, v in (info or {}).items())
     wrapper = root / "runtime" / "sim" / "card" / "afu_card.cpp"
     pins = root / "runtime" / "sim" / "afu_pins.h"
-    parts: list[str | bytes] = [_ABI, _OPT_FAST, platform.processor(), _cpu_model(),
-                                repr(sorted(params.items())), info_lines,
+    links = int(params.get("RDMA_PORTS", 0)) if top == "afu_rdma_top" else 0
+    defines = [f"-DSPG_LINK_PORTS={links}", f"-DSPG_LINK_BITS={link_bits()}"] if links else []
+    parts: list[str | bytes] = [_ABI, top, repr(defines), _OPT_FAST, platform.processor(),
+                                _cpu_model(), repr(sorted(params.items())), info_lines,
                                 wrapper.read_bytes(), pins.read_bytes(), str(verilator_root())]
     for f in sources:
         parts += [f.name, f.read_bytes()]
@@ -193,7 +183,7 @@ def build_card(sources: Iterable[Path], *, params: Mapping[str, object] | None =
         obj.mkdir(parents=True, exist_ok=True)
         env = verilator_env()
         cmd = [str(verilator_bin()), "--cc", "--build", "-j", str(jobs), "-O3",
-               "--top-module", "afu_top", "--Mdir", str(obj), "-Wno-fatal", "-Wno-lint",
+               "--top-module", top, "--prefix", "Vafu_top", "--Mdir", str(obj), "-Wno-fatal", "-Wno-lint",
                "-Wno-style", "--x-assign", "fast", "--x-initial", "fast",
                "-CFLAGS", "-fPIC -march=native", "-MAKEFLAGS", "OPT_FAST=-O3 OPT_SLOW=-O1"]
         cmd += [f"-I{d}" for d in incs]
@@ -209,13 +199,23 @@ def build_card(sources: Iterable[Path], *, params: Mapping[str, object] | None =
             (obj / "spg_fast_kernel.o").write_bytes(fast_core.obj)
             extra = [str(fast_cpp), str(obj / "spg_fast_kernel.o")]
         tmp = out / "libafucard.so.tmp"
-        _run(["g++", "-shared", "-fPIC", *_OPT_FAST.split(), "-std=c++17", "-include", str(obj / "spg_card_info.h"),
+        _run(["g++", "-shared", "-fPIC", *_OPT_FAST.split(), "-std=c++17", *defines,
+              "-include", str(obj / "spg_card_info.h"),
               f"-I{obj}", f"-I{vroot / 'include'}", f"-I{vroot / 'include' / 'vltstd'}",
               f"-I{pins.parent}", str(wrapper), *extra, str(obj / "Vafu_top__ALL.a"),
               str(obj / "libverilated.a"), "-o", str(tmp), "-pthread"],
              out, "linking the simulated card")
         tmp.rename(lib)
     return lib
+
+
+def link_bits() -> int:
+    """Bits per cycle of one serial-link port of the RDMA RTL (rdma_link_port's word)."""
+    import re
+
+    text = (repo_root() / "shell" / "rdma" / "afu" / "afu_rdma_top.v").read_text()
+    m = re.search(r"parameter\s+integer\s+LINK_W\s*=\s*(\d+)", text)
+    return int(m.group(1)) if m else 32
 
 
 def loopback_card() -> Path:

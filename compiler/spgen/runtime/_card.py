@@ -20,7 +20,7 @@ _GUID = re.compile(r"^(afu:)?[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-
 
 
 class AfuError(SpgenError):
-    """A runtime call failed; `code` is the C API's fpga_result, `name` its short name."""
+    """A runtime call failed; `code` is the C API's afu_result, `name` its short name."""
 
     def __init__(self, code: int, message: str) -> None:
         ext = load_extension()
@@ -177,11 +177,56 @@ class Card:
             return _check(core.ext.reg_offset(core.handle, reg))
         return int(reg)
 
-    def write_reg(self, reg: str | int, value: int) -> None:
+    def reg_type(self, reg: str) -> str:
+        """"f32", "i32", "u32" or "bool" for a core Reg (as the build's core.json says), ""
+        for a shell register (64 raw bits)."""
         core = self._live()
-        _check(core.ext.write_reg(core.handle, self._offset(reg), int(value) & ((1 << 64) - 1)))
+        return _check(core.ext.reg_type(core.handle, reg))
 
-    def read_reg(self, reg: str | int) -> int:
+    def write_reg(self, reg: str | int, value: float) -> None:
+        """Writes a register by value. A core Reg named here takes a number of its type:
+        f32 its binary32 pattern (``write_reg("omega", 1.7)``), i32/u32 an integer in
+        their range, bool True/False or 0/1. A shell register (or an offset) takes a
+        non-negative integer, its raw bits. What does not fit is refused (AfuError
+        REG_VALUE) and nothing is written; `write_reg_bits` writes a bit pattern as is."""
+        core = self._live()
+        rtype = self.reg_type(reg) if isinstance(reg, str) else ""
+        if not rtype:
+            self.write_reg_bits(reg, value)
+            return
+        if isinstance(value, (bool, np.bool_)) and rtype != "bool":
+            raise AfuError(core.ext.CODES["REG_VALUE"],
+                           f"core Reg '{reg}' ({rtype}): {value!r} is a bool, not a number")
+        if not isinstance(value, (int, float, np.integer, np.floating)):
+            raise AfuError(core.ext.CODES["REG_VALUE"],
+                           f"core Reg '{reg}' ({rtype}): expected a number, got {type(value).__name__}")
+        if isinstance(value, (int, np.integer)) and not -(1 << 53) <= int(value) <= 1 << 53:
+            # beyond what a double holds exactly, and beyond every 32-bit type too
+            raise AfuError(core.ext.CODES["REG_VALUE"],
+                           f"core Reg '{reg}' ({rtype}): {int(value)} does not fit")
+        _check(core.ext.write_reg_value(core.handle, reg, float(value)))
+
+    def write_reg_bits(self, reg: str | int, bits: int) -> None:
+        """Writes a register's raw bits: 64 for a shell register, 32 for a core Reg."""
+        core = self._live()
+        limit = 1 << (32 if isinstance(reg, str) and self.reg_type(reg) else 64)
+        if isinstance(bits, (bool, np.bool_)) or not isinstance(bits, (int, np.integer)) \
+                or not 0 <= int(bits) < limit:
+            raise AfuError(core.ext.CODES["REG_VALUE"],
+                           f"register {reg!r}: bits must be an integer 0 .. 2^{limit.bit_length() - 1}-1, "
+                           f"got {bits!r}")
+        _check(core.ext.write_reg(core.handle, self._offset(reg), int(bits)))
+
+    def read_reg(self, reg: str | int) -> float | int | bool:
+        """A core Reg as a number of its type (float, int, bool), else the raw bits."""
+        core = self._live()
+        rtype = self.reg_type(reg) if isinstance(reg, str) else ""
+        if not rtype:
+            return self.read_reg_bits(reg)
+        value = _check(core.ext.read_reg_value(core.handle, reg))
+        return value if rtype == "f32" else bool(value) if rtype == "bool" else int(value)
+
+    def read_reg_bits(self, reg: str | int) -> int:
         core = self._live()
         return _check(core.ext.read_reg(core.handle, self._offset(reg)))
 
@@ -205,6 +250,15 @@ class Card:
     def info(self) -> dict[str, Any]:
         core = self._live()
         return _check(core.ext.info(core.handle))
+
+    def require_plain_copy(self, tool: str) -> None:
+        """For tools that compare what comes back with what went: on a card with cores
+        every transfer streams through them, so refuse it with a message that says so."""
+        n = self.info["n_cores"]
+        if n:
+            raise SpgenError(f"{tool}: the card has {n} core(s) and every transfer streams through "
+                             f"them, so data does not come back as it went; {tool} needs a "
+                             "loop-back build ('loopback', or `spgen build --loopback -o DIR`)")
 
     def core_param(self, name: str) -> int | None:
         """An integer Param of the card's core as built (``spgen build -P``), or None
@@ -241,7 +295,8 @@ def _uri(target: str | os.PathLike[str], params: Mapping[str, float] | None) -> 
         uri = f"sim:{Path(t).resolve()}"
     else:
         raise AfuError(load_extension().CODES["BAD_URI"],
-                       f"'{t}' is not a build directory, 'loopback', sim:... or an AFU ID")
+                       f"no such directory: {t} (a target is a spgen build directory, 'loopback', "
+                       "sim:... or an AFU ID)")
     if params:
         uri += "?" + ",".join(f"{k}={v}" for k, v in params.items())
     return uri

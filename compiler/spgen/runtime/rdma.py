@@ -7,7 +7,6 @@ import os
 import subprocess
 import sys
 import sysconfig
-from collections import deque
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -16,13 +15,10 @@ from .._diagnostics import SpgenError
 from .._tools import cache_dir, content_hash
 
 __all__ = ["RTL_MEM_BYTES", "Cluster", "ClusterCard", "RDMAError", "RTLCluster", "RTLTransfer", "Transfer",
-           "build_mpi_tool", "build_rtl_cluster", "cluster", "load_rdma_extension", "resolve", "routes"]
+           "build_mpi_rtl_tool", "build_mpi_tool", "build_rtl_cluster", "cluster", "load_rdma_extension", "resolve"]
 
-_TOPOLOGIES = ("ring", "mesh", "torus", "fullmesh", "custom")
-_PARAMS = ("clock_mhz", "router_latency", "engine_latency", "mem_read_latency", "mem_write_latency",
-           "vc_buffer", "window", "ctrl_interval", "keepalive", "retry_timeout", "local_queue",
-           "op_timeout", "mem_bytes")
-_SOURCES = ("rdma_sim.hpp", "rdma_sim.cpp", "rdma_capi.cpp", "bindings.cpp", "include/afushell/rdma.h")
+_SOURCES = ("rdma_sim.hpp", "rdma_sim.cpp", "rdma_capi.cpp", "cluster_file.hpp", "cluster_file.cpp", "bindings.cpp",
+            "include/afushell/rdma.h", "include/afushell/rdma_packet.h")
 _ext: ModuleType | None = None
 ERRORS = {1: "NO_ROUTE", 2: "REMOTE_RANGE", 3: "TIMEOUT", 4: "LOCAL_RANGE", 5: "ALIGN", 6: "BAD_CARD"}
 
@@ -78,16 +74,42 @@ def load_rdma_extension() -> ModuleType:
     return _ext
 
 
-def build_mpi_tool() -> Path:
-    """The multi-process simulator `rdma-mpi` (runtime/rdma/rdma_mpi.cpp), built with mpicxx and cached."""
+def _mpicxx() -> str:
     import shutil
 
     mpicxx = shutil.which("mpicxx")
     if not mpicxx or not shutil.which("mpirun"):
         raise SpgenError("the multi-process RDMA simulation needs OpenMPI: "
                          "apt-get install libopenmpi-dev openmpi-bin")
+    return mpicxx
+
+
+def build_mpi_rtl_tool() -> Path:
+    """`rdma-mpi-rtl` (runtime/rdma/rdma_mpi_rtl.cpp): RTL card clusters over MPI ranks, linked
+    against the runtime library (built first), cached with it."""
+    from ._build import build_runtime, repo_root
+
+    mpicxx = _mpicxx()
+    rt = build_runtime()
+    exe = rt / "rdma-mpi-rtl"
+    if not exe.is_file():
+        root = repo_root() / "runtime"
+        tmp = rt / f"rdma-mpi-rtl.{os.getpid()}"
+        cmd = [mpicxx, "-std=c++17", "-O2", f"-I{root / 'sim'}", f"-I{root / 'rdma'}", f"-I{root / 'rdma' / 'include'}",
+               str(root / "rdma" / "rdma_mpi_rtl.cpp"), f"-L{rt}", "-lafushell", "-lopae-c-sim",
+               f"-Wl,-rpath,{rt}", "-o", str(tmp)]
+        proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        if proc.returncode != 0:
+            raise SpgenError("building rdma-mpi-rtl failed:\n" + (proc.stdout + proc.stderr)[-4000:])
+        tmp.replace(exe)
+    return exe
+
+
+def build_mpi_tool() -> Path:
+    """The multi-process simulator `rdma-mpi` (runtime/rdma/rdma_mpi.cpp), built with mpicxx and cached."""
+    mpicxx = _mpicxx()
     src = _src_dir()
-    files = [src / f for f in ("rdma_sim.hpp", "rdma_sim.cpp", "rdma_mpi.cpp")]
+    files = [src / f for f in ("rdma_sim.hpp", "rdma_sim.cpp", "rdma_mpi.cpp", "include/afushell/rdma_packet.h")]
     out = cache_dir("rdma") / ("mpi-" + content_hash(*[f.read_bytes() for f in files]))
     exe = out / "rdma-mpi"
     if not exe.is_file():
@@ -102,201 +124,24 @@ def build_mpi_tool() -> Path:
 
 
 # ---- cluster description --------------------------------------------------------------
-def _int(d: dict, key: str, default: int | None = None, lo: int = 0) -> int:
-    v = d.get(key, default)
-    if not isinstance(v, int) or isinstance(v, bool) or v < lo:
-        raise SpgenError(f"cluster file: '{key}' must be an integer >= {lo}, got {v!r}")
-    return v
-
-
-def _num(d: dict, key: str, default: float, lo: float = 0.0) -> float:
-    v = d.get(key, default)
-    if not isinstance(v, (int, float)) or isinstance(v, bool) or v < lo:
-        raise SpgenError(f"cluster file: '{key}' must be a number >= {lo}, got {v!r}")
-    return float(v)
-
-
-def _grid(spec: dict) -> list[int]:
-    dims = spec.get("dims")
-    if spec["topology"] == "ring" and dims is None:
-        dims = [_int(spec, "cards", lo=1)]
-    if (not isinstance(dims, list) or not dims or len(dims) > 3
-            or not all(isinstance(k, int) and k >= 1 for k in dims)):
-        raise SpgenError(f"cluster file: 'dims' must be a list of 1..3 positive integers, got {dims!r}")
-    return dims
-
-
-def _coords(card: int, dims: list[int]) -> list[int]:
-    out = []
-    for k in dims:
-        out.append(card % k)
-        card //= k
-    return out
-
-
-def _card(xs: list[int], dims: list[int]) -> int:
-    c, m = 0, 1
-    for x, k in zip(xs, dims, strict=True):
-        c += x * m
-        m *= k
-    return c
-
-
-def routes(spec: dict) -> tuple[int, int, list[dict], list[list[int]]]:
-    """(cards, ports, links, table[card][dst] = port or -1 local / -2 none) of a cluster spec."""
-    topo = spec.get("topology", "custom")
-    if topo not in _TOPOLOGIES:
-        raise SpgenError(f"cluster file: topology '{topo}' is not one of {', '.join(_TOPOLOGIES)}")
-    spec = dict(spec, topology=topo)
-    links: list[dict] = []
-    if topo in ("ring", "mesh", "torus"):
-        dims = _grid(spec)
-        n = 1
-        for k in dims:
-            n *= k
-        wrap = topo != "mesh"
-        ports = 2 * len(dims)
-        for c in range(n):
-            xs = _coords(c, dims)
-            for d, k in enumerate(dims):
-                if k == 1 or (not wrap and xs[d] == k - 1):
-                    continue
-                ys = list(xs)
-                ys[d] = (xs[d] + 1) % k
-                links.append({"a": [c, 2 * d], "b": [_card(ys, dims), 2 * d + 1], "dim": d,
-                              "dateline": wrap and xs[d] == k - 1})
-        table = [[-2] * n for _ in range(n)]
-        for c in range(n):
-            xs = _coords(c, dims)
-            for t in range(n):
-                if t == c:
-                    table[c][t] = -1
-                    continue
-                ts = _coords(t, dims)
-                for d, k in enumerate(dims):  # dimension order: first differing dimension
-                    if xs[d] == ts[d]:
-                        continue
-                    if wrap:
-                        fwd = (ts[d] - xs[d]) % k
-                        table[c][t] = 2 * d if fwd <= k // 2 else 2 * d + 1
-                    else:
-                        table[c][t] = 2 * d if ts[d] > xs[d] else 2 * d + 1
-                    break
-    elif topo == "fullmesh":
-        n = _int(spec, "cards", lo=2)
-        ports = n - 1
-
-        def port(i: int, j: int) -> int:
-            return j if j < i else j - 1
-        for i in range(n):
-            for j in range(i + 1, n):
-                links.append({"a": [i, port(i, j)], "b": [j, port(j, i)], "dim": -1, "dateline": False})
-        table = [[-1 if i == j else port(i, j) for j in range(n)] for i in range(n)]
-    else:
-        n = _int(spec, "cards", lo=1)
-        ports = _int(spec, "ports", lo=1)
-        raw = spec.get("links")
-        if not isinstance(raw, list):
-            raise SpgenError("cluster file: a custom topology needs a 'links' list")
-        adj: list[list[tuple[int, int]]] = [[] for _ in range(n)]
-        for i, lk in enumerate(raw):
-            try:
-                (a, pa), (b, pb) = lk["a"], lk["b"]
-            except (KeyError, TypeError, ValueError) as e:
-                raise SpgenError(f"cluster file: link {i} needs \"a\": [card, port], \"b\": [card, port]") from e
-            for c, p in ((a, pa), (b, pb)):
-                if not (isinstance(c, int) and 0 <= c < n and isinstance(p, int) and 0 <= p < ports):
-                    raise SpgenError(f"cluster file: link {i} names card {c} port {p} outside {n} cards x {ports} ports")
-            links.append(dict(lk, dim=-1, dateline=False))
-            adj[a].append((pa, b))
-            adj[b].append((pb, a))
-        table = [[-2] * n for _ in range(n)]
-        for t in range(n):  # shortest paths towards t, lowest port first
-            table[t][t] = -1
-            seen, q = {t}, deque([t])
-            while q:
-                u = q.popleft()
-                for c in range(n):
-                    for p, v in sorted(adj[c]):
-                        if v == u and c not in seen:
-                            seen.add(c)
-                            table[c][t] = p
-                            q.append(c)
-                            break
-    if n > 64:
-        raise SpgenError(f"cluster file: {n} cards; the routing table holds at most 64")
-    absent = spec.get("absent", [])
-    if not isinstance(absent, list) or not all(isinstance(a, int) and 0 <= a < n for a in absent):
-        raise SpgenError(f"cluster file: 'absent' must list card numbers below {n}")
-    for c in range(n):
-        for a in absent:
-            if a != c:
-                table[c][a] = -2
-    return n, ports, links, table
-
-
 def resolve(spec: dict | str | Path) -> str:
-    """The text description the C++ model reads (docs/rdma.md), from a cluster spec or JSON file."""
-    if not isinstance(spec, dict):
+    """The text description the simulators read (docs/rdma.md), from a cluster spec or JSON
+    file. The file is read by the C++ reader the C API uses (runtime/rdma/cluster_file.cpp),
+    so Python and C accept and refuse exactly the same files."""
+    base = Path.cwd()
+    if isinstance(spec, dict):
+        text = json.dumps(spec)
+    else:
         path = Path(spec)
+        base = path.resolve().parent
         try:
-            spec = json.loads(path.read_text())
+            text = path.read_text()
         except OSError as e:
             raise SpgenError(f"cannot read cluster file {path}: {e.strerror}") from e
-        except json.JSONDecodeError as e:
-            raise SpgenError(f"cluster file {path}: not JSON ({e})") from e
-    if not isinstance(spec, dict):
-        raise SpgenError("cluster file: the top level must be an object")
-    n, ports, links, table = routes(spec)
-    rate = _num(spec, "line_rate_gbps", 40.0, 1e-3)
-    lat = _num(spec, "latency_ns", 200.0)
-    lines = [f"cards {n}", f"ports {ports}", f"seed {_int(spec, 'seed', 1)}"]
-    params = spec.get("params", {})
-    if not isinstance(params, dict):
-        raise SpgenError("cluster file: 'params' must be an object")
-    for k in params:
-        if k not in _PARAMS:
-            raise SpgenError(f"cluster file: unknown param '{k}' (known: {', '.join(_PARAMS)})")
-        lines.append(f"param {k} {_num(params, k, 0)}")
-    vcs = spec.get("virtual_channels", True)
-    if not isinstance(vcs, bool):
-        raise SpgenError("cluster file: 'virtual_channels' must be true or false")
-    for lk in links:
-        lk = dict(lk, dateline=lk["dateline"] and vcs)  # without datelines tori can deadlock
-        r = _num(lk, "line_rate_gbps", rate, 1e-3)
-        la = _num(lk, "latency_ns", lat)
-        lines.append(f"link {lk['a'][0]} {lk['a'][1]} {lk['b'][0]} {lk['b'][1]} {r} {la} {lk['dim']} "
-                     f"{int(lk['dateline'])}")
-    faults = [(i, spec.get("faults") or {}) for i in range(len(links))]
-    extra = spec.get("link_faults", [])
-    if not isinstance(extra, list):
-        raise SpgenError("cluster file: 'link_faults' must be a list")
-    for lf in extra:
-        i = _int(lf, "link")
-        if i >= len(links):
-            raise SpgenError(f"cluster file: link_faults names link {i}; there are {len(links)}")
-        faults.append((i, lf))
-    for i, f in faults:
-        if not isinstance(f, dict):
-            raise SpgenError("cluster file: 'faults' must be an object")
-        if any(k in f for k in ("ber", "per", "drop")):
-            vals = [_num(f, k, 0.0) for k in ("ber", "per", "drop")]
-            if any(v > 0.5 for v in vals):
-                raise SpgenError("cluster file: fault rates must be <= 0.5")
-            for ch in (2 * i, 2 * i + 1):
-                lines.append(f"fault {ch} {vals[0]} {vals[1]} {vals[2]}")
-        for iv in f.get("down", []):
-            if not (isinstance(iv, list) and len(iv) == 2 and 0 <= iv[0] <= iv[1]):
-                raise SpgenError(f"cluster file: 'down' intervals are [from_ns, to_ns], got {iv!r}")
-            for ch in (2 * i, 2 * i + 1):
-                lines.append(f"down {ch} {iv[0]} {iv[1]}")
-    for c in spec.get("absent", []):
-        lines.append(f"absent {c}")
-    for c in range(n):
-        for d in range(n):
-            if c != d:
-                lines.append(f"route {c} {d} {table[c][d]}")
-    return "\n".join(lines) + "\n"
+    try:
+        return load_rdma_extension().resolve_cluster_file(text, str(base))
+    except RuntimeError as e:
+        raise SpgenError(str(e)) from None
 
 
 # ---- Python API --------------------------------------------------------------------
@@ -321,7 +166,10 @@ class Transfer:
         if state == 0:
             raise RDMAError(100, "still in flight after the wait")
         if state == 2:
-            raise RDMAError(code, self._cl.ext.error_text(code))
+            msg = self._cl.ext.error_text(code)
+            if code == 3 and self._cl.rtl:  # where the traffic is stuck, not a bare timeout
+                msg += "\n" + self._cl.dump(self)
+            raise RDMAError(code, msg)
         return done - issued
 
 
@@ -377,19 +225,36 @@ class ClusterCard:
 
 
 class Cluster:
-    """A simulated cluster of cards, set up from a cluster file (docs/rdma.md)."""
+    """A simulated cluster of cards, set up from a cluster file (docs/rdma.md): RTL cards
+    (complete simulated cards driven through their CSRs) when the file names a "card" built
+    with `spgen build --links N`, else the C++ network model. Both have this one API."""
 
     def __init__(self, spec: dict | str | Path) -> None:
         self.ext = load_rdma_extension()
         self.description = resolve(spec)
+        self.rtl = "\ncardlib " in self.description
         try:
-            self.sim = self.ext.Cluster(self.description)
-        except ValueError as e:
+            if self.rtl:
+                from ._build import load_extension
+
+                self.sim = load_extension().RtlCluster(self.description)
+            else:
+                self.sim = self.ext.Cluster(self.description)
+        except (ValueError, RuntimeError) as e:
             raise SpgenError(str(e)) from e
         self.cards = [ClusterCard(self, i) for i in range(self.sim.ncards)]
 
     def __getitem__(self, i: int) -> ClusterCard:
+        if not isinstance(i, int) or not 0 <= i < len(self.cards):
+            raise SpgenError(f"no card {i!r} in this cluster of {len(self.cards)} (cards 0..{len(self.cards) - 1})")
         return self.cards[i]
+
+    def dump(self, transfer: Transfer | None = None) -> str:
+        """RTL cards: every card's engine state (through its CSRs) and every link's counters,
+        naming where `transfer`'s traffic is stuck."""
+        if not self.rtl:
+            return "the network model has no RTL state to dump"
+        return self.sim.dump(transfer.handle if transfer else 2**64 - 1)
 
     def __len__(self) -> int:
         return len(self.cards)
@@ -446,9 +311,10 @@ def build_rtl_cluster(*, window: int = 8, vc_buf: int = 4) -> Path:
     header = root / "runtime" / "rdma" / "include" / "afushell" / "rdma_rtl.h"
     params = (f"-GMEM_BYTES=64'h{RTL_MEM_BYTES:x}", "-GOP_TIMEOUT=400000", f"-GWINDOW={window}",
               f"-GVC_BUF={vc_buf}")
+    packet = root / "shell" / "rdma_packet.vh"  # generated packet format, included by the RTL
     return verilate_cached("rdma", "rtl_cluster", "rdma_node", [*rtl, shim],
-                           (*params, "-o", "librdma_rtl.so", "-CFLAGS", f"-fPIC -I{header.parents[1]}",
-                            "-LDFLAGS", "-shared"), deps=[header, shim.with_name("rtl_links.hpp")],
+                           (*params, f"-I{packet.parent}", "-o", "librdma_rtl.so", "-CFLAGS", f"-fPIC -I{header.parents[1]}",
+                            "-LDFLAGS", "-shared"), deps=[header, packet, shim.with_name("rtl_links.hpp")],
                            output="librdma_rtl.so")
 
 
@@ -474,9 +340,10 @@ class RTLTransfer:
         code, cyc = ct.c_int(0), ct.c_uint64(0)
         st = self._cl._lib.rtl_cluster_wait(self._cl._h, self.handle, max_cycles, ct.byref(code), ct.byref(cyc))
         if st == 0:
-            raise RDMAError(3, f"{self._what}: still in flight after {max_cycles} cycles")
+            raise RDMAError(3, f"{self._what}: still in flight after {max_cycles} cycles\n{self._cl.dump()}")
         if st == 2:
-            raise RDMAError(int(code.value), self._what)
+            where = f"\n{self._cl.dump()}" if int(code.value) == 3 else ""  # TIMEOUT: say where it waits
+            raise RDMAError(int(code.value), self._what + where)
         return int(cyc.value)
 
 
@@ -516,11 +383,13 @@ class RTLCluster:
         lib.rtl_cluster_run.argtypes = [vp, u64]
         lib.rtl_cluster_events.argtypes = [vp, ctypes.c_int, ctypes.POINTER(u64), ctypes.c_int]
         lib.rtl_cluster_stats.argtypes = [vp, ctypes.POINTER(u64)]
+        lib.rtl_cluster_debug.restype = i32
+        lib.rtl_cluster_debug.argtypes = [vp, i32, ctypes.POINTER(u64), i32]
         self._ct, self._lib = ctypes, lib
         self._h = lib.rtl_cluster_create(x, y, RTL_MEM_BYTES, latency, flip, drop, seed)
         if not self._h:
             raise SpgenError("RTL cluster: could not create it")
-        self.ncards, self.mem_bytes = x * y, RTL_MEM_BYTES
+        self.ncards, self.mem_bytes, self.vc_buf = x * y, RTL_MEM_BYTES, vc_buf
 
     def close(self) -> None:
         if getattr(self, "_h", None):
@@ -574,6 +443,14 @@ class RTLCluster:
             raise RDMAError(5, "a block-stride put needs a block of at least 4 bytes")
         return self._issue(card, 0, dst, local, remote, 0, block, count, local_stride, remote_stride)
 
+    def get_strided_async(self, card: int, src: int, local: int, remote: int, block: int, count: int,
+                          local_stride: int, remote_stride: int) -> RTLTransfer:
+        """Block-stride get: `count` blocks of `block` bytes read `remote_stride` apart on card `src`,
+        written `local_stride` apart here."""
+        if block <= 0:
+            raise RDMAError(5, "a block-stride get needs a block of at least 4 bytes")
+        return self._issue(card, 1, src, local, remote, 0, block, count, local_stride, remote_stride)
+
     def put(self, card: int, dst: int, local: int, remote: int, nbytes: int) -> int:
         """Card `card`'s memory [local, +nbytes) -> card `dst` at `remote`; cycles it took."""
         return self.put_async(card, dst, local, remote, nbytes).wait()
@@ -586,6 +463,11 @@ class RTLCluster:
                     local_stride: int, remote_stride: int) -> int:
         """Block-stride put: `count` blocks of `block` bytes, a stride on each side; cycles it took."""
         return self.put_strided_async(card, dst, local, remote, block, count, local_stride, remote_stride).wait()
+
+    def get_strided(self, card: int, src: int, local: int, remote: int, block: int, count: int,
+                    local_stride: int, remote_stride: int) -> int:
+        """Block-stride get (see get_strided_async); cycles it took."""
+        return self.get_strided_async(card, src, local, remote, block, count, local_stride, remote_stride).wait()
 
     def run(self, cycles: int) -> None:
         self._lib.rtl_cluster_run(self._h, cycles)
@@ -600,6 +482,60 @@ class RTLCluster:
             rows += [tuple(int(buf[5 * i + j]) for j in range(5)) for i in range(k)]  # type: ignore[misc]
             if k < 256:
                 return rows
+
+    def debug(self, card: int) -> dict:
+        """The card's debug registers (the RDMA_ENG_*, RDMA_ROUTER_STATE and RDMA_LINK_* CSRs of
+        shell/csr_map.json), decoded by the map's field definitions: {"engine": {...},
+        "router": {...}, "slots": [{...}] (live ones), "links": [{...} per port]}."""
+        from ..shellgen import load_csr_map
+        self._card(card)
+        buf = (self._ct.c_uint64 * 64)()
+        n = self._lib.rtl_cluster_debug(self._h, card, buf, 64)
+        m = load_csr_map()
+
+        def fields(reg: str, word: int) -> dict[str, int]:
+            return {f.name.lower(): (word >> f.lsb) & ((1 << f.width) - 1) for f in m.reg("RDMA_" + reg).fields}
+
+        words = [int(buf[i]) for i in range(n)]
+        slots = [dict(fields("ENG_SLOT", w), slot=i) for i, w in enumerate(words[:16]) if w >> 63]
+        links = []
+        for p in range((n - 18) // 4):  # four words per port: PKTS, ERRS, STALLS, STATE
+            ln: dict[str, int] = {}
+            for k, kind in enumerate(("PKTS", "ERRS", "STALLS", "STATE")):
+                ln.update({f"{kind.lower()}_{name}": v for name, v in fields("LINK_" + kind, words[18 + 4 * p + k]).items()})
+            links.append(ln)
+        return {"engine": fields("ENG_STATE", words[16]), "router": fields("ROUTER_STATE", words[17]),
+                "slots": slots, "links": links}
+
+    def dump(self) -> str:
+        """Where traffic is stuck, card by card: operations in flight (slot, age), link ports with
+        packets the peer has not acknowledged or without credit, packets held at a receiver."""
+        lines = [f"RTL cluster at cycle {self.now}:"]
+        for c in range(self.ncards):
+            d = self.debug(c)
+            e = d["engine"]
+            busy = [f"op {s['op_id']:#x} (slot {s['slot']}, {s['age']} cycles)" for s in d["slots"]]
+            items = []
+            for p, ln in enumerate(d["links"]):
+                why = []
+                if ln["state_unacked"]:
+                    why.append(f"{ln['state_unacked']} packets unacknowledged")
+                for v in (0, 1):
+                    if ln[f"state_credits_used{v}"] >= self.vc_buf:
+                        why.append(f"no credit on VC {v}")
+                    if ln[f"state_rx_held{v}"]:
+                        why.append(f"{ln[f'state_rx_held{v}']} received packets held on VC {v}")
+                if why:
+                    items.append(f"port {p}: " + ", ".join(why) + f" (sent {ln['pkts_tx']}, received {ln['pkts_rx']}, "
+                                 f"replays {ln['errs_replays']}, CRC errors {ln['errs_crc_errors']})")
+            if busy or items or e["gets_queued"] or e["replies_queued"]:
+                lines.append(f"  card {c}: " + ("; ".join(busy) if busy else "no operation in flight")
+                             + f"; queued: {e['cmds_queued']} commands, {e['replies_queued']} replies, "
+                               f"{e['gets_queued']} get requests")
+                lines += [f"    {x}" for x in items]
+        if len(lines) == 1:
+            lines.append("  nothing in flight, every link quiet")
+        return "\n".join(lines)
 
     def stats(self) -> dict[str, int]:
         out = (self._ct.c_uint64 * 4)()

@@ -119,8 +119,8 @@ def lint_verilog(root: Path, files: list[str], params: dict[str, object], *,
 def check_project(p: Project) -> list[str]:
     """Run every check; return what was checked, raise SpgenError on the first failure."""
     done = []
-    lint_verilog(p.root, p.rtl, p.params, relaxed=[p.core_file] if p.core_file else [])
-    done.append(f"verilator --lint-only -Wall: {len(p.rtl)} files, afu_top with "
+    lint_verilog(p.root, p.rtl, p.params, relaxed=[p.core_file] if p.core_file else [], top=p.top)
+    done.append(f"verilator --lint-only -Wall: {len(p.rtl)} files, {p.top} with "
                 + " ".join(f"{k}={v}" for k, v in p.params.items()))
 
     csr = load_csr_map()
@@ -148,7 +148,7 @@ def check_project(p: Project) -> list[str]:
         if errors:
             raise SpgenError("Platform Designer / Quartus Tcl: " + "; ".join(errors[:10]))
         ports = {ln.split()[1]: (ln.split()[2], int(ln.split()[3])) for ln in lines if ln.startswith("PORT ")}
-        want = {n: ("Input" if d == "input" else "Output", w) for d, n, w in afu_top_ports()}
+        want = {n: ("Input" if d == "input" else "Output", w) for d, n, w in afu_top_ports(p.top, p.params)}
         if ports != want:
             missing = sorted(set(want) ^ set(ports)) or sorted(k for k in want if want[k] != ports[k])
             raise SpgenError(f"component Tcl ports disagree with afu_top.v: {missing[:8]}")

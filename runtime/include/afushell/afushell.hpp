@@ -10,22 +10,23 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "afushell.h"
 
 namespace afushell {
 
-/** A failed runtime call: its fpga_result code and message. */
+/** A failed runtime call: its code (afu_result) and message. */
 class Failure : public std::runtime_error {
 public:
-    Failure(fpga_result code, const std::string& msg)
+    Failure(afu_result code, const std::string& msg)
         : std::runtime_error(msg + " [" + afuShellErrStr(code) + "]"), code_(code) {}
-    fpga_result code() const { return code_; }
+    afu_result code() const { return code_; }
 private:
-    fpga_result code_;
+    afu_result code_;
 };
 
-inline void ok(fpga_result r) {
+inline void ok(afu_result r) {
     if (r != FPGA_OK) throw Failure(r, afuShellLastError());
 }
 
@@ -57,8 +58,8 @@ public:
     /** Waits up to timeout_ns (simulated ns in simulation); false on timeout. */
     bool wait(uint64_t timeout_ns = UINT64_MAX) {
         if (!req_) return true;
-        fpga_result r = afuShellWait(req_, timeout_ns, &elapsed_);
-        if (r == fpga_result(AFU_ERR_TIMEOUT)) return false;
+        afu_result r = afuShellWait(req_, timeout_ns, &elapsed_);
+        if (r == AFU_ERR_TIMEOUT) return false;
         req_ = nullptr;
         ok(r);
         return true;
@@ -97,7 +98,36 @@ public:
         ok(afuShellDMATransferAsyncH(h_, dst, src, n, t, &r));
         return std::unique_ptr<Transfer>(new Transfer(r));
     }
-    void write_reg(const std::string& name, uint64_t v) { ok(afuShellWriteReg(h_, name.c_str(), v)); }
+    /** Writes a register by value: a core Reg converted by its type (afuShellWriteRegValue:
+     *  `write_reg("omega", 1.7)` writes the binary32 pattern of 1.7f), a shell register's 64
+     *  bits from a non-negative integer. Refuses what does not fit, and bools at compile time. */
+    template <class T, class = typename std::enable_if<std::is_arithmetic<T>::value>::type>
+    void write_reg(const std::string& name, T v) {
+        static_assert(!std::is_same<T, bool>::value,
+                      "write_reg: a bool is not a register value; write 0 or 1");
+        if (*reg_type(name)) return ok(afuShellWriteRegValue(h_, name.c_str(), double(v)));
+        bool negative = false;
+        if constexpr (std::is_signed<T>::value) negative = v < T(0);
+        if (std::is_floating_point<T>::value || negative)
+            throw Failure(AFU_ERR_REG_VALUE, name + " is a 64-bit shell register: it takes a "
+                                             "non-negative integer (its raw bits)");
+        ok(afuShellWriteReg(h_, name.c_str(), uint64_t(v)));
+    }
+    /** Writes a register's raw bits (a float Reg's binary32 pattern, a shell register's 64). */
+    void write_reg_bits(const std::string& name, uint64_t bits) { ok(afuShellWriteReg(h_, name.c_str(), bits)); }
+    /** A core Reg read back as a number of its type. */
+    double read_reg_value(const std::string& name) {
+        double v = 0;
+        ok(afuShellReadRegValue(h_, name.c_str(), &v));
+        return v;
+    }
+    /** "f32", "i32", "u32" or "bool" for a core Reg, "" for a shell register. */
+    const char* reg_type(const std::string& name) {
+        const char* t = "";
+        ok(afuShellRegType(h_, name.c_str(), &t));
+        return t;
+    }
+    /** A register's raw bits. */
     uint64_t read_reg(const std::string& name) {
         uint64_t v = 0;
         ok(afuShellReadReg(h_, name.c_str(), &v));
@@ -118,6 +148,17 @@ public:
         afu_shell_info i{};
         ok(afuShellInfo(h_, &i));
         return i;
+    }
+    /** For tools that compare what comes back with what went (round trips, bandwidth
+     *  checks): on a card with cores every transfer streams through them, so refuse it
+     *  with a message that says so (FPGA_NOT_SUPPORTED). */
+    void require_plain_copy(const std::string& tool) const {
+        const afu_shell_info i = info();
+        if (i.n_cores)
+            throw Failure(FPGA_NOT_SUPPORTED,
+                          tool + ": the card has " + std::to_string(i.n_cores) + " core(s) and every "
+                          "transfer streams through them, so data does not come back as it went; " +
+                          tool + " needs a loop-back build (sim:loopback, or `spgen build --loopback -o DIR`)");
     }
     uint64_t elapsed_ns() const {
         uint64_t ns = 0;

@@ -1,6 +1,9 @@
 // A simulated-card library: the Verilated afu_top behind the spg_afu_* ABI (afu_pins.h).
 // Compiled together with the Verilator output of one `spgen build`; SPG_CARD_INFO is
-// the build's "key=value\n" description, passed by the build script.
+// the build's "key=value\n" description, passed by the build script. A card with the RDMA
+// block is Verilated from afu_rdma_top under the same class name (--prefix Vafu_top) with
+// SPG_LINK_PORTS / SPG_LINK_BITS defined: its serial links and second interrupt are wired
+// to the link pins of spg_afu_pins.
 #include <cstring>
 
 #include "Vafu_top.h"
@@ -21,6 +24,21 @@ template <class W>
 void put(W& wide, const uint64_t* src) { std::memcpy(&wide[0], src, 64); }
 template <class W>
 void get(uint64_t* dst, const W& wide) { std::memcpy(dst, &wide[0], 64); }
+
+#ifdef SPG_LINK_PORTS
+// Port p's link word inside Verilator's packed vector (32-bit units, whatever its C type).
+constexpr int kUnits = SPG_LINK_BITS / 32;
+inline uint32_t unit(uint32_t v, int i) { return i ? 0 : v; }
+inline uint32_t unit(uint64_t v, int i) { return i < 2 ? uint32_t(v >> (32 * i)) : 0; }
+template <class W>
+uint32_t unit(const W& v, int i) { return v[size_t(i)]; }
+inline void set_unit(uint32_t& v, int i, uint32_t x) { if (!i) v = x; }
+inline void set_unit(uint64_t& v, int i, uint32_t x) {
+    v = (v & ~(0xFFFFFFFFull << (32 * i))) | (uint64_t(x) << (32 * i));
+}
+template <class W>
+void set_unit(W& v, int i, uint32_t x) { v[size_t(i)] = x; }
+#endif
 }  // namespace
 
 extern "C" {
@@ -60,6 +78,12 @@ void spg_afu_eval(void* p, spg_afu_pins* s, int clk) {
     t->dsc_rd_readdatavalid = s->dsc_rd.readdatavalid;
     if (s->dsc_rd.readdatavalid) put(t->dsc_rd_readdata, s->dsc_rd.readdata);
     t->rx_wr_waitrequest = s->rx_wr.waitrequest;
+#ifdef SPG_LINK_PORTS
+    t->link_in_valid = s->link_in_valid;
+    t->link_in_last = s->link_in_last;
+    for (int p = 0; p < SPG_LINK_PORTS; ++p)
+        for (int i = 0; i < kUnits; ++i) set_unit(t->link_in_data, p * kUnits + i, s->link_in_data[p][i]);
+#endif
     t->clk = uint8_t(clk);
     t->eval();
     s->mmio_rd_resp_valid = t->mmio_rd_resp_valid;
@@ -76,6 +100,14 @@ void spg_afu_eval(void* p, spg_afu_pins* s, int clk) {
     s->rx_wr.byteenable = t->rx_wr_byteenable;
     if (t->rx_wr_write) get(s->rx_wr.writedata, t->rx_wr_writedata);
     s->irq = t->irq;
+#ifdef SPG_LINK_PORTS
+    s->irq = uint8_t(s->irq | (t->rdma_irq << 2));
+    s->link_out_valid = t->link_out_valid;
+    s->link_out_last = t->link_out_last;
+    for (int p = 0; p < SPG_LINK_PORTS; ++p)
+        if ((s->link_out_valid >> p) & 1)
+            for (int i = 0; i < kUnits; ++i) s->link_out_data[p][i] = unit(t->link_out_data, p * kUnits + i);
+#endif
 }
 
 }  // extern "C"

@@ -12,7 +12,7 @@ import llvmlite
 import llvmlite.binding as llvm
 
 from ..._tools import cache_dir, content_hash
-from ...ir import Graph
+from ...ir import Graph, Node
 from . import _spec
 from ._codegen import RUN_SYMBOL, emit_module
 from ._plan import CHUNK, Plan, make_plan
@@ -35,6 +35,7 @@ class Kernel:
     run: object  # ctypes function, see _codegen.emit_module
     engine: object
     cached: bool  # object code came from the on-disk cache
+    memo: object = None  # what emulate derives once per kernel (_run._Memo)
 
 
 _lock = threading.Lock()
@@ -81,9 +82,10 @@ _keys: weakref.WeakKeyDictionary[Graph, dict] = weakref.WeakKeyDictionary()
 def _cache_key(graph: Graph, ftz: bool) -> str:
     # printing a large graph costs milliseconds per call: remember the keys per graph
     # object and mode (calls may alternate ftz or specialisation), re-printing only when
-    # the graph visibly changed
-    stamp = (len(graph.nodes), graph._next_id, len(graph.outputs), ftz, _spec.SPECIALISE,
-             _spec.SUB)
+    # the graph's content changed. The stamp holds every node's operation, type,
+    # operands and attributes, so an edit in place (a constant's value, an operand) is
+    # seen; comparing it costs a tenth of printing.
+    stamp = (_content(graph), ftz, _spec.SPECIALISE, _spec.SUB)
     memo = _keys.setdefault(graph, {})
     key = memo.get(stamp)
     if key is None:
@@ -91,6 +93,20 @@ def _cache_key(graph: Graph, ftz: bool) -> str:
             memo.clear()
         key = memo[stamp] = _text_key(graph, ftz)
     return key
+
+
+def _content(graph: Graph) -> tuple:
+    """Everything `Graph.to_text` prints, as a comparable tuple (nodes by identity)."""
+    def attrs(n: Node) -> tuple:
+        items = tuple(n.attrs.items())
+        try:
+            hash(items)
+        except TypeError:  # a dict or list among the attributes
+            return n.key()[3]
+        return items
+    return (graph.name, repr(graph.params), tuple(graph.inputs), tuple(graph.regs),
+            tuple((o.port, o.node) for o in graph.outputs),
+            tuple((n, n.id, n.op, n.type, n.args, attrs(n), n.name) for n in graph.nodes))
 
 
 def _text_key(graph: Graph, ftz: bool) -> str:

@@ -7,6 +7,7 @@ import sys
 import threading
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
@@ -14,10 +15,10 @@ import numpy as np
 
 from ..._diagnostics import SpgenError
 from ...ir import Graph
-from ._codegen import NO_RING, key_counts
 from ._jit import Kernel, get_kernel
 from ._plan import CHUNK, feedback, ring_sizes, stage_lags
 from ._spec import cls_bytes
+from ._sweep import NO_RING, key_counts
 
 __all__ = ["clear_buffers", "emulate", "feedback"]
 
@@ -42,9 +43,8 @@ def _cache_bytes(level: int, default: int) -> int:
 
 
 # Results larger than the L3 are written with streaming stores: they would not stay in
-# the cache anyway, and plain stores would first read every line of them. Measured on
-# one LBM step: 670 MB of results +12% (AMD Zen 5, 32 MiB L3) and +55% (Intel Xeon,
-# 300 MiB L3); 40 MB, within reach of the L3, -10% on the Xeon.
+# the cache anyway, and plain stores would first read every line of them (the measured
+# effect of this and the other tuning constants: docs/emulator.md, "Tuning").
 _STREAM_BYTES = int(os.environ.get("SPGEN_STREAM_BYTES", max(64 << 20, _cache_bytes(3, 32 << 20))))
 
 
@@ -95,6 +95,35 @@ def clear_buffers() -> None:
     _pool.clear()
 
 
+@dataclass
+class _Memo:
+    """What ``emulate`` derives from a kernel once and reuses (``Kernel.memo``): on small
+    streams (a 64² grid, tens of microseconds per step) rebuilding it per call cost as
+    much as the sweep. The dictionaries are emptied when they grow past 64 entries."""
+
+    feedback: dict[str, str] | None = None  # input port fed by each output port
+    feedback_known: bool = False
+    fed_rows: np.ndarray | None = None  # per input, the output row that feeds it
+    keys: tuple | None = None  # slot, offset and phase of every read and store
+    reg_names: list[str] | None = None
+    layouts: dict = field(default_factory=dict)  # (stages, feed) -> lags, ring layout
+    templates: dict = field(default_factory=dict)  # (layout, n, stages, a, b) -> _Template
+    groups: dict = field(default_factory=dict)  # (n, steps, threads, group, fuse) -> sweeps
+    stage_bytes: dict = field(default_factory=dict)  # feed -> ring bytes of one stage
+    regs: dict = field(default_factory=dict)  # register values -> (array, address)
+
+
+_memo_lock = threading.Lock()
+
+
+def _memo(k: Kernel) -> _Memo:
+    if k.memo is None:
+        with _memo_lock:
+            if k.memo is None:
+                k.memo = _Memo()
+    return k.memo
+
+
 def _check_steps(steps: int) -> None:
     if not isinstance(steps, (int, np.integer)) or isinstance(steps, bool) or steps < 1:
         raise SpgenError(f"steps must be a positive integer, got {steps!r}")
@@ -103,9 +132,10 @@ def _check_steps(steps: int) -> None:
 def _feedback(k: Kernel, steps: int) -> dict[str, str]:
     """Input port fed by each output port (memoised per kernel); an error if ``steps > 1``
     and the ports do not match."""
-    if "_fb" not in k.__dict__:
-        k.__dict__["_fb"] = feedback(k.plan.graph)
-    fb = k.__dict__["_fb"]
+    m = _memo(k)
+    if not m.feedback_known:
+        m.feedback, m.feedback_known = feedback(k.plan.graph), True
+    fb = m.feedback
     if steps == 1:
         return fb or {}
     if fb is None:
@@ -120,13 +150,13 @@ def _feedback(k: Kernel, steps: int) -> dict[str, str]:
 
 def _fed_rows(k: Kernel, fb: dict[str, str]) -> np.ndarray:
     """Per input (``plan.in_slot`` order), the output row that feeds it in a cascade."""
-    if "_fed_rows" not in k.__dict__:
+    m = _memo(k)
+    if m.fed_rows is None:
         plan = k.plan
         row = {o.port.name: i for i, o in enumerate(plan.graph.outputs)}
         src = {i: o for o, i in fb.items()}
-        k.__dict__["_fed_rows"] = np.array([row[src[name]] for name in plan.in_slot],
-                                           dtype=np.int64)
-    return k.__dict__["_fed_rows"]
+        m.fed_rows = np.array([row[src[name]] for name in plan.in_slot], dtype=np.int64)
+    return m.fed_rows
 
 
 def _default_threads() -> int:
@@ -218,7 +248,7 @@ class _Template:
         self.t0 = int((lo[:, None] + lag).min()) // CHUNK * CHUNK
         self.t1 = int((hi[:, None] + lag).max())
         # per key (read or store of a phase): its buffer, ring size and chunk offset at t0
-        kslot, kd, kphase = _keys(plan)
+        kslot, kd, kphase = _keys(k)
         km = mods[:, kslot]
         ring = km > 0
         pos = self.t0 - lag[:, kphase] - kd
@@ -245,7 +275,7 @@ class _Template:
 def _template(k: Kernel, n: int, stages: int, layout: tuple, a: int, b: int,
               fb: dict[str, str]) -> _Template:
     key = (id(layout), n, stages, a, b)
-    memo = k.__dict__.setdefault("_templates", {})
+    memo = _memo(k).templates
     t = memo.get(key)
     if t is None:
         if len(memo) > 64:
@@ -261,12 +291,8 @@ _STAGGER = 16
 
 
 # Sweeps of at least this many stages use the chunk-uniform select specialisation
-# (_spec.py). It was 2 until the specialised loops were software-pipelined and run once
-# per class of blocks: a single sweep, which tests every chunk's blocks for one use,
-# was then 7-12% slower on the 64² and 1024² LBM steps. Now single LBM steps gain too,
-# side by side on the Xeon 10-12% (64²), 20-32% (256²), 1-5% (1024²), 49-56% (4096²),
-# on the Zen 5 3%, 18%, 2% (64²-1024²). Tests set it high to run the kernels' plain
-# fast loops.
+# (_spec.py): since the specialised loops are software-pipelined, single sweeps gain
+# too. Tests set it high to run the kernels' plain fast loops.
 _SPEC_STAGES = 1
 
 
@@ -274,17 +300,18 @@ def _out_cols(n: int) -> int:
     return -(-n // 16) * 16 + _STAGGER  # 64-byte aligned rows of the output block
 
 
-def _keys(plan) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _keys(k: Kernel) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Slot, offset and phase of every read and store, in ``koff`` order (memoised)."""
-    memo = plan.__dict__.get("_keys")
-    if memo is None:
+    m = _memo(k)
+    if m.keys is None:
+        plan = k.plan
         kb = key_counts(plan)
         rows = [(slot, d, p) for p in range(plan.n_phases)
                 for slot, d in plan.reads[p] + [(sl, 0) for sl, _n in plan.stores[p]]]
         assert len(rows) == kb[-1]
-        memo = tuple(np.array([r[i] for r in rows], dtype=np.int64).reshape(-1) for i in range(3))
-        plan.__dict__["_keys"] = memo
-    return memo
+        m.keys = tuple(np.array([r[i] for r in rows], dtype=np.int64).reshape(-1)
+                       for i in range(3))
+    return m.keys
 
 
 def _layout(k: Kernel, stages: int, feed: dict[int, int]):
@@ -294,7 +321,7 @@ def _layout(k: Kernel, stages: int, feed: dict[int, int]):
     block (-1: no ring) and size (stages x slots), and the block's size in words.
     """
     key = (stages, tuple(sorted(feed.items())))
-    memo = k.__dict__.setdefault("_layouts", {})
+    memo = _memo(k).layouts
     if key not in memo:
         plan = k.plan
         lags = stage_lags(plan, stages, feed)
@@ -330,7 +357,7 @@ def _groups(k: Kernel, n: int, steps: int, threads: int, group: int | None, fuse
     """The sweeps of a call, memoised: on small streams (a 64² grid, tens of
     microseconds per step) rebuilding them each call cost as much as the sweep."""
     key = (n, steps, threads, group, fuse)
-    memo = k.__dict__.setdefault("_groups", {})
+    memo = _memo(k).groups
     out = memo.get(key)
     if out is None:
         group = 1 if not fuse else (group or _group_size(k, steps, fb))
@@ -391,7 +418,7 @@ def _workers(count: int) -> ThreadPoolExecutor:
 
 
 def _group_size(k: Kernel, steps: int, fb: dict[str, str]) -> int:
-    memo = k.__dict__.setdefault("_per_stage", {})
+    memo = _memo(k).stage_bytes
     key = tuple(sorted(fb.items()))
     if key not in memo:
         _lag, off, mod, _words = _layout(k, 2, _feed(k.plan, fb))
@@ -446,11 +473,11 @@ def emulate(graph: Graph, n: int, inputs: Mapping[str, np.ndarray], regs: Mappin
 def _regs_ptr(k: Kernel, regs: Mapping[str, int]) -> int:
     """Address of the register values in a kernel-owned array (memoised per value set:
     building one costs more than the 64² sweep's own set-up)."""
-    names = k.__dict__.get("_reg_names")
-    if names is None:
-        names = k.__dict__["_reg_names"] = [r.name for r in k.plan.graph.regs]
-    key = tuple([regs[name] & 0xFFFFFFFF for name in names])
-    memo = k.__dict__.setdefault("_regs", {})
+    m = _memo(k)
+    if m.reg_names is None:
+        m.reg_names = [r.name for r in k.plan.graph.regs]
+    key = tuple([regs[name] & 0xFFFFFFFF for name in m.reg_names])
+    memo = m.regs
     hit = memo.get(key)
     if hit is None:
         if len(memo) > 64:

@@ -1,11 +1,14 @@
 """Chunk-uniform select specialisation: which selects a fast chunk loop may resolve per block."""
 from __future__ import annotations
 
-from ...ir import Node, Type
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from ...ir import OPS, Node, Type
 from ._plan import CHUNK, Plan, feedback
 
 __all__ = ["SPECIALISE", "SUB", "cls_bytes", "cls_entry", "cone", "spec_variants",
-           "stage_invariant"]
+           "specialisation", "stage_invariant"]
 
 _ICMP = ("ieq", "ine", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")
 
@@ -18,7 +21,7 @@ _ICMP = ("ieq", "ine", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")
 # other blocks take the general loop. Both compute the same operations on the same
 # operands for every element they store, so the results are the same bits.
 SUB = 16
-SPECIALISE = True  # tests and benchmarks switch it off (part of the JIT cache key)
+SPECIALISE = True  # switched by ``specialisation`` (part of the JIT cache key)
 _COND_OPS = {"and", "or", "xor", "not", "add", "sub", "mul", "neg", "shl", "lshr", "ashr",
              "smin", "smax", "umin", "umax", "iabs", "select", "booltoint", "shift",
              *_ICMP}
@@ -26,13 +29,23 @@ _COND_MAX = 96  # nodes of a condition's cone, tested per element
 # A phase with little float work is bound by its loads and stores (Jacobi-5: 4 float
 # operations per element): the per-block test would cost more than it saves.
 _MIN_WORK = 12
-_FLOAT_OPS = {"fadd", "fsub", "fmul", "fdiv", "fsqrt", "fmin", "fmax", "fneg", "fabs",
-              "flt", "fle", "fgt", "fge", "feq", "fne", "sitofp", "uitofp", "fptosi", "fptoui"}
+
+
+@contextmanager
+def specialisation(on: bool) -> Iterator[None]:
+    """Within the block, compile kernels with (the default) or without select
+    specialisation; both compute the same bits (for comparisons and benchmarks)."""
+    global SPECIALISE
+    saved, SPECIALISE = SPECIALISE, on
+    try:
+        yield
+    finally:
+        SPECIALISE = saved
 
 
 def _work(nodes) -> int:
     """Float work of ``nodes``: one per operation, five per division or square root."""
-    return sum(5 if n.op in ("fdiv", "fsqrt") else 1 for n in nodes if n.op in _FLOAT_OPS)
+    return sum(5 if n.op in ("fdiv", "fsqrt") else 1 for n in nodes if OPS[n.op].float)
 
 
 def cls_entry() -> int:

@@ -8,7 +8,7 @@ from pathlib import Path
 from spgen._diagnostics import SpgenError
 from spgen.ir import OPS, Graph, Node, Type
 
-from ._oplib import library_modules, op_params, op_source
+from ._oplib import op_params, op_rtl
 from ._schedule import SINK, Schedule
 
 __all__ = ["RAM_MIN_BITS", "RAM_MIN_DEPTH", "Emitted", "emit", "segment_plan"]
@@ -191,23 +191,9 @@ def _rename(text: str, names: list[str], prefix: str) -> str:
 
 def _library_text(core: str, ops: set[str]) -> str:
     """The operator RTL the core uses, every module renamed <core>_spg_* (no clashes)."""
-    mods = library_modules()
     files: list[Path] = []
-    todo = [f"spg_{op}" for op in sorted(ops)]
-    seen: set[str] = set()
-    while todo:
-        m = todo.pop()
-        if m in seen:
-            continue
-        seen.add(m)
-        f = mods.get(m) or (op_source(m[4:]) if m.startswith("spg_") else None)
-        if f is None:
-            raise SpgenError(f"operator library module {m} not found")
-        if f not in files:
-            files.append(f)
-            text = f.read_text()
-            todo.extend(x for x in re.findall(r"\b(spg_\w+)\s+(?:#\s*\(|\w+\s*\()", text)
-                        if x in mods)
+    for op in sorted(ops):
+        files += [f for f in op_rtl(op) if f not in files]
     out = []
     for f in files:
         out.append(f"// ---- operator library: {f.name}\n")

@@ -1,13 +1,12 @@
 """What the back end needs from the operator library: latencies, RTL sources, parameters."""
 from __future__ import annotations
 
-import re
-from functools import cache
 from pathlib import Path
 
 from spgen._diagnostics import SpgenError
+from spgen.ir import OPS
 
-__all__ = ["library_modules", "op_latency", "op_params", "op_source"]
+__all__ = ["op_latency", "op_params", "op_rtl"]
 
 
 def _oplib():
@@ -23,31 +22,15 @@ def op_latency(op: str) -> int:
         raise SpgenError(f"operator {op!r} has no entry in the operator library") from None
 
 
-def op_source(op: str) -> Path:
+def op_rtl(op: str) -> list[Path]:
+    """The files of the operator's module and every library module it instantiates."""
     try:
-        return Path(_oplib().rtl_source(op))
+        return _oplib().rtl_dependencies(op)
     except (KeyError, FileNotFoundError):
         raise SpgenError(f"operator {op!r} has no RTL in the operator library") from None
 
 
-@cache
-def _text(path: str) -> str:
-    return Path(path).read_text()
-
-
 def op_params(op: str) -> set[str]:
-    """Parameter names the operator's module declares (FTZ, WIDTH)."""
-    text = re.sub(r"//[^\n]*|/\*.*?\*/", "", _text(str(op_source(op))), flags=re.DOTALL)
-    m = re.search(rf"\bmodule\s+spg_{op}\s*#\s*\((.*?)\)\s*\(", text, re.DOTALL)
-    if not m:
-        return set()
-    return set(re.findall(r"\bparameter\s+(?:integer\s+)?(\w+)", m.group(1)))
-
-
-def library_modules() -> dict[str, Path]:
-    """Module name -> file for every module of the operator library."""
-    out: dict[str, Path] = {}
-    for f in _oplib().rtl_files():
-        for m in re.findall(r"^\s*module\s+(\w+)", _text(str(f)), re.MULTILINE):
-            out[m] = Path(f)
-    return out
+    """Parameter names the operator's module declares (the op table's float and width)."""
+    info = OPS[op]
+    return ({"FTZ"} if info.float else set()) | ({"WIDTH"} if info.width else set())

@@ -24,9 +24,17 @@ enum afu_rdma_error {
     AFU_RDMA_BAD_ARG = 101      /**< bad handle, NULL pointer or bad cluster description */
 };
 
-/** Opens a simulated cluster from its resolved description (spgen.runtime.rdma.resolve). */
+/** Opens a simulated cluster from its cluster file (JSON, docs/rdma.md). With "card": a
+ *  `spgen build --links N` folder (or its sim/libafucard.so), every card is a complete
+ *  simulated card driven through its CSRs (RTL cards); without, the C++ network model.
+ *  On AFU_RDMA_BAD_ARG, afuShellRDMAErrorString(AFU_RDMA_BAD_ARG) says what is wrong. */
+int afuShellRDMAClusterOpenFile(const char *path, afu_rdma_cluster *out);
+/** The same from the resolved text form (spgen.runtime.rdma.resolve, rdma-resolve). */
 int afuShellRDMAClusterOpen(const char *description, afu_rdma_cluster *out);
 void afuShellRDMAClusterClose(afu_rdma_cluster c);
+/** Card numbers 0..n-1 of the cluster (absent cards included), and whether they are RTL cards. */
+int afuShellRDMAClusterCards(afu_rdma_cluster c);
+int afuShellRDMAClusterIsRTL(afu_rdma_cluster c);
 /** Copies host bytes into / out of a card's FPGA memory (set-up and checking). */
 int afuShellRDMAWriteMem(afu_rdma_cluster c, int card, uint64_t addr, const void *src, uint64_t n);
 int afuShellRDMAReadMem(afu_rdma_cluster c, int card, uint64_t addr, void *dst, uint64_t n);
@@ -50,6 +58,14 @@ int afuShellRDMAPutStridedAsync(afu_rdma_cluster c, int card, int dst_card, uint
 int afuShellRDMAWait(afu_rdma_cluster c, afu_rdma_handle handle, uint64_t max_cycles);
 /** Result without simulating: AFU_RDMA_PENDING while in flight. */
 int afuShellRDMATest(afu_rdma_cluster c, afu_rdma_handle handle);
+/** Advances the whole cluster by `cycles` cycles of its clock. */
+int afuShellRDMARun(afu_rdma_cluster c, uint64_t cycles);
+/** RTL cards: the state of every card's engine and every link (counters through the CSRs),
+ *  naming where the traffic of operation `handle` is stuck (any other value: none). The
+ *  text stays valid until the next call on `c`. afuShellRDMALastDump: the dump taken when
+ *  the last wait ended in TIMEOUT. */
+const char *afuShellRDMAClusterDump(afu_rdma_cluster c, afu_rdma_handle handle);
+const char *afuShellRDMALastDump(afu_rdma_cluster c);
 /** Simulated cycles so far, and the clock in MHz. */
 uint64_t afuShellRDMACycles(afu_rdma_cluster c);
 double afuShellRDMAClockMHz(afu_rdma_cluster c);

@@ -1,0 +1,71 @@
+// spgen.runtime._afushell.RtlCluster: a cluster of RTL cards (runtime/sim/cluster.hpp) with
+// the methods of the model's cluster (_spgen_rdma.Cluster), so spgen.runtime.rdma.Cluster
+// drives either through one API.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstdlib>
+
+#include "cluster.hpp"
+
+namespace py = pybind11;
+using spgsim::RtlCluster;
+
+void bind_rdma(py::module& m) {
+  py::class_<RtlCluster>(m, "RtlCluster")
+      .def(py::init([](const std::string& desc) {
+        spgsim::Params p;
+        if (const char* env = std::getenv("SPGEN_SIM_PARAMS")) {
+          std::string e = p.apply(env);
+          if (!e.empty()) throw std::runtime_error("SPGEN_SIM_PARAMS: " + e);
+        }
+        return new RtlCluster(spgsim::ClusterDesc::parse(desc), p);  // std::runtime_error: RuntimeError
+      }))
+      .def("put", [](RtlCluster& c, int card, int dst, uint64_t local, uint64_t remote, uint64_t len) {
+        RtlCluster::Op op;
+        op.card = card, op.peer = dst, op.local = local, op.remote = remote, op.len = len;
+        return c.issue(op);
+      })
+      .def("get", [](RtlCluster& c, int card, int src, uint64_t local, uint64_t remote, uint64_t len) {
+        RtlCluster::Op op;
+        op.card = card, op.peer = src, op.get = 1, op.local = local, op.remote = remote, op.len = len;
+        return c.issue(op);
+      })
+      .def("put_strided", [](RtlCluster& c, int card, int dst, uint64_t local, uint64_t remote, uint64_t block,
+                             uint64_t count, uint64_t ls, uint64_t rs) {
+        RtlCluster::Op op;
+        op.card = card, op.peer = dst, op.local = local, op.remote = remote, op.len = block * count;
+        op.block = block, op.count = count, op.lstride = ls, op.rstride = rs;
+        return c.issue(op);
+      })
+      .def("status", [](const RtlCluster& c, uint64_t h) {
+        const RtlCluster::Op& o = c.op(h);
+        int state = o.code == spgsim::RTL_PENDING ? 0 : o.code == 0 ? 1 : 2;
+        return py::make_tuple(state, o.code == spgsim::RTL_PENDING ? 0 : o.code, o.issued, o.done);
+      })
+      .def("wait", &RtlCluster::wait, py::call_guard<py::gil_scoped_release>())
+      .def("run", &RtlCluster::run, py::call_guard<py::gil_scoped_release>())
+      .def("dump", &RtlCluster::dump, py::arg("handle") = ~0ull)
+      .def_property_readonly("now", &RtlCluster::now)
+      .def_property_readonly("clock_mhz", &RtlCluster::clock_mhz)
+      .def_property_readonly("op_timeout", [](const RtlCluster& c) { return c.op_timeout_cycles() + 100000; })
+      .def_property_readonly("ncards", &RtlCluster::size)
+      .def_property_readonly("mem_bytes", &RtlCluster::mem_bytes)
+      .def("ns", [](const RtlCluster& c, double cycles) { return cycles * 1000.0 / c.clock_mhz(); })
+      .def("present", &RtlCluster::present)
+      .def("write", [](RtlCluster& c, int card, uint64_t addr, py::bytes b) {
+        std::string s = b;
+        if (!c.mem(card, addr, &s[0], s.size(), true)) throw std::out_of_range("no such card or range");
+      })
+      .def("read", [](RtlCluster& c, int card, uint64_t addr, uint64_t n) {
+        std::string s(n, '\0');
+        if (!c.mem(card, addr, &s[0], n, false)) throw std::out_of_range("no such card or range");
+        return py::bytes(s);
+      })
+      .def("events", [](RtlCluster& c, int card) {
+        py::list out;
+        for (auto& e : c.events(card)) out.append(py::make_tuple(e.kind, e.peer, e.addr, e.len, e.cycle));
+        return out;
+      })
+      .def("stats", &RtlCluster::stats);
+}

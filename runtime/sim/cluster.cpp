@@ -1,0 +1,479 @@
+// A cluster of simulated cards on one cluster clock: cables, fault model, the host-side
+// RDMA driver (CSRs only), state dump.
+#include "cluster.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+#include "afushell_csr.h"
+
+namespace spgsim {
+
+namespace {
+uint64_t info_value(const std::string& info, const std::string& key, uint64_t dflt) {
+    std::istringstream in(info);
+    std::string line;
+    while (std::getline(in, line))
+        if (line.compare(0, key.size() + 1, key + "=") == 0) return std::stoull(line.substr(key.size() + 1));
+    return dflt;
+}
+constexpr uint64_t kValid = 1ull << 40, kEvtValid = 1ull << 16, kPending = 1u << 4;
+constexpr int kNoRoute = 15;
+}  // namespace
+
+ClusterDesc ClusterDesc::parse(const std::string& text) {
+    ClusterDesc d;
+    std::istringstream in(text);
+    std::string line;
+    int ln = 0;
+    auto need = [&](bool ok, const std::string& what) {
+        if (!ok) throw std::runtime_error("cluster description line " + std::to_string(ln) + ": " + what);
+    };
+    while (std::getline(in, line)) {
+        ++ln;
+        std::istringstream ls(line);
+        std::string key;
+        if (!(ls >> key) || key[0] == '#') continue;
+        if (key == "cards") {
+            need(bool(ls >> d.cards) && d.cards >= 1 && d.cards <= 64, "cards must be 1..64");
+            d.absent.assign(size_t(d.cards), 0);
+            d.route.assign(size_t(d.cards), std::vector<int>(size_t(d.cards), -2));
+            for (int c = 0; c < d.cards; ++c) d.route[size_t(c)][size_t(c)] = -1;
+        } else if (key == "ports") {
+            need(bool(ls >> d.ports) && d.ports >= 0, "bad ports");
+        } else if (key == "seed") {
+            need(bool(ls >> d.seed), "bad seed");
+        } else if (key == "cardlib") {
+            std::getline(ls >> std::ws, d.cardlib);
+        } else if (key == "param") {
+            std::string k;
+            double v;
+            need(bool(ls >> k >> v), "bad param");
+            d.params[k] = v;
+        } else if (key == "link") {
+            Link l;
+            int dl = 0;
+            need(bool(ls >> l.a >> l.pa >> l.b >> l.pb >> l.gbps >> l.latency_ns >> l.dim >> dl), "bad link");
+            need(l.a >= 0 && l.a < d.cards && l.b >= 0 && l.b < d.cards, "link names a card outside the cluster");
+            l.dateline = dl != 0;
+            d.links.push_back(l);
+            d.faults.resize(2 * d.links.size());
+        } else if (key == "fault" || key == "down") {
+            size_t ch;
+            need(bool(ls >> ch) && ch < d.faults.size(), "fault on an unknown channel");
+            Fault& f = d.faults[ch];
+            if (key == "fault") need(bool(ls >> f.ber >> f.per >> f.drop), "bad fault");
+            else {
+                double a, b;
+                need(bool(ls >> a >> b), "bad down interval");
+                f.down.push_back({a, b});
+            }
+        } else if (key == "absent") {
+            int c;
+            need(bool(ls >> c) && c >= 0 && c < d.cards, "absent card outside the cluster");
+            d.absent[size_t(c)] = 1;
+        } else if (key == "route") {
+            int c, t, p;
+            need(bool(ls >> c >> t >> p) && c >= 0 && c < d.cards && t >= 0 && t < d.cards, "bad route");
+            d.route[size_t(c)][size_t(t)] = p;
+        } else {
+            need(false, "unknown key '" + key + "'");
+        }
+    }
+    if (d.cards == 0) throw std::runtime_error("cluster description: no 'cards' line");
+    return d;
+}
+
+// The host side of one card: a driver thread's work, reduced to a state machine that the
+// cluster clock advances. It only writes and reads the card's RDMA CSRs.
+struct RtlCluster::Driver {
+    enum State { SETUP, IDLE, STATUS, OP_ID, DONE_INFO, EVT_INFO, EVT_ADDR, EVT_LEN } st = SETUP;
+    std::deque<uint64_t> queue;        // handles not yet started
+    uint64_t rd = 0, cur = 0, irq_seen = 0;
+    int inflight = 0, max_ops = 1, local_port = 0;
+    std::map<uint32_t, uint64_t> by_id;  // engine op id -> handle
+    std::map<uint32_t, int> early;       // completions read before their id
+    Event evt{};
+    std::vector<Event> events;
+};
+
+RtlCluster::RtlCluster(const ClusterDesc& d, const Params& card_params, const std::vector<char>& local)
+    : d_(d), prm_(card_params), n_(d.cards) {
+    std::string err;
+    auto lib = CardLib::load(d.cardlib, &err);
+    if (!lib) throw std::runtime_error(err);
+    const uint64_t links = info_value(lib->info, "links", 0);
+    if (int(links) < d.ports)
+        throw std::runtime_error(d.cardlib + ": the card has " + std::to_string(links) +
+                                 " link ports, the cluster needs " + std::to_string(d.ports) +
+                                 " (spgen build --links " + std::to_string(std::max(d.ports, 1)) + ")");
+    units_ = int(info_value(lib->info, "link_bits", 32) / 32);
+    op_timeout_ = info_value(lib->info, "rdma_op_timeout", 2000000);
+    for (const auto& l : d.links)
+        for (int p : {l.pa, l.pb})
+            if (p < 0 || p >= d.ports) throw std::runtime_error("cluster: a link uses port " + std::to_string(p) +
+                                                                "; the cards have " + std::to_string(d.ports));
+    cards_.resize(size_t(n_));
+    drv_.resize(size_t(n_));
+    for (int c = 0; c < n_; ++c) {
+        if (d.absent[size_t(c)] || (!local.empty() && !local[size_t(c)])) continue;
+        cards_[size_t(c)] = std::make_unique<Card>(lib, prm_, false);
+        drv_[size_t(c)] = std::make_unique<Driver>();
+        drv_[size_t(c)]->local_port = int(links);
+    }
+    ch_.resize(2 * d.links.size());
+    for (size_t i = 0; i < d.links.size(); ++i) {
+        const auto& l = d.links[i];
+        for (int dir = 0; dir < 2; ++dir) {
+            Channel& ch = ch_[2 * i + size_t(dir)];
+            int from = dir ? l.b : l.a, fp = dir ? l.pb : l.pa, to = dir ? l.a : l.b, tp = dir ? l.pa : l.pb;
+            ch.to_card = to, ch.to_port = tp, ch.link = int(i);
+            ch.latency = std::max<uint64_t>(1, uint64_t(std::llround(prm_.cycles(l.latency_ns))));
+            ch.fault = d.faults[2 * i + size_t(dir)];
+            ch.rng.seed(d.seed * 0x9E3779B97F4A7C15ull + 2 * i + size_t(dir));
+            if (out_ch_.count({from, fp}) || in_ch_.count({to, tp}))
+                throw std::runtime_error("cluster: port " + std::to_string(fp) + " of card " + std::to_string(from) +
+                                         " or port " + std::to_string(tp) + " of card " + std::to_string(to) +
+                                         " carries two links");
+            out_ch_[{from, fp}] = int(2 * i) + dir;
+            in_ch_[{to, tp}] = int(2 * i) + dir;
+        }
+    }
+    // Set-up through the CSRs, as a driver does at start: card id, port topology, routes.
+    for (int c = 0; c < n_; ++c) {
+        if (!present(c)) continue;
+        Card& k = *cards_[size_t(c)];
+        k.mmio_write(AFUSHELL_RDMA_CARD_ID, uint64_t(c));
+        uint64_t dims = 0xFFFF, datelines = 0;
+        for (size_t i = 0; i < d.links.size(); ++i) {
+            const auto& l = d.links[i];
+            for (int dir = 0; dir < 2; ++dir) {
+                if ((dir ? l.b : l.a) != c) continue;
+                int p = dir ? l.pb : l.pa;
+                uint64_t dim = l.dim >= 0 && l.dim < 3 ? uint64_t(l.dim) : 3;
+                dims = (dims & ~(3ull << (2 * p))) | dim << (2 * p);
+                // a packet changes VC when it leaves over the wrap-around link (either direction)
+                if (l.dateline) datelines |= 1ull << p;
+            }
+        }
+        k.mmio_write(AFUSHELL_RDMA_PORT_CFG, dims | datelines << 16);
+        for (int t = 0; t < 64; ++t) {
+            int port = kNoRoute;
+            if (t < n_) {
+                int r = d.route[size_t(c)][size_t(t)];
+                port = r == -1 ? int(links) : r >= 0 ? r : kNoRoute;
+            }
+            k.mmio_write(AFUSHELL_RDMA_ROUTE(t), uint64_t(port));
+        }
+        drv_[size_t(c)]->rd = k.post_read(AFUSHELL_RDMA_INFO);  // the driver's SETUP state takes it
+    }
+    if (local.empty())
+        while (!ready()) step();
+}
+
+bool RtlCluster::ready() const {
+    for (int c = 0; c < n_; ++c)
+        if (present(c) && drv_[size_t(c)]->st == Driver::SETUP) return false;
+    return true;
+}
+
+uint64_t RtlCluster::min_latency() const {
+    uint64_t l = ~0ull;
+    for (const Channel& ch : ch_) l = std::min(l, ch.latency);
+    return ch_.empty() ? 1 : l;
+}
+
+void RtlCluster::take_outgoing(std::vector<Word>& out) {
+    for (size_t i = 0; i < ch_.size(); ++i) {
+        Channel& ch = ch_[i];
+        if (present(ch.to_card)) continue;
+        for (auto& e : ch.q) out.push_back(Word{uint32_t(i), e.first, e.second});
+        ch.q.clear();
+    }
+}
+
+void RtlCluster::put_incoming(const Word& w) { ch_.at(w.ch).q.push_back({w.at, w.w}); }
+
+RtlCluster::~RtlCluster() = default;
+
+bool RtlCluster::mem(int c, uint64_t addr, void* buf, uint64_t n, bool write) {
+    return present(c) && cards_[size_t(c)]->mem_access(addr, buf, n, write);
+}
+
+uint64_t RtlCluster::csr_read(int c, uint32_t addr) {
+    Card& k = *cards_[size_t(c)];
+    uint64_t id = k.post_read(addr), v = 0;
+    while (!k.read_result(id, &v)) step();
+    return v;
+}
+
+uint64_t RtlCluster::issue(const Op& o) {
+    Op op = o;
+    op.issued = cyc_;
+    op.code = RTL_PENDING;
+    if (!present(op.card)) op.code = RTL_BAD_CARD;
+    ops_.push_back(op);
+    const uint64_t h = ops_.size() - 1;
+    if (op.code == RTL_PENDING) drv_[size_t(op.card)]->queue.push_back(h);
+    return h;
+}
+
+bool RtlCluster::wait(uint64_t h, uint64_t max_cycles) {
+    for (uint64_t i = 0; ops_.at(size_t(h)).code == RTL_PENDING && i < max_cycles; ++i) step();
+    return ops_[size_t(h)].code != RTL_PENDING;
+}
+
+const std::vector<RtlCluster::Event>& RtlCluster::events(int c) const {
+    static const std::vector<Event> none;
+    return present(c) ? drv_[size_t(c)]->events : none;
+}
+
+void RtlCluster::complete(int c, uint32_t id, int code) {
+    Driver& dv = *drv_[size_t(c)];
+    auto it = dv.by_id.find(id);
+    if (it == dv.by_id.end()) {
+        dv.early[id] = code;
+        return;
+    }
+    Op& op = ops_[size_t(it->second)];
+    op.code = code;
+    op.done = cyc_;
+    dv.by_id.erase(it);
+    --dv.inflight;
+}
+
+// One step of card c's driver: look at a read result, or start the next CSR access.
+void RtlCluster::drive(int c) {
+    Driver& dv = *drv_[size_t(c)];
+    Card& k = *cards_[size_t(c)];
+    uint64_t v = 0;
+    if (dv.st != Driver::IDLE && !k.read_result(dv.rd, &v)) return;
+    auto read = [&](uint32_t addr, Driver::State next) { dv.rd = k.post_read(addr), dv.st = next; };
+    switch (dv.st) {
+        case Driver::SETUP:
+            if (((v >> 16) & 0xFF) == 0 || (v & 0xFF) < uint64_t(d_.ports))
+                throw std::runtime_error("card " + std::to_string(c) + ": RDMA_INFO 0x" + std::to_string(v) +
+                                         " -- no RDMA block with enough ports answers");
+            dv.max_ops = std::max(1, int((v >> 24) & 0xFF));
+            dv.st = Driver::IDLE;
+            break;
+        case Driver::STATUS:
+            if (v & kPending) return read(AFUSHELL_RDMA_STATUS, Driver::STATUS);
+            return read(AFUSHELL_RDMA_OP_ID, Driver::OP_ID);
+        case Driver::OP_ID: {
+            const uint32_t id = uint32_t(v);
+            dv.by_id[id] = dv.cur;
+            ++dv.inflight;
+            auto e = dv.early.find(id);
+            if (e != dv.early.end()) {
+                complete(c, id, e->second);
+                dv.early.erase(e);
+            }
+            dv.st = Driver::IDLE;
+            break;
+        }
+        case Driver::DONE_INFO:
+            if (v & kValid) {
+                k.mmio_write(AFUSHELL_RDMA_DONE_POP, 1);
+                complete(c, uint32_t(v), int((v >> 32) & 0xFF));
+                return read(AFUSHELL_RDMA_DONE_INFO, Driver::DONE_INFO);
+            }
+            return read(AFUSHELL_RDMA_EVT_INFO, Driver::EVT_INFO);
+        case Driver::EVT_INFO:
+            if (!(v & kEvtValid)) {
+                dv.st = Driver::IDLE;
+                break;
+            }
+            dv.evt = Event{int(v & 0xF), int((v >> 4) & 0x3F), 0, 0, 0};
+            return read(AFUSHELL_RDMA_EVT_ADDR, Driver::EVT_ADDR);
+        case Driver::EVT_ADDR:
+            dv.evt.addr = v;
+            return read(AFUSHELL_RDMA_EVT_LEN, Driver::EVT_LEN);
+        case Driver::EVT_LEN:
+            dv.evt.len = v;
+            dv.evt.cycle = cyc_;
+            dv.events.push_back(dv.evt);
+            k.mmio_write(AFUSHELL_RDMA_EVT_POP, 1);
+            return read(AFUSHELL_RDMA_EVT_INFO, Driver::EVT_INFO);
+        case Driver::IDLE:
+            break;
+    }
+    // Idle: an interrupt first (clear, then drain, so no completion slips between), else
+    // start the next queued operation while the engine has a free slot.
+    if (k.irq_count(2) != dv.irq_seen) {
+        dv.irq_seen = k.irq_count(2);
+        k.mmio_write(AFUSHELL_RDMA_IRQ_STATUS, 3);
+        return read(AFUSHELL_RDMA_DONE_INFO, Driver::DONE_INFO);
+    }
+    if (dv.queue.empty() || dv.inflight >= dv.max_ops) return;
+    dv.cur = dv.queue.front();
+    dv.queue.pop_front();
+    Op& op = ops_[size_t(dv.cur)];
+    k.mmio_write(AFUSHELL_RDMA_LOCAL, op.local);
+    k.mmio_write(AFUSHELL_RDMA_REMOTE, op.remote);
+    k.mmio_write(AFUSHELL_RDMA_LEN, op.len);
+    k.mmio_write(AFUSHELL_RDMA_BLOCK, op.block | op.count << 32);
+    k.mmio_write(AFUSHELL_RDMA_STRIDES, op.lstride | op.rstride << 32);
+    k.mmio_write(AFUSHELL_RDMA_CMD, uint64_t(op.peer & 0x3F) | uint64_t(op.get) << 8 | 1ull << 31);
+    op.started = k.host_cycle() + uint64_t(prm_.cycles(prm_.mmio_write_latency_ns));
+    read(AFUSHELL_RDMA_STATUS, Driver::STATUS);
+}
+
+void RtlCluster::step() {
+    const uint64_t c0 = cyc_;
+    // link inputs of this cycle
+    for (int c = 0; c < n_; ++c) {
+        if (!present(c)) continue;
+        spg_afu_pins& pins = cards_[size_t(c)]->pins();
+        pins.link_in_valid = pins.link_in_last = 0;
+        for (int p = 0; p < d_.ports; ++p) {
+            auto it = in_ch_.find({c, p});
+            if (it == in_ch_.end()) continue;
+            Channel& ch = ch_[size_t(it->second)];
+            if (ch.q.empty() || ch.q.front().first > c0) continue;
+            const auto& w = ch.q.front().second;
+            pins.link_in_valid |= uint8_t(1u << p);
+            if (w[SPG_LINK_WORDS]) pins.link_in_last |= uint8_t(1u << p);
+            std::copy(w.begin(), w.begin() + units_, pins.link_in_data[p]);
+            ++ch.delivered_words;
+            ch.last_delivered = c0;
+            ch.q.pop_front();
+        }
+    }
+    for (int c = 0; c < n_; ++c)
+        if (present(c)) cards_[size_t(c)]->step();
+    // link outputs of this cycle onto the cables, with the channel's faults decided per packet
+    for (int c = 0; c < n_; ++c) {
+        if (!present(c)) continue;
+        const spg_afu_pins& pins = cards_[size_t(c)]->pins();
+        if (!pins.link_out_valid) continue;
+        for (int p = 0; p < d_.ports; ++p) {
+            if (!((pins.link_out_valid >> p) & 1)) continue;
+            auto it = out_ch_.find({c, p});
+            if (it == out_ch_.end()) continue;  // an unconnected port: its words are lost
+            Channel& ch = ch_[size_t(it->second)];
+            std::uniform_real_distribution<double> u(0, 1);
+            if (!ch.in_pkt) {
+                ch.in_pkt = true, ch.widx = 0, ++ch.packets;
+                const double ns = double(c0) * 1000.0 / prm_.clock_mhz;
+                bool down = false;
+                for (const auto& iv : ch.fault.down) down = down || (ns >= iv.first && ns < iv.second);
+                ch.drop = down || (ch.fault.drop > 0 && u(ch.rng) < ch.fault.drop);
+                ch.flip_word = -1;
+                if (!ch.drop && ((ch.fault.per > 0 && u(ch.rng) < ch.fault.per) ||
+                                 (ch.fault.ber > 0 && u(ch.rng) < 1.0 - std::pow(1.0 - ch.fault.ber, 32.0 * 19 * units_)))) {
+                    ch.flip_word = int(ch.rng() % 3), ch.flip_bit = int(ch.rng() % uint64_t(32 * units_));
+                    ++ch.corrupted;
+                }
+                ch.dropped += ch.drop;
+            }
+            std::array<uint32_t, SPG_LINK_WORDS + 1> w{};
+            std::copy(pins.link_out_data[p], pins.link_out_data[p] + units_, w.begin());
+            const bool last = (pins.link_out_last >> p) & 1;
+            w[SPG_LINK_WORDS] = last;
+            if (ch.widx++ == ch.flip_word) w[size_t(ch.flip_bit / 32)] ^= 1u << (ch.flip_bit % 32);
+            if (!ch.drop) ch.q.push_back({c0 + ch.latency, w});
+            ch.last_sent = c0;
+            if (last) ch.in_pkt = false;
+        }
+    }
+    ++cyc_;
+    for (int c = 0; c < n_; ++c)
+        if (present(c)) drive(c);
+}
+
+std::vector<int> RtlCluster::path(int from, int to) const {
+    std::vector<int> out;
+    for (int c = from, hops = 0; c != to && hops < n_; ++hops) {
+        int p = d_.route[size_t(c)][size_t(to)];
+        auto it = out_ch_.find({c, p});
+        if (p < 0 || it == out_ch_.end()) break;
+        out.push_back(it->second);
+        c = ch_[size_t(it->second)].to_card;
+    }
+    return out;
+}
+
+std::map<std::string, uint64_t> RtlCluster::stats() {
+    std::map<std::string, uint64_t> s{{"cycles", cyc_}, {"packets", 0}, {"dropped", 0}, {"corrupted", 0}};
+    for (const Channel& ch : ch_) {
+        s["packets"] += ch.packets;
+        s["dropped"] += ch.dropped;
+        s["corrupted"] += ch.corrupted;
+    }
+    return s;
+}
+
+std::string RtlCluster::dump(uint64_t h) {
+    std::ostringstream o;
+    const uint64_t at = cyc_;
+    for (int c = 0; c < n_; ++c) {
+        if (!present(c)) {
+            o << "  card " << c << ": absent\n";
+            continue;
+        }
+        const uint64_t st = csr_read(c, AFUSHELL_RDMA_STATUS), rp = csr_read(c, AFUSHELL_RDMA_REPLAYS);
+        o << "  card " << c << ": engine " << ((st & 1) ? "busy" : "idle") << ", " << drv_[size_t(c)]->inflight
+          << " op(s) in flight, " << drv_[size_t(c)]->queue.size() << " queued, ops done " << (st >> 32)
+          << ", last code " << ((st >> 8) & 0xFF) << ((st & 8) ? ", LINK BUFFER OVERFLOW" : "") << ", replays";
+        for (int p = 0; p < d_.ports; ++p) o << " p" << p << "=" << ((rp >> (16 * p)) & 0xFFFF);
+        o << "\n";
+    }
+    auto chname = [&](int i) {
+        const Channel& ch = ch_[size_t(i)];
+        const auto& l = d_.links[size_t(ch.link)];
+        const bool ba = i % 2;
+        return "link " + std::to_string(ch.link) + " card " + std::to_string(ba ? l.b : l.a) + " port " +
+               std::to_string(ba ? l.pb : l.pa) + " -> card " + std::to_string(ch.to_card) + " port " +
+               std::to_string(ch.to_port);
+    };
+    const double ns = double(cyc_) * 1000.0 / prm_.clock_mhz;
+    auto is_down = [&](const Channel& ch) {
+        for (const auto& iv : ch.fault.down)
+            if (ns >= iv.first && ns < iv.second) return true;
+        return false;
+    };
+    o.str("cluster state at cycle " + std::to_string(at) + " (CSRs read until " + std::to_string(cyc_) + "):\n" +
+          o.str());
+    o.seekp(0, std::ios_base::end);
+    for (size_t i = 0; i < ch_.size(); ++i) {
+        const Channel& ch = ch_[i];
+        if (!ch.packets) continue;
+        o << "  " << chname(int(i)) << ": " << ch.packets << " packets, " << ch.dropped << " dropped, " << ch.corrupted
+          << " corrupted, last sent @" << ch.last_sent << ", last delivered @" << ch.last_delivered
+          << (is_down(ch) ? ", DOWN now" : "") << "\n";
+    }
+    if (h < ops_.size()) {
+        const Op& op = ops_[size_t(h)];
+        o << "  operation " << h << " (card " << op.card << (op.get ? " get from " : " put to ") << "card " << op.peer
+          << ", " << op.len << " B, started @" << op.started << "): ";
+        if (d_.route[size_t(op.card)][size_t(op.peer)] == -2) {
+            o << "no route from card " << op.card << " to card " << op.peer << "\n";
+        } else {
+            // the first channel on the way (there, and back for the answer) that lost
+            // everything it sent since the operation started is where traffic is stuck
+            std::vector<int> way = path(op.card, op.peer), back = path(op.peer, op.card);
+            way.insert(way.end(), back.begin(), back.end());
+            int stuck = -1;
+            for (int i : way) {
+                const Channel& ch = ch_[size_t(i)];
+                if (is_down(ch) || (ch.last_sent > op.started && ch.last_delivered < op.started)) {
+                    stuck = i;
+                    break;
+                }
+            }
+            if (stuck >= 0)
+                o << "stuck at " << chname(stuck) << (is_down(ch_[size_t(stuck)]) ? " (down)" : " (nothing delivered)")
+                  << "\n";
+            else if (way.size() > size_t(2 * n_))
+                o << "the route loops\n";
+            else
+                o << "every channel on its route delivers; the target's engine or memory holds it\n";
+        }
+    }
+    return o.str();
+}
+
+}  // namespace spgsim

@@ -1,0 +1,123 @@
+// A cluster of complete simulated cards (each a card library built with `spgen build
+// --links N`: shell, cores, DDR and PCIe models, RDMA block) whose serial-link ports are
+// joined by cables with latency and faults, advanced cycle by cycle by one cluster clock,
+// so every run is repeatable. The host side drives each card's RDMA block through its
+// CSRs only (MMIO writes and reads with the card's modelled costs, completion
+// interrupts), as a driver on a real card would.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "card.hpp"
+
+namespace spgsim {
+
+/// The resolved cluster description (docs/rdma.md): the text form spgen.runtime.rdma.resolve
+/// and afuShellRDMAClusterOpenFile produce from a cluster file.
+struct ClusterDesc {
+    struct Link { int a = 0, pa = 0, b = 0, pb = 0, dim = -1; double gbps = 40, latency_ns = 200; bool dateline = false; };
+    struct Fault { double ber = 0, per = 0, drop = 0; std::vector<std::pair<double, double>> down; };
+    int cards = 0, ports = 0;
+    uint64_t seed = 1;
+    std::string cardlib;                  // empty: the C++ model, not RTL cards
+    std::vector<Link> links;
+    std::vector<Fault> faults;            // per channel: 2 i = link i a -> b, 2 i + 1 = b -> a
+    std::vector<char> absent;
+    std::vector<std::vector<int>> route;  // [card][dst]: port, -1 itself, -2 none
+    std::map<std::string, double> params;
+    static ClusterDesc parse(const std::string& text);  // throws std::runtime_error
+};
+
+/// Status codes as RDMA_STATUS.CODE (and afushell/rdma.h).
+enum { RTL_OK = 0, RTL_NO_ROUTE = 1, RTL_REMOTE_RANGE = 2, RTL_TIMEOUT = 3, RTL_LOCAL_RANGE = 4,
+       RTL_ALIGN = 5, RTL_BAD_CARD = 6, RTL_PENDING = 100 };
+
+class RtlCluster {
+public:
+    struct Op {
+        int card = 0, peer = 0, get = 0, code = RTL_PENDING;
+        uint64_t local = 0, remote = 0, len = 0, block = 0, count = 0, lstride = 0, rstride = 0;
+        uint64_t issued = 0, started = 0, done = 0;  // host call, CMD write reaching the card, completion seen
+    };
+    struct Event { int kind, peer; uint64_t addr, len, cycle; };
+    struct Channel {  // one direction of a cable, by its sending (card, port)
+        int to_card = -1, to_port = -1, link = -1;
+        uint64_t latency = 0;
+        std::deque<std::pair<uint64_t, std::array<uint32_t, SPG_LINK_WORDS + 1>>> q;  // (arrival, units + last)
+        bool in_pkt = false, drop = false;
+        int flip_word = -1, flip_bit = 0, widx = 0;
+        uint64_t packets = 0, dropped = 0, corrupted = 0, delivered_words = 0, last_sent = 0, last_delivered = 0;
+        ClusterDesc::Fault fault;
+        std::mt19937_64 rng;
+    };
+
+    /// `local`: the cards this process simulates (MPI ranks, each a block of cards; empty:
+    /// all). With all cards local the constructor also runs the set-up to its end; else
+    /// the caller steps until ready() everywhere.
+    RtlCluster(const ClusterDesc& d, const Params& card_params, const std::vector<char>& local = {});
+    ~RtlCluster();
+    int size() const { return n_; }
+    /// Card c is simulated here (and not absent).
+    bool present(int c) const { return c >= 0 && c < n_ && cards_[size_t(c)] != nullptr; }
+    /// Every local card's driver has finished the set-up (card id, ports, routes, INFO).
+    bool ready() const;
+    /// The shortest cable latency in cycles: the look-ahead of a split over processes.
+    uint64_t min_latency() const;
+    /// Words on cables whose receiving card is simulated elsewhere: taken out here
+    /// (channel, arrival cycle, units + last) to be shipped; put_incoming() adds them
+    /// on the receiving side. Arrival is at least min_latency() after sending.
+    struct Word { uint32_t ch; uint64_t at; std::array<uint32_t, SPG_LINK_WORDS + 1> w; };
+    void take_outgoing(std::vector<Word>& out);
+    void put_incoming(const Word& w);
+    int units() const { return units_; }
+    int channel_to(int ch) const { return ch_[size_t(ch)].to_card; }
+    const std::vector<Channel>& channels() const { return ch_; }
+    uint64_t now() const { return cyc_; }
+    double clock_mhz() const { return prm_.clock_mhz; }
+    uint64_t mem_bytes() const { return 2ull << 32; }
+    bool mem(int c, uint64_t addr, void* buf, uint64_t n, bool write);
+
+    /// Queue an operation on card c's driver; returns its handle (a code at once in
+    /// op(h).code when the host-side checks refuse it).
+    uint64_t issue(const Op& op);
+    const Op& op(uint64_t h) const { return ops_.at(size_t(h)); }
+    /// Steps until the operation ends or max_cycles pass; true when it ended.
+    bool wait(uint64_t h, uint64_t max_cycles);
+    void step();
+    void run(uint64_t cycles) { for (uint64_t i = 0; i < cycles; ++i) step(); }
+    /// Target events (an operation of another card completed on this card's memory) so far.
+    const std::vector<Event>& events(int c) const;
+    /// Counters: per channel and totals (packets, dropped, corrupted, replays).
+    std::map<std::string, uint64_t> stats();
+    /// Every card's RDMA CSRs and every channel's state, naming where an operation's
+    /// traffic is stuck (handle given) -- what a timeout prints.
+    std::string dump(uint64_t h = ~0ull);
+    /// A CSR of card c read through MMIO (steps the cluster until the answer arrives).
+    uint64_t csr_read(int c, uint32_t addr);
+    uint64_t op_timeout_cycles() const { return op_timeout_; }
+
+private:
+    struct Driver;
+    void drive(int c);
+    void complete(int c, uint32_t id, int code);
+    std::vector<int> path(int from, int to) const;  // channel indices along the route
+
+    ClusterDesc d_;
+    Params prm_;
+    int n_ = 0, units_ = 1;
+    uint64_t cyc_ = 0, op_timeout_ = 0;
+    std::vector<std::unique_ptr<Card>> cards_;
+    std::vector<std::unique_ptr<Driver>> drv_;
+    std::vector<Channel> ch_;                   // 2 per link
+    std::map<std::pair<int, int>, int> out_ch_;  // (card, port) -> channel it sends on
+    std::map<std::pair<int, int>, int> in_ch_;   // (card, port) -> channel it receives from
+    std::vector<Op> ops_;
+};
+
+}  // namespace spgsim

@@ -1,0 +1,153 @@
+"""A cluster of RTL cards: `spgen build --links N` cards (shell + RDMA block, each with its own
+DDR and PCIe models) on one cluster clock, driven through their CSRs from C and Python."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from spgen import SpgenError
+from spgen.cli import main
+from spgen.runtime import rdma
+from spgen.runtime._build import build_runtime
+
+pytestmark = pytest.mark.xdist_group("rdma_cluster")
+HERE = Path(__file__).parent
+ROOT = HERE.parents[1]
+
+
+@pytest.fixture(scope="module")
+def link_card(tmp_path_factory) -> Path:
+    """A loop-back card with 4 link ports; operations time out after 100,000 cycles (0.5 ms)."""
+    out = tmp_path_factory.mktemp("cards") / "link4"
+    assert main(["build", "--loopback", "--links", "4", "--op-timeout", "100000", "-o", str(out)]) == 0
+    return out
+
+
+@pytest.fixture(scope="module")
+def check_program(tmp_path_factory) -> Path:
+    """tests/rdma/rdma_cluster_check.c compiled and linked against the runtime library only."""
+    rt = build_runtime()
+    exe = tmp_path_factory.mktemp("prog") / "rdma_cluster_check"
+    subprocess.run(["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-O2", str(HERE / "rdma_cluster_check.c"),
+                    f"-I{ROOT / 'runtime' / 'rdma' / 'include'}", f"-L{rt}", "-lafushell", f"-Wl,-rpath,{rt}",
+                    "-o", str(exe)], check=True)
+    return exe
+
+
+def _file(tmp_path: Path, spec: dict) -> Path:
+    p = tmp_path / "cluster.json"
+    p.write_text(json.dumps(spec))
+    return p
+
+
+def test_build_with_links_hardware_project(tmp_path, capsys) -> None:
+    """The hardware project of a card with links: the RDMA RTL in every file list, afu_rdma_top
+    as the top, the links exported; without --links nothing of it."""
+    out = tmp_path / "b"
+    assert main(["build", "--loopback", "--links", "2", "--link-gbps", "100", "--no-sim", "-o", str(out)]) == 0
+    afu = json.loads((out / "hw" / "afu.json").read_text())["spgen"]
+    assert (afu["top"], afu["links"], afu["link-gbps"]) == ("afu_rdma_top", 2, 100)
+    files = (out / "afu_files.txt").read_text()
+    assert "rtl/shell/rdma/rdma_engine.v" in files and "rtl/shell/rdma/afu/afu_rdma_top.v" in files
+    assert "../rtl/shell/rdma/rdma_router.v" in (out / "hw" / "filelist.txt").read_text()
+    tcl = (out / "hw" / "afu_top_hw.tcl").read_text()
+    assert "TOP_LEVEL afu_rdma_top" in tcl and "add_interface_port links link_out_data out_data Output 64" in tcl
+    assert "EXPORT_OF afu.links" in (out / "hw" / "afu_system.tcl").read_text()
+    plain = tmp_path / "p"
+    assert main(["build", "--loopback", "--no-sim", "-o", str(plain)]) == 0
+    assert "rdma" not in (plain / "afu_files.txt").read_text()
+    assert main(["build", "--loopback", "--links", "5", "--no-sim", "-o", str(tmp_path / "x")]) != 0
+    assert "--links 5: must be 1..4" in capsys.readouterr().err
+
+
+def test_c_program_torus_all_pairs_under_faults(link_card, check_program, tmp_path) -> None:
+    """Through the C API on an 8-card 2-D torus of RTL cards, with a 1e-4 packet error rate on
+    every link plus drops and link-down intervals: puts, gets and block-stride puts between
+    every ordered pair, all at once, two rounds -- every byte right, nothing misplaced; then
+    NO_ROUTE, REMOTE_RANGE, BAD_CARD, ALIGN at the initiator. Runs repeat to the cycle."""
+    spec = {"topology": "torus", "dims": [2, 4], "card": str(link_card), "seed": 5,
+            "faults": {"per": 1e-4, "drop": 2e-3},
+            "link_faults": [{"link": 3, "down": [[5000, 60000]]}, {"link": 9, "down": [[30000, 90000]]}]}
+    path = _file(tmp_path, spec)
+    runs = [subprocess.run([str(check_program), str(path), "11", "2"], capture_output=True, text=True, timeout=600)
+            for _ in range(2)]
+    for r in runs:
+        assert r.returncode == 0, r.stderr[-3000:]
+        assert r.stdout.startswith("ok 8 cards, 2 rounds") and "RTL cards" in r.stdout
+    assert runs[0].stdout == runs[1].stdout  # same cycles
+
+
+def test_python_same_api_rtl_and_model(link_card) -> None:
+    """spgen.runtime.rdma.cluster opens RTL cards or the model from the same kind of file, with
+    one API: the same operations give the same bytes and the same target events."""
+    base = {"topology": "ring", "cards": 3, "seed": 2, "faults": {"per": 1e-3}}
+    rtl, model = rdma.cluster(dict(base, card=str(link_card))), rdma.cluster(base)
+    assert rtl.rtl and not model.rtl and len(rtl) == len(model) == 3
+    data = bytes(range(256)) * 40
+    for cl in (rtl, model):
+        cl[0].write(0x1000, data)
+        assert cl[0].put(2, 0x1000, 0x20000, len(data)) > 0
+        t = cl[1].get_async(2, 0x40000, 0x20000, 4096)
+        assert t.wait() > 0
+        assert cl[0].put_strided(1, 0x1000, 0x8000, 12, 20, 64, 100) > 0
+    for c in range(3):
+        assert rtl[c].read(0, 0x50000) == model[c].read(0, 0x50000)
+    strip = lambda ev: [e[:4] for e in ev]  # noqa: E731 -- cycles differ: other latencies
+    assert strip(rtl[2].events()) == strip(model[2].events()) == [(1, 0, 0x20000, len(data)), (4, 1, 0x20000, 4096)]
+    with pytest.raises(rdma.RDMAError, match="REMOTE_RANGE"):
+        rtl[0].put(1, 0x1000, (8 << 30) - 16, 64)
+    with pytest.raises(SpgenError, match="no card 9"):
+        rtl[9]
+
+
+def test_dead_link_times_out_with_dump_naming_it(link_card) -> None:
+    """A link held down past every retry: the put ends in TIMEOUT within the engine's bound and
+    the error carries a dump of every card and link that names the stuck link."""
+    spec = {"topology": "mesh", "dims": [3], "card": str(link_card),
+            "link_faults": [{"link": 1, "down": [[0, 1e12]]}]}
+    cl = rdma.cluster(spec)
+    cl[1].write(0, b"\x07" * 64)
+    t = cl[1].put_async(2, 0, 0, 64)
+    with pytest.raises(rdma.RDMAError, match="TIMEOUT") as e:
+        t.wait()
+    assert "stuck at link 1 card 1 port 0 -> card 2 port 1 (down)" in str(e.value)
+    assert "card 1: engine" in str(e.value)
+    assert cl.now < 100000 + 100000  # the engine's timeout plus the driver's reads
+    cl[1].put(0, 0, 0x100, 64)  # the other link still works
+    assert cl[0].read(0x100, 64) == b"\x07" * 64
+
+
+def test_rtl_cluster_refuses_cards_without_enough_links(link_card, tmp_path) -> None:
+    with pytest.raises(SpgenError, match="has 4 link ports, the cluster needs 5"):
+        rdma.cluster({"topology": "fullmesh", "cards": 6, "card": str(link_card)})
+    with pytest.raises(SpgenError, match="cannot load simulated card library"):
+        rdma.cluster({"topology": "ring", "cards": 3, "card": str(tmp_path / "nothing")})
+
+
+@pytest.mark.skipif(shutil.which("mpirun") is None or shutil.which("mpicxx") is None,
+                    reason="OpenMPI not installed (apt-get install libopenmpi-dev openmpi-bin)")
+def test_mpi_ranks_identical_results_and_cycles(link_card, tmp_path) -> None:
+    """An 8-card RTL torus with faults split over 1, 2 and 4 MPI ranks: every operation's
+    issue, start and completion cycle, every card's memory checksum, every cable's counters
+    and the end cycle are identical."""
+    exe = rdma.build_mpi_rtl_tool()
+    path = _file(tmp_path, {"topology": "torus", "dims": [2, 4], "card": str(link_card), "seed": 5,
+                            "faults": {"per": 1e-4, "drop": 1e-3},
+                            "link_faults": [{"link": 3, "down": [[5000, 40000]]}]})
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               OMPI_MCA_rmaps_base_oversubscribe="1")
+    outs = {}
+    for ranks in (1, 2, 4):
+        r = subprocess.run(["mpirun", "-np", str(ranks), "--oversubscribe", str(exe), str(path), "4", "7"],
+                           capture_output=True, text=True, timeout=600, env=env)
+        assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+        outs[ranks] = r.stdout
+    assert outs[1] == outs[2] == outs[4]
+    lines = outs[1].splitlines()
+    assert lines[-1].endswith(", 0 failed") and sum(ln.startswith("op ") for ln in lines) == 32
+    dropped = sum(int(ln.split()[5]) for ln in lines if ln.startswith("channel "))
+    assert dropped > 0  # the faults did happen
