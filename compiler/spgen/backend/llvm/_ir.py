@@ -63,8 +63,8 @@ def reg_name(n: Node) -> str:
 
 
 def loop(b: ir.IRBuilder, fn: ir.Function, lo: ir.Value, hi: ir.Value, name: str,
-         body: Callable[[ir.IRBuilder, ir.Value], None]) -> None:
-    """for (i = lo; i < hi; i++) body(i); leaves ``b`` after the loop."""
+         body: Callable[[ir.IRBuilder, ir.Value], None], step: ir.Value | None = None) -> None:
+    """for (i = lo; i < hi; i += step (1)) body(i); leaves ``b`` after the loop."""
     pre = b.block
     head = fn.append_basic_block(f"{name}.head")
     blk = fn.append_basic_block(f"{name}.body")
@@ -76,7 +76,7 @@ def loop(b: ir.IRBuilder, fn: ir.Function, lo: ir.Value, hi: ir.Value, name: str
     b.cbranch(b.icmp_signed("<", i, hi), blk, end)
     b.position_at_end(blk)
     body(b, i)
-    nxt = b.add(i, ir.Constant(lo.type, 1))
+    nxt = b.add(i, step or ir.Constant(lo.type, 1))
     i.add_incoming(nxt, b.block)
     b.branch(head)
     b.position_at_end(end)

@@ -9,6 +9,10 @@ from ._plan import Plan
 
 __all__ = ["Emitter"]
 
+# ops that are one builder call on their operands, whose LLVM meaning is SPD's
+_PLAIN = {"fadd": "fadd", "fsub": "fsub", "fmul": "fmul", "fdiv": "fdiv", "add": "add",
+          "sub": "sub", "mul": "mul", "and": "and_", "or": "or_", "xor": "xor", "not": "not_",
+          "select": "select"}
 _FCMP = {"flt": "<", "fle": "<=", "fgt": ">", "fge": ">=", "feq": "==", "fne": "!="}
 _ICMP = {"ieq": ("==", True), "ine": ("!=", True), "slt": ("<", True), "sle": ("<=", True),
          "sgt": (">", True), "sge": (">=", True), "ult": ("<", False), "ule": ("<=", False),
@@ -107,14 +111,9 @@ class Emitter:
         return r
 
     def _compute(self, b: ir.IRBuilder, op: str, t: Type, n: Node, a: list) -> ir.Value:
-        if op == "fadd":
-            return b.fadd(a[0], a[1])
-        if op == "fsub":
-            return b.fsub(a[0], a[1])
-        if op == "fmul":
-            return b.fmul(a[0], a[1])
-        if op == "fdiv":
-            return b.fdiv(a[0], a[1])
+        plain = _PLAIN.get(op)
+        if plain:
+            return getattr(b, plain)(*a)
         if op == "fsqrt":
             return b.call(self.intrinsic(f"llvm.sqrt.{self.sfx}", self.f32, [self.f32]), [a[0]])
         if op in ("fneg", "fabs"):
@@ -128,12 +127,6 @@ class Emitter:
             if op == "fne":
                 return b.fcmp_unordered("!=", a[0], a[1])
             return b.fcmp_ordered(_FCMP[op], a[0], a[1])
-        if op == "add":
-            return b.add(a[0], a[1])
-        if op == "sub":
-            return b.sub(a[0], a[1])
-        if op == "mul":
-            return b.mul(a[0], a[1])
         if op == "neg":
             return b.sub(self.c32(0), a[0])
         if op in ("sdiv", "srem", "udiv", "urem"):
@@ -156,24 +149,11 @@ class Emitter:
         if op in _ICMP:
             rel, signed = _ICMP[op]
             return (b.icmp_signed if signed else b.icmp_unsigned)(rel, a[0], a[1])
-        if op == "and":
-            return b.and_(a[0], a[1])
-        if op == "or":
-            return b.or_(a[0], a[1])
-        if op == "xor":
-            return b.xor(a[0], a[1])
-        if op == "not":
-            return b.not_(a[0])
-        if op == "select":
-            return b.select(a[0], a[1], a[2])
-        if op == "sitofp":
-            return b.sitofp(a[0], self.f32)
-        if op == "uitofp":
-            return b.uitofp(a[0], self.f32)
-        if op == "fptosi":
-            return b.call(self.intrinsic(f"llvm.fptosi.sat.{self.isfx}.{self.sfx}", self.i32, [self.f32]), [a[0]])
-        if op == "fptoui":
-            return b.call(self.intrinsic(f"llvm.fptoui.sat.{self.isfx}.{self.sfx}", self.i32, [self.f32]), [a[0]])
+        if op in ("sitofp", "uitofp"):
+            return getattr(b, op)(a[0], self.f32)
+        if op in ("fptosi", "fptoui"):  # saturating, NaN -> 0 (SPD.md)
+            fn = self.intrinsic(f"llvm.{op}.sat.{self.isfx}.{self.sfx}", self.i32, [self.f32])
+            return b.call(fn, [a[0]])
         if op == "bitcast":
             return from_bits(b, to_bits(b, a[0], n.args[0].type), t)
         if op == "booltoint":

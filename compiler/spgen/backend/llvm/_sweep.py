@@ -168,18 +168,10 @@ def sweep_fn(mod: ir.Module, plan: Plan, phases: list[ir.Function], name: str) -
         b.store(at, b.gep(ptrs, [k]))
     loop(b, fn, ir.Constant(I64, 0), b.mul(n_st, nk), "ptr",
           lambda b, k: address(b, k, b.load(b.gep(offs, [k]))))
-    pre = b.block
-    head = fn.append_basic_block("t.head")
-    tb = fn.append_basic_block("t.body")
-    end = fn.append_basic_block("t.end")
-    b.branch(head)
-    b.position_at_end(head)
-    t = b.phi(I64, "t")
-    t.add_incoming(t0, pre)
-    b.cbranch(b.icmp_signed("<", t, t1), tb, end)
-    b.position_at_end(tb)
+    def chunk(b: ir.IRBuilder, t: ir.Value) -> None:
+        loop(b, fn, ir.Constant(I64, 0), n_st, "j", lambda b, j: stage(b, t, j))
 
-    def stage(b: ir.IRBuilder, j: ir.Value) -> None:
+    def stage(b: ir.IRBuilder, t: ir.Value, j: ir.Value) -> None:
         row = b.mul(j, nk)
         sb, so, sm = b.gep(bases, [row]), b.gep(offs, [row]), b.gep(mods, [row])
         sp = b.gep(ptrs, [row])
@@ -204,9 +196,6 @@ def sweep_fn(mod: ir.Module, plan: Plan, phases: list[ir.Function], name: str) -
             address(b, b.add(row, k), nxt)
         loop(b, fn, ir.Constant(I64, 0), nk, "adv", adv)
 
-    loop(b, fn, ir.Constant(I64, 0), n_st, "j", stage)
-    t.add_incoming(b.add(t, c), b.block)
-    b.branch(head)
-    b.position_at_end(end)
+    loop(b, fn, t0, t1, "t", chunk, step=c)
     b.ret_void()
     return fn
