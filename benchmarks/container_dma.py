@@ -47,7 +47,7 @@ def main() -> int:
     bench = ["bench", "dma", "--quick", "--no-progress", "--json"]
     runs: dict[str, list[Path]] = {"bare": [], "image": []}
     for i in range(args.runs):
-        for side in runs:
+        for side, files in runs.items():
             f = args.out / f"dma-{side}-{i}.json"
             cmd = [*SPGEN, *bench, str(f)] if side == "bare" else \
                 [*SPGEN, "container", "exec", args.image, "--", "spgen", *bench, str(f.resolve())]
@@ -55,7 +55,7 @@ def main() -> int:
             if side == "image" and args.image_cache:
                 env["SPGEN_CACHE"] = args.image_cache
             subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, env=env)
-            runs[side].append(f)
+            files.append(f)
             print(f"run {i + 1}/{args.runs} {side}: done", file=sys.stderr, flush=True)
     for side, files in runs.items():
         _median_file(files, args.out / f"dma-{side}-median.json")
