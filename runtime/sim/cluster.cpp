@@ -414,12 +414,20 @@ std::string RtlCluster::dump(uint64_t h) {
             o << "  card " << c << ": absent\n";
             continue;
         }
-        const uint64_t st = csr_read(c, AFUSHELL_RDMA_STATUS), rp = csr_read(c, AFUSHELL_RDMA_REPLAYS);
+        const uint64_t st = csr_read(c, AFUSHELL_RDMA_STATUS), eng = csr_read(c, AFUSHELL_RDMA_ENG_STATE);
         o << "  card " << c << ": engine " << ((st & 1) ? "busy" : "idle") << ", " << drv_[size_t(c)]->inflight
           << " op(s) in flight, " << drv_[size_t(c)]->queue.size() << " queued, ops done " << (st >> 32)
-          << ", last code " << ((st >> 8) & 0xFF) << ((st & 8) ? ", LINK BUFFER OVERFLOW" : "") << ", replays";
-        for (int p = 0; p < d_.ports; ++p) o << " p" << p << "=" << ((rp >> (16 * p)) & 0xFFFF);
-        o << "\n";
+          << ", last code " << ((st >> 8) & 0xFF) << ((st & 8) ? ", LINK BUFFER OVERFLOW" : "")
+          << ", gets queued " << ((eng >> 26) & 0x3FF) << ", replies queued " << ((eng >> 16) & 0x3FF) << "\n";
+        // the link counters of the card's RDMA CSRs (docs/shell_csr.md, RDMA_LINK_*)
+        for (int p = 0; p < d_.ports; ++p) {
+            if (!out_ch_.count({c, p})) continue;
+            const uint64_t pk = csr_read(c, AFUSHELL_RDMA_LINK_PKTS(p)), er = csr_read(c, AFUSHELL_RDMA_LINK_ERRS(p)),
+                           sl = csr_read(c, AFUSHELL_RDMA_LINK_STALLS(p)), ls = csr_read(c, AFUSHELL_RDMA_LINK_STATE(p));
+            o << "    port " << p << ": tx " << (pk & 0xFFFFFFFF) << " rx " << (pk >> 32) << " packets, replays "
+              << (er & 0xFFFF) << ", crc errors " << ((er >> 16) & 0xFFFF) << ", credit stalls " << (sl & 0xFFFFFFFF)
+              << " cycles, unacked " << (ls & 0x3FF) << "\n";
+        }
     }
     auto chname = [&](int i) {
         const Channel& ch = ch_[size_t(i)];

@@ -18,6 +18,7 @@ from .._tools import locked as _locked
 __all__ = [
     "build_card",
     "build_runtime",
+    "link_card",
     "load_extension",
     "loopback_card",
     "repo_root",
@@ -216,6 +217,21 @@ def link_bits() -> int:
     text = (repo_root() / "shell" / "rdma" / "afu" / "afu_rdma_top.v").read_text()
     m = re.search(r"parameter\s+integer\s+LINK_W\s*=\s*(\d+)", text)
     return int(m.group(1)) if m else 32
+
+
+def link_card(links: int = 4, op_timeout: int = 100_000) -> Path:
+    """A loop-back card with `links` RDMA link ports (C++ tests, make sanitize): `spgen build
+    --loopback --links N` into the cache, its library reused while the sources stay."""
+    import io
+    from contextlib import redirect_stdout
+
+    from ..cli import main
+
+    out = cache_dir("card") / f"loopback-links{links}-timeout{op_timeout}"
+    with _locked(out.with_suffix(".lock")), redirect_stdout(io.StringIO()) as log:
+        if main(["build", "--loopback", "--links", str(links), "--op-timeout", str(op_timeout), "-o", str(out)]):
+            raise SpgenError(f"building the card with links failed:\n{log.getvalue()[-2000:]}")
+    return out / "sim" / "libafucard.so"
 
 
 def loopback_card() -> Path:

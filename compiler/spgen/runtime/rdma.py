@@ -211,6 +211,21 @@ class ClusterCard:
         """Blocking block-stride put; returns the cycles it took."""
         return self.put_strided_async(dst, local, remote, block, count, local_stride, remote_stride).wait()
 
+    def get_strided_async(self, src: int, local: int, remote: int, block: int, count: int,
+                          local_stride: int, remote_stride: int) -> Transfer:
+        """Block-stride get (RTL cards): `count` blocks of `block` bytes from card src."""
+        if not self._cl.rtl:
+            raise SpgenError("block-stride get runs on RTL cards; the network model has block-stride put only")
+        t = Transfer(self._cl, self._cl.sim.get_strided(self.id, src, local, remote, block, count,
+                                                          local_stride, remote_stride))
+        self._cl._raise_now(t)
+        return t
+
+    def get_strided(self, src: int, local: int, remote: int, block: int, count: int,
+                    local_stride: int, remote_stride: int) -> int:
+        """Blocking block-stride get; returns the cycles it took."""
+        return self.get_strided_async(src, local, remote, block, count, local_stride, remote_stride).wait()
+
     def put(self, dst: int, local: int, remote: int, nbytes: int) -> int:
         """Blocking put: local memory -> card dst; returns the cycles it took."""
         return self.put_async(dst, local, remote, nbytes).wait()
