@@ -14,7 +14,7 @@ import llvmlite.binding as llvm
 
 from ...ir import Graph
 from ._codegen import NO_RING, RUN_SYMBOL
-from ._jit import _compile_object, _new_target_machine
+from ._jit import Kernel, _compile_object, _new_target_machine
 from ._plan import CHUNK, make_plan
 from ._run import _STAGGER, _keys, _layout
 
@@ -45,13 +45,11 @@ def native_kernel(graph: Graph, ftz: bool) -> NativeKernel:
     plan = make_plan(graph)
     obj = _compile_object(plan, ftz, _pic_target_machine())
 
-    class _K:  # _layout memoises on the object it is given
-        pass
-
-    k = _K()
-    k.plan = plan
+    # the emulator's ring layout of one stage (a kernel without an engine: only the
+    # plan and the memo that _layout fills are used)
+    k = Kernel(plan, None, None, False)
     lags, ring_off, ring_mod, ring_words = _layout(k, 1, {})
-    kslot, kd, kphase = _keys(plan)
+    kslot, kd, kphase = _keys(k)
     in_names = list(plan.in_slot)
     out_rows = {slot: i for i, slot in enumerate(plan.out_slot.values())}
     keys = []
