@@ -114,7 +114,7 @@ def main() -> int:
             built[m] = (time.perf_counter() - t0, _child_cpu() + time.process_time() - c0)
             cards[m] = runtime.open(build)
             for name, value in (("omega", omega), ("uw_x", 0.05), ("uw_y", 0.0)):
-                cards[m].write_reg(name, int(np.array(value, np.float32).view(np.uint32)))
+                cards[m].write_reg(name, float(value))
             print(f"cascade {depth:2d} {m:4s}: card ready in {built[m][0]:.1f} s "
                   f"({built[m][1]:.1f} CPU-s)", file=sys.stderr, flush=True)
         runs = {m: [] for m in models}
