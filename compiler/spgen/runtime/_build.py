@@ -66,7 +66,9 @@ def runtime_dir(sanitize: str = "") -> Path:
     root = repo_root()
     files = _tree_files(root, ["runtime", "shell/include/afushell_csr.h", "examples/dma_roundtrip"],
                         (".cpp", ".hpp", ".h", ".txt"))
-    parts: list[str | bytes] = [sys.version, sanitize]
+    # The checkout's path too: CMake ties a build folder to its source folder, so two
+    # checkouts with the same sources sharing one cache must not share the folder.
+    parts: list[str | bytes] = [sys.version, sanitize, str(root)]
     for f in files:
         parts += [str(f.relative_to(root)), f.read_bytes()]
     return cache_dir("runtime") / (content_hash(*parts) + (f"-{sanitize}" if sanitize else ""))
