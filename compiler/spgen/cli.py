@@ -19,6 +19,7 @@ _COMMANDS = {
     "build": "Build the simulated card and the hardware project for a core.",
     "bench": "Benchmarks: DMA bandwidth, LBM throughput and stall rate, RDMA.",
     "container": "Build the Singularity/Apptainer image, or say what is missing.",
+    "cluster": "Cluster of simulated cards: status of every card's RDMA engine and links.",
 }
 
 

@@ -12,7 +12,7 @@ namespace {
 
 afu_shell_handle H(uintptr_t h) { return reinterpret_cast<afu_shell_handle>(h); }
 
-py::tuple res(fpga_result r, py::object value = py::none()) {
+py::tuple res(afu_result r, py::object value = py::none()) {
     return py::make_tuple(int(r), r == FPGA_OK ? std::string() : std::string(afuShellLastError()), value);
 }
 
@@ -42,7 +42,7 @@ void bind_rdma(py::module& m);  // rdma_bindings.cpp
 PYBIND11_MODULE(_afushell, m) {
     bind_rdma(m);
     m.doc() = "afushell runtime C API";
-    m.def("error_name", [](int code) { return std::string(afuShellErrStr(fpga_result(code))); });
+    m.def("error_name", [](int code) { return std::string(afuShellErrStr(code)); });
     py::dict codes;
     codes["NULL_POINTER"] = int(AFU_ERR_NULL_POINTER);
     codes["ZERO_COUNT"] = int(AFU_ERR_ZERO_COUNT);
@@ -67,7 +67,7 @@ PYBIND11_MODULE(_afushell, m) {
 
     m.def("open", [](const std::string& uri) {
         afu_shell_handle h = nullptr;
-        fpga_result r;
+        afu_result r;
         {
             py::gil_scoped_release nogil;
             r = afuShellOpen(uri.c_str(), &h);
@@ -75,7 +75,7 @@ PYBIND11_MODULE(_afushell, m) {
         return res(r, py::int_(reinterpret_cast<uintptr_t>(h)));
     });
     m.def("close", [](uintptr_t h) {
-        fpga_result r;
+        afu_result r;
         {
             py::gil_scoped_release nogil;
             r = afuShellClose(H(h));
@@ -84,7 +84,7 @@ PYBIND11_MODULE(_afushell, m) {
     });
     m.def("alloc", [](py::object owner, uintptr_t h, size_t n) {
         void* p = nullptr;
-        fpga_result r = afuShellAllocH(H(h), n, &p);
+        afu_result r = afuShellAllocH(H(h), n, &p);
         if (r != FPGA_OK) return res(r);
         owner.inc_ref();
         py::capsule cap(new BufCtx{h, p, owner.ptr()}, [](void* c) {
@@ -96,7 +96,7 @@ PYBIND11_MODULE(_afushell, m) {
         return res(r, py::array_t<uint8_t>({py::ssize_t(n)}, {py::ssize_t(1)}, static_cast<uint8_t*>(p), cap));
     });
     m.def("dma", [](uintptr_t h, uintptr_t dst, uintptr_t src, size_t n, int type) {
-        fpga_result r;
+        afu_result r;
         uint64_t ns = 0;
         {
             py::gil_scoped_release nogil;
@@ -108,13 +108,13 @@ PYBIND11_MODULE(_afushell, m) {
     });
     m.def("dma_async", [](uintptr_t h, uintptr_t dst, uintptr_t src, size_t n, int type) {
         afu_shell_request q = nullptr;
-        fpga_result r = afuShellDMATransferAsyncH(H(h), reinterpret_cast<void*>(dst),
+        afu_result r = afuShellDMATransferAsyncH(H(h), reinterpret_cast<void*>(dst),
                                                   reinterpret_cast<const void*>(src), n,
                                                   dma_transfer_type_t(type), &q);
         return res(r, py::int_(reinterpret_cast<uintptr_t>(q)));
     });
     m.def("wait", [](uintptr_t q, uint64_t timeout_ns) {
-        fpga_result r;
+        afu_result r;
         uint64_t ns = 0;
         {
             py::gil_scoped_release nogil;
@@ -125,12 +125,12 @@ PYBIND11_MODULE(_afushell, m) {
     m.def("done", [](uintptr_t q) { return afuShellRequestDone(reinterpret_cast<afu_shell_request>(q)); });
     m.def("reg_offset", [](uintptr_t h, const std::string& name) {
         uint64_t off = 0;
-        fpga_result r = afuShellRegOffset(H(h), name.c_str(), &off);
+        afu_result r = afuShellRegOffset(H(h), name.c_str(), &off);
         return res(r, py::int_(off));
     });
     m.def("read_reg", [](uintptr_t h, uint64_t off) {
         uint64_t v = 0;
-        fpga_result r;
+        afu_result r;
         {
             py::gil_scoped_release nogil;
             r = afuShellReadRegAt(H(h), off, &v);
@@ -142,7 +142,7 @@ PYBIND11_MODULE(_afushell, m) {
     });
     m.def("reg_type", [](uintptr_t h, const std::string& name) {
         const char* t = "";
-        fpga_result r = afuShellRegType(H(h), name.c_str(), &t);
+        afu_result r = afuShellRegType(H(h), name.c_str(), &t);
         return res(r, py::str(t));
     });
     m.def("write_reg_value", [](uintptr_t h, const std::string& name, double v) {
@@ -150,12 +150,12 @@ PYBIND11_MODULE(_afushell, m) {
     });
     m.def("read_reg_value", [](uintptr_t h, const std::string& name) {
         double v = 0;
-        fpga_result r = afuShellReadRegValue(H(h), name.c_str(), &v);
+        afu_result r = afuShellReadRegValue(H(h), name.c_str(), &v);
         return res(r, py::float_(v));
     });
     m.def("run", [](uintptr_t h, uint64_t src, uint64_t dst, uint64_t n) {
         afu_shell_run_result out{};
-        fpga_result r;
+        afu_result r;
         {
             py::gil_scoped_release nogil;
             r = afuShellRun(H(h), src, dst, n, &out);
@@ -164,22 +164,22 @@ PYBIND11_MODULE(_afushell, m) {
     });
     m.def("counters", [](uintptr_t h) {
         afu_shell_run_result out{};
-        fpga_result r = afuShellCounters(H(h), &out);
+        afu_result r = afuShellCounters(H(h), &out);
         return res(r, run_dict(out));
     });
     m.def("elapsed_ns", [](uintptr_t h) {
         uint64_t ns = 0;
-        fpga_result r = afuShellElapsedNs(H(h), &ns);
+        afu_result r = afuShellElapsedNs(H(h), &ns);
         return res(r, py::int_(ns));
     });
     m.def("core_param", [](uintptr_t h, const std::string& name) {
         int64_t v = 0;
-        fpga_result r = afuShellCoreParam(H(h), name.c_str(), &v);
+        afu_result r = afuShellCoreParam(H(h), name.c_str(), &v);
         return res(r, py::int_(v));
     });
     m.def("info", [](uintptr_t h) {
         afu_shell_info i{};
-        fpga_result r = afuShellInfo(H(h), &i);
+        afu_result r = afuShellInfo(H(h), &i);
         py::dict d;
         d["n_cores"] = i.n_cores;
         d["in_record_words"] = i.in_record_words;
@@ -191,7 +191,7 @@ PYBIND11_MODULE(_afushell, m) {
     });
     m.def("sim_stats", [](uintptr_t h) {
         afu_shell_sim_stats s{};
-        fpga_result r = afuShellSimStats(H(h), &s);
+        afu_result r = afuShellSimStats(H(h), &s);
         py::dict d;
         d["now_ns"] = s.now_ns;
         d["cycles"] = s.cycles;

@@ -38,6 +38,13 @@ void bind_rdma(py::module& m) {
         op.block = block, op.count = count, op.lstride = ls, op.rstride = rs;
         return c.issue(op);
       })
+      .def("get_strided", [](RtlCluster& c, int card, int src, uint64_t local, uint64_t remote, uint64_t block,
+                             uint64_t count, uint64_t ls, uint64_t rs) {
+        RtlCluster::Op op;
+        op.card = card, op.peer = src, op.get = 1, op.local = local, op.remote = remote, op.len = block * count;
+        op.block = block, op.count = count, op.lstride = ls, op.rstride = rs;
+        return c.issue(op);
+      })
       .def("status", [](const RtlCluster& c, uint64_t h) {
         const RtlCluster::Op& o = c.op(h);
         int state = o.code == spgsim::RTL_PENDING ? 0 : o.code == 0 ? 1 : 2;

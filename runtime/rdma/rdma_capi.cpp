@@ -185,6 +185,26 @@ int afuShellRDMAPutStridedAsync(afu_rdma_cluster c, int card, int dst, uint64_t 
   return op.state == rdma::OP_ERROR ? op.code : AFU_RDMA_OK;
 }
 
+int afuShellRDMAGetStridedAsync(afu_rdma_cluster c, int card, int src, uint64_t local, uint64_t remote,
+                                uint64_t block, uint64_t count, uint64_t local_stride, uint64_t remote_stride,
+                                afu_rdma_handle* h) {
+  if (!c || !h) return AFU_RDMA_BAD_ARG;
+  if (!c->present(card)) return AFU_RDMA_BAD_CARD;
+#ifdef AFUSHELL_RDMA_RTL
+  if (c->rtl) {
+    spgsim::RtlCluster::Op op;
+    op.card = card, op.peer = src, op.get = 1, op.local = local, op.remote = remote, op.len = block * count;
+    op.block = block, op.count = count, op.lstride = local_stride, op.rstride = remote_stride;
+    if (!block || !count) op.block = op.count = 0, op.len = 0;
+    return rtl_issue(c, op, h);
+  }
+#else
+  (void)src, (void)local, (void)remote, (void)block, (void)count, (void)local_stride, (void)remote_stride;
+#endif
+  g_last_error = "block-stride get runs on RTL cards; the network model has block-stride put only";
+  return AFU_RDMA_BAD_ARG;
+}
+
 int afuShellRDMATest(afu_rdma_cluster c, afu_rdma_handle h) {
   if (!c) return AFU_RDMA_BAD_ARG;
   try {

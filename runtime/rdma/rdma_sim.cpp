@@ -25,8 +25,9 @@ uint32_t crc32(const uint8_t* p, size_t n, uint32_t c) {
 }
 
 uint32_t Packet::header() const {
-  return uint32_t(dst & 63) | uint32_t(src & 63) << 6 | uint32_t(type & 15) << 12 |
-         uint32_t(vc & 1) << 16 | uint32_t((len / 4) & 31) << 17 | uint32_t(seq % kSeqMod) << 22;
+  namespace f = rdma_packet;
+  return f::insert(dst, f::kHdrDst) | f::insert(src, f::kHdrSrc) | f::insert(type, f::kHdrType) |
+         f::insert(vc, f::kHdrVc) | f::insert(len / 4u, f::kHdrWords) | f::insert(seq, f::kHdrSeq);
 }
 
 static void image(const Packet& p, uint8_t* out) {  // header | payload | crc, little endian
@@ -236,12 +237,14 @@ void Cluster::link_rx(Card& c, Port& p) {
     if (f.flip >= 0) buf[f.flip / 8] ^= uint8_t(1u << (f.flip % 8));
     uint32_t h;
     std::memcpy(&h, buf, 4);
-    int len = int((h >> 17) & 31) * 4;
+    int len = int(rdma_packet::extract(h, rdma_packet::kHdrWords)) * 4;
     bool ok = len <= kPayload && 4 + len + 4 == wire_len && crc32(buf, 4 + len) == get32(buf + 4 + len);
     Packet& pk = f.p;
     if (ok) {  // decode from the received bytes
-      pk.dst = h & 63, pk.src = (h >> 6) & 63, pk.type = (h >> 12) & 15, pk.vc = (h >> 16) & 1;
-      pk.len = uint8_t(len), pk.seq = uint16_t(h >> 22);
+      namespace f = rdma_packet;
+      pk.dst = uint8_t(f::extract(h, f::kHdrDst)), pk.src = uint8_t(f::extract(h, f::kHdrSrc));
+      pk.type = uint8_t(f::extract(h, f::kHdrType)), pk.vc = uint8_t(f::extract(h, f::kHdrVc));
+      pk.len = uint8_t(len), pk.seq = uint16_t(f::extract(h, f::kHdrSeq));
       std::memcpy(pk.data.data(), buf + 4, len);
     }
     if (!ok) {

@@ -13,6 +13,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "include/afushell/rdma_packet.h"  // header fields and types, generated
+
 namespace rdma {
 
 constexpr int kPayload = 64;      // payload bytes of a full packet
@@ -21,19 +23,20 @@ constexpr int kCrc = 4;           // CRC-32 trailer
 constexpr int kCtrlPayload = 8;   // ACK/NAK + cumulative credit counters
 constexpr int kMaxCards = 64;
 constexpr int kVcs = 2;
-constexpr uint32_t kSeqMod = 1024;
+constexpr uint32_t kSeqMod = 1u << rdma_packet::kHdrSeq.width;
 
 uint32_t crc32(const uint8_t* p, size_t n, uint32_t c = 0);
 
+// packet types: numbers from shell/rdma/rdma_packet.json (the RTL reads the same)
 enum PType : uint8_t {
-  P_CTRL = 0,     // link level: ack/nak/credits, never routed
-  P_PUT = 1,      // start of a put stream: op, remote addr, len
-  P_GETRESP = 2,  // start of a get-response stream: op, local addr of the initiator, len
-  P_DATA = 3,     // stream data
-  P_GETREQ = 4,   // single packet: op, remote addr, len, initiator local addr
-  P_DONE = 5,     // single packet: op completed at the target
-  P_ERR = 6,      // single packet: op failed at the target (code)
-  P_RED = 7,      // start of a reduction stream: op, addr, len, origin, chain
+  P_CTRL = rdma_packet::T_CTRL,        // link level: ack/nak/credits, never routed
+  P_PUT = rdma_packet::T_PUT,          // start of a put stream: op, remote addr, len
+  P_GETRESP = rdma_packet::T_GETRESP,  // start of a get-response stream: op, local addr of the initiator, len
+  P_DATA = rdma_packet::T_DATA,        // stream data
+  P_GETREQ = rdma_packet::T_GETREQ,    // single packet: op, remote addr, len, initiator local addr
+  P_DONE = rdma_packet::T_DONE,        // single packet: op completed at the target
+  P_ERR = rdma_packet::T_ERR,          // single packet: op failed at the target (code)
+  P_RED = rdma_packet::T_RED,          // start of a reduction stream: op, addr, len, origin, chain
 };
 
 struct Packet {

@@ -2,6 +2,7 @@
 // ports) on a 1-D ring or 2-D torus, joined by cable models with a latency and optional
 // bit flips / drops, each card with a byte memory behind the engine's ports. A C ABI for
 // spgen.runtime.rdma.RTLCluster (ctypes); built by Verilator with this file as --exe.
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstring>
@@ -251,6 +252,24 @@ void rtl_cluster_stats(void* h, uint64_t* out4) {
     for (int p = 0; p < 4; ++p) replays += (uint64_t(C.m->replays) >> (16 * p)) & 0xFFFF;
   }
   out4[0] = replays, out4[1] = cl->flips, out4[2] = cl->drops, out4[3] = overflow;
+}
+
+// debug words of a card, in CSR order (docs/rdma.md): ENG_SLOT(0..15), ENG_STATE, ROUTER_STATE,
+// then per link port LINK_PKTS, LINK_ERRS, LINK_STALLS, LINK_STATE; returns the words written
+int rtl_cluster_debug(void* h, int card, uint64_t* out, int max) {
+  auto* cl = static_cast<Cluster*>(h);
+  if (card < 0 || card >= cl->n) return -1;
+  Vrdma_node* m = cl->card[size_t(card)].m.get();
+  const int ports = int(sizeof(m->link_dbg) / 32);  // 256 bits per port
+  std::vector<uint64_t> w;
+  auto wide = [&](const uint32_t* d, int k) { return uint64_t(d[2 * k]) | uint64_t(d[2 * k + 1]) << 32; };
+  for (int s = 0; s < 16; ++s) w.push_back(wide(m->eng_slots.data(), s));
+  w.push_back(m->eng_dbg);
+  w.push_back(m->router_dbg);
+  for (int k = 0; k < 4 * ports; ++k) w.push_back(wide(m->link_dbg.data(), k));
+  int n = std::min(max, int(w.size()));
+  for (int k = 0; k < n; ++k) out[k] = w[size_t(k)];
+  return n;
 }
 
 }  // extern "C"

@@ -89,7 +89,7 @@ ClusterDesc ClusterDesc::parse(const std::string& text) {
 // The host side of one card: a driver thread's work, reduced to a state machine that the
 // cluster clock advances. It only writes and reads the card's RDMA CSRs.
 struct RtlCluster::Driver {
-    enum State { IDLE, STATUS, OP_ID, DONE_INFO, EVT_INFO, EVT_ADDR, EVT_LEN } st = IDLE;
+    enum State { SETUP, IDLE, STATUS, OP_ID, DONE_INFO, EVT_INFO, EVT_ADDR, EVT_LEN } st = SETUP;
     std::deque<uint64_t> queue;        // handles not yet started
     uint64_t rd = 0, cur = 0, irq_seen = 0;
     int inflight = 0, max_ops = 1, local_port = 0;
@@ -99,7 +99,8 @@ struct RtlCluster::Driver {
     std::vector<Event> events;
 };
 
-RtlCluster::RtlCluster(const ClusterDesc& d, const Params& card_params) : d_(d), prm_(card_params), n_(d.cards) {
+RtlCluster::RtlCluster(const ClusterDesc& d, const Params& card_params, const std::vector<char>& local)
+    : d_(d), prm_(card_params), n_(d.cards) {
     std::string err;
     auto lib = CardLib::load(d.cardlib, &err);
     if (!lib) throw std::runtime_error(err);
@@ -117,7 +118,7 @@ RtlCluster::RtlCluster(const ClusterDesc& d, const Params& card_params) : d_(d),
     cards_.resize(size_t(n_));
     drv_.resize(size_t(n_));
     for (int c = 0; c < n_; ++c) {
-        if (d.absent[size_t(c)]) continue;
+        if (d.absent[size_t(c)] || (!local.empty() && !local[size_t(c)])) continue;
         cards_[size_t(c)] = std::make_unique<Card>(lib, prm_, false);
         drv_[size_t(c)] = std::make_unique<Driver>();
         drv_[size_t(c)]->local_port = int(links);
@@ -166,15 +167,34 @@ RtlCluster::RtlCluster(const ClusterDesc& d, const Params& card_params) : d_(d),
             }
             k.mmio_write(AFUSHELL_RDMA_ROUTE(t), uint64_t(port));
         }
+        drv_[size_t(c)]->rd = k.post_read(AFUSHELL_RDMA_INFO);  // the driver's SETUP state takes it
     }
-    for (int c = 0; c < n_; ++c)
-        if (present(c)) {
-            uint64_t info = csr_read(c, AFUSHELL_RDMA_INFO);
-            drv_[size_t(c)]->max_ops = std::max(1, int((info >> 24) & 0xFF));
-            if (csr_read(c, AFUSHELL_RDMA_CARD_ID) != uint64_t(c))
-                throw std::runtime_error("card " + std::to_string(c) + ": RDMA_CARD_ID does not read back");
-        }
+    if (local.empty())
+        while (!ready()) step();
 }
+
+bool RtlCluster::ready() const {
+    for (int c = 0; c < n_; ++c)
+        if (present(c) && drv_[size_t(c)]->st == Driver::SETUP) return false;
+    return true;
+}
+
+uint64_t RtlCluster::min_latency() const {
+    uint64_t l = ~0ull;
+    for (const Channel& ch : ch_) l = std::min(l, ch.latency);
+    return ch_.empty() ? 1 : l;
+}
+
+void RtlCluster::take_outgoing(std::vector<Word>& out) {
+    for (size_t i = 0; i < ch_.size(); ++i) {
+        Channel& ch = ch_[i];
+        if (present(ch.to_card)) continue;
+        for (auto& e : ch.q) out.push_back(Word{uint32_t(i), e.first, e.second});
+        ch.q.clear();
+    }
+}
+
+void RtlCluster::put_incoming(const Word& w) { ch_.at(w.ch).q.push_back({w.at, w.w}); }
 
 RtlCluster::~RtlCluster() = default;
 
@@ -232,6 +252,13 @@ void RtlCluster::drive(int c) {
     if (dv.st != Driver::IDLE && !k.read_result(dv.rd, &v)) return;
     auto read = [&](uint32_t addr, Driver::State next) { dv.rd = k.post_read(addr), dv.st = next; };
     switch (dv.st) {
+        case Driver::SETUP:
+            if (((v >> 16) & 0xFF) == 0 || (v & 0xFF) < uint64_t(d_.ports))
+                throw std::runtime_error("card " + std::to_string(c) + ": RDMA_INFO 0x" + std::to_string(v) +
+                                         " -- no RDMA block with enough ports answers");
+            dv.max_ops = std::max(1, int((v >> 24) & 0xFF));
+            dv.st = Driver::IDLE;
+            break;
         case Driver::STATUS:
             if (v & kPending) return read(AFUSHELL_RDMA_STATUS, Driver::STATUS);
             return read(AFUSHELL_RDMA_OP_ID, Driver::OP_ID);
@@ -387,12 +414,20 @@ std::string RtlCluster::dump(uint64_t h) {
             o << "  card " << c << ": absent\n";
             continue;
         }
-        const uint64_t st = csr_read(c, AFUSHELL_RDMA_STATUS), rp = csr_read(c, AFUSHELL_RDMA_REPLAYS);
+        const uint64_t st = csr_read(c, AFUSHELL_RDMA_STATUS), eng = csr_read(c, AFUSHELL_RDMA_ENG_STATE);
         o << "  card " << c << ": engine " << ((st & 1) ? "busy" : "idle") << ", " << drv_[size_t(c)]->inflight
           << " op(s) in flight, " << drv_[size_t(c)]->queue.size() << " queued, ops done " << (st >> 32)
-          << ", last code " << ((st >> 8) & 0xFF) << ((st & 8) ? ", LINK BUFFER OVERFLOW" : "") << ", replays";
-        for (int p = 0; p < d_.ports; ++p) o << " p" << p << "=" << ((rp >> (16 * p)) & 0xFFFF);
-        o << "\n";
+          << ", last code " << ((st >> 8) & 0xFF) << ((st & 8) ? ", LINK BUFFER OVERFLOW" : "")
+          << ", gets queued " << ((eng >> 26) & 0x3FF) << ", replies queued " << ((eng >> 16) & 0x3FF) << "\n";
+        // the link counters of the card's RDMA CSRs (docs/shell_csr.md, RDMA_LINK_*)
+        for (int p = 0; p < d_.ports; ++p) {
+            if (!out_ch_.count({c, p})) continue;
+            const uint64_t pk = csr_read(c, AFUSHELL_RDMA_LINK_PKTS(p)), er = csr_read(c, AFUSHELL_RDMA_LINK_ERRS(p)),
+                           sl = csr_read(c, AFUSHELL_RDMA_LINK_STALLS(p)), ls = csr_read(c, AFUSHELL_RDMA_LINK_STATE(p));
+            o << "    port " << p << ": tx " << (pk & 0xFFFFFFFF) << " rx " << (pk >> 32) << " packets, replays "
+              << (er & 0xFFFF) << ", crc errors " << ((er >> 16) & 0xFFFF) << ", credit stalls " << (sl & 0xFFFFFFFF)
+              << " cycles, unacked " << (ls & 0x3FF) << "\n";
+        }
     }
     auto chname = [&](int i) {
         const Channel& ch = ch_[size_t(i)];

@@ -57,10 +57,27 @@ public:
         std::mt19937_64 rng;
     };
 
-    RtlCluster(const ClusterDesc& d, const Params& card_params);
+    /// `local`: the cards this process simulates (MPI ranks, each a block of cards; empty:
+    /// all). With all cards local the constructor also runs the set-up to its end; else
+    /// the caller steps until ready() everywhere.
+    RtlCluster(const ClusterDesc& d, const Params& card_params, const std::vector<char>& local = {});
     ~RtlCluster();
     int size() const { return n_; }
+    /// Card c is simulated here (and not absent).
     bool present(int c) const { return c >= 0 && c < n_ && cards_[size_t(c)] != nullptr; }
+    /// Every local card's driver has finished the set-up (card id, ports, routes, INFO).
+    bool ready() const;
+    /// The shortest cable latency in cycles: the look-ahead of a split over processes.
+    uint64_t min_latency() const;
+    /// Words on cables whose receiving card is simulated elsewhere: taken out here
+    /// (channel, arrival cycle, units + last) to be shipped; put_incoming() adds them
+    /// on the receiving side. Arrival is at least min_latency() after sending.
+    struct Word { uint32_t ch; uint64_t at; std::array<uint32_t, SPG_LINK_WORDS + 1> w; };
+    void take_outgoing(std::vector<Word>& out);
+    void put_incoming(const Word& w);
+    int units() const { return units_; }
+    int channel_to(int ch) const { return ch_[size_t(ch)].to_card; }
+    const std::vector<Channel>& channels() const { return ch_; }
     uint64_t now() const { return cyc_; }
     double clock_mhz() const { return prm_.clock_mhz; }
     uint64_t mem_bytes() const { return 2ull << 32; }

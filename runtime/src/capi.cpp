@@ -30,13 +30,13 @@ std::vector<std::unique_ptr<afu_shell_s>> g_handles;
 afu_shell_s* g_current = nullptr;
 std::set<afu_shell_request> g_requests;
 
-fpga_result fail(fpga_result code, const std::string& msg) {
+afu_result fail(afu_result code, const std::string& msg) {
     t_error = msg;
     return code;
 }
 
 template <class F>
-fpga_result guarded(F&& f) {
+afu_result guarded(F&& f) {
     try {
         f();
         t_error.clear();
@@ -51,21 +51,21 @@ fpga_result guarded(F&& f) {
 }
 
 std::shared_ptr<Shell> shell_of(afu_shell_handle h) {
-    if (!h) throw Error(fpga_result(AFU_ERR_NULL_POINTER), "handle is NULL");
+    if (!h) throw Error(AFU_ERR_NULL_POINTER, "handle is NULL");
     {
         std::lock_guard<std::mutex> g(g_m);
         bool known = false;
         for (auto& p : g_handles) known = known || p.get() == h;
-        if (!known) throw Error(fpga_result(AFU_ERR_CLOSED), "not a handle from afuShellOpen");
+        if (!known) throw Error(AFU_ERR_CLOSED, "not a handle from afuShellOpen");
     }
     std::lock_guard<std::mutex> g(h->m);
-    if (!h->impl) throw Error(fpga_result(AFU_ERR_CLOSED), "the shell handle is closed");
+    if (!h->impl) throw Error(AFU_ERR_CLOSED, "the shell handle is closed");
     return h->impl;
 }
 
 afu_shell_handle current() {
     std::lock_guard<std::mutex> g(g_m);
-    if (!g_current) throw Error(fpga_result(AFU_ERR_NO_SHELL), "no shell is open (call afuShellOpen first)");
+    if (!g_current) throw Error(AFU_ERR_NO_SHELL, "no shell is open (call afuShellOpen first)");
     return g_current;
 }
 
@@ -73,9 +73,9 @@ afu_shell_handle current() {
 
 extern "C" {
 
-fpga_result afuShellOpen(const char* uri, afu_shell_handle* handle) {
+afu_result afuShellOpen(const char* uri, afu_shell_handle* handle) {
     return guarded([&] {
-        if (!uri || !handle) throw Error(fpga_result(AFU_ERR_NULL_POINTER), "uri and handle must not be NULL");
+        if (!uri || !handle) throw Error(AFU_ERR_NULL_POINTER, "uri and handle must not be NULL");
         auto s = Shell::open(uri);
         auto h = std::make_unique<afu_shell_s>();
         h->impl = std::move(s);
@@ -86,7 +86,7 @@ fpga_result afuShellOpen(const char* uri, afu_shell_handle* handle) {
     });
 }
 
-fpga_result afuShellClose(afu_shell_handle h) {
+afu_result afuShellClose(afu_shell_handle h) {
     return guarded([&] {
         std::shared_ptr<Shell> s = shell_of(h);
         {
@@ -107,7 +107,7 @@ fpga_result afuShellClose(afu_shell_handle h) {
 
 const char* afuShellLastError(void) { return t_error.c_str(); }
 
-const char* afuShellErrStr(fpga_result code) {
+const char* afuShellErrStr(afu_result code) {
     switch (int(code)) {
         case AFU_ERR_NULL_POINTER: return "null pointer";
         case AFU_ERR_ZERO_COUNT: return "zero byte count";
@@ -125,36 +125,39 @@ const char* afuShellErrStr(fpga_result code) {
         case AFU_ERR_RECORD_WIDTH: return "element count does not fit the core";
         case AFU_ERR_BAD_REQUEST: return "unknown or finished request";
         case AFU_ERR_REG_VALUE: return "value does not fit the register's type";
-        default: return fpgaErrStr(code);
+        default:
+            // only OPAE's own values may become an fpga_result (its enumeration ends there)
+            return code >= FPGA_OK && code <= FPGA_RECONF_ERROR ? fpgaErrStr(fpga_result(code))
+                                                                : "unknown error code";
     }
 }
 
-fpga_result afuShellAllocH(afu_shell_handle h, size_t bytes, void** ptr) {
+afu_result afuShellAllocH(afu_shell_handle h, size_t bytes, void** ptr) {
     return guarded([&] {
-        if (!ptr) throw Error(fpga_result(AFU_ERR_NULL_POINTER), "ptr is NULL");
+        if (!ptr) throw Error(AFU_ERR_NULL_POINTER, "ptr is NULL");
         *ptr = shell_of(h)->alloc(bytes);
     });
 }
 
-fpga_result afuShellFreeH(afu_shell_handle h, void* ptr) {
+afu_result afuShellFreeH(afu_shell_handle h, void* ptr) {
     return guarded([&] { shell_of(h)->free(ptr); });
 }
 
-fpga_result afuShellAlloc(size_t bytes, void** ptr) {
+afu_result afuShellAlloc(size_t bytes, void** ptr) {
     return guarded([&] {
-        if (!ptr) throw Error(fpga_result(AFU_ERR_NULL_POINTER), "ptr is NULL");
+        if (!ptr) throw Error(AFU_ERR_NULL_POINTER, "ptr is NULL");
         *ptr = shell_of(current())->alloc(bytes);
     });
 }
 
-fpga_result afuShellFree(void* ptr) {
+afu_result afuShellFree(void* ptr) {
     return guarded([&] { shell_of(current())->free(ptr); });
 }
 
-fpga_result afuShellDMATransferAsyncH(afu_shell_handle h, void* dst, const void* src, size_t count,
+afu_result afuShellDMATransferAsyncH(afu_shell_handle h, void* dst, const void* src, size_t count,
                                       dma_transfer_type_t type, afu_shell_request* req) {
     return guarded([&] {
-        if (!req) throw Error(fpga_result(AFU_ERR_NULL_POINTER), "req is NULL");
+        if (!req) throw Error(AFU_ERR_NULL_POINTER, "req is NULL");
         auto s = shell_of(h);
         auto r = s->dma(reinterpret_cast<uint64_t>(dst), reinterpret_cast<uint64_t>(src), count, int(type));
         auto* out = new afu_shell_request_s{r, s};
@@ -164,22 +167,22 @@ fpga_result afuShellDMATransferAsyncH(afu_shell_handle h, void* dst, const void*
     });
 }
 
-fpga_result afuShellDMATransferAsync(void* dst, const void* src, size_t count, dma_transfer_type_t type,
+afu_result afuShellDMATransferAsync(void* dst, const void* src, size_t count, dma_transfer_type_t type,
                                      afu_shell_request* req) {
     afu_shell_handle h = nullptr;
-    fpga_result r = guarded([&] { h = current(); });
+    afu_result r = guarded([&] { h = current(); });
     return r != FPGA_OK ? r : afuShellDMATransferAsyncH(h, dst, src, count, type, req);
 }
 
-fpga_result afuShellWait(afu_shell_request req, uint64_t timeout_ns, uint64_t* elapsed_ns) {
+afu_result afuShellWait(afu_shell_request req, uint64_t timeout_ns, uint64_t* elapsed_ns) {
     {
         std::lock_guard<std::mutex> g(g_m);
         if (!req || !g_requests.count(req))
-            return fail(fpga_result(AFU_ERR_BAD_REQUEST), "not a pending request (already waited for?)");
+            return fail(AFU_ERR_BAD_REQUEST, "not a pending request (already waited for?)");
     }
     std::string msg;
-    fpga_result r = req->shell->wait(req->req, timeout_ns, &msg);
-    if (r == fpga_result(AFU_ERR_TIMEOUT)) return fail(r, msg);
+    afu_result r = req->shell->wait(req->req, timeout_ns, &msg);
+    if (r == AFU_ERR_TIMEOUT) return fail(r, msg);
     if (elapsed_ns) *elapsed_ns = req->req->end_ns - req->req->start_ns;
     {
         std::lock_guard<std::mutex> g(g_m);
@@ -200,126 +203,126 @@ int afuShellRequestDone(afu_shell_request req) {
     return req->req->done ? 1 : 0;
 }
 
-fpga_result afuShellDMATransferH(afu_shell_handle h, void* dst, const void* src, size_t count,
+afu_result afuShellDMATransferH(afu_shell_handle h, void* dst, const void* src, size_t count,
                                  dma_transfer_type_t type) {
     afu_shell_request req = nullptr;
-    fpga_result r = afuShellDMATransferAsyncH(h, dst, src, count, type, &req);
+    afu_result r = afuShellDMATransferAsyncH(h, dst, src, count, type, &req);
     return r != FPGA_OK ? r : afuShellWait(req, UINT64_MAX, nullptr);
 }
 
-fpga_result afuShellDMATransfer(void* dst, const void* src, size_t count, dma_transfer_type_t type) {
+afu_result afuShellDMATransfer(void* dst, const void* src, size_t count, dma_transfer_type_t type) {
     afu_shell_handle h = nullptr;
-    fpga_result r = guarded([&] { h = current(); });
+    afu_result r = guarded([&] { h = current(); });
     return r != FPGA_OK ? r : afuShellDMATransferH(h, dst, src, count, type);
 }
 
-fpga_result afuShellElapsedNs(afu_shell_handle h, uint64_t* ns) {
+afu_result afuShellElapsedNs(afu_shell_handle h, uint64_t* ns) {
     return guarded([&] {
-        if (!ns) throw Error(fpga_result(AFU_ERR_NULL_POINTER), "ns is NULL");
+        if (!ns) throw Error(AFU_ERR_NULL_POINTER, "ns is NULL");
         *ns = shell_of(h)->last_elapsed_ns();
     });
 }
 
-fpga_result afuShellRegOffset(afu_shell_handle h, const char* name, uint64_t* offset) {
+afu_result afuShellRegOffset(afu_shell_handle h, const char* name, uint64_t* offset) {
     return guarded([&] {
-        if (!name || !offset) throw Error(fpga_result(AFU_ERR_NULL_POINTER), "name and offset must not be NULL");
+        if (!name || !offset) throw Error(AFU_ERR_NULL_POINTER, "name and offset must not be NULL");
         *offset = shell_of(h)->reg_offset(name);
     });
 }
 
-fpga_result afuShellWriteReg(afu_shell_handle h, const char* name, uint64_t value) {
+afu_result afuShellWriteReg(afu_shell_handle h, const char* name, uint64_t value) {
     return guarded([&] {
-        if (!name) throw Error(fpga_result(AFU_ERR_NULL_POINTER), "name is NULL");
+        if (!name) throw Error(AFU_ERR_NULL_POINTER, "name is NULL");
         auto s = shell_of(h);
         if (*s->reg_type(name) && value > 0xFFFFFFFFull)
-            throw Error(fpga_result(AFU_ERR_REG_VALUE), std::string("core Reg ") + name +
+            throw Error(AFU_ERR_REG_VALUE, std::string("core Reg ") + name +
                         " holds 32 bits; " + std::to_string(value) + " does not fit");
         s->write_reg(s->reg_offset(name), value);
     });
 }
 
-fpga_result afuShellReadReg(afu_shell_handle h, const char* name, uint64_t* value) {
+afu_result afuShellReadReg(afu_shell_handle h, const char* name, uint64_t* value) {
     return guarded([&] {
-        if (!name || !value) throw Error(fpga_result(AFU_ERR_NULL_POINTER), "name and value must not be NULL");
+        if (!name || !value) throw Error(AFU_ERR_NULL_POINTER, "name and value must not be NULL");
         auto s = shell_of(h);
         *value = s->read_reg(s->reg_offset(name));
     });
 }
 
-fpga_result afuShellWriteRegValue(afu_shell_handle h, const char* name, double value) {
+afu_result afuShellWriteRegValue(afu_shell_handle h, const char* name, double value) {
     return guarded([&] {
-        if (!name) throw Error(fpga_result(AFU_ERR_NULL_POINTER), "name is NULL");
+        if (!name) throw Error(AFU_ERR_NULL_POINTER, "name is NULL");
         auto s = shell_of(h);
         s->write_reg(s->reg_offset(name), s->reg_bits(name, value));
     });
 }
 
-fpga_result afuShellReadRegValue(afu_shell_handle h, const char* name, double* value) {
+afu_result afuShellReadRegValue(afu_shell_handle h, const char* name, double* value) {
     return guarded([&] {
-        if (!name || !value) throw Error(fpga_result(AFU_ERR_NULL_POINTER), "name and value must not be NULL");
+        if (!name || !value) throw Error(AFU_ERR_NULL_POINTER, "name and value must not be NULL");
         auto s = shell_of(h);
         *value = s->reg_value(name, s->read_reg(s->reg_offset(name)));
     });
 }
 
-fpga_result afuShellRegType(afu_shell_handle h, const char* name, const char** type) {
+afu_result afuShellRegType(afu_shell_handle h, const char* name, const char** type) {
     return guarded([&] {
-        if (!name || !type) throw Error(fpga_result(AFU_ERR_NULL_POINTER), "name and type must not be NULL");
+        if (!name || !type) throw Error(AFU_ERR_NULL_POINTER, "name and type must not be NULL");
         *type = shell_of(h)->reg_type(name);
     });
 }
 
-fpga_result afuShellWriteRegAt(afu_shell_handle h, uint64_t offset, uint64_t value) {
+afu_result afuShellWriteRegAt(afu_shell_handle h, uint64_t offset, uint64_t value) {
     return guarded([&] { shell_of(h)->write_reg(offset, value); });
 }
 
-fpga_result afuShellReadRegAt(afu_shell_handle h, uint64_t offset, uint64_t* value) {
+afu_result afuShellReadRegAt(afu_shell_handle h, uint64_t offset, uint64_t* value) {
     return guarded([&] {
-        if (!value) throw Error(fpga_result(AFU_ERR_NULL_POINTER), "value is NULL");
+        if (!value) throw Error(AFU_ERR_NULL_POINTER, "value is NULL");
         *value = shell_of(h)->read_reg(offset);
     });
 }
 
-fpga_result afuShellRun(afu_shell_handle h, uint64_t src, uint64_t dst, uint64_t n_elements,
+afu_result afuShellRun(afu_shell_handle h, uint64_t src, uint64_t dst, uint64_t n_elements,
                         afu_shell_run_result* result) {
     return guarded([&] {
-        if (!result) throw Error(fpga_result(AFU_ERR_NULL_POINTER), "result is NULL");
+        if (!result) throw Error(AFU_ERR_NULL_POINTER, "result is NULL");
         *result = shell_of(h)->run(src, dst, n_elements);
     });
 }
 
-fpga_result afuShellCounters(afu_shell_handle h, afu_shell_run_result* result) {
+afu_result afuShellCounters(afu_shell_handle h, afu_shell_run_result* result) {
     return guarded([&] {
-        if (!result) throw Error(fpga_result(AFU_ERR_NULL_POINTER), "result is NULL");
+        if (!result) throw Error(AFU_ERR_NULL_POINTER, "result is NULL");
         *result = shell_of(h)->counters();
     });
 }
 
-fpga_result afuShellInfo(afu_shell_handle h, afu_shell_info* info) {
+afu_result afuShellInfo(afu_shell_handle h, afu_shell_info* info) {
     return guarded([&] {
-        if (!info) throw Error(fpga_result(AFU_ERR_NULL_POINTER), "info is NULL");
+        if (!info) throw Error(AFU_ERR_NULL_POINTER, "info is NULL");
         *info = shell_of(h)->info();
     });
 }
 
-fpga_result afuShellCoreParam(afu_shell_handle h, const char* name, int64_t* value) {
+afu_result afuShellCoreParam(afu_shell_handle h, const char* name, int64_t* value) {
     return guarded([&] {
-        if (!name || !value) throw Error(fpga_result(AFU_ERR_NULL_POINTER), "name and value must not be NULL");
+        if (!name || !value) throw Error(AFU_ERR_NULL_POINTER, "name and value must not be NULL");
         *value = shell_of(h)->core_param(name);
     });
 }
 
-fpga_result afuShellSetMaxDescriptor(afu_shell_handle h, uint64_t bytes) {
+afu_result afuShellSetMaxDescriptor(afu_shell_handle h, uint64_t bytes) {
     return guarded([&] { shell_of(h)->set_max_descriptor(bytes); });
 }
 
-fpga_result afuShellSetChecks(afu_shell_handle h, int enabled) {
+afu_result afuShellSetChecks(afu_shell_handle h, int enabled) {
     return guarded([&] { shell_of(h)->set_checks(enabled != 0); });
 }
 
-fpga_result afuShellSimStats(afu_shell_handle h, afu_shell_sim_stats* stats) {
+afu_result afuShellSimStats(afu_shell_handle h, afu_shell_sim_stats* stats) {
     return guarded([&] {
-        if (!stats) throw Error(fpga_result(AFU_ERR_NULL_POINTER), "stats is NULL");
+        if (!stats) throw Error(AFU_ERR_NULL_POINTER, "stats is NULL");
         if (!shell_of(h)->sim_stats(stats)) throw Error(FPGA_NOT_SUPPORTED, "not a simulated card");
     });
 }

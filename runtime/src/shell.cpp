@@ -84,20 +84,21 @@ const RegName kDmaRegs[] = {
 };
 
 // Finds the simulated card library a sim: URI names.
+#ifdef AFUSHELL_SIM  // a real card's runtime has no simulated card libraries
 std::string card_library(const std::string& target) {
     if (target == "loopback") {
         if (const char* p = std::getenv("SPGEN_LOOPBACK_CARD")) return p;
         const char* py = std::getenv("SPGEN_PYTHON");
         std::string cmd = std::string(py ? py : "python3") + " -m spgen.runtime card-path loopback 2>&1";
         FILE* f = popen(cmd.c_str(), "r");
-        if (!f) throw Error(fpga_result(AFU_ERR_BAD_URI), "cannot run " + cmd);
+        if (!f) throw Error(AFU_ERR_BAD_URI, "cannot run " + cmd);
         std::string out;
         char buf[512];
         while (fgets(buf, sizeof buf, f)) out += buf;
         int rc = pclose(f);
         while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
         if (rc != 0 || out.empty())
-            throw Error(fpga_result(AFU_ERR_BAD_URI),
+            throw Error(AFU_ERR_BAD_URI,
                         "building the loop-back card failed (" + cmd + "): " + out);
         auto nl = out.rfind('\n');
         return nl == std::string::npos ? out : out.substr(nl + 1);
@@ -105,13 +106,14 @@ std::string card_library(const std::string& target) {
     std::string lib = target;
     const bool folder = lib.size() < 3 || lib.compare(lib.size() - 3, 3, ".so") != 0;
     if (access(target.c_str(), F_OK) != 0)
-        throw Error(fpga_result(AFU_ERR_BAD_URI), std::string(folder ? "no such directory: " : "no such file: ") + target);
+        throw Error(AFU_ERR_BAD_URI, std::string(folder ? "no such directory: " : "no such file: ") + target);
     if (folder) lib += "/sim/libafucard.so";
     if (access(lib.c_str(), R_OK) != 0)
-        throw Error(fpga_result(AFU_ERR_BAD_URI),
+        throw Error(AFU_ERR_BAD_URI,
                     "no simulated card at " + lib + " (run `spgen build` for that directory)");
     return lib;
 }
+#endif
 
 }  // namespace
 
@@ -134,16 +136,16 @@ void Shell::init(const std::string& uri) {
         std::string lib = card_library(target.substr(4));
         char err[512] = {0};
         fpga_result r = spgenSimRegisterCard(lib.c_str(), query.c_str(), guid, err, sizeof err);
-        if (r != FPGA_OK) throw Error(fpga_result(AFU_ERR_BAD_URI), err);
+        if (r != FPGA_OK) throw Error(AFU_ERR_BAD_URI, err);
         simulated_ = true;
 #else
-        throw Error(fpga_result(AFU_ERR_BAD_URI),
+        throw Error(AFU_ERR_BAD_URI,
                     "this runtime drives a real card through OPAE; link libafushell-sim for " + uri);
 #endif
     } else {
         std::string id = target.rfind("afu:", 0) == 0 ? target.substr(4) : target;
         if (!parse_guid(id, guid))
-            throw Error(fpga_result(AFU_ERR_BAD_URI),
+            throw Error(AFU_ERR_BAD_URI,
                         access(id.c_str(), F_OK) == 0
                             ? "'" + id + "' is a build directory: open it as sim:" + id
                             : "no such directory: " + id + " (a target is sim:<build dir>, sim:loopback or an AFU ID)");
@@ -236,7 +238,7 @@ Shell::~Shell() {
     cv_.notify_all();
     for (auto& e : eng_)
         if (e.thread.joinable()) e.thread.join();
-    fail_all(fpga_result(AFU_ERR_CLOSED), "the shell was closed before the request completed");
+    fail_all(AFU_ERR_CLOSED, "the shell was closed before the request completed");
     if (!h_) return;
     for (int e = 0; e < 2; ++e)
         if (ev_[e]) {
@@ -279,7 +281,7 @@ bool Shell::sim_stats(afu_shell_sim_stats* s) const {
 }
 
 void* Shell::alloc(size_t bytes) {
-    if (!bytes) throw Error(fpga_result(AFU_ERR_ZERO_COUNT), "cannot allocate 0 bytes");
+    if (!bytes) throw Error(AFU_ERR_ZERO_COUNT, "cannot allocate 0 bytes");
     void* p = nullptr;
     uint64_t wsid = 0, iova = 0;
     check(fpgaPrepareBuffer(h_, bytes, &p, &wsid, 0), "fpgaPrepareBuffer");
@@ -295,13 +297,13 @@ void* Shell::alloc(size_t bytes) {
 }
 
 void Shell::free(void* ptr) {
-    if (!ptr) throw Error(fpga_result(AFU_ERR_NULL_POINTER), "free of a NULL buffer");
+    if (!ptr) throw Error(AFU_ERR_NULL_POINTER, "free of a NULL buffer");
     Buffer b;
     {
         std::lock_guard<std::mutex> g(buf_m_);
         auto it = buffers_.find(reinterpret_cast<uintptr_t>(ptr));
         if (it == buffers_.end())
-            throw Error(fpga_result(AFU_ERR_NOT_PREPARED), "pointer was not returned by afuShellAlloc");
+            throw Error(AFU_ERR_NOT_PREPARED, "pointer was not returned by afuShellAlloc");
         b = it->second;
         buffers_.erase(it);
     }
@@ -318,13 +320,13 @@ uint64_t Shell::card_addr(const void* p, uint64_t n, bool host, const char* what
         --it;
         return kHost | (it->second.iova + (a - it->first));
     }
-    if (host && !p) throw Error(fpga_result(AFU_ERR_NULL_POINTER), std::string(what) + " is a NULL host pointer");
+    if (host && !p) throw Error(AFU_ERR_NULL_POINTER, std::string(what) + " is a NULL host pointer");
     if (a % 4)
-        throw Error(fpga_result(AFU_ERR_ALIGNMENT), std::string(what) + " " + hex(a) + " is not 4-byte aligned");
+        throw Error(AFU_ERR_ALIGNMENT, std::string(what) + " " + hex(a) + " is not 4-byte aligned");
     if (!host) {
         uint64_t end = a + n;
         if (a >= kMemEnd || end > kMemEnd || end < a || (a < AFUSHELL_MEM_B_BASE && end > AFUSHELL_MEM_B_BASE))
-            throw Error(fpga_result(AFU_ERR_OUT_OF_RANGE),
+            throw Error(AFU_ERR_OUT_OF_RANGE,
                         std::string(what) + " FPGA range " + hex(a) + "+" + std::to_string(n) +
                             " runs past the end of memory " + (a < AFUSHELL_MEM_B_BASE ? "A" : "B"));
         return a;
@@ -336,7 +338,7 @@ uint64_t Shell::card_addr(const void* p, uint64_t n, bool host, const char* what
         const Buffer& b = it->second;
         if (a >= it->first && a + n <= it->first + b.len) return kHost | (b.iova + (a - it->first));
     }
-    throw Error(fpga_result(AFU_ERR_NOT_PREPARED),
+    throw Error(AFU_ERR_NOT_PREPARED,
                 std::string(what) + " host range " + hex(a) + "+" + std::to_string(n) +
                     " is not inside one buffer from afuShellAlloc");
 }
@@ -377,13 +379,13 @@ void Shell::set_max_descriptor(uint64_t bytes) {
 
 std::shared_ptr<Request> Shell::dma(uint64_t dst, uint64_t src, uint64_t count, int type) {
     uint64_t t0 = now_ns();
-    if (type < H2F || type > H2H) throw Error(fpga_result(AFU_ERR_BAD_TYPE), "transfer type " + std::to_string(type) + " is not H2F, F2H, F2F or H2H");
+    if (type < H2F || type > H2H) throw Error(AFU_ERR_BAD_TYPE, "transfer type " + std::to_string(type) + " is not H2F, F2H, F2F or H2H");
     bool src_host = type == H2F || type == H2H, dst_host = type == F2H || type == H2H;
     if (checks_) {
-        if (src_host && !src) throw Error(fpga_result(AFU_ERR_NULL_POINTER), "src is a NULL host pointer");
-        if (dst_host && !dst) throw Error(fpga_result(AFU_ERR_NULL_POINTER), "dst is a NULL host pointer");
-        if (count == 0) throw Error(fpga_result(AFU_ERR_ZERO_COUNT), "count is 0 bytes");
-        if (count % 4) throw Error(fpga_result(AFU_ERR_BAD_COUNT), "count " + std::to_string(count) + " is not a multiple of 4 bytes");
+        if (src_host && !src) throw Error(AFU_ERR_NULL_POINTER, "src is a NULL host pointer");
+        if (dst_host && !dst) throw Error(AFU_ERR_NULL_POINTER, "dst is a NULL host pointer");
+        if (count == 0) throw Error(AFU_ERR_ZERO_COUNT, "count is 0 bytes");
+        if (count % 4) throw Error(AFU_ERR_BAD_COUNT, "count " + std::to_string(count) + " is not a multiple of 4 bytes");
     }
     auto r = std::make_shared<Request>();
     const uint64_t in_b = uint64_t(info_.in_record_words) * 4, out_b = uint64_t(info_.out_record_words) * 4;
@@ -391,7 +393,7 @@ std::shared_ptr<Request> Shell::dma(uint64_t dst, uint64_t src, uint64_t count, 
         // With cores every transfer streams through them: count bytes of input records
         // leave as count / in_b output records.
         if (checks_ && count % in_b)
-            throw Error(fpga_result(AFU_ERR_RECORD_WIDTH), "count " + std::to_string(count) +
+            throw Error(AFU_ERR_RECORD_WIDTH, "count " + std::to_string(count) +
                         " is not a whole number of " + std::to_string(in_b) + "-byte input records");
         uint64_t n = count / in_b;
         uint64_t s = card_addr(reinterpret_cast<const void*>(src), count, src_host, "src");
@@ -412,7 +414,7 @@ std::shared_ptr<Request> Shell::dma(uint64_t dst, uint64_t src, uint64_t count, 
 void Shell::submit(const std::shared_ptr<Request>& r) {
     {
         std::lock_guard<std::mutex> g(m_);
-        if (stop_) throw Error(fpga_result(AFU_ERR_CLOSED), "the shell is closed");
+        if (stop_) throw Error(AFU_ERR_CLOSED, "the shell is closed");
 #ifdef AFUSHELL_SIM
         if (simulated_)
             for (int e = 0; e < 2; ++e) {
@@ -427,13 +429,13 @@ void Shell::submit(const std::shared_ptr<Request>& r) {
     cv_.notify_all();
 }
 
-fpga_result Shell::wait(const std::shared_ptr<Request>& r, uint64_t timeout_ns, std::string* msg) {
+afu_result Shell::wait(const std::shared_ptr<Request>& r, uint64_t timeout_ns, std::string* msg) {
     uint64_t t0 = now_ns();
     std::unique_lock<std::mutex> lk(r->m);
     while (!r->done) {
         if (timeout_ns != UINT64_MAX && now_ns() - t0 >= timeout_ns) {
             *msg = "request not complete after " + std::to_string(timeout_ns) + " ns";
-            return fpga_result(AFU_ERR_TIMEOUT);
+            return AFU_ERR_TIMEOUT;
         }
         r->cv.wait_for(lk, std::chrono::microseconds(500));
     }
@@ -627,7 +629,7 @@ void Shell::recover(int e, uint64_t err, uint64_t epoch) {
     for (auto& r : failed) {
         std::lock_guard<std::mutex> g(r->m);
         if (r->done) continue;
-        r->result = fpga_result(AFU_ERR_DEVICE);
+        r->result = AFU_ERR_DEVICE;
         r->message = msg;
         r->end_ns = now_ns();
         r->done = true;
@@ -644,7 +646,7 @@ void Shell::release_locked(Request& r, int e) {
 #endif
 }
 
-void Shell::fail_all(fpga_result code, const std::string& msg) {
+void Shell::fail_all(afu_result code, const std::string& msg) {
     std::vector<std::shared_ptr<Request>> all;
     {
         std::lock_guard<std::mutex> g(m_);
@@ -670,10 +672,10 @@ void Shell::fail_all(fpga_result code, const std::string& msg) {
 afu_shell_run_result Shell::run(uint64_t src, uint64_t dst, uint64_t n) {
     std::lock_guard<std::mutex> one(run_m_);
     uint64_t t0 = now_ns();
-    if (n == 0) throw Error(fpga_result(AFU_ERR_ZERO_COUNT), "a run needs at least one element");
+    if (n == 0) throw Error(AFU_ERR_ZERO_COUNT, "a run needs at least one element");
     uint64_t in_b = uint64_t(info_.in_record_words) * 4, out_b = uint64_t(info_.out_record_words) * 4;
     if (n > 0xFFFFFFFFull / in_b * 64)
-        throw Error(fpga_result(AFU_ERR_RECORD_WIDTH), "element count too large");
+        throw Error(AFU_ERR_RECORD_WIDTH, "element count too large");
     uint64_t s = card_addr(reinterpret_cast<const void*>(src), n * in_b, false, "src");
     uint64_t d = card_addr(reinterpret_cast<const void*>(dst), n * out_b, false, "dst");
     auto r = std::make_shared<Request>();
@@ -686,7 +688,7 @@ afu_shell_run_result Shell::run(uint64_t src, uint64_t dst, uint64_t n) {
     r->start_ns = t0;
     submit(r);
     std::string msg;
-    fpga_result res = wait(r, UINT64_MAX, &msg);
+    afu_result res = wait(r, UINT64_MAX, &msg);
     if (res != FPGA_OK) throw Error(res, msg);
     afu_shell_run_result out = counters();
     out.elapsed_ns = r->end_ns - r->start_ns;
@@ -744,7 +746,7 @@ uint64_t Shell::reg_offset(const std::string& name) const {
         unsigned long i = std::strtoul(name.c_str() + 8, &end, 10);
         if (!*end && i < AFUSHELL_CORE_REG_COUNT) return AFUSHELL_CORE_REG(i);
     }
-    throw Error(fpga_result(AFU_ERR_UNKNOWN_REG), "no register named '" + name + "'");
+    throw Error(AFU_ERR_UNKNOWN_REG, "no register named '" + name + "'");
 }
 
 const char* Shell::reg_type(const std::string& name) const {
@@ -754,20 +756,20 @@ const char* Shell::reg_type(const std::string& name) const {
     if (it == core_reg_types_.end()) return "";
     for (const char* t : kTypes)
         if (it->second == t) return t;
-    throw Error(fpga_result(AFU_ERR_UNKNOWN_REG), "core Reg '" + name + "' has type '" + it->second +
+    throw Error(AFU_ERR_UNKNOWN_REG, "core Reg '" + name + "' has type '" + it->second +
                                                   "', not one of f32, i32, u32, bool");
 }
 
 uint64_t Shell::reg_bits(const std::string& name, double v) const {
     const std::string type = reg_type(name);
     if (type.empty())
-        throw Error(fpga_result(AFU_ERR_UNKNOWN_REG), "'" + name + "' is a shell register of 64 raw bits, "
+        throw Error(AFU_ERR_UNKNOWN_REG, "'" + name + "' is a shell register of 64 raw bits, "
                     "not a typed core Reg: write its bits (afuShellWriteReg, write_reg_bits)");
     std::ostringstream shown;
     shown.precision(17);
     shown << v;
     auto refuse = [&](const std::string& why) {
-        return Error(fpga_result(AFU_ERR_REG_VALUE), "core Reg '" + name + "' (" + type + "): " + shown.str() + " " + why);
+        return Error(AFU_ERR_REG_VALUE, "core Reg '" + name + "' (" + type + "): " + shown.str() + " " + why);
     };
     if (type == "f32") {
         if (std::isfinite(v) && std::fabs(v) > double(FLT_MAX))
@@ -793,7 +795,7 @@ uint64_t Shell::reg_bits(const std::string& name, double v) const {
 double Shell::reg_value(const std::string& name, uint64_t bits) const {
     const std::string type = reg_type(name);
     if (type.empty())
-        throw Error(fpga_result(AFU_ERR_UNKNOWN_REG), "'" + name + "' is a shell register of 64 raw bits, "
+        throw Error(AFU_ERR_UNKNOWN_REG, "'" + name + "' is a shell register of 64 raw bits, "
                     "not a typed core Reg: read its bits (afuShellReadReg, read_reg)");
     uint32_t b = uint32_t(bits);
     if (type == "f32") {
@@ -808,13 +810,13 @@ double Shell::reg_value(const std::string& name, uint64_t bits) const {
 
 void Shell::write_reg(uint64_t offset, uint64_t value) {
     if (offset % 8 || offset >= AFUSHELL_MMIO_BYTES)
-        throw Error(fpga_result(AFU_ERR_UNKNOWN_REG), "register offset " + hex(offset) + " is not an 8-byte aligned MMIO offset below 256 KiB");
+        throw Error(AFU_ERR_UNKNOWN_REG, "register offset " + hex(offset) + " is not an 8-byte aligned MMIO offset below 256 KiB");
     mmio_w(offset, value);
 }
 
 uint64_t Shell::read_reg(uint64_t offset) {
     if (offset % 8 || offset >= AFUSHELL_MMIO_BYTES)
-        throw Error(fpga_result(AFU_ERR_UNKNOWN_REG), "register offset " + hex(offset) + " is not an 8-byte aligned MMIO offset below 256 KiB");
+        throw Error(AFU_ERR_UNKNOWN_REG, "register offset " + hex(offset) + " is not an 8-byte aligned MMIO offset below 256 KiB");
     return mmio_r(offset);
 }
 

@@ -21,10 +21,10 @@ namespace afushell {
 /// An error with its C API code; thrown inside the runtime, turned into a code at the API.
 class Error : public std::runtime_error {
 public:
-    Error(fpga_result code, const std::string& msg) : std::runtime_error(msg), code_(code) {}
-    fpga_result code() const { return code_; }
+    Error(afu_result code, const std::string& msg) : std::runtime_error(msg), code_(code) {}
+    afu_result code() const { return code_; }
 private:
-    fpga_result code_;
+    afu_result code_;
 };
 
 class Shell;
@@ -42,7 +42,7 @@ struct Request {
     std::mutex m;
     std::condition_variable cv;
     bool done = false;
-    fpga_result result = FPGA_OK;
+    afu_result result = FPGA_OK;
     std::string message;
 };
 
@@ -57,7 +57,7 @@ public:
     void free(void* ptr);
 
     std::shared_ptr<Request> dma(uint64_t dst, uint64_t src, uint64_t count, int type);
-    fpga_result wait(const std::shared_ptr<Request>& r, uint64_t timeout_ns, std::string* msg);
+    afu_result wait(const std::shared_ptr<Request>& r, uint64_t timeout_ns, std::string* msg);
     afu_shell_run_result run(uint64_t src, uint64_t dst, uint64_t n);
     afu_shell_run_result counters();
 
@@ -102,7 +102,7 @@ private:
     void service(int e);
     void recover(int e, uint64_t err, uint64_t epoch);
     void finish(const std::shared_ptr<Request>& r, int e, uint64_t end_ns);
-    void fail_all(fpga_result code, const std::string& msg);
+    void fail_all(afu_result code, const std::string& msg);
     void release_locked(Request& r, int e);
     void mmio_w(uint64_t off, uint64_t v);
     uint64_t mmio_r(uint64_t off);

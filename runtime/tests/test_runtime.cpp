@@ -158,7 +158,7 @@ TEST(Runtime, BadArgumentsGiveDistinctCodesAndTouchNothing) {
     };
     std::vector<int> seen;
     for (const auto& c : cases) {
-        fpga_result r = afuShellDMATransferH(h, c.dst, c.src, c.n, dma_transfer_type_t(c.type));
+        afu_result r = afuShellDMATransferH(h, c.dst, c.src, c.n, dma_transfer_type_t(c.type));
         EXPECT_EQ(int(r), c.code);
         EXPECT_STRNE(afuShellLastError(), "");
         seen.push_back(int(r));

@@ -31,20 +31,24 @@ module rdma_card_net #(
     input  wire [32*P-1:0] link_in_data,
     input  wire [P-1:0]    link_in_last,
     output wire [P-1:0]    overflow,
-    output wire [16*P-1:0] replays
+    output wire [16*P-1:0] replays,
+    // debug: per link port the RDMA_LINK_* words (see rdma_link_port), the router's state
+    output wire [256*P-1:0] link_dbg,
+    output wire [63:0]     router_dbg
 );
     localparam integer N = P + 1;
     wire [2*N-1:0]  in_avail;
     wire [32*N-1:0] in_head0, in_head1, in_data, out_data;
     wire [N-1:0]    in_sel_vc, in_valid, in_ready, in_last, out_valid, out_ready, out_last;
     wire [2*N-1:0]  out_can_take;
+    wire [N-1:0]    out_blocked;
 
     genvar g;
     generate
         for (g = 0; g < P; g = g + 1) begin : g_port
             /* verilator lint_off UNUSEDSIGNAL */
             wire        vc_unused;          // the router knows the VC it selected
-            wire [15:0] crc_errors_unused;  // a statistic, not needed by the router
+            wire [15:0] crc_errors_unused;  // reported through link_dbg
             /* verilator lint_on UNUSEDSIGNAL */
             rdma_link_port #(.WINDOW(WINDOW), .VC_BUF(VC_BUF), .TIMEOUT(TIMEOUT)) u_port (
                 .clk(clk), .rst(rst),
@@ -57,7 +61,8 @@ module rdma_card_net #(
                 .link_out_last(link_out_last[g]), .link_out_ready(1'b1),
                 .link_in_valid(link_in_valid[g]), .link_in_data(link_in_data[32 * g +: 32]),
                 .link_in_last(link_in_last[g]), .overflow(overflow[g]), .crc_errors(crc_errors_unused),
-                .replays(replays[16 * g +: 16]), .tx_can_take(out_can_take[2 * g +: 2]));
+                .replays(replays[16 * g +: 16]), .tx_can_take(out_can_take[2 * g +: 2]),
+                .tx_blocked(out_blocked[g]), .dbg(link_dbg[256 * g +: 256]));
         end
     endgenerate
 
@@ -76,6 +81,7 @@ module rdma_card_net #(
     assign out_can_take[2 * P +: 2] = 2'b11;  // the engine drains its port
     /* verilator lint_off UNUSEDSIGNAL */
     wire unused_sel = in_sel_vc[P];  // the engine port has VC 0 only
+    wire unused_blocked = out_blocked[P];  // the engine port always takes
     /* verilator lint_on UNUSEDSIGNAL */
 
     rdma_router #(.P(P)) u_router (
@@ -83,6 +89,6 @@ module rdma_card_net #(
         .port_dateline(port_dateline), .in_avail(in_avail), .in_head0(in_head0), .in_head1(in_head1),
         .in_sel_vc(in_sel_vc), .in_valid(in_valid), .in_ready(in_ready), .in_data(in_data), .in_last(in_last),
         .out_valid(out_valid), .out_ready(out_ready), .out_data(out_data), .out_last(out_last),
-        .out_can_take(out_can_take));
+        .out_can_take(out_can_take), .out_blocked(out_blocked), .dbg(router_dbg));
 endmodule
 `default_nettype wire

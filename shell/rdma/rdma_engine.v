@@ -62,6 +62,8 @@ module rdma_engine #(
     output wire         mem_wr_write,
     output wire [31:0]  mem_wr_writedata,
     input  wire         mem_wr_waitrequest,
+    output wire         mem_wr_flush,    // end of a stream: a write buffer behind the port empties itself
+    input  wire         mem_wr_pending,  // such a buffer holds written words (0 without one)
     // router engine port
     output wire         inj_valid,
     input  wire         inj_ready,
@@ -70,7 +72,10 @@ module rdma_engine #(
     input  wire         ej_valid,
     output wire         ej_ready,
     input  wire [31:0]  ej_data,
-    input  wire         ej_last
+    input  wire         ej_last,
+    // debug: RDMA_ENG_STATE, and RDMA_ENG_SLOT(s) for slots 0..15 ({live, timer 31, op 32})
+    output wire [63:0]  dbg_state,
+    output wire [1023:0] dbg_slots
 );
     localparam [7:0] E_NO_ROUTE = 8'd1, E_TIMEOUT = 8'd3, E_LOCAL_RANGE = 8'd4, E_ALIGN = 8'd5;
     localparam integer QW = $clog2(QUEUE_DEPTH);
@@ -89,7 +94,7 @@ module rdma_engine #(
     wire [7:0]  comp_code;
     wire [31:0] q_op;
 
-    wire        strided = !cmd_get && cmd_block != 32'd0;
+    wire        strided = cmd_block != 32'd0;  // block-stride put or get
     wire [63:0] s_len = {32'd0, cmd_block} * {32'd0, cmd_count};
     wire [63:0] s_span = {32'd0, cmd_count - 32'd1} * {32'd0, cmd_local_stride} + {32'd0, cmd_block};
     wire [63:0] len = strided ? s_len : cmd_len;
@@ -159,15 +164,15 @@ module rdma_engine #(
         end
     end
 
-    // commands wait here for the sender: {get, dst, op, local, remote, len, block, lstride, rstride}
-    localparam integer CQW = 1 + 6 + 32 + 64 + 64 + 64 + 32 + 32 + 32;
+    // commands wait here for the sender: {get, dst, op, local, remote, len, count, block, lstride, rstride}
+    localparam integer CQW = 1 + 6 + 32 + 64 + 64 + 64 + 32 + 32 + 32 + 32;
     wire [CQW-1:0] cq_dout;
     /* verilator lint_off UNUSEDSIGNAL */
     wire [SB:0]    cq_count;
     /* verilator lint_on UNUSEDSIGNAL */
     rdma_fifo #(.WIDTH(CQW), .DEPTH(SLOTS > 1 ? SLOTS : 2)) u_cq (
         .clk(clk), .rst(rst), .push(accept && check == 8'd0),
-        .din({cmd_get, cmd_dst, new_op, cmd_local, cmd_remote, len, strided ? cmd_block : 32'd0, cmd_local_stride,
+        .din({cmd_get, cmd_dst, new_op, cmd_local, cmd_remote, len, cmd_count, cmd_block, cmd_local_stride,
               cmd_remote_stride}),
         .full(cq_full), .pop(c_take), .dout(cq_dout), .empty(cq_empty), .count(cq_count));
     wire        c_get = cq_dout[CQW-1];
@@ -176,6 +181,7 @@ module rdma_engine #(
     wire [63:0] c_local = cq_dout[CQW-40 -: 64];
     wire [63:0] c_remote = cq_dout[CQW-104 -: 64];
     wire [63:0] c_len = cq_dout[CQW-168 -: 64];
+    wire [31:0] c_count = cq_dout[127:96];
     wire [31:0] c_block = cq_dout[95:64];
     wire [31:0] c_lstride = cq_dout[63:32];
     wire [31:0] c_rstride = cq_dout[31:0];
@@ -183,17 +189,17 @@ module rdma_engine #(
     // ---- queues -------------------------------------------------------------------------
     wire         rp_push, rp_full, rp_empty, rp_pop, rq_push, rq_full, rq_empty, rq_pop;
     wire [49:0]  rp_din, rp_dout;
-    wire [229:0] rq_din, rq_dout;
+    wire [325:0] rq_din, rq_dout;
     wire         rx_ev_push, tx_ev_push, ev_full, ev_empty;
     wire [137:0] rx_ev_data, tx_ev_data;
-    /* verilator lint_off UNUSEDSIGNAL */
-    wire [QW:0]  rp_count, rq_count;  // statistics only
+    wire [2:0]   rx_dbg;
+    wire [8:0]   tx_dbg;
+    wire [QW:0]  rp_count, rq_count;  // debug only
     wire [EW:0]  ev_count;
-    /* verilator lint_on UNUSEDSIGNAL */
     rdma_fifo #(.WIDTH(50), .DEPTH(QUEUE_DEPTH)) u_rp (
         .clk(clk), .rst(rst), .push(rp_push), .din(rp_din), .full(rp_full), .pop(rp_pop), .dout(rp_dout),
         .empty(rp_empty), .count(rp_count));
-    rdma_fifo #(.WIDTH(230), .DEPTH(QUEUE_DEPTH)) u_rq (
+    rdma_fifo #(.WIDTH(326), .DEPTH(QUEUE_DEPTH)) u_rq (
         .clk(clk), .rst(rst), .push(rq_push), .din(rq_din), .full(rq_full), .pop(rq_pop), .dout(rq_dout),
         .empty(rq_empty), .count(rq_count));
     // events from both sides; the receiver's go first, the sender's wait in a holding
@@ -224,18 +230,47 @@ module rdma_engine #(
     rdma_engine_rx #(.MEM_BYTES(MEM_BYTES)) u_rx (
         .clk(clk), .rst(rst), .ej_valid(ej_valid), .ej_ready(ej_ready), .ej_data(ej_data), .ej_last(ej_last),
         .mem_wr_address(mem_wr_address), .mem_wr_write(mem_wr_write), .mem_wr_writedata(mem_wr_writedata),
-        .mem_wr_waitrequest(mem_wr_waitrequest), .q_op(q_op), .q_live(q_live), .comp_valid(comp_valid),
+        .mem_wr_waitrequest(mem_wr_waitrequest), .mem_wr_flush(mem_wr_flush), .mem_wr_pending(mem_wr_pending),
+        .q_op(q_op), .q_live(q_live), .comp_valid(comp_valid),
         .comp_op(comp_op), .comp_code(comp_code), .rp_push(rp_push), .rp_data(rp_din), .rp_full(rp_full),
-        .rq_push(rq_push), .rq_data(rq_din), .rq_full(rq_full), .ev_push(rx_ev_push), .ev_data(rx_ev_data));
+        .rq_push(rq_push), .rq_data(rq_din), .rq_full(rq_full), .ev_push(rx_ev_push), .ev_data(rx_ev_data),
+        .dbg(rx_dbg));
 
     rdma_engine_tx #(.PF_DEPTH(PF_DEPTH)) u_tx (
         .clk(clk), .rst(rst), .card_id(card_id), .c_valid(!cq_empty), .c_take(c_take), .c_get(c_get), .c_dst(c_dst),
-        .c_op(c_op), .c_local(c_local), .c_remote(c_remote), .c_len(c_len), .c_block(c_block),
+        .c_op(c_op), .c_local(c_local), .c_remote(c_remote), .c_len(c_len), .c_count(c_count), .c_block(c_block),
         .c_lstride(c_lstride), .c_rstride(c_rstride), .rp_empty(rp_empty), .rp_data(rp_dout), .rp_pop(rp_pop),
         .rq_empty(rq_empty), .rq_data(rq_dout), .rq_pop(rq_pop), .ev_push(tx_ev_push), .ev_data(tx_ev_data),
         .mem_rd_address(mem_rd_address), .mem_rd_read(mem_rd_read),
         .mem_rd_waitrequest(mem_rd_waitrequest), .mem_rd_readdata(mem_rd_readdata),
         .mem_rd_readdatavalid(mem_rd_readdatavalid), .inj_valid(inj_valid), .inj_ready(inj_ready),
-        .inj_data(inj_data), .inj_last(inj_last));
+        .inj_data(inj_data), .inj_last(inj_last), .dbg(tx_dbg));
+
+    // ---- debug: where an operation waits ------------------------------------------------
+    integer d;
+    reg [7:0] n_live;
+    always @(*) begin
+        n_live = 8'd0;
+        for (d = 0; d < SLOTS; d = d + 1) n_live = n_live + {7'd0, live[d]};
+    end
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [31:0] cq_n = {{31-SB{1'b0}}, cq_count};
+    wire [31:0] rp_n = {{31-QW{1'b0}}, rp_count};
+    wire [31:0] rq_n = {{31-QW{1'b0}}, rq_count};
+    wire [31:0] ev_n = {{31-EW{1'b0}}, ev_count};
+    /* verilator lint_on UNUSEDSIGNAL */
+    assign dbg_state = {4'd0, mem_wr_write && mem_wr_waitrequest, mem_rd_read && mem_rd_waitrequest, ej_ready,
+                        ej_valid, inj_ready, inj_valid, tx_dbg, rx_dbg, ev_n[5:0], rq_n[9:0], rp_n[9:0], cq_n[7:0],
+                        n_live};
+    genvar gs;
+    generate
+        for (gs = 0; gs < 16; gs = gs + 1) begin : g_slot_dbg
+            if (gs < SLOTS) begin : g_used
+                assign dbg_slots[64 * gs +: 64] = {live[gs], sl_timer[gs][30:0], sl_op[gs]};
+            end else begin : g_none
+                assign dbg_slots[64 * gs +: 64] = 64'd0;
+            end
+        end
+    endgenerate
 endmodule
 `default_nettype wire

@@ -1,10 +1,11 @@
 // Receiving side of the RDMA engine: takes packets from the router's engine port and
 // acts on them, with the packet formats of the C++ model (runtime/rdma, docs/rdma.md).
-// A stream start (PUT, GETRESP; a PUT with 9 payload words is block-stride) sets up the
+// A stream start (PUT, GETRESP; one with 9 payload words is block-stride) sets up the
 // per-source stream state after a range check; DATA packets are written to memory
 // through the write port (one word per cycle, stalled by waitrequest); the end of a
 // PUT stream raises a target event and answers DONE, the end of a GETRESP stream
-// completes the initiator's get. GETREQ packets are range-checked and queued for the
+// completes the initiator's get. GETREQ packets (11 payload words: block-stride, with
+// block, count and both strides) are range-checked and queued for the
 // sender; DONE / ERR complete the initiator's operation. A bad range answers ERR
 // REMOTE_RANGE and the stream's data are discarded. The ejection port is stalled only
 // by the memory and by full reply / request queues (each initiator has one operation
@@ -25,6 +26,8 @@ module rdma_engine_rx #(
     output reg         mem_wr_write,
     output reg  [31:0] mem_wr_writedata,
     input  wire        mem_wr_waitrequest,
+    output wire        mem_wr_flush,    // a stream ended: write out what the memory side holds
+    input  wire        mem_wr_pending,  // written words not yet accepted by the memory
     // the initiator: is operation q_op outstanding there; completions (it drops stale ones)
     output wire [31:0] q_op,
     input  wire        q_live,
@@ -37,13 +40,14 @@ module rdma_engine_rx #(
     input  wire        rp_full,
     // get requests for the sender
     output reg         rq_push,
-    output reg  [229:0] rq_data,  // {src 6, op 32, remote 64, len 64, local 64}
+    output reg  [325:0] rq_data,  // {src 6, op 32, remote 64, len 64, local 64, block 32, rstride 32, lstride 32}
     input  wire        rq_full,
     // target events: a put received
     output reg         ev_push,
-    output reg  [137:0] ev_data   // {kind 4, peer 6, addr 64, len 64}
+    output reg  [137:0] ev_data,  // {kind 4, peer 6, addr 64, len 64}
+    output wire [2:0]   dbg       // receiver state
 );
-    localparam [3:0] T_PUT = 4'd1, T_GETRESP = 4'd2, T_DATA = 4'd3, T_GETREQ = 4'd4, T_DONE = 4'd5, T_ERR = 4'd6;
+    `include "rdma_packet.vh"
     localparam [2:0] R_HDR = 3'd0, R_PAY = 3'd1, R_EXEC = 3'd2, R_DATA = 3'd3, R_DIV = 3'd4, R_CHK = 3'd5,
                      R_END = 3'd6;
     localparam [7:0] E_REMOTE_RANGE = 8'd2;
@@ -63,11 +67,13 @@ module rdma_engine_rx #(
     reg [31:0] s_stride [0:63];
 
     reg [2:0]  st;
+    assign dbg = st;
+    assign mem_wr_flush = st == R_END;
     reg [5:0]  h_src;
     reg [3:0]  h_type;
     reg [4:0]  h_words;
     reg [3:0]  idx;
-    reg [31:0] w [0:8];
+    reg [31:0] w [0:10];
     // the stream of the packet being received (working copy)
     reg        k_act, k_put, k_disc;
     reg [31:0] k_op, k_blk, k_brem, k_stride;
@@ -81,7 +87,13 @@ module rdma_engine_rx #(
     wire [63:0] a_len = {w[4], w[3]};
     wire [63:0] a_blk = {w[6], w[5]};
     wire [63:0] a_stride = {w[8], w[7]};
-    wire        strided = h_type == T_PUT && h_words >= 5'd9;
+    wire        strided = (h_type == RDMA_T_PUT || h_type == RDMA_T_GETRESP) && h_words >= 5'd9;
+    // a block-stride GETREQ: w[7] block, w[8] count, w[9] stride here, w[10] stride at the initiator
+    wire        g_strided = h_words >= 5'd11;
+    wire [63:0] g_span = {32'd0, w[8] - 32'd1} * {32'd0, w[9]} + {32'd0, w[7]};
+    wire        g_bad = w[7] == 32'd0 || w[7][1:0] != 2'd0 || w[9][1:0] != 2'd0 || w[10][1:0] != 2'd0
+                        || w[9] < w[7] || w[10] < w[7] || w[8] == 32'd0 || a_len != {32'd0, w[7]} * {32'd0, w[8]}
+                        || a_addr[1:0] != 2'd0 || a_addr > MEM_BYTES || g_span > MEM_BYTES - a_addr;
     wire        bad_plain = a_addr[1:0] != 2'd0 || a_len[1:0] != 2'd0 || a_len == 64'd0 || a_addr > MEM_BYTES
                             || a_len > MEM_BYTES - a_addr;
     wire        bad_stride = a_blk == 64'd0 || a_blk[1:0] != 2'd0 || a_stride[1:0] != 2'd0 || a_stride < a_blk
@@ -120,33 +132,33 @@ module rdma_engine_rx #(
         if (rst) begin
             st <= R_HDR;
             for (i = 0; i < 64; i = i + 1) s_act[i] <= 1'b0;
-            comp_op <= 32'd0; comp_code <= 8'd0; rp_data <= 50'd0; rq_data <= 230'd0; ev_data <= 138'd0;
+            comp_op <= 32'd0; comp_code <= 8'd0; rp_data <= 50'd0; rq_data <= 326'd0; ev_data <= 138'd0;
             idx <= 4'd0; h_src <= 6'd0; h_type <= 4'd0; h_words <= 5'd0; bad <= 1'b0;
             dq <= 64'd0; dr <= 64'd0; di <= 7'd0;
         end else begin
             case (st)
                 R_HDR: if (ej_valid) begin
-                    h_src <= ej_data[11:6];
-                    h_type <= ej_data[15:12];
-                    h_words <= ej_data[21:17];
+                    h_src <= ej_data[RDMA_HDR_SRC_LSB +: RDMA_HDR_SRC_W];
+                    h_type <= ej_data[RDMA_HDR_TYPE_LSB +: RDMA_HDR_TYPE_W];
+                    h_words <= ej_data[RDMA_HDR_WORDS_LSB +: RDMA_HDR_WORDS_W];
                     idx <= 4'd0;
-                    k_act <= s_act[ej_data[11:6]];
-                    k_put <= s_put[ej_data[11:6]];
-                    k_disc <= s_disc[ej_data[11:6]];
-                    k_op <= s_op[ej_data[11:6]];
-                    k_base <= s_base[ej_data[11:6]];
-                    k_len <= s_len[ej_data[11:6]];
-                    k_cur <= s_cur[ej_data[11:6]];
-                    k_rem <= s_rem[ej_data[11:6]];
-                    k_bstart <= s_bstart[ej_data[11:6]];
-                    k_blk <= s_blk[ej_data[11:6]];
-                    k_brem <= s_brem[ej_data[11:6]];
-                    k_stride <= s_stride[ej_data[11:6]];
-                    if (ej_last) st <= ej_data[15:12] == T_DATA ? R_HDR : R_EXEC;
-                    else st <= ej_data[15:12] == T_DATA ? R_DATA : R_PAY;
+                    k_act <= s_act[ej_data[RDMA_HDR_SRC_LSB +: RDMA_HDR_SRC_W]];
+                    k_put <= s_put[ej_data[RDMA_HDR_SRC_LSB +: RDMA_HDR_SRC_W]];
+                    k_disc <= s_disc[ej_data[RDMA_HDR_SRC_LSB +: RDMA_HDR_SRC_W]];
+                    k_op <= s_op[ej_data[RDMA_HDR_SRC_LSB +: RDMA_HDR_SRC_W]];
+                    k_base <= s_base[ej_data[RDMA_HDR_SRC_LSB +: RDMA_HDR_SRC_W]];
+                    k_len <= s_len[ej_data[RDMA_HDR_SRC_LSB +: RDMA_HDR_SRC_W]];
+                    k_cur <= s_cur[ej_data[RDMA_HDR_SRC_LSB +: RDMA_HDR_SRC_W]];
+                    k_rem <= s_rem[ej_data[RDMA_HDR_SRC_LSB +: RDMA_HDR_SRC_W]];
+                    k_bstart <= s_bstart[ej_data[RDMA_HDR_SRC_LSB +: RDMA_HDR_SRC_W]];
+                    k_blk <= s_blk[ej_data[RDMA_HDR_SRC_LSB +: RDMA_HDR_SRC_W]];
+                    k_brem <= s_brem[ej_data[RDMA_HDR_SRC_LSB +: RDMA_HDR_SRC_W]];
+                    k_stride <= s_stride[ej_data[RDMA_HDR_SRC_LSB +: RDMA_HDR_SRC_W]];
+                    if (ej_last) st <= ej_data[RDMA_HDR_TYPE_LSB +: RDMA_HDR_TYPE_W] == RDMA_T_DATA ? R_HDR : R_EXEC;
+                    else st <= ej_data[RDMA_HDR_TYPE_LSB +: RDMA_HDR_TYPE_W] == RDMA_T_DATA ? R_DATA : R_PAY;
                 end
                 R_PAY: if (ej_valid) begin
-                    if (idx <= 4'd8) w[idx] <= ej_data;
+                    if (idx <= 4'd10) w[idx] <= ej_data;
                     if (idx != 4'd15) idx <= idx + 4'd1;
                     if (ej_last) st <= R_EXEC;
                 end
@@ -173,14 +185,16 @@ module rdma_engine_rx #(
                 R_END: begin
                     // the stream of h_src ended with this packet
                     s_act[h_src] <= 1'b0;
-                    if (k_disc) begin
+                    if (!k_disc && mem_wr_pending) begin
+                        st <= R_END;  // the data must be in memory before DONE or completion
+                    end else if (k_disc) begin
                         st <= R_HDR;
                     end else if (k_put) begin
                         if (!rp_full) begin
                             ev_push <= 1'b1;
-                            ev_data <= {T_PUT, h_src, k_base, k_len};
+                            ev_data <= {RDMA_T_PUT, h_src, k_base, k_len};
                             rp_push <= 1'b1;
-                            rp_data <= {h_src, T_DONE, k_op, 8'd0};
+                            rp_data <= {h_src, RDMA_T_DONE, k_op, 8'd0};
                             st <= R_HDR;
                         end
                     end else begin
@@ -193,7 +207,7 @@ module rdma_engine_rx #(
                 R_EXEC: begin
                     st <= R_HDR;
                     case (h_type)
-                        T_PUT, T_GETRESP: begin
+                        RDMA_T_PUT, RDMA_T_GETRESP: begin
                             bad <= bad_plain;
                             if (strided && !bad_plain && !bad_stride) begin
                                 dq <= a_len; dr <= 64'd0; di <= 7'd0;
@@ -203,21 +217,22 @@ module rdma_engine_rx #(
                                 st <= R_CHK;
                             end
                         end
-                        T_GETREQ: begin
-                            if (bad_plain) begin
+                        RDMA_T_GETREQ: begin
+                            if (g_strided ? g_bad : bad_plain) begin
                                 if (!rp_full) begin
                                     rp_push <= 1'b1;
-                                    rp_data <= {h_src, T_ERR, w[0], E_REMOTE_RANGE};
+                                    rp_data <= {h_src, RDMA_T_ERR, w[0], E_REMOTE_RANGE};
                                 end else st <= R_EXEC;
                             end else if (!rq_full) begin
                                 rq_push <= 1'b1;
-                                rq_data <= {h_src, w[0], a_addr, a_len, {w[6], w[5]}};
+                                rq_data <= {h_src, w[0], a_addr, a_len, {w[6], w[5]}, g_strided ? w[7] : 32'd0, w[9],
+                                            w[10]};
                             end else st <= R_EXEC;
                         end
-                        T_DONE, T_ERR: begin
+                        RDMA_T_DONE, RDMA_T_ERR: begin
                             comp_valid <= 1'b1;
                             comp_op <= w[0];
-                            comp_code <= h_type == T_DONE ? 8'd0 : w[1][7:0];
+                            comp_code <= h_type == RDMA_T_DONE ? 8'd0 : w[1][7:0];
                         end
                         default: ;  // stray or unknown: ignored
                     endcase
@@ -240,12 +255,12 @@ module rdma_engine_rx #(
                 end
                 R_CHK: begin
                     // stream set-up; a bad PUT answers ERR (a bad GETRESP is dropped silently)
-                    if (h_type == T_PUT && (bad || (strided && span > MEM_BYTES - a_addr)) && rp_full) begin
+                    if (h_type == RDMA_T_PUT && (bad || (strided && span > MEM_BYTES - a_addr)) && rp_full) begin
                         st <= R_CHK;
                     end else begin
                         st <= R_HDR;
                         s_act[h_src] <= 1'b1;
-                        s_put[h_src] <= h_type == T_PUT;
+                        s_put[h_src] <= h_type == RDMA_T_PUT;
                         s_op[h_src] <= w[0];
                         s_base[h_src] <= a_addr;
                         s_len[h_src] <= a_len;
@@ -255,11 +270,11 @@ module rdma_engine_rx #(
                         s_blk[h_src] <= strided ? a_blk[31:0] : 32'd0;
                         s_brem[h_src] <= a_blk[31:0];
                         s_stride[h_src] <= a_stride[31:0];
-                        if (h_type == T_PUT) begin
+                        if (h_type == RDMA_T_PUT) begin
                             s_disc[h_src] <= bad || (strided && span > MEM_BYTES - a_addr);
                             if (bad || (strided && span > MEM_BYTES - a_addr)) begin
                                 rp_push <= 1'b1;
-                                rp_data <= {h_src, T_ERR, w[0], E_REMOTE_RANGE};
+                                rp_data <= {h_src, RDMA_T_ERR, w[0], E_REMOTE_RANGE};
                             end
                         end else begin
                             s_disc[h_src] <= bad || !mine;

@@ -3,7 +3,9 @@
 // replies (DONE / ERR) go first; then the data packets of the current stream; a new
 // stream (the initiator's put, or the GETRESP answer to a queued get request) starts
 // only when the previous one has ended, so streams never interleave at a target. The
-// initiator's get is a single GETREQ packet. Stream data are read ahead through the
+// initiator's get is a single GETREQ packet (11 payload words for a block-stride get: the
+// plain 7 and block, count, remote stride, local stride); the target answers a block-stride
+// get with a block-stride GETRESP stream (9-word start, as a block-stride PUT). Stream data are read ahead through the
 // memory read port (pipelined, in order) into a FIFO, and a data packet is offered
 // only once its whole payload is there, so packets reach the link without gaps.
 `default_nettype none
@@ -22,16 +24,18 @@ module rdma_engine_tx #(
     input  wire [63:0]  c_local,
     input  wire [63:0]  c_remote,
     input  wire [63:0]  c_len,      // bytes in all
-    input  wire [31:0]  c_block,    // 0: contiguous, else block-stride put
+    input  wire [31:0]  c_count,    // blocks of a block-stride operation
+    input  wire [31:0]  c_block,    // 0: contiguous, else block-stride put or get
     input  wire [31:0]  c_lstride,
     input  wire [31:0]  c_rstride,
     // replies {dst 6, type 4, op 32, code 8}
     input  wire         rp_empty,
     input  wire [49:0]  rp_data,
     output reg          rp_pop,
-    // get requests {src 6, op 32, remote 64, len 64, local 64}
+    // get requests {src 6, op 32, remote 64, len 64, local 64, block 32, rstride 32, lstride 32}
+    // (block 0: contiguous; rstride is the target's, lstride the initiator's)
     input  wire         rq_empty,
-    input  wire [229:0] rq_data,
+    input  wire [325:0] rq_data,
     output reg          rq_pop,
     // target events: a get served (its last packet left)
     output reg          ev_push,
@@ -46,19 +50,29 @@ module rdma_engine_tx #(
     output reg          inj_valid,
     input  wire         inj_ready,
     output reg  [31:0]  inj_data,
-    output reg          inj_last
+    output reg          inj_last,
+    output wire [8:0]   dbg  // {stream's destination 6, stream active, state 2}
 );
-    localparam [3:0] T_PUT = 4'd1, T_GETRESP = 4'd2, T_DATA = 4'd3, T_GETREQ = 4'd4;
+    `include "rdma_packet.vh"
     localparam [1:0] S_IDLE = 2'd0, S_SMALL = 2'd1, S_DATA = 2'd2, S_EVT = 2'd3;
     localparam integer PW = $clog2(PF_DEPTH);
 
     reg [1:0]  st;
-    reg [31:0] sw [0:9];
+    reg [31:0] sw [0:11];
+    wire [5:0]  q_src = rq_data[325:320];
+    wire [31:0] q_op = rq_data[319:288];
+    wire [63:0] q_remote = rq_data[287:224];
+    wire [63:0] q_len = rq_data[223:160];
+    wire [63:0] q_local = rq_data[159:96];
+    wire [31:0] q_block = rq_data[95:64];
+    wire [31:0] q_rstride = rq_data[63:32];
+    wire [31:0] q_lstride = rq_data[31:0];
     reg [3:0]  s_cnt, s_idx;
     // the stream being sent
     reg        sa;
     reg [5:0]  s_dst;
     reg [63:0] pk_left;
+    assign dbg = {s_dst, sa, st};
     reg        notify;
     reg [5:0]  n_peer;
     reg [63:0] n_addr, n_len;
@@ -81,14 +95,14 @@ module rdma_engine_tx #(
     assign mem_rd_address = rd_cur;
     wire rd_acc = mem_rd_read && !mem_rd_waitrequest;
     wire rd_blk_end = rd_blk != 32'd0 && rd_brem == 32'd4;
-    assign ev_data = {T_GETREQ, n_peer, n_addr, n_len};
+    assign ev_data = {RDMA_T_GETREQ, n_peer, n_addr, n_len};
 
     wire [4:0] next_n = pk_left >= 64'd64 ? 5'd16 : {1'b0, pk_left[5:2]};
     // the packet after the current one (pk_left less this packet's payload)
     wire [63:0] left_after = pk_left - {57'd0, d_n, 2'd0};
     wire [4:0] after_n = left_after >= 64'd64 ? 5'd16 : {1'b0, left_after[5:2]};
     function automatic [31:0] hdr(input [5:0] dst, input [3:0] typ, input [4:0] words, input [5:0] src);
-        hdr = {10'd0, words, 1'b0, typ, src, dst};
+        hdr = rdma_hdr(dst, src, typ, 1'b0, words, 10'd0);
     endfunction
 
     always @(*) begin
@@ -101,7 +115,7 @@ module rdma_engine_tx #(
             inj_last = s_idx == s_cnt - 4'd1;
         end else if (st == S_DATA) begin
             inj_valid = d_idx == 5'd0 || !pf_empty;
-            inj_data = d_idx == 5'd0 ? hdr(s_dst, T_DATA, d_n, card_id) : pf_dout;
+            inj_data = d_idx == 5'd0 ? hdr(s_dst, RDMA_T_DATA, d_n, card_id) : pf_dout;
             inj_last = d_idx == d_n;
         end
     end
@@ -154,12 +168,16 @@ module rdma_engine_tx #(
                         sw[4] <= c_len[31:0];
                         sw[5] <= c_len[63:32];
                         if (c_get) begin
-                            sw[0] <= hdr(c_dst, T_GETREQ, 5'd7, card_id);
+                            sw[0] <= hdr(c_dst, RDMA_T_GETREQ, c_block != 32'd0 ? 5'd11 : 5'd7, card_id);
                             sw[6] <= c_local[31:0];
                             sw[7] <= c_local[63:32];
-                            s_cnt <= 4'd8;
+                            sw[8] <= c_block;
+                            sw[9] <= c_count;
+                            sw[10] <= c_rstride;
+                            sw[11] <= c_lstride;
+                            s_cnt <= c_block != 32'd0 ? 4'd12 : 4'd8;
                         end else begin
-                            sw[0] <= hdr(c_dst, T_PUT, c_block != 32'd0 ? 5'd9 : 5'd5, card_id);
+                            sw[0] <= hdr(c_dst, RDMA_T_PUT, c_block != 32'd0 ? 5'd9 : 5'd5, card_id);
                             sw[6] <= c_block;
                             sw[7] <= 32'd0;
                             sw[8] <= c_rstride;
@@ -172,17 +190,21 @@ module rdma_engine_tx #(
                     end else if (!rq_empty && !rq_pop) begin
                         rq_pop <= 1'b1;
                         st <= S_SMALL;
-                        sw[0] <= hdr(rq_data[229:224], T_GETRESP, 5'd5, card_id);
-                        sw[1] <= rq_data[223:192];
-                        sw[2] <= rq_data[31:0];
-                        sw[3] <= rq_data[63:32];
-                        sw[4] <= rq_data[95:64];
-                        sw[5] <= rq_data[127:96];
-                        s_cnt <= 4'd6;
-                        sa <= 1'b1; s_dst <= rq_data[229:224]; pk_left <= rq_data[127:64]; notify <= 1'b1;
-                        n_peer <= rq_data[229:224]; n_addr <= rq_data[191:128]; n_len <= rq_data[127:64];
-                        rd_left <= rq_data[127:64]; rd_cur <= rq_data[191:128]; rd_bstart <= rq_data[191:128];
-                        rd_blk <= 32'd0; rd_brem <= 32'd0; rd_stride <= 32'd0;
+                        sw[0] <= hdr(q_src, RDMA_T_GETRESP, q_block != 32'd0 ? 5'd9 : 5'd5, card_id);
+                        sw[1] <= q_op;
+                        sw[2] <= q_local[31:0];
+                        sw[3] <= q_local[63:32];
+                        sw[4] <= q_len[31:0];
+                        sw[5] <= q_len[63:32];
+                        sw[6] <= q_block;
+                        sw[7] <= 32'd0;
+                        sw[8] <= q_lstride;
+                        sw[9] <= 32'd0;
+                        s_cnt <= q_block != 32'd0 ? 4'd10 : 4'd6;
+                        sa <= 1'b1; s_dst <= q_src; pk_left <= q_len; notify <= 1'b1;
+                        n_peer <= q_src; n_addr <= q_remote; n_len <= q_len;
+                        rd_left <= q_len; rd_cur <= q_remote; rd_bstart <= q_remote;
+                        rd_blk <= q_block; rd_brem <= q_block; rd_stride <= q_rstride;
                     end
                 end
                 S_SMALL: if (inj_ready) begin
@@ -214,7 +236,7 @@ module rdma_engine_tx #(
         end
     end
     initial begin
-        if (PF_DEPTH < 16 || (PF_DEPTH & (PF_DEPTH - 1)) != 0) $fatal(1, "rdma_engine_tx: PF_DEPTH must be a power of 2 >= 16");
+        if (PF_DEPTH < 16 || (PF_DEPTH & (PF_DEPTH - 1)) != 0) $fatal(1, "%m (rdma_engine_tx): PF_DEPTH must be a power of 2 >= 16");
     end
 endmodule
 `default_nettype wire

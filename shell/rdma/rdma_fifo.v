@@ -34,7 +34,7 @@ module rdma_fifo #(
         end
     end
     initial begin
-        if (DEPTH < 2 || (DEPTH & (DEPTH - 1)) != 0) $fatal(1, "rdma_fifo: DEPTH must be a power of 2 >= 2");
+        if (DEPTH < 2 || (DEPTH & (DEPTH - 1)) != 0) $fatal(1, "%m (rdma_fifo): DEPTH must be a power of 2 >= 2");
     end
 endmodule
 `default_nettype wire

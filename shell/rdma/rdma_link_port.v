@@ -32,11 +32,17 @@ module rdma_link_port #(
     output wire        overflow,
     output wire [15:0] crc_errors,
     output wire [15:0] replays,
-    output wire [1:0]  tx_can_take
+    output wire [1:0]  tx_can_take,
+    // debug: the router's blocked flag for this port in, the RDMA_LINK_* CSR words out
+    input  wire        tx_blocked,
+    output wire [255:0] dbg        // {STATE, STALLS, ERRS, PKTS}, 64 bits each
 );
     wire [9:0]  expected, ack_seq;
     wire        nak, dirty, ctrl_sent, ack_valid, ack_nak;
     wire [15:0] freed0, freed1, pf0, pf1;
+    wire [31:0] tx_packets, rx_packets, credit_stalls, window_full;
+    wire [29:0] tx_state;
+    wire [20:0] rx_state;
 
     rdma_link_tx #(.WINDOW(WINDOW), .VC_BUF(VC_BUF), .TIMEOUT(TIMEOUT), .CTRL_INTERVAL(CTRL_INTERVAL),
                    .KEEPALIVE(KEEPALIVE)) u_tx (
@@ -44,7 +50,9 @@ module rdma_link_port #(
         .rx_expected(expected), .rx_nak(nak), .rx_dirty(dirty), .rx_freed0(freed0), .rx_freed1(freed1),
         .ctrl_sent(ctrl_sent), .ack_valid(ack_valid), .ack_seq(ack_seq), .ack_nak(ack_nak),
         .peer_freed0(pf0), .peer_freed1(pf1), .out_valid(link_out_valid), .out_data(link_out_data),
-        .out_last(link_out_last), .out_ready(link_out_ready), .replays(replays), .can_take(tx_can_take));
+        .out_last(link_out_last), .out_ready(link_out_ready), .replays(replays), .can_take(tx_can_take),
+        .blocked(tx_blocked), .packets(tx_packets), .credit_stalls(credit_stalls), .window_full(window_full),
+        .dbg_state(tx_state));
 
     rdma_link_rx #(.VC_BUF(VC_BUF)) u_rx (
         .clk(clk), .rst(rst), .in_valid(link_in_valid), .in_data(link_in_data), .in_last(link_in_last),
@@ -52,6 +60,11 @@ module rdma_link_port #(
         .out_head0(rx_head0), .out_head1(rx_head1), .out_valid(rx_valid), .out_ready(rx_ready), .out_data(rx_data), .out_last(rx_last), .out_vc(rx_vc),
         .expected(expected), .nak(nak), .dirty(dirty), .freed0(freed0), .freed1(freed1), .ctrl_sent(ctrl_sent),
         .ack_valid(ack_valid), .ack_seq(ack_seq), .ack_nak(ack_nak), .peer_freed0(pf0), .peer_freed1(pf1),
-        .overflow(overflow), .crc_errors(crc_errors));
+        .overflow(overflow), .crc_errors(crc_errors), .packets(rx_packets), .dbg_state(rx_state));
+
+    assign dbg[63:0] = {rx_packets, tx_packets};
+    assign dbg[127:64] = {31'd0, overflow, crc_errors, replays};
+    assign dbg[191:128] = {window_full, credit_stalls};
+    assign dbg[255:192] = {3'd0, rx_state, expected, tx_state};
 endmodule
 `default_nettype wire

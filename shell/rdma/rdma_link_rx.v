@@ -36,8 +36,12 @@ module rdma_link_rx #(
     output reg  [15:0] peer_freed0,
     output reg  [15:0] peer_freed1,
     output reg         overflow,
-    output reg  [15:0] crc_errors
+    output reg  [15:0] crc_errors,
+    // debug (RDMA_LINK_* CSRs)
+    output reg  [31:0] packets,    // packets accepted in order (duplicates and CTRL not counted)
+    output wire [20:0] dbg_state   // {mid-packet, packets held on VC 1, on VC 0}
 );
+    `include "rdma_packet.vh"
     localparam integer BW = $clog2(VC_BUF);
     localparam integer SLOT = 17;
 
@@ -55,14 +59,17 @@ module rdma_link_rx #(
 
     wire [BW:0] cnt0 = wr0 - rd0;
     wire [BW:0] cnt1 = wr1 - rd1;
-    wire        cur_vc = widx == 5'd0 ? in_data[16] : hdr[16];
+    wire [9:0]  held0 = {{9-BW{1'b0}}, cnt0};
+    wire [9:0]  held1 = {{9-BW{1'b0}}, cnt1};
+    assign dbg_state = {widx != 5'd0, held1, held0};
+    wire        cur_vc = widx == 5'd0 ? in_data[RDMA_HDR_VC_LSB] : hdr[RDMA_HDR_VC_LSB];
     wire        room = cur_vc ? cnt1 < VC_BUF[BW:0] : cnt0 < VC_BUF[BW:0];
     wire [BW-1:0] wslot = cur_vc ? wr1[BW-1:0] : wr0[BW-1:0];
     wire [31:0] crc_next;
     rdma_crc32 u_crc (.crc_in(widx == 5'd0 ? 32'hFFFFFFFF : crc), .data(in_data), .crc_out(crc_next));
-    wire [4:0]  words = hdr[21:17];
+    wire [4:0]  words = hdr[RDMA_HDR_WORDS_LSB +: RDMA_HDR_WORDS_W];
     wire        good = !too_long && widx == words + 5'd1 && words <= 5'd16 && in_data == ~crc;
-    wire [9:0]  d = hdr[31:22] - expected;
+    wire [9:0]  d = hdr[RDMA_HDR_SEQ_LSB +: RDMA_HDR_SEQ_W] - expected;
 
     // read side
     wire        pick_vc = rd_busy ? rd_vc : out_sel_vc;
@@ -85,7 +92,7 @@ module rdma_link_rx #(
             w1_seq <= 10'd0; w1_nak <= 1'b0; w2 <= 32'd0; nak_sent <= 1'b0; too_long <= 1'b0; rd_busy <= 1'b0;
             rd_vc <= 1'b0; ridx <= 5'd0; expected <= 10'd0; nak <= 1'b0; dirty <= 1'b0;
             freed0 <= 16'd0; freed1 <= 16'd0; ack_seq <= 10'd0; ack_nak <= 1'b0;
-            peer_freed0 <= 16'd0; peer_freed1 <= 16'd0; overflow <= 1'b0; crc_errors <= 16'd0;
+            peer_freed0 <= 16'd0; peer_freed1 <= 16'd0; overflow <= 1'b0; crc_errors <= 16'd0; packets <= 32'd0;
         end else begin
             if (ctrl_sent) begin
                 nak <= 1'b0;
@@ -93,10 +100,13 @@ module rdma_link_rx #(
             end
             // receive: stage the words into the next free slot of the packet's VC
             if (in_valid && !in_last) begin
-                if (widx == 5'd0) hdr <= in_data[31:12];
+                if (widx == 5'd0) hdr <= in_data[31:RDMA_HDR_TYPE_LSB];
                 crc <= crc_next;
-                if (widx == 5'd1) begin w1_seq <= in_data[9:0]; w1_nak <= in_data[16]; end
-                if (widx == 5'd2) w2 <= in_data;
+                if (widx == RDMA_CTRL_ACK_SEQ_WORD) begin
+                    w1_seq <= in_data[RDMA_CTRL_ACK_SEQ_LSB +: RDMA_CTRL_ACK_SEQ_W];
+                    w1_nak <= in_data[RDMA_CTRL_NAK_LSB];
+                end
+                if (widx == RDMA_CTRL_FREED0_WORD) w2 <= in_data;
                 if (widx <= 5'd16 && room) mem[({27'd0, cur_vc, wslot} * SLOT) + {27'd0, widx}] <= in_data;
                 if (widx == 5'd17) too_long <= 1'b1;
                 else widx <= widx + 5'd1;
@@ -106,12 +116,12 @@ module rdma_link_rx #(
                 if (!good) begin
                     crc_errors <= crc_errors + 16'd1;
                     if (!nak_sent) begin nak <= 1'b1; nak_sent <= 1'b1; end
-                end else if (hdr[15:12] == 4'd0) begin  // CTRL from the peer
+                end else if (hdr[RDMA_HDR_TYPE_LSB +: RDMA_HDR_TYPE_W] == RDMA_T_CTRL) begin  // CTRL from the peer
                     ack_valid <= 1'b1;
                     ack_seq <= w1_seq;
                     ack_nak <= w1_nak;
-                    peer_freed0 <= w2[15:0];
-                    peer_freed1 <= w2[31:16];
+                    peer_freed0 <= w2[RDMA_CTRL_FREED0_LSB +: RDMA_CTRL_FREED0_W];
+                    peer_freed1 <= w2[RDMA_CTRL_FREED1_LSB +: RDMA_CTRL_FREED1_W];
                 end else if (d == 10'd0) begin
                     if (!room) begin
                         overflow <= 1'b1;  // a credit violation: never expected
@@ -120,6 +130,7 @@ module rdma_link_rx #(
                         if (cur_vc) wr1 <= wr1 + 1'b1;
                         else wr0 <= wr0 + 1'b1;
                         expected <= expected + 10'd1;
+                        packets <= packets + 32'd1;
                         nak_sent <= 1'b0;
                         dirty <= 1'b1;
                     end

@@ -38,8 +38,16 @@ module rdma_link_tx #(
     input  wire        out_ready,
     output reg  [15:0] replays,
     // for the router: a packet on VC v would be admitted now (credit and window)
-    output wire [1:0]  can_take
+    output wire [1:0]  can_take,
+    // debug counters and state (RDMA_LINK_* CSRs): `blocked` is the router's flag that a
+    // packet waits for this port but cannot be admitted (no credit or a full window)
+    input  wire        blocked,
+    output reg  [31:0] packets,       // packets taken from the router (each counted once)
+    output reg  [31:0] credit_stalls, // cycles with `blocked`
+    output reg  [31:0] window_full,   // cycles with WINDOW packets unacknowledged
+    output wire [29:0] dbg_state      // {slots used at the peer on VC 1, on VC 0, unacknowledged}
 );
+    `include "rdma_packet.vh"
     localparam integer SW = $clog2(WINDOW);
     localparam integer SLOT = 17;  // header + 16 payload words
     localparam [1:0] S_IDLE = 2'd0, S_BODY = 2'd1, S_CRC = 2'd2;
@@ -58,12 +66,15 @@ module rdma_link_tx #(
     reg [15:0] timer, ctrl_timer;
 
     wire [9:0]  inflight = next_seq - base;
-    wire        hdr_vc = in_data[16];
-    wire [15:0] used = hdr_vc ? sent_new1 - pf1 : sent_new0 - pf0;
+    wire        hdr_vc = in_data[RDMA_HDR_VC_LSB];
+    wire [15:0] used0 = sent_new0 - pf0;
+    wire [15:0] used1 = sent_new1 - pf1;
+    wire [15:0] used = hdr_vc ? used1 : used0;
     wire        can_start = !acc_busy && in_valid && (used < VC_BUF[15:0]) && (inflight < WINDOW[9:0]);
     assign in_ready = acc_busy || can_start;
     wire win_ok = !acc_busy && inflight < WINDOW[9:0];
-    assign can_take = {win_ok && (sent_new1 - pf1) < VC_BUF[15:0], win_ok && (sent_new0 - pf0) < VC_BUF[15:0]};
+    assign can_take = {win_ok && used1 < VC_BUF[15:0], win_ok && used0 < VC_BUF[15:0]};
+    assign dbg_state = {used1[9:0], used0[9:0], inflight};
     wire [SW-1:0] wslot = next_seq[SW-1:0];
     wire [SW-1:0] sslot = send_ptr[SW-1:0];
     wire        advance = !out_valid || out_ready;
@@ -79,8 +90,8 @@ module rdma_link_tx #(
     always @(*) begin
         word = 32'd0;
         if (st == S_IDLE) begin
-            if (ctrl_due) word = {10'd0, 5'd2, 1'b0, 4'd0, 12'd0};
-            else word = {send_ptr, mem[sslot * SLOT][21:0]};
+            if (ctrl_due) word = rdma_hdr(6'd0, 6'd0, RDMA_T_CTRL, 1'b0, 5'd2, 10'd0);
+            else word = {send_ptr, mem[sslot * SLOT][RDMA_HDR_SEQ_LSB-1:0]};
         end else if (st == S_BODY) begin
             if (is_ctrl) word = idx == 5'd1 ? c0 : c1;
             else word = mem[sslot * SLOT + {27'd0, idx}];
@@ -95,12 +106,16 @@ module rdma_link_tx #(
             acc_busy <= 1'b0; acc_idx <= 5'd0; st <= S_IDLE; idx <= 5'd0; n_words <= 5'd0;
             is_ctrl <= 1'b0; crc <= 32'd0; c0 <= 32'd0; c1 <= 32'd0; rewind <= 1'b0;
             timer <= 16'd0; ctrl_timer <= 16'd0; replays <= 16'd0;
+            packets <= 32'd0; credit_stalls <= 32'd0; window_full <= 32'd0;
             out_valid <= 1'b0; out_data <= 32'd0; out_last <= 1'b0;
         end else begin
+            if (blocked) credit_stalls <= credit_stalls + 32'd1;
+            if (inflight >= WINDOW[9:0]) window_full <= window_full + 32'd1;
+            if (in_valid && in_ready && in_last) packets <= packets + 32'd1;
             // accept a packet from the router into the replay buffer
             if (can_start) begin
                 mem[wslot * SLOT] <= in_data;
-                plen[wslot] <= in_data[21:17];
+                plen[wslot] <= in_data[RDMA_HDR_WORDS_LSB +: RDMA_HDR_WORDS_W];
                 acc_busy <= !in_last;
                 acc_idx <= 5'd1;
                 if (hdr_vc) sent_new1 <= sent_new1 + 16'd1;
@@ -145,8 +160,8 @@ module rdma_link_tx #(
                             out_valid <= 1'b1;
                             out_data <= word;
                             crc <= crc_next;
-                            c0 <= {8'd0, 7'd0, rx_nak, 6'd0, rx_expected};
-                            c1 <= {rx_freed1, rx_freed0};
+                            c0 <= ({22'd0, rx_expected} << RDMA_CTRL_ACK_SEQ_LSB) | ({31'd0, rx_nak} << RDMA_CTRL_NAK_LSB);
+                            c1 <= ({16'd0, rx_freed1} << RDMA_CTRL_FREED1_LSB) | ({16'd0, rx_freed0} << RDMA_CTRL_FREED0_LSB);
                             ctrl_sent <= 1'b1;
                             ctrl_timer <= 16'd0;
                             is_ctrl <= 1'b1;

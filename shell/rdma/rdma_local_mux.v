@@ -30,6 +30,7 @@ module rdma_local_mux (
     input  wire        b_inj_last,
     output wire        b_ej_valid
 );
+    `include "rdma_packet.vh"
     // injection: a source keeps the port from its header until its last word
     reg  locked, sel, prefer_b;
     wire pick = locked ? sel : (b_inj_valid && (prefer_b || !a_inj_valid));
@@ -55,7 +56,8 @@ module rdma_local_mux (
     end
     // ejection: the header's type decides the packet's way
     reg  in_pkt, to_b;
-    wire hdr_b = ej_data[15:12] == 4'd8 || ej_data[15:12] == 4'd9;
+    wire [3:0] ej_type = ej_data[RDMA_HDR_TYPE_LSB +: RDMA_HDR_TYPE_W];
+    wire hdr_b = ej_type == RDMA_T_STREAM || ej_type == RDMA_T_CREDIT;
     wire cur_b = in_pkt ? to_b : hdr_b;
     assign a_ej_valid = ej_valid && !cur_b;
     assign b_ej_valid = ej_valid && cur_b;

@@ -72,6 +72,8 @@ module rdma_node #(
     output wire            mem_wr_write,
     output wire [31:0]     mem_wr_writedata,
     input  wire            mem_wr_waitrequest,
+    output wire            mem_wr_flush,
+    input  wire            mem_wr_pending,
     // cables
     output wire [P-1:0]    link_out_valid,
     output wire [32*P-1:0] link_out_data,
@@ -80,7 +82,12 @@ module rdma_node #(
     input  wire [32*P-1:0] link_in_data,
     input  wire [P-1:0]    link_in_last,
     output wire [P-1:0]    overflow,
-    output wire [16*P-1:0] replays
+    output wire [16*P-1:0] replays,
+    // debug words behind the RDMA_LINK_*, RDMA_ROUTER_STATE, RDMA_ENG_* CSRs
+    output wire [256*P-1:0] link_dbg,
+    output wire [63:0]     router_dbg,
+    output wire [63:0]     eng_dbg,
+    output wire [1023:0]   eng_slots
 );
     reg  [63:0] route_ok;
     always @(posedge clk) begin
@@ -102,9 +109,10 @@ module rdma_node #(
         .evt_lost(evt_lost), .mem_rd_address(mem_rd_address), .mem_rd_read(mem_rd_read),
         .mem_rd_waitrequest(mem_rd_waitrequest), .mem_rd_readdata(mem_rd_readdata),
         .mem_rd_readdatavalid(mem_rd_readdatavalid), .mem_wr_address(mem_wr_address), .mem_wr_write(mem_wr_write),
-        .mem_wr_writedata(mem_wr_writedata), .mem_wr_waitrequest(mem_wr_waitrequest), .inj_valid(e_inj_valid),
+        .mem_wr_writedata(mem_wr_writedata), .mem_wr_waitrequest(mem_wr_waitrequest), .mem_wr_flush(mem_wr_flush),
+        .mem_wr_pending(mem_wr_pending), .inj_valid(e_inj_valid),
         .inj_ready(e_inj_ready), .inj_data(e_inj_data), .inj_last(e_inj_last), .ej_valid(e_ej_valid),
-        .ej_ready(e_ej_ready), .ej_data(ej_data), .ej_last(ej_last));
+        .ej_ready(e_ej_ready), .ej_data(ej_data), .ej_last(ej_last), .dbg_state(eng_dbg), .dbg_slots(eng_slots));
 
     generate
         if (STREAM != 0) begin : g_stream
@@ -149,6 +157,6 @@ module rdma_node #(
         .inj_last(inj_last), .ej_valid(ej_valid), .ej_ready(ej_ready), .ej_data(ej_data), .ej_last(ej_last),
         .link_out_valid(link_out_valid), .link_out_data(link_out_data), .link_out_last(link_out_last),
         .link_in_valid(link_in_valid), .link_in_data(link_in_data), .link_in_last(link_in_last),
-        .overflow(overflow), .replays(replays));
+        .overflow(overflow), .replays(replays), .link_dbg(link_dbg), .router_dbg(router_dbg));
 endmodule
 `default_nettype wire

@@ -33,8 +33,13 @@ module rdma_router #(
     input  wire [P:0]          out_ready,
     output reg  [32*(P+1)-1:0] out_data,
     output reg  [P:0]          out_last,
-    input  wire [2*(P+1)-1:0]  out_can_take   // per output and VC: credit and window now
+    input  wire [2*(P+1)-1:0]  out_can_take,  // per output and VC: credit and window now
+    // debug: an idle output with a packet waiting for it that its link cannot take now
+    // (no credit or a full replay window), and the crossbar's state (RDMA_ROUTER_STATE)
+    output reg  [P:0]          out_blocked,
+    output wire [63:0]         dbg
 );
+    `include "rdma_packet.vh"
     localparam integer N = P + 1;
     localparam integer IB = $clog2(N + 1);
 
@@ -61,6 +66,7 @@ module rdma_router #(
     always @(*) begin
         taken = locked;
         grant = {N{1'b0}};
+        out_blocked = {N{1'b0}};
         g_vc = {N{1'b0}};
         g_ovc = {N{1'b0}};
         s = 0; i = 0; v = 0; nx = 0; dst = 6'd0; dim_in = 2'd3; dim_out = 2'd3; nxv = 32'd0; iv = 32'd0; ovc_c = 1'b0;
@@ -72,13 +78,16 @@ module rdma_router #(
                     s = (k + {24'd0, rr[o]}) % (2 * N);
                     i = s / 2;
                     v = s % 2;
-                    dst = v == 1 ? in_head1[32 * i +: 6] : in_head0[32 * i +: 6];
+                    dst = v == 1 ? in_head1[32 * i + RDMA_HDR_DST_LSB +: RDMA_HDR_DST_W] : in_head0[32 * i + RDMA_HDR_DST_LSB +: RDMA_HDR_DST_W];
                     // a new dimension starts on VC 0; a dateline link moves it to VC 1
                     dim_in = i < P ? port_dim[2 * i +: 2] : 2'd3;
                     dim_out = o < P ? port_dim[2 * o +: 2] : 2'd3;
                     if (o < P && port_dateline[o < P ? o : 0]) ovc_c = 1'b1;  // index in range for every unrolled o
                     else if (dim_out != 2'd3 && dim_in == dim_out) ovc_c = v[0];
                     else ovc_c = 1'b0;
+                    if (!grant[o] && !taken[i] && in_avail[2 * i + v] && {28'd0, table_q[dst]} == o
+                            && !out_can_take[2 * o + {31'd0, ovc_c}])
+                        out_blocked[o] = 1'b1;
                     if (!grant[o] && !taken[i] && in_avail[2 * i + v] && {28'd0, table_q[dst]} == o
                             && out_can_take[2 * o + {31'd0, ovc_c}]) begin
                         grant[o] = 1'b1;
@@ -111,10 +120,30 @@ module rdma_router #(
                 out_valid[x] = in_valid[own[x]];
                 out_last[x] = in_last[own[x]];
                 out_data[32 * x +: 32] = in_data[32 * own[x] +: 32];
-                if (first[x]) out_data[32 * x + 16] = ovc[x];
+                if (first[x]) out_data[32 * x + RDMA_HDR_VC_LSB] = ovc[x];
             end
         end
     end
+
+    // per output (8 bits each, outputs 0..4): {busy, input VC, output VC, 2'b0, input}; then
+    // the (input, VC) heads present (2 bits per input) and the blocked outputs
+    genvar gd;
+    generate
+        for (gd = 0; gd < 5; gd = gd + 1) begin : g_dbg
+            if (gd < N) begin : g_out
+                /* verilator lint_off UNUSEDSIGNAL */
+                wire [31:0] ownx = {{32-IB{1'b0}}, own[gd]};
+                /* verilator lint_on UNUSEDSIGNAL */
+                assign dbg[8 * gd +: 8] = {busy[gd], own_vc[gd], ovc[gd], 2'b00, ownx[2:0]};
+            end else begin : g_none
+                assign dbg[8 * gd +: 8] = 8'd0;
+            end
+        end
+    endgenerate
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [63:0] dbg_tail = {{64-3*N{1'b0}}, out_blocked, in_avail};  // up to 8 ports reported
+    /* verilator lint_on UNUSEDSIGNAL */
+    assign dbg[63:40] = dbg_tail[23:0];
 
     integer y;
     always @(posedge clk) begin

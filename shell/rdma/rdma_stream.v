@@ -45,7 +45,7 @@ module rdma_stream #(
     output reg         rx_overflow,  // sticky: a word arrived without room (never expected)
     output reg         rx_misrouted  // sticky: a STREAM packet with another stream id
 );
-    localparam [3:0] T_STREAM = 4'd8, T_CREDIT = 4'd9;
+    `include "rdma_packet.vh"
     localparam integer TW = $clog2(TX_DEPTH);
     localparam integer RW = $clog2(RX_DEPTH);
 
@@ -108,7 +108,7 @@ module rdma_stream #(
     reg        i_lastpkt;
     reg [15:0] c_words;
     // credits: - one per word accepted from the core, + the words a CREDIT packet returns
-    wire credit_in = ej_valid && e_pos == 2'd2 && e_type == T_CREDIT && e_mine;
+    wire credit_in = ej_valid && e_pos == 2'd2 && e_type == RDMA_T_CREDIT && e_mine;
     // the packet that ends a segment takes its length off the queue as its last word leaves
     assign sq_pop = ist == I_DATA && inj_ready && i_idx == i_n + 5'd1 && i_lastpkt;
     wire credit_due = freed >= CREDIT_BATCH[15:0] || (freed != 16'd0 && ctimer >= CREDIT_FLUSH[7:0]);
@@ -121,13 +121,13 @@ module rdma_stream #(
         case (ist)
             I_CREDIT: begin
                 inj_valid = 1'b1;
-                inj_data = i_idx == 5'd0 ? {10'd0, 5'd2, 1'b0, T_CREDIT, card_id, rx_peer}
+                inj_data = i_idx == 5'd0 ? rdma_hdr(rx_peer, card_id, RDMA_T_CREDIT, 1'b0, 5'd2, 10'd0)
                          : i_idx == 5'd1 ? {24'd0, rx_sid} : {16'd0, c_words};
                 inj_last = i_idx == 5'd2;
             end
             I_DATA: begin
                 inj_valid = 1'b1;
-                inj_data = i_idx == 5'd0 ? {10'd0, i_n + 5'd1, 1'b0, T_STREAM, card_id, tx_dst}
+                inj_data = i_idx == 5'd0 ? rdma_hdr(tx_dst, card_id, RDMA_T_STREAM, 1'b0, i_n + 5'd1, 10'd0)
                          : i_idx == 5'd1 ? {23'd0, i_lastpkt, tx_sid} : tf_dout[31:0];
                 inj_last = i_idx == i_n + 5'd1;
                 tf_pop = i_idx >= 5'd2 && inj_ready;
@@ -192,18 +192,18 @@ module rdma_stream #(
             if (ej_valid) begin
                 case (e_pos)
                     2'd0: begin
-                        e_type <= ej_data[15:12];
-                        e_left <= ej_data[21:17] - 5'd1;
+                        e_type <= ej_data[RDMA_HDR_TYPE_LSB +: RDMA_HDR_TYPE_W];
+                        e_left <= ej_data[RDMA_HDR_WORDS_LSB +: RDMA_HDR_WORDS_W] - 5'd1;
                         e_pos <= ej_last ? 2'd0 : 2'd1;
                     end
                     2'd1: begin
                         e_last <= ej_data[8];
-                        e_mine <= ej_data[7:0] == (e_type == T_STREAM ? rx_sid : tx_sid);
-                        if (e_type == T_STREAM && ej_data[7:0] != rx_sid) rx_misrouted <= 1'b1;
+                        e_mine <= ej_data[7:0] == (e_type == RDMA_T_STREAM ? rx_sid : tx_sid);
+                        if (e_type == RDMA_T_STREAM && ej_data[7:0] != rx_sid) rx_misrouted <= 1'b1;
                         e_pos <= ej_last ? 2'd0 : 2'd2;
                     end
                     default: begin
-                        if (e_type == T_STREAM && e_mine) begin
+                        if (e_type == RDMA_T_STREAM && e_mine) begin
                             rf_push <= 1'b1;
                             rf_din <= {e_last && e_left == 5'd1, ej_data};
                         end
@@ -217,11 +217,11 @@ module rdma_stream #(
 
 
     /* verilator lint_off UNUSEDSIGNAL */
-    wire unused_ok = &{1'b0, sq_full, ej_data[31:22], ej_data[16], tf_dout[32], n_pkt[15:5]};
+    wire unused_ok = &{1'b0, sq_full, ej_data[RDMA_HDR_SEQ_LSB +: RDMA_HDR_SEQ_W], ej_data[RDMA_HDR_VC_LSB], tf_dout[32], n_pkt[15:5]};
     /* verilator lint_on UNUSEDSIGNAL */
     initial begin
-        if (RX_DEPTH < 32 || (RX_DEPTH & (RX_DEPTH - 1)) != 0) $fatal(1, "rdma_stream: RX_DEPTH must be a power of 2 >= 32");
-        if (TX_DEPTH < 16 || (TX_DEPTH & (TX_DEPTH - 1)) != 0) $fatal(1, "rdma_stream: TX_DEPTH must be a power of 2 >= 16");
+        if (RX_DEPTH < 32 || (RX_DEPTH & (RX_DEPTH - 1)) != 0) $fatal(1, "%m (rdma_stream): RX_DEPTH must be a power of 2 >= 32");
+        if (TX_DEPTH < 16 || (TX_DEPTH & (TX_DEPTH - 1)) != 0) $fatal(1, "%m (rdma_stream): TX_DEPTH must be a power of 2 >= 16");
     end
 endmodule
 `default_nettype wire

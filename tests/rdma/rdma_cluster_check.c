@@ -17,6 +17,7 @@
 #define PUT_WIN 0x100000ull        /* puts from card a land at PUT_WIN + a * WIN */
 #define GET_WIN 0x200000ull        /* gets from card b land at GET_WIN + b * WIN */
 #define STRIDE_WIN 0x300000ull     /* block-stride puts from a at STRIDE_WIN + a * WIN */
+#define SGET_WIN 0x380000ull       /* block-stride gets from b at SGET_WIN + b * WIN / 2 (RTL) */
 #define WIN 0x10000ull
 #define TOP 0x400000ull            /* bytes checked per card */
 #define MAX_OPS 4096
@@ -64,7 +65,7 @@ int main(int argc, char **argv) {
             for (int b = 0; b < n; ++b) {
                 if (a == b || nops >= MAX_OPS) continue;
                 struct op *o = &ops[nops++];
-                o->kind = (int)(rnd() % 3), o->card = a, o->peer = b;
+                o->kind = (int)(rnd() % (afuShellRDMAClusterIsRTL(cl) ? 4 : 3)), o->card = a, o->peer = b;
                 o->len = 4 * (1 + rnd() % 2048);              /* 4 B .. 8 KiB */
                 uint64_t off = 4 * (rnd() % ((SRC_BYTES - o->len) / 4 + 1));
                 uint64_t woff = 4 * (rnd() % ((WIN - o->len) / 4 + 1));
@@ -77,6 +78,15 @@ int main(int argc, char **argv) {
                     o->remote = SRC + off, o->local = GET_WIN + (uint64_t)b * WIN + woff;
                     memcpy(want[a] + o->local, src[b] + off, o->len);
                     rc = afuShellRDMAGetAsync(cl, a, b, o->local, o->remote, o->len, &o->h);
+                } else if (o->kind == 3) { /* block-stride get b -> a */
+                    o->block = 4 * (1 + rnd() % 16), o->count = 1 + rnd() % 32;
+                    o->ls = o->block + 4 * (rnd() % 8), o->rs = o->block + 4 * (rnd() % 8);
+                    o->remote = SRC + 4 * (rnd() % 64), o->local = SGET_WIN + (uint64_t)b * (WIN / 2) + 4 * (rnd() % 64);
+                    o->len = o->block * o->count;
+                    for (uint64_t k = 0; k < o->count; ++k)
+                        memcpy(want[a] + o->local + k * o->ls, src[b] + o->remote + k * o->rs, o->block);
+                    rc = afuShellRDMAGetStridedAsync(cl, a, b, o->local, o->remote, o->block, o->count, o->ls,
+                                                     o->rs, &o->h);
                 } else {                   /* block-stride put a -> b */
                     o->block = 4 * (1 + rnd() % 16), o->count = 1 + rnd() % 32;
                     o->ls = o->block + 4 * (rnd() % 8), o->rs = o->block + 4 * (rnd() % 8);

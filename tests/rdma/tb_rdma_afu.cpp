@@ -54,6 +54,8 @@ int main(int argc, char** argv) {
   std::vector<Card> card(n);
   std::map<std::pair<int, int>, Cable> cable;  // by sending (card, port); port 0 = +1, port 1 = -1
   uint64_t cyc = 0, drops = 0, flips = 0, dsc_beats = 0, rdma_words = 0;
+  uint64_t rdma_wr_beats = 0, rdma_bursts = 0;  // writes to the RDMA areas (>= 0x100000)
+  int cut_card = -1, cut_port = -1;  // a cable that carries nothing (a dead link), -1: none
   for (int c = 0; c < n; ++c) {
     card[c].m = new Vafu_rdma_top(&ctx, ("card" + std::to_string(c)).c_str());
     card[c].mem.resize(MEMSZ);
@@ -107,8 +109,12 @@ int main(int argc, char** argv) {
       read_model(C, C.tx, m->tx_rd_address, m->tx_rd_read, m->tx_rd_burstcount, m->tx_rd_waitrequest);
       read_model(C, C.dsc, m->dsc_rd_address, m->dsc_rd_read, m->dsc_rd_burstcount, m->dsc_rd_waitrequest);
       if (m->rx_wr_write && !m->rx_wr_waitrequest) {
-        if (!C.in_burst) C.wbase = m->rx_wr_address, C.wcount = m->rx_wr_burstcount, C.wk = 0, C.in_burst = true;
+        if (!C.in_burst) {
+          C.wbase = m->rx_wr_address, C.wcount = m->rx_wr_burstcount, C.wk = 0, C.in_burst = true;
+          if (C.wbase >= 0x100000 && C.wcount > 1) ++rdma_bursts;
+        }
         uint64_t a = C.wbase + 64ull * uint64_t(C.wk);
+        if (a >= 0x100000) ++rdma_wr_beats;
         const uint8_t* d = reinterpret_cast<const uint8_t*>(m->rx_wr_writedata.data());
         uint64_t be = m->rx_wr_byteenable;
         if (a + 64 > MEMSZ) FAIL("card %d: write beyond the test memory at 0x%llx\n", c, (unsigned long long)a);
@@ -128,7 +134,7 @@ int main(int argc, char** argv) {
         uint32_t w = uint32_t(m->link_out_data >> (32 * p));
         bool last = (m->link_out_last >> p) & 1;
         if (cb.widx++ == cb.flip_word) w ^= 1u << cb.flip_bit;
-        if (!cb.drop) cb.q.push_back({cyc + lat, {w, last}});
+        if (!cb.drop && !(c == cut_card && p == cut_port)) cb.q.push_back({cyc + lat, {w, last}});
         if (last) cb.in_pkt = false;
       }
       m->clk = 1;
@@ -250,6 +256,12 @@ int main(int argc, char** argv) {
     if (code != 0) FAIL("block-stride put: code %d\n", code);
     for (int b = 0; b < 40; ++b) same(1, 0x3000 + 100 * b, 2 % n, 0x180000 + 164 * b, 36, "block-stride put");
   }
+  // block-stride get: 30 blocks of 44 bytes, 108 apart on card 2, 120 apart here on card 0
+  {
+    int code = run_op(0, 2 % n, true, 0x1A0000, 0x5000, 0, 44, 30, 120, 108, nullptr);
+    if (code != 0) FAIL("block-stride get: code %d\n", code);
+    for (int b = 0; b < 30; ++b) same(0, 0x1A0000 + 120 * b, 2 % n, 0x5000 + 108 * b, 44, "block-stride get");
+  }
   // a 16 KiB put into card 1 while card 1 runs a local F2F DMA (TX -> loop-back -> RX):
   // the RX DMA's bursts and the RDMA writes share the write master
   {
@@ -290,6 +302,13 @@ int main(int argc, char** argv) {
       if (k < max_ops + 1) want.push_back(0x1000 * uint64_t(k));
     }
     uint64_t st = rd(0, AFUSHELL_RDMA_STATUS);
+    // the debug registers see the operations in flight: ENG_STATE's count equals the live slots
+    uint64_t es = rd(0, AFUSHELL_RDMA_ENG_STATE);
+    int live = 0;
+    for (int s = 0; s < AFUSHELL_RDMA_ENG_SLOT_COUNT; ++s) live += int(rd(0, AFUSHELL_RDMA_ENG_SLOT(s)) >> 63);
+    int in_flight = int((es & AFUSHELL_RDMA_ENG_STATE_OPS_IN_FLIGHT_MASK) >> AFUSHELL_RDMA_ENG_STATE_OPS_IN_FLIGHT_SHIFT);
+    if (in_flight < 2 || live < in_flight - 1 || live > in_flight)  // one may complete between the reads
+      FAIL("ENG_STATE 0x%llx: %d in flight, %d live slots\n", (unsigned long long)es, in_flight, live);
     if (max_ops < 2 || !((st >> 1) & 1) || !(st & 1)) FAIL("MAX_OPS %d, STATUS 0x%llx: no DROPPED\n", max_ops, (unsigned long long)st);
     std::vector<uint32_t> ids;
     for (int k = 0; k < 40000 && int(ids.size()) < max_ops + 1; ++k) {
@@ -306,12 +325,60 @@ int main(int argc, char** argv) {
     ops += max_ops + 1;
     rdma_words += uint64_t(max_ops + 1) * 1024;
   }
+  // a dead link: the cable out of card 0's port 0 carries nothing; a put 0 -> 1 stays in flight
+  // and the debug registers name where: card 0's port 0 holds unacknowledged packets, the
+  // operation's slot ages; once the cable carries again the link replays and the put completes
+  uint64_t stuck_port = 99, stuck_age = 0;
+  {
+    std::vector<uint8_t> src(card[0].mem.begin() + 0x20000, card[0].mem.begin() + 0x20000 + 4096);
+    cut_card = 0, cut_port = 0;
+    wr(0, AFUSHELL_RDMA_LOCAL, 0x20000), wr(0, AFUSHELL_RDMA_REMOTE, 0x1E0000), wr(0, AFUSHELL_RDMA_LEN, 4096);
+    wr(0, AFUSHELL_RDMA_CMD, 1ull | 1ull << 31);
+    for (int k = 0; k < 3000; ++k) step();
+    for (int p = 0; p < 2; ++p) {  // the host's dump: the port whose packets stay unacknowledged
+      uint64_t ls = rd(0, AFUSHELL_RDMA_LINK_STATE(p));
+      if ((ls & AFUSHELL_RDMA_LINK_STATE_UNACKED_MASK) != 0) stuck_port = uint64_t(p);
+    }
+    for (int s = 0; s < AFUSHELL_RDMA_ENG_SLOT_COUNT; ++s) {
+      uint64_t sl = rd(0, AFUSHELL_RDMA_ENG_SLOT(s));
+      if (sl >> 63) stuck_age = (sl & AFUSHELL_RDMA_ENG_SLOT_AGE_MASK) >> AFUSHELL_RDMA_ENG_SLOT_AGE_SHIFT;
+    }
+    uint64_t es = rd(0, AFUSHELL_RDMA_ENG_STATE);
+    if ((es & AFUSHELL_RDMA_ENG_STATE_OPS_IN_FLIGHT_MASK) != 1) FAIL("dead link: ENG_STATE 0x%llx\n", (unsigned long long)es);
+    cut_card = cut_port = -1;
+    uint64_t st = 0;
+    for (int k = 0; k < 20000 && ((st = rd(0, AFUSHELL_RDMA_STATUS)) & 1); ++k) {}
+    if ((st & 1) || ((st >> 8) & 0xFF) != 0) FAIL("dead link: the put did not complete after repair\n");
+    same(0, 0x20000, 1, 0x1E0000, 4096, "put over a repaired link");
+    wr(0, AFUSHELL_RDMA_DONE_POP, 1), wr(1, AFUSHELL_RDMA_EVT_POP, 1);
+    ++ops;
+  }
+  // link counters: once traffic stops, every link's TX count equals RX at its other end;
+  // the replays in LINK_ERRS are those of REPLAYS; nothing stays unacknowledged
+  for (int k = 0; k < 2000; ++k) step();
   unsigned replays = 0;
+  uint64_t packets = 0, crc_errors = 0;
   for (int c = 0; c < n; ++c) {
     uint64_t r = rd(c, AFUSHELL_RDMA_REPLAYS);
     replays += unsigned(r & 0xFFFF) + unsigned((r >> 16) & 0xFFFF);
     if ((rd(c, AFUSHELL_RDMA_STATUS) >> 3) & 1) FAIL("card %d: link overflow\n", c);
+    for (int p = 0; p < 2; ++p) {
+      auto pe = peer_of(c, p);
+      uint64_t tx = rd(c, AFUSHELL_RDMA_LINK_PKTS(p)) & AFUSHELL_RDMA_LINK_PKTS_TX_MASK;
+      uint64_t rx = (rd(pe.first, AFUSHELL_RDMA_LINK_PKTS(pe.second)) & AFUSHELL_RDMA_LINK_PKTS_RX_MASK) >>
+                    AFUSHELL_RDMA_LINK_PKTS_RX_SHIFT;
+      uint64_t le = rd(c, AFUSHELL_RDMA_LINK_ERRS(p));
+      if (tx != rx) FAIL("link %d.%d: %llu sent, %llu received\n", c, p, (unsigned long long)tx, (unsigned long long)rx);
+      if ((le & AFUSHELL_RDMA_LINK_ERRS_REPLAYS_MASK) != ((r >> (16 * p)) & 0xFFFF)) FAIL("link %d.%d: LINK_ERRS\n", c, p);
+      if (rd(c, AFUSHELL_RDMA_LINK_STATE(p)) & AFUSHELL_RDMA_LINK_STATE_UNACKED_MASK) FAIL("link %d.%d: unacked\n", c, p);
+      packets += tx;
+      crc_errors += (le & AFUSHELL_RDMA_LINK_ERRS_CRC_ERRORS_MASK) >> AFUSHELL_RDMA_LINK_ERRS_CRC_ERRORS_SHIFT;
+    }
+    if (rd(c, AFUSHELL_RDMA_ENG_STATE) & AFUSHELL_RDMA_ENG_STATE_OPS_IN_FLIGHT_MASK) FAIL("card %d: ops in flight\n", c);
   }
+  std::printf("stuck_port %llu stuck_age %llu packets %llu crc_errors %llu ", (unsigned long long)stuck_port,
+              (unsigned long long)stuck_age, (unsigned long long)packets, (unsigned long long)crc_errors);
+  std::printf("wr_beats %llu wr_bursts %llu ", (unsigned long long)rdma_wr_beats, (unsigned long long)rdma_bursts);
   std::printf("cycles %llu ops %ld replays %u flips %llu drops %llu rd_beats %llu rd_words %llu errors %llu\n",
               (unsigned long long)cyc, ops, replays, (unsigned long long)flips, (unsigned long long)drops,
               (unsigned long long)dsc_beats, (unsigned long long)rdma_words, (unsigned long long)g_errors);

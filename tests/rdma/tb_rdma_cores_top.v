@@ -77,10 +77,10 @@ module tb_rdma_cores_top #(
         .st_m_valid(), .st_m_ready(1'b1), .st_m_data(), .st_m_last(), .st_errors(st_errors[1:0]),
         .mem_rd_address(), .mem_rd_read(), .mem_rd_waitrequest(1'b0), .mem_rd_readdata(32'd0),
         .mem_rd_readdatavalid(1'b0), .mem_wr_address(), .mem_wr_write(), .mem_wr_writedata(),
-        .mem_wr_waitrequest(1'b0),
+        .mem_wr_waitrequest(1'b0), .mem_wr_flush(), .mem_wr_pending(1'b0),
         .link_out_valid(l0_out_valid), .link_out_data(l0_out_data), .link_out_last(l0_out_last),
         .link_in_valid(l0_in_valid), .link_in_data(l0_in_data), .link_in_last(l0_in_last),
-        .overflow(overflow[0:0]), .replays());
+        .overflow(overflow[0:0]), .replays(), .link_dbg(), .router_dbg(), .eng_dbg(), .eng_slots());
     rdma_node #(.P(2), .STREAM(1), .MEM_BYTES(64'h10000)) u_card1 (
         .clk(clk), .rst(rst), .card_id(6'd1), .cfg_we(cfg_we), .cfg_addr(cfg_addr), .cfg_port(cfg_port1),
         .port_dim(4'b0000), .port_dateline(2'b01),
@@ -94,10 +94,10 @@ module tb_rdma_cores_top #(
         .st_errors(st_errors[3:2]),
         .mem_rd_address(), .mem_rd_read(), .mem_rd_waitrequest(1'b0), .mem_rd_readdata(32'd0),
         .mem_rd_readdatavalid(1'b0), .mem_wr_address(), .mem_wr_write(), .mem_wr_writedata(),
-        .mem_wr_waitrequest(1'b0),
+        .mem_wr_waitrequest(1'b0), .mem_wr_flush(), .mem_wr_pending(1'b0),
         .link_out_valid(l1_out_valid), .link_out_data(l1_out_data), .link_out_last(l1_out_last),
         .link_in_valid(l1_in_valid), .link_in_data(l1_in_data), .link_in_last(l1_in_last),
-        .overflow(overflow[1:1]), .replays());
+        .overflow(overflow[1:1]), .replays(), .link_dbg(), .router_dbg(), .eng_dbg(), .eng_slots());
     /* verilator lint_on PINCONNECTEMPTY */
 endmodule
 `default_nettype wire

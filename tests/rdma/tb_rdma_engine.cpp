@@ -32,7 +32,14 @@ static uint64_t WIN = 0x10000;  // put window per source card: 64 KiB, less beyo
 using rdma_links::Cable;
 
 struct Op {
-  int kind = 0;  // 0 put, 1 get, 2 strided put
+  int kind = 0;  // 0 put, 1 get, 2 block-stride put, 3 block-stride get
+  bool is_get() const { return kind == 1 || kind == 3; }
+  bool strided() const { return kind >= 2; }
+  // bytes spanned at the written side (from the first byte written to the last)
+  uint64_t written_span() const {
+    if (!strided()) return len;
+    return uint64_t(count - 1) * (kind == 3 ? lstride : rstride) + block;
+  }
   int dst = 0;
   uint64_t local = 0, remote = 0, len = 0;
   uint32_t block = 0, count = 0, lstride = 0, rstride = 0;
@@ -104,7 +111,7 @@ int main(int argc, char** argv) {
     Op o;
     o.lane = lane;
     double r = u(rng);
-    o.kind = r < 0.45 ? 0 : r < 0.8 ? 1 : 2;
+    o.kind = r < 0.4 ? 0 : r < 0.7 ? 1 : r < 0.85 ? 2 : 3;
     o.dst = u(rng) < 0.1 ? s : int(rng() % n);
     if (o.kind == 0) {
       o.len = rsize();
@@ -121,9 +128,15 @@ int main(int argc, char** argv) {
       o.rstride = o.block + uint32_t(4 * rnd(0, 64));
       o.len = uint64_t(o.block) * o.count;
       uint64_t lspan = uint64_t(o.count - 1) * o.lstride + o.block, rspan = uint64_t(o.count - 1) * o.rstride + o.block;
-      if (rspan > PLANE) o.count = 1, o.len = o.block, lspan = rspan = o.block;
-      o.local = SRC + 4 * rnd(0, (SRC_END - SRC - lspan) / 4);
-      o.remote = PUTWIN + s * WIN + lane * PLANE + 4 * rnd(0, (PLANE - rspan) / 4);
+      uint64_t limit = o.kind == 2 ? PLANE : GLANE;  // the written side's window
+      if ((o.kind == 2 ? rspan : lspan) > limit) o.count = 1, o.len = o.block, lspan = rspan = o.block;
+      if (o.kind == 2) {
+        o.local = SRC + 4 * rnd(0, (SRC_END - SRC - lspan) / 4);
+        o.remote = PUTWIN + s * WIN + lane * PLANE + 4 * rnd(0, (PLANE - rspan) / 4);
+      } else {  // block-stride get: read from the source area there, written into this lane here
+        o.remote = SRC + 4 * rnd(0, (SRC_END - SRC - rspan) / 4);
+        o.local = GETWIN + lane * GLANE + 4 * rnd(0, (GLANE - lspan) / 4);
+      }
     }
     return o;
   };
@@ -133,9 +146,13 @@ int main(int argc, char** argv) {
       std::memcpy(&card[s].ref[o.local], &card[o.dst].ref[o.remote], o.len);
     } else if (o.kind == 0) {
       std::memcpy(&card[o.dst].ref[o.remote], &card[s].ref[o.local], o.len);
-    } else {
+    } else if (o.kind == 2) {
       for (uint32_t b = 0; b < o.count; ++b)
         std::memcpy(&card[o.dst].ref[o.remote + uint64_t(b) * o.rstride], &card[s].ref[o.local + uint64_t(b) * o.lstride],
+                    o.block);
+    } else {
+      for (uint32_t b = 0; b < o.count; ++b)
+        std::memcpy(&card[s].ref[o.local + uint64_t(b) * o.lstride], &card[o.dst].ref[o.remote + uint64_t(b) * o.rstride],
                     o.block);
     }
   };
@@ -163,6 +180,12 @@ int main(int argc, char** argv) {
     Op s = mk(2, 1, 0, MEM - 1024, 0, 2);                               // block-stride past the end
     s.block = 64, s.count = 8, s.lstride = 64, s.rstride = 256, s.len = 512;
     script.push_back(s);
+    Op g = mk(3, 1, GETWIN, MEM - 1024, 0, 2);                          // block-stride get past the end
+    g.block = 64, g.count = 8, g.lstride = 64, g.rstride = 256, g.len = 512;
+    script.push_back(g);
+    Op g2 = g;                                                          // ... and one that fits
+    g2.remote = 0x400, g2.expect = 0;
+    script.push_back(g2);
     script.push_back(mk(0, 1, 2, PUTWIN, 64, 5));                      // misaligned: ALIGN
     script.push_back(mk(0, 1, 0, PUTWIN, 0, 5));                       // empty: ALIGN
     script.push_back(mk(0, 1, MEM - 4, PUTWIN, 64, 4));                // LOCAL_RANGE
@@ -217,10 +240,10 @@ int main(int argc, char** argv) {
       }
       if (C.want) {
         m->cmd_valid = 1;
-        m->cmd_get = C.cur.kind == 1;
+        m->cmd_get = C.cur.is_get();
         m->cmd_dst = C.cur.dst & 63;
         m->cmd_local = C.cur.local, m->cmd_remote = C.cur.remote, m->cmd_len = C.cur.len;
-        m->cmd_block = C.cur.kind == 2 ? C.cur.block : 0, m->cmd_count = C.cur.count;
+        m->cmd_block = C.cur.strided() ? C.cur.block : 0, m->cmd_count = C.cur.count;
         m->cmd_local_stride = C.cur.lstride, m->cmd_remote_stride = C.cur.rstride;
       }
       // memory: waitrequest at random, reads back after a random latency, in order
@@ -263,11 +286,10 @@ int main(int argc, char** argv) {
         if (code == 0) {
           ++ops_ok;
           apply(c, o);
-          int w = o.kind == 1 ? c : o.dst;
-          uint64_t a = o.kind == 1 ? o.local : o.remote;
-          uint64_t span = o.kind == 2 ? uint64_t(o.count - 1) * o.rstride + o.block : o.len;
-          check_range(w, a, span, "at completion");
-          expected_events.push_back({o.dst, o.kind == 1 ? 4 : 1, c, o.remote, o.len});
+          int w = o.is_get() ? c : o.dst;
+          uint64_t a = o.is_get() ? o.local : o.remote;
+          check_range(w, a, o.written_span(), "at completion");
+          expected_events.push_back({o.dst, o.is_get() ? 4 : 1, c, o.remote, o.len});
           if (mode == "bench")
             std::printf("bench %s %llu cycles %llu\n", o.kind == 1 ? "get" : "put", (unsigned long long)o.len,
                         (unsigned long long)(cyc - o.issued));

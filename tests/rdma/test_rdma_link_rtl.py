@@ -16,10 +16,13 @@ TB_NET = Path(__file__).with_name("tb_rdma_net.cpp")
 # the C++ link and routing helpers the testbenches share with RTLCluster
 LINKS = ROOT / "runtime" / "rdma" / "rtl_links.hpp"
 LINKS_INC = ("-CFLAGS", f"-I{LINKS.parent}")
+# the generated packet-format include (shell/rdma_packet.vh) every RDMA module reads
+PACKET = ROOT / "shell" / "rdma_packet.vh"
+PACKET_INC = (f"-I{PACKET.parent}",)
 
 
 def _lint(top: str, *params: str) -> str:
-    cmd = [str(verilator_bin()), "--lint-only", "-Wall", "--top-module", top, *params, *map(str, RTL)]
+    cmd = [str(verilator_bin()), "--lint-only", "-Wall", *PACKET_INC, "--top-module", top, *params, *map(str, RTL)]
     r = subprocess.run(cmd, env=verilator_env(), check=False, capture_output=True, text=True)
     return "" if r.returncode == 0 else r.stdout + r.stderr
 
@@ -34,7 +37,7 @@ def test_rdma_rtl_lint_clean(top: str, params: tuple) -> None:
 
 
 def _model(top: str = "rdma_link_port", tb: Path = TB) -> Path:
-    return verilate_cached("rdma", top, top, [*RTL, tb], LINKS_INC, deps=[LINKS])
+    return verilate_cached("rdma", top, top, [*RTL, tb], (*LINKS_INC, *PACKET_INC), deps=[LINKS, PACKET])
 
 
 @pytest.mark.parametrize("args", [

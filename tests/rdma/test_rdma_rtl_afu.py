@@ -14,7 +14,7 @@ pytestmark = pytest.mark.xdist_group("rdma_rtl")
 ROOT = Path(__file__).resolve().parents[2]
 RDMA = sorted((ROOT / "shell" / "rdma").glob("*.v")) + sorted((ROOT / "shell" / "rdma" / "afu").glob("*.v"))
 TB = Path(__file__).with_name("tb_rdma_afu.cpp")
-INCLUDES = (ROOT / "shell" / "afushell_csr.vh", ROOT / "shell" / "include" / "afushell_csr.h")
+INCLUDES = (ROOT / "shell" / "afushell_csr.vh", ROOT / "shell" / "rdma_packet.vh", ROOT / "shell" / "include" / "afushell_csr.h")
 
 
 def _sources() -> list[Path]:
@@ -40,8 +40,13 @@ def test_rdma_rtl_afu_ring_through_mmio(args: tuple) -> None:
     r = subprocess.run([str(afu_model()), *args], capture_output=True, text=True, check=False, timeout=600)
     assert r.returncode == 0, r.stdout + r.stderr
     f = dict(zip(r.stdout.split()[::2], map(int, r.stdout.split()[1::2]), strict=True))
-    assert f["errors"] == 0 and f["ops"] == 9 + 1 + 1 + 4 + 5  # 5: MAX_OPS (4) in flight + 1 waiting
+    assert f["errors"] == 0 and f["ops"] == 9 + 1 + 1 + 1 + 4 + 5 + 1  # 5: MAX_OPS (4) in flight + 1 waiting
+    # the debug registers: a dead cable out of card 0's port 0 is found by its unacknowledged
+    # packets while the put's slot ages; packets were counted on every link
+    assert f["stuck_port"] == 0 and f["stuck_age"] >= 3000 and f["packets"] > 100
     # sequential words share a 64-byte beat (the descriptor fetches add a few beats)
     assert 0 < f["rd_beats"] * 8 < f["rd_words"]
+    # the engine's words are written as whole lines in multi-beat bursts, not a beat per word
+    assert f["wr_bursts"] > 0 and 0 < f["wr_beats"] * 8 < f["rd_words"]
     if args[1] != "0":
-        assert f["flips"] > 0 and f["drops"] > 0 and f["replays"] > 0
+        assert f["flips"] > 0 and f["drops"] > 0 and f["replays"] > 0 and f["crc_errors"] > 0

@@ -44,6 +44,57 @@ def test_rdma_rtl_python_same_bytes_as_model(rtl: rdma.RTLCluster) -> None:
     assert s["overflow"] == 0 and s["replays"] > 0 and s["drops"] > 0
 
 
+def test_rdma_rtl_python_block_stride_get(rtl: rdma.RTLCluster) -> None:
+    """A block-stride get gathers blocks remote_stride apart on the remote card into blocks
+    local_stride apart here; nothing between the blocks is touched; past the end: REMOTE_RANGE."""
+    rng = np.random.default_rng(11)
+    src = rng.integers(0, 256, 40 * 96, dtype=np.uint8).tobytes()
+    rtl.write(3, 0x200000, src)
+    before = rtl.read(0, 0x300000, 40 * 72)
+    rtl.events(3)
+    assert rtl.get_strided(0, 3, 0x300000, 0x200000, 36, 40, 72, 96) > 0
+    got, want = bytearray(before), bytearray(before)
+    for b in range(40):
+        want[72 * b:72 * b + 36] = src[96 * b:96 * b + 36]
+    got[:] = rtl.read(0, 0x300000, 40 * 72)
+    assert got == want
+    assert [(k, p, a, n) for k, p, a, n, _ in rtl.events(3)] == [(4, 0, 0x200000, 36 * 40)]
+    with pytest.raises(rdma.RDMAError) as e:
+        rtl.get_strided(0, 1, 0x300000, rdma.RTL_MEM_BYTES - 1024, 64, 8, 64, 256)
+    assert e.value.name == "REMOTE_RANGE"
+
+
+def test_rdma_rtl_python_debug_counters(rtl: rdma.RTLCluster) -> None:
+    """Once traffic stops, every packet sent on a link was received at its other end, the
+    replays counted per port add up to the cluster's, and nothing is in flight."""
+    rtl.put(0, 3, 0x1000, 0x380000, 8192)
+    rtl.run(3000)
+    d = [rtl.debug(c) for c in range(4)]
+    links = [ln for x in d for ln in x["links"]]
+    assert sum(ln["pkts_tx"] for ln in links) == sum(ln["pkts_rx"] for ln in links) > 8192 // 64
+    assert sum(ln["errs_replays"] for ln in links) == rtl.stats()["replays"]
+    assert all(ln["state_unacked"] == 0 for ln in links) and all(not x["slots"] for x in d)
+    assert all(x["engine"]["ops_in_flight"] == 0 for x in d)
+    assert "nothing in flight" in rtl.dump()
+
+
+def test_rdma_rtl_python_stuck_transfer_names_the_link() -> None:
+    """A put over cables that lose every packet does not end in a bare timeout: the error
+    carries a dump naming the initiator's operation and the port holding unacknowledged packets."""
+    cl = rdma.RTLCluster((2, 2), drop=0.999, seed=5)
+    try:
+        t = cl.put_async(0, 1, 0, 0x1000, 1024)
+        with pytest.raises(rdma.RDMAError) as e:
+            t.wait(max_cycles=20000)
+        text = str(e.value)
+        assert "card 0: op" in text and "packets unacknowledged" in text
+        d = cl.debug(0)
+        stuck = [p for p, ln in enumerate(d["links"]) if ln["state_unacked"]]
+        assert stuck and f"port {stuck[0]}:" in text and d["slots"][0]["age"] >= 19000
+    finally:
+        cl.close()
+
+
 def test_rdma_rtl_python_events(rtl: rdma.RTLCluster) -> None:
     rtl.events(2)
     rtl.put(1, 2, 0x100, 0x3000, 64)

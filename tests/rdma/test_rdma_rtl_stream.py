@@ -17,13 +17,16 @@ TB = Path(__file__).with_name("tb_rdma_stream.cpp")
 # the C++ link and routing helpers the testbenches share with RTLCluster
 LINKS = ROOT / "runtime" / "rdma" / "rtl_links.hpp"
 LINKS_INC = ("-CFLAGS", f"-I{LINKS.parent}")
+# the generated packet-format include (shell/rdma_packet.vh) every RDMA module reads
+PACKET = ROOT / "shell" / "rdma_packet.vh"
+PACKET_INC = (f"-I{PACKET.parent}",)
 PARAMS = ("-GSTREAM=1", "-GMEM_BYTES=64'h100000", "-GQUEUE_DEPTH=8")
 
 
 def stream_model(*extra: str) -> Path:
     """The Verilated 2 x 2 torus of rdma_node with stream endpoints, cached by content."""
-    return verilate_cached("rdma", "rdma_stream", "rdma_node", [*RTL, TB], (*PARAMS, *extra, *LINKS_INC),
-                           deps=[LINKS])
+    return verilate_cached("rdma", "rdma_stream", "rdma_node", [*RTL, TB], (*PARAMS, *extra, *LINKS_INC, *PACKET_INC),
+                           deps=[LINKS, PACKET])
 
 
 def run_stream(*args: str, model: Path | None = None) -> dict[str, int]:

@@ -5,6 +5,7 @@ import os
 
 import pytest
 from spgen import runtime
+from spgen.runtime._build import link_card
 
 
 @pytest.fixture(scope="session")
@@ -21,6 +22,7 @@ def loopback_lib():
 def card_env(loopback_lib):
     env = dict(os.environ)
     env["SPGEN_LOOPBACK_CARD"] = str(loopback_lib)
+    env["SPGEN_LINK_CARD"] = str(link_card())  # the RDMA cluster tests of afushell_tests
     return env
 
 

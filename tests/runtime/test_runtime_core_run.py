@@ -156,3 +156,30 @@ def test_mistyped_build_folder_says_no_such_directory(tmp_path, runtime_build, c
     with pytest.raises(runtime.AfuError, match=f"no such directory: {re.escape(str(missing))}"):
         runtime.open(missing)
     assert f"open it as sim:{tmp_path}" in roundtrip(str(tmp_path)).stderr
+
+
+def test_installed_package_builds_a_program_out_of_tree(exprmix_build, runtime_build, card_env,
+                                                        tmp_path):
+    """`cmake --install` of the runtime, then find_package(afushell) from a project of its
+    own: the program links afushell::runtime and drives the exprmix card's typed Regs."""
+    import subprocess
+
+    def run(*cmd):
+        r = subprocess.run([str(c) for c in cmd], env=card_env, capture_output=True, text=True,
+                           timeout=600, check=False)
+        assert r.returncode == 0, " ".join(map(str, cmd)) + "\n" + r.stdout[-3000:] + r.stderr[-3000:]
+        return r.stdout
+
+    prefix = tmp_path / "prefix"
+    run("cmake", "--install", runtime_build, "--prefix", prefix)
+    for f in ("include/afushell/afushell.h", "include/afushell/afushell.hpp",
+              "include/afushell/sim/opae/types_enum.h", "lib/libafushell.so", "lib/libopae-c-sim.so",
+              "lib/cmake/afushell/afushellConfig.cmake", "bin/afushell-info"):
+        assert (prefix / f).exists(), f
+    src = ROOT / "tests" / "runtime" / "installed"
+    run("cmake", "-S", src, "-B", tmp_path / "build", f"-DCMAKE_PREFIX_PATH={prefix}")
+    run("cmake", "--build", tmp_path / "build")
+    out = run(tmp_path / "build" / "typed_regs", f"sim:{exprmix_build}")
+    assert "typed registers ok: f32" in out
+    assert "core Reg 'mask' (u32): -1 is outside 0 .. 2^32-1" in out
+    assert "core Reg 'bias' (i32): 2.5 is not an integer" in out

@@ -46,6 +46,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="transfer sizes in bytes, each rounded up to whole grid rows "
                         "(default: 4 sizes from 8 rows to the --grid height)")
     p.add_argument("--omega", type=float, default=1.6, help="relaxation rate (default 1.6)")
+    p.add_argument("--core-model", choices=("fast", "rtl"), default="fast",
+                   help="core model of the simulated cards (default fast: cycle-identical to "
+                        "the RTL, see spgen build --core-model)")
     p.add_argument("--json", type=Path, help="write the results as JSON")
     p.add_argument("--plot", type=Path, help="plot throughput and stall rate against size (PNG)")
     p.add_argument("--resources", action="store_true",
@@ -78,12 +81,13 @@ def _parse(args: argparse.Namespace) -> tuple[list[int], int, list[int]]:
     return depths, w, sorted(set(rows))
 
 
-def _build(core_path: Path, width: int, depth: int) -> Path:
-    """`spgen build` of the core for this cascade depth (its simulated card is cached by content)."""
+def _build(core_path: Path, width: int, depth: int, model: str = "fast") -> Path:
+    """`spgen build` of the core for this cascade depth (its simulated card is cached by
+    content); ``model``: the card's core model (``--core-model``)."""
     from .._tools import cache_dir
     from . import _build as build_command
 
-    out = cache_dir("bench_lbm") / f"W{width}_c{depth}"
+    out = cache_dir("bench_lbm") / (f"W{width}_c{depth}" + ("" if model == "rtl" else f"_{model}"))
     # Build beside, then swap folders: a card library still loaded in this process
     # must never be overwritten in place (renaming and unlinking it are safe).
     stage = out.with_name(f"{out.name}.new-{os.getpid()}")
@@ -91,7 +95,7 @@ def _build(core_path: Path, width: int, depth: int) -> Path:
     parser = argparse.ArgumentParser(prog="spgen build")
     build_command.add_arguments(parser)
     args = parser.parse_args([str(core_path), "-P", f"W={width}", "--cascade", str(depth),
-                              "-o", str(stage)])
+                              "--core-model", model, "-o", str(stage)])
     try:
         with contextlib.redirect_stdout(io.StringIO()):     # the build's file listing
             build_command.run(args)
@@ -339,7 +343,7 @@ def run(args: argparse.Namespace) -> int:
     for depth in depths:
         bar.set_postfix_str(f"building cascade {depth}")
         try:
-            build = _build(CORE_PATH, width, depth)
+            build = _build(CORE_PATH, width, depth, args.core_model)
         except SpgenError as e:      # report it and go on with the other depths
             failed.append(f"cascade {depth}: {e}")
             bar.update(len(rows_list) + 1)

@@ -30,6 +30,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quick", action="store_true", help="a few points only, seconds not minutes")
     p.add_argument("--json", type=Path, help="write the results as JSON")
     p.add_argument("--plot", type=Path, help="write latency and throughput plots (PNG)")
+    p.add_argument("--rtl", type=Path, metavar="CARD",
+                   help="also run on a line of 8 RTL cards built with `spgen build --links 2` (or more) in CARD, "
+                        "beside the model at the same link bit rate")
 
 
 def _line(rate: float, lat: float, faults: dict | None = None) -> dict:
@@ -218,6 +221,11 @@ def run(args: argparse.Namespace) -> int:
         records += pingpong(rdma, rate, args.latency_ns, sizes, hops)
     records += reduction(rdma, 100.0, args.latency_ns, red_bytes, red_counts)
     records += faults(rdma, 100.0, args.latency_ns, f_bytes, pers, f_hops)
+    rtl = []
+    if args.rtl:
+        from ._bench_rdma_rtl import rtl_records
+
+        rtl = rtl_records(rdma, args.rtl, args.quick)
     wall = time.monotonic() - t0
     params = rdma.cluster(_line(100.0, args.latency_ns)).sim.params()
     print(_table(records))
@@ -225,9 +233,15 @@ def run(args: argparse.Namespace) -> int:
     print(f"\nmodel: clock {params['clock_mhz']} MHz, router {params['router_latency']} cycles, link latency "
           f"{args.latency_ns:g} ns, engine issue {params['engine_latency']} + DDR read {params['mem_read_latency']}"
           f" + write {params['mem_write_latency']} cycles; wall {wall:.1f} s")
+    if rtl:
+        from ._bench_rdma_rtl import rtl_table
+
+        print("\nRTL cards vs the model at the RTL link's bit rate (latency: host call to completion):")
+        print(rtl_table(rtl))
     errors = sum(r["integrity_errors"] for r in records)
     if args.json:
         doc = {"benchmark": "rdma", "key": _KEY, "records": records, "circus": CIRCUS, "model_params": params,
+               "rtl_cards": rtl,
                "link_latency_ns": args.latency_ns, "payload_efficiency": 64 / 72, "quick": args.quick,
                "wall_s": wall}
         args.json.parent.mkdir(parents=True, exist_ok=True)

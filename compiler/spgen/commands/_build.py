@@ -39,8 +39,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--top", metavar="NAME", help="top module (default: the file's last)")
     parser.add_argument("--ftz", action="store_true",
                         help="flush subnormal f32 operands and results to zero")
+    parser.add_argument("--core-model", choices=("rtl", "fast"), default="rtl",
+                        help="how the simulated card models the cores: rtl (default: the "
+                             "Verilated core, exactly the Verilog of rtl/) or fast (the same "
+                             "ports and cycles, data from the emulator's native kernel; many "
+                             "times faster to build and run; falls back to rtl where it "
+                             "cannot be exact, saying why)")
     parser.epilog = ("The project cannot be synthesised here; it is generated from one parameter "
                      "set and checked with Verilator lint, tclsh and JSON checks.")
+
+
+def _fast_model(design, out: Path):
+    """The fast core model written to ``sim/``, or None (RTL) with the reason on stderr."""
+    from ..backend.fast import FastModelUnsupported, fast_core_model
+
+    try:
+        fast = fast_core_model(design.graph, design.verilog.report, ftz=design.ftz)
+    except FastModelUnsupported as e:
+        print(f"spgen build: note: {e}; the card simulates the RTL core instead",
+              file=sys.stderr)
+        return None
+    (out / "sim").mkdir(parents=True, exist_ok=True)
+    (out / "sim" / f"{fast.name}_fast.v").write_text(fast.verilog)
+    return fast
 
 
 def run(args: argparse.Namespace) -> int:
@@ -70,6 +91,14 @@ def run(args: argparse.Namespace) -> int:
     project = write_project(out, core, text, args.cascade, links=args.links, link_gbps=args.link_gbps,
                             op_timeout=args.op_timeout)
     checks = check_project(project)
+    sources = [out / f for f in project.rtl]
+    fast = None
+    model = "rtl" if core else None
+    if core and args.core_model == "fast":
+        fast = _fast_model(design, out)
+        if fast is not None:
+            sources[project.rtl.index(project.core_file)] = out / "sim" / f"{core.name}_fast.v"
+            model = "fast"
 
     card = None
     if not args.no_sim:
@@ -92,14 +121,18 @@ def run(args: argparse.Namespace) -> int:
         # core's line buffers hold rows of exactly W cells: another width gives wrong results)
         for name, value in (design.graph.params.items() if core else ()):
             info[f"param.{name}"] = value
-        lib = build_card([out / f for f in project.rtl], params=project.params,
-                         include_dirs=[out / "rtl" / "shell"], info=info, top=project.top)
+        if model == "fast":  # RTL cards keep their content hash (and cached builds)
+            info["core_model"] = model
+        lib = build_card(sources, params=project.params,
+                         include_dirs=[out / "rtl" / "shell"], info=info, top=project.top,
+                         fast_core=fast)
         (out / "sim").mkdir(exist_ok=True)
         card = out / "sim" / "libafucard.so"
         shutil.copyfile(lib, card)
         checks.append(f"simulated card: {card} (cached build {lib.parent.name})")
 
     summary = {"core": core.name if core else None, "params": project.params,
+               "core_model": model,
                "core_params": dict(design.graph.params) if core else {},
                "links": args.links, "link_gbps": args.link_gbps if args.links else None,
                "rtl": project.rtl, "files": project.files, "checks": checks,

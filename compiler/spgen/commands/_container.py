@@ -271,7 +271,7 @@ def _check(args: argparse.Namespace) -> int:
     tool, what = find_runtime()
     print(f"container runtime: {what if tool else 'MISSING: ' + what}")
     if not tool:
-        print(f"  to fix: {_INSTALL_HINT}")
+        print(f"  to have it: {_INSTALL_HINT} (the built-in builder below does without)")
     image = Path(args.image)
     print(f"image: {image} {'found' if image.is_file() else 'not built yet (spgen container build)'}")
     devices = fpga_devices()

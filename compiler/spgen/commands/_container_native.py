@@ -369,13 +369,13 @@ def build_image(recipe: Recipe, context: Path, output: Path, *, mirror: str | No
         part = Path(tmp) / "image.sif"
         sif = tools["siftool"]
         _run([sif, "new", str(part)], "siftool new", stdout=subprocess.DEVNULL)
-        _run([sif, "add", str(part), str(deffile), "--datatype", "1", "--groupid", "1"],
-             "siftool add (definition)")
-        _run([sif, "add", str(part), str(labels_file), "--datatype", "6", "--groupid", "1"],
-             "siftool add (labels)")
-        _run([sif, "add", str(part), str(squash), "--datatype", "4", "--parttype", "2",
-              "--partfs", "1", "--partarch", str(sif_arch), "--groupid", "1"],
-             "siftool add (root file system)")
+        # Object names without the temporary folder; not Apptainer's inspect-metadata
+        # name, so `apptainer inspect` reads /.singularity.d as for older images.
+        for path, args in ((deffile, ["--datatype", "1"]), (labels_file, ["--datatype", "6"]),
+                           (squash, ["--datatype", "4", "--parttype", "2", "--partfs", "1",
+                                     "--partarch", str(sif_arch)])):
+            _run([sif, "add", str(part), str(path), *args, "--groupid", "1",
+                  "--filename", path.name], f"siftool add ({path.name})")
         output.parent.mkdir(parents=True, exist_ok=True)
         shutil.move(str(part), output)
         times["sif_s"] = time.monotonic() - t0

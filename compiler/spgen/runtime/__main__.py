@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 from .._diagnostics import SpgenError
-from ._build import build_runtime, loopback_card
+from ._build import build_runtime, link_card, loopback_card
 
 # Tests that run host threads against the card: the ThreadSanitizer subset.
 _THREADED = "Runtime.EightThreads*:Runtime.WaitTimes*:Runtime.LargeTransfers*:Runtime.CurrentShell*"
@@ -14,7 +14,7 @@ _THREADED = "Runtime.EightThreads*:Runtime.WaitTimes*:Runtime.LargeTransfers*:Ru
 
 def sanitize() -> int:
     """ASan+UBSan build of the C++ tests, then TSan on the threaded ones (`make sanitize`)."""
-    env = dict(os.environ, SPGEN_LOOPBACK_CARD=str(loopback_card()))
+    env = dict(os.environ, SPGEN_LOOPBACK_CARD=str(loopback_card()), SPGEN_LINK_CARD=str(link_card()))
     env["ASAN_OPTIONS"] = "detect_leaks=1:abort_on_error=0:halt_on_error=1"
     env["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"
     env["TSAN_OPTIONS"] = "halt_on_error=1:second_deadlock_stack=1"

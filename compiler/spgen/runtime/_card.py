@@ -20,7 +20,7 @@ _GUID = re.compile(r"^(afu:)?[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-
 
 
 class AfuError(SpgenError):
-    """A runtime call failed; `code` is the C API's fpga_result, `name` its short name."""
+    """A runtime call failed; `code` is the C API's afu_result, `name` its short name."""
 
     def __init__(self, code: int, message: str) -> None:
         ext = load_extension()

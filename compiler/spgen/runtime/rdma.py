@@ -15,10 +15,10 @@ from .._diagnostics import SpgenError
 from .._tools import cache_dir, content_hash
 
 __all__ = ["RTL_MEM_BYTES", "Cluster", "ClusterCard", "RDMAError", "RTLCluster", "RTLTransfer", "Transfer",
-           "build_mpi_tool", "build_rtl_cluster", "cluster", "load_rdma_extension", "resolve"]
+           "build_mpi_rtl_tool", "build_mpi_tool", "build_rtl_cluster", "cluster", "load_rdma_extension", "resolve"]
 
 _SOURCES = ("rdma_sim.hpp", "rdma_sim.cpp", "rdma_capi.cpp", "cluster_file.hpp", "cluster_file.cpp", "bindings.cpp",
-            "include/afushell/rdma.h")
+            "include/afushell/rdma.h", "include/afushell/rdma_packet.h")
 _ext: ModuleType | None = None
 ERRORS = {1: "NO_ROUTE", 2: "REMOTE_RANGE", 3: "TIMEOUT", 4: "LOCAL_RANGE", 5: "ALIGN", 6: "BAD_CARD"}
 
@@ -74,16 +74,42 @@ def load_rdma_extension() -> ModuleType:
     return _ext
 
 
-def build_mpi_tool() -> Path:
-    """The multi-process simulator `rdma-mpi` (runtime/rdma/rdma_mpi.cpp), built with mpicxx and cached."""
+def _mpicxx() -> str:
     import shutil
 
     mpicxx = shutil.which("mpicxx")
     if not mpicxx or not shutil.which("mpirun"):
         raise SpgenError("the multi-process RDMA simulation needs OpenMPI: "
                          "apt-get install libopenmpi-dev openmpi-bin")
+    return mpicxx
+
+
+def build_mpi_rtl_tool() -> Path:
+    """`rdma-mpi-rtl` (runtime/rdma/rdma_mpi_rtl.cpp): RTL card clusters over MPI ranks, linked
+    against the runtime library (built first), cached with it."""
+    from ._build import build_runtime, repo_root
+
+    mpicxx = _mpicxx()
+    rt = build_runtime()
+    exe = rt / "rdma-mpi-rtl"
+    if not exe.is_file():
+        root = repo_root() / "runtime"
+        tmp = rt / f"rdma-mpi-rtl.{os.getpid()}"
+        cmd = [mpicxx, "-std=c++17", "-O2", f"-I{root / 'sim'}", f"-I{root / 'rdma'}", f"-I{root / 'rdma' / 'include'}",
+               str(root / "rdma" / "rdma_mpi_rtl.cpp"), f"-L{rt}", "-lafushell", "-lopae-c-sim",
+               f"-Wl,-rpath,{rt}", "-o", str(tmp)]
+        proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        if proc.returncode != 0:
+            raise SpgenError("building rdma-mpi-rtl failed:\n" + (proc.stdout + proc.stderr)[-4000:])
+        tmp.replace(exe)
+    return exe
+
+
+def build_mpi_tool() -> Path:
+    """The multi-process simulator `rdma-mpi` (runtime/rdma/rdma_mpi.cpp), built with mpicxx and cached."""
+    mpicxx = _mpicxx()
     src = _src_dir()
-    files = [src / f for f in ("rdma_sim.hpp", "rdma_sim.cpp", "rdma_mpi.cpp")]
+    files = [src / f for f in ("rdma_sim.hpp", "rdma_sim.cpp", "rdma_mpi.cpp", "include/afushell/rdma_packet.h")]
     out = cache_dir("rdma") / ("mpi-" + content_hash(*[f.read_bytes() for f in files]))
     exe = out / "rdma-mpi"
     if not exe.is_file():
@@ -185,6 +211,21 @@ class ClusterCard:
         """Blocking block-stride put; returns the cycles it took."""
         return self.put_strided_async(dst, local, remote, block, count, local_stride, remote_stride).wait()
 
+    def get_strided_async(self, src: int, local: int, remote: int, block: int, count: int,
+                          local_stride: int, remote_stride: int) -> Transfer:
+        """Block-stride get (RTL cards): `count` blocks of `block` bytes from card src."""
+        if not self._cl.rtl:
+            raise SpgenError("block-stride get runs on RTL cards; the network model has block-stride put only")
+        t = Transfer(self._cl, self._cl.sim.get_strided(self.id, src, local, remote, block, count,
+                                                          local_stride, remote_stride))
+        self._cl._raise_now(t)
+        return t
+
+    def get_strided(self, src: int, local: int, remote: int, block: int, count: int,
+                    local_stride: int, remote_stride: int) -> int:
+        """Blocking block-stride get; returns the cycles it took."""
+        return self.get_strided_async(src, local, remote, block, count, local_stride, remote_stride).wait()
+
     def put(self, dst: int, local: int, remote: int, nbytes: int) -> int:
         """Blocking put: local memory -> card dst; returns the cycles it took."""
         return self.put_async(dst, local, remote, nbytes).wait()
@@ -285,9 +326,10 @@ def build_rtl_cluster(*, window: int = 8, vc_buf: int = 4) -> Path:
     header = root / "runtime" / "rdma" / "include" / "afushell" / "rdma_rtl.h"
     params = (f"-GMEM_BYTES=64'h{RTL_MEM_BYTES:x}", "-GOP_TIMEOUT=400000", f"-GWINDOW={window}",
               f"-GVC_BUF={vc_buf}")
+    packet = root / "shell" / "rdma_packet.vh"  # generated packet format, included by the RTL
     return verilate_cached("rdma", "rtl_cluster", "rdma_node", [*rtl, shim],
-                           (*params, "-o", "librdma_rtl.so", "-CFLAGS", f"-fPIC -I{header.parents[1]}",
-                            "-LDFLAGS", "-shared"), deps=[header, shim.with_name("rtl_links.hpp")],
+                           (*params, f"-I{packet.parent}", "-o", "librdma_rtl.so", "-CFLAGS", f"-fPIC -I{header.parents[1]}",
+                            "-LDFLAGS", "-shared"), deps=[header, packet, shim.with_name("rtl_links.hpp")],
                            output="librdma_rtl.so")
 
 
@@ -313,9 +355,10 @@ class RTLTransfer:
         code, cyc = ct.c_int(0), ct.c_uint64(0)
         st = self._cl._lib.rtl_cluster_wait(self._cl._h, self.handle, max_cycles, ct.byref(code), ct.byref(cyc))
         if st == 0:
-            raise RDMAError(3, f"{self._what}: still in flight after {max_cycles} cycles")
+            raise RDMAError(3, f"{self._what}: still in flight after {max_cycles} cycles\n{self._cl.dump()}")
         if st == 2:
-            raise RDMAError(int(code.value), self._what)
+            where = f"\n{self._cl.dump()}" if int(code.value) == 3 else ""  # TIMEOUT: say where it waits
+            raise RDMAError(int(code.value), self._what + where)
         return int(cyc.value)
 
 
@@ -355,11 +398,13 @@ class RTLCluster:
         lib.rtl_cluster_run.argtypes = [vp, u64]
         lib.rtl_cluster_events.argtypes = [vp, ctypes.c_int, ctypes.POINTER(u64), ctypes.c_int]
         lib.rtl_cluster_stats.argtypes = [vp, ctypes.POINTER(u64)]
+        lib.rtl_cluster_debug.restype = i32
+        lib.rtl_cluster_debug.argtypes = [vp, i32, ctypes.POINTER(u64), i32]
         self._ct, self._lib = ctypes, lib
         self._h = lib.rtl_cluster_create(x, y, RTL_MEM_BYTES, latency, flip, drop, seed)
         if not self._h:
             raise SpgenError("RTL cluster: could not create it")
-        self.ncards, self.mem_bytes = x * y, RTL_MEM_BYTES
+        self.ncards, self.mem_bytes, self.vc_buf = x * y, RTL_MEM_BYTES, vc_buf
 
     def close(self) -> None:
         if getattr(self, "_h", None):
@@ -413,6 +458,14 @@ class RTLCluster:
             raise RDMAError(5, "a block-stride put needs a block of at least 4 bytes")
         return self._issue(card, 0, dst, local, remote, 0, block, count, local_stride, remote_stride)
 
+    def get_strided_async(self, card: int, src: int, local: int, remote: int, block: int, count: int,
+                          local_stride: int, remote_stride: int) -> RTLTransfer:
+        """Block-stride get: `count` blocks of `block` bytes read `remote_stride` apart on card `src`,
+        written `local_stride` apart here."""
+        if block <= 0:
+            raise RDMAError(5, "a block-stride get needs a block of at least 4 bytes")
+        return self._issue(card, 1, src, local, remote, 0, block, count, local_stride, remote_stride)
+
     def put(self, card: int, dst: int, local: int, remote: int, nbytes: int) -> int:
         """Card `card`'s memory [local, +nbytes) -> card `dst` at `remote`; cycles it took."""
         return self.put_async(card, dst, local, remote, nbytes).wait()
@@ -425,6 +478,11 @@ class RTLCluster:
                     local_stride: int, remote_stride: int) -> int:
         """Block-stride put: `count` blocks of `block` bytes, a stride on each side; cycles it took."""
         return self.put_strided_async(card, dst, local, remote, block, count, local_stride, remote_stride).wait()
+
+    def get_strided(self, card: int, src: int, local: int, remote: int, block: int, count: int,
+                    local_stride: int, remote_stride: int) -> int:
+        """Block-stride get (see get_strided_async); cycles it took."""
+        return self.get_strided_async(card, src, local, remote, block, count, local_stride, remote_stride).wait()
 
     def run(self, cycles: int) -> None:
         self._lib.rtl_cluster_run(self._h, cycles)
@@ -439,6 +497,60 @@ class RTLCluster:
             rows += [tuple(int(buf[5 * i + j]) for j in range(5)) for i in range(k)]  # type: ignore[misc]
             if k < 256:
                 return rows
+
+    def debug(self, card: int) -> dict:
+        """The card's debug registers (the RDMA_ENG_*, RDMA_ROUTER_STATE and RDMA_LINK_* CSRs of
+        shell/csr_map.json), decoded by the map's field definitions: {"engine": {...},
+        "router": {...}, "slots": [{...}] (live ones), "links": [{...} per port]}."""
+        from ..shellgen import load_csr_map
+        self._card(card)
+        buf = (self._ct.c_uint64 * 64)()
+        n = self._lib.rtl_cluster_debug(self._h, card, buf, 64)
+        m = load_csr_map()
+
+        def fields(reg: str, word: int) -> dict[str, int]:
+            return {f.name.lower(): (word >> f.lsb) & ((1 << f.width) - 1) for f in m.reg("RDMA_" + reg).fields}
+
+        words = [int(buf[i]) for i in range(n)]
+        slots = [dict(fields("ENG_SLOT", w), slot=i) for i, w in enumerate(words[:16]) if w >> 63]
+        links = []
+        for p in range((n - 18) // 4):  # four words per port: PKTS, ERRS, STALLS, STATE
+            ln: dict[str, int] = {}
+            for k, kind in enumerate(("PKTS", "ERRS", "STALLS", "STATE")):
+                ln.update({f"{kind.lower()}_{name}": v for name, v in fields("LINK_" + kind, words[18 + 4 * p + k]).items()})
+            links.append(ln)
+        return {"engine": fields("ENG_STATE", words[16]), "router": fields("ROUTER_STATE", words[17]),
+                "slots": slots, "links": links}
+
+    def dump(self) -> str:
+        """Where traffic is stuck, card by card: operations in flight (slot, age), link ports with
+        packets the peer has not acknowledged or without credit, packets held at a receiver."""
+        lines = [f"RTL cluster at cycle {self.now}:"]
+        for c in range(self.ncards):
+            d = self.debug(c)
+            e = d["engine"]
+            busy = [f"op {s['op_id']:#x} (slot {s['slot']}, {s['age']} cycles)" for s in d["slots"]]
+            items = []
+            for p, ln in enumerate(d["links"]):
+                why = []
+                if ln["state_unacked"]:
+                    why.append(f"{ln['state_unacked']} packets unacknowledged")
+                for v in (0, 1):
+                    if ln[f"state_credits_used{v}"] >= self.vc_buf:
+                        why.append(f"no credit on VC {v}")
+                    if ln[f"state_rx_held{v}"]:
+                        why.append(f"{ln[f'state_rx_held{v}']} received packets held on VC {v}")
+                if why:
+                    items.append(f"port {p}: " + ", ".join(why) + f" (sent {ln['pkts_tx']}, received {ln['pkts_rx']}, "
+                                 f"replays {ln['errs_replays']}, CRC errors {ln['errs_crc_errors']})")
+            if busy or items or e["gets_queued"] or e["replies_queued"]:
+                lines.append(f"  card {c}: " + ("; ".join(busy) if busy else "no operation in flight")
+                             + f"; queued: {e['cmds_queued']} commands, {e['replies_queued']} replies, "
+                               f"{e['gets_queued']} get requests")
+                lines += [f"    {x}" for x in items]
+        if len(lines) == 1:
+            lines.append("  nothing in flight, every link quiet")
+        return "\n".join(lines)
 
     def stats(self) -> dict[str, int]:
         out = (self._ct.c_uint64 * 4)()

@@ -7,7 +7,7 @@
  * FPGA addresses are passed where the published API takes pointers
  * (`(void*)0x100000000` is the start of memory B). Host buffers must come from
  * afuShellAlloc() (pinned and mapped for the card). Every call returns FPGA_OK or
- * an error code; afuShellLastError() gives the calling thread's message. Timing
+ * an error code (afu_result); afuShellLastError() gives the calling thread's message. Timing
  * figures are simulated time on the simulated card.
  */
 #ifndef AFUSHELL_AFUSHELL_H
@@ -28,7 +28,13 @@ typedef enum {
     DMA_TRANSFER_TYPE_RANGE_ = 0x7FFFFFFF /**< not a type: lets C++ callers pass any int */
 } dma_transfer_type_t;
 
-/** Runtime errors, distinct from OPAE's fpga_result values and returned as fpga_result. */
+/** What every call returns: FPGA_OK (0), one of OPAE's fpga_result values passed
+ *  through (FPGA_INVALID_PARAM, FPGA_NOT_FOUND, ...), or one of the runtime's own codes
+ *  below (0x100 and up). A type of its own: OPAE's enumeration ends at
+ *  FPGA_RECONF_ERROR, so the runtime's codes are never cast into an fpga_result. */
+typedef int32_t afu_result;
+
+/** The runtime's own error codes, distinct from every fpga_result value. */
 enum afu_shell_error {
     AFU_ERR_NULL_POINTER = 0x100, /**< a host pointer or out-parameter is NULL */
     AFU_ERR_ZERO_COUNT,           /**< byte count 0 */
@@ -66,82 +72,82 @@ typedef struct {
 
 /** Opens a target: "sim:<spgen build dir>[?k=v,...]", "sim:loopback", or an AFU ID
  *  ("afu:<guid>" or the bare GUID) on a real card. The new shell becomes current. */
-fpga_result afuShellOpen(const char *uri, afu_shell_handle *handle);
-fpga_result afuShellClose(afu_shell_handle handle);
+afu_result afuShellOpen(const char *uri, afu_shell_handle *handle);
+afu_result afuShellClose(afu_shell_handle handle);
 /** Message of the calling thread's latest error. */
 const char *afuShellLastError(void);
-const char *afuShellErrStr(fpga_result code);
+const char *afuShellErrStr(afu_result code);
 
 /** Host memory shared with the card (page aligned, zeroed). */
-fpga_result afuShellAllocH(afu_shell_handle h, size_t bytes, void **ptr);
-fpga_result afuShellFreeH(afu_shell_handle h, void *ptr);
-fpga_result afuShellAlloc(size_t bytes, void **ptr);
-fpga_result afuShellFree(void *ptr);
+afu_result afuShellAllocH(afu_shell_handle h, size_t bytes, void **ptr);
+afu_result afuShellFreeH(afu_shell_handle h, void *ptr);
+afu_result afuShellAlloc(size_t bytes, void **ptr);
+afu_result afuShellFree(void *ptr);
 
 /** The published call: copies count bytes from src to dst on the current shell. */
-fpga_result afuShellDMATransfer(void *dst, const void *src, size_t count, dma_transfer_type_t type);
-fpga_result afuShellDMATransferH(afu_shell_handle h, void *dst, const void *src, size_t count,
+afu_result afuShellDMATransfer(void *dst, const void *src, size_t count, dma_transfer_type_t type);
+afu_result afuShellDMATransferH(afu_shell_handle h, void *dst, const void *src, size_t count,
                                  dma_transfer_type_t type);
 /** Asynchronous form: returns at once with a request to wait for. */
-fpga_result afuShellDMATransferAsync(void *dst, const void *src, size_t count,
+afu_result afuShellDMATransferAsync(void *dst, const void *src, size_t count,
                                      dma_transfer_type_t type, afu_shell_request *req);
-fpga_result afuShellDMATransferAsyncH(afu_shell_handle h, void *dst, const void *src, size_t count,
+afu_result afuShellDMATransferAsyncH(afu_shell_handle h, void *dst, const void *src, size_t count,
                                       dma_transfer_type_t type, afu_shell_request *req);
 /** Waits up to timeout_ns (runtime clock: simulated ns in simulation; UINT64_MAX =
  *  forever). On completion the request is freed and its result returned; on
  *  AFU_ERR_TIMEOUT it stays valid to wait again. elapsed_ns may be NULL. */
-fpga_result afuShellWait(afu_shell_request req, uint64_t timeout_ns, uint64_t *elapsed_ns);
+afu_result afuShellWait(afu_shell_request req, uint64_t timeout_ns, uint64_t *elapsed_ns);
 /** 1 when done, 0 while in flight. */
 int afuShellRequestDone(afu_shell_request req);
 /** Request-to-completion time of the handle's latest finished transfer or run. */
-fpga_result afuShellElapsedNs(afu_shell_handle h, uint64_t *ns);
+afu_result afuShellElapsedNs(afu_shell_handle h, uint64_t *ns);
 
 /** Registers by their raw bits: a shell register ("SCRATCH", "TX_STATUS", ...) or a core
  *  Reg by name. A core Reg holds 32 bits: a value of more is refused (AFU_ERR_REG_VALUE).
  *  For a float Reg write its binary32 pattern, or use afuShellWriteRegValue. */
-fpga_result afuShellWriteReg(afu_shell_handle h, const char *name, uint64_t value);
-fpga_result afuShellReadReg(afu_shell_handle h, const char *name, uint64_t *value);
+afu_result afuShellWriteReg(afu_shell_handle h, const char *name, uint64_t value);
+afu_result afuShellReadReg(afu_shell_handle h, const char *name, uint64_t *value);
 /** A core Reg by value, converted by the type the build gave it: f32 takes the binary32
  *  pattern of value (rounded to nearest), i32 and u32 an integral value in their range,
  *  bool 0 or 1. A value that does not fit (1e39 for f32, 2.5 or 2^40 for i32, -1 for u32)
  *  is refused with AFU_ERR_REG_VALUE and nothing is written; a shell register (64 raw
  *  bits, no type) with AFU_ERR_UNKNOWN_REG: write those with afuShellWriteReg. */
-fpga_result afuShellWriteRegValue(afu_shell_handle h, const char *name, double value);
+afu_result afuShellWriteRegValue(afu_shell_handle h, const char *name, double value);
 /** A core Reg's bits read back as a number of its type. */
-fpga_result afuShellReadRegValue(afu_shell_handle h, const char *name, double *value);
+afu_result afuShellReadRegValue(afu_shell_handle h, const char *name, double *value);
 /** A register's type: "f32", "i32", "u32" or "bool" for a core Reg, "" for a shell
  *  register (the string is static). */
-fpga_result afuShellRegType(afu_shell_handle h, const char *name, const char **type);
-fpga_result afuShellWriteRegAt(afu_shell_handle h, uint64_t offset, uint64_t value);
-fpga_result afuShellReadRegAt(afu_shell_handle h, uint64_t offset, uint64_t *value);
+afu_result afuShellRegType(afu_shell_handle h, const char *name, const char **type);
+afu_result afuShellWriteRegAt(afu_shell_handle h, uint64_t offset, uint64_t value);
+afu_result afuShellReadRegAt(afu_shell_handle h, uint64_t offset, uint64_t *value);
 /** Offset of a register name (shell CSR or core Reg). */
-fpga_result afuShellRegOffset(afu_shell_handle h, const char *name, uint64_t *offset);
+afu_result afuShellRegOffset(afu_shell_handle h, const char *name, uint64_t *offset);
 
 /** Streams n_elements records from FPGA address src through the core cascade to dst. */
-fpga_result afuShellRun(afu_shell_handle h, uint64_t src, uint64_t dst, uint64_t n_elements,
+afu_result afuShellRun(afu_shell_handle h, uint64_t src, uint64_t dst, uint64_t n_elements,
                         afu_shell_run_result *result);
 /** The stall counters of the latest run. */
-fpga_result afuShellCounters(afu_shell_handle h, afu_shell_run_result *result);
+afu_result afuShellCounters(afu_shell_handle h, afu_shell_run_result *result);
 
 /** Build facts: cores, record words in/out, descriptor FIFO depth. */
 typedef struct {
     uint32_t n_cores, in_record_words, out_record_words, n_regs, desc_fifo_depth;
     uint32_t simulated;
 } afu_shell_info;
-fpga_result afuShellInfo(afu_shell_handle h, afu_shell_info *info);
+afu_result afuShellInfo(afu_shell_handle h, afu_shell_info *info);
 /** An integer Param of the card's core as `spgen build` resolved it (its -P value or the
  *  default), e.g. the grid width W a stencil core's line buffers were sized for.
  *  FPGA_NOT_FOUND where the card does not say (a loop-back card; a hardware card
  *  reports what its URI gives as param.NAME=VALUE), FPGA_INVALID_PARAM for a
  *  Param that is not an integer. */
-fpga_result afuShellCoreParam(afu_shell_handle h, const char *name, int64_t *value);
+afu_result afuShellCoreParam(afu_shell_handle h, const char *name, int64_t *value);
 
 /** Largest descriptor the runtime writes; longer transfers are split into chained
  *  descriptors (default 256 MiB, rounded down to a multiple of 64). */
-fpga_result afuShellSetMaxDescriptor(afu_shell_handle h, uint64_t bytes);
+afu_result afuShellSetMaxDescriptor(afu_shell_handle h, uint64_t bytes);
 /** Testing aid: 0 hands requests to the shell without the runtime's argument checks,
  *  so the shell's own error reporting can be observed. */
-fpga_result afuShellSetChecks(afu_shell_handle h, int enabled);
+afu_result afuShellSetChecks(afu_shell_handle h, int enabled);
 
 /** Simulation statistics (FPGA_NOT_SUPPORTED on a real card). */
 typedef struct {
@@ -150,7 +156,7 @@ typedef struct {
     double wall_s;         /**< wall time spent simulating them */
     uint64_t bus_errors;   /**< master accesses outside every memory */
 } afu_shell_sim_stats;
-fpga_result afuShellSimStats(afu_shell_handle h, afu_shell_sim_stats *stats);
+afu_result afuShellSimStats(afu_shell_handle h, afu_shell_sim_stats *stats);
 
 #ifdef __cplusplus
 }

@@ -16,19 +16,17 @@
 
 namespace afushell {
 
-/** A failed runtime call: its fpga_result code and message. */
+/** A failed runtime call: its code (afu_result) and message. */
 class Failure : public std::runtime_error {
 public:
-    Failure(fpga_result code, const std::string& msg)
-        : Failure(int(code), msg) {}
-    Failure(int code, const std::string& msg)
-        : std::runtime_error(msg + " [" + afuShellErrStr(fpga_result(code)) + "]"), code_(fpga_result(code)) {}
-    fpga_result code() const { return code_; }
+    Failure(afu_result code, const std::string& msg)
+        : std::runtime_error(msg + " [" + afuShellErrStr(code) + "]"), code_(code) {}
+    afu_result code() const { return code_; }
 private:
-    fpga_result code_;
+    afu_result code_;
 };
 
-inline void ok(fpga_result r) {
+inline void ok(afu_result r) {
     if (r != FPGA_OK) throw Failure(r, afuShellLastError());
 }
 
@@ -60,8 +58,8 @@ public:
     /** Waits up to timeout_ns (simulated ns in simulation); false on timeout. */
     bool wait(uint64_t timeout_ns = UINT64_MAX) {
         if (!req_) return true;
-        fpga_result r = afuShellWait(req_, timeout_ns, &elapsed_);
-        if (r == fpga_result(AFU_ERR_TIMEOUT)) return false;
+        afu_result r = afuShellWait(req_, timeout_ns, &elapsed_);
+        if (r == AFU_ERR_TIMEOUT) return false;
         req_ = nullptr;
         ok(r);
         return true;

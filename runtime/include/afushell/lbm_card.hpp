@@ -7,7 +7,7 @@
 // each F2F run between memories A and B D more, and the download (F2H) D more:
 // N steps take N / D transfers, N a multiple of D and at least 2D. Other N are refused
 // with a message (the cores cannot be bypassed to make up a remainder).
-// Errors come back as codes (fpga_result / afu_shell_error) with a message; nothing
+// Errors come back as codes (afu_result / afu_shell_error) with a message; nothing
 // throws.
 #pragma once
 
@@ -35,7 +35,7 @@ struct Params {
 
 // Outcome of run_card: code FPGA_OK, or the failing call's code and a message.
 struct CardResult {
-    fpga_result code = FPGA_OK;
+    afu_result code = FPGA_OK;
     std::string message;
     unsigned depth = 0;                      // cores in the card's cascade
     std::uint64_t transfers = 0;             // H2F + F2F runs + F2H, each advancing `depth` steps
@@ -46,14 +46,14 @@ struct CardResult {
 };
 
 namespace detail {
-inline CardResult fail(CardResult r, fpga_result code, const std::string& msg) {
+inline CardResult fail(CardResult r, afu_result code, const std::string& msg) {
     r.code = code;
     r.message = msg;
     return r;
 }
 
 // A failed runtime call: its code and the runtime's message, prefixed with what we did.
-inline CardResult failed_call(CardResult r, fpga_result code, const std::string& what) {
+inline CardResult failed_call(CardResult r, afu_result code, const std::string& what) {
     const char* m = afuShellLastError();
     return fail(std::move(r), code, what + ": " + (m && *m ? m : afuShellErrStr(code)));
 }
@@ -78,7 +78,7 @@ inline std::string steps_error(std::uint64_t steps, unsigned depth) {
 inline CardResult run_card(afu_shell_handle h, std::vector<Record>& rec, int width,
                            std::uint64_t steps, const Params& p = Params()) {
     CardResult r;
-    if (!h) return detail::fail(r, fpga_result(AFU_ERR_NULL_POINTER), "run_card: the card handle is NULL");
+    if (!h) return detail::fail(r, AFU_ERR_NULL_POINTER, "run_card: the card handle is NULL");
     try {
         auto fg = from_records(rec, width);
         check_grid(fg.second);
@@ -86,7 +86,7 @@ inline CardResult run_card(afu_shell_handle h, std::vector<Record>& rec, int wid
         return detail::fail(r, FPGA_INVALID_PARAM, std::string("run_card: ") + e.what());
     }
     afu_shell_info info{};
-    fpga_result c = afuShellInfo(h, &info);
+    afu_result c = afuShellInfo(h, &info);
     if (c != FPGA_OK) return detail::failed_call(r, c, "run_card: reading the card's build facts");
     if (info.n_cores < 1)
         return detail::fail(r, FPGA_NOT_SUPPORTED,
@@ -101,7 +101,7 @@ inline CardResult run_card(afu_shell_handle h, std::vector<Record>& rec, int wid
     r.depth = info.n_cores;
     const unsigned words = sizeof(Record) / 4;
     if (info.in_record_words != words || info.out_record_words != words)
-        return detail::fail(r, fpga_result(AFU_ERR_RECORD_WIDTH),
+        return detail::fail(r, AFU_ERR_RECORD_WIDTH,
                             "run_card: the card's cores take " + std::to_string(info.in_record_words) +
                                 "-word records and give " + std::to_string(info.out_record_words) +
                                 "-word records; the LBM core streams 10-word (40-byte) records");
@@ -109,7 +109,7 @@ inline CardResult run_card(afu_shell_handle h, std::vector<Record>& rec, int wid
     if (!bad_steps.empty()) return detail::fail(r, FPGA_INVALID_PARAM, "run_card: " + bad_steps);
     const std::size_t bytes = rec.size() * sizeof(Record);
     if (bytes > MEM_B)
-        return detail::fail(r, fpga_result(AFU_ERR_OUT_OF_RANGE),
+        return detail::fail(r, AFU_ERR_OUT_OF_RANGE,
                             "run_card: " + std::to_string(bytes) + " bytes of records do not fit "
                             "in one 4 GiB FPGA memory");
 
@@ -162,7 +162,7 @@ inline CardResult run_card(afu_shell_handle h, std::vector<Record>& rec, int wid
 inline CardResult run_card(const std::string& uri, std::vector<Record>& rec, int width,
                            std::uint64_t steps, const Params& p = Params()) {
     afu_shell_handle h = nullptr;
-    fpga_result c = afuShellOpen(uri.c_str(), &h);
+    afu_result c = afuShellOpen(uri.c_str(), &h);
     if (c != FPGA_OK) return detail::failed_call(CardResult(), c, "run_card: opening " + uri);
     CardResult r = run_card(h, rec, width, steps, p);
     afuShellClose(h);

@@ -22,7 +22,8 @@ module afu_rdma_top #(
     parameter integer RDMA_VC_BUF      = 8,              // link input buffer per VC, packets
     parameter [63:0]  RDMA_MEM_BYTES   = 64'h2_0000_0000, // memories A and B
     parameter integer RDMA_OP_TIMEOUT  = 2000000,        // cycles before an operation fails
-    parameter integer RDMA_MAX_OPS     = 4               // operations in flight per card
+    parameter integer RDMA_MAX_OPS     = 4,              // operations in flight per card
+    parameter integer RDMA_WR_BURST    = 4               // lines per write burst of the engine (1..64)
 ) (
     input  wire         clk,
     input  wire         rst,
@@ -101,6 +102,9 @@ module afu_rdma_top #(
     wire [2*P-1:0] port_dim;
     wire [P-1:0] port_dateline, overflow;
     wire [16*P-1:0] replays;
+    wire [256*P-1:0] link_dbg;
+    wire [63:0]     router_dbg, eng_dbg;
+    wire [1023:0]   eng_slots;
     wire         cfg_we, cmd_valid, cmd_ready, cmd_get, busy, done, evt_valid, evt_ready;
     wire [63:0]  cmd_local, cmd_remote, cmd_len;
     wire [31:0]  cmd_block, cmd_count, cmd_lstride, cmd_rstride, op_id, ops_done, done_op;
@@ -108,7 +112,7 @@ module afu_rdma_top #(
     wire [137:0] evt_data;
     wire [15:0]  evt_lost;
     wire [63:0]  e_rd_address, e_wr_address;
-    wire         e_rd_read, e_rd_wait, e_rd_valid, e_wr_write, e_wr_wait;
+    wire         e_rd_read, e_rd_wait, e_rd_valid, e_wr_write, e_wr_wait, e_wr_flush, e_wr_pending;
     wire [31:0]  e_rd_data, e_wr_data;
     /* verilator lint_off UNUSEDSIGNAL */
     wire         st_s_ready, st_m_valid, st_m_last;  // streams are not bound to the cores here (STREAM = 0)
@@ -126,7 +130,8 @@ module afu_rdma_top #(
         .cmd_count(cmd_count), .cmd_local_stride(cmd_lstride), .cmd_remote_stride(cmd_rstride), .op_id(op_id),
         .busy(busy), .done(done), .done_op(done_op), .done_code(done_code), .ops_done(ops_done),
         .evt_valid(evt_valid), .evt_data(evt_data), .evt_ready(evt_ready), .evt_lost(evt_lost), .overflow(overflow),
-        .replays(replays), .irq(rdma_irq));
+        .replays(replays), .link_dbg(link_dbg), .router_dbg(router_dbg), .eng_dbg(eng_dbg), .eng_slots(eng_slots),
+        .irq(rdma_irq));
 
     rdma_node #(.P(P), .WINDOW(RDMA_WINDOW), .VC_BUF(RDMA_VC_BUF), .MEM_BYTES(RDMA_MEM_BYTES),
                 .OP_TIMEOUT(RDMA_OP_TIMEOUT), .MAX_OPS(RDMA_MAX_OPS)) u_node (
@@ -139,22 +144,24 @@ module afu_rdma_top #(
         .evt_lost(evt_lost), .mem_rd_address(e_rd_address), .mem_rd_read(e_rd_read),
         .mem_rd_waitrequest(e_rd_wait), .mem_rd_readdata(e_rd_data), .mem_rd_readdatavalid(e_rd_valid),
         .mem_wr_address(e_wr_address), .mem_wr_write(e_wr_write), .mem_wr_writedata(e_wr_data),
-        .mem_wr_waitrequest(e_wr_wait), .st_tx_dst(6'd0), .st_tx_sid(8'd0), .st_rx_peer(6'd0),
+        .mem_wr_waitrequest(e_wr_wait), .mem_wr_flush(e_wr_flush), .mem_wr_pending(e_wr_pending), .st_tx_dst(6'd0), .st_tx_sid(8'd0), .st_rx_peer(6'd0),
         .st_rx_sid(8'd0), .st_s_valid(1'b0), .st_s_ready(st_s_ready), .st_s_data(32'd0), .st_s_last(1'b0),
         .st_m_valid(st_m_valid), .st_m_ready(1'b1), .st_m_data(st_m_data), .st_m_last(st_m_last),
         .st_errors(st_errors), .link_out_valid(link_out_valid), .link_out_data(link_out_data),
         .link_out_last(link_out_last), .link_in_valid(link_in_valid), .link_in_data(link_in_data),
-        .link_in_last(link_in_last), .overflow(overflow), .replays(replays));
+        .link_in_last(link_in_last), .overflow(overflow), .replays(replays), .link_dbg(link_dbg),
+        .router_dbg(router_dbg), .eng_dbg(eng_dbg), .eng_slots(eng_slots));
 
     wire [63:0]  r_address, w_address;
     wire         r_read, r_wait, r_valid, w_write, w_wait;
     wire [7:0]   r_burst, w_burst;
     wire [511:0] w_data;
     wire [63:0]  w_be;
-    rdma_mem_adapter u_mem (
+    rdma_mem_adapter #(.WR_BURST(RDMA_WR_BURST)) u_mem (
         .clk(clk), .rst(rst), .rd_address(e_rd_address), .rd_read(e_rd_read), .rd_waitrequest(e_rd_wait),
         .rd_readdata(e_rd_data), .rd_readdatavalid(e_rd_valid), .wr_address(e_wr_address), .wr_write(e_wr_write),
-        .wr_writedata(e_wr_data), .wr_waitrequest(e_wr_wait), .avm_rd_address(r_address), .avm_rd_read(r_read),
+        .wr_writedata(e_wr_data), .wr_waitrequest(e_wr_wait), .wr_flush(e_wr_flush), .wr_pending(e_wr_pending),
+        .avm_rd_address(r_address), .avm_rd_read(r_read),
         .avm_rd_burstcount(r_burst), .avm_rd_waitrequest(r_wait), .avm_rd_readdata(dsc_data),
         .avm_rd_readdatavalid(r_valid), .avm_wr_address(w_address), .avm_wr_write(w_write),
         .avm_wr_burstcount(w_burst), .avm_wr_writedata(w_data), .avm_wr_byteenable(w_be),

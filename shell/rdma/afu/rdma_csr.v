@@ -47,6 +47,11 @@ module rdma_csr #(
     input  wire [15:0]     evt_lost,
     input  wire [P-1:0]    overflow,
     input  wire [16*P-1:0] replays,
+    // debug words (rdma_node): RDMA_LINK_*(p), RDMA_ROUTER_STATE, RDMA_ENG_STATE, RDMA_ENG_SLOT(s)
+    input  wire [256*P-1:0] link_dbg,
+    input  wire [63:0]     router_dbg,
+    input  wire [63:0]     eng_dbg,
+    input  wire [1023:0]   eng_slots,
     output wire            irq
 );
     `include "afushell_csr.vh"
@@ -61,6 +66,14 @@ module rdma_csr #(
     assign evt_ready = wr && wa == CSR_RDMA_EVT_POP_ADDR && evt_valid;
     wire   dq_pop = wr && wa == CSR_RDMA_DONE_POP_ADDR;
     wire        r_route = ra[17:9] == CSR_RDMA_ROUTE_ADDR[17:9];
+    // LINK_PKTS(p) .. LINK_STATE(p): 4 words per port, 0x20 apart, from CSR_RDMA_LINK_PKTS_ADDR
+    wire        r_link = ra[17:7] == CSR_RDMA_LINK_PKTS_ADDR[17:7];
+    wire [1:0]  r_port = ra[6:5];
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [1279:0] link_dbg4 = {{256*(5-P){1'b0}}, link_dbg};  // ports beyond P read 0
+    /* verilator lint_on UNUSEDSIGNAL */
+    // ENG_SLOT(s): 16 words from CSR_RDMA_ENG_SLOT_ADDR
+    wire        r_slot = ra[17:7] == CSR_RDMA_ENG_SLOT_ADDR[17:7];
 
     reg [63:0] port_cfg, block_reg, strides_reg, local_reg, remote_reg, len_reg;
     reg [3:0]  route [0:63];
@@ -93,6 +106,8 @@ module rdma_csr #(
     always @(*) begin
         rd_data = 64'd0;
         if (r_route) rd_data = {60'd0, route[ra[8:3]]};
+        else if (r_link) rd_data = link_dbg4[256 * r_port + 64 * ra[4:3] +: 64];
+        else if (r_slot) rd_data = eng_slots[64 * ra[6:3] +: 64];
         else case (ra)
             CSR_RDMA_INFO_ADDR:       rd_data = info;
             CSR_RDMA_CARD_ID_ADDR:    rd_data = {58'd0, card_id};
@@ -111,6 +126,8 @@ module rdma_csr #(
             CSR_RDMA_IRQ_ENABLE_ADDR: rd_data = {62'd0, irq_enable};
             CSR_RDMA_REPLAYS_ADDR:    rd_data = replays64;
             CSR_RDMA_DONE_INFO_ADDR:  rd_data = done_info;
+            CSR_RDMA_ENG_STATE_ADDR:  rd_data = eng_dbg;
+            CSR_RDMA_ROUTER_STATE_ADDR: rd_data = router_dbg;
             default:                  rd_data = 64'd0;
         endcase
     end
@@ -180,7 +197,7 @@ module rdma_csr #(
     wire unused_ok = &{1'b0, mmio_wr_addr[2:0], mmio_rd_addr[2:0], port_cfg, ops_done};
     /* verilator lint_on UNUSEDSIGNAL */
     initial begin
-        if (P < 1 || P > 4) $fatal(1, "rdma_csr: P must be 1..4");
+        if (P < 1 || P > 4) $fatal(1, "%m (rdma_csr): P must be 1..4");
     end
 endmodule
 `default_nettype wire

@@ -5,11 +5,13 @@
 // as a one-beat burst. The run breaks -- and the line is forgotten -- on a cycle without a
 // request or on an engine write to that line, so a word is never older than the run that
 // read it. Beats return in order into a FIFO; a FIFO of {word index, new beat} entries
-// says which word to hand back next. Writes: each word is a one-beat write with a 4-byte
-// byteenable (coalescing them would have to delay the target's DONE until flushed).
+// says which word to hand back next. Writes are gathered into whole lines and sent as
+// bursts of up to WR_BURST lines (rdma_wr_coalesce); `wr_pending` tells the engine when
+// every word it wrote has been accepted by the memory.
 `default_nettype none
 module rdma_mem_adapter #(
-    parameter integer READS = 64  // word reads in flight (power of 2, >= the engine's PF_DEPTH)
+    parameter integer READS = 64,    // word reads in flight (power of 2, >= the engine's PF_DEPTH)
+    parameter integer WR_BURST = 4   // lines per write burst (power of 2, 1..64)
 ) (
     input  wire         clk,
     input  wire         rst,
@@ -23,6 +25,8 @@ module rdma_mem_adapter #(
     input  wire         wr_write,
     input  wire [31:0]  wr_writedata,
     output wire         wr_waitrequest,
+    input  wire         wr_flush,
+    output wire         wr_pending,
     // memory side
     output wire [63:0]  avm_rd_address,
     output wire         avm_rd_read,
@@ -47,7 +51,7 @@ module rdma_mem_adapter #(
     wire [511:0] bq_head;
     /* verilator lint_off UNUSEDSIGNAL */
     wire [AW:0] wq_count, bq_count;
-    wire        unused_ok = &{1'b0, rd_address[1:0], wr_address[1:0], bq_full};
+    wire        unused_ok = &{1'b0, rd_address[1:0], bq_full};
     /* verilator lint_on UNUSEDSIGNAL */
     // a request is taken at once on a hit, with the memory's acceptance otherwise
     assign avm_rd_address = {rd_address[63:6], 6'd0};
@@ -82,11 +86,10 @@ module rdma_mem_adapter #(
         else if (rd_readdatavalid && wq_head[4]) cur <= bq_head;
     end
 
-    assign avm_wr_address = {wr_address[63:6], 6'd0};
-    assign avm_wr_write = wr_write;
-    assign avm_wr_burstcount = 8'd1;
-    assign avm_wr_writedata = {16{wr_writedata}};
-    assign avm_wr_byteenable = 64'hF << {wr_address[5:2], 2'b00};
-    assign wr_waitrequest = avm_wr_waitrequest;
+    rdma_wr_coalesce #(.BURST(WR_BURST)) u_wr (
+        .clk(clk), .rst(rst), .wr_address(wr_address), .wr_write(wr_write), .wr_writedata(wr_writedata),
+        .wr_waitrequest(wr_waitrequest), .flush(wr_flush), .pending(wr_pending), .avm_address(avm_wr_address),
+        .avm_write(avm_wr_write), .avm_burstcount(avm_wr_burstcount), .avm_writedata(avm_wr_writedata),
+        .avm_byteenable(avm_wr_byteenable), .avm_waitrequest(avm_wr_waitrequest));
 endmodule
 `default_nettype wire

@@ -1,6 +1,6 @@
-// Two Avalon-MM write masters on one: master 0 (the shell's RX DMA, bursts that keep
-// write high until their last beat) first and locked for the whole burst, master 1
-// (the RDMA engine, single beats) in the gaps.
+// Two Avalon-MM write masters on one: master 0 (the shell's RX DMA) first, master 1 (the
+// RDMA engine's write coalescer) in the gaps; both write bursts (write held high until
+// their last beat), and a burst keeps the slave from its first beat to its last.
 `default_nettype none
 module rdma_wr_arb (
     input  wire         clk,
@@ -24,9 +24,10 @@ module rdma_wr_arb (
     output wire [63:0]  s_byteenable,
     input  wire         s_waitrequest
 );
-    reg       lock;   // inside a burst of master 0
-    reg [7:0] left;
-    wire sel1 = !lock && !m0_write;
+    reg       lock_reg;   // inside a burst of master owner_reg
+    reg       owner_reg;
+    reg [7:0] left_reg;   // beats of that burst still to come
+    wire sel1 = lock_reg ? owner_reg : !m0_write;
     assign s_write = sel1 ? m1_write : m0_write;
     assign s_address = sel1 ? m1_address : m0_address;
     assign s_burstcount = sel1 ? m1_burstcount : m0_burstcount;
@@ -34,18 +35,20 @@ module rdma_wr_arb (
     assign s_byteenable = sel1 ? m1_byteenable : m0_byteenable;
     assign m0_waitrequest = s_waitrequest || sel1;
     assign m1_waitrequest = s_waitrequest || !sel1;
-    wire beat0 = !sel1 && m0_write && !s_waitrequest;
+    wire beat = s_write && !s_waitrequest;
     always @(posedge clk) begin
         if (rst) begin
-            lock <= 1'b0;
-            left <= 8'd0;
-        end else if (beat0) begin
-            if (!lock) begin
-                lock <= m0_burstcount > 8'd1;
-                left <= m0_burstcount - 8'd1;
+            lock_reg <= 1'b0;
+            owner_reg <= 1'b0;
+            left_reg <= 8'd0;
+        end else if (beat) begin
+            if (!lock_reg) begin
+                lock_reg <= s_burstcount > 8'd1;
+                owner_reg <= sel1;
+                left_reg <= s_burstcount - 8'd1;
             end else begin
-                left <= left - 8'd1;
-                if (left == 8'd1) lock <= 1'b0;
+                left_reg <= left_reg - 8'd1;
+                if (left_reg == 8'd1) lock_reg <= 1'b0;
             end
         end
     end

@@ -62,8 +62,9 @@ def _target_machine():
     return _tm
 
 
-def _compile_object(plan: Plan, ftz: bool) -> bytes:
-    tm = _target_machine()
+def _compile_object(plan: Plan, ftz: bool, tm=None) -> bytes:
+    """Object code of ``plan``'s kernel (``tm``: another target machine, e.g. for PIC)."""
+    tm = tm or _target_machine()
     mod = emit_module(plan, ftz, platform.machine().lower() in ("x86_64", "amd64"))
     mod.triple = llvm.get_process_triple()
     mod.data_layout = str(tm.target_data)

@@ -53,6 +53,11 @@ int afuShellRDMAGetAsync(afu_rdma_cluster c, int card, int src_card, uint64_t lo
 int afuShellRDMAPutStridedAsync(afu_rdma_cluster c, int card, int dst_card, uint64_t local, uint64_t remote,
                                 uint64_t block, uint64_t count, uint64_t local_stride, uint64_t remote_stride,
                                 afu_rdma_handle *handle);
+/** Block-stride get (RTL cards): `count` blocks of `block` bytes read every remote_stride bytes
+ *  from src_card's `remote` and written every local_stride bytes from `local`. */
+int afuShellRDMAGetStridedAsync(afu_rdma_cluster c, int card, int src_card, uint64_t local, uint64_t remote,
+                                uint64_t block, uint64_t count, uint64_t local_stride, uint64_t remote_stride,
+                                afu_rdma_handle *handle);
 /** Runs the simulation up to max_cycles (0: the op timeout) until the transfer ends;
  *  returns its result, or AFU_RDMA_PENDING. */
 int afuShellRDMAWait(afu_rdma_cluster c, afu_rdma_handle handle, uint64_t max_cycles);

@@ -21,8 +21,8 @@ uint64_t rtl_cluster_now(void *h);
 /** Bytes into / out of a card's memory; 0 ok, -1 out of range. */
 int rtl_cluster_write(void *h, int card, uint64_t addr, const uint8_t *p, uint64_t n);
 int rtl_cluster_read(void *h, int card, uint64_t addr, uint8_t *p, uint64_t n);
-/** Queues a put (get = 0) or get (get = 1) of `len` bytes, or a block-stride put (block > 0:
- *  `count` blocks, strides ls / rs); the engine keeps 4 in flight. Returns a handle, -1 for a
+/** Queues a put (get = 0) or get (get = 1) of `len` bytes, or a block-stride put or get (block > 0:
+ *  `count` blocks, local stride ls, remote stride rs); the engine keeps 4 in flight. Returns a handle, -1 for a
  *  bad card. */
 int64_t rtl_cluster_issue(void *h, int card, int get, int dst, uint64_t local, uint64_t remote, uint64_t len,
                           uint32_t block, uint32_t count, uint32_t ls, uint32_t rs);
@@ -38,6 +38,10 @@ void rtl_cluster_run(void *h, uint64_t cycles);
 int rtl_cluster_events(void *h, int card, uint64_t *out, int max);
 /** out4 = {replays, flipped packets, dropped packets, overflow flags}. */
 void rtl_cluster_stats(void *h, uint64_t *out4);
+/** The card's debug registers as the CSRs of docs/rdma.md would read them: ENG_SLOT(0..15),
+ *  ENG_STATE, ROUTER_STATE, then LINK_PKTS, LINK_ERRS, LINK_STALLS, LINK_STATE per link port;
+ *  up to max words; returns the words written (18 + 4 x ports), -1 for a bad card. */
+int rtl_cluster_debug(void *h, int card, uint64_t *out, int max);
 
 #ifdef __cplusplus
 }

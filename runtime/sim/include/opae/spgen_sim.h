@@ -5,7 +5,7 @@
 #define SPGEN_SIM_H
 #include <stddef.h>
 #include <stdint.h>
-#include "fpga.h"
+#include <opae/fpga.h>
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,0 +1,196 @@
+"""Card simulation speed: the D2Q9 LBM card with RTL cores vs the fast core model.
+
+For each cascade depth, builds the card of ``spgen build cores/lbm/lbm_d2q9.spd -P W=..
+--cascade N`` with ``--core-model rtl`` and ``fast`` (cached like ``spgen bench lbm``;
+the build time is printed, and is a real build with ``--fresh-cache``), then times F2F
+runs of one grid through both cards side by side, alternating the models run by run.
+Figures per run: simulated card cycles per wall second and per CPU second of the
+process (the clock thread; the host thread sleeps meanwhile), records per wall
+second; the table gives medians. Every run's output is checked against the emulator.
+(The runtime's card takes host MMIO at the cycle it arrives, so run counters can
+differ by a few cycles between runs; tests/runtime/test_fast_core.py compares the
+models cycle for cycle with a deterministic driver.)
+
+    .venv/bin/python benchmarks/card_sim_speed.py [--cascade 1,2,4,8,12] [--models rtl,fast]
+        [--grid 32x410] [--runs 3] [--cpu 0] [--fresh-cache] [--json F] [--plot F]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+B = 1 << 32
+
+
+def _cpu_name() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def _child_cpu() -> float:
+    """CPU seconds of finished child processes (Verilator, make, the C++ compiler); with
+    the process's own (compiling the core and its kernel) the build's cost on an idle
+    machine, whatever the load."""
+    import resource
+
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def _run_once(card, rec, width: int, depth: int, design, omega: float) -> dict:
+
+    n = len(rec)
+    buf = card.alloc(rec.nbytes)
+    buf[:] = rec.view(np.uint8)
+    card.dma(0x40, buf, rec.nbytes, "H2F")     # (streams through the cores too)
+    s0, c0, w0 = card.sim_stats(), time.process_time(), time.perf_counter()
+    res = card.run(0x40, B + 0x1000, n)
+    wall, cpu = time.perf_counter() - w0, time.process_time() - c0
+    s1 = card.sim_stats()
+    back = card.alloc(rec.nbytes)
+    card.dma(back, B + 0x1000, rec.nbytes, "F2H")
+    return {"cycles": s1["cycles"] - s0["cycles"], "wall_s": wall, "cpu_s": cpu,
+            "sim_wall_s": s1["wall_s"] - s0["wall_s"], "records": n,
+            "counters": [res.in_total_cycles, res.in_moved_cycles, res.total_cycles,
+                         res.moved_cycles, res.prime_cycles],
+            "out": back.copy()}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cascade", default="1,2,4,8,12")
+    ap.add_argument("--models", default="fast,rtl")
+    ap.add_argument("--rtl-cascade", metavar="N,N,...",
+                    help="depths that also run with RTL cores (default: all); building the "
+                         "RTL cards of deep cascades takes tens of minutes on two cores")
+    ap.add_argument("--grid", default="32x410", help="W x rows of the streamed grid")
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--cpu", type=int, help="pin the process to this CPU (default: the "
+                    "first one it may use)")
+    ap.add_argument("--fresh-cache", action="store_true",
+                    help="build in an empty SPGEN_CACHE so build times are real")
+    ap.add_argument("--json", type=Path)
+    ap.add_argument("--plot", type=Path)
+    args = ap.parse_args()
+    cpu = args.cpu if args.cpu is not None else min(os.sched_getaffinity(0))
+    os.sched_setaffinity(0, {cpu})           # the card's clock thread inherits it
+    if args.fresh_cache:
+        os.environ["SPGEN_CACHE"] = tempfile.mkdtemp(prefix="spgen-cache-")
+    from spgen import runtime
+    from spgen.commands._bench_lbm import _build, _grid
+    from spgen.lbm import CORE_PATH, compile_core, to_records
+
+    width, rows = (int(x) for x in args.grid.lower().split("x"))
+    depths = [int(x) for x in args.cascade.split(",")]
+    all_models = args.models.split(",")
+    design = compile_core(width)
+    f, attr = _grid(width, rows, seed=7)
+    rec = to_records(f, attr)
+    omega = 1.6
+    results = []
+    rtl_depths = set(depths if not args.rtl_cascade else
+                     (int(x) for x in args.rtl_cascade.split(",")))
+    for depth in depths:
+        cards, built = {}, {}
+        models = [m for m in all_models if m != "rtl" or depth in rtl_depths]
+        for m in models:
+            t0, c0 = time.perf_counter(), _child_cpu() + time.process_time()
+            build = _build(CORE_PATH, width, depth, m)
+            built[m] = (time.perf_counter() - t0, _child_cpu() + time.process_time() - c0)
+            cards[m] = runtime.open(build)
+            for name, value in (("omega", omega), ("uw_x", 0.05), ("uw_y", 0.0)):
+                cards[m].write_reg(name, int(np.array(value, np.float32).view(np.uint32)))
+            print(f"cascade {depth:2d} {m:4s}: card ready in {built[m][0]:.1f} s "
+                  f"({built[m][1]:.1f} CPU-s)", file=sys.stderr, flush=True)
+        runs = {m: [] for m in models}
+        for r in range(args.runs):
+            for m in (models if r % 2 == 0 else models[::-1]):
+                runs[m].append(_run_once(cards[m], rec, width, depth, design, omega))
+        from spgen.lbm import from_records, run_emulator
+
+        want = run_emulator(design, f, attr, steps=3 * depth, omega=omega, uw=(0.05, 0.0))
+        for m in models:
+            for x in runs[m]:
+                got = from_records(x.pop("out").view(rec.dtype), width)[0]
+                x["verified"] = bool(np.array_equal(got.view(np.uint32), want.view(np.uint32)))
+            cards[m].close()
+        for m in models:
+            xs = runs[m]
+            results.append({
+                "cascade": depth, "model": m, "build_s": round(built[m][0], 1),
+                "build_cpu_s": round(built[m][1], 1),
+                "records": len(rec), "cycles": xs[0]["cycles"],
+                "verified": all(x["verified"] for x in xs),
+                "cycles_per_s": statistics.median(x["cycles"] / x["wall_s"] for x in xs),
+                "cycles_per_cpu_s": statistics.median(x["cycles"] / x["cpu_s"] for x in xs),
+                "records_per_s": statistics.median(x["records"] / x["wall_s"] for x in xs),
+                "runs": xs})
+        if args.json:  # partial results survive an interrupted run
+            args.json.write_text(json.dumps({"partial": True, "results": results}, indent=2))
+    _table(results, all_models)
+    meta = {"benchmark": "card_sim_speed", "cpu": _cpu_name(), "pinned_cpu": cpu,
+            "cpus_online": os.cpu_count(), "load_avg": os.getloadavg(), "grid": args.grid,
+            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+            "command": " ".join(sys.argv), "results": results}
+    if args.json:
+        args.json.write_text(json.dumps(meta, indent=2) + "\n")
+    if args.plot:
+        _plot(results, all_models, args.plot)
+    ok = all(r["verified"] for r in results)
+    return 0 if ok else 1
+
+
+def _table(results: list[dict], models: list[str]) -> None:
+    print("| cascade | model | card build s (wall) | build CPU-s | card cycles/s (wall) | cycles per CPU-s | "
+          "records/s (wall) | cycles per run | vs RTL (CPU-s) | verified |")
+    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---|")
+    base = {r["cascade"]: r for r in results if r["model"] == "rtl"}
+    for r in results:
+        b = base.get(r["cascade"])
+        up = f"{r['cycles_per_cpu_s'] / b['cycles_per_cpu_s']:.1f}x" if b else "-"
+        print(f"| {r['cascade']} | {r['model']} | {r['build_s']:.1f} | "
+              f"{r.get('build_cpu_s', float('nan')):.1f} | {r['cycles_per_s']:,.0f} | "
+              f"{r['cycles_per_cpu_s']:,.0f} | {r['records_per_s']:,.0f} | {r['cycles']:,} | "
+              f"{up} | {'yes' if r['verified'] else 'NO'} |")
+
+
+def _plot(results: list[dict], models: list[str], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.4, 4))
+    for m in models:
+        rs = [r for r in results if r["model"] == m]
+        ax.plot([r["cascade"] for r in rs], [r["cycles_per_cpu_s"] for r in rs], "o-",
+                label=f"{m} cores")
+    ax.axhline(1e6, color="grey", ls="--", lw=0.8, label="goal: 1 M cycles/s")
+    ax.set_yscale("log")
+    ax.set_xlabel("LBM cores in the cascade")
+    ax.set_ylabel("simulated card cycles per CPU second")
+    ax.set_title("Simulated LBM card: RTL cores vs fast core model")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

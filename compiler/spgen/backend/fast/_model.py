@@ -1,0 +1,186 @@
+"""The fast core model: the core's exact port behaviour in Verilog, its data from the emulator."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..._diagnostics import SpgenError
+from ...ir import Graph
+from ..llvm._native import NativeKernel, native_kernel
+
+__all__ = ["FastCoreModel", "FastModelUnsupported", "fast_core_model"]
+
+
+class FastModelUnsupported(SpgenError):
+    """The fast model cannot stand in for this core (the message says why)."""
+
+
+@dataclass(frozen=True)
+class FastCoreModel:
+    """``verilog``: a module named like the core, with its ports; ``header``: the
+    kernel layout for ``fast_core.cpp``; ``obj``: the kernel's object code."""
+
+    name: str
+    verilog: str
+    header: str
+    obj: bytes
+
+
+def _unsupported(graph: Graph, report: dict) -> str | None:
+    ext = sorted({n.attrs.get("module", "?") for n in graph.nodes if n.op == "extern"})
+    if ext:
+        return (f"it instantiates external Verilog ({', '.join(ext)}), which only the RTL "
+                "simulates (the emulator computes SPD operations)")
+    if any(p.stream == "brch" for p in graph.inputs) or \
+            any(o.port.stream == "brch" for o in graph.outputs):
+        return "it has branch streams, which the AFU shell does not host"
+    if report["element_delay"] > report["latency_cycles"]:
+        return (f"its look-ahead ({report['element_delay']} elements) exceeds its latency "
+                f"({report['latency_cycles']} cycles)")
+    return None
+
+
+def fast_core_model(graph: Graph, report: dict, *, ftz: bool) -> FastCoreModel:
+    """The fast model of the core that ``report`` (its VerilogCore report) describes.
+
+    Raises ``FastModelUnsupported`` naming the core and the reason where it cannot
+    be exact; the caller then builds with the RTL core.
+    """
+    why = _unsupported(graph, report)
+    if why:
+        raise FastModelUnsupported(f"core {graph.name}: no fast model: {why}")
+    kernel = native_kernel(graph, ftz)
+    return FastCoreModel(graph.name, wrapper_verilog(report), _header(graph.name, report, kernel),
+                         kernel.obj)
+
+
+def _clog2(x: int) -> int:
+    return max(1, (x - 1).bit_length())
+
+
+def wrapper_verilog(report: dict) -> str:
+    """The core's module with the RTL's handshake, drain, output buffer and reset, whose
+    pushed data come from ``spg_fast_step`` (DPI-C, ``fast_core.cpp``).
+
+    The control below is the generated core's (``backend/verilog/_emit.py``): one tick
+    per accepted element, ``S`` drain ticks after ``s_last``, a push once the element
+    ``S`` ticks behind exists, a two-entry output buffer. The datapath is replaced.
+    """
+    name, s = report["name"], int(report["latency_cycles"])
+    iw = 32 * len(report["ports"]["s_data"])
+    ow = 32 * len(report["ports"]["m_data"])
+    regs = [r["port"] for r in report["registers"]]
+    rw = 32 * max(1, len(regs))
+    reg_bus = "{" + ", ".join(reversed(regs)) + "}" if regs else "32'd0"
+    jw, tw = _clog2(s + 1), _clog2(max(s, 1))
+    L = ["`default_nettype none",
+         f"// {name}: fast model of the spgen core {name} for card simulation (spgen build",
+         "// --core-model fast). Same ports, handshake, drain and output buffer as the RTL;",
+         "// the data of each pushed element come from the emulator's kernel over DPI-C.",
+         f"module {name} (",
+         "    input  wire clk,",
+         "    input  wire rst,  // synchronous, active high",
+         "    // main input stream",
+         "    input  wire s_valid,", "    output wire s_ready,",
+         f"    input  wire [{iw - 1}:0] s_data,", "    input  wire s_last,",
+         "    // main output stream",
+         "    output wire m_valid,", "    input  wire m_ready,",
+         f"    output wire [{ow - 1}:0] m_data,", "    output wire m_last" + ("," if regs else "")]
+    if regs:
+        L.append("    // run-time registers (CSRs)")
+        L += [f"    input  wire [31:0] {r}" + ("," if i < len(regs) - 1 else "")
+              for i, r in enumerate(regs)]
+    L += [");",
+          '    import "DPI-C" function chandle spg_fast_open();',
+          '    import "DPI-C" function void spg_fast_close(input chandle h);',
+          '    import "DPI-C" function void spg_fast_reset(input chandle h);',
+          '    import "DPI-C" function void spg_fast_step(input chandle h, input bit fire,',
+          f'        input bit [{iw - 1}:0] s_data, input bit last, input bit push, input bit done,',
+          f'        input bit [{rw - 1}:0] regs, output bit [{ow - 1}:0] y);',
+          "    chandle h;",
+          "    initial h = spg_fast_open();",
+          "    final spg_fast_close(h);",
+          "",
+          f"    wire [{rw - 1}:0] regs = {reg_bus};",
+          "    reg [1:0] count_reg;  // output buffer fill",
+          f"    reg [{ow}:0] q0_reg, q1_reg;",
+          f"    reg [{ow - 1}:0] y;",
+          "    reg draining_reg;",
+          f"    reg [{tw - 1}:0] t_cnt;  // ticks since draining began",
+          f"    reg [{jw - 1}:0] j_cnt;  // ticks since the stream began, saturating at {s}",
+          "    wire out_space = count_reg != 2'd2;",
+          "    wire in_open = !draining_reg && out_space;",
+          "    assign s_ready = in_open;",
+          "    wire s_fire = in_open && s_valid;",
+          "    wire ce = s_fire || (draining_reg && out_space);"]
+    if s == 0:
+        L += ["    wire stream_end = s_fire && s_last;",
+              "    wire push = ce;",
+              "    wire last_out = s_last;"]
+    else:
+        L += [f"    wire stream_end = draining_reg && t_cnt == {tw}'d{s - 1};",
+              f"    wire push = ce && j_cnt == {jw}'d{s};",
+              "    wire last_out = stream_end;"]
+    L += ["    wire pop = m_valid && m_ready;",
+          "    always @(posedge clk) begin",
+          "        if (rst) begin",
+          "            draining_reg <= 1'b0;",
+          f"            t_cnt <= {tw}'d0;",
+          f"            j_cnt <= {jw}'d0;",
+          "            count_reg <= 2'd0;",
+          "            spg_fast_reset(h);",
+          "        end else begin",
+          "            if (ce) begin",
+          "                spg_fast_step(h, s_fire, s_data, s_last, push, stream_end, regs, y);",
+          "                if (stream_end) begin",
+          "                    draining_reg <= 1'b0;",
+          f"                    t_cnt <= {tw}'d0;",
+          f"                    j_cnt <= {jw}'d0;",
+          "                end else begin",
+          f"                    if (j_cnt != {jw}'d{s}) j_cnt <= j_cnt + 1'b1;"]
+    if s > 0:
+        L += ["                    if (draining_reg) t_cnt <= t_cnt + 1'b1;",
+              "                    else if (s_last) draining_reg <= 1'b1;"]
+    L += ["                end",
+          "            end",
+          "            if (push && !pop) count_reg <= count_reg + 2'd1;",
+          "            if (pop && !push) count_reg <= count_reg - 2'd1;",
+          "        end",
+          "        // the output buffer's data move as in the RTL's (reset or not)",
+          "        if (pop) q0_reg <= (count_reg == 2'd2) ? q1_reg : {last_out, y};",
+          "        else if (push && count_reg == 2'd0) q0_reg <= {last_out, y};",
+          ("        if (push && (count_reg == 2'd2 || (count_reg == 2'd1 && !pop))) "
+          "q1_reg <= {last_out, y};"),
+          "    end",
+          "    assign m_valid = count_reg != 2'd0;",
+          f"    assign m_data = q0_reg[{ow - 1}:0];",
+          f"    assign m_last = q0_reg[{ow}];",
+          "endmodule",
+          "`default_nettype wire", ""]
+    return "\n".join(L)
+
+
+def _header(name: str, report: dict, k: NativeKernel) -> str:
+    lay = k.layout
+    kinds = {"in": "SPG_FAST_IN", "out": "SPG_FAST_OUT", "ring": "SPG_FAST_RING"}
+    keys = ",\n".join(f"    {{{kinds[x['kind']]}, {x['index']}, {x['mod']}LL, {x['d']}, {x['phase']}}}"
+                      for x in lay["keys"])
+    return "\n".join([
+        f"// Kernel layout of the fast model of {name}. Generated by spgen build; do not edit.",
+        "#pragma once",
+        "#include <cstdint>",
+        f'#define SPG_FAST_CORE "{name}"',
+        f"#define SPG_FAST_SYMBOL {k.symbol}",
+        f"#define SPG_FAST_CHUNK {lay['chunk']}",
+        f"#define SPG_FAST_RING_WORDS {lay['ring_words']}",
+        f"#define SPG_FAST_REACH_PAST {lay['reach_past']}",
+        f"#define SPG_FAST_REACH_FUTURE {lay['reach_future']}",
+        f"#define SPG_FAST_LOOKAHEAD {report['element_delay']}",
+        f"#define SPG_FAST_REGS {len(lay['regs'])}",
+        "enum { SPG_FAST_IN, SPG_FAST_OUT, SPG_FAST_RING };",
+        "struct SpgFastKey { int kind; int64_t index; int64_t mod; int64_t d; int phase; };",
+        "static const SpgFastKey spg_fast_keys[] = {", keys, "};",
+        "static const int64_t spg_fast_lags[] = {" + ", ".join(map(str, lay["lags"])) + "};",
+        "// record word of each input slot and output row",
+        "static const int spg_fast_in_word[] = {" + ", ".join(map(str, lay["in_words"])) + "};",
+        "static const int spg_fast_out_word[] = {" + ", ".join(map(str, lay["out_words"])) + "};",
+        ""])

@@ -1,0 +1,39 @@
+// RDMA packet format generated from shell/rdma/rdma_packet.json by shell/rdma/gen_packet.py; do not edit.
+#pragma once
+#include <cstdint>
+
+namespace rdma_packet {
+
+constexpr int kMaxWords = 16;  // payload words of a full packet
+
+struct Field { int lsb, width; };
+constexpr Field kHdrDst{0, 6};  // destination card
+constexpr Field kHdrSrc{6, 6};  // source card
+constexpr Field kHdrType{12, 4};  // packet type (TYPES)
+constexpr Field kHdrVc{16, 1};  // virtual channel
+constexpr Field kHdrWords{17, 5};  // payload length in 32-bit words
+constexpr Field kHdrSeq{22, 10};  // link sequence number (per hop, set by the link sender)
+
+enum Type : uint8_t {
+  T_CTRL = 0,  // link level: ACK/NAK and freed-slot counters, never routed
+  T_PUT = 1,  // start of a put stream: op, remote addr, len (+ block, stride)
+  T_GETRESP = 2,  // start of a get-response stream: op, initiator's local addr, len
+  T_DATA = 3,  // stream data
+  T_GETREQ = 4,  // single packet: op, remote addr, len, initiator's local addr (+ block, strides)
+  T_DONE = 5,  // single packet: op completed at the target
+  T_ERR = 6,  // single packet: op failed at the target (code)
+  T_RED = 7,  // start of a reduction stream (C++ model)
+  T_STREAM = 8,  // stream endpoint data: {last, stream id} and up to 15 words
+  T_CREDIT = 9,  // stream endpoint credits: {stream id}, {freed words}
+};
+
+struct CtrlField { int word, lsb, width; };
+constexpr CtrlField kCtrlAckSeq{1, 0, 10};  // next sequence number expected (cumulative ACK)
+constexpr CtrlField kCtrlNak{1, 16, 1};  // resend from ACK_SEQ
+constexpr CtrlField kCtrlFreed0{2, 0, 16};  // slots freed on VC 0 since reset (wraps)
+constexpr CtrlField kCtrlFreed1{2, 16, 16};  // slots freed on VC 1 since reset (wraps)
+
+constexpr uint32_t extract(uint32_t word, Field f) { return (word >> f.lsb) & ((1u << f.width) - 1u); }
+constexpr uint32_t insert(uint32_t v, Field f) { return (v & ((1u << f.width) - 1u)) << f.lsb; }
+
+}  // namespace rdma_packet

@@ -1,0 +1,82 @@
+// RTL card clusters through the C API (afushell/rdma.h): the cluster code under the
+// sanitizers (make sanitize). SPGEN_LINK_CARD names a card library built with links
+// (the pytest driver and `python -m spgen.runtime sanitize` build it).
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "afushell/rdma.h"
+
+namespace {
+afu_rdma_cluster open_cluster(const std::string& json) {
+    const char* card = std::getenv("SPGEN_LINK_CARD");
+    if (!card) {
+        ADD_FAILURE() << "SPGEN_LINK_CARD is not set: run through pytest or make sanitize";
+        return nullptr;
+    }
+    std::string path = ::testing::TempDir() + "cluster.json";
+    std::FILE* f = std::fopen(path.c_str(), "w");
+    std::string text = json.substr(0, json.size() - 1) + ", \"card\": \"" + card + "\"}";
+    std::fputs(text.c_str(), f);
+    std::fclose(f);
+    afu_rdma_cluster cl = nullptr;
+    EXPECT_EQ(afuShellRDMAClusterOpenFile(path.c_str(), &cl), AFU_RDMA_OK) << afuShellRDMAErrorString(AFU_RDMA_BAD_ARG);
+    return cl;
+}
+}  // namespace
+
+TEST(Cluster, RingPutsGetsStridedUnderFaults) {
+    afu_rdma_cluster cl = open_cluster(R"({"topology": "ring", "cards": 3, "seed": 4, "faults": {"per": 0.01, "drop": 0.01}})");
+    ASSERT_NE(cl, nullptr);
+    ASSERT_EQ(afuShellRDMAClusterIsRTL(cl), 1);
+    std::mt19937 rng(3);
+    std::vector<std::vector<uint8_t>> src(3, std::vector<uint8_t>(8192));
+    for (int c = 0; c < 3; ++c) {
+        for (auto& b : src[size_t(c)]) b = uint8_t(rng());
+        ASSERT_EQ(afuShellRDMAWriteMem(cl, c, 0, src[size_t(c)].data(), 8192), 0);
+    }
+    std::vector<afu_rdma_handle> hs;
+    for (int a = 0; a < 3; ++a)
+        for (int b = 0; b < 3; ++b) {
+            if (a == b) continue;
+            afu_rdma_handle h;
+            ASSERT_EQ(afuShellRDMAPutAsync(cl, a, b, 0, 0x10000 + 0x4000 * uint64_t(a), 4096, &h), 0);
+            hs.push_back(h);
+            ASSERT_EQ(afuShellRDMAGetAsync(cl, a, b, 0x40000 + 0x4000 * uint64_t(b), 64, 2048, &h), 0);
+            hs.push_back(h);
+        }
+    afu_rdma_handle h;
+    ASSERT_EQ(afuShellRDMAPutStridedAsync(cl, 0, 2, 8, 0x80000, 12, 10, 40, 64, &h), 0);
+    hs.push_back(h);
+    for (auto x : hs) EXPECT_EQ(afuShellRDMAWait(cl, x, 0), 0);
+    std::vector<uint8_t> got(4096);
+    for (int a = 0; a < 3; ++a)
+        for (int b = 0; b < 3; ++b) {
+            if (a == b) continue;
+            afuShellRDMAReadMem(cl, b, 0x10000 + 0x4000 * uint64_t(a), got.data(), 4096);
+            EXPECT_EQ(got, std::vector<uint8_t>(src[size_t(a)].begin(), src[size_t(a)].begin() + 4096));
+            afuShellRDMAReadMem(cl, a, 0x40000 + 0x4000 * uint64_t(b), got.data(), 2048);
+            EXPECT_TRUE(std::equal(got.begin(), got.begin() + 2048, src[size_t(b)].begin() + 64));
+        }
+    for (int k = 0; k < 10; ++k) {
+        afuShellRDMAReadMem(cl, 2, 0x80000 + 64 * uint64_t(k), got.data(), 12);
+        EXPECT_TRUE(std::equal(got.begin(), got.begin() + 12, src[0].begin() + 8 + 40 * k));
+    }
+    EXPECT_EQ(afuShellRDMAPut(cl, 0, 7, 0, 0, 64), AFU_RDMA_NO_ROUTE);
+    EXPECT_EQ(afuShellRDMAPut(cl, 0, 1, 0, (8ull << 30) - 16, 64), AFU_RDMA_REMOTE_RANGE);
+    afuShellRDMAClusterClose(cl);
+}
+
+TEST(Cluster, DeadLinkTimesOutWithDump) {
+    afu_rdma_cluster cl = open_cluster(R"({"topology": "mesh", "dims": [2], "link_faults": [{"link": 0, "down": [[0, 1e12]]}]})");
+    ASSERT_NE(cl, nullptr);
+    EXPECT_EQ(afuShellRDMAPut(cl, 0, 1, 0, 0, 64), AFU_RDMA_TIMEOUT);
+    EXPECT_NE(std::string(afuShellRDMALastDump(cl)).find("stuck at link 0 card 0 port 0 -> card 1 port 1 (down)"),
+              std::string::npos)
+        << afuShellRDMALastDump(cl);
+    afuShellRDMAClusterClose(cl);
+}

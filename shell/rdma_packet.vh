@@ -1,0 +1,43 @@
+// RDMA packet format generated from shell/rdma/rdma_packet.json by shell/rdma/gen_packet.py; do not edit.
+// Included inside module bodies: header field positions, packet types, CTRL payload.
+/* verilator lint_off UNUSEDPARAM */
+localparam integer RDMA_MAX_WORDS = 16;
+localparam integer RDMA_HDR_DST_LSB = 0;  // destination card
+localparam integer RDMA_HDR_DST_W = 6;
+localparam integer RDMA_HDR_SRC_LSB = 6;  // source card
+localparam integer RDMA_HDR_SRC_W = 6;
+localparam integer RDMA_HDR_TYPE_LSB = 12;  // packet type (TYPES)
+localparam integer RDMA_HDR_TYPE_W = 4;
+localparam integer RDMA_HDR_VC_LSB = 16;  // virtual channel
+localparam integer RDMA_HDR_VC_W = 1;
+localparam integer RDMA_HDR_WORDS_LSB = 17;  // payload length in 32-bit words
+localparam integer RDMA_HDR_WORDS_W = 5;
+localparam integer RDMA_HDR_SEQ_LSB = 22;  // link sequence number (per hop, set by the link sender)
+localparam integer RDMA_HDR_SEQ_W = 10;
+localparam [3:0] RDMA_T_CTRL = 4'd0;  // link level: ACK/NAK and freed-slot counters, never routed
+localparam [3:0] RDMA_T_PUT = 4'd1;  // start of a put stream: op, remote addr, len (+ block, stride)
+localparam [3:0] RDMA_T_GETRESP = 4'd2;  // start of a get-response stream: op, initiator's local addr, len
+localparam [3:0] RDMA_T_DATA = 4'd3;  // stream data
+localparam [3:0] RDMA_T_GETREQ = 4'd4;  // single packet: op, remote addr, len, initiator's local addr (+ block, strides)
+localparam [3:0] RDMA_T_DONE = 4'd5;  // single packet: op completed at the target
+localparam [3:0] RDMA_T_ERR = 4'd6;  // single packet: op failed at the target (code)
+localparam [3:0] RDMA_T_RED = 4'd7;  // start of a reduction stream (C++ model)
+localparam [3:0] RDMA_T_STREAM = 4'd8;  // stream endpoint data: {last, stream id} and up to 15 words
+localparam [3:0] RDMA_T_CREDIT = 4'd9;  // stream endpoint credits: {stream id}, {freed words}
+localparam [4:0] RDMA_CTRL_ACK_SEQ_WORD = 5'd1;  // next sequence number expected (cumulative ACK)
+localparam integer RDMA_CTRL_ACK_SEQ_LSB = 0;
+localparam integer RDMA_CTRL_ACK_SEQ_W = 10;
+localparam [4:0] RDMA_CTRL_NAK_WORD = 5'd1;  // resend from ACK_SEQ
+localparam integer RDMA_CTRL_NAK_LSB = 16;
+localparam integer RDMA_CTRL_NAK_W = 1;
+localparam [4:0] RDMA_CTRL_FREED0_WORD = 5'd2;  // slots freed on VC 0 since reset (wraps)
+localparam integer RDMA_CTRL_FREED0_LSB = 0;
+localparam integer RDMA_CTRL_FREED0_W = 16;
+localparam [4:0] RDMA_CTRL_FREED1_WORD = 5'd2;  // slots freed on VC 1 since reset (wraps)
+localparam integer RDMA_CTRL_FREED1_LSB = 16;
+localparam integer RDMA_CTRL_FREED1_W = 16;
+/* verilator lint_on UNUSEDPARAM */
+// a header word from its fields (the link sender fills in SEQ)
+function automatic [31:0] rdma_hdr(input [5:0] h_dst, input [5:0] h_src, input [3:0] h_type, input [0:0] h_vc, input [4:0] h_words, input [9:0] h_seq);
+    rdma_hdr = {h_seq, h_words, h_vc, h_type, h_src, h_dst};
+endfunction

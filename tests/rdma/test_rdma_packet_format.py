@@ -1,0 +1,59 @@
+"""The RDMA packet format has one source (shell/rdma/rdma_packet.json): the Verilog include and
+the C++ header generated from it are current, the header fields tile the 32-bit word, and the
+RTL and the C++ model build their header words the same way."""
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+GEN = ROOT / "shell" / "rdma" / "gen_packet.py"
+
+
+def _gen_module():
+    spec = importlib.util.spec_from_file_location("gen_packet", GEN)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_generated_packet_headers_current() -> None:
+    r = subprocess.run([sys.executable, str(GEN), "--check"], check=False, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+
+
+def test_no_hand_coded_packet_types_in_rtl() -> None:
+    """Packet types come from the include: no module defines its own T_* numbers."""
+    for v in sorted((ROOT / "shell" / "rdma").rglob("*.v")):
+        text = v.read_text()
+        assert "localparam [3:0] T_" not in text, v
+
+
+def test_generator_refuses_fields_that_do_not_tile(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    gen = _gen_module()
+    spec = json.loads(gen.SOURCE.read_text())
+    spec["header"][1]["lsb"] += 1
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(spec))
+    monkeypatch.setattr(gen, "SOURCE", bad)
+    with pytest.raises(SystemExit, match="SRC starts at bit 7, expected 6"):
+        gen.load()
+
+
+def test_cpp_header_word_matches_the_rtl_layout(tmp_path: Path) -> None:
+    """The C++ header's insert() composes the word the RTL's rdma_hdr() concatenates (fields LSB first)."""
+    src = tmp_path / "t.cpp"
+    src.write_text('#include "afushell/rdma_packet.h"\n#include <cstdio>\nusing namespace rdma_packet;\n'
+                   'int main() { std::printf("%u\\n", insert(5, kHdrDst) | insert(9, kHdrSrc)'
+                   ' | insert(T_GETREQ, kHdrType) | insert(1, kHdrVc) | insert(7, kHdrWords) | insert(1000, kHdrSeq)); }\n')
+    exe = tmp_path / "t"
+    r = subprocess.run(["c++", "-std=c++17", "-Wall", "-Werror", f"-I{ROOT / 'runtime' / 'rdma' / 'include'}",
+                        str(src), "-o", str(exe)], check=False, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    want = 5 | 9 << 6 | 4 << 12 | 1 << 16 | 7 << 17 | 1000 << 22
+    assert int(subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout) == want

@@ -1,0 +1,131 @@
+"""The fast core model (`spgen build --core-model fast`) against the RTL card: same output
+bytes and the same run counters under random memory back-pressure, for cores and cascades."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import spgen
+from lockstep_card import LockstepCard
+from spgen import runtime
+from spgen.cli import main
+
+pytestmark = pytest.mark.xdist_group("runtime")
+ROOT = runtime.shell_sources()[0].parents[1]
+B = 1 << 32
+PROGRAMS = ROOT / "tests" / "backend_verilog" / "programs"
+
+# One stream per run must fit in the shell's descriptor limits and stay quick in RTL.
+N_RECORDS = 700
+
+
+def _build(tmp: Path, prog: Path, cascade: int, model: str, params=()) -> Path:
+    out = tmp / f"{prog.stem}_c{cascade}_{model}"
+    args = ["build", str(prog), "--cascade", str(cascade), "--core-model", model, "-o", str(out)]
+    for p in params:
+        args += ["-P", p]
+    assert main(args) == 0
+    return out
+
+
+def _inputs(design, n: int, rng) -> np.ndarray:
+    x = np.zeros(n, dtype=design.input_dtype())
+    for name in x.dtype.names:
+        if x.dtype[name] == np.float32:
+            x[name] = rng.normal(0, 4, n).astype(np.float32)
+        else:
+            x[name] = rng.integers(-50, 50, n).astype(x.dtype[name])
+    for name in x.dtype.names:      # stencil cores: a border of non-fluid tags
+        if name == "attr":
+            x[name] = (rng.random(n) < 0.2).astype(np.uint32)
+    return x
+
+
+def _session(build: Path, design, seed: int) -> list:
+    """Two runs through the cores (a started one, then an armed one over its output) under
+    random memory back-pressure: every counter, the cycle each finished, the bytes out."""
+    rng = np.random.default_rng(seed)
+    x = _inputs(design, N_RECORDS, rng)
+    in_b, out_b = x.itemsize, 4 * len(design.output_dtype().names)
+    card = LockstepCard(build / "sim" / "libafucard.so", seed, busy=rng.uniform(0.2, 0.9),
+                        gap=rng.uniform(0.0, 0.6))
+    seen: list = []
+    try:
+        for i, r in enumerate(design.graph.regs):
+            if str(r.type) == "f32":
+                card.write(0x800 + 8 * i, int(np.float32(rng.uniform(0.1, 0.9)).view(np.uint32)))
+        card.mem[:x.nbytes] = x.view(np.uint8)
+        runs = [(0, 0x200000, False)] + ([(0x200000, 0x400000, True)] if in_b == out_b else [])
+        for src, dst, arm in runs:
+            res = card.run(src, dst, N_RECORDS * in_b, N_RECORDS * out_b, N_RECORDS,
+                           pieces=int(rng.integers(1, 5)), arm=arm)
+            seen.append((res, card.cycle, bytes(card.mem[dst:dst + N_RECORDS * out_b])))
+    finally:
+        card.close()
+    return seen
+
+
+def _compare(prog: Path, cascade: int, tmp: Path, seeds=(1, 2), params=()) -> None:
+    design = spgen.compile(prog, params=dict(p.split("=") for p in params) or None)
+    fast = _build(tmp, prog, cascade, "fast", params)
+    assert json.loads((fast / "build.json").read_text())["core_model"] == "fast"
+    rtl = _build(tmp, prog, cascade, "rtl", params)
+    for seed in seeds:
+        a, b = _session(fast, design, seed), _session(rtl, design, seed)
+        assert len(a) == len(b) > 0
+        for i, ((ra, ca, da), (rb, cb, db)) in enumerate(zip(a, b)):
+            where = f"{prog.stem} cascade {cascade} seed {seed} run {i}"
+            assert ra == rb, f"{where}: counters {ra} vs {rb}"
+            assert ca == cb, where
+            assert da == db, f"{where}: output bytes differ"
+            assert ra["rx_error"] == 0 and ra["in_moved"] == N_RECORDS
+
+
+@pytest.mark.parametrize("prog,cascade", [
+    (ROOT / "cores" / "exprmix" / "exprmix.spd", 1),
+    (ROOT / "cores" / "jacobi5" / "jacobi5.spd", 2),
+])
+def test_fast_card_equals_rtl_card(prog, cascade, tmp_path, loopback_lib):
+    _compare(prog, cascade, tmp_path)
+
+
+def test_external_verilog_falls_back_to_rtl(tmp_path, capsys):
+    out = tmp_path / "ext"
+    assert main(["build", str(PROGRAMS / "ext_verilog.spd"), "--core-model", "fast", "--no-sim",
+                 "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "core ext_verilog: no fast model" in err and "external Verilog (ext_mac)" in err
+    assert "simulates the RTL core instead" in err
+    assert json.loads((out / "build.json").read_text())["core_model"] == "rtl"
+    assert not (out / "sim" / "ext_verilog_fast.v").exists()
+
+
+ALL = sorted((ROOT / "cores").glob("*/*.spd")) + sorted(PROGRAMS.glob("*.spd"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("cascade", [1, 2, 4])
+@pytest.mark.parametrize("prog", ALL, ids=[p.stem for p in ALL])
+def test_fast_card_equals_rtl_card_everywhere(prog, cascade, tmp_path, capsys, loopback_lib):
+    """Every core and test program at cascades of 1, 2 and 4: the same as the RTL card,
+    or the build says why not (the shell's limits, or the fast model's fallback)."""
+    from spgen.shellgen import core_interface
+
+    d = spgen.compile(prog)
+    args = ["build", str(prog), "--cascade", str(cascade), "--core-model", "fast", "--no-sim",
+            "-o", str(tmp_path / "check")]
+    try:
+        iface = core_interface(d.verilog.report)
+    except spgen.SpgenError as e:   # branch streams: the shell hosts none, either model
+        assert main(args) == 1 and str(e) in capsys.readouterr().err
+        return
+    if cascade > 1 and iface.in_words != iface.out_words:
+        assert main(args) == 1 and "a cascade needs equal" in capsys.readouterr().err
+        return
+    if any(n.op == "extern" for n in d.graph.nodes):
+        assert main(args) == 0 and "no fast model" in capsys.readouterr().err
+        assert json.loads((tmp_path / "check" / "build.json").read_text())["core_model"] == "rtl"
+        return
+    _compare(prog, cascade, tmp_path, seeds=(3,))
