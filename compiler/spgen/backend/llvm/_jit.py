@@ -76,37 +76,45 @@ def _compile_object(plan: Plan, ftz: bool, tm=None) -> bytes:
     return tm.emit_object(ref)
 
 
-_keys: weakref.WeakKeyDictionary[Graph, dict] = weakref.WeakKeyDictionary()
+_keys: weakref.WeakKeyDictionary[Graph, list] = weakref.WeakKeyDictionary()
+_IMMUTABLE = frozenset((int, float, str, bool, type(None)))
 
 
 def _cache_key(graph: Graph, ftz: bool) -> str:
-    # printing a large graph costs milliseconds per call: remember the keys per graph
-    # object and mode (calls may alternate ftz or specialisation), re-printing only when
-    # the graph's content changed. The stamp holds every node's operation, type,
+    # Printing a large graph costs milliseconds per call: remember the keys per graph
+    # object and mode (calls may alternate ftz or specialisation), printing again only
+    # when the graph's content changed. The stamp holds every node's operation, type,
     # operands and attributes, so an edit in place (a constant's value, an operand) is
-    # seen; comparing it costs a tenth of printing.
+    # seen. Stamps are compared with ==, not hashed: equal parts are mostly the same
+    # objects, which tuple comparison passes by identity (a third of hashing's cost).
     stamp = (_content(graph), ftz, _spec.SPECIALISE, _spec.SUB)
-    memo = _keys.setdefault(graph, {})
-    key = memo.get(stamp)
-    if key is None:
-        if len(memo) >= 8:  # stale stamps of a graph that was edited
-            memo.clear()
-        key = memo[stamp] = _text_key(graph, ftz)
+    memo = _keys.setdefault(graph, [])
+    for seen, key in memo:
+        if seen == stamp:
+            return key
+    if len(memo) >= 8:  # stale stamps of a graph that was edited
+        memo.clear()
+    key = _text_key(graph, ftz)
+    memo.append((stamp, key))
     return key
 
 
 def _content(graph: Graph) -> tuple:
-    """Everything `Graph.to_text` prints, as a comparable tuple (nodes by identity)."""
-    def attrs(n: Node) -> tuple:
-        items = tuple(n.attrs.items())
-        try:
-            hash(items)
-        except TypeError:  # a dict or list among the attributes
-            return n.key()[3]
-        return items
+    """Everything `Graph.to_text` prints, as a comparable tuple (nodes by identity).
+
+    Attribute values other than plain scalars are frozen copies, so a list edited in
+    place after the stamp was taken still compares unequal."""
     return (graph.name, repr(graph.params), tuple(graph.inputs), tuple(graph.regs),
             tuple((o.port, o.node) for o in graph.outputs),
-            tuple((n, n.id, n.op, n.type, n.args, attrs(n), n.name) for n in graph.nodes))
+            [(n, n.id, n.op, n.type, n.args, n.name, _attrs(n)) for n in graph.nodes])
+
+
+def _attrs(n: Node) -> tuple:
+    items = tuple(n.attrs.items())
+    for _, v in items:
+        if v.__class__ not in _IMMUTABLE:
+            return n.key()[3]  # frozen copies of lists and dicts
+    return items
 
 
 def _text_key(graph: Graph, ftz: bool) -> str:
