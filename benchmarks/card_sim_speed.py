@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
 import sys
 import tempfile
@@ -27,19 +26,10 @@ import time
 from pathlib import Path
 
 import numpy as np
+from emulate_bench import _cpu_model  # this folder's benchmark: one reading of the CPU's name
 
 ROOT = Path(__file__).resolve().parent.parent
 B = 1 << 32
-
-
-def _cpu_name() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def _child_cpu() -> float:
@@ -143,7 +133,7 @@ def main() -> int:
         if args.json:  # partial results survive an interrupted run
             args.json.write_text(json.dumps({"partial": True, "results": results}, indent=2))
     _table(results, all_models)
-    meta = {"benchmark": "card_sim_speed", "cpu": _cpu_name(), "pinned_cpu": cpu,
+    meta = {"benchmark": "card_sim_speed", "cpu": _cpu_model(), "pinned_cpu": cpu,
             "cpus_online": os.cpu_count(), "load_avg": os.getloadavg(), "grid": args.grid,
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
             "command": " ".join(sys.argv), "results": results}
