@@ -35,7 +35,9 @@ def run_cocotb(name: str, top: str, sources: list[Path], test_module: str,
     import cocotb
     key = content_hash(*(p.read_bytes() for p in sources),
                        *(p.read_bytes() for p in sorted(SHELL_DIR.glob("*.vh"))),
-                       repr(sorted(parameters.items())), top, cocotb.__version__, MAKEFLAGS)
+                       repr(sorted(parameters.items())), top, cocotb.__version__, MAKEFLAGS,
+                       # the binary embeds this interpreter's paths: another venv needs its own
+                       sys.prefix)
     build_dir = cache_dir("shell_tb") / f"{name}-{key}"
     env = verilator_env()
     saved = dict(os.environ)
