@@ -27,18 +27,14 @@ def edit_count() -> int:
     return _edits
 
 
-def _edited() -> None:
-    global _edits
-    _edits += 1
-
-
 def _counting(name: str, base: type, methods: tuple[str, ...]) -> type:
     """A subclass ``name`` of ``base`` whose mutating ``methods`` count as edits."""
     def wrap(method_name: str):
         inner = getattr(base, method_name)
 
         def method(self, *args, **kwargs):
-            _edited()
+            global _edits
+            _edits += 1
             return inner(self, *args, **kwargs)
         method.__name__ = method_name
         return method
@@ -52,21 +48,18 @@ _Dict = _counting("_Dict", dict, ("__setitem__", "__delitem__", "__ior__", "pop"
                                   "clear", "update", "setdefault"))
 
 
-def _counted(value: Any) -> Any:
-    """``value`` as a container whose edits count (plain lists and dicts are wrapped)."""
-    if value.__class__ is list:
-        return _List(value)
-    if value.__class__ is dict:
-        return _Dict(value)
-    return value
-
-
 class _Counted:
     """Mixin: setting any field counts as an edit; list and dict fields count theirs."""
 
     def __setattr__(self, name: str, value: Any) -> None:
-        _edited()
-        object.__setattr__(self, name, _counted(value))
+        global _edits
+        _edits += 1  # inline: the passes set node fields often
+        cls = value.__class__
+        if cls is list:
+            value = _List(value)
+        elif cls is dict:
+            value = _Dict(value)
+        object.__setattr__(self, name, value)
 
 
 @dataclass(frozen=True)
@@ -97,6 +90,23 @@ class Node(_Counted):
     attrs: dict[str, Any] = field(default_factory=dict)
     name: str | None = None
     loc: SourceLoc | None = None
+
+    def __init__(self, id: int, op: str, type: Type, args: tuple[Node, ...] = (),
+                 attrs: dict[str, Any] | None = None, name: str | None = None,
+                 loc: SourceLoc | None = None) -> None:
+        # the fields at once, one edit (the front end and the passes make many nodes)
+        global _edits
+        _edits += 1
+        # object's own setattr: no edit counted per field, and no __dict__ made (reading
+        # the fields of an object without one is faster)
+        store = object.__setattr__
+        store(self, "id", id)
+        store(self, "op", op)
+        store(self, "type", type)
+        store(self, "args", args)
+        store(self, "attrs", attrs if attrs.__class__ is _Dict else _Dict(attrs or ()))
+        store(self, "name", name)
+        store(self, "loc", loc)
 
     def __repr__(self) -> str:
         return f"%{self.id}"
@@ -165,7 +175,7 @@ class Graph(_Counted):
         """Append a node; operands must already be in the graph."""
         if op not in OPS:
             raise IRError(f"unknown op {op!r}")
-        node = Node(self._next_id, op, type, tuple(args), dict(attrs), name, loc)
+        node = Node(self._next_id, op, type, tuple(args), _Dict(attrs), name, loc)
         self._next_id += 1
         self.nodes.append(node)
         return node
@@ -175,7 +185,7 @@ class Graph(_Counted):
         out = Graph(self.name, list(self.inputs), [], list(self.regs), [], dict(self.params))
         new: dict[Node, Node] = {}
         for n in self.nodes:
-            m = Node(n.id, n.op, n.type, tuple(new[a] for a in n.args), dict(n.attrs), n.name,
+            m = Node(n.id, n.op, n.type, tuple(new[a] for a in n.args), _Dict(n.attrs), n.name,
                      n.loc)
             out.nodes.append(m)
             new[n] = m
@@ -237,7 +247,7 @@ class Graph(_Counted):
 
         The text is remembered until the next edit of any graph (printing a large graph
         takes milliseconds; back ends key their compiled kernels by it on every call)."""
-        memo = self.__dict__.get("_printed")
+        memo = getattr(self, "_printed", None)
         if memo is not None and memo[0] == _edits:
             return memo[1]
         text = self._print()
