@@ -170,11 +170,14 @@ module rdma_engine #(
     /* verilator lint_off UNUSEDSIGNAL */
     wire [SB:0]    cq_count;
     /* verilator lint_on UNUSEDSIGNAL */
-    rdma_fifo #(.WIDTH(CQW), .DEPTH(SLOTS > 1 ? SLOTS : 2)) u_cq (
-        .clk(clk), .rst(rst), .push(accept && check == 8'd0),
-        .din({cmd_get, cmd_dst, new_op, cmd_local, cmd_remote, len, cmd_count, cmd_block, cmd_local_stride,
-              cmd_remote_stride}),
-        .full(cq_full), .pop(c_take), .dout(cq_dout), .empty(cq_empty), .count(cq_count));
+    wire cq_ready, cq_valid;
+    shell_fifo #(.DATA_WIDTH(CQW), .FIFO_DEPTH(SLOTS > 1 ? SLOTS : 2)) u_cq (
+        .clk(clk), .rst(rst), .s_axis_tvalid(accept && check == 8'd0), .s_axis_tready(cq_ready),
+        .s_axis_tdata({cmd_get, cmd_dst, new_op, cmd_local, cmd_remote, len, cmd_count, cmd_block, cmd_local_stride,
+                       cmd_remote_stride}),
+        .m_axis_tvalid(cq_valid), .m_axis_tready(c_take), .m_axis_tdata(cq_dout), .level(cq_count));
+    assign cq_full = !cq_ready;
+    assign cq_empty = !cq_valid;
     wire        c_get = cq_dout[CQW-1];
     wire [5:0]  c_dst = cq_dout[CQW-2 -: 6];
     wire [31:0] c_op = cq_dout[CQW-8 -: 32];
@@ -196,12 +199,18 @@ module rdma_engine #(
     wire [8:0]   tx_dbg;
     wire [QW:0]  rp_count, rq_count;  // debug only
     wire [EW:0]  ev_count;
-    rdma_fifo #(.WIDTH(50), .DEPTH(QUEUE_DEPTH)) u_rp (
-        .clk(clk), .rst(rst), .push(rp_push), .din(rp_din), .full(rp_full), .pop(rp_pop), .dout(rp_dout),
-        .empty(rp_empty), .count(rp_count));
-    rdma_fifo #(.WIDTH(326), .DEPTH(QUEUE_DEPTH)) u_rq (
-        .clk(clk), .rst(rst), .push(rq_push), .din(rq_din), .full(rq_full), .pop(rq_pop), .dout(rq_dout),
-        .empty(rq_empty), .count(rq_count));
+    wire rp_ready, rp_valid;
+    shell_fifo #(.DATA_WIDTH(50), .FIFO_DEPTH(QUEUE_DEPTH)) u_rp (
+        .clk(clk), .rst(rst), .s_axis_tvalid(rp_push), .s_axis_tready(rp_ready), .s_axis_tdata(rp_din),
+        .m_axis_tvalid(rp_valid), .m_axis_tready(rp_pop), .m_axis_tdata(rp_dout), .level(rp_count));
+    assign rp_full = !rp_ready;
+    assign rp_empty = !rp_valid;
+    wire rq_ready, rq_valid;
+    shell_fifo #(.DATA_WIDTH(326), .FIFO_DEPTH(QUEUE_DEPTH)) u_rq (
+        .clk(clk), .rst(rst), .s_axis_tvalid(rq_push), .s_axis_tready(rq_ready), .s_axis_tdata(rq_din),
+        .m_axis_tvalid(rq_valid), .m_axis_tready(rq_pop), .m_axis_tdata(rq_dout), .level(rq_count));
+    assign rq_full = !rq_ready;
+    assign rq_empty = !rq_valid;
     // events from both sides; the receiver's go first, the sender's wait in a holding
     // register (the receiver never pushes in two cycles running, the sender once a stream)
     reg          hold;
@@ -218,9 +227,12 @@ module rdma_engine #(
         end
     end
     wire ev_push = rx_ev_push || hold;
-    rdma_fifo #(.WIDTH(138), .DEPTH(EVENT_DEPTH)) u_ev (
-        .clk(clk), .rst(rst), .push(ev_push), .din(rx_ev_push ? rx_ev_data : hold_data), .full(ev_full),
-        .pop(evt_ready), .dout(evt_data), .empty(ev_empty), .count(ev_count));
+    wire ev_ready, ev_valid;
+    shell_fifo #(.DATA_WIDTH(138), .FIFO_DEPTH(EVENT_DEPTH)) u_ev (
+        .clk(clk), .rst(rst), .s_axis_tvalid(ev_push), .s_axis_tready(ev_ready), .s_axis_tdata(rx_ev_push ? rx_ev_data : hold_data),
+        .m_axis_tvalid(ev_valid), .m_axis_tready(evt_ready), .m_axis_tdata(evt_data), .level(ev_count));
+    assign ev_full = !ev_ready;
+    assign ev_empty = !ev_valid;
     assign evt_valid = !ev_empty;
     always @(posedge clk) begin
         if (rst) evt_lost <= 16'd0;
@@ -272,5 +284,10 @@ module rdma_engine #(
             end
         end
     endgenerate
+    initial begin
+        if (MAX_OPS < 1 || MAX_OPS > 16 || (MAX_OPS & (MAX_OPS - 1)) != 0) $error("%m: MAX_OPS=%0d must be 1, 2, 4, 8 or 16", MAX_OPS);
+        if (QUEUE_DEPTH < 2 || (QUEUE_DEPTH & (QUEUE_DEPTH - 1)) != 0) $error("%m: QUEUE_DEPTH=%0d must be a power of 2 >= 2", QUEUE_DEPTH);
+        if (EVENT_DEPTH < 2 || (EVENT_DEPTH & (EVENT_DEPTH - 1)) != 0) $error("%m: EVENT_DEPTH=%0d must be a power of 2 >= 2", EVENT_DEPTH);
+    end
 endmodule
 `default_nettype wire

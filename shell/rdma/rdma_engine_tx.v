@@ -87,9 +87,12 @@ module rdma_engine_tx #(
     wire        pf_full_unused;
     wire        pf_pop = st == S_DATA && d_idx != 5'd0 && inj_valid && inj_ready;
 
-    rdma_fifo #(.WIDTH(32), .DEPTH(PF_DEPTH)) u_pf (
-        .clk(clk), .rst(rst), .push(mem_rd_readdatavalid), .din(mem_rd_readdata), .full(pf_full_unused),
-        .pop(pf_pop), .dout(pf_dout), .empty(pf_empty), .count(pf_count));
+    wire pf_ready, pf_valid;
+    shell_fifo #(.DATA_WIDTH(32), .FIFO_DEPTH(PF_DEPTH)) u_pf (
+        .clk(clk), .rst(rst), .s_axis_tvalid(mem_rd_readdatavalid), .s_axis_tready(pf_ready), .s_axis_tdata(mem_rd_readdata),
+        .m_axis_tvalid(pf_valid), .m_axis_tready(pf_pop), .m_axis_tdata(pf_dout), .level(pf_count));
+    assign pf_full_unused = !pf_ready;
+    assign pf_empty = !pf_valid;
 
     assign mem_rd_read = rd_left != 64'd0 && pf_used < PF_DEPTH[PW:0];
     assign mem_rd_address = rd_cur;
@@ -236,7 +239,7 @@ module rdma_engine_tx #(
         end
     end
     initial begin
-        if (PF_DEPTH < 16 || (PF_DEPTH & (PF_DEPTH - 1)) != 0) $fatal(1, "%m (rdma_engine_tx): PF_DEPTH must be a power of 2 >= 16");
+        if (PF_DEPTH < 16 || (PF_DEPTH & (PF_DEPTH - 1)) != 0) $error("%m: PF_DEPTH must be a power of 2 >= 16");
     end
 endmodule
 `default_nettype wire

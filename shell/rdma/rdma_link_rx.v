@@ -156,5 +156,8 @@ module rdma_link_rx #(
             end
         end
     end
+    initial begin
+        if (VC_BUF < 2 || VC_BUF > 256 || (VC_BUF & (VC_BUF - 1)) != 0) $error("%m: VC_BUF=%0d must be a power of 2 in 2..256", VC_BUF);
+    end
 endmodule
 `default_nettype wire

@@ -200,5 +200,9 @@ module rdma_link_tx #(
             end
         end
     end
+    initial begin
+        if (WINDOW < 2 || WINDOW > 256 || (WINDOW & (WINDOW - 1)) != 0) $error("%m: WINDOW=%0d must be a power of 2 in 2..256", WINDOW);
+        if (VC_BUF < 1 || VC_BUF > 1023) $error("%m: VC_BUF=%0d must be 1..1023", VC_BUF);
+    end
 endmodule
 `default_nettype wire

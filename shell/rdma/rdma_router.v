@@ -180,5 +180,8 @@ module rdma_router #(
             end
         end
     end
+    initial begin
+        if (P < 1 || P > 14) $error("%m: P=%0d link ports must be 1..14 (15 in the routing table means no route)", P);
+    end
 endmodule
 `default_nettype wire

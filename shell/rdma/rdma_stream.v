@@ -57,9 +57,12 @@ module rdma_stream #(
     reg         tf_pop;
     wire        push = s_valid && s_ready;
     assign s_ready = !tf_full && credits != 16'd0;
-    rdma_fifo #(.WIDTH(33), .DEPTH(TX_DEPTH)) u_tf (
-        .clk(clk), .rst(rst), .push(push), .din({s_last, s_data}), .full(tf_full), .pop(tf_pop),
-        .dout(tf_dout), .empty(tf_empty), .count(tf_count));
+    wire tf_ready, tf_valid;
+    shell_fifo #(.DATA_WIDTH(33), .FIFO_DEPTH(TX_DEPTH)) u_tf (
+        .clk(clk), .rst(rst), .s_axis_tvalid(push), .s_axis_tready(tf_ready), .s_axis_tdata({s_last, s_data}),
+        .m_axis_tvalid(tf_valid), .m_axis_tready(tf_pop), .m_axis_tdata(tf_dout), .level(tf_count));
+    assign tf_full = !tf_ready;
+    assign tf_empty = !tf_valid;
     // lengths of the segments that end with a last word, to cut packets there
     reg  [15:0] seg_in, seg_used;
     wire        sq_full, sq_empty;
@@ -68,9 +71,12 @@ module rdma_stream #(
     /* verilator lint_off UNUSEDSIGNAL */
     wire [TW:0] sq_count;
     /* verilator lint_on UNUSEDSIGNAL */
-    rdma_fifo #(.WIDTH(16), .DEPTH(TX_DEPTH)) u_sq (
-        .clk(clk), .rst(rst), .push(push && s_last), .din(seg_in + 16'd1), .full(sq_full), .pop(sq_pop),
-        .dout(sq_head), .empty(sq_empty), .count(sq_count));
+    wire sq_ready, sq_valid;
+    shell_fifo #(.DATA_WIDTH(16), .FIFO_DEPTH(TX_DEPTH)) u_sq (
+        .clk(clk), .rst(rst), .s_axis_tvalid(push && s_last), .s_axis_tready(sq_ready), .s_axis_tdata(seg_in + 16'd1),
+        .m_axis_tvalid(sq_valid), .m_axis_tready(sq_pop), .m_axis_tdata(sq_head), .level(sq_count));
+    assign sq_full = !sq_ready;
+    assign sq_empty = !sq_valid;
     reg  [7:0]  idle;
     wire [15:0] seg_rem = sq_head - seg_used;
     wire [15:0] avail = {{15-TW{1'b0}}, tf_count};
@@ -87,9 +93,12 @@ module rdma_stream #(
     /* verilator lint_on UNUSEDSIGNAL */
     reg         rf_push;
     reg  [32:0] rf_din;
-    rdma_fifo #(.WIDTH(33), .DEPTH(RX_DEPTH)) u_rf (
-        .clk(clk), .rst(rst), .push(rf_push), .din(rf_din), .full(rf_full), .pop(m_valid && m_ready),
-        .dout(rf_dout), .empty(rf_empty), .count(rf_count));
+    wire rf_ready, rf_valid;
+    shell_fifo #(.DATA_WIDTH(33), .FIFO_DEPTH(RX_DEPTH)) u_rf (
+        .clk(clk), .rst(rst), .s_axis_tvalid(rf_push), .s_axis_tready(rf_ready), .s_axis_tdata(rf_din),
+        .m_axis_tvalid(rf_valid), .m_axis_tready(m_valid && m_ready), .m_axis_tdata(rf_dout), .level(rf_count));
+    assign rf_full = !rf_ready;
+    assign rf_empty = !rf_valid;
     assign m_valid = !rf_empty;
     assign m_data = rf_dout[31:0];
     assign m_last = rf_dout[32];
@@ -220,8 +229,8 @@ module rdma_stream #(
     wire unused_ok = &{1'b0, sq_full, ej_data[RDMA_HDR_SEQ_LSB +: RDMA_HDR_SEQ_W], ej_data[RDMA_HDR_VC_LSB], tf_dout[32], n_pkt[15:5]};
     /* verilator lint_on UNUSEDSIGNAL */
     initial begin
-        if (RX_DEPTH < 32 || (RX_DEPTH & (RX_DEPTH - 1)) != 0) $fatal(1, "%m (rdma_stream): RX_DEPTH must be a power of 2 >= 32");
-        if (TX_DEPTH < 16 || (TX_DEPTH & (TX_DEPTH - 1)) != 0) $fatal(1, "%m (rdma_stream): TX_DEPTH must be a power of 2 >= 16");
+        if (RX_DEPTH < 32 || (RX_DEPTH & (RX_DEPTH - 1)) != 0) $error("%m: RX_DEPTH must be a power of 2 >= 32");
+        if (TX_DEPTH < 16 || (TX_DEPTH & (TX_DEPTH - 1)) != 0) $error("%m: TX_DEPTH must be a power of 2 >= 16");
     end
 endmodule
 `default_nettype wire

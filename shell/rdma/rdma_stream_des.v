@@ -43,7 +43,7 @@ module rdma_stream_des #(
         end
     end
     initial begin
-        if (WORDS < 1 || WORDS > 16) $fatal(1, "%m (rdma_stream_des): WORDS must be 1..16");
+        if (WORDS < 1 || WORDS > 16) $error("%m: WORDS must be 1..16");
     end
 endmodule
 `default_nettype wire

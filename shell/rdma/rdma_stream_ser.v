@@ -40,7 +40,7 @@ module rdma_stream_ser #(
         end
     end
     initial begin
-        if (WORDS < 1 || WORDS > 16) $fatal(1, "%m (rdma_stream_ser): WORDS must be 1..16");
+        if (WORDS < 1 || WORDS > 16) $error("%m: WORDS must be 1..16");
     end
 endmodule
 `default_nettype wire

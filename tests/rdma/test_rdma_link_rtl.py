@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 from spgen._tools import verilate_cached, verilator_bin, verilator_env
+from spgen.runtime.rdma import rtl_sources
 
 pytestmark = pytest.mark.xdist_group("rdma_rtl")
 ROOT = Path(__file__).resolve().parents[2]
-RTL = sorted((ROOT / "shell" / "rdma").glob("*.v"))
+RTL = rtl_sources()  # shell/rdma/*.v and the shell modules they use
 TB = Path(__file__).with_name("tb_rdma_link.cpp")
 TB_NET = Path(__file__).with_name("tb_rdma_net.cpp")
 # the C++ link and routing helpers the testbenches share with RTLCluster

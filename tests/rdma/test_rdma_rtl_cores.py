@@ -11,10 +11,11 @@ import numpy as np
 import pytest
 import spgen
 from spgen._tools import verilate_cached
+from spgen.runtime.rdma import rtl_sources
 
 pytestmark = pytest.mark.xdist_group("rdma_rtl")
 ROOT = Path(__file__).resolve().parents[2]
-RTL = sorted((ROOT / "shell" / "rdma").glob("*.v"))
+RTL = rtl_sources()  # shell/rdma/*.v and the shell modules they use
 HERE = Path(__file__).parent
 PACKET = ROOT / "shell" / "rdma_packet.vh"  # the generated packet-format include
 CORE_A = """Name core_a;

@@ -15,7 +15,8 @@ from .._diagnostics import SpgenError
 from .._tools import cache_dir, content_hash
 
 __all__ = ["RTL_MEM_BYTES", "Cluster", "ClusterCard", "RDMAError", "RTLCluster", "RTLTransfer", "Transfer",
-           "build_mpi_rtl_tool", "build_mpi_tool", "build_rtl_cluster", "cluster", "load_rdma_extension", "resolve"]
+           "build_mpi_rtl_tool", "build_mpi_tool", "build_rtl_cluster", "cluster", "load_rdma_extension", "resolve",
+           "rtl_sources"]
 
 _SOURCES = ("rdma_sim.hpp", "rdma_sim.cpp", "rdma_capi.cpp", "cluster_file.hpp", "cluster_file.cpp", "bindings.cpp",
             "include/afushell/rdma.h", "include/afushell/rdma_packet.h")
@@ -37,6 +38,13 @@ def _src_dir() -> Path:
     if env:
         return Path(env)
     return Path(__file__).resolve().parents[3] / "runtime" / "rdma"
+
+
+def rtl_sources() -> list[Path]:
+    """The RDMA block's Verilog outside the AFU: shell/rdma/*.v and the shell modules it
+    instantiates (shell_fifo), for stand-alone builds of rdma_node and its parts."""
+    shell = Path(__file__).resolve().parents[3] / "shell"
+    return [*sorted((shell / "rdma").glob("*.v")), shell / "shell_fifo.v"]
 
 
 def load_rdma_extension() -> ModuleType:
@@ -321,7 +329,7 @@ def build_rtl_cluster(*, window: int = 8, vc_buf: int = 4) -> Path:
         if v < 2 or v & (v - 1) or v > 256:
             raise SpgenError(f"RTL cluster: {name} must be a power of 2 in 2..256, not {v}")
     root = Path(__file__).resolve().parents[3]
-    rtl = sorted((root / "shell" / "rdma").glob("*.v"))
+    rtl = rtl_sources()
     shim = root / "runtime" / "rdma" / "rtl_cluster.cpp"
     header = root / "runtime" / "rdma" / "include" / "afushell" / "rdma_rtl.h"
     params = (f"-GMEM_BYTES=64'h{RTL_MEM_BYTES:x}", "-GOP_TIMEOUT=400000", f"-GWINDOW={window}",

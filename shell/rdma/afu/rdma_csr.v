@@ -93,9 +93,12 @@ module rdma_csr #(
     /* verilator lint_off UNUSEDSIGNAL */
     wire [4:0]  dq_count;
     /* verilator lint_on UNUSEDSIGNAL */
-    rdma_fifo #(.WIDTH(40), .DEPTH(16)) u_dq (
-        .clk(clk), .rst(rst), .push(done), .din({done_code, done_op}), .full(dq_full), .pop(dq_pop),
-        .dout(dq_head), .empty(dq_empty), .count(dq_count));
+    wire dq_ready, dq_valid;
+    shell_fifo #(.DATA_WIDTH(40), .FIFO_DEPTH(16)) u_dq (
+        .clk(clk), .rst(rst), .s_axis_tvalid(done), .s_axis_tready(dq_ready), .s_axis_tdata({done_code, done_op}),
+        .m_axis_tvalid(dq_valid), .m_axis_tready(dq_pop), .m_axis_tdata(dq_head), .level(dq_count));
+    assign dq_full = !dq_ready;
+    assign dq_empty = !dq_valid;
     wire [63:0] done_info = {dq_lost, 7'd0, !dq_empty, dq_empty ? 40'd0 : dq_head};
     // OPS_DONE, CODE and DONE_INFO change at the same edge, so a poll never sees one before the others
     reg  [31:0] n_done;
@@ -197,7 +200,7 @@ module rdma_csr #(
     wire unused_ok = &{1'b0, mmio_wr_addr[2:0], mmio_rd_addr[2:0], port_cfg, ops_done};
     /* verilator lint_on UNUSEDSIGNAL */
     initial begin
-        if (P < 1 || P > 4) $fatal(1, "%m (rdma_csr): P must be 1..4");
+        if (P < 1 || P > 4) $error("%m: P must be 1..4");
     end
 endmodule
 `default_nettype wire

@@ -70,12 +70,18 @@ module rdma_mem_adapter #(
             have <= 1'b0;
         end
     end
-    rdma_fifo #(.WIDTH(5), .DEPTH(READS)) u_wq (
-        .clk(clk), .rst(rst), .push(take), .din({!hit, rd_address[5:2]}), .full(wq_full), .pop(rd_readdatavalid),
-        .dout(wq_head), .empty(wq_empty), .count(wq_count));
-    rdma_fifo #(.WIDTH(512), .DEPTH(READS)) u_bq (
-        .clk(clk), .rst(rst), .push(avm_rd_readdatavalid), .din(avm_rd_readdata), .full(bq_full),
-        .pop(rd_readdatavalid && wq_head[4]), .dout(bq_head), .empty(bq_empty), .count(bq_count));
+    wire wq_ready, wq_valid;
+    shell_fifo #(.DATA_WIDTH(5), .FIFO_DEPTH(READS)) u_wq (
+        .clk(clk), .rst(rst), .s_axis_tvalid(take), .s_axis_tready(wq_ready), .s_axis_tdata({!hit, rd_address[5:2]}),
+        .m_axis_tvalid(wq_valid), .m_axis_tready(rd_readdatavalid), .m_axis_tdata(wq_head), .level(wq_count));
+    assign wq_full = !wq_ready;
+    assign wq_empty = !wq_valid;
+    wire bq_ready, bq_valid;
+    shell_fifo #(.DATA_WIDTH(512), .FIFO_DEPTH(READS)) u_bq (
+        .clk(clk), .rst(rst), .s_axis_tvalid(avm_rd_readdatavalid), .s_axis_tready(bq_ready), .s_axis_tdata(avm_rd_readdata),
+        .m_axis_tvalid(bq_valid), .m_axis_tready(rd_readdatavalid && wq_head[4]), .m_axis_tdata(bq_head), .level(bq_count));
+    assign bq_full = !bq_ready;
+    assign bq_empty = !bq_valid;
     // hand back the next word: from a newly arrived beat, or from the beat of the run
     reg  [511:0] cur;
     assign rd_readdatavalid = !wq_empty && (!wq_head[4] || !bq_empty);

@@ -40,9 +40,12 @@ module rdma_rd_arb #(
     assign m0_waitrequest = s_waitrequest || own_full || sel1;
     assign m1_waitrequest = s_waitrequest || own_full || !sel1;
     wire last_beat = s_readdatavalid && beats + 8'd1 == head[7:0];
-    rdma_fifo #(.WIDTH(9), .DEPTH(READS)) u_own (
-        .clk(clk), .rst(rst), .push(s_read && !s_waitrequest), .din({sel1, s_burstcount}), .full(own_full),
-        .pop(last_beat), .dout(head), .empty(own_empty), .count(own_count));
+    wire own_ready, own_valid;
+    shell_fifo #(.DATA_WIDTH(9), .FIFO_DEPTH(READS)) u_own (
+        .clk(clk), .rst(rst), .s_axis_tvalid(s_read && !s_waitrequest), .s_axis_tready(own_ready), .s_axis_tdata({sel1, s_burstcount}),
+        .m_axis_tvalid(own_valid), .m_axis_tready(last_beat), .m_axis_tdata(head), .level(own_count));
+    assign own_full = !own_ready;
+    assign own_empty = !own_valid;
     assign readdata = s_readdata;
     assign m0_readdatavalid = s_readdatavalid && !head[8];
     assign m1_readdatavalid = s_readdatavalid && head[8];
