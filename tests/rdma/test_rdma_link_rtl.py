@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from spgen._tools import verilate_cached, verilator_bin, verilator_env
-from spgen.runtime.rdma import rtl_sources
+from spgen.runtime.rdma import rtl_includes, rtl_sources
 
 pytestmark = pytest.mark.xdist_group("rdma_rtl")
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,7 +38,7 @@ def test_rdma_rtl_lint_clean(top: str, params: tuple) -> None:
 
 
 def _model(top: str = "rdma_link_port", tb: Path = TB) -> Path:
-    return verilate_cached("rdma", top, top, [*RTL, tb], (*LINKS_INC, *PACKET_INC), deps=[LINKS, PACKET])
+    return verilate_cached("rdma", top, top, [*RTL, tb], (*LINKS_INC, *PACKET_INC), deps=[LINKS, *rtl_includes()])
 
 
 @pytest.mark.parametrize("args", [

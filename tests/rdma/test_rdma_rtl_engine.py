@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from spgen._tools import verilate_cached, verilator_bin, verilator_env
-from spgen.runtime.rdma import rtl_sources
+from spgen.runtime.rdma import rtl_includes, rtl_sources
 
 pytestmark = pytest.mark.xdist_group("rdma_rtl")
 ROOT = Path(__file__).resolve().parents[2]
@@ -43,7 +43,7 @@ def test_rdma_rtl_engine_lint_clean(top: str, params: tuple) -> None:
 def engine_model() -> Path:
     """The Verilated 2-D torus testbench of rdma_node, cached by content."""
     return verilate_cached("rdma", "rdma_node", "rdma_node", [*RTL, TB], (*PARAMS, *LINKS_INC, *PACKET_INC),
-                           deps=[LINKS, PACKET])
+                           deps=[LINKS, *rtl_includes()])
 
 
 def run_tb(*args: str, timeout: int = 600) -> tuple[int, dict[str, int], str]:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from spgen._tools import verilate_cached
-from spgen.runtime.rdma import rtl_sources
+from spgen.runtime.rdma import rtl_includes, rtl_sources
 
 pytestmark = pytest.mark.xdist_group("rdma_rtl")
 ROOT = Path(__file__).resolve().parents[2]
@@ -27,7 +27,7 @@ PARAMS = ("-GSTREAM=1", "-GMEM_BYTES=64'h100000", "-GQUEUE_DEPTH=8")
 def stream_model(*extra: str) -> Path:
     """The Verilated 2 x 2 torus of rdma_node with stream endpoints, cached by content."""
     return verilate_cached("rdma", "rdma_stream", "rdma_node", [*RTL, TB], (*PARAMS, *extra, *LINKS_INC, *PACKET_INC),
-                           deps=[LINKS, PACKET])
+                           deps=[LINKS, *rtl_includes()])
 
 
 def run_stream(*args: str, model: Path | None = None) -> dict[str, int]:

@@ -16,7 +16,7 @@ from .._tools import cache_dir, content_hash
 
 __all__ = ["RTL_MEM_BYTES", "Cluster", "ClusterCard", "RDMAError", "RTLCluster", "RTLTransfer", "Transfer",
            "build_mpi_rtl_tool", "build_mpi_tool", "build_rtl_cluster", "cluster", "load_rdma_extension", "resolve",
-           "rtl_sources"]
+           "rtl_includes", "rtl_sources"]
 
 _SOURCES = ("rdma_sim.hpp", "rdma_sim.cpp", "rdma_capi.cpp", "cluster_file.hpp", "cluster_file.cpp", "bindings.cpp",
             "include/afushell/rdma.h", "include/afushell/rdma_packet.h")
@@ -38,6 +38,13 @@ def _src_dir() -> Path:
     if env:
         return Path(env)
     return Path(__file__).resolve().parents[3] / "runtime" / "rdma"
+
+
+def rtl_includes() -> list[Path]:
+    """The generated headers the RDMA RTL includes (packet format, CSR field offsets): part
+    of the key of every cached build of it."""
+    shell = Path(__file__).resolve().parents[3] / "shell"
+    return [shell / "rdma_packet.vh", shell / "afushell_csr.vh"]
 
 
 def rtl_sources() -> list[Path]:
@@ -337,7 +344,7 @@ def build_rtl_cluster(*, window: int = 8, vc_buf: int = 4) -> Path:
     packet = root / "shell" / "rdma_packet.vh"  # generated packet format, included by the RTL
     return verilate_cached("rdma", "rtl_cluster", "rdma_node", [*rtl, shim],
                            (*params, f"-I{packet.parent}", "-o", "librdma_rtl.so", "-CFLAGS", f"-fPIC -I{header.parents[1]}",
-                            "-LDFLAGS", "-shared"), deps=[header, packet, shim.with_name("rtl_links.hpp")],
+                            "-LDFLAGS", "-shared"), deps=[header, *rtl_includes(), shim.with_name("rtl_links.hpp")],
                            output="librdma_rtl.so")
 
 

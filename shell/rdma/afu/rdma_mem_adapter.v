@@ -43,9 +43,9 @@ module rdma_mem_adapter #(
 );
     localparam integer AW = $clog2(READS);
     // the line of the previous request, while the run of requests lasts
-    reg         have;
-    reg  [57:0] line;
-    wire        hit = have && rd_address[63:6] == line;
+    reg         have_reg;
+    reg  [57:0] line_reg;
+    wire        hit = have_reg && rd_address[63:6] == line_reg;
     wire        wq_full, wq_empty, bq_full, bq_empty;
     wire [4:0]  wq_head;   // {new beat, word index}
     wire [511:0] bq_head;
@@ -61,13 +61,13 @@ module rdma_mem_adapter #(
     wire take = rd_read && !rd_waitrequest;
     always @(posedge clk) begin
         if (rst) begin
-            have <= 1'b0;
-            line <= 58'd0;
+            have_reg <= 1'b0;
+            line_reg <= 58'd0;
         end else if (take) begin
-            have <= !(wr_write && !wr_waitrequest && wr_address[63:6] == rd_address[63:6]);
-            line <= rd_address[63:6];
+            have_reg <= !(wr_write && !wr_waitrequest && wr_address[63:6] == rd_address[63:6]);
+            line_reg <= rd_address[63:6];
         end else begin
-            have <= 1'b0;
+            have_reg <= 1'b0;
         end
     end
     wire wq_ready, wq_valid;
@@ -83,13 +83,13 @@ module rdma_mem_adapter #(
     assign bq_full = !bq_ready;
     assign bq_empty = !bq_valid;
     // hand back the next word: from a newly arrived beat, or from the beat of the run
-    reg  [511:0] cur;
+    reg  [511:0] cur_reg;
     assign rd_readdatavalid = !wq_empty && (!wq_head[4] || !bq_empty);
-    wire [511:0] beat = wq_head[4] ? bq_head : cur;
+    wire [511:0] beat = wq_head[4] ? bq_head : cur_reg;
     assign rd_readdata = beat[32 * wq_head[3:0] +: 32];
     always @(posedge clk) begin
-        if (rst) cur <= 512'd0;
-        else if (rd_readdatavalid && wq_head[4]) cur <= bq_head;
+        if (rst) cur_reg <= 512'd0;
+        else if (rd_readdatavalid && wq_head[4]) cur_reg <= bq_head;
     end
 
     rdma_wr_coalesce #(.BURST(WR_BURST)) u_wr (
