@@ -15,6 +15,7 @@ module rdma_node #(
     parameter integer QUEUE_DEPTH = 256,           // engine reply / request queues (>= cards x MAX_OPS)
     parameter integer EVENT_DEPTH = 16,            // engine target events
     parameter integer MAX_OPS = 4,                 // engine operations in flight
+    parameter integer PF_DEPTH = 32,               // engine read-ahead, words (covers the memory's read latency)
     parameter integer STREAM = 0,                  // 1: stream endpoints on the local port
     parameter integer STREAM_DEPTH = 256           // their receive FIFO, words (credits: the round trip)
 ) (
@@ -100,7 +101,7 @@ module rdma_node #(
     wire        e_inj_valid, e_inj_ready, e_inj_last, e_ej_valid, e_ej_ready;
     wire [31:0] e_inj_data;         // at the engine
     rdma_engine #(.MEM_BYTES(MEM_BYTES), .OP_TIMEOUT(OP_TIMEOUT), .QUEUE_DEPTH(QUEUE_DEPTH),
-                  .EVENT_DEPTH(EVENT_DEPTH), .MAX_OPS(MAX_OPS)) u_engine (
+                  .EVENT_DEPTH(EVENT_DEPTH), .MAX_OPS(MAX_OPS), .PF_DEPTH(PF_DEPTH)) u_engine (
         .clk(clk), .rst(rst), .card_id(card_id), .route_ok(route_ok_reg), .cmd_valid(cmd_valid), .cmd_ready(cmd_ready),
         .cmd_get(cmd_get), .cmd_dst(cmd_dst), .cmd_local(cmd_local), .cmd_remote(cmd_remote), .cmd_len(cmd_len),
         .cmd_block(cmd_block), .cmd_count(cmd_count), .cmd_local_stride(cmd_local_stride),
