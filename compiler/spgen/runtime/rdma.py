@@ -203,23 +203,23 @@ class ClusterCard:
         self._cl._range(self.id, addr, nbytes)
         return self._cl.sim.read(self.id, addr, nbytes)
 
-    def put_async(self, dst: int, local: int, remote: int, nbytes: int) -> Transfer:
-        t = Transfer(self._cl, self._cl.sim.put(self.id, dst, local, remote, nbytes))
+    def _started(self, handle: int) -> Transfer:
+        """The transfer of an operation just issued; one refused at once raises here."""
+        t = Transfer(self._cl, handle)
         self._cl._raise_now(t)
         return t
 
+    def put_async(self, dst: int, local: int, remote: int, nbytes: int) -> Transfer:
+        return self._started(self._cl.sim.put(self.id, dst, local, remote, nbytes))
+
     def get_async(self, src: int, local: int, remote: int, nbytes: int) -> Transfer:
-        t = Transfer(self._cl, self._cl.sim.get(self.id, src, local, remote, nbytes))
-        self._cl._raise_now(t)
-        return t
+        return self._started(self._cl.sim.get(self.id, src, local, remote, nbytes))
 
     def put_strided_async(self, dst: int, local: int, remote: int, block: int, count: int,
                           local_stride: int, remote_stride: int) -> Transfer:
         """Block-stride put (halo exchange): `count` blocks of `block` bytes, a stride on each side."""
-        t = Transfer(self._cl, self._cl.sim.put_strided(self.id, dst, local, remote, block, count,
-                                                          local_stride, remote_stride))
-        self._cl._raise_now(t)
-        return t
+        return self._started(self._cl.sim.put_strided(self.id, dst, local, remote, block, count,
+                                                      local_stride, remote_stride))
 
     def put_strided(self, dst: int, local: int, remote: int, block: int, count: int,
                     local_stride: int, remote_stride: int) -> int:
@@ -231,10 +231,8 @@ class ClusterCard:
         """Block-stride get (RTL cards): `count` blocks of `block` bytes from card src."""
         if not self._cl.rtl:
             raise SpgenError("block-stride get runs on RTL cards; the network model has block-stride put only")
-        t = Transfer(self._cl, self._cl.sim.get_strided(self.id, src, local, remote, block, count,
-                                                          local_stride, remote_stride))
-        self._cl._raise_now(t)
-        return t
+        return self._started(self._cl.sim.get_strided(self.id, src, local, remote, block, count,
+                                                      local_stride, remote_stride))
 
     def get_strided(self, src: int, local: int, remote: int, block: int, count: int,
                     local_stride: int, remote_stride: int) -> int:
