@@ -15,7 +15,8 @@ from .._diagnostics import SpgenError
 from .._tools import cache_dir, content_hash
 
 __all__ = ["RTL_MEM_BYTES", "Cluster", "ClusterCard", "RDMAError", "RTLCluster", "RTLTransfer", "Transfer",
-           "build_mpi_rtl_tool", "build_mpi_tool", "build_rtl_cluster", "cluster", "load_rdma_extension", "resolve"]
+           "build_mpi_rtl_tool", "build_mpi_tool", "build_rtl_cluster", "cluster", "load_rdma_extension", "resolve",
+           "rtl_includes", "rtl_sources"]
 
 _SOURCES = ("rdma_sim.hpp", "rdma_sim.cpp", "rdma_capi.cpp", "cluster_file.hpp", "cluster_file.cpp", "bindings.cpp",
             "include/afushell/rdma.h", "include/afushell/rdma_packet.h")
@@ -37,6 +38,20 @@ def _src_dir() -> Path:
     if env:
         return Path(env)
     return Path(__file__).resolve().parents[3] / "runtime" / "rdma"
+
+
+def rtl_includes() -> list[Path]:
+    """The generated headers the RDMA RTL includes (packet format, CSR field offsets): part
+    of the key of every cached build of it."""
+    shell = Path(__file__).resolve().parents[3] / "shell"
+    return [shell / "rdma_packet.vh", shell / "afushell_csr.vh"]
+
+
+def rtl_sources() -> list[Path]:
+    """The RDMA block's Verilog outside the AFU: shell/rdma/*.v and the shell modules it
+    instantiates (shell_fifo), for stand-alone builds of rdma_node and its parts."""
+    shell = Path(__file__).resolve().parents[3] / "shell"
+    return [*sorted((shell / "rdma").glob("*.v")), shell / "shell_fifo.v"]
 
 
 def load_rdma_extension() -> ModuleType:
@@ -319,7 +334,7 @@ def build_rtl_cluster(*, window: int = 8, vc_buf: int = 4) -> Path:
         if v < 2 or v & (v - 1) or v > 256:
             raise SpgenError(f"RTL cluster: {name} must be a power of 2 in 2..256, not {v}")
     root = Path(__file__).resolve().parents[3]
-    rtl = sorted((root / "shell" / "rdma").glob("*.v"))
+    rtl = rtl_sources()
     shim = root / "runtime" / "rdma" / "rtl_cluster.cpp"
     header = root / "runtime" / "rdma" / "include" / "afushell" / "rdma_rtl.h"
     params = (f"-GMEM_BYTES=64'h{RTL_MEM_BYTES:x}", "-GOP_TIMEOUT=400000", f"-GWINDOW={window}",
@@ -327,7 +342,7 @@ def build_rtl_cluster(*, window: int = 8, vc_buf: int = 4) -> Path:
     packet = root / "shell" / "rdma_packet.vh"  # generated packet format, included by the RTL
     return verilate_cached("rdma", "rtl_cluster", "rdma_node", [*rtl, shim],
                            (*params, f"-I{packet.parent}", "-o", "librdma_rtl.so", "-CFLAGS", f"-fPIC -I{header.parents[1]}",
-                            "-LDFLAGS", "-shared"), deps=[header, packet, shim.with_name("rtl_links.hpp")],
+                            "-LDFLAGS", "-shared"), deps=[header, *rtl_includes(), shim.with_name("rtl_links.hpp")],
                            output="librdma_rtl.so")
 
 
