@@ -17,8 +17,10 @@ models cycle for cycle with a deterministic driver.)
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -40,6 +42,31 @@ def _child_cpu() -> float:
 
     r = resource.getrusage(resource.RUSAGE_CHILDREN)
     return r.ru_utime + r.ru_stime
+
+
+@contextlib.contextmanager
+def _fresh_cache(fresh: bool):
+    """With `fresh`, the build runs in an empty SPGEN_CACHE of its own (its time is a
+    first build's: kernel, lint, Verilator's library, the card) that is removed after;
+    yields `keep`, which moves a build folder out of that cache (runtime.open loads the
+    card library from the build folder)."""
+    if not fresh:
+        yield lambda build: build
+        return
+    old = os.environ.get("SPGEN_CACHE")
+    tmp = tempfile.mkdtemp(prefix="spgen-cache-")
+    os.environ["SPGEN_CACHE"] = tmp
+
+    def keep(build: Path) -> Path:
+        return Path(shutil.copytree(build, Path(tempfile.mkdtemp(prefix="spgen-card-")) / build.name))
+    try:
+        yield keep
+    finally:
+        if old is None:
+            os.environ.pop("SPGEN_CACHE")
+        else:
+            os.environ["SPGEN_CACHE"] = old
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _run_once(card, rec, width: int, depth: int, design, omega: float) -> dict:
@@ -73,14 +100,13 @@ def main() -> int:
     ap.add_argument("--cpu", type=int, help="pin the process to this CPU (default: the "
                     "first one it may use)")
     ap.add_argument("--fresh-cache", action="store_true",
-                    help="build in an empty SPGEN_CACHE so build times are real")
+                    help="build each card in an empty SPGEN_CACHE of its own, so build "
+                         "times are those of a first build")
     ap.add_argument("--json", type=Path)
     ap.add_argument("--plot", type=Path)
     args = ap.parse_args()
     cpu = args.cpu if args.cpu is not None else min(os.sched_getaffinity(0))
     os.sched_setaffinity(0, {cpu})           # the card's clock thread inherits it
-    if args.fresh_cache:
-        os.environ["SPGEN_CACHE"] = tempfile.mkdtemp(prefix="spgen-cache-")
     from spgen import runtime
     from spgen.commands._bench_lbm import _build, _grid
     from spgen.lbm import CORE_PATH, compile_core, to_records
@@ -100,7 +126,8 @@ def main() -> int:
         models = [m for m in all_models if m != "rtl" or depth in rtl_depths]
         for m in models:
             t0, c0 = time.perf_counter(), _child_cpu() + time.process_time()
-            build = _build(CORE_PATH, width, depth, m)
+            with _fresh_cache(args.fresh_cache) as keep:
+                build = keep(_build(CORE_PATH, width, depth, m))
             built[m] = (time.perf_counter() - t0, _child_cpu() + time.process_time() - c0)
             cards[m] = runtime.open(build)
             for name, value in (("omega", omega), ("uw_x", 0.05), ("uw_y", 0.0)):
