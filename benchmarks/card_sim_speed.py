@@ -104,7 +104,12 @@ def main() -> int:
                          "times are those of a first build")
     ap.add_argument("--json", type=Path)
     ap.add_argument("--plot", type=Path)
+    ap.add_argument("--merge", type=Path, nargs="+", metavar="JSON",
+                    help="measure nothing: print the table of these result files (also "
+                         "partial ones of interrupted runs) and write --json/--plot from them")
     args = ap.parse_args()
+    if args.merge:
+        return _merge(args)
     cpu = args.cpu if args.cpu is not None else min(os.sched_getaffinity(0))
     os.sched_setaffinity(0, {cpu})           # the card's clock thread inherits it
     from spgen import runtime
@@ -170,6 +175,23 @@ def main() -> int:
         _plot(results, all_models, args.plot)
     ok = all(r["verified"] for r in results)
     return 0 if ok else 1
+
+
+def _merge(args: argparse.Namespace) -> int:
+    """Results of several runs (each cascade and model once, the last file winning) as one."""
+    runs = [json.loads(f.read_text()) for f in args.merge]
+    rows = {(r["cascade"], r["model"]): r for d in runs for r in d["results"]}
+    results = [rows[k] for k in sorted(rows, key=lambda k: (k[0], k[1] != "rtl"))]
+    models = sorted({m for _, m in rows}, key=lambda m: m != "fast")
+    _table(results, models)
+    meta = {"benchmark": "card_sim_speed", "merged": [
+        {k: d.get(k) for k in ("command", "date", "cpu", "load_avg", "partial")} | {"file": str(f)}
+        for f, d in zip(args.merge, runs)], "results": results}
+    if args.json:
+        args.json.write_text(json.dumps(meta, indent=2) + "\n")
+    if args.plot:
+        _plot(results, models, args.plot)
+    return 0 if all(r["verified"] for r in results) else 1
 
 
 def _table(results: list[dict], models: list[str]) -> None:
