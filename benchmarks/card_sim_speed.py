@@ -17,8 +17,10 @@ models cycle for cycle with a deterministic driver.)
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -40,6 +42,31 @@ def _child_cpu() -> float:
 
     r = resource.getrusage(resource.RUSAGE_CHILDREN)
     return r.ru_utime + r.ru_stime
+
+
+@contextlib.contextmanager
+def _fresh_cache(fresh: bool):
+    """With `fresh`, the build runs in an empty SPGEN_CACHE of its own (its time is a
+    first build's: kernel, lint, Verilator's library, the card) that is removed after;
+    yields `keep`, which moves a build folder out of that cache (runtime.open loads the
+    card library from the build folder)."""
+    if not fresh:
+        yield lambda build: build
+        return
+    old = os.environ.get("SPGEN_CACHE")
+    tmp = tempfile.mkdtemp(prefix="spgen-cache-")
+    os.environ["SPGEN_CACHE"] = tmp
+
+    def keep(build: Path) -> Path:
+        return Path(shutil.copytree(build, Path(tempfile.mkdtemp(prefix="spgen-card-")) / build.name))
+    try:
+        yield keep
+    finally:
+        if old is None:
+            os.environ.pop("SPGEN_CACHE")
+        else:
+            os.environ["SPGEN_CACHE"] = old
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _run_once(card, rec, width: int, depth: int, design, omega: float) -> dict:
@@ -73,14 +100,18 @@ def main() -> int:
     ap.add_argument("--cpu", type=int, help="pin the process to this CPU (default: the "
                     "first one it may use)")
     ap.add_argument("--fresh-cache", action="store_true",
-                    help="build in an empty SPGEN_CACHE so build times are real")
+                    help="build each card in an empty SPGEN_CACHE of its own, so build "
+                         "times are those of a first build")
     ap.add_argument("--json", type=Path)
     ap.add_argument("--plot", type=Path)
+    ap.add_argument("--merge", type=Path, nargs="+", metavar="JSON",
+                    help="measure nothing: print the table of these result files (also "
+                         "partial ones of interrupted runs) and write --json/--plot from them")
     args = ap.parse_args()
+    if args.merge:
+        return _merge(args)
     cpu = args.cpu if args.cpu is not None else min(os.sched_getaffinity(0))
     os.sched_setaffinity(0, {cpu})           # the card's clock thread inherits it
-    if args.fresh_cache:
-        os.environ["SPGEN_CACHE"] = tempfile.mkdtemp(prefix="spgen-cache-")
     from spgen import runtime
     from spgen.commands._bench_lbm import _build, _grid
     from spgen.lbm import CORE_PATH, compile_core, to_records
@@ -100,7 +131,8 @@ def main() -> int:
         models = [m for m in all_models if m != "rtl" or depth in rtl_depths]
         for m in models:
             t0, c0 = time.perf_counter(), _child_cpu() + time.process_time()
-            build = _build(CORE_PATH, width, depth, m)
+            with _fresh_cache(args.fresh_cache) as keep:
+                build = keep(_build(CORE_PATH, width, depth, m))
             built[m] = (time.perf_counter() - t0, _child_cpu() + time.process_time() - c0)
             cards[m] = runtime.open(build)
             for name, value in (("omega", omega), ("uw_x", 0.05), ("uw_y", 0.0)):
@@ -143,6 +175,23 @@ def main() -> int:
         _plot(results, all_models, args.plot)
     ok = all(r["verified"] for r in results)
     return 0 if ok else 1
+
+
+def _merge(args: argparse.Namespace) -> int:
+    """Results of several runs (each cascade and model once, the last file winning) as one."""
+    runs = [json.loads(f.read_text()) for f in args.merge]
+    rows = {(r["cascade"], r["model"]): r for d in runs for r in d["results"]}
+    results = [rows[k] for k in sorted(rows, key=lambda k: (k[0], k[1] != "rtl"))]
+    models = sorted({m for _, m in rows}, key=lambda m: m != "fast")
+    _table(results, models)
+    meta = {"benchmark": "card_sim_speed", "merged": [
+        {k: d.get(k) for k in ("command", "date", "cpu", "load_avg", "partial")} | {"file": str(f)}
+        for f, d in zip(args.merge, runs)], "results": results}
+    if args.json:
+        args.json.write_text(json.dumps(meta, indent=2) + "\n")
+    if args.plot:
+        _plot(results, models, args.plot)
+    return 0 if all(r["verified"] for r in results) else 1
 
 
 def _table(results: list[dict], models: list[str]) -> None:

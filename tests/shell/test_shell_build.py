@@ -74,3 +74,26 @@ def test_broken_project_is_reported(tmp_path, path, old, new, error):
     f.write_text(text.replace(old, new))
     with pytest.raises(SpgenError, match=error):
         check_project(p)
+
+
+
+def test_lint_remembered_by_content(tmp_path, monkeypatch):
+    """A passing lint is not run again for the same files (in another folder); a changed
+    file is linted again, and a failing lint is never remembered."""
+    import subprocess
+
+    monkeypatch.setenv("SPGEN_CACHE", str(tmp_path / "cache"))
+    check_project(write_project(tmp_path / "a", None, None, 0))
+    lints = []
+    real = subprocess.run
+    monkeypatch.setattr(subprocess, "run",
+                        lambda cmd, **kw: (lints.append(cmd) if "--lint-only" in cmd else None) or real(cmd, **kw))
+    b = write_project(tmp_path / "b", None, None, 0)
+    check_project(b)
+    assert lints == []
+    f = tmp_path / "b/rtl/shell/shell_fifo.v"
+    f.write_text(f.read_text().replace("endmodule", "    wire lint_bait;\nendmodule"))
+    for _ in range(2):
+        with pytest.raises(SpgenError, match="lint"):
+            check_project(b)
+    assert len(lints) == 2

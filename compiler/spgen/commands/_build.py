@@ -6,6 +6,7 @@ import json
 import shutil
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from .._diagnostics import SpgenError
@@ -85,7 +86,12 @@ def run(args: argparse.Namespace) -> int:
         raise SpgenError(f"--op-timeout {args.op_timeout}: at least 1000 cycles")
     project = write_project(out, core, text, args.cascade, links=args.links, link_gbps=args.link_gbps,
                             op_timeout=args.op_timeout)
-    checks = check_project(project)
+    # The project's checks (mostly Verilator's lint) run beside the card's build: they are
+    # independent and of about the same length, so the build takes the time of one of them.
+    pool = ThreadPoolExecutor(max_workers=1)
+    checking = pool.submit(check_project, project)
+    pool.shutdown(wait=False)
+    checks: list[str] = []
     sources = [out / f for f in project.rtl]
     fast = None
     model = "rtl" if core else None
@@ -126,6 +132,7 @@ def run(args: argparse.Namespace) -> int:
         shutil.copyfile(lib, card)
         checks.append(f"simulated card: {card} (cached build {lib.parent.name})")
 
+    checks = checking.result() + checks
     summary = {"core": core.name if core else None, "params": project.params,
                "core_model": model,
                "core_params": dict(design.graph.params) if core else {},

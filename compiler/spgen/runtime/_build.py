@@ -27,10 +27,15 @@ __all__ = [
 ]
 
 _ABI = "spg-afu-abi-2"
+_RECIPE = "two-units-1"  # how a card is compiled (_compile_card): part of its cache key
 # The per-cycle code of a card: -O3 for the host CPU ran the 12-core LBM card about 20 %
 # faster than -O2 (it is built and run on one machine: the CPU is part of the cache key);
-# the once-only code (constructors, initial blocks) stays at -O1 to keep builds short.
-_OPT_FAST = "-O3 -march=native"  # (Verilator's make gets it as OPT_FAST and CFLAGS)
+# without semantic interposition the compiler may inline the fast core model's DPI calls
+# and the model's own functions although the library is position-independent (about 3 %).
+# The once-only code (constructors, initial blocks) stays at -O1 to keep builds short.
+_OPT_FAST = "-O3 -march=native -fno-semantic-interposition"
+_OPT_SLOW = "-O1"
+_UNIT_BYTES = 2_000_000  # a model's per-cycle C++ beyond this is compiled in `jobs` units
 _ext: ModuleType | None = None
 
 
@@ -178,7 +183,7 @@ def build_card(sources: Iterable[Path], *, params: Mapping[str, object] | None =
     pins = root / "runtime" / "sim" / "afu_pins.h"
     links = int(params.get("RDMA_PORTS", 0)) if top == "afu_rdma_top" else 0
     defines = [f"-DSPG_LINK_PORTS={links}", f"-DSPG_LINK_BITS={link_bits()}"] if links else []
-    parts: list[str | bytes] = [_ABI, top, repr(defines), _OPT_FAST, platform.processor(),
+    parts: list[str | bytes] = [_ABI, _RECIPE, top, repr(defines), _OPT_FAST, platform.processor(),
                                 _cpu_model(), repr(sorted(params.items())), info_lines,
                                 wrapper.read_bytes(), pins.read_bytes(), str(verilator_root())]
     for f in sources:
@@ -198,33 +203,107 @@ def build_card(sources: Iterable[Path], *, params: Mapping[str, object] | None =
             return lib
         obj = out / "obj"
         obj.mkdir(parents=True, exist_ok=True)
-        env = verilator_env()
-        cmd = [str(verilator_bin()), "--cc", "--build", "-j", str(jobs), "-O3",
-               "--top-module", top, "--prefix", "Vafu_top", "--Mdir", str(obj), "-Wno-fatal", "-Wno-lint",
-               "-Wno-style", "--x-assign", "fast", "--x-initial", "fast",
-               "-CFLAGS", "-fPIC -march=native", "-MAKEFLAGS", "OPT_FAST=-O3 OPT_SLOW=-O1"]
+        cmd = [str(verilator_bin()), "--cc", "-O3", "--top-module", top, "--prefix", "Vafu_top",
+               "--Mdir", str(obj), "-Wno-fatal", "-Wno-lint", "-Wno-style",
+               "--x-assign", "fast", "--x-initial", "fast"]
         cmd += [f"-I{d}" for d in incs]
         cmd += [_param_arg(k, v) for k, v in params.items()]
         cmd += [str(s) for s in sources]
-        _run(cmd, out, "Verilating the AFU", env)
+        _run(cmd, out, "Verilating the AFU", verilator_env())
         escaped = info_lines.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
         (obj / "spg_card_info.h").write_text(f'#define SPG_CARD_INFO "{escaped}"\n')
-        vroot = verilator_root()
-        extra: list[str] = []
         if fast_core is not None:
             (obj / "spg_fast_layout.h").write_text(fast_core.header)
             (obj / "spg_fast_kernel.o").write_bytes(fast_core.obj)
-            extra = [str(fast_cpp), str(obj / "spg_fast_kernel.o")]
-        tmp = out / "libafucard.so.tmp"
-        _run(["g++", "-shared", "-fPIC", *_OPT_FAST.split(), "-std=c++17", *defines,
-              "-include", str(obj / "spg_card_info.h"),
-              f"-I{obj}", f"-I{vroot / 'include'}", f"-I{vroot / 'include' / 'vltstd'}",
-              f"-I{pins.parent}", str(wrapper), *extra, str(obj / "Vafu_top__ALL.a"),
-              str(obj / "libverilated.a"), "-o", str(tmp), "-pthread"],
-             out, "linking the simulated card")
-        tmp.rename(lib)
+        _compile_card(obj, [wrapper] + ([fast_cpp] if fast_core is not None else []), defines,
+                      pins.parent, out / "libafucard.so.tmp", jobs)
+        (out / "libafucard.so.tmp").rename(lib)
     return lib
 
+
+def _make_list(mk: Path, var: str) -> list[str]:
+    """The names a Verilator classes makefile adds to `var` (``VAR += \\`` then one a line)."""
+    names, on = [], False
+    for line in mk.read_text().splitlines():
+        if line.startswith(var + " +="):
+            on = True
+        elif on and line.startswith("  ") and line.strip() != "\\":
+            names.append(line.strip().rstrip("\\").strip())
+        else:
+            on = False
+    return names
+
+
+def _cxx_base() -> list[str]:
+    """The compiler line of Verilator's makefiles (verilated.mk) for a model without
+    tracing, coverage, SystemC or timing."""
+    vroot = verilator_root()
+    return ["g++", "-fPIC", "-march=native", f"-I{vroot / 'include'}", f"-I{vroot / 'include' / 'vltstd'}",
+            "-DVERILATOR=1", "-DVM_COVERAGE=0", "-DVM_SC=0", "-DVM_TIMING=0", "-DVM_TRACE=0",
+            "-DVM_TRACE_FST=0", "-DVM_TRACE_VCD=0", "-DVM_TRACE_SAIF=0"]
+
+
+def _libverilated(names: list[str]) -> Path:
+    """Verilator's run-time library (verilated.cpp and its companions named by the
+    model's makefile), compiled once per Verilator, compiler flags and CPU: it is the
+    same for every card and was a third of a card's compile time."""
+    base = _cxx_base()
+    out = cache_dir("verilated") / content_hash(str(verilator_root()), repr(base), repr(names),
+                                                _OPT_SLOW, platform.processor(), _cpu_model())
+    lib = out / "libverilated.a"
+    if lib.is_file():
+        return lib
+    with _locked(out.with_suffix(".lock")):
+        if lib.is_file():
+            return lib
+        out.mkdir(parents=True, exist_ok=True)
+        objs = _parallel([[*base, _OPT_SLOW, "-c", str(verilator_root() / "include" / f"{n}.cpp"),
+                           "-o", str(out / f"{n}.o")] for n in names], out, "compiling Verilator's library")
+        _run(["ar", "rcs", str(out / "tmp.a"), *map(str, objs)], out, "archiving Verilator's library")
+        (out / "tmp.a").rename(lib)
+    return lib
+
+
+def _parallel(cmds: list[list[str]], cwd: Path, what: str, jobs: int = 2) -> list[Path]:
+    """Runs compiler commands `jobs` at a time; returns their outputs (``-o``)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        list(pool.map(lambda c: _run(c, cwd, what), cmds))
+    return [Path(c[c.index("-o") + 1]) for c in cmds]
+
+
+def _compile_card(obj: Path, cpp: list[Path], defines: list[str], pins_dir: Path, out: Path,
+                  jobs: int) -> None:
+    """Compiles the Verilated model in a few translation units and links the card library.
+
+    The per-cycle code (the model's fast classes, the card ABI wrapper `cpp[0]` and the
+    fast core's data side) is compiled at `_OPT_FAST` in one unit, so the compiler can
+    inline the fast core model's DPI calls into the model, or in `jobs` units of about
+    equal size where the model is large (RTL cores); the once-only code is one more unit
+    at `_OPT_SLOW`. A few units parse Verilator's headers a few times, where a build per
+    file with precompiled headers parsed them five times for a fast card; Verilator's
+    run-time library comes compiled from the cache."""
+    mk = obj / "Vafu_top_classes.mk"
+    fast = [obj / f"{n}.cpp" for n in _make_list(mk, "VM_CLASSES_FAST") + _make_list(mk, "VM_SUPPORT_FAST")]
+    slow = [obj / f"{n}.cpp" for n in _make_list(mk, "VM_CLASSES_SLOW") + _make_list(mk, "VM_SUPPORT_SLOW")]
+    runtime_lib = _libverilated(_make_list(mk, "VM_GLOBAL_FAST") + _make_list(mk, "VM_GLOBAL_SLOW"))
+    size = sum(f.stat().st_size for f in fast)
+    bins: list[list[Path]] = [[] for _ in range(max(1, jobs) if size > _UNIT_BYTES else 1)]
+    for f in sorted(fast, key=lambda f: -f.stat().st_size):  # largest first, into the lightest
+        min(bins, key=lambda b: sum(x.stat().st_size for x in b)).append(f)
+    bins[0] += cpp
+    base = [*_cxx_base(), f"-I{obj}", f"-I{pins_dir}", "-std=c++17", *defines,
+            "-include", str(obj / "spg_card_info.h")]
+    cmds = []
+    for name, files, opt in [*((f"card_fast{i}", b, _OPT_FAST.split()) for i, b in enumerate(bins)),
+                             ("card_slow", slow, [_OPT_SLOW])]:
+        (obj / f"{name}.cpp").write_text("".join(f'#include "{f}"\n' for f in files))
+        cmds.append([*base, *opt, "-c", str(obj / f"{name}.cpp"), "-o", str(obj / f"{name}.o")])
+    objs = _parallel(cmds, obj, "compiling the simulated card", jobs)
+    kernel = [obj / "spg_fast_kernel.o"] if (obj / "spg_fast_kernel.o").is_file() else []
+    _run(["g++", "-shared", "-fPIC", *map(str, objs + kernel), str(runtime_lib), "-o", str(out), "-pthread"],
+         obj, "linking the simulated card")
 
 def link_bits() -> int:
     """Bits per cycle of one serial-link port of the RDMA RTL (rdma_link_port's word)."""

@@ -47,6 +47,9 @@ struct Aligned {  // 64-byte aligned words that survive resizing by copy
     }
 };
 
+constexpr int64_t kCompactMin = 256;  // elements dropped at least per compaction (the
+                                       // tests' streams of 700 elements compact too)
+
 int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 
 class FastCore {
@@ -95,7 +98,6 @@ private:
             lo = std::max<int64_t>(0, a - SPG_FAST_REACH_PAST);
             hi = std::min<int64_t>(n, b + SPG_FAST_REACH_FUTURE);
         }
-        compact(lo - SPG_FAST_REACH_PAST);
         size_t need = size_t(b - a);
         if (need > size_t(out_cap_)) {
             out_cap_ = int64_t(std::max<size_t>(need, 2 * size_t(out_cap_)));
@@ -107,6 +109,12 @@ private:
             t1 = std::max(t1, hi + spg_fast_lags[p]);
         }
         t0 = floor_div(t0, SPG_FAST_CHUNK) * SPG_FAST_CHUNK;
+        // The kernel's loop starts at the chunk boundary t0: no read reaches below this.
+        int64_t keep = lo;
+        for (int i = 0; i < kKeys; ++i)
+            if (spg_fast_keys[i].kind == SPG_FAST_IN)
+                keep = std::min(keep, t0 - spg_fast_lags[spg_fast_keys[i].phase] - spg_fast_keys[i].d);
+        compact(keep);
         for (int i = 0; i < kKeys; ++i) {
             const SpgFastKey& key = spg_fast_keys[i];
             int64_t pos = t0 - spg_fast_lags[key.phase] - key.d;
@@ -135,10 +143,13 @@ private:
         out_hi_ = b;
     }
 
-    // Forget inputs before position `keep` (no read reaches them any more), rarely.
+    // Forget inputs before position `keep` (no read reaches them any more) once they
+    // outnumber those kept: the buffers stay a few window lengths long and in the
+    // cache (a stream-long buffer per port and core thrashed it in deep cascades),
+    // and each element is moved at most about once.
     void compact(int64_t keep) {
         int64_t drop = keep - first_;
-        if (drop < (int64_t(1) << 16) || drop < int64_t(in_[0].words / 2)) return;
+        if (drop < kCompactMin || drop < received_ - keep) return;
         size_t left = size_t(received_ - keep);
         for (auto& v : in_) std::memmove(v.at, v.at + drop, left * 4);
         first_ = keep;
