@@ -1,6 +1,8 @@
 // Timing and storage models of the simulated card.
 #include "models.hpp"
 
+#include "peer.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <sstream>
@@ -29,6 +31,12 @@ const Field kFields[] = {
     {"mmio_read_latency_ns", &Params::mmio_read_latency_ns},
     {"irq_latency_ns", &Params::irq_latency_ns},
     {"idle_cycles", &Params::idle_cycles},
+    {"peer_gbytes_per_s", &Params::peer_gbytes_per_s},
+    {"peer_read_latency_ns", &Params::peer_read_latency_ns},
+    {"peer_p2p_latency_ns", &Params::peer_p2p_latency_ns},
+    {"peer_read_gbytes_per_s", &Params::peer_read_gbytes_per_s},
+    {"peer_copy_latency_ns", &Params::peer_copy_latency_ns},
+    {"peer_copy_gbytes_per_s", &Params::peer_copy_gbytes_per_s},
 };
 }  // namespace
 
@@ -51,7 +59,8 @@ std::string Params::apply(const std::string& spec) {
         this->*(f->ptr) = v;
     }
     if (clock_mhz <= 0 || pcie_gbytes_per_s <= 0 || pcie_mps < 4 || pcie_mrrs < 64 ||
-        pcie_max_reads < 1 || ddr_refresh_ns >= ddr_refresh_interval_ns)
+        pcie_max_reads < 1 || ddr_refresh_ns >= ddr_refresh_interval_ns || peer_gbytes_per_s <= 0 ||
+        peer_read_gbytes_per_s <= 0 || peer_copy_gbytes_per_s <= 0)
         return "simulation parameters out of range";
     return "";
 }
@@ -184,7 +193,8 @@ bool PcieLink::can_read(uint64_t now, uint64_t bytes) {
     return tags_.size() + need <= std::max<uint64_t>(max_tags_, need);
 }
 
-void PcieLink::read(uint64_t now, uint64_t addr, uint64_t bytes, std::vector<uint64_t>* ready) {
+void PcieLink::read(uint64_t now, uint64_t addr, uint64_t bytes, std::vector<uint64_t>* ready,
+                    PeerTiming* peer) {
     ready->clear();
     uint64_t done = 0;
     const uint64_t mrrs = uint64_t(mrrs_), mps = uint64_t(mps_);
@@ -194,10 +204,14 @@ void PcieLink::read(uint64_t now, uint64_t addr, uint64_t bytes, std::vector<uin
         double sent = std::max(double(now), up_free_) + tlp_cycles(0);
         up_free_ = sent;
         bytes_up += uint64_t(ovh_);
-        double t = sent + lat_;
+        double t = sent + (peer ? peer->read_latency_cycles : lat_);
         uint64_t got = 0;
         while (got < req) {
             uint64_t c = std::min(req - got, mps - (a + got) % mps);
+            if (peer) {  // the peer produces each completion at its own rate
+                peer->free = std::max(t, peer->free) + double(c) * peer->cycles_per_byte;
+                t = peer->free;
+            }
             double start = std::max(t, down_free_);
             down_free_ = start + tlp_cycles(double(c));
             bytes_down += c + uint64_t(ovh_);

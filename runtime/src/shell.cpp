@@ -209,6 +209,8 @@ void Shell::init(const std::string& uri) {
             } else if (line.rfind("param.", 0) == 0) {
                 auto eq = line.find('=');
                 if (eq != std::string::npos) core_params_[line.substr(6, eq - 6)] = line.substr(eq + 1);
+            } else if (line.rfind("clock_mhz=", 0) == 0) {
+                clock_mhz_ = std::strtod(line.c_str() + 10, nullptr);
             }
     }
 #endif
@@ -379,7 +381,8 @@ void Shell::set_max_descriptor(uint64_t bytes) {
 
 std::shared_ptr<Request> Shell::dma(uint64_t dst, uint64_t src, uint64_t count, int type) {
     uint64_t t0 = now_ns();
-    if (type < H2F || type > H2H) throw Error(AFU_ERR_BAD_TYPE, "transfer type " + std::to_string(type) + " is not H2F, F2H, F2F or H2H");
+    if (type < H2F || type > F2P)
+        throw Error(AFU_ERR_BAD_TYPE, "transfer type " + std::to_string(type) + " is not H2F, F2H, F2F, H2H, P2F or F2P");
     bool src_host = type == H2F || type == H2H, dst_host = type == F2H || type == H2H;
     if (checks_) {
         if (src_host && !src) throw Error(AFU_ERR_NULL_POINTER, "src is a NULL host pointer");
@@ -395,13 +398,12 @@ std::shared_ptr<Request> Shell::dma(uint64_t dst, uint64_t src, uint64_t count, 
         if (checks_ && count % in_b)
             throw Error(AFU_ERR_RECORD_WIDTH, "count " + std::to_string(count) +
                         " is not a whole number of " + std::to_string(in_b) + "-byte input records");
-        uint64_t n = count / in_b;
-        uint64_t s = card_addr(reinterpret_cast<const void*>(src), count, src_host, "src");
-        uint64_t d = card_addr(reinterpret_cast<const void*>(dst), n * out_b, dst_host, "dst");
+        uint64_t n = count / in_b, s = 0, d = 0;
+        side_addrs(type, dst, src, count, n * out_b, &d, &s);
         paired(*r, s, d, n, in_b, out_b);
     } else {
-        uint64_t s = card_addr(reinterpret_cast<const void*>(src), count, src_host, "src");
-        uint64_t d = card_addr(reinterpret_cast<const void*>(dst), count, dst_host, "dst");
+        uint64_t s = 0, d = 0;
+        side_addrs(type, dst, src, count, count, &d, &s);
         // Chunks stay multiples of 64 bytes so both engines split at the same byte.
         r->part[0] = split(s, count, 64);
         r->part[1] = split(d, count, 64);

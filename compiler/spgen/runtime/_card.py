@@ -12,10 +12,11 @@ import numpy as np
 
 from .._diagnostics import SpgenError
 from ._build import load_extension, loopback_card
+from ._peer import CardDmaResult, PeerBuffer, register
 
 __all__ = ["KINDS", "AfuError", "Card", "Request", "RunResult", "open"]
 
-KINDS = {"H2F": 0, "F2H": 1, "F2F": 2, "H2H": 3}
+KINDS = {"H2F": 0, "F2H": 1, "F2F": 2, "H2H": 3, "P2F": 4, "F2P": 5}
 _GUID = re.compile(r"^(afu:)?[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$")
 
 
@@ -138,6 +139,8 @@ class Card:
             return int(x), False
         if x is None:
             return 0, True
+        if isinstance(x, PeerBuffer):
+            return x.bus, False
         if isinstance(x, np.ndarray):
             if not x.flags.c_contiguous:
                 raise SpgenError(f"{what}: host buffer view must be contiguous")
@@ -169,6 +172,32 @@ class Card:
     def dma_async(self, dst: Any, src: Any, nbytes: int, kind: str) -> Request:
         core = self._live()
         return Request(core, _check(core.ext.dma_async(core.handle, *self._args(dst, src, nbytes, kind))))
+
+    # -- peer devices (docs/p2p.md) ---------------------------------------------------
+    def peer_alloc(self, nbytes: int) -> PeerBuffer:
+        """Simulated peer-device (GPU) memory, zeroed, in the peer's BAR on the card's PCIe."""
+        return register(self, nbytes=nbytes)
+
+    def peer_register(self, cuda_array: Any) -> PeerBuffer:
+        """A CuPy array's GPU memory in the simulated peer's BAR: the card's P2F/F2P
+        transfers then read and write the GPU's memory for real (needs the CUDA driver)."""
+        return register(self, cuda_array=cuda_array)
+
+    def peer_staged(self, dst: Any, src: Any, nbytes: int, kind: str) -> int:
+        """The CPU-staged path (P2F: peer -> host -> FPGA, F2P the reverse), store and
+        forward; returns both legs' time in ns (the peer's copy is modelled)."""
+        core = self._live()
+        return _check(core.ext.peer_staged(core.handle, *self._args(dst, src, nbytes, kind)))
+
+    def card_dma(self, dst: Any, src: Any, nbytes: int, kind: str, repeat: int = 1,
+                 src_step: int = 0, dst_step: int = 0) -> CardDmaResult:
+        """Card-initiated DMA: the card's P2P controller builds and issues `repeat`
+        transfers (k-th: src + k*src_step -> dst + k*dst_step) with no host in the loop;
+        repeat 1 is register-mode DMA. Waits for the end (polling the card)."""
+        core = self._live()
+        d, s, n, t = self._args(dst, src, nbytes, kind)
+        return CardDmaResult(**_check(core.ext.card_dma(core.handle, d, s, n, t, int(repeat),
+                                                         int(src_step), int(dst_step))))
 
     # -- registers ------------------------------------------------------------------
     def _offset(self, reg: str | int) -> int:
