@@ -110,6 +110,7 @@ module afu_top #(
 
     // card-initiated DMA: the controller's descriptors enter beside the host's
     wire        fd_valid, fd_ready, fd_done, fd_aborted, p2p_xfer_done, p2p_seq_done;
+    wire        run_running, run_armed;
     wire [63:0] fd_src, fd_dst;
     wire [31:0] fd_len;
     assign mmio_rd_resp_data = csr_rd_data | p2p_rd_data;   // each answers 0 outside its window
@@ -128,7 +129,7 @@ module afu_top #(
         .clk (clk), .rst (rst),
         .host_tx_push (csr_tx_push), .host_rx_push (csr_rx_push), .host_src (csr_src), .host_dst (csr_dst),
         .host_len (csr_len), .host_stride (csr_stride), .host_count (csr_count), .host_next (csr_next),
-        .host_ctrl (csr_ctrl), .tx_srst (tx_srst), .rx_srst (rx_srst),
+        .host_ctrl (csr_ctrl), .run_active (run_armed || run_running), .tx_srst (tx_srst), .rx_srst (rx_srst),
         .s_desc_valid (fd_valid), .s_desc_ready (fd_ready), .s_desc_src (fd_src), .s_desc_dst (fd_dst),
         .s_desc_len (fd_len), .m_done (fd_done), .m_aborted (fd_aborted),
         .tx_push (tx_push), .rx_push (rx_push), .push_src (push_src), .push_dst (push_dst),
@@ -257,10 +258,10 @@ module afu_top #(
     );
 
     // run counters and core status
-    wire run_running, run_done, run_in_done, run_armed;
+    wire run_done, run_in_done;
     shell_run_counters counters (
         .clk (clk), .rst (drst), .start (core_start), .stop (core_stop), .arm (core_arm),
-        .elements (core_elements), .tx_push (tx_push), .tx_primed (tx_primed),
+        .elements (core_elements), .tx_push (csr_tx_push), .tx_primed (tx_primed),
         .in_fire (in_fire), .in_last (in_last), .out_fire (out_fire), .out_last (out_last),
         .in_open (in_open), .armed (run_armed),
         .running (run_running), .done (run_done), .in_done (run_in_done), .prime_cycles (prime_cycles),

@@ -3,7 +3,9 @@
 // A fabric pair enters only while both engines are idle and the host has not pushed for
 // QUIET_CYCLES, so it is the next descriptor each engine finishes: the port knows its own
 // completions without tagging descriptors, hides them from the engines' STATUS.DONE_COUNT
-// (the host runtime counts its own descriptors there) and reports them on m_done.
+// (the host runtime counts its own descriptors there) and reports them on m_done. A core
+// run owns the stream (its element count and last flag): no pair enters while one is armed
+// or running.
 `default_nettype none
 
 module shell_fabric_desc #(
@@ -21,6 +23,7 @@ module shell_fabric_desc #(
     input  wire [31:0]  host_count,
     input  wire [63:0]  host_next,
     input  wire [3:0]   host_ctrl,
+    input  wire         run_active,          // a core run is armed or running: it owns the stream
     input  wire         tx_srst,             // an engine's CONTROL.RESET clears its DONE_COUNT
     input  wire         rx_srst,
     // fabric descriptor port: one 1-D transfer SRC -> stream -> DST as one packet
@@ -63,7 +66,8 @@ module shell_fabric_desc #(
     wire [31:0] tx_done = tx_status[63:32], rx_done = rx_status[63:32];
     wire        idle = !tx_status[0] && !rx_status[0];
 
-    assign s_desc_ready = !run_reg && !host_push && quiet_reg == 4'd0 && idle && !tx_srst && !rx_srst;
+    assign s_desc_ready = !run_reg && !host_push && quiet_reg == 4'd0 && idle && !run_active
+                          && !tx_srst && !rx_srst;
     wire   fab_push     = s_desc_valid && s_desc_ready;
 
     assign tx_push     = host_tx_push || fab_push;

@@ -73,6 +73,11 @@ const RegName kShellRegs[] = {
     {"CORE_IN_MOVED_CYCLES", AFUSHELL_CORE_IN_MOVED_CYCLES},
     {"CORE_OUT_TOTAL_CYCLES", AFUSHELL_CORE_OUT_TOTAL_CYCLES},
     {"CORE_OUT_MOVED_CYCLES", AFUSHELL_CORE_OUT_MOVED_CYCLES},
+    {"P2P_SRC", AFUSHELL_P2P_SRC}, {"P2P_DST", AFUSHELL_P2P_DST}, {"P2P_LEN", AFUSHELL_P2P_LEN},
+    {"P2P_PATTERN", AFUSHELL_P2P_PATTERN}, {"P2P_STEP", AFUSHELL_P2P_STEP}, {"P2P_CTRL", AFUSHELL_P2P_CTRL},
+    {"P2P_STATUS", AFUSHELL_P2P_STATUS}, {"P2P_LAST_CYCLES", AFUSHELL_P2P_LAST_CYCLES},
+    {"P2P_SEQ_CYCLES", AFUSHELL_P2P_SEQ_CYCLES}, {"P2P_END_CYCLE", AFUSHELL_P2P_END_CYCLE},
+    {"P2P_WAIT_CYCLES", AFUSHELL_P2P_WAIT_CYCLES},
 };
 const RegName kDmaRegs[] = {
     {"DESC_SRC", AFUSHELL_DMA_DESC_SRC}, {"DESC_DST", AFUSHELL_DMA_DESC_DST},
@@ -673,6 +678,7 @@ void Shell::fail_all(afu_result code, const std::string& msg) {
 
 afu_shell_run_result Shell::run(uint64_t src, uint64_t dst, uint64_t n) {
     std::lock_guard<std::mutex> one(run_m_);
+    std::lock_guard<std::mutex> stream(p2p_m_);  // a run owns the stream: card-initiated sequences wait
     uint64_t t0 = now_ns();
     if (n == 0) throw Error(AFU_ERR_ZERO_COUNT, "a run needs at least one element");
     uint64_t in_b = uint64_t(info_.in_record_words) * 4, out_b = uint64_t(info_.out_record_words) * 4;
