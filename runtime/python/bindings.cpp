@@ -122,6 +122,11 @@ PYBIND11_MODULE(_afushell, m) {
         }
         return res(r, py::int_(ns));
     });
+    m.def("sim_info", [](uintptr_t h) {
+        const char* text = "";
+        afu_result r = afuShellSimInfo(H(h), &text);
+        return res(r, py::str(text));
+    });
     m.def("peer_register", [](uintptr_t h, uint64_t cuda_ptr, size_t n) {
         uint64_t bus = 0;
         afu_result r = afuShellPeerRegister(H(h), cuda_ptr, n, &bus);

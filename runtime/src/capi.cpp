@@ -365,4 +365,11 @@ afu_result afuShellCardDMA(afu_shell_handle h, void* dst, const void* src, size_
     });
 }
 
+afu_result afuShellSimInfo(afu_shell_handle h, const char** text) {
+    return guarded([&] {
+        if (!text) throw Error(AFU_ERR_NULL_POINTER, "text is NULL");
+        *text = shell_of(h)->sim_info();
+    });
+}
+
 }  // extern "C"

@@ -32,6 +32,13 @@ std::string hex(uint64_t v) {
 
 }  // namespace
 
+const char* Shell::sim_info() const {
+#ifdef AFUSHELL_SIM
+    if (simulated_) return spgenSimInfo(h_);
+#endif
+    throw Error(FPGA_NOT_SUPPORTED, "not a simulated card");
+}
+
 uint64_t Shell::peer_register(uint64_t cuda_ptr, uint64_t bytes) {
     if (!bytes) throw Error(AFU_ERR_ZERO_COUNT, "a peer buffer of 0 bytes");
     if (bytes % 4) throw Error(AFU_ERR_BAD_COUNT, "a peer buffer of " + std::to_string(bytes) + " bytes (not a multiple of 4)");

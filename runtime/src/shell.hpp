@@ -79,6 +79,8 @@ public:
     void set_max_descriptor(uint64_t bytes);
     void set_checks(bool on) { checks_ = on; }
     bool sim_stats(afu_shell_sim_stats* s) const;
+    /// "key=value" lines of the simulated card (build facts, model parameters).
+    const char* sim_info() const;
 
     // peer devices (peer.cpp)
     uint64_t peer_register(uint64_t cuda_ptr, uint64_t bytes);

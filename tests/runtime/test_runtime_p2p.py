@@ -3,6 +3,7 @@ card-initiated DMA, register mode, the CPU-staged path; exact bytes for every si
 alignment, guards, concurrency with host DMA and runs, the controller's refusals."""
 from __future__ import annotations
 
+import json
 import threading
 
 import numpy as np
@@ -228,3 +229,32 @@ def test_a_cuda_pointer_needs_cuda_device_memory(card):
     code, msg, _ = core.ext.peer_register(core.handle, 0x1234_0000, 64)
     assert code in (core.ext.CODES["NOT_SUPPORTED"], core.ext.CODES["INVALID_PARAM"])
     assert "CUDA" in msg
+
+
+def test_bench_p2p_quick(loopback_lib, tmp_path, capsys):
+    from spgen.cli import main
+
+    out, png = tmp_path / "p2p.json", tmp_path / "p2p.png"
+    assert main(["bench", "p2p", "--quick", "--no-progress", "--json", str(out), "--plot", str(png)]) == 0
+    text = capsys.readouterr().out
+    assert "1.08 us" in text and "PEACH2" in text and "peer_read_latency_ns=650" in text
+    doc = json.loads(out.read_text())
+    assert doc["benchmark"] == "p2p" and doc["key"] == ["mode", "type", "bytes"]
+    recs = {(r["mode"], r["type"], r["bytes"]): r for r in doc["records"]}
+    assert {m for m, _, _ in recs} == {"card", "reg", "host", "staged"}
+    assert all(r["integrity_errors"] == 0 for r in recs.values())
+    for k in ("P2F", "F2P"):   # what the paths cost, in the order the published designs found
+        lat = [recs[(m, k, 4)]["median_ns"] for m in ("card", "reg", "host", "staged")]
+        assert lat == sorted(lat), (k, lat)
+    assert recs[("card", "F2P", 4)]["median_ns"] < recs[("card", "P2F", 4)]["median_ns"]   # posted vs read
+    assert doc["model"]["peer_read_gbytes_per_s"] == 4.2
+    assert png.stat().st_size > 1000
+
+
+def test_bench_p2p_rejects_bad_input(capsys):
+    from spgen.cli import main
+
+    assert main(["bench", "p2p", "--sizes", "6"]) == 1
+    assert "multiple of 4" in capsys.readouterr().err
+    assert main(["bench", "p2p", "--modes", "telepathy"]) == 1
+    assert "unknown mode" in capsys.readouterr().err

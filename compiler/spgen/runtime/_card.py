@@ -304,6 +304,20 @@ class Card:
         core = self._live()
         return _check(core.ext.sim_stats(core.handle))
 
+    def sim_params(self) -> dict[str, float]:
+        """The simulated card's model parameters (docs/runtime.md, docs/p2p.md), as used."""
+        core = self._live()
+        out = {}
+        for line in _check(core.ext.sim_info(core.handle)).splitlines():
+            k, _, v = line.partition("=")
+            if "." in k:
+                continue   # build facts (reg.NAME, param.NAME, ...)
+            try:
+                out[k] = float(v)
+            except ValueError:
+                continue   # build facts, not model parameters
+        return out
+
     def set_max_descriptor(self, nbytes: int) -> None:
         core = self._live()
         _check(core.ext.set_max_descriptor(core.handle, int(nbytes)))

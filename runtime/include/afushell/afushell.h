@@ -159,6 +159,9 @@ typedef struct {
     uint64_t bus_errors;   /**< master accesses outside every memory */
 } afu_shell_sim_stats;
 afu_result afuShellSimStats(afu_shell_handle h, afu_shell_sim_stats *stats);
+/** The simulated card's build facts and every model parameter as "key=value" lines (the
+ *  string lives as long as the handle; FPGA_NOT_SUPPORTED on a real card). */
+afu_result afuShellSimInfo(afu_shell_handle h, const char **text);
 
 /* ---- peer devices (docs/p2p.md) ----------------------------------------------------- */
 
