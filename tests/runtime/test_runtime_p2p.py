@@ -147,6 +147,20 @@ def test_concurrent_with_host_dma_and_runs(card):
     assert card.sim_stats()["bus_errors"] == 0
 
 
+def test_card_sequence_waits_for_host_descriptors_in_flight(card):
+    rng = np.random.default_rng(8)
+    h = card.alloc(4 << 20)
+    h[:] = rng.integers(0, 256, h.nbytes, dtype=np.uint8)
+    p = card.peer_alloc(4096)
+    p.write(rng.integers(0, 256, 4096, dtype=np.uint8))
+    req = card.dma_async(0x0, h, h.nbytes, "H2F")          # 4 MiB in the engines
+    r = card.card_dma(B, p, 4096, "P2F")                   # queued behind it on the card
+    assert r.wait_cycles > 1000 and r.last_cycles < r.seq_cycles
+    assert req.wait()
+    assert np.array_equal(_read_fpga(card, 0x0, h.nbytes), h)
+    assert np.array_equal(_read_fpga(card, B, 4096), p.read())
+
+
 def test_controller_refuses_bad_transfers_and_moves_nothing(card):
     p = card.peer_alloc(4096)
     p.write(np.full(4096, 7, np.uint8))
