@@ -173,10 +173,27 @@ afu_shell_card_dma_result Shell::card_dma(uint64_t dst, uint64_t src, uint64_t c
 #ifdef AFUSHELL_SIM
     if (simulated_) spgenSimRelease(h_);
 #endif
-    // The card completes the sequence by itself; the host only looks (each read ~1 us).
+    // The card completes the sequence by itself; the host only looks (each read ~1 us). A
+    // sequence that has not ended long after it should (engines held by a host descriptor
+    // that never completes) is aborted and reported, never waited for forever.
+    const double total = double(n) * double(count);
+    const uint64_t limit = uint64_t(1e10 + total * 100.0);   // 10 s + 100 ns per byte
+    bool aborted = false;
     uint64_t st = 0;
-    do st = mmio_r(AFUSHELL_P2P_STATUS);
-    while (st & AFUSHELL_P2P_STATUS_BUSY_MASK);
+    while ((st = mmio_r(AFUSHELL_P2P_STATUS)) & AFUSHELL_P2P_STATUS_BUSY_MASK) {
+        const uint64_t waited = now_ns() - t0;
+        if (!aborted && waited > limit) {
+            mmio_w(AFUSHELL_P2P_CTRL, AFUSHELL_P2P_CTRL_ABORT_MASK);
+            aborted = true;
+        } else if (aborted && waited > 2 * limit) {
+            break;
+        }
+    }
+    if (aborted)
+        throw Error(AFU_ERR_TIMEOUT, "the card's P2P sequence had not ended after " + std::to_string(limit) +
+                                         " ns and was aborted after " +
+                                         std::to_string((st >> AFUSHELL_P2P_STATUS_DONE_COUNT_SHIFT) & 0xFFFFFFFFull) +
+                                         " transfers in all (P2P_STATUS.DONE_COUNT)");
     unsigned code = unsigned((st & AFUSHELL_P2P_STATUS_ERROR_MASK) >> AFUSHELL_P2P_STATUS_ERROR_SHIFT);
     if (code)
         throw Error(AFU_ERR_DEVICE, std::string("the P2P controller refused a transfer: ") +
