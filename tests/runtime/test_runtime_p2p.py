@@ -4,7 +4,10 @@ alignment, guards, concurrency with host DMA and runs, the controller's refusals
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import threading
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -272,3 +275,11 @@ def test_bench_p2p_rejects_bad_input(capsys):
     assert "multiple of 4" in capsys.readouterr().err
     assert main(["bench", "p2p", "--modes", "telepathy"]) == 1
     assert "unknown mode" in capsys.readouterr().err
+
+
+def test_example_gpu_fpga_p2p(loopback_lib):
+    script = Path(__file__).parents[2] / "examples" / "gpu_fpga_p2p" / "gpu_fpga_p2p.py"
+    out = subprocess.run([sys.executable, str(script), "--size", "65536", "--simulated-gpu"],
+                         check=False, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert "simulated GPU: 65536 B GPU->FPGA" in out.stdout and "round trip intact" in out.stdout
