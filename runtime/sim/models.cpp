@@ -31,7 +31,8 @@ const Field kFields[] = {
     {"mmio_read_latency_ns", &Params::mmio_read_latency_ns},
     {"irq_latency_ns", &Params::irq_latency_ns},
     {"idle_cycles", &Params::idle_cycles},
-    {"peer_gbytes_per_s", &Params::peer_gbytes_per_s},
+    {"peer_pcie_gen", &Params::peer_pcie_gen},
+    {"peer_pcie_lanes", &Params::peer_pcie_lanes},
     {"peer_read_latency_ns", &Params::peer_read_latency_ns},
     {"peer_p2p_latency_ns", &Params::peer_p2p_latency_ns},
     {"peer_read_gbytes_per_s", &Params::peer_read_gbytes_per_s},
@@ -59,10 +60,20 @@ std::string Params::apply(const std::string& spec) {
         this->*(f->ptr) = v;
     }
     if (clock_mhz <= 0 || pcie_gbytes_per_s <= 0 || pcie_mps < 4 || pcie_mrrs < 64 ||
-        pcie_max_reads < 1 || ddr_refresh_ns >= ddr_refresh_interval_ns || peer_gbytes_per_s <= 0 ||
+        pcie_max_reads < 1 || ddr_refresh_ns >= ddr_refresh_interval_ns ||
         peer_read_gbytes_per_s <= 0 || peer_copy_gbytes_per_s <= 0)
         return "simulation parameters out of range";
+    if (peer_pcie_gen < 1 || peer_pcie_gen > 5 || peer_pcie_gen != std::floor(peer_pcie_gen) ||
+        peer_pcie_lanes < 1 || peer_pcie_lanes > 32 || peer_pcie_lanes != std::floor(peer_pcie_lanes))
+        return "peer_pcie_gen must be a whole number 1..5 and peer_pcie_lanes 1..32";
     return "";
+}
+
+double Params::peer_link_gbytes_per_s() const {
+    // GT/s per lane and line encoding of PCIe generations 1..5 (8b/10b, then 128b/130b)
+    static const double kGts[] = {2.5, 5.0, 8.0, 16.0, 32.0};
+    const int g = int(peer_pcie_gen);
+    return peer_pcie_lanes * kGts[g - 1] * (g <= 2 ? 8.0 / 10.0 : 128.0 / 130.0) / 8.0;
 }
 
 std::string Params::describe() const {

@@ -39,7 +39,8 @@ struct Params {
     double irq_latency_ns = 1000;         // MSI -> host thread woken
     double idle_cycles = 64;              // keep clocking this long after the last activity
     // A GPU-like peer on the same root complex (docs/p2p.md: values and their sources)
-    double peer_gbytes_per_s = 15.754;    // peer's link raw per direction (Gen3 x16, 128b/130b)
+    double peer_pcie_gen = 3;             // peer's link generation (1..5)
+    double peer_pcie_lanes = 16;          // ... and width: Gen3 x16, the published node's GPU
     double peer_read_latency_ns = 650;    // read request at the peer -> its first completion
     double peer_p2p_latency_ns = 150;     // root complex forwarding one peer-to-peer TLP, one way
     double peer_read_gbytes_per_s = 4.2;  // rate the peer answers reads of its BAR
@@ -50,6 +51,8 @@ struct Params {
     std::string apply(const std::string& spec);
     std::string describe() const;
     double cycles(double ns) const { return ns * clock_mhz / 1000.0; }
+    /// Raw rate per direction of the peer's link, GB/s: lanes x transfer rate x encoding.
+    double peer_link_gbytes_per_s() const;
 };
 
 /// Lazily allocated byte store (4 GiB address space per channel).

@@ -159,6 +159,6 @@ bool PeerDevice::access(uint64_t bus, void* buf, uint64_t n, bool write, std::st
 
 PeerTiming::PeerTiming(const Params& p)
     : read_latency_cycles(p.cycles(p.peer_read_latency_ns + 2 * p.peer_p2p_latency_ns)),
-      cycles_per_byte(p.clock_mhz / 1e3 / std::min(p.peer_gbytes_per_s, p.peer_read_gbytes_per_s)) {}
+      cycles_per_byte(p.clock_mhz / 1e3 / std::min(p.peer_link_gbytes_per_s(), p.peer_read_gbytes_per_s)) {}
 
 }  // namespace spgsim

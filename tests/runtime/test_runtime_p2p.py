@@ -239,6 +239,13 @@ def test_peer_model_parameters_change_the_timing(loopback_lib):
     slow_in, slow_out = latency({"peer_read_latency_ns": 2650})
     assert slow_in - base_in == pytest.approx(2000 / 5, abs=2)   # 200 MHz: 5 ns a cycle
     assert slow_out == base_out                                   # writes are posted
+    with runtime.open("loopback", params={"peer_pcie_gen": 1, "peer_pcie_lanes": 1}) as c:
+        p = c.peer_alloc(1 << 20)                                 # a Gen1 x1 peer: 0.25 GB/s raw
+        r = c.card_dma(0x0, p, 1 << 20, "P2F")
+        assert 0.2 < (1 << 20) / (r.last_cycles * 5) < 0.25
+    with pytest.raises(AfuError) as e:
+        runtime.open("loopback", params={"peer_pcie_gen": 6})
+    assert "peer_pcie_gen must be a whole number 1..5" in str(e.value)
 
 
 def test_a_cuda_pointer_needs_cuda_device_memory(card):

@@ -34,7 +34,7 @@ PUBLISHED = {
     ("staged", "F2P"): {"latency_us": 20.0, "gbps": 3.1},
 }
 PEACH2 = {"PIO latency": 0.9, "DMA latency": 2.4}
-PEER_PARAMS = ["pcie_gbytes_per_s", "pcie_read_latency_ns", "pcie_mps", "pcie_mrrs", "peer_gbytes_per_s",
+PEER_PARAMS = ["pcie_gbytes_per_s", "pcie_read_latency_ns", "pcie_mps", "pcie_mrrs", "peer_pcie_gen", "peer_pcie_lanes",
                "peer_read_latency_ns", "peer_p2p_latency_ns", "peer_read_gbytes_per_s",
                "peer_copy_latency_ns", "peer_copy_gbytes_per_s", "mmio_write_latency_ns",
                "mmio_write_issue_ns", "irq_latency_ns", "clock_mhz"]
