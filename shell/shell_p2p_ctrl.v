@@ -51,7 +51,9 @@ module shell_p2p_ctrl #(
     reg [31:0] left_reg, done_count_reg;
     reg        busy_reg, issued_reg, dropped_reg, abort_reg;
     reg [7:0]  err_reg;
-    reg [63:0] push_cycle_reg, go_cycle_reg, last_cycles_reg, seq_cycles_reg, end_cycle_reg, wait_reg;
+    // running counts instead of start stamps: no 64-bit subtractors
+    reg [31:0] xfer_cnt_reg, last_cycles_reg;
+    reg [63:0] seq_cnt_reg, seq_cycles_reg, end_cycle_reg, wait_reg;
 
     wire go    = wr && wa == CSR_P2P_CTRL_ADDR && wd[CSR_P2P_CTRL_GO_LSB];
     wire abort = wr && wa == CSR_P2P_CTRL_ADDR && wd[CSR_P2P_CTRL_ABORT_LSB];
@@ -96,10 +98,12 @@ module shell_p2p_ctrl #(
             cur_src_reg <= 64'd0; cur_dst_reg <= 64'd0; left_reg <= 32'd0;
             done_count_reg <= 32'd0; busy_reg <= 1'b0; issued_reg <= 1'b0;
             dropped_reg <= 1'b0; abort_reg <= 1'b0; err_reg <= 8'd0;
-            push_cycle_reg <= 64'd0; go_cycle_reg <= 64'd0; last_cycles_reg <= 64'd0;
+            xfer_cnt_reg <= 32'd0; last_cycles_reg <= 32'd0; seq_cnt_reg <= 64'd0;
             seq_cycles_reg <= 64'd0; end_cycle_reg <= 64'd0; wait_reg <= 64'd0;
         end else begin
-            cycles_reg <= cycles_reg + 64'd1;
+            cycles_reg   <= cycles_reg + 64'd1;
+            seq_cnt_reg  <= seq_cnt_reg + 64'd1;
+            xfer_cnt_reg <= xfer_cnt_reg + 32'd1;
             if (wr && !busy_reg) begin
                 if (wa == CSR_P2P_SRC_ADDR)     src_reg   <= wd;
                 if (wa == CSR_P2P_DST_ADDR)     dst_reg   <= wd;
@@ -117,31 +121,31 @@ module shell_p2p_ctrl #(
                 cur_src_reg  <= src_reg;
                 cur_dst_reg  <= dst_reg;
                 left_reg     <= count_reg == 32'd0 ? 32'd1 : count_reg;
-                go_cycle_reg <= cycles_reg;
+                seq_cnt_reg  <= 64'd1;
                 wait_reg     <= 64'd0;
             end
             if (abort && busy_reg) abort_reg <= 1'b1;
             if (m_desc_valid && !m_desc_ready) wait_reg <= wait_reg + 64'd1;
             if (fire) begin
-                issued_reg     <= 1'b1;
-                push_cycle_reg <= cycles_reg;
+                issued_reg   <= 1'b1;
+                xfer_cnt_reg <= 32'd1;
             end
             if (stop_now) begin
                 busy_reg       <= 1'b0;
                 err_reg        <= abort_reg ? 8'd0 : check;
-                seq_cycles_reg <= cycles_reg - go_cycle_reg;
+                seq_cycles_reg <= seq_cnt_reg;
                 end_cycle_reg  <= cycles_reg;
             end
             if (busy_reg && issued_reg && s_done) begin
                 issued_reg      <= 1'b0;
-                last_cycles_reg <= cycles_reg - push_cycle_reg;
+                last_cycles_reg <= xfer_cnt_reg;
                 if (!s_aborted) done_count_reg <= done_count_reg + 32'd1;
                 left_reg        <= left_reg - 32'd1;
                 cur_src_reg     <= cur_src_reg + {32'd0, step_reg[31:0]};
                 cur_dst_reg     <= cur_dst_reg + {32'd0, step_reg[63:32]};
                 if (last_done || s_aborted) begin
                     busy_reg       <= 1'b0;
-                    seq_cycles_reg <= cycles_reg - go_cycle_reg;
+                    seq_cycles_reg <= seq_cnt_reg;
                     end_cycle_reg  <= cycles_reg;
                 end
             end
@@ -158,7 +162,7 @@ module shell_p2p_ctrl #(
         CSR_P2P_PATTERN_ADDR:     rd_data = {32'd0, count_reg};
         CSR_P2P_STEP_ADDR:        rd_data = step_reg;
         CSR_P2P_STATUS_ADDR:      rd_data = {done_count_reg, 16'd0, err_reg, 6'd0, dropped_reg, busy_reg};
-        CSR_P2P_LAST_CYCLES_ADDR: rd_data = last_cycles_reg;
+        CSR_P2P_LAST_CYCLES_ADDR: rd_data = {32'd0, last_cycles_reg};
         CSR_P2P_SEQ_CYCLES_ADDR:  rd_data = seq_cycles_reg;
         CSR_P2P_END_CYCLE_ADDR:   rd_data = end_cycle_reg;
         CSR_P2P_WAIT_CYCLES_ADDR: rd_data = wait_reg;
