@@ -162,9 +162,8 @@ class Card:
         s, s_host = self._addr(src, int(nbytes), "src")
         want_s, want_d = kind[0] == "H", kind[2] == "H"
         if (s_host, d_host) != (want_s, want_d):
-            side = "host buffer" if want_s else "FPGA address"
-            dside = "host buffer" if want_d else "FPGA address"
-            raise SpgenError(f"{kind} copies from a {side} to a {dside}")
+            what = {"H": "host buffer", "F": "FPGA address", "P": "peer buffer (PeerBuffer or bus address)"}
+            raise SpgenError(f"{kind} copies from a {what[kind[0]]} to a {what[kind[2]]}")
         return d, s, int(nbytes), KINDS[kind]
 
     def dma(self, dst: Any, src: Any, nbytes: int, kind: str) -> int:
