@@ -23,7 +23,8 @@ public:
         d->dl_ = dl;
         bool ok = d->sym(d->init_, "cuInit") && d->sym(d->attr_, "cuPointerGetAttribute") &&
                   d->sym(d->push_, "cuCtxPushCurrent_v2") && d->sym(d->pop_, "cuCtxPopCurrent_v2") &&
-                  d->sym(d->htod_, "cuMemcpyHtoD_v2") && d->sym(d->dtoh_, "cuMemcpyDtoH_v2");
+                  d->sym(d->htod_, "cuMemcpyHtoD_v2") && d->sym(d->dtoh_, "cuMemcpyDtoH_v2") &&
+                  d->sym(d->range_, "cuMemGetAddressRange_v2");
         if (!ok || d->init_(0) != 0) {
             *err = "CUDA driver present but unusable (cuInit failed or symbols missing)";
             return nullptr;
@@ -37,6 +38,16 @@ public:
         unsigned type = 0;
         if (attr_(&type, kAttrMemoryType, ptr) != 0 || type != kMemoryTypeDevice) return false;
         return attr_(ctx, kAttrContext, ptr) == 0;
+    }
+    /// Bytes of the allocation holding ptr from ptr on (0 when unknown).
+    uint64_t bytes_from(void* ctx, uint64_t ptr) {
+        uint64_t base = 0;
+        size_t size = 0;
+        if (push_(ctx) != 0) return 0;
+        int r = range_(&base, &size, ptr);
+        void* prev = nullptr;
+        pop_(&prev);
+        return r == 0 && ptr >= base && ptr - base <= size ? base + size - ptr : 0;
     }
     bool copy(void* ctx, uint64_t dptr, void* host, uint64_t n, bool to_device) {
         if (push_(ctx) != 0) return false;
@@ -61,6 +72,7 @@ private:
     int (*pop_)(void**) = nullptr;
     int (*htod_)(uint64_t, const void*, size_t) = nullptr;
     int (*dtoh_)(void*, uint64_t, size_t) = nullptr;
+    int (*range_)(uint64_t*, size_t*, uint64_t) = nullptr;
 };
 
 PeerDevice::PeerDevice() = default;
@@ -87,6 +99,10 @@ uint64_t PeerDevice::add(uint64_t len, uint64_t cuda_ptr, std::string* err) {
             char hex[32];
             std::snprintf(hex, sizeof hex, "0x%llx", static_cast<unsigned long long>(cuda_ptr));
             *err = std::string(hex) + " is not CUDA device memory";
+            return 0;
+        }
+        if (cuda_->bytes_from(ctx, cuda_ptr) < len) {
+            *err = std::to_string(len) + " bytes from the CUDA pointer run past the end of its allocation";
             return 0;
         }
     } else {

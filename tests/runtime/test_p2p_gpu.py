@@ -92,3 +92,11 @@ def test_round_trip_gpu_card_gpu(cp):
         card.card_dma(pb, B, n, "F2P")
         assert bool(cp.all(a == b))
         assert int(b.astype(cp.uint64).sum()) == int(_pattern_host(n // 4, 99).astype(np.uint64).sum())
+
+
+def test_a_cuda_range_past_its_allocation_is_refused(cp):
+    with runtime.open("loopback") as card:
+        a = cp.zeros(1024, dtype=cp.uint32)
+        core = card._live()
+        code, msg, _ = core.ext.peer_register(core.handle, a.data.ptr, 1 << 40)
+        assert code == core.ext.CODES["INVALID_PARAM"] and "past the end" in msg, msg

@@ -290,3 +290,17 @@ def test_example_gpu_fpga_p2p(loopback_lib):
                          check=False, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr
     assert "simulated GPU: 65536 B GPU->FPGA" in out.stdout and "round trip intact" in out.stdout
+
+
+def test_cuda_path_against_a_stand_in_driver(loopback_lib, tmp_path):
+    # The GPU test (test_p2p_gpu.py) needs a GPU; this runs the same CUDA path of the
+    # simulation (driver loading, pointer checks, contexts, partial-beat copies) over host
+    # memory behind a stand-in libcuda, in a process of its own.
+    data = Path(__file__).parent / "data"
+    lib = tmp_path / "libcuda.so.1"
+    subprocess.run(["cc", "-shared", "-fPIC", "-O1", "-Wl,-soname,libcuda.so.1", "-o", str(lib),
+                    str(data / "fake_libcuda.c")], check=True)
+    out = subprocess.run([sys.executable, str(data / "fake_cuda_run.py"), str(lib)],
+                         check=False, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "fake CUDA path ok" in out.stdout
