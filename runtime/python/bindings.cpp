@@ -122,6 +122,54 @@ PYBIND11_MODULE(_afushell, m) {
         }
         return res(r, py::int_(ns));
     });
+    m.def("sim_info", [](uintptr_t h) {
+        const char* text = "";
+        afu_result r = afuShellSimInfo(H(h), &text);
+        return res(r, py::str(text));
+    });
+    m.def("peer_register", [](uintptr_t h, uint64_t cuda_ptr, size_t n) {
+        uint64_t bus = 0;
+        afu_result r = afuShellPeerRegister(H(h), cuda_ptr, n, &bus);
+        return res(r, py::int_(bus));
+    });
+    m.def("peer_unregister", [](uintptr_t h, uint64_t bus) { return res(afuShellPeerUnregister(H(h), bus)); });
+    m.def("peer_write", [](uintptr_t h, uint64_t bus, py::buffer b) {
+        py::buffer_info info = b.request();
+        size_t n = size_t(info.size * info.itemsize);
+        return res(afuShellPeerWrite(H(h), bus, info.ptr, n));
+    });
+    m.def("peer_read", [](uintptr_t h, uint64_t bus, size_t n) {
+        py::array_t<uint8_t> out({py::ssize_t(n)});
+        afu_result r = afuShellPeerRead(H(h), out.mutable_data(), bus, n);
+        return res(r, out);
+    });
+    m.def("peer_staged", [](uintptr_t h, uintptr_t dst, uintptr_t src, size_t n, int type) {
+        afu_result r;
+        uint64_t ns = 0;
+        {
+            py::gil_scoped_release nogil;
+            r = afuShellPeerStaged(H(h), reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), n,
+                                   dma_transfer_type_t(type), &ns);
+        }
+        return res(r, py::int_(ns));
+    });
+    m.def("card_dma", [](uintptr_t h, uintptr_t dst, uintptr_t src, size_t n, int type, uint32_t repeat,
+                         uint32_t src_step, uint32_t dst_step) {
+        afu_result r;
+        afu_shell_card_dma_result c{};
+        {
+            py::gil_scoped_release nogil;
+            r = afuShellCardDMA(H(h), reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), n,
+                                dma_transfer_type_t(type), repeat, src_step, dst_step, &c);
+        }
+        py::dict d;
+        d["transfers"] = c.transfers;
+        d["last_cycles"] = c.last_cycles;
+        d["seq_cycles"] = c.seq_cycles;
+        d["wait_cycles"] = c.wait_cycles;
+        d["elapsed_ns"] = c.elapsed_ns;
+        return res(r, d);
+    });
     m.def("done", [](uintptr_t q) { return afuShellRequestDone(reinterpret_cast<afu_shell_request>(q)); });
     m.def("reg_offset", [](uintptr_t h, const std::string& name) {
         uint64_t off = 0;

@@ -48,7 +48,7 @@ std::shared_ptr<CardLib> CardLib::load(const std::string& path, std::string* err
 }
 
 Card::Card(std::shared_ptr<CardLib> lib, const Params& p, bool own_clock)
-    : lib_(std::move(lib)), p_(p), ddr_{DdrChannel(p), DdrChannel(p)}, pcie_(p) {
+    : lib_(std::move(lib)), p_(p), ddr_{DdrChannel(p), DdrChannel(p)}, pcie_(p), peer_timing_(p) {
     for (int v = 0; v < 3; ++v) irq_at_[v] = 0, irq_count_[v] = 0;
     afu_ = lib_->make();
     pins_.rst = 1;
@@ -254,7 +254,7 @@ bool Card::mem_access(uint64_t addr, void* buf, uint64_t n, bool write) {
 }
 
 int Card::target_of(uint64_t addr) const {
-    if (addr & kHostBit) return 2;
+    if (addr & kHostBit) return PeerDevice::claims(addr & ~kHostBit) ? 3 : 2;
     if (addr < (2ull << 32)) return int(addr >> 32);
     return -1;
 }
@@ -264,7 +264,7 @@ bool Card::rd_can_accept(const spg_rd_master& m) {
     unsigned beats = m.burstcount ? m.burstcount : 1;
     switch (target_of(m.address)) {
         case 0: case 1: return ddr_[m.address >> 32].can_accept(c);
-        case 2: return pcie_.can_read(c, uint64_t(beats) * 64);
+        case 2: case 3: return pcie_.can_read(c, uint64_t(beats) * 64);
         default: return true;
     }
 }
@@ -276,7 +276,10 @@ void Card::rd_accept(spg_rd_master& m, std::deque<Beat>& q) {
     int t = target_of(m.address);
     const uint8_t* hp = nullptr;
     if (t == 2) hp = host.translate(m.address & ~kHostBit, bytes);
+    // A peer read may run past its buffer's end by the rest of the last beat: the engines
+    // read whole beats, so only the bytes the transfer asked for must be in the buffer.
     bool bad = !m.burstcount || t < 0 || (t == 2 && !hp) ||
+               (t == 3 && !peer.contains(m.address & ~kHostBit, 4)) ||
                (t < 2 && (m.address & kChanMask) + bytes > (1ull << 32));
     if (bad) {
         ++bus_errors_;
@@ -287,11 +290,13 @@ void Card::rd_accept(spg_rd_master& m, std::deque<Beat>& q) {
         return;
     }
     if (t == 2) pcie_.read(c, m.address & ~kHostBit, bytes, &ready_);
+    else if (t == 3) pcie_.read(c, m.address & ~kHostBit, bytes, &ready_, &peer_timing_);
     else ddr_[t].schedule(c, beats, false, &ready_);
     for (unsigned i = 0; i < beats; ++i) {
         Beat b;
         b.ready = ready_[i];
         if (t == 2) std::memcpy(b.data, hp + i * 64, 64);
+        else if (t == 3) peer_read_beat(m.address + i * 64, b.data);
         else ddr_[t].mem.read((m.address & kChanMask) + i * 64, b.data, 64);
         q.push_back(b);
     }
@@ -302,7 +307,7 @@ bool Card::wr_can_accept(const spg_wr_master& m, const WriteBurst& b) {
     int t = b.left ? b.target : target_of(m.address);
     switch (t) {
         case 0: case 1: return ddr_[t].can_accept(c);
-        case 2: return pcie_.can_write(c);
+        case 2: case 3: return pcie_.can_write(c);
         default: return true;
     }
 }
@@ -332,11 +337,28 @@ void Card::wr_accept(spg_wr_master& m, WriteBurst& b) {
             else for (int i = 0; i < 64; ++i) if ((be >> i) & 1) p[i] = src[i];
             pcie_.write_beat(c, unsigned(__builtin_popcountll(be)), last);
         }
+    } else if (t == 3) {
+        // Only the enabled bytes need to lie in the buffer (a partial last beat).
+        const unsigned lo = be ? unsigned(__builtin_ctzll(be)) : 0, hi = be ? 64 - unsigned(__builtin_clzll(be)) : 0;
+        auto* src = reinterpret_cast<uint8_t*>(m.writedata);
+        if (!be || !peer.access((b.addr & ~kHostBit) + lo, src + lo, hi - lo, true, nullptr, be >> lo))
+            ++bus_errors_;
+        else pcie_.write_beat(c, unsigned(__builtin_popcountll(be)), last);
     } else {
         ++bus_errors_;
     }
     b.addr += 64;
     --b.left;
+}
+
+// A 64-byte beat of peer memory: the part inside the buffer is read, the rest is zeros
+// (the engines discard bytes beyond the transfer).
+void Card::peer_read_beat(uint64_t addr, uint64_t* data) {
+    const uint64_t bus = addr & ~kHostBit;
+    std::memset(data, 0, 64);
+    uint64_t n = 64;
+    while (n >= 4 && !peer.contains(bus, n)) n -= 4;
+    if (!n || !peer.access(bus, data, n, false, nullptr)) ++bus_errors_;
 }
 
 void Card::cycle() {

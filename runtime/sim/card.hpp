@@ -13,6 +13,7 @@
 
 #include "afu_pins.h"
 #include "models.hpp"
+#include "peer.hpp"
 
 namespace spgsim {
 
@@ -70,6 +71,7 @@ public:
     const Params& params() const { return p_; }
     const std::string& info() const { return lib_->info; }
     HostMemory host;
+    PeerDevice peer;  // a GPU-like device beside host memory (docs/p2p.md)
 
 private:
     struct Beat { uint64_t ready; uint64_t data[8]; };
@@ -85,6 +87,7 @@ private:
     void rd_accept(spg_rd_master& m, std::deque<Beat>& q);
     bool wr_can_accept(const spg_wr_master& m, const WriteBurst& b);
     void wr_accept(spg_wr_master& m, WriteBurst& b);
+    void peer_read_beat(uint64_t addr, uint64_t* data);
 
     std::shared_ptr<CardLib> lib_;
     Params p_;
@@ -92,6 +95,7 @@ private:
     spg_afu_pins pins_{};
     DdrChannel ddr_[2];
     PcieLink pcie_;
+    PeerTiming peer_timing_;
     std::deque<Beat> tx_q_, dsc_q_;
     WriteBurst rx_burst_;
     std::vector<uint64_t> ready_;

@@ -1,6 +1,8 @@
 // Timing and storage models of the simulated card.
 #include "models.hpp"
 
+#include "peer.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <sstream>
@@ -29,6 +31,13 @@ const Field kFields[] = {
     {"mmio_read_latency_ns", &Params::mmio_read_latency_ns},
     {"irq_latency_ns", &Params::irq_latency_ns},
     {"idle_cycles", &Params::idle_cycles},
+    {"peer_pcie_gen", &Params::peer_pcie_gen},
+    {"peer_pcie_lanes", &Params::peer_pcie_lanes},
+    {"peer_read_latency_ns", &Params::peer_read_latency_ns},
+    {"peer_p2p_latency_ns", &Params::peer_p2p_latency_ns},
+    {"peer_read_gbytes_per_s", &Params::peer_read_gbytes_per_s},
+    {"peer_copy_latency_ns", &Params::peer_copy_latency_ns},
+    {"peer_copy_gbytes_per_s", &Params::peer_copy_gbytes_per_s},
 };
 }  // namespace
 
@@ -51,9 +60,20 @@ std::string Params::apply(const std::string& spec) {
         this->*(f->ptr) = v;
     }
     if (clock_mhz <= 0 || pcie_gbytes_per_s <= 0 || pcie_mps < 4 || pcie_mrrs < 64 ||
-        pcie_max_reads < 1 || ddr_refresh_ns >= ddr_refresh_interval_ns)
+        pcie_max_reads < 1 || ddr_refresh_ns >= ddr_refresh_interval_ns ||
+        peer_read_gbytes_per_s <= 0 || peer_copy_gbytes_per_s <= 0)
         return "simulation parameters out of range";
+    if (peer_pcie_gen < 1 || peer_pcie_gen > 5 || peer_pcie_gen != std::floor(peer_pcie_gen) ||
+        peer_pcie_lanes < 1 || peer_pcie_lanes > 32 || peer_pcie_lanes != std::floor(peer_pcie_lanes))
+        return "peer_pcie_gen must be a whole number 1..5 and peer_pcie_lanes 1..32";
     return "";
+}
+
+double Params::peer_link_gbytes_per_s() const {
+    // GT/s per lane and line encoding of PCIe generations 1..5 (8b/10b, then 128b/130b)
+    static const double kGts[] = {2.5, 5.0, 8.0, 16.0, 32.0};
+    const int g = int(peer_pcie_gen);
+    return peer_pcie_lanes * kGts[g - 1] * (g <= 2 ? 8.0 / 10.0 : 128.0 / 130.0) / 8.0;
 }
 
 std::string Params::describe() const {
@@ -184,7 +204,8 @@ bool PcieLink::can_read(uint64_t now, uint64_t bytes) {
     return tags_.size() + need <= std::max<uint64_t>(max_tags_, need);
 }
 
-void PcieLink::read(uint64_t now, uint64_t addr, uint64_t bytes, std::vector<uint64_t>* ready) {
+void PcieLink::read(uint64_t now, uint64_t addr, uint64_t bytes, std::vector<uint64_t>* ready,
+                    PeerTiming* peer) {
     ready->clear();
     uint64_t done = 0;
     const uint64_t mrrs = uint64_t(mrrs_), mps = uint64_t(mps_);
@@ -194,10 +215,14 @@ void PcieLink::read(uint64_t now, uint64_t addr, uint64_t bytes, std::vector<uin
         double sent = std::max(double(now), up_free_) + tlp_cycles(0);
         up_free_ = sent;
         bytes_up += uint64_t(ovh_);
-        double t = sent + lat_;
+        double t = sent + (peer ? peer->read_latency_cycles : lat_);
         uint64_t got = 0;
         while (got < req) {
             uint64_t c = std::min(req - got, mps - (a + got) % mps);
+            if (peer) {  // the peer produces each completion at its own rate
+                peer->free = std::max(t, peer->free) + double(c) * peer->cycles_per_byte;
+                t = peer->free;
+            }
             double start = std::max(t, down_free_);
             down_free_ = start + tlp_cycles(double(c));
             bytes_down += c + uint64_t(ovh_);

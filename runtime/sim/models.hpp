@@ -12,6 +12,8 @@
 
 namespace spgsim {
 
+struct PeerTiming;  // peer.hpp
+
 /// Every timing figure of the simulated card; each one can be overridden by name
 /// ("key=value,key=value" in SPGEN_SIM_PARAMS or after '?' in a sim: URI).
 struct Params {
@@ -36,11 +38,21 @@ struct Params {
     double mmio_read_latency_ns = 1000;   // host-visible round trip of a 64-bit read
     double irq_latency_ns = 1000;         // MSI -> host thread woken
     double idle_cycles = 64;              // keep clocking this long after the last activity
+    // A GPU-like peer on the same root complex (docs/p2p.md: values and their sources)
+    double peer_pcie_gen = 3;             // peer's link generation (1..5)
+    double peer_pcie_lanes = 16;          // ... and width: Gen3 x16, the published node's GPU
+    double peer_read_latency_ns = 650;    // read request at the peer -> its first completion
+    double peer_p2p_latency_ns = 150;     // root complex forwarding one peer-to-peer TLP, one way
+    double peer_read_gbytes_per_s = 4.2;  // rate the peer answers reads of its BAR
+    double peer_copy_latency_ns = 8000;   // the peer's own copy to/from host memory: call to done
+    double peer_copy_gbytes_per_s = 12.0; // ... and its bandwidth (CPU-staged path)
 
     /// Applies "k=v,k=v"; returns an error message or "".
     std::string apply(const std::string& spec);
     std::string describe() const;
     double cycles(double ns) const { return ns * clock_mhz / 1000.0; }
+    /// Raw rate per direction of the peer's link, GB/s: lanes x transfer rate x encoding.
+    double peer_link_gbytes_per_s() const;
 };
 
 /// Lazily allocated byte store (4 GiB address space per channel).
@@ -105,8 +117,10 @@ public:
     explicit PcieLink(const Params& p);
     bool can_read(uint64_t now, uint64_t bytes);
     bool can_write(uint64_t now) const { return up_free_ < double(now) + credit_; }
-    /// A card read of host memory; fills the cycle each 64-byte beat arrives.
-    void read(uint64_t now, uint64_t addr, uint64_t bytes, std::vector<uint64_t>* ready);
+    /// A card read of host memory; fills the cycle each 64-byte beat arrives. With `peer`,
+    /// a read of a peer device's BAR: its latency and completion rate instead of the host's.
+    void read(uint64_t now, uint64_t addr, uint64_t bytes, std::vector<uint64_t>* ready,
+              PeerTiming* peer = nullptr);
     /// One beat of a card write into host memory (TLPs of up to MPS bytes).
     void write_beat(uint64_t now, unsigned bytes, bool last_of_burst);
     /// Cycle an MSI sent now reaches the host, after every earlier posted write.

@@ -343,4 +343,35 @@ const char* spgenSimInfo(fpga_handle handle) {
     return h ? h->info.c_str() : "";
 }
 
+fpga_result spgenSimPeerRegister(fpga_handle handle, uint64_t bytes, uint64_t cuda_ptr,
+                                 uint64_t* bus, char* err, size_t errlen) {
+    Handle* h = live(handle);
+    if (!h || !bus) return FPGA_INVALID_PARAM;
+    std::string e;
+    *bus = h->card->peer.add(bytes, cuda_ptr, &e);
+    if (*bus) return FPGA_OK;
+    if (err && errlen) std::snprintf(err, errlen, "%s", e.c_str());
+    return e.find("CUDA") != std::string::npos && e.find("not found") != std::string::npos
+               ? FPGA_NOT_SUPPORTED : (e.find("memory") == 0 ? FPGA_NO_MEMORY : FPGA_INVALID_PARAM);
+}
+
+fpga_result spgenSimPeerUnregister(fpga_handle handle, uint64_t bus) {
+    Handle* h = live(handle);
+    if (!h) return FPGA_INVALID_PARAM;
+    return h->card->peer.remove(bus) ? FPGA_OK : FPGA_NOT_FOUND;
+}
+
+fpga_result spgenSimPeerAccess(fpga_handle handle, uint64_t bus, void* buf, uint64_t bytes, int write) {
+    Handle* h = live(handle);
+    if (!h || (!buf && bytes)) return FPGA_INVALID_PARAM;
+    return h->card->peer.access(bus, buf, bytes, write != 0, nullptr) ? FPGA_OK : FPGA_INVALID_PARAM;
+}
+
+uint64_t spgenSimPeerCopyNs(fpga_handle handle, uint64_t bytes) {
+    Handle* h = live(handle);
+    if (!h) return 0;
+    const Params& p = h->card->params();
+    return uint64_t(p.peer_copy_latency_ns + double(bytes) / p.peer_copy_gbytes_per_s);
+}
+
 }  // extern "C"

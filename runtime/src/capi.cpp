@@ -312,4 +312,49 @@ afu_result afuShellSimStats(afu_shell_handle h, afu_shell_sim_stats* stats) {
     });
 }
 
+afu_result afuShellPeerRegister(afu_shell_handle h, uint64_t cuda_ptr, size_t bytes, uint64_t* bus) {
+    return guarded([&] {
+        if (!bus) throw Error(AFU_ERR_NULL_POINTER, "bus is NULL");
+        *bus = shell_of(h)->peer_register(cuda_ptr, bytes);
+    });
+}
+
+afu_result afuShellPeerUnregister(afu_shell_handle h, uint64_t bus) {
+    return guarded([&] { shell_of(h)->peer_unregister(bus); });
+}
+
+afu_result afuShellPeerWrite(afu_shell_handle h, uint64_t bus, const void* src, size_t bytes) {
+    return guarded([&] { shell_of(h)->peer_access(bus, const_cast<void*>(src), bytes, true); });
+}
+
+afu_result afuShellPeerRead(afu_shell_handle h, void* dst, uint64_t bus, size_t bytes) {
+    return guarded([&] { shell_of(h)->peer_access(bus, dst, bytes, false); });
+}
+
+afu_result afuShellPeerStaged(afu_shell_handle h, void* dst, const void* src, size_t count,
+                              dma_transfer_type_t type, uint64_t* elapsed_ns) {
+    return guarded([&] {
+        uint64_t ns = shell_of(h)->peer_staged(reinterpret_cast<uint64_t>(dst), reinterpret_cast<uint64_t>(src),
+                                               count, int(type));
+        if (elapsed_ns) *elapsed_ns = ns;
+    });
+}
+
+afu_result afuShellCardDMA(afu_shell_handle h, void* dst, const void* src, size_t count,
+                           dma_transfer_type_t type, uint32_t repeat, uint32_t src_step,
+                           uint32_t dst_step, afu_shell_card_dma_result* result) {
+    return guarded([&] {
+        if (!result) throw Error(AFU_ERR_NULL_POINTER, "result is NULL");
+        *result = shell_of(h)->card_dma(reinterpret_cast<uint64_t>(dst), reinterpret_cast<uint64_t>(src), count,
+                                        int(type), repeat, src_step, dst_step);
+    });
+}
+
+afu_result afuShellSimInfo(afu_shell_handle h, const char** text) {
+    return guarded([&] {
+        if (!text) throw Error(AFU_ERR_NULL_POINTER, "text is NULL");
+        *text = shell_of(h)->sim_info();
+    });
+}
+
 }  // extern "C"

@@ -73,6 +73,11 @@ const RegName kShellRegs[] = {
     {"CORE_IN_MOVED_CYCLES", AFUSHELL_CORE_IN_MOVED_CYCLES},
     {"CORE_OUT_TOTAL_CYCLES", AFUSHELL_CORE_OUT_TOTAL_CYCLES},
     {"CORE_OUT_MOVED_CYCLES", AFUSHELL_CORE_OUT_MOVED_CYCLES},
+    {"P2P_SRC", AFUSHELL_P2P_SRC}, {"P2P_DST", AFUSHELL_P2P_DST}, {"P2P_LEN", AFUSHELL_P2P_LEN},
+    {"P2P_PATTERN", AFUSHELL_P2P_PATTERN}, {"P2P_STEP", AFUSHELL_P2P_STEP}, {"P2P_CTRL", AFUSHELL_P2P_CTRL},
+    {"P2P_STATUS", AFUSHELL_P2P_STATUS}, {"P2P_LAST_CYCLES", AFUSHELL_P2P_LAST_CYCLES},
+    {"P2P_SEQ_CYCLES", AFUSHELL_P2P_SEQ_CYCLES}, {"P2P_END_CYCLE", AFUSHELL_P2P_END_CYCLE},
+    {"P2P_WAIT_CYCLES", AFUSHELL_P2P_WAIT_CYCLES},
 };
 const RegName kDmaRegs[] = {
     {"DESC_SRC", AFUSHELL_DMA_DESC_SRC}, {"DESC_DST", AFUSHELL_DMA_DESC_DST},
@@ -209,6 +214,8 @@ void Shell::init(const std::string& uri) {
             } else if (line.rfind("param.", 0) == 0) {
                 auto eq = line.find('=');
                 if (eq != std::string::npos) core_params_[line.substr(6, eq - 6)] = line.substr(eq + 1);
+            } else if (line.rfind("clock_mhz=", 0) == 0) {
+                clock_mhz_ = std::strtod(line.c_str() + 10, nullptr);
             }
     }
 #endif
@@ -379,7 +386,8 @@ void Shell::set_max_descriptor(uint64_t bytes) {
 
 std::shared_ptr<Request> Shell::dma(uint64_t dst, uint64_t src, uint64_t count, int type) {
     uint64_t t0 = now_ns();
-    if (type < H2F || type > H2H) throw Error(AFU_ERR_BAD_TYPE, "transfer type " + std::to_string(type) + " is not H2F, F2H, F2F or H2H");
+    if (type < H2F || type > F2P)
+        throw Error(AFU_ERR_BAD_TYPE, "transfer type " + std::to_string(type) + " is not H2F, F2H, F2F, H2H, P2F or F2P");
     bool src_host = type == H2F || type == H2H, dst_host = type == F2H || type == H2H;
     if (checks_) {
         if (src_host && !src) throw Error(AFU_ERR_NULL_POINTER, "src is a NULL host pointer");
@@ -395,13 +403,12 @@ std::shared_ptr<Request> Shell::dma(uint64_t dst, uint64_t src, uint64_t count, 
         if (checks_ && count % in_b)
             throw Error(AFU_ERR_RECORD_WIDTH, "count " + std::to_string(count) +
                         " is not a whole number of " + std::to_string(in_b) + "-byte input records");
-        uint64_t n = count / in_b;
-        uint64_t s = card_addr(reinterpret_cast<const void*>(src), count, src_host, "src");
-        uint64_t d = card_addr(reinterpret_cast<const void*>(dst), n * out_b, dst_host, "dst");
+        uint64_t n = count / in_b, s = 0, d = 0;
+        side_addrs(type, dst, src, count, n * out_b, &d, &s);
         paired(*r, s, d, n, in_b, out_b);
     } else {
-        uint64_t s = card_addr(reinterpret_cast<const void*>(src), count, src_host, "src");
-        uint64_t d = card_addr(reinterpret_cast<const void*>(dst), count, dst_host, "dst");
+        uint64_t s = 0, d = 0;
+        side_addrs(type, dst, src, count, count, &d, &s);
         // Chunks stay multiples of 64 bytes so both engines split at the same byte.
         r->part[0] = split(s, count, 64);
         r->part[1] = split(d, count, 64);
@@ -671,6 +678,7 @@ void Shell::fail_all(afu_result code, const std::string& msg) {
 
 afu_shell_run_result Shell::run(uint64_t src, uint64_t dst, uint64_t n) {
     std::lock_guard<std::mutex> one(run_m_);
+    std::lock_guard<std::mutex> stream(p2p_m_);  // a run owns the stream: card-initiated sequences wait
     uint64_t t0 = now_ns();
     if (n == 0) throw Error(AFU_ERR_ZERO_COUNT, "a run needs at least one element");
     uint64_t in_b = uint64_t(info_.in_record_words) * 4, out_b = uint64_t(info_.out_record_words) * 4;

@@ -79,6 +79,16 @@ public:
     void set_max_descriptor(uint64_t bytes);
     void set_checks(bool on) { checks_ = on; }
     bool sim_stats(afu_shell_sim_stats* s) const;
+    /// "key=value" lines of the simulated card (build facts, model parameters).
+    const char* sim_info() const;
+
+    // peer devices (peer.cpp)
+    uint64_t peer_register(uint64_t cuda_ptr, uint64_t bytes);
+    void peer_unregister(uint64_t bus);
+    void peer_access(uint64_t bus, void* buf, uint64_t bytes, bool write);
+    uint64_t peer_staged(uint64_t dst, uint64_t src, uint64_t count, int type);
+    afu_shell_card_dma_result card_dma(uint64_t dst, uint64_t src, uint64_t count, int type,
+                                       uint32_t repeat, uint32_t src_step, uint32_t dst_step);
 
 private:
     struct Buffer { uint8_t* ptr; uint64_t len; uint64_t wsid; uint64_t iova; };
@@ -93,6 +103,12 @@ private:
     Shell() = default;
     void init(const std::string& uri);
     uint64_t card_addr(const void* p, uint64_t n, bool host, const char* what) const;
+    /// The master address of [bus, bus+n) in one registered peer buffer (peer.cpp).
+    uint64_t peer_addr(uint64_t bus, uint64_t n, const char* what) const;
+    void peer_check(uint64_t bus, uint64_t n, const char* what) const;
+    /// Both sides of a transfer of `type` as master addresses (P2F/F2P included).
+    void side_addrs(int type, uint64_t dst, uint64_t src, uint64_t count, uint64_t dst_count,
+                    uint64_t* d, uint64_t* s) const;
     std::vector<Span> split(uint64_t addr, uint64_t len, uint64_t unit) const;
     void paired(Request& r, uint64_t s, uint64_t d, uint64_t n, uint64_t in_b, uint64_t out_b) const;
     void submit(const std::shared_ptr<Request>& r);
@@ -131,6 +147,10 @@ private:
     std::atomic<bool> checks_{true};
     std::atomic<uint64_t> last_elapsed_ns_{0};
     std::mutex run_m_;
+    mutable std::mutex peer_m_;
+    std::map<uint64_t, uint64_t> peer_bufs_;  // bus address -> bytes
+    std::mutex p2p_m_;                          // the card's one P2P controller
+    double clock_mhz_ = 200.0;
     std::atomic<uint64_t> last_run_ns_{0};
 };
 

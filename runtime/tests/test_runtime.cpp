@@ -226,3 +226,55 @@ TEST(Runtime, RegistersAndLoopbackRun) {
     EXPECT_GT(r.elapsed_ns, 0u);
     EXPECT_LT(r.stall_rate, 1.0);
 }
+
+// Peer-device memory from C: host- and card-initiated P2F/F2P, the staged path, the
+// refusals, and card sequences in one thread while another moves host data.
+TEST(Runtime, PeerTransfersFromCWithConcurrentHostDma) {
+    afu_shell_handle h = nullptr;
+    ASSERT_EQ(afuShellOpen("sim:loopback", &h), FPGA_OK);
+    const size_t n = 64 << 10;
+    uint64_t src = 0, dst = 0;
+    ASSERT_EQ(afuShellPeerRegister(h, 0, n, &src), FPGA_OK);
+    ASSERT_EQ(afuShellPeerRegister(h, 0, n, &dst), FPGA_OK);
+    std::vector<uint8_t> data(n), back(n, 0);
+    fill(data.data(), n, 21);
+    ASSERT_EQ(afuShellPeerWrite(h, src, data.data(), n), FPGA_OK);
+    ASSERT_EQ(afuShellDMATransferH(h, fpga(kB), fpga(src), n, P2F), FPGA_OK);
+    afu_shell_card_dma_result r{};
+    ASSERT_EQ(afuShellCardDMA(h, fpga(dst + 4), fpga(kB), n - 8, F2P, 1, 0, 0, &r), FPGA_OK);
+    EXPECT_EQ(r.transfers, 1u);
+    EXPECT_GT(r.last_cycles, 0u);
+    ASSERT_EQ(afuShellPeerRead(h, back.data(), dst, n), FPGA_OK);
+    EXPECT_EQ(std::memcmp(back.data() + 4, data.data(), n - 8), 0);
+    EXPECT_EQ(back[0] | back[1] | back[2] | back[3], 0);
+    uint64_t ns = 0;
+    ASSERT_EQ(afuShellPeerStaged(h, fpga(0x1000), fpga(src), 4096, P2F, &ns), FPGA_OK);
+    EXPECT_GT(ns, r.elapsed_ns);
+
+    EXPECT_EQ(int(afuShellDMATransferH(h, fpga(kB), fpga(dst + n), 4, P2F)), AFU_ERR_NOT_PREPARED);  // past the last buffer
+    EXPECT_EQ(int(afuShellPeerStaged(h, fpga(0), fpga(0), 4, F2F, &ns)), AFU_ERR_BAD_TYPE);
+    EXPECT_EQ(int(afuShellCardDMA(h, fpga(0), fpga(src), 4, P2F, 1, 0, 0, nullptr)), AFU_ERR_NULL_POINTER);
+    EXPECT_EQ(int(afuShellPeerRegister(h, 0, 6, &src)), AFU_ERR_BAD_COUNT);
+
+    void* host = nullptr;
+    ASSERT_EQ(afuShellAllocH(h, n, &host), FPGA_OK);
+    std::thread card_side([&] {
+        afu_shell_card_dma_result q{};
+        for (int i = 0; i < 8; ++i)
+            EXPECT_EQ(afuShellCardDMA(h, fpga(kB + 0x100000), fpga(src), 4096, P2F, 16, 4096, 4096, &q), FPGA_OK);
+    });
+    for (int i = 0; i < 8; ++i) {
+        fill(host, n, uint32_t(100 + i));
+        std::vector<uint8_t> want(static_cast<uint8_t*>(host), static_cast<uint8_t*>(host) + n);
+        ASSERT_EQ(afuShellDMATransferH(h, fpga(0x200000), host, n, H2F), FPGA_OK);
+        std::memset(host, 0, n);
+        ASSERT_EQ(afuShellDMATransferH(h, host, fpga(0x200000), n, F2H), FPGA_OK);
+        EXPECT_EQ(std::memcmp(host, want.data(), n), 0) << i;
+    }
+    card_side.join();
+    ASSERT_EQ(afuShellDMATransferH(h, host, fpga(kB + 0x100000), n, F2H), FPGA_OK);
+    EXPECT_EQ(std::memcmp(host, data.data(), n), 0);
+    ASSERT_EQ(afuShellPeerUnregister(h, src), FPGA_OK);
+    EXPECT_EQ(int(afuShellPeerUnregister(h, src)), FPGA_NOT_FOUND);
+    ASSERT_EQ(afuShellClose(h), FPGA_OK);
+}

@@ -177,6 +177,39 @@
 #define AFUSHELL_CORE_REG(i) (0x800 + 8 * (i))  /* rw: CORE_REG(i) at 0x800 + 8*i, i < 256 (SHELL_INFO.N_REGS in use). Reset (and SOFT_RESET keeps) the Reg's declared default. Writes beyond N_REGS are ignored, reads there return 0. */
 #define AFUSHELL_CORE_REG_COUNT 256
 
+/* P2P: Card-initiated DMA (docs/p2p.md): a controller on the card that builds TX/RX descriptor pairs itself and issues them through the engines' fabric descriptor port, no host in the loop. The host (or nothing at all after one GO) stages a pattern: COUNT transfers of LEN bytes, transfer k from SRC + k*SRC_STEP to DST + k*DST_STEP, each issued when the previous one completed; with COUNT 1 it is register-mode DMA (four MMIO writes, no descriptor fetch). Addresses are master addresses: FPGA memory A/B or the host window, where a peer device's BAR (a GPU's memory) also lies. The controller's descriptors wait until both engines are idle, never raise the engines' interrupts and are not counted in their STATUS.DONE_COUNT; completion shows in STATUS here. */
+#define AFUSHELL_P2P_SRC 0x2000  /* rw */
+#define AFUSHELL_P2P_DST 0x2008  /* rw */
+#define AFUSHELL_P2P_LEN 0x2010  /* rw */
+#define AFUSHELL_P2P_LEN_LENGTH_SHIFT 0
+#define AFUSHELL_P2P_LEN_LENGTH_MASK 0xFFFFFFFFull
+#define AFUSHELL_P2P_PATTERN 0x2018  /* rw */
+#define AFUSHELL_P2P_PATTERN_COUNT_SHIFT 0
+#define AFUSHELL_P2P_PATTERN_COUNT_MASK 0xFFFFFFFFull
+#define AFUSHELL_P2P_STEP 0x2020  /* rw */
+#define AFUSHELL_P2P_STEP_SRC_STEP_SHIFT 0
+#define AFUSHELL_P2P_STEP_SRC_STEP_MASK 0xFFFFFFFFull
+#define AFUSHELL_P2P_STEP_DST_STEP_SHIFT 32
+#define AFUSHELL_P2P_STEP_DST_STEP_MASK 0xFFFFFFFF00000000ull
+#define AFUSHELL_P2P_CTRL 0x2028  /* wo */
+#define AFUSHELL_P2P_CTRL_GO_SHIFT 0
+#define AFUSHELL_P2P_CTRL_GO_MASK 0x1ull
+#define AFUSHELL_P2P_CTRL_ABORT_SHIFT 1
+#define AFUSHELL_P2P_CTRL_ABORT_MASK 0x2ull
+#define AFUSHELL_P2P_STATUS 0x2030  /* ro */
+#define AFUSHELL_P2P_STATUS_BUSY_SHIFT 0
+#define AFUSHELL_P2P_STATUS_BUSY_MASK 0x1ull
+#define AFUSHELL_P2P_STATUS_DROPPED_SHIFT 1
+#define AFUSHELL_P2P_STATUS_DROPPED_MASK 0x2ull
+#define AFUSHELL_P2P_STATUS_ERROR_SHIFT 8
+#define AFUSHELL_P2P_STATUS_ERROR_MASK 0xFF00ull
+#define AFUSHELL_P2P_STATUS_DONE_COUNT_SHIFT 32
+#define AFUSHELL_P2P_STATUS_DONE_COUNT_MASK 0xFFFFFFFF00000000ull
+#define AFUSHELL_P2P_LAST_CYCLES 0x2038  /* ro */
+#define AFUSHELL_P2P_SEQ_CYCLES 0x2040  /* ro */
+#define AFUSHELL_P2P_END_CYCLE 0x2048  /* ro */
+#define AFUSHELL_P2P_WAIT_CYCLES 0x2050  /* ro */
+
 /* RDMA: Card-to-card RDMA (docs/rdma.md): present only in AFUs built with the RDMA block (top afu_rdma_top, shell/rdma/afu/); elsewhere these offsets read 0. Up to INFO.MAX_OPS operations in flight as initiator: stage LOCAL..STRIDES, write CMD with GO, read the operation's id from OP_ID; each completion raises IRQ_STATUS.DONE and waits in DONE_INFO (id and status code) until DONE_POP; STATUS.CODE holds the last one's code. Operations other cards run against this card's memory are reported as events (EVT_*). */
 #define AFUSHELL_RDMA_INFO 0x1000  /* ro */
 #define AFUSHELL_RDMA_INFO_PORTS_SHIFT 0

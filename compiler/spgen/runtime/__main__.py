@@ -9,7 +9,9 @@ from .._diagnostics import SpgenError
 from ._build import build_runtime, link_card, loopback_card
 
 # Tests that run host threads against the card: the ThreadSanitizer subset.
-_THREADED = "Runtime.EightThreads*:Runtime.WaitTimes*:Runtime.LargeTransfers*:Runtime.CurrentShell*"
+_THREADED = (
+    "Runtime.EightThreads*:Runtime.WaitTimes*:Runtime.LargeTransfers*:Runtime.CurrentShell*:Runtime.PeerTransfers*"
+)
 
 
 def sanitize() -> int:

@@ -12,10 +12,11 @@ import numpy as np
 
 from .._diagnostics import SpgenError
 from ._build import load_extension, loopback_card
+from ._peer import CardDmaResult, PeerBuffer, register
 
 __all__ = ["KINDS", "AfuError", "Card", "Request", "RunResult", "open"]
 
-KINDS = {"H2F": 0, "F2H": 1, "F2F": 2, "H2H": 3}
+KINDS = {"H2F": 0, "F2H": 1, "F2F": 2, "H2H": 3, "P2F": 4, "F2P": 5}
 _GUID = re.compile(r"^(afu:)?[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$")
 
 
@@ -141,6 +142,8 @@ class Card:
             return int(x), False
         if x is None:
             return 0, True
+        if isinstance(x, PeerBuffer):
+            return x.bus, False
         if isinstance(x, np.ndarray):
             if not x.flags.c_contiguous:
                 raise SpgenError(f"{what}: host buffer view must be contiguous")
@@ -159,9 +162,8 @@ class Card:
         s, s_host = self._addr(src, int(nbytes), "src")
         want_s, want_d = kind[0] == "H", kind[2] == "H"
         if (s_host, d_host) != (want_s, want_d):
-            side = "host buffer" if want_s else "FPGA address"
-            dside = "host buffer" if want_d else "FPGA address"
-            raise SpgenError(f"{kind} copies from a {side} to a {dside}")
+            what = {"H": "host buffer", "F": "FPGA address", "P": "peer buffer (PeerBuffer or bus address)"}
+            raise SpgenError(f"{kind} copies from a {what[kind[0]]} to a {what[kind[2]]}")
         return d, s, int(nbytes), KINDS[kind]
 
     def dma(self, dst: Any, src: Any, nbytes: int, kind: str) -> int:
@@ -172,6 +174,32 @@ class Card:
     def dma_async(self, dst: Any, src: Any, nbytes: int, kind: str) -> Request:
         core = self._live()
         return Request(core, _check(core.ext.dma_async(core.handle, *self._args(dst, src, nbytes, kind))))
+
+    # -- peer devices (docs/p2p.md) ---------------------------------------------------
+    def peer_alloc(self, nbytes: int) -> PeerBuffer:
+        """Simulated peer-device (GPU) memory, zeroed, in the peer's BAR on the card's PCIe."""
+        return register(self, nbytes=nbytes)
+
+    def peer_register(self, cuda_array: Any) -> PeerBuffer:
+        """A CuPy array's GPU memory in the simulated peer's BAR: the card's P2F/F2P
+        transfers then read and write the GPU's memory for real (needs the CUDA driver)."""
+        return register(self, cuda_array=cuda_array)
+
+    def peer_staged(self, dst: Any, src: Any, nbytes: int, kind: str) -> int:
+        """The CPU-staged path (P2F: peer -> host -> FPGA, F2P the reverse), store and
+        forward; returns both legs' time in ns (the peer's copy is modelled)."""
+        core = self._live()
+        return _check(core.ext.peer_staged(core.handle, *self._args(dst, src, nbytes, kind)))
+
+    def card_dma(self, dst: Any, src: Any, nbytes: int, kind: str, repeat: int = 1,
+                 src_step: int = 0, dst_step: int = 0) -> CardDmaResult:
+        """Card-initiated DMA: the card's P2P controller builds and issues `repeat`
+        transfers (k-th: src + k*src_step -> dst + k*dst_step) with no host in the loop;
+        repeat 1 is register-mode DMA. Waits for the end (polling the card)."""
+        core = self._live()
+        d, s, n, t = self._args(dst, src, nbytes, kind)
+        return CardDmaResult(**_check(core.ext.card_dma(core.handle, d, s, n, t, int(repeat),
+                                                         int(src_step), int(dst_step))))
 
     # -- registers ------------------------------------------------------------------
     def _offset(self, reg: str | int) -> int:
@@ -277,6 +305,20 @@ class Card:
         """Simulated time, cycles simulated and the wall time they took."""
         core = self._live()
         return _check(core.ext.sim_stats(core.handle))
+
+    def sim_params(self) -> dict[str, float]:
+        """The simulated card's model parameters (docs/runtime.md, docs/p2p.md), as used."""
+        core = self._live()
+        out = {}
+        for line in _check(core.ext.sim_info(core.handle)).splitlines():
+            k, _, v = line.partition("=")
+            if "." in k:
+                continue   # build facts (reg.NAME, param.NAME, ...)
+            try:
+                out[k] = float(v)
+            except ValueError:
+                continue   # build facts, not model parameters
+        return out
 
     def set_max_descriptor(self, nbytes: int) -> None:
         core = self._live()

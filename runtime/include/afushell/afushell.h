@@ -22,9 +22,11 @@
 extern "C" {
 #endif
 
-/** Direction of a DMA transfer: Host or FPGA memory to Host or FPGA memory. */
+/** Direction of a DMA transfer: Host or FPGA memory to Host or FPGA memory; P2F and F2P
+ *  between a peer device's memory (a GPU's, afuShellPeerRegister: pass its bus address)
+ *  and FPGA memory, moved by the card over PCIe peer-to-peer, no host memory involved. */
 typedef enum {
-    H2F = 0, F2H = 1, F2F = 2, H2H = 3,
+    H2F = 0, F2H = 1, F2F = 2, H2H = 3, P2F = 4, F2P = 5,
     DMA_TRANSFER_TYPE_RANGE_ = 0x7FFFFFFF /**< not a type: lets C++ callers pass any int */
 } dma_transfer_type_t;
 
@@ -44,7 +46,7 @@ enum afu_shell_error {
     AFU_ERR_NOT_PREPARED,         /**< a host range not inside one buffer from afuShellAlloc */
     AFU_ERR_CLOSED,               /**< the handle was closed (or never opened) */
     AFU_ERR_TIMEOUT,              /**< a wait ran out before the request completed */
-    AFU_ERR_BAD_TYPE,             /**< not one of H2F, F2H, F2F, H2H */
+    AFU_ERR_BAD_TYPE,             /**< not one of H2F, F2H, F2F, H2H, P2F, F2P */
     AFU_ERR_DEVICE,               /**< the shell reported an error (see the message) */
     AFU_ERR_NO_SHELL,             /**< no shell is open for the handle-less calls */
     AFU_ERR_BAD_URI,              /**< the target URI names nothing usable */
@@ -157,6 +159,45 @@ typedef struct {
     uint64_t bus_errors;   /**< master accesses outside every memory */
 } afu_shell_sim_stats;
 afu_result afuShellSimStats(afu_shell_handle h, afu_shell_sim_stats *stats);
+/** The simulated card's build facts and every model parameter as "key=value" lines (the
+ *  string lives as long as the handle; FPGA_NOT_SUPPORTED on a real card). */
+afu_result afuShellSimInfo(afu_shell_handle h, const char **text);
+
+/* ---- peer devices (docs/p2p.md) ----------------------------------------------------- */
+
+/** Registers bytes of peer-device memory in the peer's BAR and gives its bus address, to be
+ *  passed (cast to a pointer) as the peer side of P2F/F2P transfers. cuda_ptr 0: simulated
+ *  device memory (zeroed); else a CUDA device allocation (cudaMalloc, CuPy's .data.ptr)
+ *  that the simulated card then reads and writes through the CUDA driver. Simulated cards
+ *  only: FPGA_NOT_SUPPORTED on a real card (GPUDirect pinning is not implemented there). */
+afu_result afuShellPeerRegister(afu_shell_handle h, uint64_t cuda_ptr, size_t bytes, uint64_t *bus);
+afu_result afuShellPeerUnregister(afu_shell_handle h, uint64_t bus);
+/** Host access to peer memory, as cudaMemcpy would: copies bytes to (PeerWrite) or from
+ *  (PeerRead) the registered range at bus. */
+afu_result afuShellPeerWrite(afu_shell_handle h, uint64_t bus, const void *src, size_t bytes);
+afu_result afuShellPeerRead(afu_shell_handle h, void *dst, uint64_t bus, size_t bytes);
+/** The CPU-staged path, for comparison: P2F copies peer -> a host bounce buffer (the
+ *  peer's own copy, modelled time) then H2F by the card; F2P the reverse (F2H, then the
+ *  copy). elapsed_ns (may be NULL): both legs, store and forward. */
+afu_result afuShellPeerStaged(afu_shell_handle h, void *dst, const void *src, size_t count,
+                              dma_transfer_type_t type, uint64_t *elapsed_ns);
+
+/** Result of a card-initiated sequence (afuShellCardDMA). */
+typedef struct {
+    uint64_t transfers;     /**< transfers completed */
+    uint64_t last_cycles;   /**< the last transfer: descriptors entering the engines -> last byte written */
+    uint64_t seq_cycles;    /**< GO reaching the card -> the sequence's end */
+    uint64_t wait_cycles;   /**< cycles the card's descriptors waited for host descriptors to drain */
+    uint64_t elapsed_ns;    /**< the host's first register write -> the sequence's end on the card */
+} afu_shell_card_dma_result;
+/** Card-initiated DMA: the P2P controller on the card builds and issues `repeat` transfers of
+ *  count bytes (transfer k from src + k*src_step to dst + k*dst_step), each when the previous
+ *  completed, with no host in the loop; the host only stages the pattern (five register
+ *  writes and GO) and polls for the end. repeat 1 is register-mode DMA. Any type, P2F/F2P
+ *  included; addresses as afuShellDMATransfer takes them. */
+afu_result afuShellCardDMA(afu_shell_handle h, void *dst, const void *src, size_t count,
+                           dma_transfer_type_t type, uint32_t repeat, uint32_t src_step,
+                           uint32_t dst_step, afu_shell_card_dma_result *result);
 
 #ifdef __cplusplus
 }

@@ -32,6 +32,20 @@ double spgenSimWallSeconds(fpga_handle handle);
 /* "key=value" lines: the card library's build info, then every model parameter. */
 const char *spgenSimInfo(fpga_handle handle);
 
+/* The peer device (a GPU) on the card's simulated PCIe (docs/p2p.md). Registers bytes of
+ * peer memory in its BAR: simulated memory when cuda_ptr is 0, else the CUDA device
+ * allocation at cuda_ptr, which the simulated BAR then reads and writes. *bus is the bus
+ * address; the card's masters reach it at (1 << 63) | bus. */
+fpga_result spgenSimPeerRegister(fpga_handle handle, uint64_t bytes, uint64_t cuda_ptr,
+                                 uint64_t *bus, char *err, size_t errlen);
+fpga_result spgenSimPeerUnregister(fpga_handle handle, uint64_t bus);
+/* Host access to peer memory (what cudaMemcpy does for a GPU): write != 0 copies buf in. */
+fpga_result spgenSimPeerAccess(fpga_handle handle, uint64_t bus, void *buf, uint64_t bytes,
+                               int write);
+/* Modelled time of the peer's own copy of bytes between its memory and host memory
+ * (the GPU's copy engine: the first leg of a CPU-staged transfer). */
+uint64_t spgenSimPeerCopyNs(fpga_handle handle, uint64_t bytes);
+
 #ifdef __cplusplus
 }
 #endif
