@@ -16,10 +16,14 @@ from ._grid import (
                     macroscopic,
                     to_records,
 )
+from ._cards import MODES, CardsResult, run_cards
+from ._cards_slabs import slab_layout
 from ._run import CORE_PATH, as_core_input, as_records, compile_core, run_card, run_emulator
 
 __all__ = [
                     "CORE_PATH",
+                    "MODES",
+                    "CardsResult",
                     "FLUID",
                     "MOVING_WALL",
                     "OPP",
@@ -38,6 +42,8 @@ __all__ = [
                     "initial_f",
                     "macroscopic",
                     "run_card",
+                    "run_cards",
                     "run_emulator",
+                    "slab_layout",
                     "to_records",
 ]
