@@ -91,6 +91,8 @@ def run_slabs(build, f: np.ndarray, attr: np.ndarray, steps: int, *, cards: int 
     handles = [cl[k].open() for k in range(cards)]
     built_w = handles[0].core_param("W")
     if built_w is not None and built_w != w:
+        for card in handles:
+            card.close()
         raise SpgenError(f"{path}: its cores were built for grids {built_w} cells wide (Param W), the grid is "
                          f"{w} wide: rebuild with -P W={w}")
     for card in handles:

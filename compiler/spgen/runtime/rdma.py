@@ -248,11 +248,10 @@ class ClusterCard:
         if not self._cl.rtl:
             raise SpgenError("the network model has no cards to open: a cluster file naming a \"card\" "
                              "(spgen build --links N) gives RTL cards")
-        try:
-            uri = self._cl.sim.card_uri(self.id)
-        except IndexError as e:
-            raise SpgenError(str(e)) from None
-        card = Card(uri)
+        if not self._cl.sim.present(self.id):
+            raise SpgenError(f"card {self.id} is not a card of this cluster (cards 0..{len(self._cl) - 1}; "
+                             "absent cards have no card to open)")
+        card = Card(self._cl.sim.card_uri(self.id))
         card._cluster = card._core._cluster = self._cl  # the cluster outlives its open cards and their buffers
         return card
 
