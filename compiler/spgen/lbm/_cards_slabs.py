@@ -27,7 +27,7 @@ from .._diagnostics import SpgenError
 from ._cards import RECORD_BYTES, CardsResult, check_cards, check_steps, cluster_spec, finish, open_build_info
 from ._grid import RECORD_DTYPE, check_grid, from_records, to_records
 
-__all__ = ["Slab", "run_slabs", "slab_layout"]
+__all__ = ["Slab", "critical_path", "run_slabs", "slab_layout"]
 
 MEM = (0x0, 1 << 32)      # memories A and B: passes alternate between them
 WAIT_S = 600.0            # wall seconds a card thread waits for a neighbour before giving up
@@ -108,6 +108,7 @@ def run_slabs(build, f: np.ndarray, attr: np.ndarray, steps: int, *, cards: int 
     runs: list[list[Any]] = [[] for _ in range(cards)]
     t_start: list[int] = [0] * cards
     t_end: list[int] = [0] * cards
+    pass_ns: list[list[int]] = [[0] * passes for _ in range(cards)]   # request to interrupt
     transfers: list[dict] = []
     out = np.empty(h * w, dtype=RECORD_DTYPE)
     neighbours = [[j for j in (k - 1, k + 1) if 0 <= j < cards] for k in range(cards)]
@@ -141,7 +142,7 @@ def run_slabs(build, f: np.ndarray, attr: np.ndarray, steps: int, *, cards: int 
             buf[:] = rec[s.first * w:s.last * w].view(np.uint8)
             n = s.rows * w
             t_start[k] = card.sim_stats()["now_ns"]
-            card.dma(MEM[0], buf, s.rows * row_b, "H2F")
+            pass_ns[k][0] = card.dma(MEM[0], buf, s.rows * row_b, "H2F")
             for p in range(1, passes):
                 with cond:
                     done[k][p - 1] = True
@@ -158,10 +159,12 @@ def run_slabs(build, f: np.ndarray, attr: np.ndarray, steps: int, *, cards: int 
                     progress(f"card {k} pass {p + 1}/{passes}")
                 if p < passes - 1:
                     runs[k].append(card.run(MEM[(p - 1) % 2], MEM[p % 2], n))
+                    pass_ns[k][p] = runs[k][-1].elapsed_ns
                 else:
                     t0 = card.sim_stats()["now_ns"]
                     ns = card.dma(buf, MEM[(p - 1) % 2], s.rows * row_b, "F2H")
                     t_end[k] = t0 + ns
+                    pass_ns[k][p] = ns
                     own = buf.view(RECORD_DTYPE)[(s.lo - s.first) * w:(s.hi - s.first) * w]
                     out[s.lo * w:s.hi * w] = own
         except BaseException as e:  # noqa: BLE001 -- handed to the caller's thread
@@ -185,7 +188,8 @@ def run_slabs(build, f: np.ndarray, attr: np.ndarray, steps: int, *, cards: int 
             raise first
         raise SpgenError(f"slabs: {type(first).__name__}: {first}") from first
     clock = cl.sim.clock_mhz
-    cycles = int(round((max(t_end) - min(t_start)) * clock / 1000.0))
+    simulated = int(round((max(t_end) - min(t_start)) * clock / 1000.0))
+    cycles = critical_path(pass_ns, transfers, neighbours, clock)
     stall = []
     for rs in runs[:]:
         total = sum(r.in_total_cycles for r in rs)
@@ -199,4 +203,22 @@ def run_slabs(build, f: np.ndarray, attr: np.ndarray, steps: int, *, cards: int 
                   link_gbps=gbps, link_utilisation=util, transfers=sorted(transfers, key=lambda t: t["issued"]),
                   wall_s=time.monotonic() - t_wall,
                   details={"slabs": [(s.lo, s.hi) for s in layout], "halo_rows": depth,
-                           "passes": passes, "link_stats": cl.stats()})
+                           "passes": passes, "link_stats": cl.stats(), "simulated_cycles": simulated,
+                           "pass_ns": pass_ns})
+
+
+def critical_path(pass_ns: list[list[int]], transfers: list[dict], neighbours: list[list[int]],
+                  clock_mhz: float) -> int:
+    """End-to-end cycles with the host reacting at once: each pass as long as the card took
+    for it (request to interrupt), each halo put as long as it took (host call to
+    completion), chained by what waits for what. The simulation itself also counts the
+    host threads' wake-up latency on the machine running it (wall time during which the
+    clock runs on), which says nothing about the cards."""
+    cards, passes = len(pass_ns), len(pass_ns[0])
+    put = {(t["from"], t["to"], t["after_pass"]): t["cycles"] for t in transfers}
+    end = [pass_ns[k][0] * clock_mhz / 1000.0 for k in range(cards)]
+    for p in range(1, passes):
+        ready = [max([end[k]] + [max(end[k], end[j]) + put[(j, k, p - 1)] for j in neighbours[k]])
+                 for k in range(cards)]
+        end = [ready[k] + pass_ns[k][p] * clock_mhz / 1000.0 for k in range(cards)]
+    return int(round(max(end)))
