@@ -190,3 +190,33 @@ def test_slabs_eight_cards(build, core) -> None:
     f, attr = _grid(44, seed=8)
     r = lbm.run_cards(build, f, attr, 8, cards=8, faults={"per": 1e-2}, **REGS)
     assert _same_bits(r.f, lbm.run_emulator(core, f, attr, steps=8, **REGS))
+
+
+def test_cpp_run_slabs_equals_emulator(build, core, tmp_path) -> None:
+    """afushell::lbm::run_slabs (afushell/lbm_card.hpp) on 4 cards equals the emulator bit for
+    bit; a step count the cascade cannot run and a grid too short for 4 slabs are refused."""
+    rt = build_runtime()
+    exe = tmp_path / "lbm_slabs_cpp"
+    subprocess.run(["g++", "-std=c++17", "-Wall", "-Wextra", "-Werror", "-O1", str(HERE / "lbm_slabs_cpp.cpp"),
+                    f"-I{ROOT / 'runtime' / 'include'}", f"-I{ROOT / 'runtime' / 'rdma' / 'include'}",
+                    f"-I{ROOT / 'runtime' / 'sim' / 'include'}", f"-L{rt}", "-lafushell", "-lopae-c-sim",
+                    "-pthread", f"-Wl,-rpath,{rt}", "-o", str(exe)], check=True)
+    spec = tmp_path / "cluster.json"
+    spec.write_text(json.dumps({"topology": "mesh", "dims": [4], "card": str(build), "faults": {"per": 1e-2}}))
+    f, attr = _grid(27, seed=3)
+    np.save(tmp_path / "in.npy", lbm.to_records(f, attr))
+
+    def run(steps: int, src: str = "in.npy"):
+        return subprocess.run([str(exe), str(spec), str(tmp_path / src), str(WIDTH), str(steps),
+                               str(tmp_path / "out.npy")], capture_output=True, text=True, timeout=300, check=False)
+
+    r = run(10)
+    assert r.returncode == 0 and r.stdout.startswith("ok 24 halo puts"), r.stdout + r.stderr
+    got = lbm.from_records(np.load(tmp_path / "out.npy"), WIDTH)[0]
+    assert _same_bits(got, lbm.run_emulator(core, f, attr, steps=10, **REGS))
+    r = run(5)
+    assert r.returncode == 1 and "steps must be a multiple of 2, at least 4, got 5" in r.stderr
+    small_f, small_attr = _grid(7)
+    np.save(tmp_path / "small.npy", lbm.to_records(small_f, small_attr))
+    r = run(4, "small.npy")
+    assert r.returncode == 1 and "cannot be cut into 4 slabs of at least 2 rows" in r.stderr
