@@ -80,6 +80,18 @@ def test_c_program_torus_all_pairs_under_faults(link_card, check_program, tmp_pa
     assert runs[0].stdout == runs[1].stdout  # same cycles
 
 
+@pytest.mark.slow
+def test_c_program_4x4_torus_all_to_all(link_card, check_program, tmp_path) -> None:
+    """All-to-all on a 4x4 torus of RTL cards (16 cards, 4 links each) through the C API, with
+    a 1e-4 packet error rate: puts, gets and block-stride transfers between all 240 ordered
+    pairs at once, every byte right, nothing lost or duplicated."""
+    spec = {"topology": "torus", "dims": [4, 4], "card": str(link_card), "seed": 9, "faults": {"per": 1e-4}}
+    r = subprocess.run([str(check_program), str(_file(tmp_path, spec)), "3", "1"], capture_output=True,
+                       text=True, timeout=3000, check=False)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert r.stdout.startswith("ok 16 cards, 1 rounds")
+
+
 def test_python_same_api_rtl_and_model(link_card) -> None:
     """spgen.runtime.rdma.cluster opens RTL cards or the model from the same kind of file, with
     one API: the same operations give the same bytes and the same target events."""
@@ -148,3 +160,17 @@ def test_mpi_ranks_identical_results_and_cycles(link_card, tmp_path) -> None:
     assert lines[-1].endswith(", 0 failed") and sum(ln.startswith("op ") for ln in lines) == 32
     dropped = sum(int(ln.split()[5]) for ln in lines if ln.startswith("channel "))
     assert dropped > 0  # the faults did happen
+
+
+def test_bench_rdma_rtl_quick(link_card, tmp_path) -> None:
+    """`spgen bench rdma --quick --rtl CARD`: RTL cards beside the model at the RTL link's bit
+    rate, in the table, the JSON and the plot; physically sensible figures."""
+    out, png = tmp_path / "r.json", tmp_path / "r.png"
+    assert main(["bench", "rdma", "--quick", "--rtl", str(link_card), "--json", str(out), "--plot", str(png)]) == 0
+    rtl, model = json.loads(out.read_text())["rtl_cards"]
+    assert (rtl["backend"], model["backend"]) == ("rtl", "model") and rtl["line_gbps"] == model["line_gbps"]
+    lat = {int(h): ns for h, ns in rtl["latency_ns"].items()}
+    assert lat[4] > lat[1] > 200  # more hops take longer; never faster than one cable
+    for r in (rtl, model):  # a 64 KiB put within the packet format's limit, and above half of it
+        assert 0.5 * r["line_gbps"] * 64 / 72 < r["throughput_gbps"] <= r["line_gbps"] * 64 / 72
+    assert png.stat().st_size > 10_000
