@@ -220,3 +220,22 @@ def test_cpp_run_slabs_equals_emulator(build, core, tmp_path) -> None:
     np.save(tmp_path / "small.npy", lbm.to_records(small_f, small_attr))
     r = run(4, "small.npy")
     assert r.returncode == 1 and "cannot be cut into 4 slabs of at least 2 rows" in r.stderr
+
+
+def test_bench_lbm_cards_cli(build, tmp_path, capsys) -> None:
+    """`spgen bench lbm --cards`: table, JSON and plot; every run bit-exact, one card at 100 %
+    efficiency, the model beside each figure; bad --cards refused with a message."""
+    from spgen.cli import main
+
+    js, png = tmp_path / "b.json", tmp_path / "b.png"
+    assert main(["bench", "lbm", "--cards", "1,2", "--cascade", str(DEPTH), "--grid", "32x24", "--passes", "3",
+                 "--scaling", "strong,weak", "--json", str(js), "--plot", str(png), "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "Mcell-st/s" in out and "bit-exact" in out and "MISMATCH" not in out
+    rows = json.loads(js.read_text())["results"]
+    assert [(r["scaling"], r["cards"], r["grid"][1]) for r in rows] == \
+        [("strong", 1, 24), ("strong", 2, 24), ("weak", 1, 24), ("weak", 2, 48)]
+    assert all(r["verified"] and r["stall_rate_max"] == 0.0 for r in rows)
+    assert rows[0]["efficiency"] == 1.0 and rows[1]["model_mcell_steps_per_s"] > 0 and png.stat().st_size > 0
+    assert main(["bench", "lbm", "--cards", "0,2", "--no-progress"]) != 0
+    assert "--cards '0,2': values must be 1..64" in capsys.readouterr().err
