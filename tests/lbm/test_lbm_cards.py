@@ -11,8 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import spgen.lbm as lbm
-from spgen import SpgenError
+from spgen import SpgenError, lbm
 from spgen.runtime import rdma
 from spgen.runtime._build import build_runtime
 
@@ -129,7 +128,7 @@ def test_slabs_bit_exact_with_emulator(build, core, cards, height, steps, faults
     f, attr = _grid(height, seed=cards * 7 + height)
     r = lbm.run_cards(build, f, attr, steps, cards=cards, mode="slabs", faults=faults, **REGS)
     assert _same_bits(r.f, lbm.run_emulator(core, f, attr, steps=steps, **REGS))
-    got_f, rho, (ux, uy) = r
+    got_f, rho, (ux, _uy) = r
     assert got_f is r.f and np.isnan(rho[attr != lbm.FLUID]).all() and np.isfinite(ux[attr == lbm.FLUID]).all()
     assert (r.mode, r.cards, r.depth, r.steps) == ("slabs", cards, DEPTH, steps)
     assert len(r.stall_rate) == cards and all(0.0 <= s < 0.01 for s in r.stall_rate)
