@@ -1,4 +1,6 @@
 """Host helpers for the D2Q9 LBM core: grids, record streams, running N steps."""
+from ._cards import MODES, CardsResult, run_cards
+from ._cards_slabs import slab_layout
 from ._grid import (
                     FLUID,
                     MOVING_WALL,
@@ -21,11 +23,13 @@ from ._run import CORE_PATH, as_core_input, as_records, compile_core, run_card, 
 __all__ = [
                     "CORE_PATH",
                     "FLUID",
+                    "MODES",
                     "MOVING_WALL",
                     "OPP",
                     "RECORD_DTYPE",
                     "WALL",
                     "WEIGHTS",
+                    "CardsResult",
                     "E",
                     "as_core_input",
                     "as_records",
@@ -38,6 +42,8 @@ __all__ = [
                     "initial_f",
                     "macroscopic",
                     "run_card",
+                    "run_cards",
                     "run_emulator",
+                    "slab_layout",
                     "to_records",
 ]
