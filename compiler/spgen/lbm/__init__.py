@@ -1,4 +1,5 @@
 """Host helpers for the D2Q9 LBM core: grids, record streams, running N steps."""
+from ._cards_pipeline import run_pipeline
 from ._grid import (
                     FLUID,
                     MOVING_WALL,
@@ -39,5 +40,6 @@ __all__ = [
                     "macroscopic",
                     "run_card",
                     "run_emulator",
+                    "run_pipeline",
                     "to_records",
 ]

@@ -239,7 +239,7 @@ class ClusterCard:
         """Target-side completions (kind, peer card, addr, bytes, cycle)."""
         return self._cl.sim.events(self.id)
 
-    def write_reg(self, name: str, value: float | int | bool) -> None:
+    def write_reg(self, name: str, value: float | bool) -> None:
         """RTL cards: sets the core Reg `name` of every core of this card's cascade (f32 as
         its binary32 pattern, i32/u32 integers, bool), through the card's CORE_REG CSR."""
         info = self._cl._card_info(self.id)
@@ -355,7 +355,7 @@ def _csr(name: str) -> int:
     return load_csr_map().reg(name).address
 
 
-def _reg_bits(name: str, rtype: str, value: float | int | bool) -> int:
+def _reg_bits(name: str, rtype: str, value: float | bool) -> int:
     """The 32-bit pattern of a core Reg value of type `rtype` (f32, i32, u32, bool)."""
     import struct
 
