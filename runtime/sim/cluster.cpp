@@ -129,7 +129,7 @@ RtlCluster::RtlCluster(const ClusterDesc& d, const Params& card_params, const st
         for (int dir = 0; dir < 2; ++dir) {
             Channel& ch = ch_[2 * i + size_t(dir)];
             int from = dir ? l.b : l.a, fp = dir ? l.pb : l.pa, to = dir ? l.a : l.b, tp = dir ? l.pa : l.pb;
-            ch.from_card = from, ch.to_card = to, ch.to_port = tp, ch.link = int(i);
+            ch.to_card = to, ch.to_port = tp, ch.link = int(i);
             ch.latency = std::max<uint64_t>(1, uint64_t(std::llround(prm_.cycles(l.latency_ns))));
             ch.fault = d.faults[2 * i + size_t(dir)];
             ch.rng.seed(d.seed * 0x9E3779B97F4A7C15ull + 2 * i + size_t(dir));

@@ -47,7 +47,7 @@ public:
     };
     struct Event { int kind, peer; uint64_t addr, len, cycle; };
     struct Channel {  // one direction of a cable, by its sending (card, port)
-        int from_card = -1, to_card = -1, to_port = -1, link = -1;
+        int to_card = -1, to_port = -1, link = -1;
         uint64_t latency = 0;
         std::deque<std::pair<uint64_t, std::array<uint32_t, SPG_LINK_WORDS + 1>>> q;  // (arrival, units + last)
         bool in_pkt = false, drop = false;
@@ -104,6 +104,8 @@ public:
     /// Card c itself (present cards only): its CSRs and host memory, for host-side drivers
     /// of other kinds (run_pipeline in cluster_pipeline.hpp).
     Card* card(int c) { return present(c) ? cards_[size_t(c)].get() : nullptr; }
+    /// The channels (indices into channels()) a packet from card `from` to card `to` takes.
+    std::vector<int> route(int from, int to) const { return path(from, to); }
 
 private:
     struct Driver;

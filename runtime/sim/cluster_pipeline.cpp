@@ -144,10 +144,13 @@ PipelineResult run_pipeline(RtlCluster& cl, const PipelineSpec& s, const void* i
             }
             f.done0 = done_count(cl.csr_read(s.chain[e ? n - 1 : 0], f.base + AFUSHELL_DMA_STATUS));
         }
+        // words on the cables the stream takes from card k to card k + 1 (their first hop)
+        auto link_words = [&](size_t k) -> uint64_t {
+            const std::vector<int> way = cl.route(s.chain[k], s.chain[k + 1]);
+            return way.empty() ? 0 : cl.channels()[size_t(way.front())].delivered_words;
+        };
         std::vector<uint64_t> link0(n, 0);
-        for (size_t k = 0; k + 1 < n; ++k)
-            for (const auto& ch : cl.channels())
-                if (ch.from_card == s.chain[k] && ch.to_card == s.chain[k + 1]) link0[k] += ch.delivered_words;
+        for (size_t k = 0; k + 1 < n; ++k) link0[k] = link_words(k);
         // downstream cards first, so they run when the records arrive; the first card armed
         for (size_t k = n; k-- > 0;) {
             Card& c = *cl.card(s.chain[k]);
@@ -191,10 +194,7 @@ PipelineResult run_pipeline(RtlCluster& cl, const PipelineSpec& s, const void* i
                 return fail(-1, "card " + std::to_string(c) + ": stream error (STREAM_STATUS 0x" +
                                     std::to_string(sst) + ": a word without credit or with another stream id)");
             }
-            if (k + 1 < n)
-                for (const auto& ch : cl.channels())
-                    if (ch.from_card == c && ch.to_card == s.chain[k + 1]) st.link_words += ch.delivered_words;
-            if (k + 1 < n) st.link_words -= link0[k];
+            if (k + 1 < n) st.link_words += link_words(k) - link0[k];
         }
         if (first.bus_errors() + last.bus_errors() != bus0) {
             release();

@@ -30,7 +30,7 @@ struct PipelineCardStats {
     uint64_t out_total = 0, out_moved = 0;  // at the last core's output
     uint64_t tx_words = 0, rx_words = 0;    // STREAM_TX/RX_WORDS: words into / out of the link
     uint64_t tx_stalls = 0;                 // STREAM_TX_STALLS: cycles the outgoing stream waited
-    uint64_t link_words = 0;                // words on the cable(s) to the next card (all packets)
+    uint64_t link_words = 0;                // words on the cable to the next card (first hop, all packets)
 };
 
 struct PipelineResult {

@@ -117,3 +117,26 @@ def test_lbm_cascade_across_cards_bit_exact(lbm_card, cards) -> None:
         lbm.run_pipeline(lbm_card, f, attr, steps + 1, cards=cards)
     with pytest.raises(spgen.SpgenError, match="built for grids 16 cells wide"):
         lbm.run_pipeline(lbm_card, lbm.initial_f(lbm.cavity(8, 8)), lbm.cavity(8, 8), steps, cards=cards)
+
+
+def test_docs_pipeline_example_runs_as_written(tmp_path, monkeypatch) -> None:
+    """docs/rdma.md "A pipeline of cascades across cards": the build command and the Python
+    example, run from the repository's root as written (the build into a temporary folder)."""
+    import re
+    import shlex
+    import subprocess
+    import sys
+
+    root = HERE.parents[1]
+    text = (root / "docs" / "rdma.md").read_text()
+    section = text[text.index("### A pipeline of cascades across cards"):text.index("**Rate.**")]
+    (_, sh), (_, py) = re.findall(r"```(\w+)\n(.*?)```", section, re.DOTALL)
+    build = shlex.split(sh)
+    out = tmp_path / "build" / "rec10"
+    assert build[:2] == ["spgen", "build"] and build[-1] == "build/rec10"
+    monkeypatch.chdir(root)
+    assert main([*build[1:-1], str(out)]) == 0
+    r = subprocess.run([sys.executable, "-c", py.replace('"build/rec10"', repr(str(out)))], cwd=root,
+                       capture_output=True, text=True, timeout=900, check=False)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert re.search(r"^\[[0-9.e-]+, [0-9.e-]+\] \[[0-9.e-]+\] \d+$", r.stdout, re.MULTILINE), r.stdout
