@@ -18,10 +18,9 @@ import time
 from pathlib import Path
 
 import numpy as np
-from tqdm import tqdm
-
 from spgen import lbm
 from spgen.lbm._cards_pipeline import needed_link_gbps, pipeline_card
+from tqdm import tqdm
 
 
 def _cpu() -> str:
