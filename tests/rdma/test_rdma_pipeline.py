@@ -140,3 +140,38 @@ def test_docs_pipeline_example_runs_as_written(tmp_path, monkeypatch) -> None:
                        capture_output=True, text=True, timeout=900, check=False)
     assert r.returncode == 0, r.stderr[-3000:]
     assert re.search(r"^\[[0-9.e-]+, [0-9.e-]+\] \[[0-9.e-]+\] \d+$", r.stdout, re.MULTILINE), r.stdout
+
+
+def test_c_program_chain_of_three_cards(rec10_card, tmp_path) -> None:
+    """The C API (a program linked only against libafushell): a chain 2 -> 0 -> 1 on a ring
+    of 3 cards, the Reg set through each card's CSR, random chunks and gaps at both ends,
+    flips and drops on every cable: 3 cards x 2 cores = the emulator's 6 steps, bit for bit."""
+    import struct
+    import subprocess
+
+    from spgen.runtime._build import build_runtime
+
+    rt = build_runtime()
+    exe = tmp_path / "rdma_pipeline_run"
+    subprocess.run(["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-O2", str(HERE / "rdma_pipeline_run.c"),
+                    f"-I{HERE.parents[1] / 'runtime' / 'rdma' / 'include'}", f"-L{rt}", "-lafushell",
+                    f"-Wl,-rpath,{rt}", "-o", str(exe)], check=True)
+    path = tmp_path / "cluster.json"
+    path.write_text(json.dumps({"topology": "ring", "dims": [3], "card": str(rec10_card), "seed": 2,
+                                "faults": {"per": 0.01, "drop": 0.01}}))
+    d = spgen.compile(REC10)
+    x = _records(d, 500, seed=4)
+    (tmp_path / "in.bin").write_bytes(x.tobytes())
+    k_bits = struct.unpack("<I", struct.pack("<f", -1.25))[0]
+    r = subprocess.run([str(exe), str(path), str(tmp_path / "in.bin"), str(tmp_path / "out.bin"), "40", "1", "0",
+                        str(k_bits), "2", "0", "1"], capture_output=True, text=True, timeout=600, check=False)
+    assert r.returncode == 0, r.stdout + r.stderr[-3000:]
+    y = np.frombuffer((tmp_path / "out.bin").read_bytes(), dtype=x.dtype)
+    assert np.array_equal(_bits(y), _bits(d.emulate(x, regs={"k": -1.25}, steps=6)))
+    lines = r.stdout.splitlines()
+    counts = [list(map(int, ln.split(":")[1].split())) for ln in lines[:3]]
+    assert [c[1] for c in counts] == [500] * 3                  # every first core took every record
+    assert [c[2] for c in counts] == [5000, 5000, 0]            # words into the links: cards 2 and 0
+    assert [c[3] for c in counts] == [0, 5000, 5000]            # words out of them: cards 0 and 1
+    assert counts[0][4] > 5000 and counts[1][4] > 5000          # the cables carried them, with headers
+    assert lines[3].startswith("same card twice: ") and lines[-1].startswith("ok ")
