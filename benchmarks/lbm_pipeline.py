@@ -50,11 +50,12 @@ def main(argv: list[str] | None = None) -> int:
     for n, faults in tqdm(cases, unit="run", disable=args.no_progress, file=sys.stderr, desc="lbm pipeline"):
         steps = n * args.cascade
         t0 = time.perf_counter()
-        out, st = lbm.run_pipeline(build, f, attr, steps, cards=n, omega=1.0, uw=(0.05, 0.0), faults=faults)
+        r = lbm.run_cards(build, f, attr, steps, cards=n, mode="pipeline", omega=1.0, uw=(0.05, 0.0),
+                          faults=faults)
         wall = time.perf_counter() - t0
         ref = lbm.run_emulator(design, f, attr, steps=steps, omega=1.0, uw=(0.05, 0.0))
-        rows.append({**st, "faults": faults, "wall_s": wall,
-                     "bit_exact": bool(np.array_equal(out.view(np.uint32), ref.view(np.uint32))),
+        rows.append({**r.details, "cards_n": n, "mcell_steps_per_s": r.cell_steps_per_s / 1e6, "faults": faults,
+                     "wall_s": wall, "bit_exact": bool(np.array_equal(r.f.view(np.uint32), ref.view(np.uint32))),
                      "bytes_per_card": attr.size * 40})
     need = needed_link_gbps()
     head = (f"LBM pipeline across cards: {args.width} x {args.height} cavity ({attr.size * 40:,} B per pass), "

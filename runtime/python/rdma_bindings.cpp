@@ -46,14 +46,14 @@ void bind_rdma(py::module& m) {
         op.block = block, op.count = count, op.lstride = ls, op.rstride = rs;
         return c.issue(op);
       })
-      .def("status", [](const RtlCluster& c, uint64_t h) {
-        const RtlCluster::Op& o = c.op(h);
+      .def("status", [](RtlCluster& c, uint64_t h) {
+        const RtlCluster::Op o = c.op(h);
         int state = o.code == spgsim::RTL_PENDING ? 0 : o.code == 0 ? 1 : 2;
         return py::make_tuple(state, o.code == spgsim::RTL_PENDING ? 0 : o.code, o.issued, o.done);
       })
       .def("wait", &RtlCluster::wait, py::call_guard<py::gil_scoped_release>())
       .def("run", &RtlCluster::run, py::call_guard<py::gil_scoped_release>())
-      .def("dump", &RtlCluster::dump, py::arg("handle") = ~0ull)
+      .def("dump", &RtlCluster::dump, py::arg("handle") = ~0ull, py::call_guard<py::gil_scoped_release>())
       .def_property_readonly("now", &RtlCluster::now)
       .def_property_readonly("clock_mhz", &RtlCluster::clock_mhz)
       .def_property_readonly("op_timeout", [](const RtlCluster& c) { return c.op_timeout_cycles() + 100000; })
@@ -75,7 +75,8 @@ void bind_rdma(py::module& m) {
         for (auto& e : c.events(card)) out.append(py::make_tuple(e.kind, e.peer, e.addr, e.len, e.cycle));
         return out;
       })
-      .def("stats", &RtlCluster::stats)
+      .def("card_uri", [](RtlCluster& c, int card) { return "sim:" + c.card_name(card); })
+      .def("stats", &RtlCluster::stats, py::call_guard<py::gil_scoped_release>())
       .def("csr_write", [](RtlCluster& c, int card, uint32_t addr, uint64_t v) {
         if (!c.present(card)) throw std::out_of_range("no such card");
         c.card(card)->mmio_write(addr, v);

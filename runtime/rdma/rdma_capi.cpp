@@ -14,6 +14,7 @@
 #include "cluster_file.hpp"
 #include "rdma_sim.hpp"
 #ifdef AFUSHELL_RDMA_RTL
+#include "afushell/afushell.h"
 #include "cluster.hpp"
 #include "cluster_pipeline.hpp"
 #endif
@@ -104,6 +105,24 @@ void afuShellRDMAClusterClose(afu_rdma_cluster c) { delete c; }
 
 int afuShellRDMAClusterCards(afu_rdma_cluster c) { return c ? c->size() : 0; }
 int afuShellRDMAClusterIsRTL(afu_rdma_cluster c) { return is_rtl(c) ? 1 : 0; }
+
+int afuShellRDMAClusterCardOpen(afu_rdma_cluster c, int card, struct afu_shell_s** handle) {
+  if (!c || !handle) return AFU_RDMA_BAD_ARG;
+  *handle = nullptr;
+  if (!c->present(card)) return AFU_RDMA_BAD_CARD;
+#ifdef AFUSHELL_RDMA_RTL
+  if (c->rtl) {
+    const std::string uri = "sim:" + c->rtl->card_name(card);
+    afu_result r = afuShellOpen(uri.c_str(), handle);
+    if (r == FPGA_OK) return AFU_RDMA_OK;
+    g_last_error = "opening card " + std::to_string(card) + " of the cluster: " + afuShellLastError();
+    return AFU_RDMA_BAD_ARG;
+  }
+#endif
+  g_last_error = "the network model has no cards to open: a cluster file naming a \"card\" (spgen build --links N) "
+                 "gives RTL cards";
+  return AFU_RDMA_BAD_ARG;
+}
 
 static bool mem_ok(afu_rdma_cluster c, int card, uint64_t addr, uint64_t n) {
   if (!c || !c->present(card)) return false;

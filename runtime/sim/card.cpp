@@ -70,7 +70,27 @@ Card::~Card() {
     lib_->destroy(afu_);
 }
 
+void Card::set_wake(std::function<void()> wake) {
+    std::lock_guard<std::mutex> g(m_);
+    wake_ = std::move(wake);
+}
+
+void Card::start_own_clock() {
+    {
+        std::lock_guard<std::mutex> g(m_);
+        wake_ = nullptr;
+    }
+    if (!thread_.joinable()) thread_ = std::thread([this] { run(); });
+}
+
+Card::ClockNeed Card::clock_need() {
+    std::lock_guard<std::mutex> g(m_);
+    if (holds_ > 0 && pending_reads_ == 0) return ClockNeed::held;
+    return active_locked() ? ClockNeed::active : ClockNeed::idle;
+}
+
 void Card::mmio_write(uint32_t addr, uint64_t value) {
+    std::function<void()> wake;
     {
         std::lock_guard<std::mutex> g(m_);
         uint64_t issue = std::max<uint64_t>(now_cycles(), host_write_at_) +
@@ -79,8 +99,10 @@ void Card::mmio_write(uint32_t addr, uint64_t value) {
         uint64_t at = issue + uint64_t(p_.cycles(p_.mmio_write_latency_ns));
         if (!mmio_in_.empty()) at = std::max(at, mmio_in_.back().at);
         mmio_in_.push_back(MmioOp{at, true, addr, value, 0});
+        wake = wake_;
     }
     cv_work_.notify_all();
+    if (wake) wake();
 }
 
 uint64_t Card::mmio_read(uint32_t addr) {
@@ -93,6 +115,12 @@ uint64_t Card::mmio_read(uint32_t addr) {
     ++waiters_;
     ++pending_reads_;
     cv_work_.notify_all();
+    if (wake_) {
+        auto wake = wake_;
+        lk.unlock();
+        wake();
+        lk.lock();
+    }
     uint64_t value = 0;
     cv_done_.wait(lk, [&] {
         for (size_t i = 0; i < rd_results_.size(); ++i)
@@ -114,11 +142,14 @@ void Card::set_event(unsigned vector, int fd) {
 }
 
 void Card::wait_begin() {
+    std::function<void()> wake;
     {
         std::lock_guard<std::mutex> g(m_);
         ++waiters_;
+        wake = wake_;
     }
     cv_work_.notify_all();
+    if (wake) wake();
 }
 
 void Card::hold() {
@@ -127,11 +158,14 @@ void Card::hold() {
 }
 
 void Card::release() {
+    std::function<void()> wake;
     {
         std::lock_guard<std::mutex> g(m_);
         if (holds_ > 0) --holds_;
+        wake = wake_;
     }
     cv_work_.notify_all();
+    if (wake) wake();
 }
 
 void Card::wait_end() {
@@ -213,8 +247,11 @@ void Card::step() {
     cycle();
     deliver(published, fds);
     if (!published.empty()) {
-        std::lock_guard<std::mutex> g(m_);
-        rd_results_.insert(rd_results_.end(), published.begin(), published.end());
+        {
+            std::lock_guard<std::mutex> g(m_);
+            rd_results_.insert(rd_results_.end(), published.begin(), published.end());
+        }
+        cv_done_.notify_all();  // a host thread blocked in mmio_read
     }
     ++busy_cycles_;
 }

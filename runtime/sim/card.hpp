@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -49,6 +50,16 @@ public:
     // that cycle) and written before the next (inputs).
     void step();
     spg_afu_pins& pins() { return pins_; }
+    /// What the card asks of an external clock: nothing to do, cycles wanted (the host
+    /// waits on it, MMIO or DMA traffic is under way, interrupts are due), or held (a host
+    /// thread is writing a request's descriptors: simulated time must stand still).
+    enum class ClockNeed { idle, active, held };
+    ClockNeed clock_need();
+    /// Called (outside the card's lock) whenever a host thread gives the card work, so an
+    /// external clock that sleeps while the card is idle wakes up.
+    void set_wake(std::function<void()> wake);
+    /// From now on a clock thread of its own advances the card (its cluster is gone).
+    void start_own_clock();
     /// A host MMIO read without blocking: its id; read_result() has the value once the
     /// cluster clock has advanced to the cycle it reaches the host.
     uint64_t post_read(uint32_t addr);
@@ -119,6 +130,7 @@ private:
     std::atomic<uint64_t> irq_at_[3];
     std::atomic<uint64_t> irq_count_[3];
     std::atomic<uint64_t> bus_errors_{0}, busy_cycles_{0}, busy_wall_ns_{0};
+    std::function<void()> wake_;  // guarded by m_; called without it
     std::thread thread_;
 };
 

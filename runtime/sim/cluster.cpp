@@ -3,7 +3,9 @@
 #include "cluster.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <functional>
 #include <sstream>
 #include <stdexcept>
 
@@ -21,7 +23,40 @@ uint64_t info_value(const std::string& info, const std::string& key, uint64_t df
 }
 constexpr uint64_t kValid = 1ull << 40, kEvtValid = 1ull << 16, kPending = 1u << 4;
 constexpr int kNoRoute = 15;
+constexpr int kClockBatch = 16;  // cycles the clock thread steps per look at the cards
+std::atomic<int> g_clusters{0};
 }  // namespace
+
+// The OPAE layer (opae_sim.cpp) enumerates a cluster's cards under these names.
+void register_external_card(const std::string& name, std::function<std::shared_ptr<Card>()> open,
+                            std::function<void()> close);
+
+// Every public call holds the cluster lock through a Gate. The clock thread steps in
+// batches and, between batches, lets every caller queued at the gate go first (a mutex
+// alone is not fair: the clock thread would take it straight back).
+class RtlCluster::Gate {
+public:
+    explicit Gate(RtlCluster& c) : c_(c) {
+        ++c_.queued_;
+        lk_ = std::unique_lock<std::mutex>(c_.clk_m_);
+        --c_.queued_;
+    }
+    ~Gate() {
+        if (lk_.owns_lock()) lk_.unlock();
+        c_.clk_cv_.notify_all();
+    }
+    std::unique_lock<std::mutex>& lock() { return lk_; }
+
+private:
+    RtlCluster& c_;
+    std::unique_lock<std::mutex> lk_;
+};
+
+struct RtlCluster::Anchor {
+    std::mutex m;
+    RtlCluster* cl = nullptr;
+    int id = 0;
+};
 
 ClusterDesc ClusterDesc::parse(const std::string& text) {
     ClusterDesc d;
@@ -119,7 +154,7 @@ RtlCluster::RtlCluster(const ClusterDesc& d, const Params& card_params, const st
     drv_.resize(size_t(n_));
     for (int c = 0; c < n_; ++c) {
         if (d.absent[size_t(c)] || (!local.empty() && !local[size_t(c)])) continue;
-        cards_[size_t(c)] = std::make_unique<Card>(lib, prm_, false);
+        cards_[size_t(c)] = std::make_shared<Card>(lib, prm_, false);
         drv_[size_t(c)] = std::make_unique<Driver>();
         drv_[size_t(c)]->local_port = int(links);
     }
@@ -169,8 +204,12 @@ RtlCluster::RtlCluster(const ClusterDesc& d, const Params& card_params, const st
         }
         drv_[size_t(c)]->rd = k.post_read(AFUSHELL_RDMA_INFO);  // the driver's SETUP state takes it
     }
+    attached_.assign(size_t(n_), 0);
+    anchor_ = std::make_shared<Anchor>();
+    anchor_->cl = this;
+    anchor_->id = ++g_clusters;
     if (local.empty())
-        while (!ready()) step();
+        while (!ready()) tick();
 }
 
 bool RtlCluster::ready() const {
@@ -186,6 +225,7 @@ uint64_t RtlCluster::min_latency() const {
 }
 
 void RtlCluster::take_outgoing(std::vector<Word>& out) {
+    Gate g(*this);
     for (size_t i = 0; i < ch_.size(); ++i) {
         Channel& ch = ch_[i];
         if (present(ch.to_card)) continue;
@@ -194,22 +234,128 @@ void RtlCluster::take_outgoing(std::vector<Word>& out) {
     }
 }
 
-void RtlCluster::put_incoming(const Word& w) { ch_.at(w.ch).q.push_back({w.at, w.w}); }
+void RtlCluster::put_incoming(const Word& w) {
+    Gate g(*this);
+    ch_.at(w.ch).q.push_back({w.at, w.w});
+}
 
-RtlCluster::~RtlCluster() = default;
+RtlCluster::~RtlCluster() {
+    {
+        std::lock_guard<std::mutex> g(anchor_->m);  // no handle attaches or detaches from now on
+        anchor_->cl = nullptr;
+    }
+    {
+        Gate g(*this);
+        clk_stop_ = true;
+    }
+    clk_cv_.notify_all();
+    if (clk_thread_.joinable()) clk_thread_.join();
+    // Cards still open through a handle carry on as single cards, on clocks of their own.
+    for (int c = 0; c < n_; ++c)
+        if (present(c) && attached_[size_t(c)] > 0) cards_[size_t(c)]->start_own_clock();
+}
+
+std::string RtlCluster::card_name(int c) {
+    if (!present(c))
+        throw std::out_of_range("card " + std::to_string(c) + " is not a card of this cluster (cards 0.." +
+                                std::to_string(n_ - 1) + (c >= 0 && c < n_ ? ", it is absent)" : ")"));
+    const std::string name = "cluster" + std::to_string(anchor_->id) + ".card" + std::to_string(c);
+    std::shared_ptr<Anchor> a = anchor_;
+    register_external_card(
+        name,
+        [a, c]() -> std::shared_ptr<Card> {
+            std::lock_guard<std::mutex> g(a->m);
+            return a->cl ? a->cl->attach(c) : nullptr;
+        },
+        [a, c]() {
+            std::lock_guard<std::mutex> g(a->m);
+            if (a->cl) a->cl->detach(c);
+        });
+    return name;
+}
+
+std::shared_ptr<Card> RtlCluster::attach(int c) {
+    Gate g(*this);
+    if (!present(c)) return nullptr;
+    if (attached_[size_t(c)]++ == 0)
+        cards_[size_t(c)]->set_wake([this] {
+            woken_ = true;
+            clk_cv_.notify_all();
+        });
+    if (!clk_thread_.joinable()) clk_thread_ = std::thread([this] { clock_loop(); });
+    return cards_[size_t(c)];
+}
+
+void RtlCluster::detach(int c) {
+    Gate g(*this);
+    if (present(c) && attached_[size_t(c)] > 0 && --attached_[size_t(c)] == 0) cards_[size_t(c)]->set_wake(nullptr);
+}
+
+// Whether the clock thread should step: some host thread waits on a card or on an RDMA
+// operation, or traffic is under way, and no host thread is mid-way through a request.
+bool RtlCluster::waited_due() const {
+    for (const auto& w : waited_)
+        if (ops_.at(size_t(w.first)).code != RTL_PENDING || cyc_ >= w.second) return true;
+    return false;
+}
+
+bool RtlCluster::wants_clock() {
+    bool active = !waited_.empty(), held = false;
+    for (int c = 0; c < n_; ++c) {
+        if (!present(c)) continue;
+        const Card::ClockNeed need = cards_[size_t(c)]->clock_need();
+        held = held || need == Card::ClockNeed::held;
+        active = active || need == Card::ClockNeed::active;
+        const Driver& dv = *drv_[size_t(c)];
+        active = active || !dv.queue.empty() || dv.inflight > 0 || dv.st != Driver::IDLE ||
+                 cards_[size_t(c)]->irq_count(2) != dv.irq_seen;
+    }
+    for (const Channel& ch : ch_) active = active || !ch.q.empty();
+    return active && !held;
+}
+
+void RtlCluster::clock_loop() {
+    std::unique_lock<std::mutex> lk(clk_m_);
+    while (!clk_stop_) {
+        woken_ = false;
+        if (!wants_clock()) {
+            // woken_ set after the test above is seen here, so no wake-up is lost; the
+            // timeout only bounds the cost of a missed one
+            clk_cv_.wait_for(lk, std::chrono::milliseconds(20), [&] { return clk_stop_ || woken_.load(); });
+            continue;
+        }
+        for (int i = 0; i < kClockBatch; ++i) tick();
+        // Callers queued at the gate go first; an RDMA wait whose operation has ended (or
+        // whose cycles ran out) returns before the clock moves on, as on a single card.
+        clk_cv_.notify_all();
+        clk_cv_.wait(lk, [&] { return clk_stop_ || (queued_ == 0 && !waited_due()); });
+    }
+}
 
 bool RtlCluster::mem(int c, uint64_t addr, void* buf, uint64_t n, bool write) {
+    Gate g(*this);
     return present(c) && cards_[size_t(c)]->mem_access(addr, buf, n, write);
 }
 
 uint64_t RtlCluster::csr_read(int c, uint32_t addr) {
+    Gate g(*this);
+    return csr_read_locked(c, addr);
+}
+
+uint64_t RtlCluster::csr_read_locked(int c, uint32_t addr) {
     Card& k = *cards_[size_t(c)];
     uint64_t id = k.post_read(addr), v = 0;
-    while (!k.read_result(id, &v)) step();
+    while (!k.read_result(id, &v)) tick();
     return v;
 }
 
+RtlCluster::Op RtlCluster::op(uint64_t h) {
+    Gate g(*this);
+    return ops_.at(size_t(h));
+}
+
 uint64_t RtlCluster::issue(const Op& o) {
+    Gate g(*this);
     Op op = o;
     op.issued = cyc_;
     op.code = RTL_PENDING;
@@ -217,17 +363,38 @@ uint64_t RtlCluster::issue(const Op& o) {
     ops_.push_back(op);
     const uint64_t h = ops_.size() - 1;
     if (op.code == RTL_PENDING) drv_[size_t(op.card)]->queue.push_back(h);
+    woken_ = true;
     return h;
 }
 
 bool RtlCluster::wait(uint64_t h, uint64_t max_cycles) {
-    for (uint64_t i = 0; ops_.at(size_t(h)).code == RTL_PENDING && i < max_cycles; ++i) step();
+    Gate g(*this);
+    if (clk_thread_.joinable()) {  // cards are open: the clock thread steps, this waits
+        const std::pair<uint64_t, uint64_t> w{h, cyc_ + max_cycles};
+        waited_.push_back(w);
+        woken_ = true;
+        clk_cv_.notify_all();
+        clk_cv_.wait(g.lock(), [&] { return ops_.at(size_t(h)).code != RTL_PENDING || cyc_ >= w.second || clk_stop_; });
+        waited_.erase(std::find(waited_.begin(), waited_.end(), w));
+    } else {
+        for (uint64_t i = 0; ops_.at(size_t(h)).code == RTL_PENDING && i < max_cycles; ++i) tick();
+    }
     return ops_[size_t(h)].code != RTL_PENDING;
 }
 
-const std::vector<RtlCluster::Event>& RtlCluster::events(int c) const {
-    static const std::vector<Event> none;
-    return present(c) ? drv_[size_t(c)]->events : none;
+void RtlCluster::step() {
+    Gate g(*this);
+    tick();
+}
+
+void RtlCluster::run(uint64_t cycles) {
+    Gate g(*this);
+    for (uint64_t i = 0; i < cycles; ++i) tick();
+}
+
+std::vector<RtlCluster::Event> RtlCluster::events(int c) {
+    Gate g(*this);
+    return present(c) ? drv_[size_t(c)]->events : std::vector<Event>();
 }
 
 void RtlCluster::complete(int c, uint32_t id, int code) {
@@ -321,7 +488,7 @@ void RtlCluster::drive(int c) {
     read(AFUSHELL_RDMA_STATUS, Driver::STATUS);
 }
 
-void RtlCluster::step() {
+void RtlCluster::tick() {
     const uint64_t c0 = cyc_;
     // link inputs of this cycle
     for (int c = 0; c < n_; ++c) {
@@ -397,6 +564,7 @@ std::vector<int> RtlCluster::path(int from, int to) const {
 }
 
 std::map<std::string, uint64_t> RtlCluster::stats() {
+    Gate g(*this);
     std::map<std::string, uint64_t> s{{"cycles", cyc_}, {"packets", 0}, {"dropped", 0}, {"corrupted", 0}};
     for (const Channel& ch : ch_) {
         s["packets"] += ch.packets;
@@ -407,6 +575,8 @@ std::map<std::string, uint64_t> RtlCluster::stats() {
 }
 
 std::string RtlCluster::dump(uint64_t h) {
+    Gate g(*this);
+    auto csr_read = [this](int c, uint32_t addr) { return csr_read_locked(c, addr); };
     std::ostringstream o;
     const uint64_t at = cyc_;
     for (int c = 0; c < n_; ++c) {
@@ -443,7 +613,7 @@ std::string RtlCluster::dump(uint64_t h) {
             if (ns >= iv.first && ns < iv.second) return true;
         return false;
     };
-    o.str("cluster state at cycle " + std::to_string(at) + " (CSRs read until " + std::to_string(cyc_) + "):\n" +
+    o.str("cluster state at cycle " + std::to_string(at) + " (CSRs read until " + std::to_string(cyc_.load()) + "):\n" +
           o.str());
     o.seekp(0, std::ios_base::end);
     for (size_t i = 0; i < ch_.size(); ++i) {

@@ -6,12 +6,16 @@
 // interrupts), as a driver on a real card would.
 #pragma once
 #include <array>
+#include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "card.hpp"
@@ -86,13 +90,13 @@ public:
     /// Queue an operation on card c's driver; returns its handle (a code at once in
     /// op(h).code when the host-side checks refuse it).
     uint64_t issue(const Op& op);
-    const Op& op(uint64_t h) const { return ops_.at(size_t(h)); }
+    Op op(uint64_t h);
     /// Steps until the operation ends or max_cycles pass; true when it ended.
     bool wait(uint64_t h, uint64_t max_cycles);
     void step();
-    void run(uint64_t cycles) { for (uint64_t i = 0; i < cycles; ++i) step(); }
+    void run(uint64_t cycles);
     /// Target events (an operation of another card completed on this card's memory) so far.
-    const std::vector<Event>& events(int c) const;
+    std::vector<Event> events(int c);
     /// Counters: per channel and totals (packets, dropped, corrupted, replays).
     std::map<std::string, uint64_t> stats();
     /// Every card's RDMA CSRs and every channel's state, naming where an operation's
@@ -107,22 +111,53 @@ public:
     /// The channels (indices into channels()) a packet from card `from` to card `to` takes.
     std::vector<int> route(int from, int to) const { return path(from, to); }
 
+    /// Card c as an ordinary card (docs/rdma.md "Cards of a cluster"): the name under which
+    /// the simulation's OPAE layer enumerates it, so afuShellOpen("sim:" + name) gives the
+    /// DMA / core / register API of a single card. Once a card is open, a clock thread
+    /// advances the whole cluster while any host thread waits on any of its cards, an RDMA
+    /// operation is under way or wait() is called; it stands still while a host thread is
+    /// writing a request's descriptors (as a single card's clock does). Card cycles and
+    /// cluster cycles are then one clock. Throws std::out_of_range for an absent card.
+    std::string card_name(int c);
+    /// Called by the OPAE layer when a handle on card c opens / closes.
+    std::shared_ptr<Card> attach(int c);
+    void detach(int c);
+
 private:
     struct Driver;
     void drive(int c);
+    void tick();                    // one cycle of everything; the caller holds clk_m_
+    bool wants_clock();             // the clock thread's test; the caller holds clk_m_
+    void clock_loop();
+    uint64_t csr_read_locked(int c, uint32_t addr);
     void complete(int c, uint32_t id, int code);
     std::vector<int> path(int from, int to) const;  // channel indices along the route
 
     ClusterDesc d_;
     Params prm_;
     int n_ = 0, units_ = 1;
-    uint64_t cyc_ = 0, op_timeout_ = 0;
-    std::vector<std::unique_ptr<Card>> cards_;
+    std::atomic<uint64_t> cyc_{0};  // read by now() without the lock
+    uint64_t op_timeout_ = 0;
+    std::vector<std::shared_ptr<Card>> cards_;
     std::vector<std::unique_ptr<Driver>> drv_;
     std::vector<Channel> ch_;                   // 2 per link
     std::map<std::pair<int, int>, int> out_ch_;  // (card, port) -> channel it sends on
     std::map<std::pair<int, int>, int> in_ch_;   // (card, port) -> channel it receives from
-    std::vector<Op> ops_;
+    std::deque<Op> ops_;  // a deque: op() references stay valid while others are issued
+    // The clock shared with card handles: every public call takes clk_m_; the clock
+    // thread (started by the first attach) steps while wants_clock().
+    std::mutex clk_m_;
+    std::atomic<bool> woken_{false};
+    std::atomic<int> queued_{0};  // callers waiting at the Gate
+    class Gate;  // a host thread gave a card work (set without clk_m_)
+    std::condition_variable clk_cv_;
+    std::thread clk_thread_;
+    bool clk_stop_ = false;
+    std::vector<std::pair<uint64_t, uint64_t>> waited_;  // RDMA waits: (handle, last cycle)
+    bool waited_due() const;
+    std::vector<int> attached_;
+    struct Anchor;  // what card handles hold of the cluster, cleared when it goes
+    std::shared_ptr<Anchor> anchor_;
 };
 
 }  // namespace spgsim

@@ -77,7 +77,7 @@ PipelineResult run_pipeline(RtlCluster& cl, const PipelineSpec& s, const void* i
         return r;
     };
     const size_t n = s.chain.size();
-    if (n < 2) return fail(RTL_BAD_CARD, "a pipeline needs at least 2 cards");
+    if (n < 1) return fail(RTL_BAD_CARD, "a pipeline needs at least 1 card");
     std::set<int> seen;
     for (int c : s.chain) {
         if (!cl.present(c)) return fail(RTL_BAD_CARD, "card " + std::to_string(c) + " is not in the cluster");

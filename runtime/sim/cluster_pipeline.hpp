@@ -13,7 +13,7 @@
 namespace spgsim {
 
 struct PipelineSpec {
-    std::vector<int> chain;        // cards in stream order (at least 2, each once)
+    std::vector<int> chain;        // cards in stream order (each once; one card: no link)
     uint64_t record_bytes = 0;     // bytes per record: the cascade's input = output record
     uint64_t records = 0;          // records per pass
     uint64_t passes = 1;           // the output of a pass is the input of the next

@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -26,6 +27,10 @@ struct Registration {
     fpga_guid guid;
     std::shared_ptr<CardLib> lib;
     Params params;
+    // A card of a cluster (runtime/sim/cluster.hpp): opened by attaching to it, not built.
+    std::string name;
+    std::function<std::shared_ptr<Card>()> attach;
+    std::function<void()> detach;
 };
 
 struct Props {
@@ -41,8 +46,9 @@ struct Token {
 
 struct Handle {
     uint32_t magic = 0x48414e44;
-    std::unique_ptr<Card> card;
+    std::shared_ptr<Card> card;
     std::string info;
+    std::function<void()> detach;  // a cluster's card: hand it back on close
 };
 
 struct Event {
@@ -60,9 +66,42 @@ Handle* live(fpga_handle h) {
     return g_handles.count(p) ? p : nullptr;
 }
 
+fpga_guid* new_guid(Registration& r) {  // caller holds g_m
+    std::memcpy(r.guid, "SPGENSIM", 8);
+    uint64_t idx = g_regs.size();
+    std::memcpy(r.guid + 8, &idx, 8);
+    return &r.guid;
+}
+
 }  // namespace
 
+namespace spgsim {
+void register_external_card(const std::string& name, std::function<std::shared_ptr<Card>()> attach,
+                            std::function<void()> detach) {
+    std::lock_guard<std::mutex> g(g_m);
+    for (auto& r : g_regs)
+        if (r.name == name) return;
+    Registration r;
+    new_guid(r);
+    r.name = name;
+    r.attach = std::move(attach);
+    r.detach = std::move(detach);
+    g_regs.push_back(std::move(r));
+}
+}  // namespace spgsim
+
 extern "C" {
+
+fpga_result spgenSimFindCard(const char* name, fpga_guid guid_out) {
+    if (!name || !guid_out) return FPGA_INVALID_PARAM;
+    std::lock_guard<std::mutex> g(g_m);
+    for (auto& r : g_regs)
+        if (!r.name.empty() && r.name == name) {
+            std::memcpy(guid_out, r.guid, 16);
+            return FPGA_OK;
+        }
+    return FPGA_NOT_FOUND;
+}
 
 fpga_result spgenSimRegisterCard(const char* lib_path, const char* params, fpga_guid guid_out,
                                  char* err, size_t errlen) {
@@ -85,9 +124,7 @@ fpga_result spgenSimRegisterCard(const char* lib_path, const char* params, fpga_
     if (!lib) return fail(e, FPGA_NOT_FOUND);
     std::lock_guard<std::mutex> g(g_m);
     Registration r;
-    std::memcpy(r.guid, "SPGENSIM", 8);
-    uint64_t idx = g_regs.size();
-    std::memcpy(r.guid + 8, &idx, 8);
+    new_guid(r);
     r.lib = lib;
     r.params = p;
     std::memcpy(guid_out, r.guid, 16);
@@ -162,15 +199,29 @@ fpga_result fpgaOpen(fpga_token token, fpga_handle* handle, int flags) {
     if (t->magic != 0x544f4b4e) return FPGA_INVALID_PARAM;
     std::shared_ptr<CardLib> lib;
     Params p;
+    std::function<std::shared_ptr<Card>()> attach;
+    std::function<void()> detach;
     {
         std::lock_guard<std::mutex> g(g_m);
         if (t->index >= g_regs.size()) return FPGA_NOT_FOUND;
         lib = g_regs[t->index].lib;
         p = g_regs[t->index].params;
+        attach = g_regs[t->index].attach;
+        detach = g_regs[t->index].detach;
     }
     auto* h = new Handle;
-    h->card = std::make_unique<Card>(lib, p);
-    h->info = lib->info + p.describe();
+    if (attach) {
+        h->card = attach();
+        if (!h->card) {  // the cluster was closed
+            delete h;
+            return FPGA_NOT_FOUND;
+        }
+        h->detach = detach;
+        h->info = h->card->info() + h->card->params().describe();
+    } else {
+        h->card = std::make_shared<Card>(lib, p);
+        h->info = lib->info + p.describe();
+    }
     std::lock_guard<std::mutex> g(g_m);
     g_handles.insert(h);
     *handle = h;
@@ -185,6 +236,11 @@ fpga_result fpgaClose(fpga_handle handle) {
         if (!g_handles.erase(h)) return FPGA_INVALID_PARAM;
     }
     auto regions = h->card->host.all();
+    if (h->detach) {  // the card lives on in its cluster: forget this handle's buffers
+        HostRegion gone;
+        for (auto& r : regions) h->card->host.remove(r.wsid, &gone);
+        h->detach();
+    }
     h->card.reset();
     for (auto& r : regions)
         if (r.owned) munmap(r.ptr, r.len);

@@ -133,10 +133,13 @@ void Shell::init(const std::string& uri) {
     }
     if (target.rfind("sim:", 0) == 0) {
 #ifdef AFUSHELL_SIM
-        std::string lib = card_library(target.substr(4));
-        char err[512] = {0};
-        fpga_result r = spgenSimRegisterCard(lib.c_str(), query.c_str(), guid, err, sizeof err);
-        if (r != FPGA_OK) throw Error(AFU_ERR_BAD_URI, err);
+        // a card of an RTL cluster, by the name the cluster gave it, or a card library
+        if (spgenSimFindCard(target.substr(4).c_str(), guid) != FPGA_OK) {
+            std::string lib = card_library(target.substr(4));
+            char err[512] = {0};
+            fpga_result r = spgenSimRegisterCard(lib.c_str(), query.c_str(), guid, err, sizeof err);
+            if (r != FPGA_OK) throw Error(AFU_ERR_BAD_URI, err);
+        }
         simulated_ = true;
 #else
         throw Error(AFU_ERR_BAD_URI,

@@ -11,6 +11,7 @@ import pytest
 import spgen
 from spgen import lbm
 from spgen.cli import main
+from spgen.lbm._cards_pipeline import run_pipeline
 from spgen.runtime import rdma
 
 HERE = Path(__file__).resolve().parent
@@ -84,8 +85,8 @@ def test_pipeline_refuses_bad_chains_and_records(rec10_card, tmp_path) -> None:
         cl.pipeline([0, 2], x)
     with pytest.raises(rdma.RDMAError, match="twice in the chain"):
         cl.pipeline([0, 0], x)
-    with pytest.raises(rdma.RDMAError, match="at least 2 cards"):
-        cl.pipeline([1], x)
+    with pytest.raises(spgen.SpgenError, match="cards of this cluster"):
+        cl.pipeline([], x)
     with pytest.raises(rdma.RDMAError, match="records of 40 B, the pipeline was given 8 B"):
         cl.pipeline([0, 1], np.zeros(5, dtype=[("a", "<f4"), ("b", "<u4")]))
     with pytest.raises(spgen.SpgenError, match="whole records"):
@@ -108,15 +109,28 @@ def test_lbm_cascade_across_cards_bit_exact(lbm_card, cards) -> None:
     steps = 2 * cards * 2
     d = lbm.compile_core(w)
     ref = lbm.run_emulator(d, f, attr, steps=steps, omega=1.3, uw=(0.08, 0.0))
-    runs = [{}] + ([{"faults": {"per": 0.01, "drop": 0.01}, "back_pressure": (25, 300)}] if cards == 2 else [])
-    for kw in runs:
-        out, st = lbm.run_pipeline(lbm_card, f, attr, steps, cards=cards, omega=1.3, uw=(0.08, 0.0), seed=3, **kw)
-        assert np.array_equal(out.view(np.uint32), ref.view(np.uint32)), kw
-        assert len(st["stall_rates"]) == cards and st["passes"] == 2 and st["cycles"] > 0
+    r = lbm.run_cards(lbm_card, f, attr, steps, cards=cards, mode="pipeline", omega=1.3, uw=(0.08, 0.0), seed=3)
+    assert np.array_equal(r.f.view(np.uint32), ref.view(np.uint32))
+    assert r.mode == "pipeline" and r.depth == 2 and r.details["passes"] == 2 and r.cycles > 0
+    assert len(r.stall_rate) == cards and all(0 <= s < 1 for s in r.stall_rate)
+    assert r.link_bytes == 2 * (cards - 1) * attr.size * 40   # every record over every link, each pass
+    if cards == 2:   # link faults and random chunks at both ends
+        r = run_pipeline(lbm_card, f, attr, steps, cards=2, omega=1.3, uw=(0.08, 0.0), seed=3,
+                         faults={"per": 0.01, "drop": 0.01}, back_pressure=(25, 300))
+        assert np.array_equal(r.f.view(np.uint32), ref.view(np.uint32))
     with pytest.raises(spgen.SpgenError, match="positive multiple of"):
-        lbm.run_pipeline(lbm_card, f, attr, steps + 1, cards=cards)
+        lbm.run_cards(lbm_card, f, attr, steps + 1, cards=cards, mode="pipeline")
     with pytest.raises(spgen.SpgenError, match="built for grids 16 cells wide"):
-        lbm.run_pipeline(lbm_card, lbm.initial_f(lbm.cavity(8, 8)), lbm.cavity(8, 8), steps, cards=cards)
+        lbm.run_cards(lbm_card, lbm.initial_f(lbm.cavity(8, 8)), lbm.cavity(8, 8), steps, cards=cards, mode="pipeline")
+
+
+def test_lbm_one_card_pipeline_is_its_own_cascade(lbm_card) -> None:
+    """A chain of one card: TX DMA -> cascade -> RX DMA, no link; C steps per pass."""
+    attr = lbm.cavity(16, 6)
+    f = lbm.initial_f(attr)
+    r = lbm.run_cards(lbm_card, f, attr, 6, cards=1, mode="pipeline", omega=1.1)
+    ref = lbm.run_emulator(lbm.compile_core(16), f, attr, steps=6, omega=1.1)
+    assert np.array_equal(r.f.view(np.uint32), ref.view(np.uint32)) and r.link_bytes == 0
 
 
 def test_docs_pipeline_example_runs_as_written(tmp_path, monkeypatch) -> None:

@@ -21,6 +21,7 @@ __all__ = [
     "HELP",
     "PUBLISHED",
     "add_arguments",
+    "build_card",
     "resource_estimate",
     "run",
     "stall_fit",
@@ -56,6 +57,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-yosys", action="store_true",
                    help="resource estimate without the yosys gate counts")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    g = p.add_argument_group("across cards (a cluster of RTL cards with 2 links each, docs/lbm.md)")
+    g.add_argument("--cards", metavar="N,N,...",
+                   help="card counts, e.g. 1,2,4,8: run the grid across a line of simulated cards "
+                        "(--grid: the whole grid for strong scaling, the rows per card for weak)")
+    g.add_argument("--mode", choices=("slabs", "pipeline"), default="slabs",
+                   help="slabs: each card a slab of rows, halos exchanged by RDMA after every pass "
+                        "(default); pipeline: the record stream card to card")
+    g.add_argument("--link-gbps", default="40", metavar="G,G",
+                   help="line rates of the links to measure, e.g. 40,100 (default 40)")
+    g.add_argument("--scaling", default="strong,weak", metavar="S,S",
+                   help="strong (one grid), weak (rows per card fixed), or both (default)")
+    g.add_argument("--passes", type=int, default=8,
+                   help="passes through each card's cascade: steps = passes x C (default 8)")
 
 
 def _parse(args: argparse.Namespace) -> tuple[list[int], int, list[int]]:
@@ -81,13 +95,15 @@ def _parse(args: argparse.Namespace) -> tuple[list[int], int, list[int]]:
     return depths, w, sorted(set(rows))
 
 
-def _build(core_path: Path, width: int, depth: int, model: str = "fast") -> Path:
+def build_card(core_path: Path, width: int, depth: int, model: str = "fast", links: int = 0) -> Path:
     """`spgen build` of the core for this cascade depth (its simulated card is cached by
-    content); ``model``: the card's core model (``--core-model``)."""
+    content); ``model``: the card's core model (``--core-model``); ``links``: RDMA link
+    ports (``--links``, for clusters of cards)."""
     from .._tools import cache_dir
     from . import _build as build_command
 
-    out = cache_dir("bench_lbm") / (f"W{width}_c{depth}" + ("" if model == "rtl" else f"_{model}"))
+    out = cache_dir("bench_lbm") / (f"W{width}_c{depth}" + ("" if model == "rtl" else f"_{model}")
+                                    + (f"_l{links}" if links else ""))
     # Build beside, then swap folders: a card library still loaded in this process
     # must never be overwritten in place (renaming and unlinking it are safe).
     stage = out.with_name(f"{out.name}.new-{os.getpid()}")
@@ -95,7 +111,8 @@ def _build(core_path: Path, width: int, depth: int, model: str = "fast") -> Path
     parser = argparse.ArgumentParser(prog="spgen build")
     build_command.add_arguments(parser)
     args = parser.parse_args([str(core_path), "-P", f"W={width}", "--cascade", str(depth),
-                              "--core-model", model, "-o", str(stage)])
+                              "--core-model", model, "-o", str(stage)]
+                             + (["--links", str(links)] if links else []))
     try:
         with contextlib.redirect_stdout(io.StringIO()):     # the build's file listing
             build_command.run(args)
@@ -108,6 +125,9 @@ def _build(core_path: Path, width: int, depth: int, model: str = "fast") -> Path
     os.replace(stage, out)
     shutil.rmtree(retired, ignore_errors=True)
     return out
+
+
+_build = build_card  # the name the LBM tests use
 
 
 def _grid(width: int, rows: int, seed: int):
@@ -318,8 +338,66 @@ def _plot(rows: list[dict], path: Path) -> None:
     plt.close(fig)
 
 
+def _int_list(text: str, what: str, lo: int, hi: int) -> list[int]:
+    try:
+        vals = sorted({int(x) for x in str(text).split(",") if x.strip()})
+    except ValueError:
+        raise SpgenError(f"{what} '{text}': expected numbers like 1,2,4") from None
+    if not vals or any(not lo <= v <= hi for v in vals):
+        raise SpgenError(f"{what} '{text}': values must be {lo}..{hi}")
+    return vals
+
+
+def _run_cards(args: argparse.Namespace) -> int:
+    """`--cards`: LBM across a cluster of simulated cards (spgen.lbm._cards_bench)."""
+    from tqdm import tqdm
+
+    from ..lbm import CORE_PATH, compile_core
+    from ..lbm import _cards_bench as cb
+
+    depths, width, _ = _parse(args)
+    height = int(re.fullmatch(r"\s*\d+\s*[xX]\s*(\d+)\s*", args.grid).group(1))
+    cards = _int_list(args.cards, "--cards", 1, 64)
+    gbps = [float(g) for g in _int_list(args.link_gbps, "--link-gbps", 1, 400)]
+    scalings = [x.strip() for x in args.scaling.split(",") if x.strip()]
+    if not scalings or any(x not in ("strong", "weak") for x in scalings):
+        raise SpgenError(f"--scaling '{args.scaling}': strong, weak or strong,weak")
+    if args.passes < 2:
+        raise SpgenError(f"--passes {args.passes}: at least 2 (the upload and the download are passes)")
+    cfg = cb.CardsBench(depths=depths, cards=cards, gbps=gbps, scalings=scalings, mode=args.mode, width=width,
+                        height=height, steps_per_depth=args.passes, omega=args.omega)
+    design = compile_core(width)
+    total = len(depths) * (1 + len(gbps) * len(scalings) * len(cards))
+    bar = tqdm(total=total, unit="run", file=sys.stderr, disable=args.no_progress, desc="bench lbm --cards")
+    t0 = time.monotonic()
+
+    def tick(note: str) -> None:
+        bar.set_postfix_str(note)
+        bar.update(1)
+
+    rows = cb.run_bench(cfg, lambda d: build_card(CORE_PATH, width, d, args.core_model, links=2), design, tick)
+    bar.close()
+    print(cb.table(rows))
+    summ = cb.summary(rows)
+    if summ["worst_stall_rate_at_524160B_per_card"] is not None:
+        print(f"\nslabs of >= {PUBLISHED['stall_size_bytes']:,} B per card ({summ['runs_at_524160B_per_card']} runs): "
+              f"worst input stall rate {summ['worst_stall_rate_at_524160B_per_card'] * 100:.4f} % "
+              f"(published one-card bound: <= 0.03 %)")
+    print(f"wall time {time.monotonic() - t0:.1f} s")
+    if args.json:
+        args.json.write_text(json.dumps({"benchmark": "lbm-cards", "mode": args.mode, "width": width,
+                                         "height": height, "passes": args.passes, "summary": summ,
+                                         "results": rows}, indent=2) + "\n")
+    if args.plot:
+        cb.plot(rows, args.plot)
+    return 0 if rows and all(r.get("verified") for r in rows) else 1
+
+
 def run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
+
+    if getattr(args, "cards", None):
+        return _run_cards(args)
 
     from .. import runtime
     from ..lbm import CORE_PATH, compile_core
@@ -343,7 +421,7 @@ def run(args: argparse.Namespace) -> int:
     for depth in depths:
         bar.set_postfix_str(f"building cascade {depth}")
         try:
-            build = _build(CORE_PATH, width, depth, args.core_model)
+            build = build_card(CORE_PATH, width, depth, args.core_model)
         except SpgenError as e:      # report it and go on with the other depths
             failed.append(f"cascade {depth}: {e}")
             bar.update(len(rows_list) + 1)

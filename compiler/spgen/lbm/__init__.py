@@ -1,5 +1,4 @@
 """Host helpers for the D2Q9 LBM core: grids, record streams, running N steps."""
-from ._cards_pipeline import run_pipeline
 from ._grid import (
                     FLUID,
                     MOVING_WALL,
@@ -17,10 +16,14 @@ from ._grid import (
                     macroscopic,
                     to_records,
 )
+from ._cards import MODES, CardsResult, run_cards
+from ._cards_slabs import slab_layout
 from ._run import CORE_PATH, as_core_input, as_records, compile_core, run_card, run_emulator
 
 __all__ = [
                     "CORE_PATH",
+                    "MODES",
+                    "CardsResult",
                     "FLUID",
                     "MOVING_WALL",
                     "OPP",
@@ -39,7 +42,8 @@ __all__ = [
                     "initial_f",
                     "macroscopic",
                     "run_card",
+                    "run_cards",
                     "run_emulator",
-                    "run_pipeline",
+                    "slab_layout",
                     "to_records",
 ]

@@ -3,14 +3,15 @@ card to card over links, each card's cascade of C cores adds C steps, so one pas
 N cards advances the grid N x C steps (docs/lbm.md, "Pipeline across cards")."""
 from __future__ import annotations
 
-import json
 import tempfile
+import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from .._diagnostics import SpgenError
+from ._cards import CardsResult, check_cards, cluster_spec, finish, open_build_info
 from ._grid import RECORD_DTYPE, check_grid, from_records, to_records
 
 __all__ = ["pipeline_card", "run_pipeline"]
@@ -51,78 +52,72 @@ def pipeline_card(width: int, cascade: int, *, link_gbps: int = 40, core: str | 
     return _BUILT[key]
 
 
-def _card_facts(build: Path) -> dict[str, Any]:
-    try:
-        summary = json.loads((build / "build.json").read_text())
-    except (OSError, ValueError) as e:
-        raise SpgenError(f"{build}: not a spgen build folder ({e})") from None
-    if not summary.get("links"):
-        raise SpgenError(f"{build}: a card without links; build it with --links 2")
-    return summary
+def run_pipeline(build: str | Path | None, f: np.ndarray, attr: np.ndarray, steps: int, *, cards: int = 2,
+                 omega: float = 1.0, uw: tuple[float, float] = (0.0, 0.0), link_gbps: float | None = None,
+                 faults: dict | None = None, seed: int = 1, progress: Callable[[str], None] | None = None,
+                 cascade: int | None = None, back_pressure: tuple[int, int] | None = None) -> CardsResult:
+    """`spgen.lbm.run_cards` in mode "pipeline": advance f (9, H, W) by `steps` time steps
+    on a line of `cards` simulated cards. Card 0's TX DMA streams the grid into its
+    cascade, each card's cascade output goes over a link into the next card's cascade,
+    the last card's RX DMA writes the grid back; a pass advances it cards x C steps, so
+    `steps` must be a positive multiple of that (one card: its own cascade, C steps).
 
-
-def run_pipeline(core: str | Path | None, f: np.ndarray, attr: np.ndarray, steps: int, *, cards: int = 2,
-                 cascade: int | None = None, link_gbps: int = 40, faults: dict | None = None,
-                 omega: float = 1.0, uw: tuple[float, float] = (0.0, 0.0), back_pressure: tuple[int, int] | None = None,
-                 seed: int = 1) -> tuple[np.ndarray, dict[str, Any]]:
-    """Advance f (9, H, W) by `steps` time steps on a ring of `cards` simulated cards in
-    pipeline mode: card 0's TX DMA streams the grid into its cascade, each card's cascade
-    output goes over a link into the next card's cascade, the last card's RX DMA writes
-    the grid back; a pass advances it cards x cascade steps, so `steps` must be a positive
-    multiple of that.
-
-    `core`: a `spgen build ... --links 2` folder of the LBM core (its cascade and width
-    are taken from it), or None / a .spd path: built for this grid (`cascade` cores, the
-    fast core model) on first use. `faults`: the cluster file's "faults" (e.g. ``{"per":
-    1e-3, "drop": 1e-3}``), applied to every link; retransmission hides them.
-    `back_pressure`: (max_chunk, max_gap): the host feeds both ends in random descriptors
-    of 1..max_chunk records, 0..max_gap cycles apart. Returns the new f and the run's
-    figures: cycles, stall rate at every card's first core, link and payload utilisation,
-    cell updates per second at the card clock, and the link rate the stream would need.
+    `build`: a `spgen build ... --cascade C --links 2` folder of the LBM core, or None / a
+    .spd path: a card is built for this grid (`cascade` cores, the fast core model) on
+    first use. `faults`: the cluster file's "faults" on every link (retransmission hides
+    them). `back_pressure` = (max_chunk, max_gap): the host feeds both ends in random
+    descriptors of 1..max_chunk records, 0..max_gap cycles apart. Returns a `CardsResult`;
+    its ``details`` hold the stream's figures per card and link (``stall_rates``,
+    ``link_utilisation`` in words on the cable per cycle, ``payload_utilisation``,
+    ``needed_link_gbps``, the raw counters).
     """
     from ..runtime import rdma
 
     a = check_grid(attr)
-    if not isinstance(cards, int) or not 2 <= cards <= 64:
-        raise SpgenError(f"cards must be 2..64 for a pipeline across cards, got {cards!r}")
-    if core is None or Path(core).suffix == ".spd":
+    cards = check_cards(cards)
+    if build is None or Path(build).suffix == ".spd":
         if cascade is None or not 1 <= int(cascade) <= 255:
             raise SpgenError(f"cascade must be 1..255 when the card is built here, got {cascade!r}")
-        build = pipeline_card(a.shape[1], int(cascade), link_gbps=link_gbps, core=core)
-    else:
-        build = Path(core)
-    facts = _card_facts(build)
-    c = int(facts["params"]["N_CORES"])
-    if cascade is not None and int(cascade) != c:
-        raise SpgenError(f"{build}: a cascade of {c} cores, not {cascade}")
-    width = facts.get("core_params", {}).get("W")
+        build = pipeline_card(a.shape[1], int(cascade), link_gbps=int(link_gbps or 40), core=build)
+    path, info = open_build_info(build)
+    depth = int(info.get("params", {}).get("N_CORES", 0) or 0)
+    if depth < 1:
+        raise SpgenError(f"{path}: a build without cores (cascade {depth}); build the LBM core with --cascade C")
+    if cascade is not None and int(cascade) != depth:
+        raise SpgenError(f"{path}: a cascade of {depth} cores, not {cascade}")
+    if cards > 1 and int(info.get("links", 0) or 0) < 2:
+        raise SpgenError(f"{path}: a pipeline on {cards} cards needs 2 link ports per card (one to each "
+                         f"neighbour), the build has {info.get('links', 0)}: rebuild with --links 2")
+    width = info.get("core_params", {}).get("W")
     if width is not None and int(width) != a.shape[1]:
-        raise SpgenError(f"{build}: its cores were built for grids {width} cells wide (Param W), the grid "
-                         f"is {a.shape[1]} wide")
-    per_pass = cards * c
-    if not isinstance(steps, (int, np.integer)) or steps < per_pass or steps % per_pass:
-        raise SpgenError(f"{cards} cards of {c} cores advance the grid {per_pass} steps per pass: steps must "
-                         f"be a positive multiple of {per_pass}, got {steps!r}")
-    spec: dict[str, Any] = {"topology": "ring", "dims": [cards], "card": str(build), "seed": int(seed),
-                            "line_rate_gbps": int(link_gbps)}
-    if faults:
-        spec["faults"] = dict(faults)
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "cluster.json"
-        path.write_text(json.dumps(spec))
-        cl = rdma.cluster(path)
+        raise SpgenError(f"{path}: its cores were built for grids {width} cells wide (Param W), the grid is "
+                         f"{a.shape[1]} wide: rebuild with -P W={a.shape[1]}")
+    per_pass = cards * depth
+    if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or steps < per_pass or steps % per_pass:
+        raise SpgenError(f"pipeline on {cards} card(s): each pass advances the grid {per_pass} steps ({cards} "
+                         f"card(s) x {depth} core(s)): steps must be a positive multiple of {per_pass}, got {steps!r}")
+    t_wall = time.monotonic()
+    cl = rdma.cluster(cluster_spec(path, cards, link_gbps, faults, seed))
     for k in range(cards):
         for name, value in (("omega", omega), ("uw_x", uw[0]), ("uw_y", uw[1])):
             cl[k].write_reg(name, float(value))
     chunk, gap = back_pressure or (0, 0)
-    out, run = cl.pipeline(list(range(cards)), to_records(f, a), passes=int(steps) // per_pass,
-                           max_chunk=chunk, max_gap=gap, seed=seed)
-    stats = run.as_dict()
-    cell_steps = a.size * int(steps)
-    stats.update(cards_n=cards, cascade=c, steps=int(steps), link_gbps=link_gbps, record_bytes=RECORD_BYTES,
-                 mcell_steps_per_s=cell_steps / run.seconds / 1e6 if run.seconds else 0.0,
-                 needed_link_gbps=needed_link_gbps(run.clock_mhz))
-    return from_records(out, a.shape[1])[0], stats
+    passes = int(steps) // per_pass
+    if progress:
+        progress(f"pipeline: {passes} pass(es) through {cards} card(s)")
+    out, run = cl.pipeline(list(range(cards)), to_records(f, a), passes=passes, max_chunk=chunk,
+                           max_gap=gap, seed=seed)
+    details = run.as_dict()
+    details.update(needed_link_gbps=needed_link_gbps(run.clock_mhz), record_bytes=RECORD_BYTES,
+                   simulated_cycles=run.cycles)
+    gbps = float(link_gbps if link_gbps is not None else 40.0)
+    link_bytes = 4 * sum(c["stream_tx_words"] for c in run.cards)
+    directed = cards - 1
+    util = link_bytes / (directed * gbps / 8 * 1e9 * run.seconds) if directed and run.cycles else 0.0
+    return finish(from_records(out, a.shape[1])[0], a, mode="pipeline", cards=cards, depth=depth,
+                  steps=int(steps), cycles=run.cycles, clock_mhz=run.clock_mhz, stall_rate=run.stall_rates,
+                  runs=[], link_bytes=link_bytes, link_gbps=gbps, link_utilisation=util,
+                  wall_s=time.monotonic() - t_wall, details=details)
 
 
 def needed_link_gbps(clock_mhz: float = 200.0, record_bytes: int = RECORD_BYTES) -> dict[str, float]:

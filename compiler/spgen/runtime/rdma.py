@@ -249,6 +249,23 @@ class ClusterCard:
         self._cl.sim.csr_write(self.id, _csr("CORE_REG") + 8 * int(info[f"reg.{name}"]),
                                _reg_bits(name, info.get(f"regtype.{name}", "u32"), value))
 
+    def open(self):
+        """This card as an ordinary card (`spgen.runtime.Card`: dma, run, registers, as a
+        card from `spgen.runtime.open`), on the cluster clock: while the host waits on it
+        (or on any card or RDMA operation of the cluster) the whole cluster runs, so its
+        DMA times and the cluster's cycles are one clock. RTL cards only."""
+        from ._card import Card
+
+        if not self._cl.rtl:
+            raise SpgenError("the network model has no cards to open: a cluster file naming a \"card\" "
+                             "(spgen build --links N) gives RTL cards")
+        if not self._cl.sim.present(self.id):
+            raise SpgenError(f"card {self.id} is not a card of this cluster (cards 0..{len(self._cl) - 1}; "
+                             "absent cards have no card to open)")
+        card = Card(self._cl.sim.card_uri(self.id))
+        card._cluster = card._core._cluster = self._cl  # the cluster outlives its open cards and their buffers
+        return card
+
 
 class Cluster:
     """A simulated cluster of cards, set up from a cluster file (docs/rdma.md): RTL cards

@@ -35,6 +35,15 @@ void afuShellRDMAClusterClose(afu_rdma_cluster c);
 /** Card numbers 0..n-1 of the cluster (absent cards included), and whether they are RTL cards. */
 int afuShellRDMAClusterCards(afu_rdma_cluster c);
 int afuShellRDMAClusterIsRTL(afu_rdma_cluster c);
+/** Card `card` of a cluster of RTL cards as an ordinary card (afushell.h: afuShellDMATransferH,
+ *  afuShellRun, registers, ...; close it with afuShellClose before the cluster). The card
+ *  advances on the cluster clock, so its DMA times and the cluster's cycles are one clock:
+ *  while a host thread waits on a card or an RDMA operation, the whole cluster runs
+ *  (docs/rdma.md "Cards of a cluster"). AFU_RDMA_BAD_CARD for an absent card or one outside
+ *  the cluster, AFU_RDMA_BAD_ARG (message in afuShellRDMAErrorString) for the model cluster
+ *  or a card that does not open. */
+struct afu_shell_s; /* afu_shell_handle of afushell.h */
+int afuShellRDMAClusterCardOpen(afu_rdma_cluster c, int card, struct afu_shell_s **handle);
 /** Copies host bytes into / out of a card's FPGA memory (set-up and checking). */
 int afuShellRDMAWriteMem(afu_rdma_cluster c, int card, uint64_t addr, const void *src, uint64_t n);
 int afuShellRDMAReadMem(afu_rdma_cluster c, int card, uint64_t addr, void *dst, uint64_t n);

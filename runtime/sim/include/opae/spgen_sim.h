@@ -16,6 +16,10 @@ extern "C" {
  * error with a message in err. */
 fpga_result spgenSimRegisterCard(const char *lib_path, const char *params, fpga_guid guid_out,
                                  char *err, size_t errlen);
+/* The GUID of a card registered under a name: a card of an RTL cluster
+ * ("cluster<k>.card<c>", runtime/sim/cluster.hpp), opened as "sim:<name>". FPGA_NOT_FOUND
+ * for other names. */
+fpga_result spgenSimFindCard(const char *name, fpga_guid guid_out);
 uint64_t spgenSimNowNs(fpga_handle handle);
 /* Simulated time at which the latest interrupt on vector reached the host. */
 uint64_t spgenSimIrqNs(fpga_handle handle, uint32_t vector);

@@ -1,0 +1,224 @@
+"""Slabs with halo exchange: each card of a line of RTL cards holds a slab of rows.
+
+Card k holds its own rows ``[lo_k, hi_k)`` of the H x W grid plus halo rows of depth
+D (the cascade depth) on each side that has a neighbour, as one record stream in
+its memory. Every pass through its cascade (the upload H2F, each F2F run between
+memories A and B, the download F2H) advances the slab D steps; a D2Q9 step reads
+one row up and one down, so after D steps the cells within D rows of the stream's
+ends are wrong (they saw the end of the stream) and every own row is right. After a
+pass each card puts its D edge rows into its neighbours' halo rows of the memory the
+pass wrote (RDMA block-stride puts, one block per row), and the next pass reads them.
+
+Overlap: there is no barrier. A card starts its next pass as soon as both its
+neighbours' halo puts into it have landed, while its own outgoing puts may still be
+in flight (they read the rows the pass reads; it writes the other memory). A put
+into a card's memory waits until that card's pass writing it has ended.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from .._diagnostics import SpgenError
+from ._cards import RECORD_BYTES, CardsResult, check_cards, check_steps, cluster_spec, finish, open_build_info
+from ._grid import RECORD_DTYPE, check_grid, from_records, to_records
+
+__all__ = ["Slab", "critical_path", "run_slabs", "slab_layout"]
+
+MEM = (0x0, 1 << 32)      # memories A and B: passes alternate between them
+WAIT_S = 600.0            # wall seconds a card thread waits for a neighbour before giving up
+
+
+@dataclass(frozen=True)
+class Slab:
+    """Rows of one card: own rows [lo, hi) of the grid; its stream holds [first, last)."""
+
+    lo: int
+    hi: int
+    first: int
+    last: int
+
+    @property
+    def rows(self) -> int:
+        return self.last - self.first
+
+
+def slab_layout(height: int, cards: int, depth: int) -> list[Slab]:
+    """Own rows as equal as possible (the first cards one more), halos of depth rows."""
+    base, extra = divmod(height, cards)
+    if base < depth or base < 1:
+        raise SpgenError(f"a grid of {height} rows cannot be cut into {cards} slabs of at least {max(depth, 1)} "
+                         f"rows each (a card sends its {depth} edge rows, the cascade depth, to each "
+                         f"neighbour after every pass): use at most {max(height // max(depth, 1), 1)} cards "
+                         f"or a grid of at least {cards * max(depth, 1)} rows")
+    out, lo = [], 0
+    for k in range(cards):
+        hi = lo + base + (k < extra)
+        out.append(Slab(lo, hi, max(lo - depth, 0), min(hi + depth, height)))
+        lo = hi
+    return out
+
+
+def run_slabs(build, f: np.ndarray, attr: np.ndarray, steps: int, *, cards: int = 2, omega: float = 1.0,
+              uw: tuple[float, float] = (0.0, 0.0), link_gbps: float | None = None, faults: dict | None = None,
+              seed: int = 1, progress: Callable[[str], None] | None = None) -> CardsResult:
+    """`spgen.lbm.run_cards` in mode "slabs" (see the module's description)."""
+    from ..runtime import rdma
+
+    a = check_grid(attr)
+    h, w = a.shape
+    cards = check_cards(cards)
+    path, info = open_build_info(build)
+    depth = int(info.get("params", {}).get("N_CORES", 0) or 0)
+    links = int(info.get("links", 0) or 0)
+    if depth < 1:
+        raise SpgenError(f"{path}: a build without cores (cascade {depth}); build the LBM core with --cascade C")
+    if cards > 1 and links < 2:
+        raise SpgenError(f"{path}: slabs on {cards} cards need 2 link ports per card (one to each neighbour), "
+                         f"the build has {links}: rebuild with --links 2")
+    steps = check_steps(steps, depth, f"slabs on {cards} card(s)")
+    layout = slab_layout(h, cards, depth)
+    rec = to_records(f, a)
+    row_b = w * RECORD_BYTES
+    passes = steps // depth             # upload, steps/depth - 2 F2F runs, download
+
+    t_wall = time.monotonic()
+    cl = rdma.cluster(cluster_spec(path, cards, link_gbps, faults, seed))
+    handles = [cl[k].open() for k in range(cards)]
+    built_w = handles[0].core_param("W")
+    if built_w is not None and built_w != w:
+        for card in handles:
+            card.close()
+        raise SpgenError(f"{path}: its cores were built for grids {built_w} cells wide (Param W), the grid is "
+                         f"{w} wide: rebuild with -P W={w}")
+    for card in handles:
+        for name, value in (("omega", omega), ("uw_x", uw[0]), ("uw_y", uw[1])):
+            card.write_reg(name, float(value))
+
+    # done[k][p]: card k's pass p has written its memory; inbox[k][p]: puts into card k
+    # after pass p (their Transfers, appended by the neighbours' threads)
+    cond = threading.Condition()
+    done = [[False] * passes for _ in range(cards)]
+    inbox: list[list[list[Any]]] = [[[] for _ in range(passes)] for _ in range(cards)]
+    errors: list[BaseException] = []
+    runs: list[list[Any]] = [[] for _ in range(cards)]
+    t_start: list[int] = [0] * cards
+    t_end: list[int] = [0] * cards
+    pass_ns: list[list[int]] = [[0] * passes for _ in range(cards)]   # request to interrupt
+    transfers: list[dict] = []
+    out = np.empty(h * w, dtype=RECORD_DTYPE)
+    neighbours = [[j for j in (k - 1, k + 1) if 0 <= j < cards] for k in range(cards)]
+
+    def wait_for(pred: Callable[[], bool], what: str) -> None:
+        with cond:
+            if not cond.wait_for(lambda: pred() or bool(errors), timeout=WAIT_S):
+                raise SpgenError(f"slabs: {what} did not happen within {WAIT_S:.0f} s")
+            if errors:
+                raise SpgenError("slabs: another card failed")
+
+    def halo_puts(k: int, p: int) -> None:
+        """Card k's edge rows after pass p into its neighbours' halos (memory of pass p)."""
+        s, m = layout[k], MEM[p % 2]
+        for j in neighbours[k]:
+            wait_for(lambda j=j: done[j][p], f"pass {p} of card {j}")
+            t = layout[j]
+            if j > k:   # my top own rows -> j's bottom halo (its first rows)
+                src, dst = s.hi - depth - s.first, 0
+            else:       # my bottom own rows -> j's top halo (its last rows)
+                src, dst = s.lo - s.first, t.rows - depth
+            tr = cl[k].put_strided_async(j, m + src * row_b, m + dst * row_b, row_b, depth, row_b, row_b)
+            with cond:
+                inbox[j][p].append((k, tr))
+                cond.notify_all()
+
+    def card_thread(k: int) -> None:
+        card, s = handles[k], layout[k]
+        try:
+            buf = card.alloc(s.rows * row_b)
+            buf[:] = rec[s.first * w:s.last * w].view(np.uint8)
+            n = s.rows * w
+            t_start[k] = card.sim_stats()["now_ns"]
+            pass_ns[k][0] = card.dma(MEM[0], buf, s.rows * row_b, "H2F")
+            for p in range(1, passes):
+                with cond:
+                    done[k][p - 1] = True
+                    cond.notify_all()
+                halo_puts(k, p - 1)
+                wait_for(lambda: len(inbox[k][p - 1]) == len(neighbours[k]), f"halo puts into card {k}")
+                for peer, tr in inbox[k][p - 1]:
+                    cycles = tr.wait()
+                    _, _, issued, finished = tr.status()
+                    with cond:
+                        transfers.append({"from": peer, "to": k, "after_pass": p - 1, "bytes": depth * row_b,
+                                          "cycles": cycles, "issued": issued, "done": finished})
+                if progress:
+                    progress(f"card {k} pass {p + 1}/{passes}")
+                if p < passes - 1:
+                    runs[k].append(card.run(MEM[(p - 1) % 2], MEM[p % 2], n))
+                    pass_ns[k][p] = runs[k][-1].elapsed_ns
+                else:
+                    t0 = card.sim_stats()["now_ns"]
+                    ns = card.dma(buf, MEM[(p - 1) % 2], s.rows * row_b, "F2H")
+                    t_end[k] = t0 + ns
+                    pass_ns[k][p] = ns
+                    own = buf.view(RECORD_DTYPE)[(s.lo - s.first) * w:(s.hi - s.first) * w]
+                    out[s.lo * w:s.hi * w] = own
+        except BaseException as e:  # noqa: BLE001 -- handed to the caller's thread
+            with cond:
+                errors.append(e)
+                cond.notify_all()
+
+    threads = [threading.Thread(target=card_thread, args=(k,), name=f"slab-card-{k}") for k in range(cards)]
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        for card in handles:
+            card.close()
+    if errors:
+        first = next((e for e in errors if not (isinstance(e, SpgenError) and "another card failed" in str(e))),
+                     errors[0])
+        if isinstance(first, SpgenError):
+            raise first
+        raise SpgenError(f"slabs: {type(first).__name__}: {first}") from first
+    clock = cl.sim.clock_mhz
+    simulated = int(round((max(t_end) - min(t_start)) * clock / 1000.0))
+    cycles = critical_path(pass_ns, transfers, neighbours, clock)
+    stall = []
+    for rs in runs[:]:
+        total = sum(r.in_total_cycles for r in rs)
+        stall.append((total - sum(r.in_moved_cycles for r in rs)) / total if total else 0.0)
+    link_bytes = sum(t["bytes"] for t in transfers)
+    gbps = float(link_gbps if link_gbps is not None else 40.0)
+    directed = 2 * (cards - 1)
+    util = link_bytes / (directed * gbps / 8 * 1e9 * cycles / (clock * 1e6)) if directed and cycles else 0.0
+    return finish(from_records(out, w)[0], a, mode="slabs", cards=cards, depth=depth, steps=steps,
+                  cycles=cycles, clock_mhz=clock, stall_rate=stall, runs=runs, link_bytes=link_bytes,
+                  link_gbps=gbps, link_utilisation=util, transfers=sorted(transfers, key=lambda t: t["issued"]),
+                  wall_s=time.monotonic() - t_wall,
+                  details={"slabs": [(s.lo, s.hi) for s in layout], "halo_rows": depth,
+                           "passes": passes, "link_stats": cl.stats(), "simulated_cycles": simulated,
+                           "pass_ns": pass_ns})
+
+
+def critical_path(pass_ns: list[list[int]], transfers: list[dict], neighbours: list[list[int]],
+                  clock_mhz: float) -> int:
+    """End-to-end cycles with the host reacting at once: each pass as long as the card took
+    for it (request to interrupt), each halo put as long as it took (host call to
+    completion), chained by what waits for what. The simulation itself also counts the
+    host threads' wake-up latency on the machine running it (wall time during which the
+    clock runs on), which says nothing about the cards."""
+    cards, passes = len(pass_ns), len(pass_ns[0])
+    put = {(t["from"], t["to"], t["after_pass"]): t["cycles"] for t in transfers}
+    end = [pass_ns[k][0] * clock_mhz / 1000.0 for k in range(cards)]
+    for p in range(1, passes):
+        ready = [max([end[k]] + [max(end[k], end[j]) + put[(j, k, p - 1)] for j in neighbours[k]])
+                 for k in range(cards)]
+        end = [ready[k] + pass_ns[k][p] * clock_mhz / 1000.0 for k in range(cards)]
+    return int(round(max(end)))

@@ -1,0 +1,192 @@
+"""LBM on a cluster of RTL cards: cards of a cluster as ordinary cards on the cluster clock,
+RDMA into a card while its cascade runs, and slabs with halo exchange (spgen.lbm.run_cards)
+bit-exact with the emulator on the whole grid."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import types
+from pathlib import Path
+
+import numpy as np
+import pytest
+import spgen.lbm as lbm
+from spgen import SpgenError
+from spgen.runtime import rdma
+from spgen.runtime._build import build_runtime
+
+pytestmark = pytest.mark.xdist_group("lbm_cards")
+HERE = Path(__file__).parent
+ROOT = HERE.parents[1]
+WIDTH, DEPTH = 32, 2
+REGS = {"omega": 1.3, "uw": (0.07, 0.01)}
+
+
+@pytest.fixture(scope="module")
+def build() -> Path:
+    """The LBM core, W = 32, cascade of 2, 2 link ports, fast core model (cached by content)."""
+    from spgen.commands._bench_lbm import build_card
+
+    return build_card(lbm.CORE_PATH, WIDTH, DEPTH, "fast", links=2)
+
+
+@pytest.fixture(scope="module")
+def core():
+    return lbm.compile_core(WIDTH)
+
+
+def _grid(height: int, seed: int = 1):
+    """A cavity with every cell kind: walls, the lid, fluid, an obstacle, a moving-wall cell
+    inside, a wall cell with high attr bits set (carried through untouched); perturbed."""
+    attr = lbm.cavity(WIDTH, height)
+    attr[height // 2, WIDTH // 3] = lbm.WALL
+    attr[1, WIDTH - 3] = lbm.MOVING_WALL
+    attr[height // 3, 5] = lbm.WALL | 0x100
+    rng = np.random.default_rng(seed)
+    f = (lbm.initial_f(attr) * (1 + 0.02 * rng.standard_normal((9,) + attr.shape))).astype(np.float32)
+    return f, attr
+
+
+def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
+    return a.shape == b.shape and bool(np.array_equal(a.view(np.uint32), b.view(np.uint32)))
+
+
+def test_rdma_into_card_while_cascade_runs_c_api(build, core, tmp_path) -> None:
+    """Through the C API only: card 0 of a two-card cluster, opened as an ordinary card, runs
+    its cascade while card 1 puts into its memory B and gets from its memory A (the grid the
+    cores read). The put is still in flight when the run returns; the cascade's output after
+    3 x 2 steps equals the emulator bit for bit, the get read the grid after 2 steps, the
+    put's bytes are right, and the run's input stall rate is reported."""
+    rt = build_runtime()
+    exe = tmp_path / "cluster_card_lbm"
+    subprocess.run(["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-O2", str(HERE / "cluster_card_lbm.c"),
+                    f"-I{ROOT / 'runtime' / 'include'}", f"-I{ROOT / 'runtime' / 'rdma' / 'include'}",
+                    f"-I{ROOT / 'runtime' / 'sim' / 'include'}", f"-L{rt}", "-lafushell", "-lopae-c-sim",
+                    f"-Wl,-rpath,{rt}", "-o", str(exe)], check=True)
+    f, attr = _grid(64)
+    lbm.to_records(f, attr).tofile(tmp_path / "in.rec")
+    spec = tmp_path / "cluster.json"
+    spec.write_text(json.dumps({"topology": "mesh", "dims": [2], "card": str(build)}))
+    r = subprocess.run([str(exe), str(spec), str(tmp_path / "in.rec"), str(tmp_path / "o"), "65536"],
+                       capture_output=True, text=True, timeout=300, check=False)
+    assert r.returncode == 0, r.stdout + r.stderr
+    print(r.stdout)
+    assert "put still in flight: yes" in r.stdout and "bytes right" in r.stdout
+    stall = float(r.stdout.split("stall rate ")[1].split(",")[0])
+    assert 0.0 <= stall < 0.01
+    out = np.fromfile(tmp_path / "o.out", dtype=lbm.RECORD_DTYPE)
+    assert _same_bits(lbm.from_records(out, WIDTH)[0], lbm.run_emulator(core, f, attr, steps=3 * DEPTH, **REGS))
+    got = np.fromfile(tmp_path / "o.get", dtype=lbm.RECORD_DTYPE)
+    assert _same_bits(lbm.from_records(got, WIDTH)[0], lbm.run_emulator(core, f, attr, steps=DEPTH, **REGS))
+    assert np.array_equal(got["attr"], lbm.to_records(f, attr)["attr"])
+
+
+def test_cluster_card_python_one_clock(build, core) -> None:
+    """Python: cl[i].open() is a spgen.runtime card on the cluster clock -- its DMA times
+    and the cluster's cycles agree; a put into it while it runs lands, the run is exact."""
+    cl = rdma.cluster({"topology": "mesh", "dims": [2], "card": str(build)})
+    card = cl[0].open()
+    assert card.info["n_cores"] == DEPTH and card.core_param("W") == WIDTH
+    f, attr = _grid(48)
+    rec = lbm.to_records(f, attr)
+    for name, v in (("omega", 1.3), ("uw_x", 0.07), ("uw_y", 0.01)):
+        card.write_reg(name, v)
+    buf = card.alloc(rec.nbytes)
+    buf[:] = rec.view(np.uint8)
+    c0 = cl.now
+    ns = card.dma(0, buf, rec.nbytes, "H2F")
+    # the upload took ns of the card's time; the cluster moved at least as many cycles
+    assert cl.now - c0 >= ns * cl.sim.clock_mhz / 1000
+    payload = bytes(range(256)) * 128
+    cl[1].write(0x100000, payload)
+    t = cl[1].put_async(0, 0x100000, (1 << 32) + (1 << 24), len(payload))
+    run_from = cl.now
+    res = card.run(0, 1 << 32, len(rec))
+    run_to = cl.now
+    t.wait()
+    _, _, issued, done = t.status()
+    assert issued <= run_to and done > run_from          # the put and the run overlapped
+    assert cl[0].read((1 << 32) + (1 << 24), len(payload)) == payload
+    assert res.in_moved_cycles == len(rec) and 0.0 <= res.stall_rate < 0.01
+    card.dma(buf, 1 << 32, rec.nbytes, "F2H")
+    got = lbm.from_records(buf.view(lbm.RECORD_DTYPE).copy(), WIDTH)[0]
+    assert _same_bits(got, lbm.run_emulator(core, f, attr, steps=3 * DEPTH, **REGS))
+    with pytest.raises(SpgenError, match="not a card of this cluster"):
+        rdma.ClusterCard(cl, 5).open()
+    card.close()
+
+
+@pytest.mark.parametrize("cards,height,steps,faults", [
+    (2, 24, 8, None),
+    (4, 27, 10, None),        # slabs of 7, 7, 7, 6 rows
+    (2, 20, 6, {"per": 2e-2, "drop": 1e-2}),
+    (4, 26, 8, {"per": 1e-2, "drop": 5e-3}),
+])
+def test_slabs_bit_exact_with_emulator(build, core, cards, height, steps, faults) -> None:
+    """run_cards(mode="slabs") equals Design.emulate(steps=N) on the whole grid bit for bit,
+    attr words included, with and without link faults (retransmission hides them)."""
+    f, attr = _grid(height, seed=cards * 7 + height)
+    r = lbm.run_cards(build, f, attr, steps, cards=cards, mode="slabs", faults=faults, **REGS)
+    assert _same_bits(r.f, lbm.run_emulator(core, f, attr, steps=steps, **REGS))
+    got_f, rho, (ux, uy) = r
+    assert got_f is r.f and np.isnan(rho[attr != lbm.FLUID]).all() and np.isfinite(ux[attr == lbm.FLUID]).all()
+    assert (r.mode, r.cards, r.depth, r.steps) == ("slabs", cards, DEPTH, steps)
+    assert len(r.stall_rate) == cards and all(0.0 <= s < 0.01 for s in r.stall_rate)
+    assert len(r.transfers) == 2 * (cards - 1) * (steps // DEPTH - 1)
+    assert r.link_bytes == len(r.transfers) * DEPTH * WIDTH * 40
+    assert r.cycles > 0 and 0 < r.link_utilisation < 1
+    if faults:
+        stats = r.details["link_stats"]
+        assert stats["corrupted"] + stats["dropped"] > 0, stats
+
+
+def test_slabs_one_card_equals_emulator(build, core) -> None:
+    f, attr = _grid(12)
+    r = lbm.run_cards(build, f, attr, 4, cards=1, **REGS)
+    assert _same_bits(r.f, lbm.run_emulator(core, f, attr, steps=4, **REGS)) and not r.transfers
+
+
+def test_slab_layout_and_errors(build) -> None:
+    assert [(s.lo, s.hi, s.first, s.last) for s in lbm.slab_layout(27, 4, 2)] == \
+        [(0, 7, 0, 9), (7, 14, 5, 16), (14, 21, 12, 23), (21, 27, 19, 27)]
+    f, attr = _grid(12)
+    with pytest.raises(SpgenError, match="cannot be cut into 8 slabs of at least 2 rows"):
+        lbm.run_cards(build, f, attr, 4, cards=8)
+    with pytest.raises(SpgenError, match="steps must be a multiple of 2, at least 4, got 5"):
+        lbm.run_cards(build, f, attr, 5, cards=2)
+    with pytest.raises(SpgenError, match="at least 4, got 2"):
+        lbm.run_cards(build, f, attr, 2, cards=2)
+    with pytest.raises(SpgenError, match="cards must be an integer 1..64"):
+        lbm.run_cards(build, f, attr, 4, cards=0)
+    with pytest.raises(SpgenError, match="mode must be one of slabs, pipeline"):
+        lbm.run_cards(build, f, attr, 4, mode="tiles")
+    with pytest.raises(SpgenError, match="not a spgen build folder"):
+        lbm.run_cards(build.parent / "nothing", f, attr, 4)
+    wide_f, wide_attr = lbm.initial_f(lbm.cavity(16, 12)), lbm.cavity(16, 12)
+    with pytest.raises(SpgenError, match="built for grids 32 cells wide"):
+        lbm.run_cards(build, wide_f, wide_attr, 4, cards=2)
+
+
+def test_pipeline_mode_dispatch(build, monkeypatch) -> None:
+    """mode="pipeline" calls spgen.lbm._cards_pipeline.run_pipeline with the slabs runner's
+    arguments; without that module, a clear error."""
+    f, attr = _grid(12)
+    monkeypatch.setitem(sys.modules, "spgen.lbm._cards_pipeline", None)   # as if it were missing
+    with pytest.raises(SpgenError, match="pipeline mode is not in this build"):
+        lbm.run_cards(build, f, attr, 4, mode="pipeline")
+    seen = {}
+    fake = types.ModuleType("spgen.lbm._cards_pipeline")
+    fake.run_pipeline = lambda *a, **kw: seen.update(args=a, kwargs=kw) or "result"  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "spgen.lbm._cards_pipeline", fake)
+    assert lbm.run_cards(build, f, attr, 4, cards=3, mode="pipeline", link_gbps=100) == "result"
+    assert seen["args"][0] == build and seen["args"][3] == 4
+    assert seen["kwargs"] == {"cards": 3, "omega": 1.0, "uw": (0.0, 0.0), "link_gbps": 100, "faults": None,
+                              "seed": 1, "progress": None}
+
+
+@pytest.mark.slow
+def test_slabs_eight_cards(build, core) -> None:
+    f, attr = _grid(44, seed=8)
+    r = lbm.run_cards(build, f, attr, 8, cards=8, faults={"per": 1e-2}, **REGS)
+    assert _same_bits(r.f, lbm.run_emulator(core, f, attr, steps=8, **REGS))
