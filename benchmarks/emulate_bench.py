@@ -186,25 +186,33 @@ def bench_lbm(width: int, threads_list, steps_list, reps, with_lbmpy: bool, lbmp
     return rows
 
 
-def _lbmpy_step(width, attr, threads):
-    """lbmpy's generated C kernel: D2Q9 SRT (compressible), same cavity, float32."""
+def lbmpy_cavity(width, attr, kernel_config):
+    """lbmpy's D2Q9 SRT (compressible) float32 step on the cavity ``attr`` (kind = attr & 3:
+    1 wall, 2 the moving lid), generated for ``kernel_config`` (CPU threads, or CUDA)."""
     from lbmpy import LatticeBoltzmannStep, LBMConfig, LBStencil, Method, Stencil
     from lbmpy.boundaries import UBB, NoSlip
-    from pystencils import CreateKernelConfig
 
     cfg = LBMConfig(stencil=LBStencil(Stencil.D2Q9), method=Method.SRT, relaxation_rate=1.6,
                     compressible=True, zero_centered=False, delta_equilibrium=False)
+    lb = LatticeBoltzmannStep(domain_size=(width - 2, width - 2), lbm_config=cfg,
+                              periodicity=False, config=kernel_config)
+    kind = attr & 3
+
+    def cells(k):
+        return lambda x, y: kind[(y + 0.5).astype(int), (x + 0.5).astype(int)] == k
+    lb.boundary_handling.set_boundary(NoSlip(), mask_callback=cells(1))
+    lb.boundary_handling.set_boundary(UBB((0.05, 0.0), data_type="float32"),
+                                      mask_callback=cells(2))
+    return lb
+
+
+def _lbmpy_step(width, attr, threads):
+    """lbmpy's generated C kernel (gcc, OpenMP with ``threads`` when more than one)."""
+    from pystencils import CreateKernelConfig
+
     kcfg = CreateKernelConfig(default_dtype="float32",
                               cpu_openmp=threads if threads > 1 else False)
-    lb = LatticeBoltzmannStep(domain_size=(width - 2, width - 2), lbm_config=cfg,
-                              periodicity=False, config=kcfg)
-    kind = attr & 3
-    bh = lb.boundary_handling
-    bh.set_boundary(NoSlip(), mask_callback=lambda x, y: kind[(y + 0.5).astype(int),
-                                                              (x + 0.5).astype(int)] == 1)
-    bh.set_boundary(UBB((0.05, 0.0), data_type="float32"),
-                    mask_callback=lambda x, y: kind[(y + 0.5).astype(int),
-                                                    (x + 0.5).astype(int)] == 2)
+    lb = lbmpy_cavity(width, attr, kcfg)
     lb.run(1)
     return lb
 

@@ -27,6 +27,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "compiler"))
 
+import emulate_bench  # beside this file: the same lbmpy cavity as on the CPU
 import spgen
 from spgen import _streams
 from spgen.backend import cuda
@@ -83,22 +84,10 @@ def _jacobi(width: int):
 def lbmpy_gpu(width: int, attr):
     """lbmpy's D2Q9 SRT (compressible) float32 CUDA kernel on the same cavity: a step
     (boundary kernel + stream-collide kernel) and the stream-collide kernel alone."""
-    from lbmpy import LatticeBoltzmannStep, LBMConfig, LBStencil, Method, Stencil
-    from lbmpy.boundaries import UBB, NoSlip
     from pystencils import CreateKernelConfig, Target
 
-    cfg = LBMConfig(stencil=LBStencil(Stencil.D2Q9), method=Method.SRT, relaxation_rate=1.6,
-                    compressible=True, zero_centered=False, delta_equilibrium=False)
-    kcfg = CreateKernelConfig(target=Target.CUDA, default_dtype="float32")
-    lb = LatticeBoltzmannStep(domain_size=(width - 2, width - 2), lbm_config=cfg,
-                              periodicity=False, config=kcfg)
-    kind = attr & 3
-    bh = lb.boundary_handling
-    bh.set_boundary(NoSlip(), mask_callback=lambda x, y: kind[(y + 0.5).astype(int),
-                                                              (x + 0.5).astype(int)] == 1)
-    bh.set_boundary(UBB((0.05, 0.0), data_type="float32"),
-                    mask_callback=lambda x, y: kind[(y + 0.5).astype(int),
-                                                    (x + 0.5).astype(int)] == 2)
+    lb = emulate_bench.lbmpy_cavity(width, attr, CreateKernelConfig(target=Target.CUDA,
+                                                                    default_dtype="float32"))
     lb.pre_run()
     dh = lb.data_handling
 

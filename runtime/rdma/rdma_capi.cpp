@@ -160,69 +160,62 @@ static int rtl_issue(afu_rdma_cluster c, const spgsim::RtlCluster::Op& op, afu_r
 }
 #endif
 
-static int issue(afu_rdma_cluster c, bool put, int card, int peer, uint64_t local, uint64_t remote, uint64_t n,
-                 afu_rdma_handle* h) {
+// One request of the asynchronous entry points; a plain transfer is one block of n bytes.
+struct Request {
+  bool put;
+  int card, peer;
+  uint64_t local, remote, block, count = 1, local_stride = 0, remote_stride = 0;
+  bool strided = false;
+};
+
+static int issue(afu_rdma_cluster c, const Request& r, afu_rdma_handle* h) {
   if (!c || !h) return AFU_RDMA_BAD_ARG;
-  if (!c->present(card)) return AFU_RDMA_BAD_CARD;
+  if (!c->present(r.card)) return AFU_RDMA_BAD_CARD;
 #ifdef AFUSHELL_RDMA_RTL
   if (c->rtl) {
     spgsim::RtlCluster::Op op;
-    op.card = card, op.peer = peer, op.get = !put, op.local = local, op.remote = remote, op.len = n;
+    op.card = r.card, op.peer = r.peer, op.get = !r.put, op.local = r.local, op.remote = r.remote;
+    op.len = r.block * r.count;
+    if (r.strided) {
+      op.block = r.block, op.count = r.count, op.lstride = r.local_stride, op.rstride = r.remote_stride;
+      if (!r.block || !r.count) op.block = op.count = 0, op.len = 0;  // the engine answers ALIGN
+    }
     return rtl_issue(c, op, h);
   }
 #endif
-  *h = put ? c->sim->put(card, peer, local, remote, n) : c->sim->get(card, peer, local, remote, n);
+  if (r.strided && !r.put) {
+    g_last_error = "block-stride get runs on RTL cards; the network model has block-stride put only";
+    return AFU_RDMA_BAD_ARG;
+  }
+  if (r.strided)
+    *h = c->sim->put_strided(r.card, r.peer, r.local, r.remote, r.block, r.count, r.local_stride, r.remote_stride);
+  else
+    *h = r.put ? c->sim->put(r.card, r.peer, r.local, r.remote, r.block)
+               : c->sim->get(r.card, r.peer, r.local, r.remote, r.block);
   const rdma::Op& op = c->sim->op(*h);
   return op.state == rdma::OP_ERROR ? op.code : AFU_RDMA_OK;
 }
 
 int afuShellRDMAPutAsync(afu_rdma_cluster c, int card, int dst, uint64_t local, uint64_t remote, uint64_t n,
                          afu_rdma_handle* h) {
-  return issue(c, true, card, dst, local, remote, n, h);
+  return issue(c, {true, card, dst, local, remote, n}, h);
 }
 
 int afuShellRDMAGetAsync(afu_rdma_cluster c, int card, int src, uint64_t local, uint64_t remote, uint64_t n,
                          afu_rdma_handle* h) {
-  return issue(c, false, card, src, local, remote, n, h);
+  return issue(c, {false, card, src, local, remote, n}, h);
 }
 
 int afuShellRDMAPutStridedAsync(afu_rdma_cluster c, int card, int dst, uint64_t local, uint64_t remote,
                                 uint64_t block, uint64_t count, uint64_t local_stride, uint64_t remote_stride,
                                 afu_rdma_handle* h) {
-  if (!c || !h) return AFU_RDMA_BAD_ARG;
-  if (!c->present(card)) return AFU_RDMA_BAD_CARD;
-#ifdef AFUSHELL_RDMA_RTL
-  if (c->rtl) {
-    spgsim::RtlCluster::Op op;
-    op.card = card, op.peer = dst, op.local = local, op.remote = remote, op.len = block * count;
-    op.block = block, op.count = count, op.lstride = local_stride, op.rstride = remote_stride;
-    if (!block || !count) op.block = op.count = 0, op.len = 0;  // the engine answers ALIGN
-    return rtl_issue(c, op, h);
-  }
-#endif
-  *h = c->sim->put_strided(card, dst, local, remote, block, count, local_stride, remote_stride);
-  const rdma::Op& op = c->sim->op(*h);
-  return op.state == rdma::OP_ERROR ? op.code : AFU_RDMA_OK;
+  return issue(c, {true, card, dst, local, remote, block, count, local_stride, remote_stride, true}, h);
 }
 
 int afuShellRDMAGetStridedAsync(afu_rdma_cluster c, int card, int src, uint64_t local, uint64_t remote,
                                 uint64_t block, uint64_t count, uint64_t local_stride, uint64_t remote_stride,
                                 afu_rdma_handle* h) {
-  if (!c || !h) return AFU_RDMA_BAD_ARG;
-  if (!c->present(card)) return AFU_RDMA_BAD_CARD;
-#ifdef AFUSHELL_RDMA_RTL
-  if (c->rtl) {
-    spgsim::RtlCluster::Op op;
-    op.card = card, op.peer = src, op.get = 1, op.local = local, op.remote = remote, op.len = block * count;
-    op.block = block, op.count = count, op.lstride = local_stride, op.rstride = remote_stride;
-    if (!block || !count) op.block = op.count = 0, op.len = 0;
-    return rtl_issue(c, op, h);
-  }
-#else
-  (void)src, (void)local, (void)remote, (void)block, (void)count, (void)local_stride, (void)remote_stride;
-#endif
-  g_last_error = "block-stride get runs on RTL cards; the network model has block-stride put only";
-  return AFU_RDMA_BAD_ARG;
+  return issue(c, {false, card, src, local, remote, block, count, local_stride, remote_stride, true}, h);
 }
 
 int afuShellRDMATest(afu_rdma_cluster c, afu_rdma_handle h) {

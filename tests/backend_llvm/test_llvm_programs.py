@@ -280,3 +280,30 @@ def test_graph_edited_in_place_gets_a_new_kernel():
     assert np.array_equal(emulate(g, 8, ins, {})["y"].view(np.float32), xs * 3)
     two.attrs["bits"] = 0x40000000  # and back: the earlier kernel again
     assert np.array_equal(emulate(g, 8, ins, {})["y"].view(np.float32), xs * 2)
+
+
+def test_unchanged_graph_costs_no_new_key_and_an_edit_recompiles(monkeypatch):
+    # the per-call check is one edit counter (spgen.ir.edit_count), not the graph's
+    # content: an unchanged graph is never printed again, an edited one always is
+    from spgen.backend.llvm import _jit
+
+    printed = []
+    text_key = _jit._text_key
+    monkeypatch.setattr(_jit, "_text_key", lambda g, ftz: printed.append(g) or text_key(g, ftz))
+    b = GraphBuilder("rewire")
+    x, y = b.input("x"), b.input("y")
+    d = b.op("fsub", Type.F32, x, y)
+    b.output("z", d)
+    g = b.done()
+    xs, ys = np.arange(8, dtype=np.float32), np.full(8, 10, dtype=np.float32)
+    ins = {"x": xs.view(np.uint32), "y": ys.view(np.uint32)}
+    first = emulate(g, 8, ins, {})["z"].view(np.float32)
+    assert np.array_equal(first, xs - ys) and len(printed) == 1
+    for _ in range(5):
+        assert np.array_equal(emulate(g, 8, ins, {})["z"], first.view(np.uint32))
+    emulate(g, 8, ins, {}, ftz=True)  # another mode: its own key, made once
+    emulate(g, 8, ins, {}, ftz=True)
+    assert len(printed) == 2
+    d.args = (d.args[1], d.args[0])  # operands swapped in place: y - x
+    assert np.array_equal(emulate(g, 8, ins, {})["z"].view(np.float32), ys - xs)
+    assert len(printed) == 3

@@ -16,11 +16,12 @@
 #define SRC_BYTES 0x10000ull
 #define PUT_WIN 0x100000ull        /* puts from card a land at PUT_WIN + a * WIN */
 #define GET_WIN 0x200000ull        /* gets from card b land at GET_WIN + b * WIN */
-#define STRIDE_WIN 0x300000ull     /* block-stride puts from a at STRIDE_WIN + a * WIN */
+#define STRIDE_WIN 0x300000ull     /* block-stride puts from a at STRIDE_WIN + a * WIN / 2 */
 #define SGET_WIN 0x380000ull       /* block-stride gets from b at SGET_WIN + b * WIN / 2 (RTL) */
 #define WIN 0x10000ull
 #define TOP 0x400000ull            /* bytes checked per card */
 #define MAX_OPS 4096
+#define MAX_CARDS 16               /* the windows above hold 16 cards */
 
 static unsigned long long rng_state;
 static unsigned long long rnd(void) {
@@ -48,6 +49,10 @@ int main(int argc, char **argv) {
         return 1;
     }
     const int n = afuShellRDMAClusterCards(cl);
+    if (n > MAX_CARDS) {
+        fprintf(stderr, "%d cards: this check lays out windows for at most %d\n", n, MAX_CARDS);
+        return 2;
+    }
     uint8_t **src = calloc((size_t)n, sizeof *src), **want = calloc((size_t)n, sizeof *want);
     uint8_t *got = malloc(TOP);
     for (int c = 0; c < n; ++c) {
@@ -90,7 +95,7 @@ int main(int argc, char **argv) {
                 } else {                   /* block-stride put a -> b */
                     o->block = 4 * (1 + rnd() % 16), o->count = 1 + rnd() % 32;
                     o->ls = o->block + 4 * (rnd() % 8), o->rs = o->block + 4 * (rnd() % 8);
-                    o->local = SRC + 4 * (rnd() % 64), o->remote = STRIDE_WIN + (uint64_t)a * WIN + 4 * (rnd() % 64);
+                    o->local = SRC + 4 * (rnd() % 64), o->remote = STRIDE_WIN + (uint64_t)a * (WIN / 2) + 4 * (rnd() % 64);
                     o->len = o->block * o->count;
                     for (uint64_t k = 0; k < o->count; ++k)
                         memcpy(want[b] + o->remote + k * o->rs, src[a] + o->local + k * o->ls, o->block);

@@ -163,3 +163,22 @@ def test_model_parameters_change_timing(loopback_lib):
     with pytest.raises(AfuError) as ei:
         runtime.open("loopback", params={"no_such_knob": 1})
     assert ei.value.name == "BAD_URI" and "no_such_knob" in str(ei.value)
+
+
+def test_failed_runtime_build_is_one_clear_error_without_a_traceback(monkeypatch):
+    # a card whose runtime did not build must leave nothing that fails later in __del__
+    import gc
+    import sys
+
+    from spgen.runtime import _card
+
+    def broken_build():
+        raise SpgenError("the runtime build failed: see the compiler output above")
+
+    ignored = []
+    monkeypatch.setattr(sys, "unraisablehook", ignored.append)
+    monkeypatch.setattr(_card, "load_extension", broken_build)
+    with pytest.raises(SpgenError, match="runtime build failed"):
+        runtime.open("afu:00000000-0000-0000-0000-000000000000")
+    gc.collect()
+    assert [str(u.exc_value) for u in ignored] == []

@@ -9,14 +9,14 @@ import time
 from pathlib import Path
 
 from .._diagnostics import SpgenError
-from ._check import parse_param_args
+from ._args import add_program_arguments, parse_param_args
 
 __all__ = ["add_arguments", "run"]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("program", metavar="PROG.spd", nargs="?",
-                        help="the SPD source file (omit with --loopback)")
+    add_program_arguments(parser, optional=True,
+                          program_help="the SPD source file (omit with --loopback)")
     parser.add_argument("-o", dest="outdir", metavar="BUILD", required=True,
                         help="output folder: rtl/, hw/ (afu.json, Platform Designer Tcl, "
                              "Quartus and OPAE file lists), sim/ (simulated card), build.json")
@@ -34,9 +34,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "with TIMEOUT (default 2,000,000 = 10 ms at 200 MHz)")
     parser.add_argument("--no-sim", action="store_true",
                         help="do not build the Verilated simulated-card library")
-    parser.add_argument("-P", dest="params", metavar="NAME=VALUE", action="append", default=[],
-                        help="override a Param of the top module (repeatable)")
-    parser.add_argument("--top", metavar="NAME", help="top module (default: the file's last)")
     parser.add_argument("--ftz", action="store_true",
                         help="flush subnormal f32 operands and results to zero")
     parser.add_argument("--core-model", choices=("rtl", "fast"), default="rtl",

@@ -4,31 +4,15 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .._diagnostics import SpgenError
+from ._args import add_program_arguments, parse_param_args
 
-__all__ = ["add_arguments", "parse_param_args", "run"]
+__all__ = ["add_arguments", "run"]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("program", metavar="PROG.spd", help="the SPD source file")
-    parser.add_argument("-P", dest="params", metavar="NAME=VALUE", action="append", default=[],
-                        help="override a Param of the top module (repeatable), e.g. -P W=128")
-    parser.add_argument("--top", metavar="NAME",
-                        help="top module (default: the last module of the file)")
+    add_program_arguments(parser)
     parser.epilog = ("Prints every error and warning as file:line:col with the source line; "
                      "exit status 1 when there is an error, 0 otherwise.")
-
-
-def parse_param_args(items: list[str]) -> dict[str, str]:
-    """`-P NAME=VALUE` options as a dict (values are parsed by the front end)."""
-    out: dict[str, str] = {}
-    for item in items:
-        name, sep, value = item.partition("=")
-        name = name.strip()
-        if not sep or not name.isidentifier() or not value.strip():
-            raise SpgenError(f"-P expects NAME=VALUE, got {item!r}")
-        out[name] = value.strip()
-    return out
 
 
 def run(args: argparse.Namespace) -> int:

@@ -8,13 +8,13 @@ import time
 from pathlib import Path
 
 from .._diagnostics import SpgenError
-from ._check import parse_param_args
+from ._args import add_program_arguments, parse_param_args
 
 __all__ = ["add_arguments", "run", "summary"]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("program", metavar="PROG.spd", help="the SPD source file")
+    add_program_arguments(parser)
     parser.add_argument("-o", dest="outdir", metavar="DIR",
                         help="write DIR/<top>.v (self-contained) and DIR/<top>.json (report)")
     parser.add_argument("--emit", choices=("ir", "verilog", "report"),
@@ -22,9 +22,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dot", metavar="FILE", help="write the dataflow graph as Graphviz")
     parser.add_argument("--emit-header", metavar="FILE",
                         help="write a C header with the register (CSR) offsets")
-    parser.add_argument("-P", dest="params", metavar="NAME=VALUE", action="append", default=[],
-                        help="override a Param of the top module (repeatable)")
-    parser.add_argument("--top", metavar="NAME", help="top module (default: the file's last)")
     parser.add_argument("--ftz", action="store_true",
                         help="flush subnormal f32 operands and results to zero (Arria 10 DSPs)")
     parser.add_argument("--fast-math", action="store_true",

@@ -6,12 +6,13 @@ import sys
 import time
 
 from .._diagnostics import SpgenError
+from ._args import add_program_arguments, name_values, parse_param_args
 
 __all__ = ["add_arguments", "run"]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("program", metavar="PROG.spd", help="the SPD source file")
+    add_program_arguments(parser)
     parser.add_argument("-i", "--input", required=True, metavar="IN.npy",
                         help="input stream: a structured array with one field per input port "
                              "(branch ports too, unless --brch-input gives them)")
@@ -24,9 +25,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--steps", type=int, default=1, metavar="N",
                         help="apply the module N times, outputs fed back as inputs in port "
                              "order (needs matching ports); fused into few sweeps")
-    parser.add_argument("-P", dest="params", metavar="NAME=VALUE", action="append", default=[],
-                        help="override a Param of the top module (repeatable), e.g. -P W=128")
-    parser.add_argument("--top", metavar="NAME", help="top module (default: the last one)")
     parser.add_argument("--ftz", action="store_true",
                         help="flush subnormal operands and results to zero (Arria 10 FP DSPs)")
     parser.add_argument("--threads", type=int, metavar="T",
@@ -41,25 +39,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                      "float32/int32/uint32 as the port type. Exit status 1 on any error.")
 
 
-def _parse_regs(items: list[str]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for item in items:
-        name, sep, value = item.partition("=")
-        if not sep or not name.strip().isidentifier() or not value.strip():
-            raise SpgenError(f"--reg expects NAME=VALUE, got {item!r}")
-        out[name.strip()] = value.strip()
-    return out
-
-
 def run(args: argparse.Namespace) -> int:
     from .. import _streams, compile
-    from ._check import parse_param_args
 
     if args.steps < 1:
         raise SpgenError(f"--steps must be at least 1, got {args.steps}")
     if args.threads is not None and args.threads < 1:
         raise SpgenError(f"--threads must be at least 1, got {args.threads}")
-    regs = _parse_regs(args.regs)
+    regs = name_values(args.regs, "--reg")
     design = compile(args.program, top=args.top, params=parse_param_args(args.params),
                      ftz=args.ftz)
     design.diagnostics.print(sys.stderr)

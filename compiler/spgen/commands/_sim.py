@@ -6,14 +6,13 @@ import sys
 import time
 
 from .. import _streams
-from .._diagnostics import SpgenError
-from ._check import parse_param_args
+from ._args import add_program_arguments, name_values, parse_param_args
 
-__all__ = ["add_arguments", "parse_reg_args", "run"]
+__all__ = ["add_arguments", "run"]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("program", metavar="PROG.spd", help="the SPD source file")
+    add_program_arguments(parser)
     parser.add_argument("-i", dest="input", metavar="IN.npy", required=True,
                         help="input stream: structured array, one field per input port")
     parser.add_argument("-o", dest="output", metavar="OUT.npy", required=True,
@@ -24,29 +23,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="random s_valid bubbles and m_ready stalls from SEED "
                              "(the output must not change)")
     parser.add_argument("--trace", metavar="WAVE.fst", help="write an FST waveform")
-    parser.add_argument("-P", dest="params", metavar="NAME=VALUE", action="append", default=[],
-                        help="override a Param of the top module (repeatable)")
-    parser.add_argument("--top", metavar="NAME", help="top module (default: the file's last)")
     parser.add_argument("--ftz", action="store_true", help="flush subnormals to zero")
     parser.add_argument("--fast-math", action="store_true", help="allow reassociation")
     parser.epilog = ("The Verilator build is cached by content hash (SPGEN_CACHE or "
                      "~/.cache/spgen), so a second run does not rebuild.")
 
 
-def parse_reg_args(items: list[str]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for item in items:
-        name, sep, value = item.partition("=")
-        if not sep or not name.strip().isidentifier() or not value.strip():
-            raise SpgenError(f"--reg expects NAME=VALUE, got {item!r}")
-        out[name.strip()] = value.strip()
-    return out
-
-
 def run(args: argparse.Namespace) -> int:
     from .. import compile as spgen_compile
 
-    regs = parse_reg_args(args.reg)
+    regs = name_values(args.reg, "--reg")
     arr = _streams.load_npy(args.input)
     design = spgen_compile(args.program, top=args.top, params=parse_param_args(args.params),
                            ftz=args.ftz, fast_math=args.fast_math)

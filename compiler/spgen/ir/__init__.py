@@ -1,6 +1,17 @@
 """Dataflow IR shared by the front end, the passes and both back ends."""
 from ._dot import to_dot
-from ._graph import Graph, IRError, Node, Output, Port, Program, RegDecl, SourceLoc, format_node
+from ._graph import (
+                     Graph,
+                     IRError,
+                     Node,
+                     Output,
+                     Port,
+                     Program,
+                     RegDecl,
+                     SourceLoc,
+                     edit_count,
+                     format_node,
+)
 from ._ops import FLOP_KINDS, OPS, OpInfo, Type
 from ._verify import verify_graph
 
@@ -17,6 +28,7 @@ __all__ = [
            "RegDecl",
            "SourceLoc",
            "Type",
+           "edit_count",
            "format_node",
            "to_dot",
            "verify_graph",

@@ -8,7 +8,65 @@ from typing import Any
 from ._ops import FLOP_KINDS, OPS, IRError, Type
 from ._verify import verify_graph
 
-__all__ = ["Graph", "IRError", "Node", "Output", "Port", "Program", "RegDecl", "SourceLoc"]
+__all__ = ["Graph", "IRError", "Node", "Output", "Port", "Program", "RegDecl", "SourceLoc",
+           "edit_count"]
+
+
+# ---- edit counting ----------------------------------------------------------------
+# Caches keyed by a graph's content (the emulator's compiled kernels) must see an edit in
+# place, yet comparing the content costs as much as a small emulation. So every change
+# to any Graph or Node, including its lists and dicts, advances one counter: while it
+# stands still no graph has changed, and a cache checks one integer per call. Attribute
+# values themselves are immutable (ints, strs, tuples, Types): replace them, never edit
+# them in place.
+_edits = 0
+
+
+def edit_count() -> int:
+    """A number that grows with every change to any :class:`Graph` or :class:`Node`."""
+    return _edits
+
+
+def _edited() -> None:
+    global _edits
+    _edits += 1
+
+
+def _counting(name: str, base: type, methods: tuple[str, ...]) -> type:
+    """A subclass ``name`` of ``base`` whose mutating ``methods`` count as edits."""
+    def wrap(method_name: str):
+        inner = getattr(base, method_name)
+
+        def method(self, *args, **kwargs):
+            _edited()
+            return inner(self, *args, **kwargs)
+        method.__name__ = method_name
+        return method
+    return type(name, (base,), {"__module__": __name__, **{m: wrap(m) for m in methods}})
+
+
+_List = _counting("_List", list, ("__setitem__", "__delitem__", "__iadd__", "__imul__",
+                                  "append", "extend", "insert", "pop", "remove", "clear",
+                                  "sort", "reverse"))
+_Dict = _counting("_Dict", dict, ("__setitem__", "__delitem__", "__ior__", "pop", "popitem",
+                                  "clear", "update", "setdefault"))
+
+
+def _counted(value: Any) -> Any:
+    """``value`` as a container whose edits count (plain lists and dicts are wrapped)."""
+    if value.__class__ is list:
+        return _List(value)
+    if value.__class__ is dict:
+        return _Dict(value)
+    return value
+
+
+class _Counted:
+    """Mixin: setting any field counts as an edit; list and dict fields count theirs."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        _edited()
+        object.__setattr__(self, name, _counted(value))
 
 
 @dataclass(frozen=True)
@@ -24,7 +82,7 @@ class SourceLoc:
 
 
 @dataclass(eq=False)
-class Node:
+class Node(_Counted):
     """One operation. Identity is object identity; ``id`` is a stable printing number.
 
     ``attrs`` values are plain ints, strs, tuples or Types so that printing is
@@ -85,7 +143,7 @@ class Output:
 
 
 @dataclass(eq=False)
-class Graph:
+class Graph(_Counted):
     """One module as a dataflow graph.
 
     Invariants (checked by :meth:`verify`): nodes are in topological order, every

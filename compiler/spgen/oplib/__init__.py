@@ -1,8 +1,14 @@
-"""Verilog operator library: one pipelined module per computing IR op, and its latency table."""
+"""Verilog operator library: one pipelined module per computing IR op, and its latency table.
+
+Most modules are files in rtl/; the thin ones over a shared core (comparisons, integer
+division, conversions, bitwise and sign-bit operations) are written from the table in
+``_modules`` into a cache folder. Either way ``rtl_source`` gives a file."""
 from __future__ import annotations
 
 import re
 from pathlib import Path
+
+from ._modules import GENERATED, generated_dir
 
 __all__ = ["LATENCY", "RTL_DIR", "rtl_dependencies", "rtl_files", "rtl_source"]
 
@@ -40,7 +46,7 @@ def rtl_source(op: str) -> Path:
     if op not in LATENCY:
         from .._diagnostics import SpgenError
         raise SpgenError(f"no operator-library module for IR op {op!r}")
-    return RTL_DIR / f"spg_{op}.v"
+    return (generated_dir() if op in GENERATED else RTL_DIR) / f"spg_{op}.v"
 
 
 def rtl_files() -> list[Path]:
@@ -49,7 +55,8 @@ def rtl_files() -> list[Path]:
     Besides the op modules spg_<op>.v these are the shared cores spg_<name>_core.v that
     several op modules instantiate (spg_idiv_core, spg_fcmp_core, ...); they are no IR ops.
     """
-    return sorted(RTL_DIR.glob("spg_*.v"))
+    files = [*RTL_DIR.glob("spg_*.v"), *generated_dir().glob("spg_*.v")]
+    return sorted(files, key=lambda p: p.name)
 
 
 # An instantiation `spg_x #(` or `spg_x name (`.

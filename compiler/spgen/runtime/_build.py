@@ -74,6 +74,19 @@ def runtime_dir(sanitize: str = "") -> Path:
     return cache_dir("runtime") / (content_hash(*parts) + (f"-{sanitize}" if sanitize else ""))
 
 
+def _forget_other_checkout(out: Path, source: Path) -> None:
+    """Build folders are shared by checkouts (by content, or one per sanitizer); CMake refuses
+    a folder configured from another source path, so its cache is dropped (objects stay)."""
+    cache = out / "CMakeCache.txt"
+    if not cache.is_file():
+        return
+    home = next((ln.split("=", 1)[1] for ln in cache.read_text(errors="replace").splitlines()
+                 if ln.startswith("CMAKE_HOME_DIRECTORY:")), "")
+    if home and Path(home) != source:
+        cache.unlink()
+        shutil.rmtree(out / "CMakeFiles", ignore_errors=True)
+
+
 def build_runtime(sanitize: str = "", jobs: int = 2) -> Path:
     """Configures and builds runtime/ with CMake; returns the build folder (cached)."""
     # Sanitizer builds live in one folder each and build incrementally.
@@ -92,6 +105,7 @@ def build_runtime(sanitize: str = "", jobs: int = 2) -> Path:
         if stamp.is_file() and not sanitize:
             return out
         out.mkdir(parents=True, exist_ok=True)
+        _forget_other_checkout(out, repo_root() / "runtime")
         cmd = ["cmake", "-S", str(repo_root() / "runtime"), "-B", str(out),
                "-DCMAKE_BUILD_TYPE=" + ("RelWithDebInfo" if sanitize else "Release"),
                f"-DPython_EXECUTABLE={sys.executable}", f"-DAFUSHELL_SANITIZE={sanitize}"]

@@ -58,9 +58,10 @@ class RunResult:
 class _Core:
     """Owns the C handle; closed when the card and every buffer from it are gone."""
 
+    handle = 0  # also when __init__ failed before opening (the runtime did not build)
+
     def __init__(self, uri: str) -> None:
         self.ext = load_extension()
-        self.handle = 0
         self.handle = _check(self.ext.open(uri))
 
     def __del__(self) -> None:
@@ -71,6 +72,8 @@ class _Core:
 
 class Request:
     """An asynchronous transfer; `wait` returns False on timeout, raises AfuError on failure."""
+
+    _req = 0
 
     def __init__(self, core: _Core, req: int) -> None:
         self._core = core

@@ -228,8 +228,12 @@ def render_verilog_header(m: CsrMap) -> str:
 
 def render_markdown(m: CsrMap) -> str:
     out = [f"# {m.name} CSR map v{m.version[0]}.{m.version[1]}", "",
-           ("Generated from `shell/csr_map.json` by `shell/gen_csr.py`; do not edit. "
-            "Semantics: [shell.md](shell.md)."), "",
+           ("Every register of the AFU shell that a host reads or writes over MMIO: its "
+            "offset, access and fields. Host programs use the names, not the offsets: "
+            "`card.read_reg(\"CYCLES\")` in Python, `afuShellReadReg(h, \"CYCLES\", &v)` in C, "
+            "the constants of `shell/include/afushell_csr.h` ([runtime](runtime.md), "
+            "\"Registers\"); what the registers do is in [shell.md](shell.md)."), "",
+           ("Generated from `shell/csr_map.json` by `shell/gen_csr.py`; do not edit."), "",
            (f"64-bit registers at 8-byte aligned byte offsets in a {m.mmio_bytes // 1024} KiB "
             f"MMIO space. AFU ID `{m.afu_id}`."), "",
            "Access: " + "; ".join(f"`{k}` {v}" for k, v in _ACCESS.items()) + ".", "",

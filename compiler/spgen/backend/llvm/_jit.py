@@ -12,7 +12,7 @@ import llvmlite
 import llvmlite.binding as llvm
 
 from ..._tools import cache_dir, content_hash
-from ...ir import Graph, Node
+from ...ir import Graph, edit_count
 from . import _spec
 from ._codegen import RUN_SYMBOL, emit_module
 from ._plan import CHUNK, Plan, make_plan
@@ -76,45 +76,25 @@ def _compile_object(plan: Plan, ftz: bool, tm=None) -> bytes:
     return tm.emit_object(ref)
 
 
-_keys: weakref.WeakKeyDictionary[Graph, list] = weakref.WeakKeyDictionary()
-_IMMUTABLE = frozenset((int, float, str, bool, type(None)))
+# Per graph object and mode (calls may alternate ftz or specialisation): the IR's edit
+# count when the key was made, and the key. Printing a large graph costs milliseconds, so
+# it is printed again only after some graph was edited (ir.edit_count moved), and then
+# only if its printed form changed does the key change.
+_keys: weakref.WeakKeyDictionary[Graph, dict] = weakref.WeakKeyDictionary()
 
 
 def _cache_key(graph: Graph, ftz: bool) -> str:
-    # Printing a large graph costs milliseconds per call: remember the keys per graph
-    # object and mode (calls may alternate ftz or specialisation), printing again only
-    # when the graph's content changed. The stamp holds every node's operation, type,
-    # operands and attributes, so an edit in place (a constant's value, an operand) is
-    # seen. Stamps are compared with ==, not hashed: equal parts are mostly the same
-    # objects, which tuple comparison passes by identity (a third of hashing's cost).
-    stamp = (_content(graph), ftz, _spec.SPECIALISE, _spec.SUB)
-    memo = _keys.setdefault(graph, [])
-    for seen, key in memo:
-        if seen == stamp:
-            return key
-    if len(memo) >= 8:  # stale stamps of a graph that was edited
-        memo.clear()
+    mode = (ftz, _spec.SPECIALISE, _spec.SUB)
+    memo = _keys.get(graph)
+    if memo is None:
+        memo = _keys[graph] = {}
+    hit = memo.get(mode)
+    edits = edit_count()
+    if hit is not None and hit[0] == edits:
+        return hit[1]
     key = _text_key(graph, ftz)
-    memo.append((stamp, key))
+    memo[mode] = (edits, key)
     return key
-
-
-def _content(graph: Graph) -> tuple:
-    """Everything `Graph.to_text` prints, as a comparable tuple (nodes by identity).
-
-    Attribute values other than plain scalars are frozen copies, so a list edited in
-    place after the stamp was taken still compares unequal."""
-    return (graph.name, repr(graph.params), tuple(graph.inputs), tuple(graph.regs),
-            tuple((o.port, o.node) for o in graph.outputs),
-            [(n, n.id, n.op, n.type, n.args, n.name, _attrs(n)) for n in graph.nodes])
-
-
-def _attrs(n: Node) -> tuple:
-    items = tuple(n.attrs.items())
-    for _, v in items:
-        if v.__class__ not in _IMMUTABLE:
-            return n.key()[3]  # frozen copies of lists and dicts
-    return items
 
 
 def _text_key(graph: Graph, ftz: bool) -> str:

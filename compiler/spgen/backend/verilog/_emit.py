@@ -352,6 +352,16 @@ def _clog2(x: int) -> int:
     return max(1, (x - 1).bit_length()) if x > 1 else 1
 
 
+_LOCKSTEP = " (lock-step with the main stream)"
+
+
+def _stream_ports(prefix: str, words: int, comment: str) -> list[str]:
+    """valid, ready, data and last of one stream: ``s*`` flows into the core, ``m*`` out."""
+    fwd, back = ("input ", "output") if prefix.startswith("s") else ("output", "input ")
+    return [f"    // {comment}", f"    {fwd} wire {prefix}_valid,", f"    {back} wire {prefix}_ready,",
+            f"    {fwd} wire [{32 * words - 1}:0] {prefix}_data,", f"    {fwd} wire {prefix}_last,"]
+
+
 def emit(graph: Graph, sched: Schedule, *, ftz: bool = False) -> Emitted:
     """The core's complete Verilog text."""
     core = graph.name
@@ -408,22 +418,12 @@ def emit(graph: Graph, sched: Schedule, *, ftz: bool = False) -> Emitted:
     a("// element per cycle when s_valid is high and m_ready is high.")
     a(f"module {core} (")
     ports = ["    input  wire clk,", "    input  wire rst,  // synchronous, active high"]
-    ports.append("    // main input stream")
-    ports += ["    input  wire s_valid,", "    output wire s_ready,",
-              f"    input  wire [{32 * len(ins['main']) - 1}:0] s_data,", "    input  wire s_last,"]
+    ports += _stream_ports("s", len(ins["main"]), "main input stream")
     if has_bi:
-        ports.append("    // branch input stream (lock-step with the main stream)")
-        ports += ["    input  wire s_brch_valid,", "    output wire s_brch_ready,",
-                  f"    input  wire [{32 * len(ins['brch']) - 1}:0] s_brch_data,",
-                  "    input  wire s_brch_last,"]
-    ports.append("    // main output stream")
-    ports += ["    output wire m_valid,", "    input  wire m_ready,",
-              f"    output wire [{32 * len(outs['main']) - 1}:0] m_data,", "    output wire m_last,"]
+        ports += _stream_ports("s_brch", len(ins["brch"]), "branch input stream" + _LOCKSTEP)
+    ports += _stream_ports("m", len(outs["main"]), "main output stream")
     if has_bo:
-        ports.append("    // branch output stream (lock-step with the main stream)")
-        ports += ["    output wire m_brch_valid,", "    input  wire m_brch_ready,",
-                  f"    output wire [{32 * len(outs['brch']) - 1}:0] m_brch_data,",
-                  "    output wire m_brch_last,"]
+        ports += _stream_ports("m_brch", len(outs["brch"]), "branch output stream" + _LOCKSTEP)
     if graph.regs:
         ports.append("    // run-time registers (CSRs)")
         ports += [f"    input  wire [31:0] reg_{r.name}," for r in graph.regs]

@@ -1,0 +1,174 @@
+"""Operator modules that are one line over a shared part, written from one table.
+
+Each op keeps its own module `spg_<op>` (the back ends and the tests instantiate one
+module per IR op), but where the modules of a family differ only in a parameter of a
+shared core or in one operator symbol, their text is made here from the family's
+template and the op's row: the header comment that justifies the op's latency, then the
+ports, then the body. The large modules (fadd, fmul, fdiv, fsqrt, the shared cores) and
+those with an expression of their own are hand-written files in rtl/.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from .._tools import cache_dir, content_hash
+
+__all__ = ["GENERATED", "generated_dir"]
+
+_FTZ = "    parameter FTZ = 0  // 1: subnormal inputs and results flushed to zero, sign kept\n"
+_CE = "    input  wire        clk,\n    input  wire        ce,  // clock enable: the pipeline holds while low\n"
+
+
+def _ports(operands: str, y: str, width: str = "[31:0]") -> str:
+    """Registered ports: clk, ce, the operands and y (widths padded to one column)."""
+    lines = [f"    input  wire {width} {x}," for x in operands]
+    return _CE + "".join(line + "\n" for line in lines) + f"    output wire {y} y\n"
+
+
+def _core(op: str, doc: str, core: str, params: str, operands: str, y: str = "[31:0]",
+          ftz: bool = True) -> str:
+    """A module that is one instance of a shared core (``params`` besides FTZ)."""
+    head = f"module spg_{op} #(\n{_FTZ}) (\n" if ftz else f"module spg_{op} (\n"
+    conns = "".join(f", .{x}({x})" for x in operands)
+    ps = f".FTZ(FTZ), {params}" if ftz else params
+    return (f"{doc}{head}{_ports(operands, y)});\n"
+            f"    {core} #({ps}) core (.clk(clk), .ce(ce){conns}, .y(y));\nendmodule\n")
+
+
+def _logic(op: str, doc: str, symbol: str) -> str:
+    """A registered bitwise operation on WIDTH-bit operands (bool when WIDTH = 1)."""
+    w = "[WIDTH-1:0]"
+    return (f"{doc}module spg_{op} #(\n"
+            "    parameter WIDTH = 32  // operand width: 32 (i32/u32) or 1 (bool)\n) (\n"
+            f"{_CE}    input  wire {w} a,\n    input  wire {w} b,\n    output wire {w} y\n);\n"
+            "    initial begin\n        if (WIDTH != 32 && WIDTH != 1) begin\n"
+            f'            $display("spg_%s: WIDTH must be 32 or 1", "{op}");\n'
+            "            $finish;\n        end\n    end\n"
+            f"    reg {w} y_reg;\n    always @(posedge clk) if (ce) y_reg <= a {symbol} b;\n"
+            "    assign y = y_reg;\nendmodule\n")
+
+
+def _sign(op: str, doc: str, unused: str, result: str) -> str:
+    """A combinational sign-bit operation: FTZ accepted (uniform interface), never used."""
+    return (f"{doc}module spg_{op} #(\n    /* verilator lint_off UNUSEDPARAM */\n{_FTZ}"
+            "    /* verilator lint_on UNUSEDPARAM */\n) (\n"
+            "    /* verilator lint_off UNUSEDSIGNAL */\n"
+            "    input  wire        clk,  // unused: combinational\n"
+            "    input  wire        ce,   // unused: combinational\n"
+            "    /* verilator lint_on UNUSEDSIGNAL */\n"
+            "    input  wire [31:0] a,\n    output wire [31:0] y\n);\n"
+            "    initial begin\n        if (FTZ != 0 && FTZ != 1) begin\n"
+            f'            $display("spg_{op}: FTZ must be 0 or 1");\n'
+            "            $finish;\n        end\n    end\n"
+            f"{unused}    assign y = {result};\nendmodule\n")
+
+
+def _doc(*lines: str) -> str:
+    return "`default_nettype none\n" + "".join(f"// {line}\n" for line in lines)
+
+
+_FCMP_TIMING = ("Latency 1: the shared comparison spg_fcmp_core (FTZ detection, a 32-bit carry",
+                "chain, ~3 ns on Arria 10), one 5 ns cycle at 200 MHz.")
+_MINMAX_TIMING = ("Latency 1: the shared comparison spg_fcmp_core (FTZ detection, a 32-bit carry",
+                  "chain and a 2:1 mux, ~3.5 ns on Arria 10), one 5 ns cycle at 200 MHz.")
+_NAN_FALSE = "(IEEE: false when either operand is NaN; -0 == +0)."
+_IDIV = ("The shared restoring divider spg_idiv_core (see there for the timing), initiation",
+         "interval 1, no DSPs.")
+_I2F = ("Results are integers, never",
+        "subnormal, so FTZ has no effect; FTZ is accepted to keep the float interface uniform.")
+_LOGIC_TIMING = ("Latency 1: one LUT level; registered so that chains of logic operations in a",
+                 "generated core never form long combinational paths.")
+_SIGN_TIMING = ("Latency 0: pure wiring (one inverter at most). A sign-bit operation, not",
+                "arithmetic (IEEE 754 5.5.1): it never flushes, so FTZ has no effect here;",
+                "FTZ is accepted so that every float operator has the same interface.")
+
+
+def _fcmp(op: str, relation: str, pred: int, nan: str = _NAN_FALSE) -> str:
+    return _core(op, _doc(f"spg_{op}: f32 {relation} -> bool {nan}", *_FCMP_TIMING),
+                 "spg_fcmp_core", f".PRED({pred})", "ab", y="      ")
+
+
+def _idiv(op: str, what: str, signed: int, rem: int, *latency: str) -> str:
+    return _core(op, _doc(f"spg_{op}: {what}", *_IDIV, *latency), "spg_idiv_core",
+                 f".SIGNED({signed}), .REMAINDER({rem})", "ab", ftz=False)
+
+
+def _i2f(op: str, what: str, signed: int, first: str) -> str:
+    return _core(op, _doc(f"spg_{op}: {what}, round-to-nearest-even. {_I2F[0]}", _I2F[1],
+                          f"Latency 4: the shared converter spg_i2f_core ({first}, leading-zero count,",
+                          "normalization shift, rounding: one per 5 ns cycle at 200 MHz on Arria 10)."),
+                 "spg_i2f_core", f".SIGNED({signed})", "a")
+
+
+def _f2i(op: str, what: str, signed: int, *latency: str) -> str:
+    return _core(op, _doc(f"spg_{op}: {what}", "Subnormal operands truncate to 0 with or "
+                          "without FTZ (FTZ cannot change the result).", *latency),
+                 "spg_f2i_core", f".SIGNED({signed})", "a")
+
+
+_MINMAX_FTZ = ("With FTZ the comparison sees flushed operands and the result is the flushed",
+               "operand (never a subnormal).")
+
+# op -> the text of its module
+GENERATED: dict[str, str] = {
+    "flt": _fcmp("flt", "a < b", 0),
+    "fle": _fcmp("fle", "a <= b", 1),
+    "fgt": _fcmp("fgt", "a > b", 2),
+    "fge": _fcmp("fge", "a >= b", 3),
+    "feq": _fcmp("feq", "a == b", 4),
+    "fne": _fcmp("fne", "a != b", 5,
+                 "(IEEE: false when either operand is NaN, except !=; -0 == +0)."),
+    "fmin": _core("fmin", _doc("spg_fmin: f32 a < b ? a : b (a NaN operand gives b), as SPD.md "
+                               "defines it.", *_MINMAX_FTZ, *_MINMAX_TIMING),
+                  "spg_fcmp_core", ".PRED(6)", "ab"),
+    "fmax": _core("fmax", _doc("spg_fmax: f32 a > b ? a : b (a NaN operand gives b), as SPD.md "
+                               "defines it.", *_MINMAX_FTZ, *_MINMAX_TIMING),
+                  "spg_fcmp_core", ".PRED(7)", "ab"),
+    "sdiv": _idiv("sdiv", "signed a / b rounded toward zero; b == 0 gives 0; INT_MIN / -1 "
+                  "gives INT_MIN.", 1, 0,
+                  "Latency 34: operand magnitudes, 32 division steps, negate the quotient when the",
+                  "signs differ (b == 0 gives 0)."),
+    "srem": _idiv("srem", "signed a % b with the sign of a; b == 0 gives 0; INT_MIN % -1 "
+                  "gives 0.", 1, 1,
+                  "Latency 34: operand magnitudes, 32 division steps, give the remainder the sign",
+                  "of a (b == 0 gives 0)."),
+    "udiv": _idiv("udiv", "unsigned a / b; b == 0 gives 0.", 0, 0,
+                  "Latency 33: 32 division steps, select the quotient (b == 0 gives 0)."),
+    "urem": _idiv("urem", "unsigned a % b; b == 0 gives 0.", 0, 1,
+                  "Latency 33: 32 division steps, select the remainder (b == 0 gives 0)."),
+    "sitofp": _i2f("sitofp", "i32 -> f32", 1, "negation"),
+    "uitofp": _i2f("uitofp", "u32 -> f32", 0, "a register"),
+    "fptosi": _f2i("fptosi", "f32 -> i32 toward zero, saturating to INT_MIN/INT_MAX, NaN -> 0.",
+                   1, "Latency 2: the shared converter spg_f2i_core (a barrel shifter, then a "
+                   "negation", "and saturation, one per 5 ns cycle at 200 MHz on Arria 10)."),
+    "fptoui": _f2i("fptoui", "f32 -> u32 toward zero, saturating to UINT_MAX, negative -> 0, "
+                   "NaN -> 0.", 0, "Latency 2: the shared converter spg_f2i_core (a barrel "
+                   "shifter, then saturation,", "one per 5 ns cycle at 200 MHz on Arria 10)."),
+    "and": _logic("and", _doc("spg_and: bitwise a & b (i32/u32), logical and (bool, WIDTH = 1).",
+                              *_LOGIC_TIMING), "&"),
+    "or": _logic("or", _doc("spg_or: bitwise a | b (i32/u32), logical or (bool, WIDTH = 1).",
+                            *_LOGIC_TIMING), "|"),
+    "xor": _logic("xor", _doc("spg_xor: bitwise a ^ b (i32/u32, bool with WIDTH = 1).",
+                              *_LOGIC_TIMING), "^"),
+    "fneg": _sign("fneg", _doc("spg_fneg: f32 flip the sign bit (also of NaN).", *_SIGN_TIMING),
+                  "", "{~a[31], a[30:0]}"),
+    "fabs": _sign("fabs", _doc("spg_fabs: f32 clear the sign bit (also of NaN).", *_SIGN_TIMING),
+                  "    /* verilator lint_off UNUSEDSIGNAL */\n"
+                  "    wire unused_sign = a[31];  // the result ignores the old sign\n"
+                  "    /* verilator lint_on UNUSEDSIGNAL */\n", "{1'b0, a[30:0]}"),
+}
+
+
+def generated_dir() -> Path:
+    """The folder holding the generated modules as files (written once per content)."""
+    key = content_hash(*(f"{op}\n{text}" for op, text in sorted(GENERATED.items())))
+    out = cache_dir("oplib-modules") / key
+    if not (out / ".complete").exists():
+        out.mkdir(parents=True, exist_ok=True)
+        for op, text in GENERATED.items():
+            tmp = out / f".spg_{op}.v.{os.getpid()}"
+            tmp.write_text(text)
+            tmp.replace(out / f"spg_{op}.v")  # atomic: parallel workers may race
+        (out / ".complete").touch()
+    return out
