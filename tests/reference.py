@@ -84,17 +84,16 @@ def _trunc_sat(x: np.ndarray, lo: float, hi: float) -> np.ndarray:
     return np.clip(t, lo, hi).astype(np.int64)
 
 
+# the arithmetic both number kinds share (floats in float32, integers in int64)
+_ARITH = {"fadd": np.add, "fsub": np.subtract, "fmul": np.multiply, "fdiv": np.divide,
+          "add": np.add, "sub": np.subtract, "mul": np.multiply}
+
+
 def _float_op(op: str, a: list[np.ndarray]) -> np.ndarray:
     x = _f(a[0])
     y = _f(a[1]) if len(a) > 1 else None
-    if op == "fadd":
-        return _b(x + y)
-    if op == "fsub":
-        return _b(x - y)
-    if op == "fmul":
-        return _b(x * y)
-    if op == "fdiv":
-        return _b(x / y)
+    if op in _ARITH:
+        return _b(_ARITH[op](x, y))
     if op == "fsqrt":
         return _b(np.sqrt(x))
     if op == "fmin":
@@ -117,12 +116,8 @@ def _int_op(op: str, t: Type, a: list[np.ndarray]) -> np.ndarray:
     y = a[1].astype(np.int64) if len(a) > 1 else None
     sx = _s(a[0])
     sy = _s(a[1]) if len(a) > 1 else None
-    if op == "add":
-        return _w(x + y)
-    if op == "sub":
-        return _w(x - y)
-    if op == "mul":
-        return _w((x * y) & 0xFFFFFFFF)  # low word; uint64 product would overflow int64
+    if op in _ARITH:  # mul: the low word (a uint64 product would overflow int64)
+        return _w(_ARITH[op](x, y) & 0xFFFFFFFF)
     if op == "neg":
         return _w(-x)
     if op in ("sdiv", "srem"):

@@ -90,3 +90,15 @@ def test_graphs_copy_and_pickle_with_counted_containers():
         assert h.to_text() == g.to_text()
         assert _edits_by(lambda h=h: h.nodes[3].attrs.__setitem__("k", 1)) > 0
         assert _edits_by(lambda h=h: h.nodes.append(h.nodes[0])) > 0
+
+
+def test_printed_text_follows_every_edit():
+    g = _jacobi_like()
+    first = g.to_text()
+    assert g.to_text() is first  # remembered while nothing changed
+    g.nodes[3].attrs["k"] = 1
+    assert "k=1" in g.to_text()
+    del g.nodes[3].attrs["k"]
+    assert g.to_text() == first
+    h = pickle.loads(pickle.dumps(g))
+    assert "_printed" not in h.__dict__ and h.to_text() == first

@@ -63,6 +63,24 @@ std::shared_ptr<Shell> shell_of(afu_shell_handle h) {
     return h->impl;
 }
 
+// The C API's queries: the NULL checks, then *out = what the handle's shell answers.
+template <class T, class F>
+afu_result answer(afu_shell_handle h, T* out, const char* what, F&& ask) {
+    return guarded([&] {
+        if (!out) throw Error(AFU_ERR_NULL_POINTER, std::string(what) + " is NULL");
+        *out = ask(*shell_of(h));
+    });
+}
+
+// ... of a register or core parameter `name`
+template <class T, class F>
+afu_result answer_named(afu_shell_handle h, const char* name, T* out, const char* what, F&& ask) {
+    return guarded([&] {
+        if (!name || !out) throw Error(AFU_ERR_NULL_POINTER, std::string("name and ") + what + " must not be NULL");
+        *out = ask(*shell_of(h), name);
+    });
+}
+
 afu_shell_handle current() {
     std::lock_guard<std::mutex> g(g_m);
     if (!g_current) throw Error(AFU_ERR_NO_SHELL, "no shell is open (call afuShellOpen first)");
@@ -133,10 +151,7 @@ const char* afuShellErrStr(afu_result code) {
 }
 
 afu_result afuShellAllocH(afu_shell_handle h, size_t bytes, void** ptr) {
-    return guarded([&] {
-        if (!ptr) throw Error(AFU_ERR_NULL_POINTER, "ptr is NULL");
-        *ptr = shell_of(h)->alloc(bytes);
-    });
+    return answer(h, ptr, "ptr", [&](Shell& s) { return s.alloc(bytes); });
 }
 
 afu_result afuShellFreeH(afu_shell_handle h, void* ptr) {
@@ -217,17 +232,11 @@ afu_result afuShellDMATransfer(void* dst, const void* src, size_t count, dma_tra
 }
 
 afu_result afuShellElapsedNs(afu_shell_handle h, uint64_t* ns) {
-    return guarded([&] {
-        if (!ns) throw Error(AFU_ERR_NULL_POINTER, "ns is NULL");
-        *ns = shell_of(h)->last_elapsed_ns();
-    });
+    return answer(h, ns, "ns", [](Shell& s) { return s.last_elapsed_ns(); });
 }
 
 afu_result afuShellRegOffset(afu_shell_handle h, const char* name, uint64_t* offset) {
-    return guarded([&] {
-        if (!name || !offset) throw Error(AFU_ERR_NULL_POINTER, "name and offset must not be NULL");
-        *offset = shell_of(h)->reg_offset(name);
-    });
+    return answer_named(h, name, offset, "offset", [](Shell& s, const char* n) { return s.reg_offset(n); });
 }
 
 afu_result afuShellWriteReg(afu_shell_handle h, const char* name, uint64_t value) {
@@ -242,11 +251,8 @@ afu_result afuShellWriteReg(afu_shell_handle h, const char* name, uint64_t value
 }
 
 afu_result afuShellReadReg(afu_shell_handle h, const char* name, uint64_t* value) {
-    return guarded([&] {
-        if (!name || !value) throw Error(AFU_ERR_NULL_POINTER, "name and value must not be NULL");
-        auto s = shell_of(h);
-        *value = s->read_reg(s->reg_offset(name));
-    });
+    return answer_named(h, name, value, "value",
+                        [](Shell& s, const char* n) { return s.read_reg(s.reg_offset(n)); });
 }
 
 afu_result afuShellWriteRegValue(afu_shell_handle h, const char* name, double value) {
@@ -258,18 +264,12 @@ afu_result afuShellWriteRegValue(afu_shell_handle h, const char* name, double va
 }
 
 afu_result afuShellReadRegValue(afu_shell_handle h, const char* name, double* value) {
-    return guarded([&] {
-        if (!name || !value) throw Error(AFU_ERR_NULL_POINTER, "name and value must not be NULL");
-        auto s = shell_of(h);
-        *value = s->reg_value(name, s->read_reg(s->reg_offset(name)));
-    });
+    return answer_named(h, name, value, "value",
+                        [](Shell& s, const char* n) { return s.reg_value(n, s.read_reg(s.reg_offset(n))); });
 }
 
 afu_result afuShellRegType(afu_shell_handle h, const char* name, const char** type) {
-    return guarded([&] {
-        if (!name || !type) throw Error(AFU_ERR_NULL_POINTER, "name and type must not be NULL");
-        *type = shell_of(h)->reg_type(name);
-    });
+    return answer_named(h, name, type, "type", [](Shell& s, const char* n) { return s.reg_type(n); });
 }
 
 afu_result afuShellWriteRegAt(afu_shell_handle h, uint64_t offset, uint64_t value) {
@@ -277,39 +277,24 @@ afu_result afuShellWriteRegAt(afu_shell_handle h, uint64_t offset, uint64_t valu
 }
 
 afu_result afuShellReadRegAt(afu_shell_handle h, uint64_t offset, uint64_t* value) {
-    return guarded([&] {
-        if (!value) throw Error(AFU_ERR_NULL_POINTER, "value is NULL");
-        *value = shell_of(h)->read_reg(offset);
-    });
+    return answer(h, value, "value", [&](Shell& s) { return s.read_reg(offset); });
 }
 
 afu_result afuShellRun(afu_shell_handle h, uint64_t src, uint64_t dst, uint64_t n_elements,
                         afu_shell_run_result* result) {
-    return guarded([&] {
-        if (!result) throw Error(AFU_ERR_NULL_POINTER, "result is NULL");
-        *result = shell_of(h)->run(src, dst, n_elements);
-    });
+    return answer(h, result, "result", [&](Shell& s) { return s.run(src, dst, n_elements); });
 }
 
 afu_result afuShellCounters(afu_shell_handle h, afu_shell_run_result* result) {
-    return guarded([&] {
-        if (!result) throw Error(AFU_ERR_NULL_POINTER, "result is NULL");
-        *result = shell_of(h)->counters();
-    });
+    return answer(h, result, "result", [](Shell& s) { return s.counters(); });
 }
 
 afu_result afuShellInfo(afu_shell_handle h, afu_shell_info* info) {
-    return guarded([&] {
-        if (!info) throw Error(AFU_ERR_NULL_POINTER, "info is NULL");
-        *info = shell_of(h)->info();
-    });
+    return answer(h, info, "info", [](Shell& s) { return s.info(); });
 }
 
 afu_result afuShellCoreParam(afu_shell_handle h, const char* name, int64_t* value) {
-    return guarded([&] {
-        if (!name || !value) throw Error(AFU_ERR_NULL_POINTER, "name and value must not be NULL");
-        *value = shell_of(h)->core_param(name);
-    });
+    return answer_named(h, name, value, "value", [](Shell& s, const char* n) { return s.core_param(n); });
 }
 
 afu_result afuShellSetMaxDescriptor(afu_shell_handle h, uint64_t bytes) {

@@ -84,10 +84,10 @@ module rdma_engine #(
     // ---- initiator: checks, MAX_OPS operation slots, the command queue, timeouts ----------
     localparam integer SB = MAX_OPS > 1 ? $clog2(MAX_OPS) : 1;
     localparam integer SLOTS = 1 << SB;
-    reg  [SLOTS-1:0] live;
+    reg  [SLOTS-1:0] live_reg;
     reg  [31:0] sl_op [0:SLOTS-1];
     reg  [31:0] sl_timer [0:SLOTS-1];
-    reg  [31-SB:0] seq;
+    reg  [31-SB:0] seq_reg;
     wire        c_take;
     wire        comp_valid;
     wire [31:0] comp_op;
@@ -117,24 +117,24 @@ module rdma_engine #(
         has_free = 1'b0; has_late = 1'b0; free_slot = {SB{1'b0}}; late_slot = {SB{1'b0}}; iv = 32'd0;
         for (i = SLOTS - 1; i >= 0; i = i - 1) begin
             iv = i;
-            if (i < MAX_OPS && !live[i]) begin has_free = 1'b1; free_slot = iv[SB-1:0]; end
-            if (live[i] && sl_timer[i] >= OP_TIMEOUT) begin has_late = 1'b1; late_slot = iv[SB-1:0]; end
+            if (i < MAX_OPS && !live_reg[i]) begin has_free = 1'b1; free_slot = iv[SB-1:0]; end
+            if (live_reg[i] && sl_timer[i] >= OP_TIMEOUT) begin has_late = 1'b1; late_slot = iv[SB-1:0]; end
         end
     end
     wire [SB-1:0] c_slot = comp_op[SB-1:0];
-    wire          comp_hit = comp_valid && live[c_slot] && sl_op[c_slot] == comp_op;
-    wire          q_live = live[q_op[SB-1:0]] && sl_op[q_op[SB-1:0]] == q_op;
+    wire          comp_hit = comp_valid && live_reg[c_slot] && sl_op[c_slot] == comp_op;
+    wire          q_live = live_reg[q_op[SB-1:0]] && sl_op[q_op[SB-1:0]] == q_op;
     // one completion per cycle: a command is not taken while a completion arrives
     wire          cq_full, cq_empty;
     assign cmd_ready = has_free && !comp_valid && !cq_full;
     wire          accept = cmd_valid && cmd_ready;
-    wire [31:0]   new_op = {seq, free_slot};
-    assign busy = |live;
+    wire [31:0]   new_op = {seq_reg, free_slot};
+    assign busy = |live_reg;
 
     always @(posedge clk) begin
         done <= 1'b0;
         if (rst) begin
-            live <= {SLOTS{1'b0}}; seq <= {{31-SB{1'b0}}, 1'b1}; op_id <= 32'd0; done_op <= 32'd0;
+            live_reg <= {SLOTS{1'b0}}; seq_reg <= {{31-SB{1'b0}}, 1'b1}; op_id <= 32'd0; done_op <= 32'd0;
             done_code <= 8'd0; ops_done <= 32'd0;
             for (i = 0; i < SLOTS; i = i + 1) begin
                 sl_op[i] <= 32'd0;
@@ -142,23 +142,23 @@ module rdma_engine #(
             end
         end else begin
             for (i = 0; i < SLOTS; i = i + 1)
-                if (live[i] && sl_timer[i] != 32'hFFFFFFFF) sl_timer[i] <= sl_timer[i] + 32'd1;
+                if (live_reg[i] && sl_timer[i] != 32'hFFFFFFFF) sl_timer[i] <= sl_timer[i] + 32'd1;
             if (accept) begin
                 op_id <= new_op;
-                seq <= seq + 1'b1;
+                seq_reg <= seq_reg + 1'b1;
                 if (check == 8'd0) begin
-                    live[free_slot] <= 1'b1;
+                    live_reg[free_slot] <= 1'b1;
                     sl_op[free_slot] <= new_op;
                     sl_timer[free_slot] <= 32'd0;
                 end
             end
             if (comp_hit) begin
-                live[c_slot] <= 1'b0;
+                live_reg[c_slot] <= 1'b0;
                 done <= 1'b1; done_op <= comp_op; done_code <= comp_code; ops_done <= ops_done + 32'd1;
             end else if (accept && check != 8'd0) begin
                 done <= 1'b1; done_op <= new_op; done_code <= check; ops_done <= ops_done + 32'd1;
             end else if (has_late) begin
-                live[late_slot] <= 1'b0;
+                live_reg[late_slot] <= 1'b0;
                 done <= 1'b1; done_op <= sl_op[late_slot]; done_code <= E_TIMEOUT; ops_done <= ops_done + 32'd1;
             end
         end
@@ -170,11 +170,14 @@ module rdma_engine #(
     /* verilator lint_off UNUSEDSIGNAL */
     wire [SB:0]    cq_count;
     /* verilator lint_on UNUSEDSIGNAL */
-    rdma_fifo #(.WIDTH(CQW), .DEPTH(SLOTS > 1 ? SLOTS : 2)) u_cq (
-        .clk(clk), .rst(rst), .push(accept && check == 8'd0),
-        .din({cmd_get, cmd_dst, new_op, cmd_local, cmd_remote, len, cmd_count, cmd_block, cmd_local_stride,
-              cmd_remote_stride}),
-        .full(cq_full), .pop(c_take), .dout(cq_dout), .empty(cq_empty), .count(cq_count));
+    wire cq_ready, cq_valid;
+    shell_fifo #(.DATA_WIDTH(CQW), .FIFO_DEPTH(SLOTS > 1 ? SLOTS : 2)) u_cq (
+        .clk(clk), .rst(rst), .s_axis_tvalid(accept && check == 8'd0), .s_axis_tready(cq_ready),
+        .s_axis_tdata({cmd_get, cmd_dst, new_op, cmd_local, cmd_remote, len, cmd_count, cmd_block, cmd_local_stride,
+                       cmd_remote_stride}),
+        .m_axis_tvalid(cq_valid), .m_axis_tready(c_take), .m_axis_tdata(cq_dout), .level(cq_count));
+    assign cq_full = !cq_ready;
+    assign cq_empty = !cq_valid;
     wire        c_get = cq_dout[CQW-1];
     wire [5:0]  c_dst = cq_dout[CQW-2 -: 6];
     wire [31:0] c_op = cq_dout[CQW-8 -: 32];
@@ -196,31 +199,40 @@ module rdma_engine #(
     wire [8:0]   tx_dbg;
     wire [QW:0]  rp_count, rq_count;  // debug only
     wire [EW:0]  ev_count;
-    rdma_fifo #(.WIDTH(50), .DEPTH(QUEUE_DEPTH)) u_rp (
-        .clk(clk), .rst(rst), .push(rp_push), .din(rp_din), .full(rp_full), .pop(rp_pop), .dout(rp_dout),
-        .empty(rp_empty), .count(rp_count));
-    rdma_fifo #(.WIDTH(326), .DEPTH(QUEUE_DEPTH)) u_rq (
-        .clk(clk), .rst(rst), .push(rq_push), .din(rq_din), .full(rq_full), .pop(rq_pop), .dout(rq_dout),
-        .empty(rq_empty), .count(rq_count));
+    wire rp_ready, rp_valid;
+    shell_fifo #(.DATA_WIDTH(50), .FIFO_DEPTH(QUEUE_DEPTH)) u_rp (
+        .clk(clk), .rst(rst), .s_axis_tvalid(rp_push), .s_axis_tready(rp_ready), .s_axis_tdata(rp_din),
+        .m_axis_tvalid(rp_valid), .m_axis_tready(rp_pop), .m_axis_tdata(rp_dout), .level(rp_count));
+    assign rp_full = !rp_ready;
+    assign rp_empty = !rp_valid;
+    wire rq_ready, rq_valid;
+    shell_fifo #(.DATA_WIDTH(326), .FIFO_DEPTH(QUEUE_DEPTH)) u_rq (
+        .clk(clk), .rst(rst), .s_axis_tvalid(rq_push), .s_axis_tready(rq_ready), .s_axis_tdata(rq_din),
+        .m_axis_tvalid(rq_valid), .m_axis_tready(rq_pop), .m_axis_tdata(rq_dout), .level(rq_count));
+    assign rq_full = !rq_ready;
+    assign rq_empty = !rq_valid;
     // events from both sides; the receiver's go first, the sender's wait in a holding
     // register (the receiver never pushes in two cycles running, the sender once a stream)
-    reg          hold;
-    reg  [137:0] hold_data;
+    reg          hold_reg;
+    reg  [137:0] hold_data_reg;
     always @(posedge clk) begin
         if (rst) begin
-            hold <= 1'b0;
-            hold_data <= 138'd0;
+            hold_reg <= 1'b0;
+            hold_data_reg <= 138'd0;
         end else if (tx_ev_push) begin
-            hold <= 1'b1;
-            hold_data <= tx_ev_data;
+            hold_reg <= 1'b1;
+            hold_data_reg <= tx_ev_data;
         end else if (!rx_ev_push) begin
-            hold <= 1'b0;
+            hold_reg <= 1'b0;
         end
     end
-    wire ev_push = rx_ev_push || hold;
-    rdma_fifo #(.WIDTH(138), .DEPTH(EVENT_DEPTH)) u_ev (
-        .clk(clk), .rst(rst), .push(ev_push), .din(rx_ev_push ? rx_ev_data : hold_data), .full(ev_full),
-        .pop(evt_ready), .dout(evt_data), .empty(ev_empty), .count(ev_count));
+    wire ev_push = rx_ev_push || hold_reg;
+    wire ev_ready, ev_valid;
+    shell_fifo #(.DATA_WIDTH(138), .FIFO_DEPTH(EVENT_DEPTH)) u_ev (
+        .clk(clk), .rst(rst), .s_axis_tvalid(ev_push), .s_axis_tready(ev_ready), .s_axis_tdata(rx_ev_push ? rx_ev_data : hold_data_reg),
+        .m_axis_tvalid(ev_valid), .m_axis_tready(evt_ready), .m_axis_tdata(evt_data), .level(ev_count));
+    assign ev_full = !ev_ready;
+    assign ev_empty = !ev_valid;
     assign evt_valid = !ev_empty;
     always @(posedge clk) begin
         if (rst) evt_lost <= 16'd0;
@@ -251,7 +263,7 @@ module rdma_engine #(
     reg [7:0] n_live;
     always @(*) begin
         n_live = 8'd0;
-        for (d = 0; d < SLOTS; d = d + 1) n_live = n_live + {7'd0, live[d]};
+        for (d = 0; d < SLOTS; d = d + 1) n_live = n_live + {7'd0, live_reg[d]};
     end
     /* verilator lint_off UNUSEDSIGNAL */
     wire [31:0] cq_n = {{31-SB{1'b0}}, cq_count};
@@ -259,18 +271,44 @@ module rdma_engine #(
     wire [31:0] rq_n = {{31-QW{1'b0}}, rq_count};
     wire [31:0] ev_n = {{31-EW{1'b0}}, ev_count};
     /* verilator lint_on UNUSEDSIGNAL */
-    assign dbg_state = {4'd0, mem_wr_write && mem_wr_waitrequest, mem_rd_read && mem_rd_waitrequest, ej_ready,
-                        ej_valid, inj_ready, inj_valid, tx_dbg, rx_dbg, ev_n[5:0], rq_n[9:0], rp_n[9:0], cq_n[7:0],
-                        n_live};
+    // RDMA_ENG_STATE, fields at the offsets of shell/csr_map.json; tx_dbg = {dst, stream, state}
+    `include "afushell_csr.vh"
+    reg [63:0] eng_state;
+    always @(*) begin
+        eng_state = 64'd0;
+        eng_state[CSR_RDMA_ENG_STATE_OPS_IN_FLIGHT_LSB +: CSR_RDMA_ENG_STATE_OPS_IN_FLIGHT_WIDTH] = n_live;
+        eng_state[CSR_RDMA_ENG_STATE_CMDS_QUEUED_LSB +: CSR_RDMA_ENG_STATE_CMDS_QUEUED_WIDTH] = cq_n[7:0];
+        eng_state[CSR_RDMA_ENG_STATE_REPLIES_QUEUED_LSB +: CSR_RDMA_ENG_STATE_REPLIES_QUEUED_WIDTH] = rp_n[9:0];
+        eng_state[CSR_RDMA_ENG_STATE_GETS_QUEUED_LSB +: CSR_RDMA_ENG_STATE_GETS_QUEUED_WIDTH] = rq_n[9:0];
+        eng_state[CSR_RDMA_ENG_STATE_EVENTS_QUEUED_LSB +: CSR_RDMA_ENG_STATE_EVENTS_QUEUED_WIDTH] = ev_n[5:0];
+        eng_state[CSR_RDMA_ENG_STATE_RX_STATE_LSB +: CSR_RDMA_ENG_STATE_RX_STATE_WIDTH] = rx_dbg;
+        eng_state[CSR_RDMA_ENG_STATE_TX_STATE_LSB +: CSR_RDMA_ENG_STATE_TX_STATE_WIDTH] = tx_dbg[1:0];
+        eng_state[CSR_RDMA_ENG_STATE_TX_STREAM_LSB] = tx_dbg[2];
+        eng_state[CSR_RDMA_ENG_STATE_TX_DST_LSB +: CSR_RDMA_ENG_STATE_TX_DST_WIDTH] = tx_dbg[8:3];
+        eng_state[CSR_RDMA_ENG_STATE_INJ_VALID_LSB] = inj_valid;
+        eng_state[CSR_RDMA_ENG_STATE_INJ_READY_LSB] = inj_ready;
+        eng_state[CSR_RDMA_ENG_STATE_EJ_VALID_LSB] = ej_valid;
+        eng_state[CSR_RDMA_ENG_STATE_EJ_READY_LSB] = ej_ready;
+        eng_state[CSR_RDMA_ENG_STATE_MEM_RD_STALL_LSB] = mem_rd_read && mem_rd_waitrequest;
+        eng_state[CSR_RDMA_ENG_STATE_MEM_WR_STALL_LSB] = mem_wr_write && mem_wr_waitrequest;
+    end
+    assign dbg_state = eng_state;
     genvar gs;
     generate
         for (gs = 0; gs < 16; gs = gs + 1) begin : g_slot_dbg
             if (gs < SLOTS) begin : g_used
-                assign dbg_slots[64 * gs +: 64] = {live[gs], sl_timer[gs][30:0], sl_op[gs]};
+                assign dbg_slots[64 * gs + CSR_RDMA_ENG_SLOT_OP_ID_LSB +: CSR_RDMA_ENG_SLOT_OP_ID_WIDTH] = sl_op[gs];
+                assign dbg_slots[64 * gs + CSR_RDMA_ENG_SLOT_AGE_LSB +: CSR_RDMA_ENG_SLOT_AGE_WIDTH] = sl_timer[gs][30:0];
+                assign dbg_slots[64 * gs + CSR_RDMA_ENG_SLOT_LIVE_LSB] = live_reg[gs];
             end else begin : g_none
                 assign dbg_slots[64 * gs +: 64] = 64'd0;
             end
         end
     endgenerate
+    initial begin
+        if (MAX_OPS < 1 || MAX_OPS > 16 || (MAX_OPS & (MAX_OPS - 1)) != 0) $error("%m: MAX_OPS=%0d must be 1, 2, 4, 8 or 16", MAX_OPS);
+        if (QUEUE_DEPTH < 2 || (QUEUE_DEPTH & (QUEUE_DEPTH - 1)) != 0) $error("%m: QUEUE_DEPTH=%0d must be a power of 2 >= 2", QUEUE_DEPTH);
+        if (EVENT_DEPTH < 2 || (EVENT_DEPTH & (EVENT_DEPTH - 1)) != 0) $error("%m: EVENT_DEPTH=%0d must be a power of 2 >= 2", EVENT_DEPTH);
+    end
 endmodule
 `default_nettype wire

@@ -66,30 +66,30 @@ module rdma_engine_rx #(
     reg [31:0] s_brem [0:63];
     reg [31:0] s_stride [0:63];
 
-    reg [2:0]  st;
-    assign dbg = st;
-    assign mem_wr_flush = st == R_END;
-    reg [5:0]  h_src;
-    reg [3:0]  h_type;
-    reg [4:0]  h_words;
-    reg [3:0]  idx;
+    reg [2:0]  st_reg;
+    assign dbg = st_reg;
+    assign mem_wr_flush = st_reg == R_END;
+    reg [5:0]  h_src_reg;
+    reg [3:0]  h_type_reg;
+    reg [4:0]  h_words_reg;
+    reg [3:0]  idx_reg;
     reg [31:0] w [0:10];
     // the stream of the packet being received (working copy)
-    reg        k_act, k_put, k_disc;
-    reg [31:0] k_op, k_blk, k_brem, k_stride;
-    reg [63:0] k_base, k_len, k_cur, k_rem, k_bstart;
+    reg        k_act_reg, k_put_reg, k_disc_reg;
+    reg [31:0] k_op_reg, k_blk_reg, k_brem_reg, k_stride_reg;
+    reg [63:0] k_base_reg, k_len_reg, k_cur_reg, k_rem_reg, k_bstart_reg;
     // stream set-up and block-stride check (len / block by shift-subtract)
-    reg [63:0] dq, dr;
-    reg [6:0]  di;
-    reg        bad;
+    reg [63:0] dq_reg, dr_reg;
+    reg [6:0]  di_reg;
+    reg        bad_reg;
 
     wire [63:0] a_addr = {w[2], w[1]};
     wire [63:0] a_len = {w[4], w[3]};
     wire [63:0] a_blk = {w[6], w[5]};
     wire [63:0] a_stride = {w[8], w[7]};
-    wire        strided = (h_type == RDMA_T_PUT || h_type == RDMA_T_GETRESP) && h_words >= 5'd9;
+    wire        strided = (h_type_reg == RDMA_T_PUT || h_type_reg == RDMA_T_GETRESP) && h_words_reg >= 5'd9;
     // a block-stride GETREQ: w[7] block, w[8] count, w[9] stride here, w[10] stride at the initiator
-    wire        g_strided = h_words >= 5'd11;
+    wire        g_strided = h_words_reg >= 5'd11;
     wire [63:0] g_span = {32'd0, w[8] - 32'd1} * {32'd0, w[9]} + {32'd0, w[7]};
     wire        g_bad = w[7] == 32'd0 || w[7][1:0] != 2'd0 || w[9][1:0] != 2'd0 || w[10][1:0] != 2'd0
                         || w[9] < w[7] || w[10] < w[7] || w[8] == 32'd0 || a_len != {32'd0, w[7]} * {32'd0, w[8]}
@@ -98,22 +98,22 @@ module rdma_engine_rx #(
                             || a_len > MEM_BYTES - a_addr;
     wire        bad_stride = a_blk == 64'd0 || a_blk[1:0] != 2'd0 || a_stride[1:0] != 2'd0 || a_stride < a_blk
                              || a_blk[63:32] != 32'd0 || a_stride[63:32] != 32'd0;
-    wire [63:0] span = (dq - 64'd1) * {32'd0, a_stride[31:0]} + a_blk;  // dq < 2^32 when used
+    wire [63:0] span = (dq_reg - 64'd1) * {32'd0, a_stride[31:0]} + a_blk;  // dq < 2^32 when used
     assign q_op = w[0];
     wire        mine = q_live;
     // the next values of the working stream after one data word
-    wire        k_take = k_act && k_rem != 64'd0;
-    wire        k_wr = k_take && !k_disc;
-    wire        blk_end = k_blk != 32'd0 && k_brem == 32'd4;
-    wire [63:0] k_bstart_n = k_bstart + {32'd0, k_stride};
-    wire [63:0] k_rem_n = k_rem - 64'd4;
+    wire        k_take = k_act_reg && k_rem_reg != 64'd0;
+    wire        k_wr = k_take && !k_disc_reg;
+    wire        blk_end = k_blk_reg != 32'd0 && k_brem_reg == 32'd4;
+    wire [63:0] k_bstart_n = k_bstart_reg + {32'd0, k_stride_reg};
+    wire [63:0] k_rem_n = k_rem_reg - 64'd4;
 
     always @(*) begin
         ej_ready = 1'b0;
         mem_wr_write = 1'b0;
-        mem_wr_address = k_cur;
+        mem_wr_address = k_cur_reg;
         mem_wr_writedata = ej_data;
-        case (st)
+        case (st_reg)
             R_HDR, R_PAY: ej_ready = 1'b1;
             R_DATA: begin
                 mem_wr_write = ej_valid && k_wr;
@@ -130,158 +130,158 @@ module rdma_engine_rx #(
         rq_push <= 1'b0;
         ev_push <= 1'b0;
         if (rst) begin
-            st <= R_HDR;
+            st_reg <= R_HDR;
             for (i = 0; i < 64; i = i + 1) s_act[i] <= 1'b0;
             comp_op <= 32'd0; comp_code <= 8'd0; rp_data <= 50'd0; rq_data <= 326'd0; ev_data <= 138'd0;
-            idx <= 4'd0; h_src <= 6'd0; h_type <= 4'd0; h_words <= 5'd0; bad <= 1'b0;
-            dq <= 64'd0; dr <= 64'd0; di <= 7'd0;
+            idx_reg <= 4'd0; h_src_reg <= 6'd0; h_type_reg <= 4'd0; h_words_reg <= 5'd0; bad_reg <= 1'b0;
+            dq_reg <= 64'd0; dr_reg <= 64'd0; di_reg <= 7'd0;
         end else begin
-            case (st)
+            case (st_reg)
                 R_HDR: if (ej_valid) begin
-                    h_src <= ej_data[RDMA_HDR_SRC_LSB +: RDMA_HDR_SRC_W];
-                    h_type <= ej_data[RDMA_HDR_TYPE_LSB +: RDMA_HDR_TYPE_W];
-                    h_words <= ej_data[RDMA_HDR_WORDS_LSB +: RDMA_HDR_WORDS_W];
-                    idx <= 4'd0;
-                    k_act <= s_act[ej_data[RDMA_HDR_SRC_LSB +: RDMA_HDR_SRC_W]];
-                    k_put <= s_put[ej_data[RDMA_HDR_SRC_LSB +: RDMA_HDR_SRC_W]];
-                    k_disc <= s_disc[ej_data[RDMA_HDR_SRC_LSB +: RDMA_HDR_SRC_W]];
-                    k_op <= s_op[ej_data[RDMA_HDR_SRC_LSB +: RDMA_HDR_SRC_W]];
-                    k_base <= s_base[ej_data[RDMA_HDR_SRC_LSB +: RDMA_HDR_SRC_W]];
-                    k_len <= s_len[ej_data[RDMA_HDR_SRC_LSB +: RDMA_HDR_SRC_W]];
-                    k_cur <= s_cur[ej_data[RDMA_HDR_SRC_LSB +: RDMA_HDR_SRC_W]];
-                    k_rem <= s_rem[ej_data[RDMA_HDR_SRC_LSB +: RDMA_HDR_SRC_W]];
-                    k_bstart <= s_bstart[ej_data[RDMA_HDR_SRC_LSB +: RDMA_HDR_SRC_W]];
-                    k_blk <= s_blk[ej_data[RDMA_HDR_SRC_LSB +: RDMA_HDR_SRC_W]];
-                    k_brem <= s_brem[ej_data[RDMA_HDR_SRC_LSB +: RDMA_HDR_SRC_W]];
-                    k_stride <= s_stride[ej_data[RDMA_HDR_SRC_LSB +: RDMA_HDR_SRC_W]];
-                    if (ej_last) st <= ej_data[RDMA_HDR_TYPE_LSB +: RDMA_HDR_TYPE_W] == RDMA_T_DATA ? R_HDR : R_EXEC;
-                    else st <= ej_data[RDMA_HDR_TYPE_LSB +: RDMA_HDR_TYPE_W] == RDMA_T_DATA ? R_DATA : R_PAY;
+                    h_src_reg <= ej_data[RDMA_HDR_SRC_LSB +: RDMA_HDR_SRC_W];
+                    h_type_reg <= ej_data[RDMA_HDR_TYPE_LSB +: RDMA_HDR_TYPE_W];
+                    h_words_reg <= ej_data[RDMA_HDR_WORDS_LSB +: RDMA_HDR_WORDS_W];
+                    idx_reg <= 4'd0;
+                    k_act_reg <= s_act[ej_data[RDMA_HDR_SRC_LSB +: RDMA_HDR_SRC_W]];
+                    k_put_reg <= s_put[ej_data[RDMA_HDR_SRC_LSB +: RDMA_HDR_SRC_W]];
+                    k_disc_reg <= s_disc[ej_data[RDMA_HDR_SRC_LSB +: RDMA_HDR_SRC_W]];
+                    k_op_reg <= s_op[ej_data[RDMA_HDR_SRC_LSB +: RDMA_HDR_SRC_W]];
+                    k_base_reg <= s_base[ej_data[RDMA_HDR_SRC_LSB +: RDMA_HDR_SRC_W]];
+                    k_len_reg <= s_len[ej_data[RDMA_HDR_SRC_LSB +: RDMA_HDR_SRC_W]];
+                    k_cur_reg <= s_cur[ej_data[RDMA_HDR_SRC_LSB +: RDMA_HDR_SRC_W]];
+                    k_rem_reg <= s_rem[ej_data[RDMA_HDR_SRC_LSB +: RDMA_HDR_SRC_W]];
+                    k_bstart_reg <= s_bstart[ej_data[RDMA_HDR_SRC_LSB +: RDMA_HDR_SRC_W]];
+                    k_blk_reg <= s_blk[ej_data[RDMA_HDR_SRC_LSB +: RDMA_HDR_SRC_W]];
+                    k_brem_reg <= s_brem[ej_data[RDMA_HDR_SRC_LSB +: RDMA_HDR_SRC_W]];
+                    k_stride_reg <= s_stride[ej_data[RDMA_HDR_SRC_LSB +: RDMA_HDR_SRC_W]];
+                    if (ej_last) st_reg <= ej_data[RDMA_HDR_TYPE_LSB +: RDMA_HDR_TYPE_W] == RDMA_T_DATA ? R_HDR : R_EXEC;
+                    else st_reg <= ej_data[RDMA_HDR_TYPE_LSB +: RDMA_HDR_TYPE_W] == RDMA_T_DATA ? R_DATA : R_PAY;
                 end
                 R_PAY: if (ej_valid) begin
-                    if (idx <= 4'd10) w[idx] <= ej_data;
-                    if (idx != 4'd15) idx <= idx + 4'd1;
-                    if (ej_last) st <= R_EXEC;
+                    if (idx_reg <= 4'd10) w[idx_reg] <= ej_data;
+                    if (idx_reg != 4'd15) idx_reg <= idx_reg + 4'd1;
+                    if (ej_last) st_reg <= R_EXEC;
                 end
                 R_DATA: if (ej_valid && ej_ready) begin
                     if (k_take) begin
-                        k_rem <= k_rem_n;
+                        k_rem_reg <= k_rem_n;
                         if (blk_end) begin
-                            k_bstart <= k_bstart_n;
-                            k_cur <= k_bstart_n;
-                            k_brem <= k_blk;
+                            k_bstart_reg <= k_bstart_n;
+                            k_cur_reg <= k_bstart_n;
+                            k_brem_reg <= k_blk_reg;
                         end else begin
-                            k_cur <= k_cur + 64'd4;
-                            k_brem <= k_brem - 32'd4;
+                            k_cur_reg <= k_cur_reg + 64'd4;
+                            k_brem_reg <= k_brem_reg - 32'd4;
                         end
                     end
                     if (ej_last) begin
-                        s_rem[h_src] <= k_take ? k_rem_n : k_rem;
-                        s_cur[h_src] <= !k_take ? k_cur : blk_end ? k_bstart_n : k_cur + 64'd4;
-                        s_bstart[h_src] <= k_take && blk_end ? k_bstart_n : k_bstart;
-                        s_brem[h_src] <= !k_take ? k_brem : blk_end ? k_blk : k_brem - 32'd4;
-                        st <= k_take && k_rem_n == 64'd0 ? R_END : R_HDR;
+                        s_rem[h_src_reg] <= k_take ? k_rem_n : k_rem_reg;
+                        s_cur[h_src_reg] <= !k_take ? k_cur_reg : blk_end ? k_bstart_n : k_cur_reg + 64'd4;
+                        s_bstart[h_src_reg] <= k_take && blk_end ? k_bstart_n : k_bstart_reg;
+                        s_brem[h_src_reg] <= !k_take ? k_brem_reg : blk_end ? k_blk_reg : k_brem_reg - 32'd4;
+                        st_reg <= k_take && k_rem_n == 64'd0 ? R_END : R_HDR;
                     end
                 end
                 R_END: begin
                     // the stream of h_src ended with this packet
-                    s_act[h_src] <= 1'b0;
-                    if (!k_disc && mem_wr_pending) begin
-                        st <= R_END;  // the data must be in memory before DONE or completion
-                    end else if (k_disc) begin
-                        st <= R_HDR;
-                    end else if (k_put) begin
+                    s_act[h_src_reg] <= 1'b0;
+                    if (!k_disc_reg && mem_wr_pending) begin
+                        st_reg <= R_END;  // the data must be in memory before DONE or completion
+                    end else if (k_disc_reg) begin
+                        st_reg <= R_HDR;
+                    end else if (k_put_reg) begin
                         if (!rp_full) begin
                             ev_push <= 1'b1;
-                            ev_data <= {RDMA_T_PUT, h_src, k_base, k_len};
+                            ev_data <= {RDMA_T_PUT, h_src_reg, k_base_reg, k_len_reg};
                             rp_push <= 1'b1;
-                            rp_data <= {h_src, RDMA_T_DONE, k_op, 8'd0};
-                            st <= R_HDR;
+                            rp_data <= {h_src_reg, RDMA_T_DONE, k_op_reg, 8'd0};
+                            st_reg <= R_HDR;
                         end
                     end else begin
                         comp_valid <= 1'b1;
-                        comp_op <= k_op;
+                        comp_op <= k_op_reg;
                         comp_code <= 8'd0;
-                        st <= R_HDR;
+                        st_reg <= R_HDR;
                     end
                 end
                 R_EXEC: begin
-                    st <= R_HDR;
-                    case (h_type)
+                    st_reg <= R_HDR;
+                    case (h_type_reg)
                         RDMA_T_PUT, RDMA_T_GETRESP: begin
-                            bad <= bad_plain;
+                            bad_reg <= bad_plain;
                             if (strided && !bad_plain && !bad_stride) begin
-                                dq <= a_len; dr <= 64'd0; di <= 7'd0;
-                                st <= R_DIV;
+                                dq_reg <= a_len; dr_reg <= 64'd0; di_reg <= 7'd0;
+                                st_reg <= R_DIV;
                             end else begin
-                                bad <= bad_plain || (strided && bad_stride);
-                                st <= R_CHK;
+                                bad_reg <= bad_plain || (strided && bad_stride);
+                                st_reg <= R_CHK;
                             end
                         end
                         RDMA_T_GETREQ: begin
                             if (g_strided ? g_bad : bad_plain) begin
                                 if (!rp_full) begin
                                     rp_push <= 1'b1;
-                                    rp_data <= {h_src, RDMA_T_ERR, w[0], E_REMOTE_RANGE};
-                                end else st <= R_EXEC;
+                                    rp_data <= {h_src_reg, RDMA_T_ERR, w[0], E_REMOTE_RANGE};
+                                end else st_reg <= R_EXEC;
                             end else if (!rq_full) begin
                                 rq_push <= 1'b1;
-                                rq_data <= {h_src, w[0], a_addr, a_len, {w[6], w[5]}, g_strided ? w[7] : 32'd0, w[9],
+                                rq_data <= {h_src_reg, w[0], a_addr, a_len, {w[6], w[5]}, g_strided ? w[7] : 32'd0, w[9],
                                             w[10]};
-                            end else st <= R_EXEC;
+                            end else st_reg <= R_EXEC;
                         end
                         RDMA_T_DONE, RDMA_T_ERR: begin
                             comp_valid <= 1'b1;
                             comp_op <= w[0];
-                            comp_code <= h_type == RDMA_T_DONE ? 8'd0 : w[1][7:0];
+                            comp_code <= h_type_reg == RDMA_T_DONE ? 8'd0 : w[1][7:0];
                         end
                         default: ;  // stray or unknown: ignored
                     endcase
                 end
                 R_DIV: begin
                     // restoring division len / block, one quotient bit per cycle
-                    if (di == 7'd64) begin
-                        bad <= dr != 64'd0 || dq[63:32] != 32'd0 || dq == 64'd0;
-                        st <= R_CHK;
+                    if (di_reg == 7'd64) begin
+                        bad_reg <= dr_reg != 64'd0 || dq_reg[63:32] != 32'd0 || dq_reg == 64'd0;
+                        st_reg <= R_CHK;
                     end else begin
-                        if ({dr[62:0], dq[63]} >= a_blk) begin
-                            dr <= {dr[62:0], dq[63]} - a_blk;
-                            dq <= {dq[62:0], 1'b1};
+                        if ({dr_reg[62:0], dq_reg[63]} >= a_blk) begin
+                            dr_reg <= {dr_reg[62:0], dq_reg[63]} - a_blk;
+                            dq_reg <= {dq_reg[62:0], 1'b1};
                         end else begin
-                            dr <= {dr[62:0], dq[63]};
-                            dq <= {dq[62:0], 1'b0};
+                            dr_reg <= {dr_reg[62:0], dq_reg[63]};
+                            dq_reg <= {dq_reg[62:0], 1'b0};
                         end
-                        di <= di + 7'd1;
+                        di_reg <= di_reg + 7'd1;
                     end
                 end
                 R_CHK: begin
                     // stream set-up; a bad PUT answers ERR (a bad GETRESP is dropped silently)
-                    if (h_type == RDMA_T_PUT && (bad || (strided && span > MEM_BYTES - a_addr)) && rp_full) begin
-                        st <= R_CHK;
+                    if (h_type_reg == RDMA_T_PUT && (bad_reg || (strided && span > MEM_BYTES - a_addr)) && rp_full) begin
+                        st_reg <= R_CHK;
                     end else begin
-                        st <= R_HDR;
-                        s_act[h_src] <= 1'b1;
-                        s_put[h_src] <= h_type == RDMA_T_PUT;
-                        s_op[h_src] <= w[0];
-                        s_base[h_src] <= a_addr;
-                        s_len[h_src] <= a_len;
-                        s_cur[h_src] <= a_addr;
-                        s_rem[h_src] <= a_len;
-                        s_bstart[h_src] <= a_addr;
-                        s_blk[h_src] <= strided ? a_blk[31:0] : 32'd0;
-                        s_brem[h_src] <= a_blk[31:0];
-                        s_stride[h_src] <= a_stride[31:0];
-                        if (h_type == RDMA_T_PUT) begin
-                            s_disc[h_src] <= bad || (strided && span > MEM_BYTES - a_addr);
-                            if (bad || (strided && span > MEM_BYTES - a_addr)) begin
+                        st_reg <= R_HDR;
+                        s_act[h_src_reg] <= 1'b1;
+                        s_put[h_src_reg] <= h_type_reg == RDMA_T_PUT;
+                        s_op[h_src_reg] <= w[0];
+                        s_base[h_src_reg] <= a_addr;
+                        s_len[h_src_reg] <= a_len;
+                        s_cur[h_src_reg] <= a_addr;
+                        s_rem[h_src_reg] <= a_len;
+                        s_bstart[h_src_reg] <= a_addr;
+                        s_blk[h_src_reg] <= strided ? a_blk[31:0] : 32'd0;
+                        s_brem[h_src_reg] <= a_blk[31:0];
+                        s_stride[h_src_reg] <= a_stride[31:0];
+                        if (h_type_reg == RDMA_T_PUT) begin
+                            s_disc[h_src_reg] <= bad_reg || (strided && span > MEM_BYTES - a_addr);
+                            if (bad_reg || (strided && span > MEM_BYTES - a_addr)) begin
                                 rp_push <= 1'b1;
-                                rp_data <= {h_src, RDMA_T_ERR, w[0], E_REMOTE_RANGE};
+                                rp_data <= {h_src_reg, RDMA_T_ERR, w[0], E_REMOTE_RANGE};
                             end
                         end else begin
-                            s_disc[h_src] <= bad || !mine;
+                            s_disc[h_src_reg] <= bad_reg || !mine;
                         end
                     end
                 end
-                default: st <= R_HDR;
+                default: st_reg <= R_HDR;
             endcase
         end
     end

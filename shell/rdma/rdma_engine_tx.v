@@ -57,7 +57,7 @@ module rdma_engine_tx #(
     localparam [1:0] S_IDLE = 2'd0, S_SMALL = 2'd1, S_DATA = 2'd2, S_EVT = 2'd3;
     localparam integer PW = $clog2(PF_DEPTH);
 
-    reg [1:0]  st;
+    reg [1:0]  st_reg;
     reg [31:0] sw [0:11];
     wire [5:0]  q_src = rq_data[325:320];
     wire [31:0] q_op = rq_data[319:288];
@@ -67,39 +67,42 @@ module rdma_engine_tx #(
     wire [31:0] q_block = rq_data[95:64];
     wire [31:0] q_rstride = rq_data[63:32];
     wire [31:0] q_lstride = rq_data[31:0];
-    reg [3:0]  s_cnt, s_idx;
+    reg [3:0]  s_cnt_reg, s_idx_reg;
     // the stream being sent
-    reg        sa;
-    reg [5:0]  s_dst;
-    reg [63:0] pk_left;
-    assign dbg = {s_dst, sa, st};
-    reg        notify;
-    reg [5:0]  n_peer;
-    reg [63:0] n_addr, n_len;
-    reg [4:0]  d_n, d_idx;
+    reg        sa_reg;
+    reg [5:0]  s_dst_reg;
+    reg [63:0] pk_left_reg;
+    assign dbg = {s_dst_reg, sa_reg, st_reg};
+    reg        notify_reg;
+    reg [5:0]  n_peer_reg;
+    reg [63:0] n_addr_reg, n_len_reg;
+    reg [4:0]  d_n_reg, d_idx_reg;
     // read-ahead
-    reg [63:0] rd_left, rd_cur, rd_bstart;
-    reg [31:0] rd_blk, rd_brem, rd_stride;
-    reg [PW:0] pf_used;
+    reg [63:0] rd_left_reg, rd_cur_reg, rd_bstart_reg;
+    reg [31:0] rd_blk_reg, rd_brem_reg, rd_stride_reg;
+    reg [PW:0] pf_used_reg;
     wire [31:0] pf_dout;
     wire        pf_empty;
     wire [PW:0] pf_count;
     wire        pf_full_unused;
-    wire        pf_pop = st == S_DATA && d_idx != 5'd0 && inj_valid && inj_ready;
+    wire        pf_pop = st_reg == S_DATA && d_idx_reg != 5'd0 && inj_valid && inj_ready;
 
-    rdma_fifo #(.WIDTH(32), .DEPTH(PF_DEPTH)) u_pf (
-        .clk(clk), .rst(rst), .push(mem_rd_readdatavalid), .din(mem_rd_readdata), .full(pf_full_unused),
-        .pop(pf_pop), .dout(pf_dout), .empty(pf_empty), .count(pf_count));
+    wire pf_ready, pf_valid;
+    shell_fifo #(.DATA_WIDTH(32), .FIFO_DEPTH(PF_DEPTH)) u_pf (
+        .clk(clk), .rst(rst), .s_axis_tvalid(mem_rd_readdatavalid), .s_axis_tready(pf_ready), .s_axis_tdata(mem_rd_readdata),
+        .m_axis_tvalid(pf_valid), .m_axis_tready(pf_pop), .m_axis_tdata(pf_dout), .level(pf_count));
+    assign pf_full_unused = !pf_ready;
+    assign pf_empty = !pf_valid;
 
-    assign mem_rd_read = rd_left != 64'd0 && pf_used < PF_DEPTH[PW:0];
-    assign mem_rd_address = rd_cur;
+    assign mem_rd_read = rd_left_reg != 64'd0 && pf_used_reg < PF_DEPTH[PW:0];
+    assign mem_rd_address = rd_cur_reg;
     wire rd_acc = mem_rd_read && !mem_rd_waitrequest;
-    wire rd_blk_end = rd_blk != 32'd0 && rd_brem == 32'd4;
-    assign ev_data = {RDMA_T_GETREQ, n_peer, n_addr, n_len};
+    wire rd_blk_end = rd_blk_reg != 32'd0 && rd_brem_reg == 32'd4;
+    assign ev_data = {RDMA_T_GETREQ, n_peer_reg, n_addr_reg, n_len_reg};
 
-    wire [4:0] next_n = pk_left >= 64'd64 ? 5'd16 : {1'b0, pk_left[5:2]};
+    wire [4:0] next_n = pk_left_reg >= 64'd64 ? 5'd16 : {1'b0, pk_left_reg[5:2]};
     // the packet after the current one (pk_left less this packet's payload)
-    wire [63:0] left_after = pk_left - {57'd0, d_n, 2'd0};
+    wire [63:0] left_after = pk_left_reg - {57'd0, d_n_reg, 2'd0};
     wire [4:0] after_n = left_after >= 64'd64 ? 5'd16 : {1'b0, left_after[5:2]};
     function automatic [31:0] hdr(input [5:0] dst, input [3:0] typ, input [4:0] words, input [5:0] src);
         hdr = rdma_hdr(dst, src, typ, 1'b0, words, 10'd0);
@@ -109,14 +112,14 @@ module rdma_engine_tx #(
         inj_valid = 1'b0;
         inj_data = 32'd0;
         inj_last = 1'b0;
-        if (st == S_SMALL) begin
+        if (st_reg == S_SMALL) begin
             inj_valid = 1'b1;
-            inj_data = sw[s_idx];
-            inj_last = s_idx == s_cnt - 4'd1;
-        end else if (st == S_DATA) begin
-            inj_valid = d_idx == 5'd0 || !pf_empty;
-            inj_data = d_idx == 5'd0 ? hdr(s_dst, RDMA_T_DATA, d_n, card_id) : pf_dout;
-            inj_last = d_idx == d_n;
+            inj_data = sw[s_idx_reg];
+            inj_last = s_idx_reg == s_cnt_reg - 4'd1;
+        end else if (st_reg == S_DATA) begin
+            inj_valid = d_idx_reg == 5'd0 || !pf_empty;
+            inj_data = d_idx_reg == 5'd0 ? hdr(s_dst_reg, RDMA_T_DATA, d_n_reg, card_id) : pf_dout;
+            inj_last = d_idx_reg == d_n_reg;
         end
     end
 
@@ -126,42 +129,42 @@ module rdma_engine_tx #(
         rq_pop <= 1'b0;
         ev_push <= 1'b0;
         if (rst) begin
-            st <= S_IDLE; sa <= 1'b0; s_cnt <= 4'd0; s_idx <= 4'd0; s_dst <= 6'd0; pk_left <= 64'd0;
-            notify <= 1'b0; n_peer <= 6'd0; n_addr <= 64'd0; n_len <= 64'd0; d_n <= 5'd0; d_idx <= 5'd0;
-            rd_left <= 64'd0; rd_cur <= 64'd0; rd_bstart <= 64'd0; rd_blk <= 32'd0; rd_brem <= 32'd0;
-            rd_stride <= 32'd0; pf_used <= {PW+1{1'b0}};
+            st_reg <= S_IDLE; sa_reg <= 1'b0; s_cnt_reg <= 4'd0; s_idx_reg <= 4'd0; s_dst_reg <= 6'd0; pk_left_reg <= 64'd0;
+            notify_reg <= 1'b0; n_peer_reg <= 6'd0; n_addr_reg <= 64'd0; n_len_reg <= 64'd0; d_n_reg <= 5'd0; d_idx_reg <= 5'd0;
+            rd_left_reg <= 64'd0; rd_cur_reg <= 64'd0; rd_bstart_reg <= 64'd0; rd_blk_reg <= 32'd0; rd_brem_reg <= 32'd0;
+            rd_stride_reg <= 32'd0; pf_used_reg <= {PW+1{1'b0}};
         end else begin
             if (rd_acc) begin
-                rd_left <= rd_left - 64'd4;
+                rd_left_reg <= rd_left_reg - 64'd4;
                 if (rd_blk_end) begin
-                    rd_bstart <= rd_bstart + {32'd0, rd_stride};
-                    rd_cur <= rd_bstart + {32'd0, rd_stride};
-                    rd_brem <= rd_blk;
+                    rd_bstart_reg <= rd_bstart_reg + {32'd0, rd_stride_reg};
+                    rd_cur_reg <= rd_bstart_reg + {32'd0, rd_stride_reg};
+                    rd_brem_reg <= rd_blk_reg;
                 end else begin
-                    rd_cur <= rd_cur + 64'd4;
-                    rd_brem <= rd_brem - 32'd4;
+                    rd_cur_reg <= rd_cur_reg + 64'd4;
+                    rd_brem_reg <= rd_brem_reg - 32'd4;
                 end
             end
-            pf_used <= pf_used + {{PW{1'b0}}, rd_acc} - {{PW{1'b0}}, pf_pop};
-            case (st)
+            pf_used_reg <= pf_used_reg + {{PW{1'b0}}, rd_acc} - {{PW{1'b0}}, pf_pop};
+            case (st_reg)
                 S_IDLE: begin
-                    s_idx <= 4'd0;
+                    s_idx_reg <= 4'd0;
                     if (!rp_empty && !rp_pop) begin
                         sw[0] <= hdr(rp_data[49:44], rp_data[43:40], 5'd2, card_id);
                         sw[1] <= rp_data[39:8];
                         sw[2] <= {24'd0, rp_data[7:0]};
-                        s_cnt <= 4'd3;
+                        s_cnt_reg <= 4'd3;
                         rp_pop <= 1'b1;
-                        st <= S_SMALL;
-                    end else if (sa) begin
+                        st_reg <= S_SMALL;
+                    end else if (sa_reg) begin
                         if ({{32-PW-1{1'b0}}, pf_count} >= {27'd0, next_n}) begin
-                            d_n <= next_n;
-                            d_idx <= 5'd0;
-                            st <= S_DATA;
+                            d_n_reg <= next_n;
+                            d_idx_reg <= 5'd0;
+                            st_reg <= S_DATA;
                         end
                     end else if (c_valid && !c_take) begin
                         c_take <= 1'b1;
-                        st <= S_SMALL;
+                        st_reg <= S_SMALL;
                         sw[1] <= c_op;
                         sw[2] <= c_remote[31:0];
                         sw[3] <= c_remote[63:32];
@@ -175,21 +178,21 @@ module rdma_engine_tx #(
                             sw[9] <= c_count;
                             sw[10] <= c_rstride;
                             sw[11] <= c_lstride;
-                            s_cnt <= c_block != 32'd0 ? 4'd12 : 4'd8;
+                            s_cnt_reg <= c_block != 32'd0 ? 4'd12 : 4'd8;
                         end else begin
                             sw[0] <= hdr(c_dst, RDMA_T_PUT, c_block != 32'd0 ? 5'd9 : 5'd5, card_id);
                             sw[6] <= c_block;
                             sw[7] <= 32'd0;
                             sw[8] <= c_rstride;
                             sw[9] <= 32'd0;
-                            s_cnt <= c_block != 32'd0 ? 4'd10 : 4'd6;
-                            sa <= 1'b1; s_dst <= c_dst; pk_left <= c_len; notify <= 1'b0;
-                            rd_left <= c_len; rd_cur <= c_local; rd_bstart <= c_local; rd_blk <= c_block;
-                            rd_brem <= c_block; rd_stride <= c_lstride;
+                            s_cnt_reg <= c_block != 32'd0 ? 4'd10 : 4'd6;
+                            sa_reg <= 1'b1; s_dst_reg <= c_dst; pk_left_reg <= c_len; notify_reg <= 1'b0;
+                            rd_left_reg <= c_len; rd_cur_reg <= c_local; rd_bstart_reg <= c_local; rd_blk_reg <= c_block;
+                            rd_brem_reg <= c_block; rd_stride_reg <= c_lstride;
                         end
                     end else if (!rq_empty && !rq_pop) begin
                         rq_pop <= 1'b1;
-                        st <= S_SMALL;
+                        st_reg <= S_SMALL;
                         sw[0] <= hdr(q_src, RDMA_T_GETRESP, q_block != 32'd0 ? 5'd9 : 5'd5, card_id);
                         sw[1] <= q_op;
                         sw[2] <= q_local[31:0];
@@ -200,43 +203,43 @@ module rdma_engine_tx #(
                         sw[7] <= 32'd0;
                         sw[8] <= q_lstride;
                         sw[9] <= 32'd0;
-                        s_cnt <= q_block != 32'd0 ? 4'd10 : 4'd6;
-                        sa <= 1'b1; s_dst <= q_src; pk_left <= q_len; notify <= 1'b1;
-                        n_peer <= q_src; n_addr <= q_remote; n_len <= q_len;
-                        rd_left <= q_len; rd_cur <= q_remote; rd_bstart <= q_remote;
-                        rd_blk <= q_block; rd_brem <= q_block; rd_stride <= q_rstride;
+                        s_cnt_reg <= q_block != 32'd0 ? 4'd10 : 4'd6;
+                        sa_reg <= 1'b1; s_dst_reg <= q_src; pk_left_reg <= q_len; notify_reg <= 1'b1;
+                        n_peer_reg <= q_src; n_addr_reg <= q_remote; n_len_reg <= q_len;
+                        rd_left_reg <= q_len; rd_cur_reg <= q_remote; rd_bstart_reg <= q_remote;
+                        rd_blk_reg <= q_block; rd_brem_reg <= q_block; rd_stride_reg <= q_rstride;
                     end
                 end
                 S_SMALL: if (inj_ready) begin
-                    s_idx <= s_idx + 4'd1;
-                    if (s_idx == s_cnt - 4'd1) st <= S_IDLE;
+                    s_idx_reg <= s_idx_reg + 4'd1;
+                    if (s_idx_reg == s_cnt_reg - 4'd1) st_reg <= S_IDLE;
                 end
                 S_DATA: if (inj_valid && inj_ready) begin
-                    d_idx <= d_idx + 5'd1;
-                    if (d_idx == d_n) begin
-                        pk_left <= pk_left - {57'd0, d_n, 2'd0};
-                        if (pk_left == {57'd0, d_n, 2'd0}) begin
-                            sa <= 1'b0;
-                            st <= notify ? S_EVT : S_IDLE;
+                    d_idx_reg <= d_idx_reg + 5'd1;
+                    if (d_idx_reg == d_n_reg) begin
+                        pk_left_reg <= pk_left_reg - {57'd0, d_n_reg, 2'd0};
+                        if (pk_left_reg == {57'd0, d_n_reg, 2'd0}) begin
+                            sa_reg <= 1'b0;
+                            st_reg <= notify_reg ? S_EVT : S_IDLE;
                         end else if (rp_empty && {{32-PW-1{1'b0}}, pf_count} > {27'd0, after_n}) begin
                             // the next packet of the stream is all there: its header follows at
                             // once, so back-to-back packets lose no cycle at the router's port
-                            d_n <= after_n;
-                            d_idx <= 5'd0;
+                            d_n_reg <= after_n;
+                            d_idx_reg <= 5'd0;
                         end else begin
-                            st <= S_IDLE;
+                            st_reg <= S_IDLE;
                         end
                     end
                 end
                 default: begin  // S_EVT
                     ev_push <= 1'b1;
-                    st <= S_IDLE;
+                    st_reg <= S_IDLE;
                 end
             endcase
         end
     end
     initial begin
-        if (PF_DEPTH < 16 || (PF_DEPTH & (PF_DEPTH - 1)) != 0) $fatal(1, "%m (rdma_engine_tx): PF_DEPTH must be a power of 2 >= 16");
+        if (PF_DEPTH < 16 || (PF_DEPTH & (PF_DEPTH - 1)) != 0) $error("%m: PF_DEPTH must be a power of 2 >= 16");
     end
 endmodule
 `default_nettype wire

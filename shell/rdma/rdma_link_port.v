@@ -62,9 +62,29 @@ module rdma_link_port #(
         .ack_valid(ack_valid), .ack_seq(ack_seq), .ack_nak(ack_nak), .peer_freed0(pf0), .peer_freed1(pf1),
         .overflow(overflow), .crc_errors(crc_errors), .packets(rx_packets), .dbg_state(rx_state));
 
-    assign dbg[63:0] = {rx_packets, tx_packets};
-    assign dbg[127:64] = {31'd0, overflow, crc_errors, replays};
-    assign dbg[191:128] = {window_full, credit_stalls};
-    assign dbg[255:192] = {3'd0, rx_state, expected, tx_state};
+    // the four RDMA_LINK_* CSR words, fields at the offsets of shell/csr_map.json
+    `include "afushell_csr.vh"
+    reg [63:0] pkts, errs, stalls, state;
+    always @(*) begin
+        pkts = 64'd0;
+        pkts[CSR_RDMA_LINK_PKTS_TX_LSB +: CSR_RDMA_LINK_PKTS_TX_WIDTH] = tx_packets;
+        pkts[CSR_RDMA_LINK_PKTS_RX_LSB +: CSR_RDMA_LINK_PKTS_RX_WIDTH] = rx_packets;
+        errs = 64'd0;
+        errs[CSR_RDMA_LINK_ERRS_REPLAYS_LSB +: CSR_RDMA_LINK_ERRS_REPLAYS_WIDTH] = replays;
+        errs[CSR_RDMA_LINK_ERRS_CRC_ERRORS_LSB +: CSR_RDMA_LINK_ERRS_CRC_ERRORS_WIDTH] = crc_errors;
+        errs[CSR_RDMA_LINK_ERRS_OVERFLOW_LSB] = overflow;
+        stalls = 64'd0;
+        stalls[CSR_RDMA_LINK_STALLS_CREDIT_LSB +: CSR_RDMA_LINK_STALLS_CREDIT_WIDTH] = credit_stalls;
+        stalls[CSR_RDMA_LINK_STALLS_WINDOW_FULL_LSB +: CSR_RDMA_LINK_STALLS_WINDOW_FULL_WIDTH] = window_full;
+        state = 64'd0;  // tx_state = {used on VC 1, used on VC 0, unacknowledged}, rx_state = {mid, held 1, held 0}
+        state[CSR_RDMA_LINK_STATE_UNACKED_LSB +: CSR_RDMA_LINK_STATE_UNACKED_WIDTH] = tx_state[9:0];
+        state[CSR_RDMA_LINK_STATE_CREDITS_USED0_LSB +: CSR_RDMA_LINK_STATE_CREDITS_USED0_WIDTH] = tx_state[19:10];
+        state[CSR_RDMA_LINK_STATE_CREDITS_USED1_LSB +: CSR_RDMA_LINK_STATE_CREDITS_USED1_WIDTH] = tx_state[29:20];
+        state[CSR_RDMA_LINK_STATE_RX_EXPECTED_LSB +: CSR_RDMA_LINK_STATE_RX_EXPECTED_WIDTH] = expected;
+        state[CSR_RDMA_LINK_STATE_RX_HELD0_LSB +: CSR_RDMA_LINK_STATE_RX_HELD0_WIDTH] = rx_state[9:0];
+        state[CSR_RDMA_LINK_STATE_RX_HELD1_LSB +: CSR_RDMA_LINK_STATE_RX_HELD1_WIDTH] = rx_state[19:10];
+        state[CSR_RDMA_LINK_STATE_RX_MID_PACKET_LSB] = rx_state[20];
+    end
+    assign dbg = {state, stalls, errs, pkts};
 endmodule
 `default_nettype wire

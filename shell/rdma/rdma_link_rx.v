@@ -47,39 +47,39 @@ module rdma_link_rx #(
 
     reg [31:0] mem [0:2*VC_BUF*SLOT-1];
     reg [4:0]  plen [0:2*VC_BUF-1];
-    reg [BW:0] wr0, wr1, rd0, rd1;
-    reg [4:0]  widx;
-    reg [31:12] hdr;  // dst and src matter to the router only
-    reg [31:0] crc, w2;
-    reg [9:0]  w1_seq;
-    reg        w1_nak;
-    reg        nak_sent, too_long;
-    reg        rd_busy, rd_vc;
-    reg [4:0]  ridx;
+    reg [BW:0] wr0_reg, wr1_reg, rd0_reg, rd1_reg;
+    reg [4:0]  widx_reg;
+    reg [31:12] hdr_reg;  // dst and src matter to the router only
+    reg [31:0] crc_reg, w2_reg;
+    reg [9:0]  w1_seq_reg;
+    reg        w1_nak_reg;
+    reg        nak_sent_reg, too_long_reg;
+    reg        rd_busy_reg, rd_vc_reg;
+    reg [4:0]  ridx_reg;
 
-    wire [BW:0] cnt0 = wr0 - rd0;
-    wire [BW:0] cnt1 = wr1 - rd1;
+    wire [BW:0] cnt0 = wr0_reg - rd0_reg;
+    wire [BW:0] cnt1 = wr1_reg - rd1_reg;
     wire [9:0]  held0 = {{9-BW{1'b0}}, cnt0};
     wire [9:0]  held1 = {{9-BW{1'b0}}, cnt1};
-    assign dbg_state = {widx != 5'd0, held1, held0};
-    wire        cur_vc = widx == 5'd0 ? in_data[RDMA_HDR_VC_LSB] : hdr[RDMA_HDR_VC_LSB];
+    assign dbg_state = {widx_reg != 5'd0, held1, held0};
+    wire        cur_vc = widx_reg == 5'd0 ? in_data[RDMA_HDR_VC_LSB] : hdr_reg[RDMA_HDR_VC_LSB];
     wire        room = cur_vc ? cnt1 < VC_BUF[BW:0] : cnt0 < VC_BUF[BW:0];
-    wire [BW-1:0] wslot = cur_vc ? wr1[BW-1:0] : wr0[BW-1:0];
+    wire [BW-1:0] wslot = cur_vc ? wr1_reg[BW-1:0] : wr0_reg[BW-1:0];
     wire [31:0] crc_next;
-    rdma_crc32 u_crc (.crc_in(widx == 5'd0 ? 32'hFFFFFFFF : crc), .data(in_data), .crc_out(crc_next));
-    wire [4:0]  words = hdr[RDMA_HDR_WORDS_LSB +: RDMA_HDR_WORDS_W];
-    wire        good = !too_long && widx == words + 5'd1 && words <= 5'd16 && in_data == ~crc;
-    wire [9:0]  d = hdr[RDMA_HDR_SEQ_LSB +: RDMA_HDR_SEQ_W] - expected;
+    rdma_crc32 u_crc (.crc_in(widx_reg == 5'd0 ? 32'hFFFFFFFF : crc_reg), .data(in_data), .crc_out(crc_next));
+    wire [4:0]  words = hdr_reg[RDMA_HDR_WORDS_LSB +: RDMA_HDR_WORDS_W];
+    wire        good = !too_long_reg && widx_reg == words + 5'd1 && words <= 5'd16 && in_data == ~crc_reg;
+    wire [9:0]  d = hdr_reg[RDMA_HDR_SEQ_LSB +: RDMA_HDR_SEQ_W] - expected;
 
     // read side
-    wire        pick_vc = rd_busy ? rd_vc : out_sel_vc;
-    wire        have = rd_busy || (out_sel_vc ? cnt1 != 0 : cnt0 != 0);
+    wire        pick_vc = rd_busy_reg ? rd_vc_reg : out_sel_vc;
+    wire        have = rd_busy_reg || (out_sel_vc ? cnt1 != 0 : cnt0 != 0);
     assign out_avail = {cnt1 != 0, cnt0 != 0};
-    assign out_head0 = mem[{27'd0, 1'b0, rd0[BW-1:0]} * SLOT];
-    assign out_head1 = mem[{27'd0, 1'b1, rd1[BW-1:0]} * SLOT];
-    wire [BW-1:0] rslot = pick_vc ? rd1[BW-1:0] : rd0[BW-1:0];
+    assign out_head0 = mem[{27'd0, 1'b0, rd0_reg[BW-1:0]} * SLOT];
+    assign out_head1 = mem[{27'd0, 1'b1, rd1_reg[BW-1:0]} * SLOT];
+    wire [BW-1:0] rslot = pick_vc ? rd1_reg[BW-1:0] : rd0_reg[BW-1:0];
     wire [4:0]  rlen = plen[{pick_vc, rslot}];
-    wire [4:0]  ri = rd_busy ? ridx : 5'd0;
+    wire [4:0]  ri = rd_busy_reg ? ridx_reg : 5'd0;
     assign out_valid = have;
     assign out_vc = pick_vc;
     assign out_data = mem[({27'd0, pick_vc, rslot} * SLOT) + {27'd0, ri}];
@@ -88,9 +88,9 @@ module rdma_link_rx #(
     always @(posedge clk) begin
         ack_valid <= 1'b0;
         if (rst) begin
-            wr0 <= 0; wr1 <= 0; rd0 <= 0; rd1 <= 0; widx <= 5'd0; hdr <= 20'd0; crc <= 32'd0;
-            w1_seq <= 10'd0; w1_nak <= 1'b0; w2 <= 32'd0; nak_sent <= 1'b0; too_long <= 1'b0; rd_busy <= 1'b0;
-            rd_vc <= 1'b0; ridx <= 5'd0; expected <= 10'd0; nak <= 1'b0; dirty <= 1'b0;
+            wr0_reg <= 0; wr1_reg <= 0; rd0_reg <= 0; rd1_reg <= 0; widx_reg <= 5'd0; hdr_reg <= 20'd0; crc_reg <= 32'd0;
+            w1_seq_reg <= 10'd0; w1_nak_reg <= 1'b0; w2_reg <= 32'd0; nak_sent_reg <= 1'b0; too_long_reg <= 1'b0; rd_busy_reg <= 1'b0;
+            rd_vc_reg <= 1'b0; ridx_reg <= 5'd0; expected <= 10'd0; nak <= 1'b0; dirty <= 1'b0;
             freed0 <= 16'd0; freed1 <= 16'd0; ack_seq <= 10'd0; ack_nak <= 1'b0;
             peer_freed0 <= 16'd0; peer_freed1 <= 16'd0; overflow <= 1'b0; crc_errors <= 16'd0; packets <= 32'd0;
         end else begin
@@ -100,42 +100,42 @@ module rdma_link_rx #(
             end
             // receive: stage the words into the next free slot of the packet's VC
             if (in_valid && !in_last) begin
-                if (widx == 5'd0) hdr <= in_data[31:RDMA_HDR_TYPE_LSB];
-                crc <= crc_next;
-                if (widx == RDMA_CTRL_ACK_SEQ_WORD) begin
-                    w1_seq <= in_data[RDMA_CTRL_ACK_SEQ_LSB +: RDMA_CTRL_ACK_SEQ_W];
-                    w1_nak <= in_data[RDMA_CTRL_NAK_LSB];
+                if (widx_reg == 5'd0) hdr_reg <= in_data[31:RDMA_HDR_TYPE_LSB];
+                crc_reg <= crc_next;
+                if (widx_reg == RDMA_CTRL_ACK_SEQ_WORD) begin
+                    w1_seq_reg <= in_data[RDMA_CTRL_ACK_SEQ_LSB +: RDMA_CTRL_ACK_SEQ_W];
+                    w1_nak_reg <= in_data[RDMA_CTRL_NAK_LSB];
                 end
-                if (widx == RDMA_CTRL_FREED0_WORD) w2 <= in_data;
-                if (widx <= 5'd16 && room) mem[({27'd0, cur_vc, wslot} * SLOT) + {27'd0, widx}] <= in_data;
-                if (widx == 5'd17) too_long <= 1'b1;
-                else widx <= widx + 5'd1;
+                if (widx_reg == RDMA_CTRL_FREED0_WORD) w2_reg <= in_data;
+                if (widx_reg <= 5'd16 && room) mem[({27'd0, cur_vc, wslot} * SLOT) + {27'd0, widx_reg}] <= in_data;
+                if (widx_reg == 5'd17) too_long_reg <= 1'b1;
+                else widx_reg <= widx_reg + 5'd1;
             end else if (in_valid && in_last) begin
-                widx <= 5'd0;
-                too_long <= 1'b0;
+                widx_reg <= 5'd0;
+                too_long_reg <= 1'b0;
                 if (!good) begin
                     crc_errors <= crc_errors + 16'd1;
-                    if (!nak_sent) begin nak <= 1'b1; nak_sent <= 1'b1; end
-                end else if (hdr[RDMA_HDR_TYPE_LSB +: RDMA_HDR_TYPE_W] == RDMA_T_CTRL) begin  // CTRL from the peer
+                    if (!nak_sent_reg) begin nak <= 1'b1; nak_sent_reg <= 1'b1; end
+                end else if (hdr_reg[RDMA_HDR_TYPE_LSB +: RDMA_HDR_TYPE_W] == RDMA_T_CTRL) begin  // CTRL from the peer
                     ack_valid <= 1'b1;
-                    ack_seq <= w1_seq;
-                    ack_nak <= w1_nak;
-                    peer_freed0 <= w2[RDMA_CTRL_FREED0_LSB +: RDMA_CTRL_FREED0_W];
-                    peer_freed1 <= w2[RDMA_CTRL_FREED1_LSB +: RDMA_CTRL_FREED1_W];
+                    ack_seq <= w1_seq_reg;
+                    ack_nak <= w1_nak_reg;
+                    peer_freed0 <= w2_reg[RDMA_CTRL_FREED0_LSB +: RDMA_CTRL_FREED0_W];
+                    peer_freed1 <= w2_reg[RDMA_CTRL_FREED1_LSB +: RDMA_CTRL_FREED1_W];
                 end else if (d == 10'd0) begin
                     if (!room) begin
                         overflow <= 1'b1;  // a credit violation: never expected
                     end else begin
                         plen[{cur_vc, wslot}] <= words;
-                        if (cur_vc) wr1 <= wr1 + 1'b1;
-                        else wr0 <= wr0 + 1'b1;
+                        if (cur_vc) wr1_reg <= wr1_reg + 1'b1;
+                        else wr0_reg <= wr0_reg + 1'b1;
                         expected <= expected + 10'd1;
                         packets <= packets + 32'd1;
-                        nak_sent <= 1'b0;
+                        nak_sent_reg <= 1'b0;
                         dirty <= 1'b1;
                     end
                 end else if (d < 10'd512) begin  // a gap: something before it was lost
-                    if (!nak_sent) begin nak <= 1'b1; nak_sent <= 1'b1; end
+                    if (!nak_sent_reg) begin nak <= 1'b1; nak_sent_reg <= 1'b1; end
                 end else begin
                     dirty <= 1'b1;  // a duplicate: acknowledge again
                 end
@@ -143,18 +143,21 @@ module rdma_link_rx #(
             // deliver to the router; the slot's credit goes back with the next CTRL packet
             if (have && out_ready) begin
                 if (out_last) begin
-                    rd_busy <= 1'b0;
-                    ridx <= 5'd0;
-                    if (pick_vc) begin rd1 <= rd1 + 1'b1; freed1 <= freed1 + 16'd1; end
-                    else begin rd0 <= rd0 + 1'b1; freed0 <= freed0 + 16'd1; end
+                    rd_busy_reg <= 1'b0;
+                    ridx_reg <= 5'd0;
+                    if (pick_vc) begin rd1_reg <= rd1_reg + 1'b1; freed1 <= freed1 + 16'd1; end
+                    else begin rd0_reg <= rd0_reg + 1'b1; freed0 <= freed0 + 16'd1; end
                     dirty <= 1'b1;
                 end else begin
-                    rd_busy <= 1'b1;
-                    rd_vc <= pick_vc;
-                    ridx <= ri + 5'd1;
+                    rd_busy_reg <= 1'b1;
+                    rd_vc_reg <= pick_vc;
+                    ridx_reg <= ri + 5'd1;
                 end
             end
         end
+    end
+    initial begin
+        if (VC_BUF < 2 || VC_BUF > 256 || (VC_BUF & (VC_BUF - 1)) != 0) $error("%m: VC_BUF=%0d must be a power of 2 in 2..256", VC_BUF);
     end
 endmodule
 `default_nettype wire

@@ -54,58 +54,58 @@ module rdma_link_tx #(
 
     reg [31:0] mem [0:WINDOW*SLOT-1];
     reg [4:0]  plen [0:WINDOW-1];
-    reg [9:0]  base, next_seq, send_ptr;
-    reg [15:0] sent_new0, sent_new1, pf0, pf1;
-    reg        acc_busy;
-    reg [4:0]  acc_idx;
-    reg [1:0]  st;
-    reg [4:0]  idx, n_words;
-    reg        is_ctrl;
-    reg [31:0] crc, c0, c1;
-    reg        rewind;
-    reg [15:0] timer, ctrl_timer;
+    reg [9:0]  base_reg, next_seq_reg, send_ptr_reg;
+    reg [15:0] sent_new0_reg, sent_new1_reg, pf0_reg, pf1_reg;
+    reg        acc_busy_reg;
+    reg [4:0]  acc_idx_reg;
+    reg [1:0]  st_reg;
+    reg [4:0]  idx_reg, n_words_reg;
+    reg        is_ctrl_reg;
+    reg [31:0] crc_reg, c0_reg, c1_reg;
+    reg        rewind_reg;
+    reg [15:0] timer_reg, ctrl_timer_reg;
 
-    wire [9:0]  inflight = next_seq - base;
+    wire [9:0]  inflight = next_seq_reg - base_reg;
     wire        hdr_vc = in_data[RDMA_HDR_VC_LSB];
-    wire [15:0] used0 = sent_new0 - pf0;
-    wire [15:0] used1 = sent_new1 - pf1;
+    wire [15:0] used0 = sent_new0_reg - pf0_reg;
+    wire [15:0] used1 = sent_new1_reg - pf1_reg;
     wire [15:0] used = hdr_vc ? used1 : used0;
-    wire        can_start = !acc_busy && in_valid && (used < VC_BUF[15:0]) && (inflight < WINDOW[9:0]);
-    assign in_ready = acc_busy || can_start;
-    wire win_ok = !acc_busy && inflight < WINDOW[9:0];
+    wire        can_start = !acc_busy_reg && in_valid && (used < VC_BUF[15:0]) && (inflight < WINDOW[9:0]);
+    assign in_ready = acc_busy_reg || can_start;
+    wire win_ok = !acc_busy_reg && inflight < WINDOW[9:0];
     assign can_take = {win_ok && used1 < VC_BUF[15:0], win_ok && used0 < VC_BUF[15:0]};
     assign dbg_state = {used1[9:0], used0[9:0], inflight};
-    wire [SW-1:0] wslot = next_seq[SW-1:0];
-    wire [SW-1:0] sslot = send_ptr[SW-1:0];
+    wire [SW-1:0] wslot = next_seq_reg[SW-1:0];
+    wire [SW-1:0] sslot = send_ptr_reg[SW-1:0];
     wire        advance = !out_valid || out_ready;
     wire [31:0] crc_next;
     reg  [31:0] word;
-    rdma_crc32 u_crc (.crc_in(st == S_IDLE ? 32'hFFFFFFFF : crc), .data(word), .crc_out(crc_next));
+    rdma_crc32 u_crc (.crc_in(st_reg == S_IDLE ? 32'hFFFFFFFF : crc_reg), .data(word), .crc_out(crc_next));
 
-    wire ctrl_due = rx_nak || (rx_dirty && ctrl_timer >= CTRL_INTERVAL[15:0]) || ctrl_timer >= KEEPALIVE[15:0];
-    wire [9:0] ack_d = ack_seq - base;
-    wire send_ok = (send_ptr - base) <= inflight;  // else acknowledged meanwhile: restart at base
+    wire ctrl_due = rx_nak || (rx_dirty && ctrl_timer_reg >= CTRL_INTERVAL[15:0]) || ctrl_timer_reg >= KEEPALIVE[15:0];
+    wire [9:0] ack_d = ack_seq - base_reg;
+    wire send_ok = (send_ptr_reg - base_reg) <= inflight;  // else acknowledged meanwhile: restart at base
 
     // the word the sender emits next (its CRC is folded in as it goes out)
     always @(*) begin
         word = 32'd0;
-        if (st == S_IDLE) begin
+        if (st_reg == S_IDLE) begin
             if (ctrl_due) word = rdma_hdr(6'd0, 6'd0, RDMA_T_CTRL, 1'b0, 5'd2, 10'd0);
-            else word = {send_ptr, mem[sslot * SLOT][RDMA_HDR_SEQ_LSB-1:0]};
-        end else if (st == S_BODY) begin
-            if (is_ctrl) word = idx == 5'd1 ? c0 : c1;
-            else word = mem[sslot * SLOT + {27'd0, idx}];
+            else word = {send_ptr_reg, mem[sslot * SLOT][RDMA_HDR_SEQ_LSB-1:0]};
+        end else if (st_reg == S_BODY) begin
+            if (is_ctrl_reg) word = idx_reg == 5'd1 ? c0_reg : c1_reg;
+            else word = mem[sslot * SLOT + {27'd0, idx_reg}];
         end
     end
 
     always @(posedge clk) begin
         ctrl_sent <= 1'b0;
         if (rst) begin
-            base <= 10'd0; next_seq <= 10'd0; send_ptr <= 10'd0;
-            sent_new0 <= 16'd0; sent_new1 <= 16'd0; pf0 <= 16'd0; pf1 <= 16'd0;
-            acc_busy <= 1'b0; acc_idx <= 5'd0; st <= S_IDLE; idx <= 5'd0; n_words <= 5'd0;
-            is_ctrl <= 1'b0; crc <= 32'd0; c0 <= 32'd0; c1 <= 32'd0; rewind <= 1'b0;
-            timer <= 16'd0; ctrl_timer <= 16'd0; replays <= 16'd0;
+            base_reg <= 10'd0; next_seq_reg <= 10'd0; send_ptr_reg <= 10'd0;
+            sent_new0_reg <= 16'd0; sent_new1_reg <= 16'd0; pf0_reg <= 16'd0; pf1_reg <= 16'd0;
+            acc_busy_reg <= 1'b0; acc_idx_reg <= 5'd0; st_reg <= S_IDLE; idx_reg <= 5'd0; n_words_reg <= 5'd0;
+            is_ctrl_reg <= 1'b0; crc_reg <= 32'd0; c0_reg <= 32'd0; c1_reg <= 32'd0; rewind_reg <= 1'b0;
+            timer_reg <= 16'd0; ctrl_timer_reg <= 16'd0; replays <= 16'd0;
             packets <= 32'd0; credit_stalls <= 32'd0; window_full <= 32'd0;
             out_valid <= 1'b0; out_data <= 32'd0; out_last <= 1'b0;
         end else begin
@@ -116,89 +116,93 @@ module rdma_link_tx #(
             if (can_start) begin
                 mem[wslot * SLOT] <= in_data;
                 plen[wslot] <= in_data[RDMA_HDR_WORDS_LSB +: RDMA_HDR_WORDS_W];
-                acc_busy <= !in_last;
-                acc_idx <= 5'd1;
-                if (hdr_vc) sent_new1 <= sent_new1 + 16'd1;
-                else sent_new0 <= sent_new0 + 16'd1;
-                if (in_last) next_seq <= next_seq + 10'd1;
-            end else if (acc_busy && in_valid) begin
-                mem[wslot * SLOT + {27'd0, acc_idx}] <= in_data;
-                acc_idx <= acc_idx + 5'd1;
+                acc_busy_reg <= !in_last;
+                acc_idx_reg <= 5'd1;
+                if (hdr_vc) sent_new1_reg <= sent_new1_reg + 16'd1;
+                else sent_new0_reg <= sent_new0_reg + 16'd1;
+                if (in_last) next_seq_reg <= next_seq_reg + 10'd1;
+            end else if (acc_busy_reg && in_valid) begin
+                mem[wslot * SLOT + {27'd0, acc_idx_reg}] <= in_data;
+                acc_idx_reg <= acc_idx_reg + 5'd1;
                 if (in_last) begin
-                    acc_busy <= 1'b0;
-                    next_seq <= next_seq + 10'd1;
+                    acc_busy_reg <= 1'b0;
+                    next_seq_reg <= next_seq_reg + 10'd1;
                 end
             end
             // ACK / NAK / credits from the peer
             if (ack_valid) begin
-                pf0 <= peer_freed0;
-                pf1 <= peer_freed1;
+                pf0_reg <= peer_freed0;
+                pf1_reg <= peer_freed1;
                 if (ack_d != 10'd0 && ack_d <= inflight) begin
-                    base <= ack_seq;
-                    timer <= 16'd0;
+                    base_reg <= ack_seq;
+                    timer_reg <= 16'd0;
                 end
-                if (ack_nak && ack_d <= inflight && ack_seq != next_seq) rewind <= 1'b1;
-            end else if (base != next_seq && !send_ok) begin
-                timer <= 16'd0;
-            end else if (base != next_seq && send_ptr == next_seq) begin
-                timer <= timer + 16'd1;
-                if (timer >= TIMEOUT[15:0]) begin
-                    rewind <= 1'b1;
-                    timer <= 16'd0;
+                if (ack_nak && ack_d <= inflight && ack_seq != next_seq_reg) rewind_reg <= 1'b1;
+            end else if (base_reg != next_seq_reg && !send_ok) begin
+                timer_reg <= 16'd0;
+            end else if (base_reg != next_seq_reg && send_ptr_reg == next_seq_reg) begin
+                timer_reg <= timer_reg + 16'd1;
+                if (timer_reg >= TIMEOUT[15:0]) begin
+                    rewind_reg <= 1'b1;
+                    timer_reg <= 16'd0;
                 end
             end else begin
-                timer <= 16'd0;
+                timer_reg <= 16'd0;
             end
-            if (ctrl_timer != 16'hFFFF) ctrl_timer <= ctrl_timer + 16'd1;
+            if (ctrl_timer_reg != 16'hFFFF) ctrl_timer_reg <= ctrl_timer_reg + 16'd1;
             // the serial side, one word per cycle
             if (advance) begin
                 out_valid <= 1'b0;
                 out_last <= 1'b0;
-                case (st)
+                case (st_reg)
                     S_IDLE: begin
                         if (ctrl_due) begin
                             out_valid <= 1'b1;
                             out_data <= word;
-                            crc <= crc_next;
-                            c0 <= ({22'd0, rx_expected} << RDMA_CTRL_ACK_SEQ_LSB) | ({31'd0, rx_nak} << RDMA_CTRL_NAK_LSB);
-                            c1 <= ({16'd0, rx_freed1} << RDMA_CTRL_FREED1_LSB) | ({16'd0, rx_freed0} << RDMA_CTRL_FREED0_LSB);
+                            crc_reg <= crc_next;
+                            c0_reg <= ({22'd0, rx_expected} << RDMA_CTRL_ACK_SEQ_LSB) | ({31'd0, rx_nak} << RDMA_CTRL_NAK_LSB);
+                            c1_reg <= ({16'd0, rx_freed1} << RDMA_CTRL_FREED1_LSB) | ({16'd0, rx_freed0} << RDMA_CTRL_FREED0_LSB);
                             ctrl_sent <= 1'b1;
-                            ctrl_timer <= 16'd0;
-                            is_ctrl <= 1'b1;
-                            n_words <= 5'd2;
-                            idx <= 5'd1;
-                            st <= S_BODY;
-                        end else if (rewind || !send_ok) begin
-                            send_ptr <= base;
-                            if (rewind) replays <= replays + 16'd1;
-                            rewind <= 1'b0;
-                        end else if (send_ptr != next_seq) begin
+                            ctrl_timer_reg <= 16'd0;
+                            is_ctrl_reg <= 1'b1;
+                            n_words_reg <= 5'd2;
+                            idx_reg <= 5'd1;
+                            st_reg <= S_BODY;
+                        end else if (rewind_reg || !send_ok) begin
+                            send_ptr_reg <= base_reg;
+                            if (rewind_reg) replays <= replays + 16'd1;
+                            rewind_reg <= 1'b0;
+                        end else if (send_ptr_reg != next_seq_reg) begin
                             out_valid <= 1'b1;
                             out_data <= word;
-                            crc <= crc_next;
-                            is_ctrl <= 1'b0;
-                            n_words <= plen[sslot];
-                            idx <= 5'd1;
-                            st <= plen[sslot] == 5'd0 ? S_CRC : S_BODY;
+                            crc_reg <= crc_next;
+                            is_ctrl_reg <= 1'b0;
+                            n_words_reg <= plen[sslot];
+                            idx_reg <= 5'd1;
+                            st_reg <= plen[sslot] == 5'd0 ? S_CRC : S_BODY;
                         end
                     end
                     S_BODY: begin
                         out_valid <= 1'b1;
                         out_data <= word;
-                        crc <= crc_next;
-                        idx <= idx + 5'd1;
-                        if (idx == n_words) st <= S_CRC;
+                        crc_reg <= crc_next;
+                        idx_reg <= idx_reg + 5'd1;
+                        if (idx_reg == n_words_reg) st_reg <= S_CRC;
                     end
                     default: begin  // S_CRC
                         out_valid <= 1'b1;
-                        out_data <= ~crc;
+                        out_data <= ~crc_reg;
                         out_last <= 1'b1;
-                        if (!is_ctrl) send_ptr <= send_ptr + 10'd1;
-                        st <= S_IDLE;
+                        if (!is_ctrl_reg) send_ptr_reg <= send_ptr_reg + 10'd1;
+                        st_reg <= S_IDLE;
                     end
                 endcase
             end
         end
+    end
+    initial begin
+        if (WINDOW < 2 || WINDOW > 256 || (WINDOW & (WINDOW - 1)) != 0) $error("%m: WINDOW=%0d must be a power of 2 in 2..256", WINDOW);
+        if (VC_BUF < 1 || VC_BUF > 1023) $error("%m: VC_BUF=%0d must be 1..1023", VC_BUF);
     end
 endmodule
 `default_nettype wire

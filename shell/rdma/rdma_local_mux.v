@@ -32,8 +32,8 @@ module rdma_local_mux (
 );
     `include "rdma_packet.vh"
     // injection: a source keeps the port from its header until its last word
-    reg  locked, sel, prefer_b;
-    wire pick = locked ? sel : (b_inj_valid && (prefer_b || !a_inj_valid));
+    reg  locked_reg, sel_reg, prefer_b_reg;
+    wire pick = locked_reg ? sel_reg : (b_inj_valid && (prefer_b_reg || !a_inj_valid));
     assign inj_valid = pick ? b_inj_valid : a_inj_valid;
     assign inj_data = pick ? b_inj_data : a_inj_data;
     assign inj_last = pick ? b_inj_last : a_inj_last;
@@ -41,34 +41,34 @@ module rdma_local_mux (
     assign b_inj_ready = pick && inj_ready;
     always @(posedge clk) begin
         if (rst) begin
-            locked <= 1'b0;
-            sel <= 1'b0;
-            prefer_b <= 1'b0;
+            locked_reg <= 1'b0;
+            sel_reg <= 1'b0;
+            prefer_b_reg <= 1'b0;
         end else if (inj_valid) begin
             if (inj_ready && inj_last) begin
-                locked <= 1'b0;
-                prefer_b <= !pick;
+                locked_reg <= 1'b0;
+                prefer_b_reg <= !pick;
             end else begin
-                locked <= 1'b1;
-                sel <= pick;
+                locked_reg <= 1'b1;
+                sel_reg <= pick;
             end
         end
     end
     // ejection: the header's type decides the packet's way
-    reg  in_pkt, to_b;
+    reg  in_pkt_reg, to_b_reg;
     wire [3:0] ej_type = ej_data[RDMA_HDR_TYPE_LSB +: RDMA_HDR_TYPE_W];
     wire hdr_b = ej_type == RDMA_T_STREAM || ej_type == RDMA_T_CREDIT;
-    wire cur_b = in_pkt ? to_b : hdr_b;
+    wire cur_b = in_pkt_reg ? to_b_reg : hdr_b;
     assign a_ej_valid = ej_valid && !cur_b;
     assign b_ej_valid = ej_valid && cur_b;
     assign ej_ready = cur_b || a_ej_ready;
     always @(posedge clk) begin
         if (rst) begin
-            in_pkt <= 1'b0;
-            to_b <= 1'b0;
+            in_pkt_reg <= 1'b0;
+            to_b_reg <= 1'b0;
         end else if (ej_valid && ej_ready) begin
-            in_pkt <= !ej_last;
-            to_b <= cur_b;
+            in_pkt_reg <= !ej_last;
+            to_b_reg <= cur_b;
         end
     end
 endmodule

@@ -15,6 +15,7 @@ module rdma_node #(
     parameter integer QUEUE_DEPTH = 256,           // engine reply / request queues (>= cards x MAX_OPS)
     parameter integer EVENT_DEPTH = 16,            // engine target events
     parameter integer MAX_OPS = 4,                 // engine operations in flight
+    parameter integer PF_DEPTH = 32,               // engine read-ahead, words (covers the memory's read latency)
     parameter integer STREAM = 0,                  // 1: stream endpoints on the local port
     parameter integer STREAM_DEPTH = 256           // their receive FIFO, words (credits: the round trip)
 ) (
@@ -89,10 +90,10 @@ module rdma_node #(
     output wire [63:0]     eng_dbg,
     output wire [1023:0]   eng_slots
 );
-    reg  [63:0] route_ok;
+    reg  [63:0] route_ok_reg;
     always @(posedge clk) begin
-        if (rst) route_ok <= 64'd0;
-        else if (cfg_we) route_ok[cfg_addr] <= {28'd0, cfg_port} <= P;
+        if (rst) route_ok_reg <= 64'd0;
+        else if (cfg_we) route_ok_reg[cfg_addr] <= {28'd0, cfg_port} <= P;
     end
 
     wire        inj_valid, inj_ready, inj_last, ej_valid, ej_ready, ej_last;
@@ -100,8 +101,8 @@ module rdma_node #(
     wire        e_inj_valid, e_inj_ready, e_inj_last, e_ej_valid, e_ej_ready;
     wire [31:0] e_inj_data;         // at the engine
     rdma_engine #(.MEM_BYTES(MEM_BYTES), .OP_TIMEOUT(OP_TIMEOUT), .QUEUE_DEPTH(QUEUE_DEPTH),
-                  .EVENT_DEPTH(EVENT_DEPTH), .MAX_OPS(MAX_OPS)) u_engine (
-        .clk(clk), .rst(rst), .card_id(card_id), .route_ok(route_ok), .cmd_valid(cmd_valid), .cmd_ready(cmd_ready),
+                  .EVENT_DEPTH(EVENT_DEPTH), .MAX_OPS(MAX_OPS), .PF_DEPTH(PF_DEPTH)) u_engine (
+        .clk(clk), .rst(rst), .card_id(card_id), .route_ok(route_ok_reg), .cmd_valid(cmd_valid), .cmd_ready(cmd_ready),
         .cmd_get(cmd_get), .cmd_dst(cmd_dst), .cmd_local(cmd_local), .cmd_remote(cmd_remote), .cmd_len(cmd_len),
         .cmd_block(cmd_block), .cmd_count(cmd_count), .cmd_local_stride(cmd_local_stride),
         .cmd_remote_stride(cmd_remote_stride), .op_id(op_id), .busy(busy), .done(done), .done_op(done_op),

@@ -44,10 +44,10 @@ module rdma_router #(
     localparam integer IB = $clog2(N + 1);
 
     reg [3:0]    table_q [0:63];
-    reg [N-1:0]  busy, first;
+    reg [N-1:0]  busy_reg, first_reg;
     reg [IB-1:0] own [0:N-1];
-    reg [N-1:0]  own_vc, ovc;
-    reg [N-1:0]  locked;
+    reg [N-1:0]  own_vc_reg, ovc_reg;
+    reg [N-1:0]  locked_reg;
     reg [7:0]    rr [0:N-1];
     // combinational grants
     reg [N-1:0]  grant;
@@ -64,7 +64,7 @@ module rdma_router #(
     reg [31:0]  nxv, iv;  // integer -> narrow index: the upper bits are zero by construction
     /* verilator lint_on UNUSEDSIGNAL */
     always @(*) begin
-        taken = locked;
+        taken = locked_reg;
         grant = {N{1'b0}};
         out_blocked = {N{1'b0}};
         g_vc = {N{1'b0}};
@@ -73,7 +73,7 @@ module rdma_router #(
         for (o = 0; o < N; o = o + 1) begin
             g_in[o] = {IB{1'b0}};
             g_next[o] = rr[o];
-            if (!busy[o]) begin
+            if (!busy_reg[o]) begin
                 for (k = 0; k < 2 * N; k = k + 1) begin
                     s = (k + {24'd0, rr[o]}) % (2 * N);
                     i = s / 2;
@@ -114,13 +114,13 @@ module rdma_router #(
         out_last = {N{1'b0}};
         out_data = {32*N{1'b0}};
         for (x = 0; x < N; x = x + 1) begin
-            if (busy[x]) begin
-                in_sel_vc[own[x]] = own_vc[x];
+            if (busy_reg[x]) begin
+                in_sel_vc[own[x]] = own_vc_reg[x];
                 in_ready[own[x]] = out_ready[x];
                 out_valid[x] = in_valid[own[x]];
                 out_last[x] = in_last[own[x]];
                 out_data[32 * x +: 32] = in_data[32 * own[x] +: 32];
-                if (first[x]) out_data[32 * x + RDMA_HDR_VC_LSB] = ovc[x];
+                if (first_reg[x]) out_data[32 * x + RDMA_HDR_VC_LSB] = ovc_reg[x];
             end
         end
     end
@@ -134,7 +134,7 @@ module rdma_router #(
                 /* verilator lint_off UNUSEDSIGNAL */
                 wire [31:0] ownx = {{32-IB{1'b0}}, own[gd]};
                 /* verilator lint_on UNUSEDSIGNAL */
-                assign dbg[8 * gd +: 8] = {busy[gd], own_vc[gd], ovc[gd], 2'b00, ownx[2:0]};
+                assign dbg[8 * gd +: 8] = {busy_reg[gd], own_vc_reg[gd], ovc_reg[gd], 2'b00, ownx[2:0]};
             end else begin : g_none
                 assign dbg[8 * gd +: 8] = 8'd0;
             end
@@ -149,36 +149,39 @@ module rdma_router #(
     always @(posedge clk) begin
         if (cfg_we) table_q[cfg_addr] <= cfg_port;
         if (rst) begin
-            busy <= {N{1'b0}};
-            first <= {N{1'b0}};
-            own_vc <= {N{1'b0}};
-            ovc <= {N{1'b0}};
-            locked <= {N{1'b0}};
+            busy_reg <= {N{1'b0}};
+            first_reg <= {N{1'b0}};
+            own_vc_reg <= {N{1'b0}};
+            ovc_reg <= {N{1'b0}};
+            locked_reg <= {N{1'b0}};
             for (y = 0; y < N; y = y + 1) begin
                 own[y] <= {IB{1'b0}};
                 rr[y] <= 8'd0;
             end
         end else begin
             for (y = 0; y < N; y = y + 1) begin
-                if (busy[y]) begin
+                if (busy_reg[y]) begin
                     if (in_valid[own[y]] && out_ready[y]) begin
-                        first[y] <= 1'b0;
+                        first_reg[y] <= 1'b0;
                         if (in_last[own[y]]) begin
-                            busy[y] <= 1'b0;
-                            locked[own[y]] <= 1'b0;
+                            busy_reg[y] <= 1'b0;
+                            locked_reg[own[y]] <= 1'b0;
                         end
                     end
                 end else if (grant[y]) begin
-                    busy[y] <= 1'b1;
-                    first[y] <= 1'b1;
+                    busy_reg[y] <= 1'b1;
+                    first_reg[y] <= 1'b1;
                     own[y] <= g_in[y];
-                    own_vc[y] <= g_vc[y];
-                    locked[g_in[y]] <= 1'b1;
+                    own_vc_reg[y] <= g_vc[y];
+                    locked_reg[g_in[y]] <= 1'b1;
                     rr[y] <= g_next[y];
-                    ovc[y] <= g_ovc[y];
+                    ovc_reg[y] <= g_ovc[y];
                 end
             end
         end
+    end
+    initial begin
+        if (P < 1 || P > 14) $error("%m: P=%0d link ports must be 1..14 (15 in the routing table means no route)", P);
     end
 endmodule
 `default_nettype wire

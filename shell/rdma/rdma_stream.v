@@ -50,34 +50,40 @@ module rdma_stream #(
     localparam integer RW = $clog2(RX_DEPTH);
 
     // ---- send side ----------------------------------------------------------------------
-    reg  [15:0] credits;
+    reg  [15:0] credits_reg;
     wire        tf_full, tf_empty;
     wire [32:0] tf_dout;
     wire [TW:0] tf_count;
     reg         tf_pop;
     wire        push = s_valid && s_ready;
-    assign s_ready = !tf_full && credits != 16'd0;
-    rdma_fifo #(.WIDTH(33), .DEPTH(TX_DEPTH)) u_tf (
-        .clk(clk), .rst(rst), .push(push), .din({s_last, s_data}), .full(tf_full), .pop(tf_pop),
-        .dout(tf_dout), .empty(tf_empty), .count(tf_count));
+    assign s_ready = !tf_full && credits_reg != 16'd0;
+    wire tf_ready, tf_valid;
+    shell_fifo #(.DATA_WIDTH(33), .FIFO_DEPTH(TX_DEPTH)) u_tf (
+        .clk(clk), .rst(rst), .s_axis_tvalid(push), .s_axis_tready(tf_ready), .s_axis_tdata({s_last, s_data}),
+        .m_axis_tvalid(tf_valid), .m_axis_tready(tf_pop), .m_axis_tdata(tf_dout), .level(tf_count));
+    assign tf_full = !tf_ready;
+    assign tf_empty = !tf_valid;
     // lengths of the segments that end with a last word, to cut packets there
-    reg  [15:0] seg_in, seg_used;
+    reg  [15:0] seg_in_reg, seg_used_reg;
     wire        sq_full, sq_empty;
     wire [15:0] sq_head;
     wire        sq_pop;
     /* verilator lint_off UNUSEDSIGNAL */
     wire [TW:0] sq_count;
     /* verilator lint_on UNUSEDSIGNAL */
-    rdma_fifo #(.WIDTH(16), .DEPTH(TX_DEPTH)) u_sq (
-        .clk(clk), .rst(rst), .push(push && s_last), .din(seg_in + 16'd1), .full(sq_full), .pop(sq_pop),
-        .dout(sq_head), .empty(sq_empty), .count(sq_count));
-    reg  [7:0]  idle;
-    wire [15:0] seg_rem = sq_head - seg_used;
+    wire sq_ready, sq_valid;
+    shell_fifo #(.DATA_WIDTH(16), .FIFO_DEPTH(TX_DEPTH)) u_sq (
+        .clk(clk), .rst(rst), .s_axis_tvalid(push && s_last), .s_axis_tready(sq_ready), .s_axis_tdata(seg_in_reg + 16'd1),
+        .m_axis_tvalid(sq_valid), .m_axis_tready(sq_pop), .m_axis_tdata(sq_head), .level(sq_count));
+    assign sq_full = !sq_ready;
+    assign sq_empty = !sq_valid;
+    reg  [7:0]  idle_reg;
+    wire [15:0] seg_rem = sq_head - seg_used_reg;
     wire [15:0] avail = {{15-TW{1'b0}}, tf_count};
     wire [15:0] n_full = avail >= 16'd15 ? 16'd15 : avail;
     // a packet is due: a segment's end is in the FIFO, 15 words wait, or FLUSH idle cycles
     wire [15:0] n_pkt = !sq_empty ? (seg_rem >= 16'd15 ? 16'd15 : seg_rem) : n_full;
-    wire        pkt_due = !tf_empty && (!sq_empty || avail >= 16'd15 || idle >= FLUSH[7:0] || credits == 16'd0);
+    wire        pkt_due = !tf_empty && (!sq_empty || avail >= 16'd15 || idle_reg >= FLUSH[7:0] || credits_reg == 16'd0);
 
     // ---- receive side ---------------------------------------------------------------------
     wire        rf_full, rf_empty;
@@ -85,130 +91,133 @@ module rdma_stream #(
     /* verilator lint_off UNUSEDSIGNAL */
     wire [RW:0] rf_count;
     /* verilator lint_on UNUSEDSIGNAL */
-    reg         rf_push;
-    reg  [32:0] rf_din;
-    rdma_fifo #(.WIDTH(33), .DEPTH(RX_DEPTH)) u_rf (
-        .clk(clk), .rst(rst), .push(rf_push), .din(rf_din), .full(rf_full), .pop(m_valid && m_ready),
-        .dout(rf_dout), .empty(rf_empty), .count(rf_count));
+    reg         rf_push_reg;
+    reg  [32:0] rf_din_reg;
+    wire rf_ready, rf_valid;
+    shell_fifo #(.DATA_WIDTH(33), .FIFO_DEPTH(RX_DEPTH)) u_rf (
+        .clk(clk), .rst(rst), .s_axis_tvalid(rf_push_reg), .s_axis_tready(rf_ready), .s_axis_tdata(rf_din_reg),
+        .m_axis_tvalid(rf_valid), .m_axis_tready(m_valid && m_ready), .m_axis_tdata(rf_dout), .level(rf_count));
+    assign rf_full = !rf_ready;
+    assign rf_empty = !rf_valid;
     assign m_valid = !rf_empty;
     assign m_data = rf_dout[31:0];
     assign m_last = rf_dout[32];
     // ejection parser: header, then control word, then data (STREAM) or the count (CREDIT)
-    reg [1:0]  e_pos;   // 0 header, 1 control, 2 body
-    reg [3:0]  e_type;
-    reg        e_last, e_mine;
-    reg [4:0]  e_left;  // data words still to come
-    reg [15:0] freed;
-    reg [7:0]  ctimer;
+    reg [1:0]  e_pos_reg;   // 0 header, 1 control, 2 body
+    reg [3:0]  e_type_reg;
+    reg        e_last_reg, e_mine_reg;
+    reg [4:0]  e_left_reg;  // data words still to come
+    reg [15:0] freed_reg;
+    reg [7:0]  ctimer_reg;
 
     // ---- injection: CREDIT packets first, then STREAM packets --------------------------------
     localparam [1:0] I_IDLE = 2'd0, I_CREDIT = 2'd1, I_DATA = 2'd2;
-    reg [1:0]  ist;
-    reg [4:0]  i_idx, i_n;
-    reg        i_lastpkt;
-    reg [15:0] c_words;
+    reg [1:0]  ist_reg;
+    reg [4:0]  i_idx_reg, i_n_reg;
+    reg        i_lastpkt_reg;
+    reg [15:0] c_words_reg;
     // credits: - one per word accepted from the core, + the words a CREDIT packet returns
-    wire credit_in = ej_valid && e_pos == 2'd2 && e_type == RDMA_T_CREDIT && e_mine;
+    wire credit_in = ej_valid && e_pos_reg == 2'd2 && e_type_reg == RDMA_T_CREDIT && e_mine_reg;
     // the packet that ends a segment takes its length off the queue as its last word leaves
-    assign sq_pop = ist == I_DATA && inj_ready && i_idx == i_n + 5'd1 && i_lastpkt;
-    wire credit_due = freed >= CREDIT_BATCH[15:0] || (freed != 16'd0 && ctimer >= CREDIT_FLUSH[7:0]);
+    assign sq_pop = ist_reg == I_DATA && inj_ready && i_idx_reg == i_n_reg + 5'd1 && i_lastpkt_reg;
+    wire credit_due = freed_reg >= CREDIT_BATCH[15:0] || (freed_reg != 16'd0 && ctimer_reg >= CREDIT_FLUSH[7:0]);
 
     always @(*) begin
         inj_valid = 1'b0;
         inj_data = 32'd0;
         inj_last = 1'b0;
         tf_pop = 1'b0;
-        case (ist)
+        case (ist_reg)
             I_CREDIT: begin
                 inj_valid = 1'b1;
-                inj_data = i_idx == 5'd0 ? rdma_hdr(rx_peer, card_id, RDMA_T_CREDIT, 1'b0, 5'd2, 10'd0)
-                         : i_idx == 5'd1 ? {24'd0, rx_sid} : {16'd0, c_words};
-                inj_last = i_idx == 5'd2;
+                inj_data = i_idx_reg == 5'd0 ? rdma_hdr(rx_peer, card_id, RDMA_T_CREDIT, 1'b0, 5'd2, 10'd0)
+                         : i_idx_reg == 5'd1 ? {24'd0, rx_sid} : {16'd0, c_words_reg};
+                inj_last = i_idx_reg == 5'd2;
             end
             I_DATA: begin
                 inj_valid = 1'b1;
-                inj_data = i_idx == 5'd0 ? rdma_hdr(tx_dst, card_id, RDMA_T_STREAM, 1'b0, i_n + 5'd1, 10'd0)
-                         : i_idx == 5'd1 ? {23'd0, i_lastpkt, tx_sid} : tf_dout[31:0];
-                inj_last = i_idx == i_n + 5'd1;
-                tf_pop = i_idx >= 5'd2 && inj_ready;
+                inj_data = i_idx_reg == 5'd0 ? rdma_hdr(tx_dst, card_id, RDMA_T_STREAM, 1'b0, i_n_reg + 5'd1, 10'd0)
+                         : i_idx_reg == 5'd1 ? {23'd0, i_lastpkt_reg, tx_sid} : tf_dout[31:0];
+                inj_last = i_idx_reg == i_n_reg + 5'd1;
+                tf_pop = i_idx_reg >= 5'd2 && inj_ready;
             end
             default: ;
         endcase
     end
 
     always @(posedge clk) begin
-        rf_push <= 1'b0;
+        rf_push_reg <= 1'b0;
         if (rst) begin
-            credits <= RX_DEPTH[15:0]; seg_in <= 16'd0; seg_used <= 16'd0; idle <= 8'd0;
-            e_pos <= 2'd0; e_type <= 4'd0; e_last <= 1'b0; e_mine <= 1'b0; e_left <= 5'd0;
-            freed <= 16'd0; ctimer <= 8'd0; ist <= I_IDLE; i_idx <= 5'd0; i_n <= 5'd0; i_lastpkt <= 1'b0;
-            c_words <= 16'd0; rx_overflow <= 1'b0; rx_misrouted <= 1'b0; rf_din <= 33'd0;
+            credits_reg <= RX_DEPTH[15:0]; seg_in_reg <= 16'd0; seg_used_reg <= 16'd0; idle_reg <= 8'd0;
+            e_pos_reg <= 2'd0; e_type_reg <= 4'd0; e_last_reg <= 1'b0; e_mine_reg <= 1'b0; e_left_reg <= 5'd0;
+            freed_reg <= 16'd0; ctimer_reg <= 8'd0; ist_reg <= I_IDLE; i_idx_reg <= 5'd0; i_n_reg <= 5'd0; i_lastpkt_reg <= 1'b0;
+            c_words_reg <= 16'd0; rx_overflow <= 1'b0; rx_misrouted <= 1'b0; rf_din_reg <= 33'd0;
         end else begin
             // send side bookkeeping
-            credits <= credits - (push ? 16'd1 : 16'd0) + (credit_in ? ej_data[15:0] : 16'd0);
-            if (push) seg_in <= s_last ? 16'd0 : seg_in + 16'd1;
-            if (push || tf_empty || ist == I_DATA) idle <= 8'd0;
-            else if (idle != 8'hFF) idle <= idle + 8'd1;
+            credits_reg <= credits_reg - (push ? 16'd1 : 16'd0) + (credit_in ? ej_data[15:0] : 16'd0);
+            if (push) seg_in_reg <= s_last ? 16'd0 : seg_in_reg + 16'd1;
+            if (push || tf_empty || ist_reg == I_DATA) idle_reg <= 8'd0;
+            else if (idle_reg != 8'hFF) idle_reg <= idle_reg + 8'd1;
             // receive side: words freed by the consumer become credits for the sender
-            if (freed != 16'd0 && ctimer != 8'hFF) ctimer <= ctimer + 8'd1;
+            if (freed_reg != 16'd0 && ctimer_reg != 8'hFF) ctimer_reg <= ctimer_reg + 8'd1;
             // injection
-            case (ist)
+            case (ist_reg)
                 I_IDLE: begin
-                    i_idx <= 5'd0;
+                    i_idx_reg <= 5'd0;
                     if (credit_due) begin
-                        c_words <= freed;
-                        ist <= I_CREDIT;
+                        c_words_reg <= freed_reg;
+                        ist_reg <= I_CREDIT;
                     end else if (pkt_due) begin
-                        i_n <= n_pkt[4:0];
-                        i_lastpkt <= !sq_empty && seg_rem <= 16'd15;
-                        ist <= I_DATA;
+                        i_n_reg <= n_pkt[4:0];
+                        i_lastpkt_reg <= !sq_empty && seg_rem <= 16'd15;
+                        ist_reg <= I_DATA;
                     end
                 end
                 I_CREDIT: if (inj_ready) begin
-                    i_idx <= i_idx + 5'd1;
-                    if (i_idx == 5'd2) ist <= I_IDLE;
+                    i_idx_reg <= i_idx_reg + 5'd1;
+                    if (i_idx_reg == 5'd2) ist_reg <= I_IDLE;
                 end
                 default: if (inj_ready) begin  // I_DATA
-                    i_idx <= i_idx + 5'd1;
-                    if (i_idx == i_n + 5'd1) begin
-                        ist <= I_IDLE;
-                        if (i_lastpkt) begin
-                            seg_used <= 16'd0;
+                    i_idx_reg <= i_idx_reg + 5'd1;
+                    if (i_idx_reg == i_n_reg + 5'd1) begin
+                        ist_reg <= I_IDLE;
+                        if (i_lastpkt_reg) begin
+                            seg_used_reg <= 16'd0;
                         end else begin
-                            seg_used <= seg_used + {11'd0, i_n};
+                            seg_used_reg <= seg_used_reg + {11'd0, i_n_reg};
                         end
                     end
                 end
             endcase
             // freed words: +1 per word the consumer takes, - what a CREDIT packet returned
-            if (ist == I_IDLE && credit_due) begin
-                freed <= (m_valid && m_ready) ? 16'd1 : 16'd0;
-                ctimer <= 8'd0;
+            if (ist_reg == I_IDLE && credit_due) begin
+                freed_reg <= (m_valid && m_ready) ? 16'd1 : 16'd0;
+                ctimer_reg <= 8'd0;
             end else if (m_valid && m_ready) begin
-                freed <= freed + 16'd1;
+                freed_reg <= freed_reg + 16'd1;
             end
-            if (rf_push && rf_full) rx_overflow <= 1'b1;
+            if (rf_push_reg && rf_full) rx_overflow <= 1'b1;
             // ejection
             if (ej_valid) begin
-                case (e_pos)
+                case (e_pos_reg)
                     2'd0: begin
-                        e_type <= ej_data[RDMA_HDR_TYPE_LSB +: RDMA_HDR_TYPE_W];
-                        e_left <= ej_data[RDMA_HDR_WORDS_LSB +: RDMA_HDR_WORDS_W] - 5'd1;
-                        e_pos <= ej_last ? 2'd0 : 2'd1;
+                        e_type_reg <= ej_data[RDMA_HDR_TYPE_LSB +: RDMA_HDR_TYPE_W];
+                        e_left_reg <= ej_data[RDMA_HDR_WORDS_LSB +: RDMA_HDR_WORDS_W] - 5'd1;
+                        e_pos_reg <= ej_last ? 2'd0 : 2'd1;
                     end
                     2'd1: begin
-                        e_last <= ej_data[8];
-                        e_mine <= ej_data[7:0] == (e_type == RDMA_T_STREAM ? rx_sid : tx_sid);
-                        if (e_type == RDMA_T_STREAM && ej_data[7:0] != rx_sid) rx_misrouted <= 1'b1;
-                        e_pos <= ej_last ? 2'd0 : 2'd2;
+                        e_last_reg <= ej_data[8];
+                        e_mine_reg <= ej_data[7:0] == (e_type_reg == RDMA_T_STREAM ? rx_sid : tx_sid);
+                        if (e_type_reg == RDMA_T_STREAM && ej_data[7:0] != rx_sid) rx_misrouted <= 1'b1;
+                        e_pos_reg <= ej_last ? 2'd0 : 2'd2;
                     end
                     default: begin
-                        if (e_type == RDMA_T_STREAM && e_mine) begin
-                            rf_push <= 1'b1;
-                            rf_din <= {e_last && e_left == 5'd1, ej_data};
+                        if (e_type_reg == RDMA_T_STREAM && e_mine_reg) begin
+                            rf_push_reg <= 1'b1;
+                            rf_din_reg <= {e_last_reg && e_left_reg == 5'd1, ej_data};
                         end
-                        e_left <= e_left - 5'd1;
-                        if (ej_last) e_pos <= 2'd0;
+                        e_left_reg <= e_left_reg - 5'd1;
+                        if (ej_last) e_pos_reg <= 2'd0;
                     end
                 endcase
             end
@@ -220,8 +229,8 @@ module rdma_stream #(
     wire unused_ok = &{1'b0, sq_full, ej_data[RDMA_HDR_SEQ_LSB +: RDMA_HDR_SEQ_W], ej_data[RDMA_HDR_VC_LSB], tf_dout[32], n_pkt[15:5]};
     /* verilator lint_on UNUSEDSIGNAL */
     initial begin
-        if (RX_DEPTH < 32 || (RX_DEPTH & (RX_DEPTH - 1)) != 0) $fatal(1, "%m (rdma_stream): RX_DEPTH must be a power of 2 >= 32");
-        if (TX_DEPTH < 16 || (TX_DEPTH & (TX_DEPTH - 1)) != 0) $fatal(1, "%m (rdma_stream): TX_DEPTH must be a power of 2 >= 16");
+        if (RX_DEPTH < 32 || (RX_DEPTH & (RX_DEPTH - 1)) != 0) $error("%m: RX_DEPTH must be a power of 2 >= 32");
+        if (TX_DEPTH < 16 || (TX_DEPTH & (TX_DEPTH - 1)) != 0) $error("%m: TX_DEPTH must be a power of 2 >= 16");
     end
 endmodule
 `default_nettype wire

@@ -17,33 +17,33 @@ module rdma_stream_des #(
 );
     localparam integer IW = WORDS > 1 ? $clog2(WORDS) : 1;
     localparam integer LAST = WORDS - 1;  // index of the record's final word
-    reg [32*WORDS-1:0] rec;
-    reg                full, rlast;
-    reg [IW-1:0]       idx;
-    assign s_ready = !full || m_ready;
-    assign m_valid = full;
-    assign m_data = rec;
-    assign m_last = rlast;
+    reg [32*WORDS-1:0] rec_reg;
+    reg                full_reg, rlast_reg;
+    reg [IW-1:0]       idx_reg;
+    assign s_ready = !full_reg || m_ready;
+    assign m_valid = full_reg;
+    assign m_data = rec_reg;
+    assign m_last = rlast_reg;
     wire take = s_valid && s_ready;
     always @(posedge clk) begin
         if (rst) begin
-            full <= 1'b0; rlast <= 1'b0; idx <= {IW{1'b0}}; rec <= {32*WORDS{1'b0}};
+            full_reg <= 1'b0; rlast_reg <= 1'b0; idx_reg <= {IW{1'b0}}; rec_reg <= {32*WORDS{1'b0}};
         end else begin
-            if (m_valid && m_ready) full <= 1'b0;
+            if (m_valid && m_ready) full_reg <= 1'b0;
             if (take) begin
-                rec[32 * idx +: 32] <= s_data;
-                if (idx == LAST[IW-1:0]) begin
-                    idx <= {IW{1'b0}};
-                    full <= 1'b1;
-                    rlast <= s_last;
+                rec_reg[32 * idx_reg +: 32] <= s_data;
+                if (idx_reg == LAST[IW-1:0]) begin
+                    idx_reg <= {IW{1'b0}};
+                    full_reg <= 1'b1;
+                    rlast_reg <= s_last;
                 end else begin
-                    idx <= idx + 1'b1;
+                    idx_reg <= idx_reg + 1'b1;
                 end
             end
         end
     end
     initial begin
-        if (WORDS < 1 || WORDS > 16) $fatal(1, "%m (rdma_stream_des): WORDS must be 1..16");
+        if (WORDS < 1 || WORDS > 16) $error("%m: WORDS must be 1..16");
     end
 endmodule
 `default_nettype wire

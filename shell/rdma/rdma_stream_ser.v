@@ -17,30 +17,30 @@ module rdma_stream_ser #(
 );
     localparam integer IW = WORDS > 1 ? $clog2(WORDS) : 1;
     localparam integer LAST = WORDS - 1;  // index of the record's final word
-    reg [32*WORDS-1:0] rec;
-    reg                full, rlast;
-    reg [IW-1:0]       idx;
-    wire               fin = m_valid && m_ready && idx == LAST[IW-1:0];
-    assign s_ready = !full || fin;
-    assign m_valid = full;
-    assign m_data = rec[32 * idx +: 32];
-    assign m_last = rlast && idx == LAST[IW-1:0];
+    reg [32*WORDS-1:0] rec_reg;
+    reg                full_reg, rlast_reg;
+    reg [IW-1:0]       idx_reg;
+    wire               fin = m_valid && m_ready && idx_reg == LAST[IW-1:0];
+    assign s_ready = !full_reg || fin;
+    assign m_valid = full_reg;
+    assign m_data = rec_reg[32 * idx_reg +: 32];
+    assign m_last = rlast_reg && idx_reg == LAST[IW-1:0];
     always @(posedge clk) begin
         if (rst) begin
-            full <= 1'b0; rlast <= 1'b0; idx <= {IW{1'b0}}; rec <= {32*WORDS{1'b0}};
+            full_reg <= 1'b0; rlast_reg <= 1'b0; idx_reg <= {IW{1'b0}}; rec_reg <= {32*WORDS{1'b0}};
         end else begin
-            if (m_valid && m_ready) idx <= fin ? {IW{1'b0}} : idx + 1'b1;
+            if (m_valid && m_ready) idx_reg <= fin ? {IW{1'b0}} : idx_reg + 1'b1;
             if (s_valid && s_ready) begin
-                rec <= s_data;
-                rlast <= s_last;
-                full <= 1'b1;
+                rec_reg <= s_data;
+                rlast_reg <= s_last;
+                full_reg <= 1'b1;
             end else if (fin) begin
-                full <= 1'b0;
+                full_reg <= 1'b0;
             end
         end
     end
     initial begin
-        if (WORDS < 1 || WORDS > 16) $fatal(1, "%m (rdma_stream_ser): WORDS must be 1..16");
+        if (WORDS < 1 || WORDS > 16) $error("%m: WORDS must be 1..16");
     end
 endmodule
 `default_nettype wire

@@ -22,22 +22,19 @@ def test_front_end_cores_are_clean(core, capsys):
     assert capsys.readouterr().err == ""
 
 
-def test_warnings_are_printed_and_exit_0(tmp_path, capsys):
-    p = tmp_path / "w.spd"
-    p.write_text("Name m;\nMain_In {Mi::a};\nMain_Out {Mo::y};\nEQU e, t = a;\nEQU f, y = a;\n")
-    assert main(["check", str(p)]) == 0
+@pytest.mark.parametrize("body, status, diagnostic, caret", [
+    # a warning alone exits 0; an error exits 1
+    ("EQU e, t = a;\nEQU f, y = a;\n", 0, "4:8: warning: signal 't' is never used", 9),
+    ("EQU e, y = a + zz;\n", 1, "4:16: error: undefined signal 'zz'", 17),
+])
+def test_diagnostics_with_location_source_and_caret(tmp_path, capsys, body, status, diagnostic,
+                                                    caret):
+    p = tmp_path / "m.spd"
+    p.write_text("Name m;\nMain_In {Mi::a};\nMain_Out {Mo::y};\n" + body)
+    assert main(["check", str(p)]) == status
     err = capsys.readouterr().err
-    assert err.splitlines() == [f"{p}:4:8: warning: signal 't' is never used",
-                                "  EQU e, t = a;", "         ^"]
-
-
-def test_errors_exit_1_with_location_source_and_caret(tmp_path, capsys):
-    p = tmp_path / "e.spd"
-    p.write_text("Name m;\nMain_In {Mi::a};\nMain_Out {Mo::y};\nEQU e, y = a + zz;\n")
-    assert main(["check", str(p)]) == 1
-    err = capsys.readouterr().err
-    assert err.splitlines() == [f"{p}:4:16: error: undefined signal 'zz'",
-                                "  EQU e, y = a + zz;", "                 ^"]
+    assert err.splitlines() == [f"{p}:{diagnostic}", "  " + body.splitlines()[0],
+                                " " * caret + "^"]
 
 
 def test_param_override_and_top(capsys):

@@ -81,3 +81,19 @@ def test_lint_clean_under_verilator_wall():
             if r.returncode != 0 or "%Warning" in r.stderr or "%Error" in r.stderr:
                 dirty.append(f"spg_{op} {params}:\n{r.stderr.strip()[:600]}")
     assert not dirty, "\n".join(dirty)
+
+
+def test_generated_modules_are_written_whole_from_the_table(tmp_path, monkeypatch):
+    # the thin modules (oplib/_modules.py) are files in the cache; a folder that a killed
+    # process left without its completion mark is written again
+    from spgen.oplib._modules import GENERATED, generated_dir
+
+    monkeypatch.setenv("SPGEN_CACHE", str(tmp_path))
+    d = generated_dir()
+    assert d.is_relative_to(tmp_path)
+    assert {p.name for p in d.glob("spg_*.v")} == {f"spg_{op}.v" for op in GENERATED}
+    assert all((d / f"spg_{op}.v").read_text() == text for op, text in GENERATED.items())
+    assert rtl_source("feq") == d / "spg_feq.v" and rtl_source("fadd").parent.name == "rtl"
+    (d / "spg_add.v").write_text("half a file")
+    (d / ".complete").unlink()
+    assert generated_dir() == d and (d / "spg_add.v").read_text() == GENERATED["add"]

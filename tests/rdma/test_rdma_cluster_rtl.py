@@ -160,3 +160,17 @@ def test_mpi_ranks_identical_results_and_cycles(link_card, tmp_path) -> None:
     assert lines[-1].endswith(", 0 failed") and sum(ln.startswith("op ") for ln in lines) == 32
     dropped = sum(int(ln.split()[5]) for ln in lines if ln.startswith("channel "))
     assert dropped > 0  # the faults did happen
+
+
+def test_bench_rdma_rtl_quick(link_card, tmp_path) -> None:
+    """`spgen bench rdma --quick --rtl CARD`: RTL cards beside the model at the RTL link's bit
+    rate, in the table, the JSON and the plot; physically sensible figures."""
+    out, png = tmp_path / "r.json", tmp_path / "r.png"
+    assert main(["bench", "rdma", "--quick", "--rtl", str(link_card), "--json", str(out), "--plot", str(png)]) == 0
+    rtl, model = json.loads(out.read_text())["rtl_cards"]
+    assert (rtl["backend"], model["backend"]) == ("rtl", "model") and rtl["line_gbps"] == model["line_gbps"]
+    lat = {int(h): ns for h, ns in rtl["latency_ns"].items()}
+    assert lat[4] > lat[1] > 200  # more hops take longer; never faster than one cable
+    for r in (rtl, model):  # a 64 KiB put within the packet format's limit, and above half of it
+        assert 0.5 * r["line_gbps"] * 64 / 72 < r["throughput_gbps"] <= r["line_gbps"] * 64 / 72
+    assert png.stat().st_size > 10_000

@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 from spgen._tools import verilate_cached, verilator_bin, verilator_env
+from spgen.runtime.rdma import rtl_includes, rtl_sources
 
 pytestmark = pytest.mark.xdist_group("rdma_rtl")
 ROOT = Path(__file__).resolve().parents[2]
-RTL = sorted((ROOT / "shell" / "rdma").glob("*.v"))
+RTL = rtl_sources()  # shell/rdma/*.v and the shell modules they use
 TB = Path(__file__).with_name("tb_rdma_link.cpp")
 TB_NET = Path(__file__).with_name("tb_rdma_net.cpp")
 # the C++ link and routing helpers the testbenches share with RTLCluster
@@ -36,8 +37,20 @@ def test_rdma_rtl_lint_clean(top: str, params: tuple) -> None:
     assert _lint(top, *params) == ""
 
 
+def test_rdma_rtl_bad_parameter_stops_naming_the_instance(tmp_path: Path) -> None:
+    """A module built with an impossible parameter stops at time 0 with an $error that names
+    the instance and the value, instead of simulating garbage."""
+    build = subprocess.run([str(verilator_bin()), "--binary", "-Wno-fatal", "-Wno-lint", *PACKET_INC,
+                            "--top-module", "rdma_link_rx", "-GVC_BUF=3", "--Mdir", str(tmp_path), *map(str, RTL)],
+                           env=verilator_env(), check=False, capture_output=True, text=True)
+    assert build.returncode == 0, build.stdout[-2000:] + build.stderr[-2000:]
+    r = subprocess.run([str(tmp_path / "Vrdma_link_rx")], capture_output=True, text=True, check=False, timeout=60)
+    assert r.returncode != 0
+    assert "rdma_link_rx: VC_BUF=3 must be a power of 2" in r.stdout + r.stderr
+
+
 def _model(top: str = "rdma_link_port", tb: Path = TB) -> Path:
-    return verilate_cached("rdma", top, top, [*RTL, tb], (*LINKS_INC, *PACKET_INC), deps=[LINKS, PACKET])
+    return verilate_cached("rdma", top, top, [*RTL, tb], (*LINKS_INC, *PACKET_INC), deps=[LINKS, *rtl_includes()])
 
 
 @pytest.mark.parametrize("args", [

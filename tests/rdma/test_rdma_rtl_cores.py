@@ -11,10 +11,11 @@ import numpy as np
 import pytest
 import spgen
 from spgen._tools import verilate_cached
+from spgen.runtime.rdma import rtl_includes, rtl_sources
 
 pytestmark = pytest.mark.xdist_group("rdma_rtl")
 ROOT = Path(__file__).resolve().parents[2]
-RTL = sorted((ROOT / "shell" / "rdma").glob("*.v"))
+RTL = rtl_sources()  # shell/rdma/*.v and the shell modules they use
 HERE = Path(__file__).parent
 PACKET = ROOT / "shell" / "rdma_packet.vh"  # the generated packet-format include
 CORE_A = """Name core_a;
@@ -50,7 +51,7 @@ def _model(designs: tuple[spgen.Design, spgen.Design], src: Path) -> Path:
         cores.append(p)
     return verilate_cached("rdma", "rdma_cores", "tb_rdma_cores_top",
                            [*RTL, *cores, HERE / "tb_rdma_cores_top.v", HERE / "tb_rdma_cores.cpp"],
-                           ("-Wno-fatal", f"-I{PACKET.parent}"), deps=[PACKET])
+                           ("-Wno-fatal", f"-I{PACKET.parent}"), deps=rtl_includes())
 
 
 @pytest.mark.parametrize("p_in, p_out, flip, drop", [(1.0, 1.0, 0.0, 0.0), (0.6, 0.35, 0.02, 0.02)],

@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 from spgen._tools import verilate_cached, verilator_bin, verilator_env
+from spgen.runtime.rdma import rtl_includes, rtl_sources
 
 pytestmark = pytest.mark.xdist_group("rdma_rtl")
 ROOT = Path(__file__).resolve().parents[2]
-RTL = sorted((ROOT / "shell" / "rdma").glob("*.v"))
+RTL = rtl_sources()  # shell/rdma/*.v and the shell modules they use
 TB = Path(__file__).with_name("tb_rdma_engine.cpp")
 # the C++ link and routing helpers the testbenches share with RTLCluster
 LINKS = ROOT / "runtime" / "rdma" / "rtl_links.hpp"
@@ -30,7 +31,7 @@ def _lint(top: str, *params: str) -> str:
 
 
 @pytest.mark.parametrize("top, params", [
-    ("rdma_engine", ()), ("rdma_engine_rx", ()), ("rdma_engine_tx", ()), ("rdma_fifo", ()),
+    ("rdma_engine", ()), ("rdma_engine_rx", ()), ("rdma_engine_tx", ()),
     ("rdma_node", ()), ("rdma_node", ("-GP=2", *PARAMS)), ("rdma_node", ("-GSTREAM=1",)),
     ("rdma_stream", ()), ("rdma_local_mux", ()), ("rdma_stream_ser", ()), ("rdma_stream_ser", ("-GWORDS=1",)),
     ("rdma_stream_des", ()), ("rdma_stream_des", ("-GWORDS=16",)),
@@ -42,7 +43,7 @@ def test_rdma_rtl_engine_lint_clean(top: str, params: tuple) -> None:
 def engine_model() -> Path:
     """The Verilated 2-D torus testbench of rdma_node, cached by content."""
     return verilate_cached("rdma", "rdma_node", "rdma_node", [*RTL, TB], (*PARAMS, *LINKS_INC, *PACKET_INC),
-                           deps=[LINKS, PACKET])
+                           deps=[LINKS, *rtl_includes()])
 
 
 def run_tb(*args: str, timeout: int = 600) -> tuple[int, dict[str, int], str]:

@@ -15,6 +15,17 @@ def _load():
     return src, exp, len(src) // 40
 
 
+def _f32(x: float) -> int:
+    return struct.unpack("<I", struct.pack("<f", x))[0]
+
+
+async def _card(dut, seed, **memory):
+    """A started card (``memory``: the timing of its host-memory model) and the records."""
+    card = Card(dut, seed=seed, **memory)
+    await card.start()
+    return (card, *_load())
+
+
 async def run_once(card, src, exp, n, split, arm=False):
     rec = 40
     sa, da = A_BASE + 0x1000, B_BASE + 0x2004
@@ -52,13 +63,11 @@ async def run_once(card, src, exp, n, split, arm=False):
 
 @cocotb.test()
 async def cascade_rec10(dut):
-    card = Card(dut, seed=21)
-    await card.start()
-    src, exp, n = _load()
+    card, src, exp, n = await _card(dut, 21)
     info = await card.mmio_read(reg("SHELL_INFO"))
     assert (info >> 16 & 0xFF, info >> 24 & 0xFF, info >> 32 & 0xFF, info >> 40 & 0xFF) == (2, 10, 10, 1)
-    assert await card.mmio_read(reg("CORE_REG")) == struct.unpack("<I", struct.pack("<f", 0.5))[0]
-    await card.mmio_write(reg("CORE_REG"), struct.unpack("<I", struct.pack("<f", 0.75))[0])
+    assert await card.mmio_read(reg("CORE_REG")) == _f32(0.5)
+    await card.mmio_write(reg("CORE_REG"), _f32(0.75))
     await run_once(card, src, exp, n, split=False)
     await run_once(card, src, exp, n, split=True)
     # a length that is not a whole number of 40-byte records is refused
@@ -76,10 +85,8 @@ async def cascade_rec10(dut):
 @cocotb.test()
 async def cascade_no_backpressure_stall_rate(dut):
     """Memory always ready: the cores' stream barely stalls (moved ~ total)."""
-    card = Card(dut, seed=22, p_wait=0.0, p_gap=0.0, latency=(2, 2))
-    await card.start()
-    src, exp, n = _load()
-    await card.mmio_write(reg("CORE_REG"), struct.unpack("<I", struct.pack("<f", 0.75))[0])
+    card, src, exp, n = await _card(dut, 22, p_wait=0.0, p_gap=0.0, latency=(2, 2))
+    await card.mmio_write(reg("CORE_REG"), _f32(0.75))
     out_total, _, _ = await run_once(card, src, exp, n, split=False)
     cocotb.log.info(f"{n} records, out total {out_total} cycles")
     assert out_total < n + 200, out_total
@@ -88,10 +95,8 @@ async def cascade_no_backpressure_stall_rate(dut):
 @cocotb.test()
 async def cascade_armed_run_has_no_startup_stall(dut):
     """ARM: the TX engine reads ahead before the run starts, so the input never waits."""
-    card = Card(dut, seed=23, p_wait=0.0, p_gap=0.0, latency=(40, 40))
-    await card.start()
-    src, exp, n = _load()
-    await card.mmio_write(reg("CORE_REG"), struct.unpack("<I", struct.pack("<f", 0.75))[0])
+    card, src, exp, n = await _card(dut, 23, p_wait=0.0, p_gap=0.0, latency=(40, 40))
+    await card.mmio_write(reg("CORE_REG"), _f32(0.75))
     _, started_stalls, _ = await run_once(card, src, exp, n, split=False)
     _, armed_stalls, prime = await run_once(card, src, exp, n, split=False, arm=True)
     cocotb.log.info(f"input stalls: START {started_stalls}, ARM {armed_stalls} (primed in {prime})")

@@ -62,17 +62,15 @@ def test_cascade_needs_equal_records():
     assert "c core0" in cores_wrapper(core, 1)
 
 
-def test_inconsistent_tcl_detected(tmp_path):
+@pytest.mark.parametrize("path, old, new, error", [
+    ("hw/afu_system.tcl", "afu.tx_rd emif_b.s0", "afu.tx_rdx emif_b.s0", "no interface tx_rdx"),
+    ("rtl/shell/shell_fifo.v", "endmodule", "    wire lint_bait;\nendmodule", "lint"),
+])
+def test_broken_project_is_reported(tmp_path, path, old, new, error):
     p = write_project(tmp_path, None, None, 0)
-    tcl = tmp_path / "hw/afu_system.tcl"
-    tcl.write_text(tcl.read_text().replace("afu.tx_rd emif_b.s0", "afu.tx_rdx emif_b.s0"))
-    with pytest.raises(SpgenError, match="no interface tx_rdx"):
-        check_project(p)
-
-
-def test_lint_failure_reported(tmp_path):
-    p = write_project(tmp_path, None, None, 0)
-    f = tmp_path / "rtl/shell/shell_fifo.v"
-    f.write_text(f.read_text().replace("endmodule", "    wire lint_bait;\nendmodule"))
-    with pytest.raises(SpgenError, match="lint"):
+    f = tmp_path / path
+    text = f.read_text()
+    assert old in text  # the damage is really done
+    f.write_text(text.replace(old, new))
+    with pytest.raises(SpgenError, match=error):
         check_project(p)

@@ -9,14 +9,19 @@ __all__ = ["add_program_arguments", "name_values", "parse_param_args"]
 
 
 def add_program_arguments(parser: argparse.ArgumentParser, *, optional: bool = False,
-                          program_help: str = "the SPD source file") -> None:
-    """PROG.spd, `-P NAME=VALUE` and `--top NAME`, as every command that compiles takes them."""
+                          program_help: str = "the SPD source file", ftz: bool = True) -> None:
+    """PROG.spd, `-P NAME=VALUE`, `--top NAME` and (``ftz``) `--ftz`, as every command that
+    compiles takes them."""
     parser.add_argument("program", metavar="PROG.spd", nargs="?" if optional else None,
                         help=program_help)
     parser.add_argument("-P", dest="params", metavar="NAME=VALUE", action="append", default=[],
                         help="override a Param of the top module (repeatable), e.g. -P W=128")
     parser.add_argument("--top", metavar="NAME",
                         help="top module (default: the last module of the file)")
+    if ftz:
+        parser.add_argument("--ftz", action="store_true",
+                            help="flush subnormal f32 operands and results to zero, as the "
+                                 "Arria 10 FP DSPs do")
 
 
 def name_values(items: list[str], option: str) -> dict[str, str]:

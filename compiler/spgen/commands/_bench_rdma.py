@@ -165,13 +165,18 @@ def _compare(records: list[dict]) -> str:
     ])
 
 
-def _plot(records: list[dict], path: Path) -> None:
+def _plot(records: list[dict], path: Path, rtl: list[dict] | None = None) -> None:
+    """Model latency and throughput over message size; with `rtl`, a third panel: RTL cards
+    beside the model at the RTL link's bit rate (16 B latency over hops, large-put throughput)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.2))
+    fig, axes = plt.subplots(1, 3 if rtl else 2, figsize=(16 if rtl else 11, 4.2))
+    a1, a2 = axes[0], axes[1]
+    if rtl:
+        _plot_rtl(axes[2], rtl)
     pp = [r for r in records if r["test"] == "pingpong"]
     for rate in sorted({r["line_gbps"] for r in pp}, reverse=True):
         for h in sorted({r["hops"] for r in pp}):
@@ -191,10 +196,23 @@ def _plot(records: list[dict], path: Path) -> None:
         a.grid(True, which="both", alpha=0.3)
     a1.set_yscale("log")
     a2.legend(fontsize=6, ncol=2)
-    fig.suptitle("RDMA ping-pong between simulated cards (line of 8 cards)")
+    fig.suptitle("RDMA between simulated cards (line of 8 cards)")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
+
+
+def _plot_rtl(ax, rtl: list[dict]) -> None:
+    for r in rtl:
+        hops = sorted(r["latency_ns"], key=int)
+        ax.plot([int(h) for h in hops], [r["latency_ns"][h] / 1000 for h in hops], "-o", ms=3,
+                label=f"{'RTL cards' if r['backend'] == 'rtl' else 'model'}: {r['bytes'] >> 10} KiB put {r['throughput_gbps']:.2f} Gb/s "
+                      f"({100 * r['throughput_gbps'] / r['line_gbps']:.0f} %)")
+    ax.set_xlabel("hops")
+    ax.set_ylabel("16 B put, host call to completion [us]")
+    ax.set_title(f"RTL cards vs model at {rtl[0]['line_gbps']:.1f} Gb/s", fontsize=9)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -247,7 +265,7 @@ def run(args: argparse.Namespace) -> int:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(doc, indent=1) + "\n")
     if args.plot:
-        _plot(records, args.plot)
+        _plot(records, args.plot, rtl)
     if errors:
         print(f"spgen bench rdma: error: {errors} transfers arrived corrupted", file=sys.stderr)
         return 1

@@ -34,8 +34,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "with TIMEOUT (default 2,000,000 = 10 ms at 200 MHz)")
     parser.add_argument("--no-sim", action="store_true",
                         help="do not build the Verilated simulated-card library")
-    parser.add_argument("--ftz", action="store_true",
-                        help="flush subnormal f32 operands and results to zero")
     parser.add_argument("--core-model", choices=("rtl", "fast"), default="rtl",
                         help="how the simulated card models the cores: rtl (default: the "
                              "Verilated core, exactly the Verilog of rtl/) or fast (the same "

@@ -10,7 +10,7 @@ __all__ = ["add_arguments", "run"]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_program_arguments(parser)
+    add_program_arguments(parser, ftz=False)
     parser.epilog = ("Prints every error and warning as file:line:col with the source line; "
                      "exit status 1 when there is an error, 0 otherwise.")
 

@@ -22,8 +22,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dot", metavar="FILE", help="write the dataflow graph as Graphviz")
     parser.add_argument("--emit-header", metavar="FILE",
                         help="write a C header with the register (CSR) offsets")
-    parser.add_argument("--ftz", action="store_true",
-                        help="flush subnormal f32 operands and results to zero (Arria 10 DSPs)")
     parser.add_argument("--fast-math", action="store_true",
                         help="allow reassociation (the emulator runs the same transformed graph)")
     parser.epilog = ("Without -o/--emit prints a one-screen summary: latency, element delay, "

@@ -25,8 +25,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--steps", type=int, default=1, metavar="N",
                         help="apply the module N times, outputs fed back as inputs in port "
                              "order (needs matching ports); fused into few sweeps")
-    parser.add_argument("--ftz", action="store_true",
-                        help="flush subnormal operands and results to zero (Arria 10 FP DSPs)")
     parser.add_argument("--threads", type=int, metavar="T",
                         help="worker threads (default: every CPU this process may use)")
     parser.add_argument("--no-fuse", action="store_true",

@@ -23,7 +23,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="random s_valid bubbles and m_ready stalls from SEED "
                              "(the output must not change)")
     parser.add_argument("--trace", metavar="WAVE.fst", help="write an FST waveform")
-    parser.add_argument("--ftz", action="store_true", help="flush subnormals to zero")
     parser.add_argument("--fast-math", action="store_true", help="allow reassociation")
     parser.epilog = ("The Verilator build is cached by content hash (SPGEN_CACHE or "
                      "~/.cache/spgen), so a second run does not rebuild.")

@@ -137,6 +137,9 @@ def postorder(root, kids: Callable, apply: Callable):
     return vals[0]
 
 
+_F32_ARITH = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide}
+
+
 def _f32(x) -> float:
     with np.errstate(all="ignore"):
         return float(np.float32(x))
@@ -251,15 +254,8 @@ class ConstEval:
         if op in ("<", "<=", ">", ">=", "==", "!="):
             return _cmp(op, fa, fb)
         with np.errstate(all="ignore"):
-            x, y = np.float32(fa), np.float32(fb)
-            if op == "+":
-                return float(x + y)
-            if op == "-":
-                return float(x - y)
-            if op == "*":
-                return float(x * y)
-            if op == "/":
-                return float(x / y)
+            if op in _F32_ARITH:  # rounded to f32 as the hardware does
+                return float(_F32_ARITH[op](np.float32(fa), np.float32(fb)))
         raise ConstError(f"operator '{op}' is not defined on f32", e.loc)
 
     def _call(self, e, args):

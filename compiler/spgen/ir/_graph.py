@@ -233,7 +233,22 @@ class Graph(_Counted):
 
     # ---- printing -----------------------------------------------------------
     def to_text(self) -> str:
-        """Deterministic text form; identical graphs print identically."""
+        """Deterministic text form; identical graphs print identically.
+
+        The text is remembered until the next edit of any graph (printing a large graph
+        takes milliseconds; back ends key their compiled kernels by it on every call)."""
+        memo = self.__dict__.get("_printed")
+        if memo is not None and memo[0] == _edits:
+            return memo[1]
+        text = self._print()
+        object.__setattr__(self, "_printed", (_edits, text))  # a memo, not an edit
+        return text
+
+    def __getstate__(self) -> dict:
+        # the memo's edit count means nothing in another process or to a copy
+        return {k: v for k, v in self.__dict__.items() if k != "_printed"}
+
+    def _print(self) -> str:
         lines = [f"module {self.name} {{"]
         for p in self.params:
             lines.append(f"  param {p} = {self.params[p]!r}")

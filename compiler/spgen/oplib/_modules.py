@@ -26,14 +26,28 @@ def _ports(operands: str, y: str, width: str = "[31:0]") -> str:
     return _CE + "".join(line + "\n" for line in lines) + f"    output wire {y} y\n"
 
 
+def _wrapper(op: str, doc: str, instance: str, operands: str, y: str = "[31:0]",
+             ftz: bool = True) -> str:
+    """A module that is one ``instance`` of another module (FTZ passed on if ``ftz``)."""
+    head = f"module spg_{op} #(\n{_FTZ}) (\n" if ftz else f"module spg_{op} (\n"
+    return f"{doc}{head}{_ports(operands, y)});\n    {instance}\nendmodule\n"
+
+
 def _core(op: str, doc: str, core: str, params: str, operands: str, y: str = "[31:0]",
           ftz: bool = True) -> str:
     """A module that is one instance of a shared core (``params`` besides FTZ)."""
-    head = f"module spg_{op} #(\n{_FTZ}) (\n" if ftz else f"module spg_{op} (\n"
     conns = "".join(f", .{x}({x})" for x in operands)
     ps = f".FTZ(FTZ), {params}" if ftz else params
-    return (f"{doc}{head}{_ports(operands, y)});\n"
-            f"    {core} #({ps}) core (.clk(clk), .ce(ce){conns}, .y(y));\nendmodule\n")
+    return _wrapper(op, doc, f"{core} #({ps}) core (.clk(clk), .ce(ce){conns}, .y(y));",
+                    operands, y, ftz)
+
+
+def _registered(op: str, doc: str, expr: str, operands: str = "ab", bool_y: bool = False) -> str:
+    """An integer operation of one cycle: ``expr`` into the output register."""
+    y = "" if bool_y else "[31:0] "
+    return (f"{doc}module spg_{op} (\n{_ports(operands, y.strip() or '      ')});\n"
+            f"    reg {y}y_reg;\n    always @(posedge clk) if (ce) y_reg <= {expr};\n"
+            "    assign y = y_reg;\nendmodule\n")
 
 
 def _logic(op: str, doc: str, symbol: str) -> str:
@@ -107,6 +121,24 @@ def _f2i(op: str, what: str, signed: int, *latency: str) -> str:
                  "spg_f2i_core", f".SIGNED({signed})", "a")
 
 
+_CARRY = ("Latency 1: one 32-bit carry chain or a few LUT levels (~2-3 ns on Arria 10)",
+          "fits the 5 ns cycle of 200 MHz with margin for routing.")
+_SHIFT = ("Latency 1: a 32-bit barrel shifter is 5 levels of 2:1 muxes, which the 6-input",
+          "ALMs of Arria 10 pack into ~3 LUT levels (~2.5 ns), one 5 ns cycle at 200 MHz.")
+_MINMAX = ("Latency 1: a 32-bit comparison (carry chain) and a 2:1 mux, ~3 ns on Arria 10,",
+           "fit one 5 ns cycle at 200 MHz.")
+_ICMP = "Latency 1: one 32-bit comparison (a carry chain, ~2 ns on Arria 10) per 5 ns cycle."
+_SHIFTED_OUT = "(b[31:5] != 27'd0) ? "
+
+
+def _int(op: str, what: str, timing: tuple[str, ...], expr: str, operands: str = "ab") -> str:
+    return _registered(op, _doc(f"spg_{op}: {what}", *timing), expr, operands)
+
+
+def _icmp(op: str, what: str, expr: str) -> str:
+    return _registered(op, _doc(f"spg_{op}: {what} -> bool.", _ICMP), expr, bool_y=True)
+
+
 _MINMAX_FTZ = ("With FTZ the comparison sees flushed operands and the result is the flushed",
                "operand (never a subnormal).")
 
@@ -145,6 +177,37 @@ GENERATED: dict[str, str] = {
     "fptoui": _f2i("fptoui", "f32 -> u32 toward zero, saturating to UINT_MAX, negative -> 0, "
                    "NaN -> 0.", 0, "Latency 2: the shared converter spg_f2i_core (a barrel "
                    "shifter, then saturation,", "one per 5 ns cycle at 200 MHz on Arria 10)."),
+    "fsub": _wrapper("fsub", _doc("spg_fsub: f32 a - b, computed as a + (-b) by spg_fadd "
+                                  "(flipping the sign of a",
+                                  "NaN b still gives a NaN result), so it has spg_fadd's rounding.",
+                                  "Latency: that of spg_fadd (the sign flip is wiring)."),
+                     "spg_fadd #(.FTZ(FTZ)) add (.clk(clk), .ce(ce), .a(a), "
+                     ".b({~b[31], b[30:0]}), .y(y));", "ab"),
+    "add": _int("add", "integer a + b mod 2^32 (i32/u32).", _CARRY, "a + b"),
+    "sub": _int("sub", "integer a - b mod 2^32 (i32/u32).", _CARRY, "a - b"),
+    "neg": _int("neg", "integer -a mod 2^32.", _CARRY, "32'd0 - a", "a"),
+    "iabs": _int("iabs", "i32 a < 0 ? -a : a (abs(INT_MIN) = INT_MIN).", _CARRY,
+                 "a[31] ? 32'd0 - a : a", "a"),
+    "shl": _int("shl", "a << b; b >= 32 (b unsigned) gives 0.", _SHIFT,
+                _SHIFTED_OUT + "32'd0 : a << b[4:0]"),
+    "lshr": _int("lshr", "logical a >> b (u32); b >= 32 gives 0.", _SHIFT,
+                 _SHIFTED_OUT + "32'd0 : a >> b[4:0]"),
+    "ashr": _int("ashr", "arithmetic a >> b (i32); b >= 32 gives the sign fill.", _SHIFT,
+                 _SHIFTED_OUT + "{32{a[31]}} : $unsigned($signed(a) >>> b[4:0])"),
+    "smin": _int("smin", "signed min.", _MINMAX, "($signed(a) < $signed(b)) ? a : b"),
+    "smax": _int("smax", "signed max.", _MINMAX, "($signed(a) > $signed(b)) ? a : b"),
+    "umin": _int("umin", "unsigned min.", _MINMAX, "(a < b) ? a : b"),
+    "umax": _int("umax", "unsigned max.", _MINMAX, "(a > b) ? a : b"),
+    "ieq": _icmp("ieq", "a == b", "a == b"),
+    "ine": _icmp("ine", "a != b", "a != b"),
+    "slt": _icmp("slt", "signed a < b", "$signed(a) < $signed(b)"),
+    "sle": _icmp("sle", "signed a <= b", "$signed(a) <= $signed(b)"),
+    "sgt": _icmp("sgt", "signed a > b", "$signed(a) > $signed(b)"),
+    "sge": _icmp("sge", "signed a >= b", "$signed(a) >= $signed(b)"),
+    "ult": _icmp("ult", "unsigned a < b", "a < b"),
+    "ule": _icmp("ule", "unsigned a <= b", "a <= b"),
+    "ugt": _icmp("ugt", "unsigned a > b", "a > b"),
+    "uge": _icmp("uge", "unsigned a >= b", "a >= b"),
     "and": _logic("and", _doc("spg_and: bitwise a & b (i32/u32), logical and (bool, WIDTH = 1).",
                               *_LOGIC_TIMING), "&"),
     "or": _logic("or", _doc("spg_or: bitwise a | b (i32/u32), logical or (bool, WIDTH = 1).",

@@ -14,9 +14,15 @@ from typing import Any
 from .._diagnostics import SpgenError
 from .._tools import cache_dir, content_hash
 
+<<<<<<< HEAD
 __all__ = ["RTL_MEM_BYTES", "Cluster", "ClusterCard", "PipelineRun", "RDMAError", "RTLCluster", "RTLTransfer",
            "Transfer",
            "build_mpi_rtl_tool", "build_mpi_tool", "build_rtl_cluster", "cluster", "load_rdma_extension", "resolve"]
+=======
+__all__ = ["RTL_MEM_BYTES", "Cluster", "ClusterCard", "RDMAError", "RTLCluster", "RTLTransfer", "Transfer",
+           "build_mpi_rtl_tool", "build_mpi_tool", "build_rtl_cluster", "cluster", "load_rdma_extension", "resolve",
+           "rtl_includes", "rtl_sources"]
+>>>>>>> main
 
 _SOURCES = ("rdma_sim.hpp", "rdma_sim.cpp", "rdma_capi.cpp", "cluster_file.hpp", "cluster_file.cpp", "bindings.cpp",
             "include/afushell/rdma.h", "include/afushell/rdma_packet.h")
@@ -38,6 +44,20 @@ def _src_dir() -> Path:
     if env:
         return Path(env)
     return Path(__file__).resolve().parents[3] / "runtime" / "rdma"
+
+
+def rtl_includes() -> list[Path]:
+    """The generated headers the RDMA RTL includes (packet format, CSR field offsets): part
+    of the key of every cached build of it."""
+    shell = Path(__file__).resolve().parents[3] / "shell"
+    return [shell / "rdma_packet.vh", shell / "afushell_csr.vh"]
+
+
+def rtl_sources() -> list[Path]:
+    """The RDMA block's Verilog outside the AFU: shell/rdma/*.v and the shell modules it
+    instantiates (shell_fifo), for stand-alone builds of rdma_node and its parts."""
+    shell = Path(__file__).resolve().parents[3] / "shell"
+    return [*sorted((shell / "rdma").glob("*.v")), shell / "shell_fifo.v"]
 
 
 def load_rdma_extension() -> ModuleType:
@@ -189,23 +209,23 @@ class ClusterCard:
         self._cl._range(self.id, addr, nbytes)
         return self._cl.sim.read(self.id, addr, nbytes)
 
-    def put_async(self, dst: int, local: int, remote: int, nbytes: int) -> Transfer:
-        t = Transfer(self._cl, self._cl.sim.put(self.id, dst, local, remote, nbytes))
+    def _started(self, handle: int) -> Transfer:
+        """The transfer of an operation just issued; one refused at once raises here."""
+        t = Transfer(self._cl, handle)
         self._cl._raise_now(t)
         return t
 
+    def put_async(self, dst: int, local: int, remote: int, nbytes: int) -> Transfer:
+        return self._started(self._cl.sim.put(self.id, dst, local, remote, nbytes))
+
     def get_async(self, src: int, local: int, remote: int, nbytes: int) -> Transfer:
-        t = Transfer(self._cl, self._cl.sim.get(self.id, src, local, remote, nbytes))
-        self._cl._raise_now(t)
-        return t
+        return self._started(self._cl.sim.get(self.id, src, local, remote, nbytes))
 
     def put_strided_async(self, dst: int, local: int, remote: int, block: int, count: int,
                           local_stride: int, remote_stride: int) -> Transfer:
         """Block-stride put (halo exchange): `count` blocks of `block` bytes, a stride on each side."""
-        t = Transfer(self._cl, self._cl.sim.put_strided(self.id, dst, local, remote, block, count,
-                                                          local_stride, remote_stride))
-        self._cl._raise_now(t)
-        return t
+        return self._started(self._cl.sim.put_strided(self.id, dst, local, remote, block, count,
+                                                      local_stride, remote_stride))
 
     def put_strided(self, dst: int, local: int, remote: int, block: int, count: int,
                     local_stride: int, remote_stride: int) -> int:
@@ -217,10 +237,8 @@ class ClusterCard:
         """Block-stride get (RTL cards): `count` blocks of `block` bytes from card src."""
         if not self._cl.rtl:
             raise SpgenError("block-stride get runs on RTL cards; the network model has block-stride put only")
-        t = Transfer(self._cl, self._cl.sim.get_strided(self.id, src, local, remote, block, count,
-                                                          local_stride, remote_stride))
-        self._cl._raise_now(t)
-        return t
+        return self._started(self._cl.sim.get_strided(self.id, src, local, remote, block, count,
+                                                      local_stride, remote_stride))
 
     def get_strided(self, src: int, local: int, remote: int, block: int, count: int,
                     local_stride: int, remote_stride: int) -> int:
@@ -452,7 +470,7 @@ def build_rtl_cluster(*, window: int = 8, vc_buf: int = 4) -> Path:
         if v < 2 or v & (v - 1) or v > 256:
             raise SpgenError(f"RTL cluster: {name} must be a power of 2 in 2..256, not {v}")
     root = Path(__file__).resolve().parents[3]
-    rtl = sorted((root / "shell" / "rdma").glob("*.v"))
+    rtl = rtl_sources()
     shim = root / "runtime" / "rdma" / "rtl_cluster.cpp"
     header = root / "runtime" / "rdma" / "include" / "afushell" / "rdma_rtl.h"
     params = (f"-GMEM_BYTES=64'h{RTL_MEM_BYTES:x}", "-GOP_TIMEOUT=400000", f"-GWINDOW={window}",
@@ -460,7 +478,7 @@ def build_rtl_cluster(*, window: int = 8, vc_buf: int = 4) -> Path:
     packet = root / "shell" / "rdma_packet.vh"  # generated packet format, included by the RTL
     return verilate_cached("rdma", "rtl_cluster", "rdma_node", [*rtl, shim],
                            (*params, f"-I{packet.parent}", "-o", "librdma_rtl.so", "-CFLAGS", f"-fPIC -I{header.parents[1]}",
-                            "-LDFLAGS", "-shared"), deps=[header, packet, shim.with_name("rtl_links.hpp")],
+                            "-LDFLAGS", "-shared"), deps=[header, *rtl_includes(), shim.with_name("rtl_links.hpp")],
                            output="librdma_rtl.so")
 
 

@@ -23,8 +23,13 @@ module afu_rdma_top #(
     parameter [63:0]  AFU_ID_L         = 64'hac3cf1e8beaefcca,
     parameter [63:0]  AFU_ID_H         = 64'h48ae995a649b4c39,
     parameter integer RDMA_PORTS       = 2,              // serial-link ports (1..4)
-    parameter integer RDMA_WINDOW      = 16,             // go-back-N replay window per port
-    parameter integer RDMA_VC_BUF      = 8,              // link input buffer per VC, packets
+    // link buffers sized for 200 ns cables: a credit and an ACK return after ~130 cycles,
+    // which 16 packets of 18 words cover (8 left the link credit-bound)
+    parameter integer RDMA_WINDOW      = 32,             // go-back-N replay window per port
+    parameter integer RDMA_VC_BUF      = 16,             // link input buffer per VC, packets
+    // engine read-ahead: words in flight to the DDR, to cover its read round trip (~45
+    // cycles through the shared master) at one word per cycle (32 held a put to ~0.7)
+    parameter integer RDMA_PF_DEPTH    = 128,
     parameter [63:0]  RDMA_MEM_BYTES   = 64'h2_0000_0000, // memories A and B
     parameter integer RDMA_OP_TIMEOUT  = 2000000,        // cycles before an operation fails
     parameter integer RDMA_MAX_OPS     = 4,              // operations in flight per card
@@ -170,7 +175,7 @@ module afu_rdma_top #(
         .irq(rdma_irq));
 
     rdma_node #(.P(P), .WINDOW(RDMA_WINDOW), .VC_BUF(RDMA_VC_BUF), .MEM_BYTES(RDMA_MEM_BYTES),
-                .OP_TIMEOUT(RDMA_OP_TIMEOUT), .MAX_OPS(RDMA_MAX_OPS), .STREAM(1),
+                .OP_TIMEOUT(RDMA_OP_TIMEOUT), .MAX_OPS(RDMA_MAX_OPS), .PF_DEPTH(RDMA_PF_DEPTH), .STREAM(1),
                 .STREAM_DEPTH(RDMA_STREAM_DEPTH)) u_node (
         .clk(clk), .rst(rst), .card_id(card_id), .cfg_we(cfg_we), .cfg_addr(cfg_addr), .cfg_port(cfg_port),
         .port_dim(port_dim), .port_dateline(port_dateline), .cmd_valid(cmd_valid), .cmd_ready(cmd_ready),
@@ -195,7 +200,7 @@ module afu_rdma_top #(
     wire [7:0]   r_burst, w_burst;
     wire [511:0] w_data;
     wire [63:0]  w_be;
-    rdma_mem_adapter #(.WR_BURST(RDMA_WR_BURST)) u_mem (
+    rdma_mem_adapter #(.READS(RDMA_PF_DEPTH), .WR_BURST(RDMA_WR_BURST)) u_mem (
         .clk(clk), .rst(rst), .rd_address(e_rd_address), .rd_read(e_rd_read), .rd_waitrequest(e_rd_wait),
         .rd_readdata(e_rd_data), .rd_readdatavalid(e_rd_valid), .wr_address(e_wr_address), .wr_write(e_wr_write),
         .wr_writedata(e_wr_data), .wr_waitrequest(e_wr_wait), .wr_flush(e_wr_flush), .wr_pending(e_wr_pending),

@@ -75,31 +75,34 @@ module rdma_csr #(
     // ENG_SLOT(s): 16 words from CSR_RDMA_ENG_SLOT_ADDR
     wire        r_slot = ra[17:7] == CSR_RDMA_ENG_SLOT_ADDR[17:7];
 
-    reg [63:0] port_cfg, block_reg, strides_reg, local_reg, remote_reg, len_reg;
+    reg [63:0] port_cfg_reg, block_reg, strides_reg, local_reg, remote_reg, len_reg;
     reg [3:0]  route [0:63];
-    reg [1:0]  irq_status, irq_enable;
-    reg        dropped;
-    assign port_dim = port_cfg[2*P-1:0];
-    assign port_dateline = port_cfg[16 +: P];
-    assign irq = |(irq_status & irq_enable);
+    reg [1:0]  irq_status_reg, irq_enable_reg;
+    reg        dropped_reg;
+    assign port_dim = port_cfg_reg[2*P-1:0];
+    assign port_dateline = port_cfg_reg[16 +: P];
+    assign irq = |(irq_status_reg & irq_enable_reg);
 
     wire [63:0] replays64 = {{16*(4-P){1'b0}}, replays};
     wire [63:0] info = {32'd0, MAX_OPS[7:0], 8'd1, 8'd64, P[7:0]};
     // completions wait here until DONE_POP: {code, op}
-    reg  [15:0] dq_lost;
-    reg  [7:0]  last_code;
+    reg  [15:0] dq_lost_reg;
+    reg  [7:0]  last_code_reg;
     wire        dq_full, dq_empty;
     wire [39:0] dq_head;
     /* verilator lint_off UNUSEDSIGNAL */
     wire [4:0]  dq_count;
     /* verilator lint_on UNUSEDSIGNAL */
-    rdma_fifo #(.WIDTH(40), .DEPTH(16)) u_dq (
-        .clk(clk), .rst(rst), .push(done), .din({done_code, done_op}), .full(dq_full), .pop(dq_pop),
-        .dout(dq_head), .empty(dq_empty), .count(dq_count));
-    wire [63:0] done_info = {dq_lost, 7'd0, !dq_empty, dq_empty ? 40'd0 : dq_head};
+    wire dq_ready, dq_valid;
+    shell_fifo #(.DATA_WIDTH(40), .FIFO_DEPTH(16)) u_dq (
+        .clk(clk), .rst(rst), .s_axis_tvalid(done), .s_axis_tready(dq_ready), .s_axis_tdata({done_code, done_op}),
+        .m_axis_tvalid(dq_valid), .m_axis_tready(dq_pop), .m_axis_tdata(dq_head), .level(dq_count));
+    assign dq_full = !dq_ready;
+    assign dq_empty = !dq_valid;
+    wire [63:0] done_info = {dq_lost_reg, 7'd0, !dq_empty, dq_empty ? 40'd0 : dq_head};
     // OPS_DONE, CODE and DONE_INFO change at the same edge, so a poll never sees one before the others
-    reg  [31:0] n_done;
-    wire [63:0] status = {n_done, 16'd0, last_code, 3'd0, cmd_valid, |overflow, evt_valid, dropped, busy};
+    reg  [31:0] n_done_reg;
+    wire [63:0] status = {n_done_reg, 16'd0, last_code_reg, 3'd0, cmd_valid, |overflow, evt_valid, dropped_reg, busy};
     wire [63:0] evt_info = {16'd0, evt_lost, 15'd0, evt_valid, 6'd0, evt_data[133:128], evt_data[137:134]};
 
     reg [63:0] rd_data;
@@ -111,7 +114,7 @@ module rdma_csr #(
         else case (ra)
             CSR_RDMA_INFO_ADDR:       rd_data = info;
             CSR_RDMA_CARD_ID_ADDR:    rd_data = {58'd0, card_id};
-            CSR_RDMA_PORT_CFG_ADDR:   rd_data = port_cfg;
+            CSR_RDMA_PORT_CFG_ADDR:   rd_data = port_cfg_reg;
             CSR_RDMA_LOCAL_ADDR:      rd_data = local_reg;
             CSR_RDMA_REMOTE_ADDR:     rd_data = remote_reg;
             CSR_RDMA_LEN_ADDR:        rd_data = len_reg;
@@ -122,8 +125,8 @@ module rdma_csr #(
             CSR_RDMA_EVT_INFO_ADDR:   rd_data = evt_info;
             CSR_RDMA_EVT_ADDR_ADDR:   rd_data = evt_data[127:64];
             CSR_RDMA_EVT_LEN_ADDR:    rd_data = evt_data[63:0];
-            CSR_RDMA_IRQ_STATUS_ADDR: rd_data = {62'd0, irq_status};
-            CSR_RDMA_IRQ_ENABLE_ADDR: rd_data = {62'd0, irq_enable};
+            CSR_RDMA_IRQ_STATUS_ADDR: rd_data = {62'd0, irq_status_reg};
+            CSR_RDMA_IRQ_ENABLE_ADDR: rd_data = {62'd0, irq_enable_reg};
             CSR_RDMA_REPLAYS_ADDR:    rd_data = replays64;
             CSR_RDMA_DONE_INFO_ADDR:  rd_data = done_info;
             CSR_RDMA_ENG_STATE_ADDR:  rd_data = eng_dbg;
@@ -136,12 +139,12 @@ module rdma_csr #(
     always @(posedge clk) begin
         cfg_we <= 1'b0;
         if (rst) begin
-            dq_lost <= 16'd0; last_code <= 8'd0; n_done <= 32'd0;
-            card_id <= 6'd0; port_cfg <= 64'hFFFF; block_reg <= 64'd0; strides_reg <= 64'd0;
+            dq_lost_reg <= 16'd0; last_code_reg <= 8'd0; n_done_reg <= 32'd0;
+            card_id <= 6'd0; port_cfg_reg <= 64'hFFFF; block_reg <= 64'd0; strides_reg <= 64'd0;
             cmd_local <= 64'd0; cmd_remote <= 64'd0; cmd_len <= 64'd0; cmd_get <= 1'b0; cmd_dst <= 6'd0;
             cmd_valid <= 1'b0; cmd_block <= 32'd0; cmd_count <= 32'd0; cmd_local_stride <= 32'd0;
             cmd_remote_stride <= 32'd0; local_reg <= 64'd0; remote_reg <= 64'd0; len_reg <= 64'd0;
-            irq_status <= 2'd0; irq_enable <= 2'b11; dropped <= 1'b0; cfg_addr <= 6'd0; cfg_port <= 4'd0;
+            irq_status_reg <= 2'd0; irq_enable_reg <= 2'b11; dropped_reg <= 1'b0; cfg_addr <= 6'd0; cfg_port <= 4'd0;
             for (i = 0; i < 64; i = i + 1) route[i] <= 4'hF;
             mmio_rd_resp_valid <= 1'b0;
             mmio_rd_resp_data <= 64'd0;
@@ -150,12 +153,12 @@ module rdma_csr #(
             if (mmio_rd_valid) mmio_rd_resp_data <= rd_data;
             if (cmd_valid && cmd_ready) cmd_valid <= 1'b0;
             if (done) begin
-                irq_status[0] <= 1'b1;
-                last_code <= done_code;
-                n_done <= n_done + 32'd1;
-                if (dq_full && dq_lost != 16'hFFFF) dq_lost <= dq_lost + 16'd1;
+                irq_status_reg[0] <= 1'b1;
+                last_code_reg <= done_code;
+                n_done_reg <= n_done_reg + 32'd1;
+                if (dq_full && dq_lost_reg != 16'hFFFF) dq_lost_reg <= dq_lost_reg + 16'd1;
             end
-            if (evt_valid) irq_status[1] <= 1'b1;
+            if (evt_valid) irq_status_reg[1] <= 1'b1;
             if (wr) begin
                 if (w_route) begin
                     route[wa[8:3]] <= wd[3:0];
@@ -165,7 +168,7 @@ module rdma_csr #(
                 end
                 case (wa)
                     CSR_RDMA_CARD_ID_ADDR:  card_id <= wd[5:0];
-                    CSR_RDMA_PORT_CFG_ADDR: port_cfg <= wd;
+                    CSR_RDMA_PORT_CFG_ADDR: port_cfg_reg <= wd;
                     CSR_RDMA_LOCAL_ADDR:    local_reg <= wd;
                     CSR_RDMA_REMOTE_ADDR:   remote_reg <= wd;
                     CSR_RDMA_LEN_ADDR:      len_reg <= wd;
@@ -181,23 +184,23 @@ module rdma_csr #(
                             cmd_local <= local_reg; cmd_remote <= remote_reg; cmd_len <= len_reg;
                             cmd_block <= block_reg[31:0]; cmd_count <= block_reg[63:32];
                             cmd_local_stride <= strides_reg[31:0]; cmd_remote_stride <= strides_reg[63:32];
-                            dropped <= 1'b0;
+                            dropped_reg <= 1'b0;
                         end else begin
-                            dropped <= 1'b1;
+                            dropped_reg <= 1'b1;
                         end
                     end
-                    CSR_RDMA_IRQ_STATUS_ADDR: irq_status <= irq_status & ~wd[1:0];
-                    CSR_RDMA_IRQ_ENABLE_ADDR: irq_enable <= wd[1:0];
+                    CSR_RDMA_IRQ_STATUS_ADDR: irq_status_reg <= irq_status_reg & ~wd[1:0];
+                    CSR_RDMA_IRQ_ENABLE_ADDR: irq_enable_reg <= wd[1:0];
                     default: ;
                 endcase
             end
         end
     end
     /* verilator lint_off UNUSEDSIGNAL */
-    wire unused_ok = &{1'b0, mmio_wr_addr[2:0], mmio_rd_addr[2:0], port_cfg, ops_done};
+    wire unused_ok = &{1'b0, mmio_wr_addr[2:0], mmio_rd_addr[2:0], port_cfg_reg, ops_done};
     /* verilator lint_on UNUSEDSIGNAL */
     initial begin
-        if (P < 1 || P > 4) $fatal(1, "%m (rdma_csr): P must be 1..4");
+        if (P < 1 || P > 4) $error("%m: P must be 1..4");
     end
 endmodule
 `default_nettype wire

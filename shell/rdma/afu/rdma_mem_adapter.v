@@ -43,9 +43,9 @@ module rdma_mem_adapter #(
 );
     localparam integer AW = $clog2(READS);
     // the line of the previous request, while the run of requests lasts
-    reg         have;
-    reg  [57:0] line;
-    wire        hit = have && rd_address[63:6] == line;
+    reg         have_reg;
+    reg  [57:0] line_reg;
+    wire        hit = have_reg && rd_address[63:6] == line_reg;
     wire        wq_full, wq_empty, bq_full, bq_empty;
     wire [4:0]  wq_head;   // {new beat, word index}
     wire [511:0] bq_head;
@@ -61,29 +61,35 @@ module rdma_mem_adapter #(
     wire take = rd_read && !rd_waitrequest;
     always @(posedge clk) begin
         if (rst) begin
-            have <= 1'b0;
-            line <= 58'd0;
+            have_reg <= 1'b0;
+            line_reg <= 58'd0;
         end else if (take) begin
-            have <= !(wr_write && !wr_waitrequest && wr_address[63:6] == rd_address[63:6]);
-            line <= rd_address[63:6];
+            have_reg <= !(wr_write && !wr_waitrequest && wr_address[63:6] == rd_address[63:6]);
+            line_reg <= rd_address[63:6];
         end else begin
-            have <= 1'b0;
+            have_reg <= 1'b0;
         end
     end
-    rdma_fifo #(.WIDTH(5), .DEPTH(READS)) u_wq (
-        .clk(clk), .rst(rst), .push(take), .din({!hit, rd_address[5:2]}), .full(wq_full), .pop(rd_readdatavalid),
-        .dout(wq_head), .empty(wq_empty), .count(wq_count));
-    rdma_fifo #(.WIDTH(512), .DEPTH(READS)) u_bq (
-        .clk(clk), .rst(rst), .push(avm_rd_readdatavalid), .din(avm_rd_readdata), .full(bq_full),
-        .pop(rd_readdatavalid && wq_head[4]), .dout(bq_head), .empty(bq_empty), .count(bq_count));
+    wire wq_ready, wq_valid;
+    shell_fifo #(.DATA_WIDTH(5), .FIFO_DEPTH(READS)) u_wq (
+        .clk(clk), .rst(rst), .s_axis_tvalid(take), .s_axis_tready(wq_ready), .s_axis_tdata({!hit, rd_address[5:2]}),
+        .m_axis_tvalid(wq_valid), .m_axis_tready(rd_readdatavalid), .m_axis_tdata(wq_head), .level(wq_count));
+    assign wq_full = !wq_ready;
+    assign wq_empty = !wq_valid;
+    wire bq_ready, bq_valid;
+    shell_fifo #(.DATA_WIDTH(512), .FIFO_DEPTH(READS)) u_bq (
+        .clk(clk), .rst(rst), .s_axis_tvalid(avm_rd_readdatavalid), .s_axis_tready(bq_ready), .s_axis_tdata(avm_rd_readdata),
+        .m_axis_tvalid(bq_valid), .m_axis_tready(rd_readdatavalid && wq_head[4]), .m_axis_tdata(bq_head), .level(bq_count));
+    assign bq_full = !bq_ready;
+    assign bq_empty = !bq_valid;
     // hand back the next word: from a newly arrived beat, or from the beat of the run
-    reg  [511:0] cur;
+    reg  [511:0] cur_reg;
     assign rd_readdatavalid = !wq_empty && (!wq_head[4] || !bq_empty);
-    wire [511:0] beat = wq_head[4] ? bq_head : cur;
+    wire [511:0] beat = wq_head[4] ? bq_head : cur_reg;
     assign rd_readdata = beat[32 * wq_head[3:0] +: 32];
     always @(posedge clk) begin
-        if (rst) cur <= 512'd0;
-        else if (rd_readdatavalid && wq_head[4]) cur <= bq_head;
+        if (rst) cur_reg <= 512'd0;
+        else if (rd_readdatavalid && wq_head[4]) cur_reg <= bq_head;
     end
 
     rdma_wr_coalesce #(.BURST(WR_BURST)) u_wr (

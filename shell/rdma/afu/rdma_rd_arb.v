@@ -28,7 +28,7 @@ module rdma_rd_arb #(
     localparam integer AW = $clog2(READS);
     wire       own_full, own_empty;
     wire [8:0] head;
-    reg  [7:0] beats;
+    reg  [7:0] beats_reg;
     /* verilator lint_off UNUSEDSIGNAL */
     wire [AW:0] own_count;
     wire        unused_ok = &{1'b0, own_empty};
@@ -39,17 +39,20 @@ module rdma_rd_arb #(
     assign s_burstcount = sel1 ? m1_burstcount : m0_burstcount;
     assign m0_waitrequest = s_waitrequest || own_full || sel1;
     assign m1_waitrequest = s_waitrequest || own_full || !sel1;
-    wire last_beat = s_readdatavalid && beats + 8'd1 == head[7:0];
-    rdma_fifo #(.WIDTH(9), .DEPTH(READS)) u_own (
-        .clk(clk), .rst(rst), .push(s_read && !s_waitrequest), .din({sel1, s_burstcount}), .full(own_full),
-        .pop(last_beat), .dout(head), .empty(own_empty), .count(own_count));
+    wire last_beat = s_readdatavalid && beats_reg + 8'd1 == head[7:0];
+    wire own_ready, own_valid;
+    shell_fifo #(.DATA_WIDTH(9), .FIFO_DEPTH(READS)) u_own (
+        .clk(clk), .rst(rst), .s_axis_tvalid(s_read && !s_waitrequest), .s_axis_tready(own_ready), .s_axis_tdata({sel1, s_burstcount}),
+        .m_axis_tvalid(own_valid), .m_axis_tready(last_beat), .m_axis_tdata(head), .level(own_count));
+    assign own_full = !own_ready;
+    assign own_empty = !own_valid;
     assign readdata = s_readdata;
     assign m0_readdatavalid = s_readdatavalid && !head[8];
     assign m1_readdatavalid = s_readdatavalid && head[8];
     always @(posedge clk) begin
-        if (rst) beats <= 8'd0;
-        else if (last_beat) beats <= 8'd0;
-        else if (s_readdatavalid) beats <= beats + 8'd1;
+        if (rst) beats_reg <= 8'd0;
+        else if (last_beat) beats_reg <= 8'd0;
+        else if (s_readdatavalid) beats_reg <= beats_reg + 8'd1;
     end
 endmodule
 `default_nettype wire

@@ -114,7 +114,7 @@ module rdma_wr_coalesce #(
     end
     initial begin
         if (BURST < 1 || BURST > 64 || (BURST & (BURST - 1)) != 0)
-            $fatal(1, "%m (rdma_wr_coalesce): BURST=%0d must be a power of 2 in 1..64", BURST);
+            $error("%m: BURST=%0d must be a power of 2 in 1..64", BURST);
     end
 endmodule
 `default_nettype wire
