@@ -14,15 +14,9 @@ from typing import Any
 from .._diagnostics import SpgenError
 from .._tools import cache_dir, content_hash
 
-<<<<<<< HEAD
 __all__ = ["RTL_MEM_BYTES", "Cluster", "ClusterCard", "PipelineRun", "RDMAError", "RTLCluster", "RTLTransfer",
-           "Transfer",
-           "build_mpi_rtl_tool", "build_mpi_tool", "build_rtl_cluster", "cluster", "load_rdma_extension", "resolve"]
-=======
-__all__ = ["RTL_MEM_BYTES", "Cluster", "ClusterCard", "RDMAError", "RTLCluster", "RTLTransfer", "Transfer",
-           "build_mpi_rtl_tool", "build_mpi_tool", "build_rtl_cluster", "cluster", "load_rdma_extension", "resolve",
-           "rtl_includes", "rtl_sources"]
->>>>>>> main
+           "Transfer", "build_mpi_rtl_tool", "build_mpi_tool", "build_rtl_cluster", "cluster", "load_rdma_extension",
+           "resolve", "rtl_includes", "rtl_sources"]
 
 _SOURCES = ("rdma_sim.hpp", "rdma_sim.cpp", "rdma_capi.cpp", "cluster_file.hpp", "cluster_file.cpp", "bindings.cpp",
             "include/afushell/rdma.h", "include/afushell/rdma_packet.h")
