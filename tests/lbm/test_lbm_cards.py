@@ -11,8 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import spgen.lbm as lbm
-from spgen import SpgenError
+from spgen import SpgenError, lbm
 from spgen.runtime import rdma
 from spgen.runtime._build import build_runtime
 
@@ -129,7 +128,7 @@ def test_slabs_bit_exact_with_emulator(build, core, cards, height, steps, faults
     f, attr = _grid(height, seed=cards * 7 + height)
     r = lbm.run_cards(build, f, attr, steps, cards=cards, mode="slabs", faults=faults, **REGS)
     assert _same_bits(r.f, lbm.run_emulator(core, f, attr, steps=steps, **REGS))
-    got_f, rho, (ux, uy) = r
+    got_f, rho, (ux, _uy) = r
     assert got_f is r.f and np.isnan(rho[attr != lbm.FLUID]).all() and np.isfinite(ux[attr == lbm.FLUID]).all()
     assert (r.mode, r.cards, r.depth, r.steps) == ("slabs", cards, DEPTH, steps)
     assert len(r.stall_rate) == cards and all(0.0 <= s < 0.01 for s in r.stall_rate)
@@ -190,3 +189,52 @@ def test_slabs_eight_cards(build, core) -> None:
     f, attr = _grid(44, seed=8)
     r = lbm.run_cards(build, f, attr, 8, cards=8, faults={"per": 1e-2}, **REGS)
     assert _same_bits(r.f, lbm.run_emulator(core, f, attr, steps=8, **REGS))
+
+
+def test_cpp_run_slabs_equals_emulator(build, core, tmp_path) -> None:
+    """afushell::lbm::run_slabs (afushell/lbm_card.hpp) on 4 cards equals the emulator bit for
+    bit; a step count the cascade cannot run and a grid too short for 4 slabs are refused."""
+    rt = build_runtime()
+    exe = tmp_path / "lbm_slabs_cpp"
+    subprocess.run(["g++", "-std=c++17", "-Wall", "-Wextra", "-Werror", "-O1", str(HERE / "lbm_slabs_cpp.cpp"),
+                    f"-I{ROOT / 'runtime' / 'include'}", f"-I{ROOT / 'runtime' / 'rdma' / 'include'}",
+                    f"-I{ROOT / 'runtime' / 'sim' / 'include'}", f"-L{rt}", "-lafushell", "-lopae-c-sim",
+                    "-pthread", f"-Wl,-rpath,{rt}", "-o", str(exe)], check=True)
+    spec = tmp_path / "cluster.json"
+    spec.write_text(json.dumps({"topology": "mesh", "dims": [4], "card": str(build), "faults": {"per": 1e-2}}))
+    f, attr = _grid(27, seed=3)
+    np.save(tmp_path / "in.npy", lbm.to_records(f, attr))
+
+    def run(steps: int, src: str = "in.npy"):
+        return subprocess.run([str(exe), str(spec), str(tmp_path / src), str(WIDTH), str(steps),
+                               str(tmp_path / "out.npy")], capture_output=True, text=True, timeout=300, check=False)
+
+    r = run(10)
+    assert r.returncode == 0 and r.stdout.startswith("ok 24 halo puts"), r.stdout + r.stderr
+    got = lbm.from_records(np.load(tmp_path / "out.npy"), WIDTH)[0]
+    assert _same_bits(got, lbm.run_emulator(core, f, attr, steps=10, **REGS))
+    r = run(5)
+    assert r.returncode == 1 and "steps must be a multiple of 2, at least 4, got 5" in r.stderr
+    small_f, small_attr = _grid(7)
+    np.save(tmp_path / "small.npy", lbm.to_records(small_f, small_attr))
+    r = run(4, "small.npy")
+    assert r.returncode == 1 and "cannot be cut into 4 slabs of at least 2 rows" in r.stderr
+
+
+def test_bench_lbm_cards_cli(build, tmp_path, capsys) -> None:
+    """`spgen bench lbm --cards`: table, JSON and plot; every run bit-exact, one card at 100 %
+    efficiency, the model beside each figure; bad --cards refused with a message."""
+    from spgen.cli import main
+
+    js, png = tmp_path / "b.json", tmp_path / "b.png"
+    assert main(["bench", "lbm", "--cards", "1,2", "--cascade", str(DEPTH), "--grid", "32x24", "--passes", "3",
+                 "--scaling", "strong,weak", "--json", str(js), "--plot", str(png), "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "Mcell-st/s" in out and "bit-exact" in out and "MISMATCH" not in out
+    rows = json.loads(js.read_text())["results"]
+    assert [(r["scaling"], r["cards"], r["grid"][1]) for r in rows] == \
+        [("strong", 1, 24), ("strong", 2, 24), ("weak", 1, 24), ("weak", 2, 48)]
+    assert all(r["verified"] and r["stall_rate_max"] == 0.0 for r in rows)
+    assert rows[0]["efficiency"] == 1.0 and rows[1]["model_mcell_steps_per_s"] > 0 and png.stat().st_size > 0
+    assert main(["bench", "lbm", "--cards", "0,2", "--no-progress"]) != 0
+    assert "--cards '0,2': values must be 1..64" in capsys.readouterr().err

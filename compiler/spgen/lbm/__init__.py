@@ -1,4 +1,6 @@
 """Host helpers for the D2Q9 LBM core: grids, record streams, running N steps."""
+from ._cards import MODES, CardsResult, run_cards
+from ._cards_slabs import slab_layout
 from ._grid import (
                     FLUID,
                     MOVING_WALL,
@@ -16,20 +18,18 @@ from ._grid import (
                     macroscopic,
                     to_records,
 )
-from ._cards import MODES, CardsResult, run_cards
-from ._cards_slabs import slab_layout
 from ._run import CORE_PATH, as_core_input, as_records, compile_core, run_card, run_emulator
 
 __all__ = [
                     "CORE_PATH",
-                    "MODES",
-                    "CardsResult",
                     "FLUID",
+                    "MODES",
                     "MOVING_WALL",
                     "OPP",
                     "RECORD_DTYPE",
                     "WALL",
                     "WEIGHTS",
+                    "CardsResult",
                     "E",
                     "as_core_input",
                     "as_records",

@@ -18,9 +18,10 @@ exchanges add up; exchanges of different cards overlap each other and other card
 from __future__ import annotations
 
 import statistics
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 

@@ -18,13 +18,22 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
 from .._diagnostics import SpgenError
-from ._cards import RECORD_BYTES, CardsResult, check_cards, check_steps, cluster_spec, finish, open_build_info
+from ._cards import (
+    RECORD_BYTES,
+    CardsResult,
+    check_cards,
+    check_steps,
+    cluster_spec,
+    finish,
+    open_build_info,
+)
 from ._grid import RECORD_DTYPE, check_grid, from_records, to_records
 
 __all__ = ["Slab", "critical_path", "run_slabs", "slab_layout"]
@@ -148,7 +157,7 @@ def run_slabs(build, f: np.ndarray, attr: np.ndarray, steps: int, *, cards: int 
                     done[k][p - 1] = True
                     cond.notify_all()
                 halo_puts(k, p - 1)
-                wait_for(lambda: len(inbox[k][p - 1]) == len(neighbours[k]), f"halo puts into card {k}")
+                wait_for(lambda p=p: len(inbox[k][p - 1]) == len(neighbours[k]), f"halo puts into card {k}")
                 for peer, tr in inbox[k][p - 1]:
                     cycles = tr.wait()
                     _, _, issued, finished = tr.status()
@@ -188,7 +197,7 @@ def run_slabs(build, f: np.ndarray, attr: np.ndarray, steps: int, *, cards: int 
             raise first
         raise SpgenError(f"slabs: {type(first).__name__}: {first}") from first
     clock = cl.sim.clock_mhz
-    simulated = int(round((max(t_end) - min(t_start)) * clock / 1000.0))
+    simulated = round((max(t_end) - min(t_start)) * clock / 1000.0)
     cycles = critical_path(pass_ns, transfers, neighbours, clock)
     stall = []
     for rs in runs[:]:
@@ -221,4 +230,4 @@ def critical_path(pass_ns: list[list[int]], transfers: list[dict], neighbours: l
         ready = [max([end[k]] + [max(end[k], end[j]) + put[(j, k, p - 1)] for j in neighbours[k]])
                  for k in range(cards)]
         end = [ready[k] + pass_ns[k][p] * clock_mhz / 1000.0 for k in range(cards)]
-    return int(round(max(end)))
+    return round(max(end))

@@ -11,13 +11,24 @@
 // throws.
 #pragma once
 
+#include <algorithm>
+#include <condition_variable>
 #include <cstdint>
 #include <cstring>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "afushell.h"
 #include "lbm.hpp"
+// run_slabs (a cluster of cards) needs afushell/rdma.h: installed beside this header; in
+// the source tree add -I runtime/rdma/include
+#if __has_include("rdma.h")
+#include "rdma.h"
+#elif __has_include(<afushell/rdma.h>)
+#include <afushell/rdma.h>
+#endif
 
 namespace afushell {
 namespace lbm {
@@ -168,6 +179,199 @@ inline CardResult run_card(const std::string& uri, std::vector<Record>& rec, int
     afuShellClose(h);
     return r;
 }
+
+#ifdef AFUSHELL_RDMA_H
+// ---- slabs across the cards of an RTL cluster (spgen.lbm.run_cards(mode="slabs")) --------
+
+// Own rows [lo, hi) of a card; its stream holds rows [first, last) (halos of depth D).
+struct Slab {
+    int lo = 0, hi = 0, first = 0, last = 0;
+    int rows() const { return last - first; }
+};
+
+// Own rows as equal as possible (the first cards one more), halos of `depth` rows; empty
+// (and `err` set) when a slab would have fewer than `depth` own rows.
+inline std::vector<Slab> slab_layout(int height, int cards, int depth, std::string* err) {
+    std::vector<Slab> out;
+    const int base = cards > 0 ? height / cards : 0, extra = cards > 0 ? height % cards : 0;
+    if (cards < 1 || base < std::max(depth, 1)) {
+        *err = "a grid of " + std::to_string(height) + " rows cannot be cut into " + std::to_string(cards) +
+               " slabs of at least " + std::to_string(std::max(depth, 1)) + " rows each (a card sends its " +
+               std::to_string(depth) + " edge rows, the cascade depth, to each neighbour after every pass)";
+        return out;
+    }
+    for (int k = 0, lo = 0; k < cards; ++k) {
+        const int hi = lo + base + (k < extra);
+        out.push_back(Slab{lo, hi, std::max(lo - depth, 0), std::min(hi + depth, height)});
+        lo = hi;
+    }
+    return out;
+}
+
+struct SlabsResult {
+    afu_result code = FPGA_OK;
+    std::string message;
+    unsigned depth = 0;
+    std::vector<std::vector<afu_shell_run_result>> runs;  // per card, its F2F runs
+    std::uint64_t halo_puts = 0;
+    bool ok() const { return code == FPGA_OK; }
+};
+
+// Advances `rec` (a `width`-wide grid, in place) by `steps` on the cards of the open RTL
+// cluster `cl` (a line of cards: card k linked to k - 1 and k + 1, as a "mesh" cluster
+// file with dims [N] gives), each holding a slab of rows: after every pass through its
+// cascade (upload, F2F runs, download) a card puts its D edge rows into its neighbours'
+// halos (block-stride RDMA puts, one block per row); a card starts its next pass when its
+// neighbours' puts into it have landed. One host thread per card, as spgen.lbm does.
+// Bit for bit the same as `steps` emulated steps of the whole grid. On error `rec` is
+// unchanged.
+inline SlabsResult run_slabs(afu_rdma_cluster cl, std::vector<Record>& rec, int width, std::uint64_t steps,
+                             const Params& p = Params()) {
+    SlabsResult res;
+    auto fail = [&](afu_result code, const std::string& msg) {
+        res.code = code;
+        res.message = "run_slabs: " + msg;
+        return res;
+    };
+    if (!cl || !afuShellRDMAClusterIsRTL(cl))
+        return fail(FPGA_INVALID_PARAM, "needs a cluster of RTL cards (a cluster file naming a \"card\")");
+    try {
+        check_grid(from_records(rec, width).second);
+    } catch (const std::exception& e) {
+        return fail(FPGA_INVALID_PARAM, e.what());
+    }
+    const int cards = afuShellRDMAClusterCards(cl), height = int(rec.size()) / width;
+    std::vector<afu_shell_handle> h(std::size_t(cards), nullptr);
+    auto close_all = [&] {
+        for (auto x : h)
+            if (x) afuShellClose(x);
+    };
+    for (int k = 0; k < cards; ++k) {
+        afu_shell_handle one = nullptr;
+        const int rc = afuShellRDMAClusterCardOpen(cl, k, &one);
+        if (rc) {
+            close_all();
+            return fail(FPGA_NOT_FOUND, "card " + std::to_string(k) + ": " + afuShellRDMAErrorString(rc));
+        }
+        h[std::size_t(k)] = one;
+    }
+    afu_shell_info info{};
+    afuShellInfo(h[0], &info);
+    res.depth = info.n_cores;
+    const int depth = int(info.n_cores);
+    std::string err;
+    std::int64_t built_w = 0;
+    if (depth < 1) err = "the cards have no cores";
+    else if (afuShellCoreParam(h[0], "W", &built_w) == FPGA_OK && built_w != width)
+        err = "the cards' cores were built for grids " + std::to_string(built_w) + " cells wide, the grid is " +
+              std::to_string(width) + " wide";
+    else err = detail::steps_error(steps, info.n_cores);
+    std::vector<Slab> slabs;
+    if (err.empty()) slabs = slab_layout(height, cards, depth, &err);
+    if (!err.empty()) {
+        close_all();
+        return fail(FPGA_INVALID_PARAM, err);
+    }
+    const std::uint64_t row_b = std::uint64_t(width) * sizeof(Record), mem[2] = {MEM_A, MEM_B};
+    const int passes = int(steps / std::uint64_t(depth));
+    std::mutex m;
+    std::condition_variable cv;
+    std::vector<std::vector<char>> done(std::size_t(cards), std::vector<char>(std::size_t(passes), 0));
+    const std::size_t n_cards = static_cast<std::size_t>(cards), n_passes = static_cast<std::size_t>(passes);
+    std::vector<std::vector<std::vector<afu_rdma_handle>>> inbox(n_cards, std::vector<std::vector<afu_rdma_handle>>(n_passes));
+    std::vector<Record> out(rec.size());
+    res.runs.assign(std::size_t(cards), {});
+    std::string first_error;
+    afu_result first_code = FPGA_OK;
+
+    auto card_thread = [&](int k) {
+        const Slab s = slabs[std::size_t(k)];
+        afu_shell_handle c = h[std::size_t(k)];
+        auto bad = [&](afu_result code, const std::string& what) {
+            std::lock_guard<std::mutex> g(m);
+            if (first_code == FPGA_OK) first_code = code, first_error = "card " + std::to_string(k) + ": " + what;
+            cv.notify_all();
+        };
+        auto failed = [&] {
+            std::lock_guard<std::mutex> g(m);
+            return first_code != FPGA_OK;
+        };
+        const struct { const char* name; double value; } regs[] = {{"omega", p.omega}, {"uw_x", p.uw_x}, {"uw_y", p.uw_y}};
+        for (const auto& r : regs)
+            if (afuShellWriteRegValue(c, r.name, r.value) != FPGA_OK) return bad(FPGA_EXCEPTION, afuShellLastError());
+        const std::uint64_t bytes = std::uint64_t(s.rows()) * row_b;
+        void* buf = nullptr;
+        if (afuShellAllocH(c, bytes, &buf) != FPGA_OK) return bad(FPGA_NO_MEMORY, afuShellLastError());
+        std::memcpy(buf, rec.data() + std::size_t(s.first) * std::size_t(width), bytes);
+        if (afuShellDMATransferH(c, reinterpret_cast<void*>(mem[0]), buf, bytes, H2F) != FPGA_OK)
+            return afuShellFreeH(c, buf), bad(FPGA_EXCEPTION, std::string("upload: ") + afuShellLastError());
+        for (int q = 1; q < passes; ++q) {
+            const std::uint64_t mm = mem[(q - 1) % 2];
+            {
+                std::lock_guard<std::mutex> g(m);
+                done[std::size_t(k)][std::size_t(q - 1)] = 1;
+            }
+            cv.notify_all();
+            for (int j : {k - 1, k + 1}) {
+                if (j < 0 || j >= cards) continue;
+                std::unique_lock<std::mutex> lk(m);
+                cv.wait(lk, [&] { return done[std::size_t(j)][std::size_t(q - 1)] || first_code != FPGA_OK; });
+                if (first_code != FPGA_OK) break;
+                lk.unlock();
+                const Slab t = slabs[std::size_t(j)];
+                const std::uint64_t src = std::uint64_t(j > k ? s.hi - depth - s.first : s.lo - s.first);
+                const std::uint64_t dst = std::uint64_t(j > k ? 0 : t.rows() - depth);
+                afu_rdma_handle put = 0;
+                const int rc = afuShellRDMAPutStridedAsync(cl, k, j, mm + src * row_b, mm + dst * row_b, row_b,
+                                                           std::uint64_t(depth), row_b, row_b, &put);
+                if (rc) {
+                    bad(FPGA_EXCEPTION, std::string("halo put: ") + afuShellRDMAErrorString(rc));
+                    break;
+                }
+                lk.lock();
+                inbox[std::size_t(j)][std::size_t(q - 1)].push_back(put);
+                ++res.halo_puts;
+                cv.notify_all();
+            }
+            const std::size_t want = std::size_t((k > 0) + (k + 1 < cards));
+            std::vector<afu_rdma_handle> mine;
+            {
+                std::unique_lock<std::mutex> lk(m);
+                cv.wait(lk, [&] { return inbox[std::size_t(k)][std::size_t(q - 1)].size() == want || first_code != FPGA_OK; });
+                mine = inbox[std::size_t(k)][std::size_t(q - 1)];
+            }
+            if (failed()) break;
+            for (afu_rdma_handle put : mine) {
+                const int rc = afuShellRDMAWait(cl, put, 0);
+                if (rc) bad(FPGA_EXCEPTION, std::string("halo put into it: ") + afuShellRDMAErrorString(rc));
+            }
+            if (failed()) break;
+            if (q < passes - 1) {
+                afu_shell_run_result run{};
+                if (afuShellRun(c, mm, mem[q % 2], std::uint64_t(s.rows()) * std::uint64_t(width), &run) != FPGA_OK) {
+                    bad(FPGA_EXCEPTION, std::string("F2F run: ") + afuShellLastError());
+                    break;
+                }
+                res.runs[std::size_t(k)].push_back(run);
+            } else if (afuShellDMATransferH(c, buf, reinterpret_cast<const void*>(mm), bytes, F2H) != FPGA_OK) {
+                bad(FPGA_EXCEPTION, std::string("download: ") + afuShellLastError());
+            } else {
+                const Record* r = static_cast<const Record*>(buf) + std::size_t(s.lo - s.first) * std::size_t(width);
+                std::copy(r, r + std::size_t(s.hi - s.lo) * std::size_t(width),
+                          out.begin() + std::ptrdiff_t(std::size_t(s.lo) * std::size_t(width)));
+            }
+        }
+        afuShellFreeH(c, buf);
+    };
+    std::vector<std::thread> threads;
+    for (int k = 0; k < cards; ++k) threads.emplace_back(card_thread, k);
+    for (auto& t : threads) t.join();
+    close_all();
+    if (first_code != FPGA_OK) return fail(first_code, first_error);
+    rec = out;
+    return res;
+}
+#endif  // AFUSHELL_RDMA_H
 
 }  // namespace lbm
 }  // namespace afushell
