@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "cluster.hpp"
+#include "cluster_pipeline.hpp"
 
 namespace py = pybind11;
 using spgsim::RtlCluster;
@@ -75,5 +76,42 @@ void bind_rdma(py::module& m) {
         return out;
       })
       .def("card_uri", [](RtlCluster& c, int card) { return "sim:" + c.card_name(card); })
-      .def("stats", &RtlCluster::stats, py::call_guard<py::gil_scoped_release>());
+      .def("stats", &RtlCluster::stats, py::call_guard<py::gil_scoped_release>())
+      .def("csr_write", [](RtlCluster& c, int card, uint32_t addr, uint64_t v) {
+        if (!c.present(card)) throw std::out_of_range("no such card");
+        c.card(card)->mmio_write(addr, v);
+      })
+      .def("csr_read", [](RtlCluster& c, int card, uint32_t addr) {
+        if (!c.present(card)) throw std::out_of_range("no such card");
+        return c.csr_read(card, addr);
+      })
+      .def("card_info", [](RtlCluster& c, int card) {
+        if (!c.present(card)) throw std::out_of_range("no such card");
+        return c.card(card)->info();
+      })
+      // (code, error, output bytes, cycles, per-card stats dicts)
+      .def("pipeline", [](RtlCluster& c, const std::vector<int>& chain, py::bytes in, uint64_t record_bytes,
+                          uint64_t passes, uint64_t max_chunk, uint64_t max_gap, uint64_t seed, uint64_t max_cycles) {
+        std::string src = in;
+        spgsim::PipelineSpec s;
+        s.chain = chain, s.record_bytes = record_bytes, s.passes = passes;
+        s.records = record_bytes ? src.size() / record_bytes : 0;
+        s.max_chunk = max_chunk, s.max_gap = max_gap, s.seed = seed, s.max_cycles = max_cycles;
+        std::string dst(src.size(), '\0');
+        spgsim::PipelineResult r;
+        {
+          py::gil_scoped_release nogil;
+          r = spgsim::run_pipeline(c, s, src.data(), &dst[0]);
+        }
+        py::list cards;
+        for (const auto& x : r.cards) {
+          py::dict d;
+          d["in_total_cycles"] = x.in_total, d["in_moved_cycles"] = x.in_moved;
+          d["out_total_cycles"] = x.out_total, d["out_moved_cycles"] = x.out_moved;
+          d["stream_tx_words"] = x.tx_words, d["stream_rx_words"] = x.rx_words;
+          d["stream_tx_stalls"] = x.tx_stalls, d["link_words"] = x.link_words;
+          cards.append(d);
+        }
+        return py::make_tuple(r.code, r.error, py::bytes(dst), r.cycles, cards);
+      });
 }

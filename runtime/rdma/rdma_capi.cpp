@@ -16,6 +16,7 @@
 #ifdef AFUSHELL_RDMA_RTL
 #include "afushell/afushell.h"
 #include "cluster.hpp"
+#include "cluster_pipeline.hpp"
 #endif
 
 struct afu_rdma_cluster_s {
@@ -299,6 +300,77 @@ double afuShellRDMAClockMHz(afu_rdma_cluster c) {
   if (c->rtl) return c->rtl->clock_mhz();
 #endif
   return c->sim->prm.clock_mhz;
+}
+
+int afuShellRDMAPipeline(afu_rdma_cluster c, const int* chain, int cards, const void* in, void* out,
+                         uint64_t record_bytes, uint64_t records, uint64_t passes,
+                         const afu_rdma_pipeline_opts* opts, afu_rdma_pipeline_stats* stats, uint64_t* cycles) {
+  g_last_error.clear();
+  if (!c || !chain || cards < 0 || !in || !out) return AFU_RDMA_BAD_ARG;
+#ifdef AFUSHELL_RDMA_RTL
+  if (c->rtl) {
+    spgsim::PipelineSpec s;
+    s.chain.assign(chain, chain + cards);
+    s.record_bytes = record_bytes, s.records = records, s.passes = passes;
+    if (opts) s.max_chunk = opts->max_chunk, s.max_gap = opts->max_gap, s.seed = opts->seed, s.max_cycles = opts->max_cycles;
+    spgsim::PipelineResult r;
+    try {
+      r = spgsim::run_pipeline(*c->rtl, s, in, out);
+    } catch (const std::exception& e) {
+      g_last_error = e.what();
+      return AFU_RDMA_BAD_ARG;
+    }
+    if (r.code == spgsim::RTL_TIMEOUT) {
+      c->dump = r.error;
+      return AFU_RDMA_TIMEOUT;
+    }
+    if (r.code == spgsim::RTL_BAD_CARD) {
+      g_last_error = r.error;
+      return AFU_RDMA_BAD_CARD;
+    }
+    if (r.code) {
+      g_last_error = r.error;
+      return AFU_RDMA_BAD_ARG;
+    }
+    for (int k = 0; stats && k < cards; ++k) {
+      const auto& x = r.cards[size_t(k)];
+      stats[k] = afu_rdma_pipeline_stats{x.in_total, x.in_moved, x.out_total, x.out_moved,
+                                         x.tx_words, x.rx_words, x.tx_stalls, x.link_words};
+    }
+    if (cycles) *cycles = r.cycles;
+    return AFU_RDMA_OK;
+  }
+#else
+  (void)chain, (void)cards, (void)in, (void)out, (void)record_bytes, (void)records, (void)passes, (void)opts;
+  (void)stats, (void)cycles;
+#endif
+  g_last_error = "a pipeline across cards needs RTL cards (a cluster file with \"card\")";
+  return AFU_RDMA_BAD_ARG;
+}
+
+// The card's CSRs through MMIO: RTL cards only. write: a posted write; else a read that
+// simulates until its answer arrives.
+static int card_csr(afu_rdma_cluster c, int card, uint32_t offset, uint64_t* value, bool write) {
+#ifdef AFUSHELL_RDMA_RTL
+  if (c && c->rtl && value) {
+    if (!c->rtl->present(card)) return AFU_RDMA_BAD_CARD;
+    if (write) c->rtl->card(card)->mmio_write(offset, *value);
+    else *value = c->rtl->csr_read(card, offset);
+    return AFU_RDMA_OK;
+  }
+#else
+  (void)card, (void)offset, (void)value, (void)write;
+#endif
+  g_last_error = c ? "CSRs exist on RTL cards only" : "no cluster";
+  return AFU_RDMA_BAD_ARG;
+}
+
+int afuShellRDMACardWriteCSR(afu_rdma_cluster c, int card, uint32_t offset, uint64_t value) {
+  return card_csr(c, card, offset, &value, true);
+}
+
+int afuShellRDMACardReadCSR(afu_rdma_cluster c, int card, uint32_t offset, uint64_t* value) {
+  return card_csr(c, card, offset, value, false);
 }
 
 const char* afuShellRDMAErrorString(int code) {

@@ -105,6 +105,11 @@ public:
     /// A CSR of card c read through MMIO (steps the cluster until the answer arrives).
     uint64_t csr_read(int c, uint32_t addr);
     uint64_t op_timeout_cycles() const { return op_timeout_; }
+    /// Card c itself (present cards only): its CSRs and host memory, for host-side drivers
+    /// of other kinds (run_pipeline in cluster_pipeline.hpp).
+    Card* card(int c) { return present(c) ? cards_[size_t(c)].get() : nullptr; }
+    /// The channels (indices into channels()) a packet from card `from` to card `to` takes.
+    std::vector<int> route(int from, int to) const { return path(from, to); }
 
     /// Card c as an ordinary card (docs/rdma.md "Cards of a cluster"): the name under which
     /// the simulation's OPAE layer enumerates it, so afuShellOpen("sim:" + name) gives the

@@ -380,6 +380,31 @@
 #define AFUSHELL_RDMA_ROUTE_PORT_SHIFT 0
 #define AFUSHELL_RDMA_ROUTE_PORT_MASK 0xFull
 
+/* STREAM: Streams over links (docs/rdma.md, "Streams over links"): present only in AFUs built with the RDMA block; elsewhere these offsets read 0. The card's stream endpoint pair sends the records of the core cascade's output to another card (OUT_LINK) and delivers the records of another card's stream to the cascade's input (IN_LINK), back-pressure carried end to end by credits. Configure before a run, with the datapath idle. */
+#define AFUSHELL_STREAM_CFG 0x1800  /* rw */
+#define AFUSHELL_STREAM_CFG_TX_DST_SHIFT 0
+#define AFUSHELL_STREAM_CFG_TX_DST_MASK 0x3Full
+#define AFUSHELL_STREAM_CFG_TX_SID_SHIFT 8
+#define AFUSHELL_STREAM_CFG_TX_SID_MASK 0xFF00ull
+#define AFUSHELL_STREAM_CFG_RX_PEER_SHIFT 16
+#define AFUSHELL_STREAM_CFG_RX_PEER_MASK 0x3F0000ull
+#define AFUSHELL_STREAM_CFG_RX_SID_SHIFT 24
+#define AFUSHELL_STREAM_CFG_RX_SID_MASK 0xFF000000ull
+#define AFUSHELL_STREAM_CFG_IN_LINK_SHIFT 32
+#define AFUSHELL_STREAM_CFG_IN_LINK_MASK 0x100000000ull
+#define AFUSHELL_STREAM_CFG_OUT_LINK_SHIFT 33
+#define AFUSHELL_STREAM_CFG_OUT_LINK_MASK 0x200000000ull
+#define AFUSHELL_STREAM_STATUS 0x1808  /* ro */
+#define AFUSHELL_STREAM_STATUS_RX_OVERFLOW_SHIFT 0
+#define AFUSHELL_STREAM_STATUS_RX_OVERFLOW_MASK 0x1ull
+#define AFUSHELL_STREAM_STATUS_RX_MISROUTED_SHIFT 1
+#define AFUSHELL_STREAM_STATUS_RX_MISROUTED_MASK 0x2ull
+#define AFUSHELL_STREAM_STATUS_RECORD_WORDS_SHIFT 8
+#define AFUSHELL_STREAM_STATUS_RECORD_WORDS_MASK 0xFF00ull
+#define AFUSHELL_STREAM_TX_WORDS 0x1810  /* ro */
+#define AFUSHELL_STREAM_RX_WORDS 0x1818  /* ro */
+#define AFUSHELL_STREAM_TX_STALLS 0x1820  /* ro */
+
 /* One in-memory descriptor for chaining: the six DESC_* words in register order. */
 typedef struct afushell_desc {
     uint64_t src;     /* DESC_SRC */

@@ -14,9 +14,9 @@ from typing import Any
 from .._diagnostics import SpgenError
 from .._tools import cache_dir, content_hash
 
-__all__ = ["RTL_MEM_BYTES", "Cluster", "ClusterCard", "RDMAError", "RTLCluster", "RTLTransfer", "Transfer",
-           "build_mpi_rtl_tool", "build_mpi_tool", "build_rtl_cluster", "cluster", "load_rdma_extension", "resolve",
-           "rtl_includes", "rtl_sources"]
+__all__ = ["RTL_MEM_BYTES", "Cluster", "ClusterCard", "PipelineRun", "RDMAError", "RTLCluster", "RTLTransfer",
+           "Transfer", "build_mpi_rtl_tool", "build_mpi_tool", "build_rtl_cluster", "cluster", "load_rdma_extension",
+           "resolve", "rtl_includes", "rtl_sources"]
 
 _SOURCES = ("rdma_sim.hpp", "rdma_sim.cpp", "rdma_capi.cpp", "cluster_file.hpp", "cluster_file.cpp", "bindings.cpp",
             "include/afushell/rdma.h", "include/afushell/rdma_packet.h")
@@ -251,6 +251,16 @@ class ClusterCard:
         """Target-side completions (kind, peer card, addr, bytes, cycle)."""
         return self._cl.sim.events(self.id)
 
+    def write_reg(self, name: str, value: float | bool) -> None:
+        """RTL cards: sets the core Reg `name` of every core of this card's cascade (f32 as
+        its binary32 pattern, i32/u32 integers, bool), through the card's CORE_REG CSR."""
+        info = self._cl._card_info(self.id)
+        if f"reg.{name}" not in info:
+            regs = sorted(k[4:] for k in info if k.startswith("reg."))
+            raise SpgenError(f"card {self.id}: its cores have no Reg {name!r} (Regs: {', '.join(regs) or 'none'})")
+        self._cl.sim.csr_write(self.id, _csr("CORE_REG") + 8 * int(info[f"reg.{name}"]),
+                               _reg_bits(name, info.get(f"regtype.{name}", "u32"), value))
+
     def open(self):
         """This card as an ordinary card (`spgen.runtime.Card`: dma, run, registers, as a
         card from `spgen.runtime.open`), on the cluster clock: while the host waits on it
@@ -329,6 +339,109 @@ class Cluster:
 
     def stats(self) -> dict[str, int]:
         return dict(self.sim.stats())
+
+
+    def _card_info(self, card: int) -> dict[str, str]:
+        if not self.rtl:
+            raise SpgenError("core Regs and pipelines exist on RTL cards (a cluster file with \"card\")")
+        return dict(line.split("=", 1) for line in self.sim.card_info(card).splitlines() if "=" in line)
+
+    def pipeline(self, chain: list[int], records: Any, passes: int = 1, *, max_chunk: int = 0,
+                 max_gap: int = 0, seed: int = 1, max_cycles: int = 0) -> tuple[Any, PipelineRun]:
+        """Streams `records` (a numpy structured array of the cascade's records, or bytes
+        with ``record_bytes`` given by the cards) through the cascades of the cards `chain`
+        in turn, over links, `passes` times (docs/rdma.md, "Streams over links"); returns
+        the last card's output (same type and dtype) and the run's figures. `max_chunk` /
+        `max_gap`: the host feeds both ends in descriptors of 1..max_chunk records, each
+        0..max_gap cycles after the previous one completed (random back-pressure)."""
+        import numpy as np
+
+        if not chain or not all(isinstance(c, int) and 0 <= c < len(self.cards) for c in chain):
+            raise SpgenError(f"chain {chain!r}: cards of this cluster of {len(self.cards)} (0..{len(self.cards) - 1})")
+        self._card_info(chain[0])  # RTL cards only
+        raw = records if isinstance(records, (bytes, bytearray)) else np.ascontiguousarray(records).tobytes()
+        # bytes: the cards' record size (STREAM_STATUS.RECORD_WORDS)
+        rec_bytes = records.dtype.itemsize if hasattr(records, "dtype") else \
+            4 * ((self.sim.csr_read(chain[0], _csr("STREAM_STATUS")) >> 8) & 0xFF)
+        if not rec_bytes or len(raw) % rec_bytes or not raw:
+            raise SpgenError(f"the pipeline takes whole records: {len(raw)} B is not a positive multiple of "
+                             f"{rec_bytes} B")
+        if passes < 1:
+            raise SpgenError(f"passes must be at least 1, got {passes}")
+        code, err, out, cycles, cards = self.sim.pipeline(list(chain), raw, rec_bytes, passes, max_chunk,
+                                                          max_gap, seed, max_cycles)
+        if code:
+            raise RDMAError(code if code > 0 else 101, err)
+        result = np.frombuffer(out, dtype=records.dtype).copy() if hasattr(records, "dtype") else out
+        return result, PipelineRun(list(chain), len(raw) // rec_bytes, passes, cycles, cards,
+                                   self.sim.clock_mhz, rec_bytes)
+
+
+def _csr(name: str) -> int:
+    """A register's address from shell/csr_map.json."""
+    from ..shellgen import load_csr_map
+
+    return load_csr_map().reg(name).address
+
+
+def _reg_bits(name: str, rtype: str, value: float | bool) -> int:
+    """The 32-bit pattern of a core Reg value of type `rtype` (f32, i32, u32, bool)."""
+    import struct
+
+    if rtype == "f32":
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise SpgenError(f"Reg {name!r} (f32): expected a number, got {value!r}")
+        return struct.unpack("<I", struct.pack("<f", float(value)))[0]
+    if rtype == "bool":
+        if value not in (0, 1, True, False):
+            raise SpgenError(f"Reg {name!r} (bool): expected True/False or 0/1, got {value!r}")
+        return int(value)
+    lo, hi = (-(1 << 31), (1 << 31) - 1) if rtype == "i32" else (0, (1 << 32) - 1)
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        raise SpgenError(f"Reg {name!r} ({rtype}): expected an integer in {lo}..{hi}, got {value!r}")
+    return value & 0xFFFFFFFF
+
+
+class PipelineRun:
+    """Figures of a pipeline run: cycles, and per card of the chain the stall rate at its
+    first core's input, the stream's send stalls and the link's use."""
+
+    def __init__(self, chain: list[int], records: int, passes: int, cycles: int, cards: list[dict],
+                 clock_mhz: float, record_bytes: int) -> None:
+        self.chain, self.records, self.passes, self.cycles = chain, records, passes, cycles
+        self.cards, self.clock_mhz, self.record_bytes = cards, clock_mhz, record_bytes
+
+    @property
+    def stall_rates(self) -> list[float]:
+        """Per card: (total - moved) / total cycles at the first core's input (docs/shell.md)."""
+        return [1 - c["in_moved_cycles"] / c["in_total_cycles"] if c["in_total_cycles"] else 0.0
+                for c in self.cards]
+
+    @property
+    def link_utilisation(self) -> list[float]:
+        """Per link of the chain: words on the cable per cycle of the run (every packet:
+        the stream's data, headers, CRC, credits, acknowledgements), 1.0 = the link's rate."""
+        return [c["link_words"] / self.cycles if self.cycles else 0.0 for c in self.cards[:-1]]
+
+    @property
+    def payload_utilisation(self) -> list[float]:
+        """Per link: record words sent per cycle of the run."""
+        return [c["stream_tx_words"] / self.cycles if self.cycles else 0.0 for c in self.cards[:-1]]
+
+    @property
+    def seconds(self) -> float:
+        return self.cycles / (self.clock_mhz * 1e6)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"chain": self.chain, "records": self.records, "passes": self.passes, "cycles": self.cycles,
+                "seconds": self.seconds, "stall_rates": self.stall_rates,
+                "link_utilisation": self.link_utilisation, "payload_utilisation": self.payload_utilisation,
+                "cards": self.cards}
+
+    def __repr__(self) -> str:
+        stalls = ", ".join(f"{s:.1%}" for s in self.stall_rates)
+        return (f"PipelineRun(cards {self.chain}, {self.records} records x {self.passes} passes, "
+                f"{self.cycles} cycles, first-core stalls {stalls})")
 
 
 def cluster(spec: dict | str | Path) -> Cluster:

@@ -5,6 +5,11 @@
 // (rdma_rd_arb, descriptor fetches first), its writes through the RX DMA write master
 // (rdma_wr_arb, RX bursts first and whole). So the ports are afu_top's, plus the links
 // and the RDMA interrupt; with the block left out (afu_top alone) nothing changes.
+// The node's stream endpoints (rdma_stream, STREAM_* CSRs in rdma_stream_csr) carry the
+// cascade's records between cards: with STREAM_CFG.OUT_LINK the last core's records go,
+// word by word (rdma_stream_ser), to another card's stream instead of the RX DMA; with
+// IN_LINK the first core takes the records of the arriving stream (rdma_stream_des)
+// instead of the TX DMA's -- a pipeline of cascades across cards, credits end to end.
 `default_nettype none
 module afu_rdma_top #(
     parameter integer N_CORES          = 0,
@@ -28,7 +33,8 @@ module afu_rdma_top #(
     parameter [63:0]  RDMA_MEM_BYTES   = 64'h2_0000_0000, // memories A and B
     parameter integer RDMA_OP_TIMEOUT  = 2000000,        // cycles before an operation fails
     parameter integer RDMA_MAX_OPS     = 4,              // operations in flight per card
-    parameter integer RDMA_WR_BURST    = 4               // lines per write burst of the engine (1..64)
+    parameter integer RDMA_WR_BURST    = 4,              // lines per write burst of the engine (1..64)
+    parameter integer RDMA_STREAM_DEPTH = 256            // stream receive FIFO, words (the credits)
 ) (
     input  wire         clk,
     input  wire         rst,
@@ -68,13 +74,23 @@ module afu_rdma_top #(
     input  wire [RDMA_PORTS-1:0]    link_in_last
 );
     localparam integer P = RDMA_PORTS;
-    // MMIO: the RDMA window to rdma_csr, the rest to afu_top; both answer one cycle later
-    wire w_rdma = mmio_wr_addr[17:12] == 6'd1;
-    wire r_rdma = mmio_rd_addr[17:12] == 6'd1;
-    wire        a_resp_valid, r_resp_valid;
-    wire [63:0] a_resp_data, r_resp_data;
-    assign mmio_rd_resp_valid = a_resp_valid || r_resp_valid;
-    assign mmio_rd_resp_data = r_resp_valid ? r_resp_data : a_resp_data;
+    localparam integer IN_WORDS  = N_CORES > 0 ? RECORD_WORDS : 1;
+    localparam integer OUT_WORDS = N_CORES > 0 ? OUT_RECORD_WORDS : 1;
+    // MMIO: 0x1800-0x18FF to rdma_stream_csr, the rest of the RDMA window to rdma_csr,
+    // the rest to afu_shell; each answers one cycle later
+    wire w_strm = mmio_wr_addr[17:8] == 10'h018;
+    wire r_strm = mmio_rd_addr[17:8] == 10'h018;
+    wire w_rdma = mmio_wr_addr[17:12] == 6'd1 && !w_strm;
+    wire r_rdma = mmio_rd_addr[17:12] == 6'd1 && !r_strm;
+    wire        a_resp_valid, r_resp_valid, s_resp_valid;
+    wire [63:0] a_resp_data, r_resp_data, s_resp_data;
+    assign mmio_rd_resp_valid = a_resp_valid || r_resp_valid || s_resp_valid;
+    assign mmio_rd_resp_data = r_resp_valid ? r_resp_data : s_resp_valid ? s_resp_data : a_resp_data;
+
+    // the cascade's records to and from the stream endpoints
+    wire                   in_link, out_link, x_in_valid, x_in_ready, x_in_last, x_out_valid, x_out_ready, x_out_last;
+    wire [32*IN_WORDS-1:0]  x_in_data;
+    wire [32*OUT_WORDS-1:0] x_out_data;
 
     // the shell's descriptor-fetch and RX write masters, shared below
     wire [63:0]  a_dsc_address, a_rx_address;
@@ -83,7 +99,7 @@ module afu_rdma_top #(
     wire [511:0] a_rx_data, dsc_data;
     wire [63:0]  a_rx_be;
 
-    afu_top #(
+    afu_shell #(
         .N_CORES(N_CORES), .RECORD_WORDS(RECORD_WORDS), .OUT_RECORD_WORDS(OUT_RECORD_WORDS), .N_REGS(N_REGS),
         .REG_DEFAULTS(REG_DEFAULTS), .DESC_FIFO_DEPTH(DESC_FIFO_DEPTH), .MAX_BURST(MAX_BURST),
         .MAX_READS(MAX_READS), .AFU_ID_L(AFU_ID_L), .AFU_ID_H(AFU_ID_H)
@@ -99,7 +115,10 @@ module afu_rdma_top #(
         .rx_wr_writedata(a_rx_data), .rx_wr_byteenable(a_rx_be), .rx_wr_waitrequest(a_rx_wait),
         .dsc_rd_address(a_dsc_address), .dsc_rd_read(a_dsc_read), .dsc_rd_burstcount(a_dsc_burst),
         .dsc_rd_waitrequest(a_dsc_wait), .dsc_rd_readdata(dsc_data), .dsc_rd_readdatavalid(a_dsc_valid),
-        .irq(irq));
+        .irq(irq),
+        .in_link(in_link), .ext_in_valid(x_in_valid), .ext_in_ready(x_in_ready), .ext_in_data(x_in_data),
+        .ext_in_last(x_in_last), .out_link(out_link), .ext_out_valid(x_out_valid), .ext_out_ready(x_out_ready),
+        .ext_out_data(x_out_data), .ext_out_last(x_out_last));
 
     // RDMA: CSRs, engine + network, memory adapter
     wire [5:0]   card_id, cfg_addr, cmd_dst;
@@ -119,11 +138,28 @@ module afu_rdma_top #(
     wire [63:0]  e_rd_address, e_wr_address;
     wire         e_rd_read, e_rd_wait, e_rd_valid, e_wr_write, e_wr_wait, e_wr_flush, e_wr_pending;
     wire [31:0]  e_rd_data, e_wr_data;
-    /* verilator lint_off UNUSEDSIGNAL */
-    wire         st_s_ready, st_m_valid, st_m_last;  // streams are not bound to the cores here (STREAM = 0)
-    wire [31:0]  st_m_data;
+    wire [5:0]   st_tx_dst, st_rx_peer;
+    wire [7:0]   st_tx_sid, st_rx_sid;
+    wire         st_s_valid, st_s_ready, st_s_last, st_m_valid, st_m_ready, st_m_last;
+    wire [31:0]  st_s_data, st_m_data;
     wire [1:0]   st_errors;
-    /* verilator lint_on UNUSEDSIGNAL */
+
+    // records of the last core -> words into the outgoing stream; arriving words -> records
+    // of the first core (port 0 first, `last` with the final record's final word)
+    rdma_stream_ser #(.WORDS(OUT_WORDS)) u_ser (
+        .clk(clk), .rst(rst), .s_valid(x_out_valid), .s_ready(x_out_ready), .s_data(x_out_data),
+        .s_last(x_out_last), .m_valid(st_s_valid), .m_ready(st_s_ready), .m_data(st_s_data), .m_last(st_s_last));
+    rdma_stream_des #(.WORDS(IN_WORDS)) u_des (
+        .clk(clk), .rst(rst), .s_valid(st_m_valid), .s_ready(st_m_ready), .s_data(st_m_data),
+        .s_last(st_m_last), .m_valid(x_in_valid), .m_ready(x_in_ready), .m_data(x_in_data), .m_last(x_in_last));
+
+    rdma_stream_csr #(.RECORD_WORDS(N_CORES > 0 ? OUT_RECORD_WORDS : 0)) u_stream_csr (
+        .clk(clk), .rst(rst), .mmio_wr_valid(mmio_wr_valid && w_strm), .mmio_wr_addr(mmio_wr_addr),
+        .mmio_wr_data(mmio_wr_data), .mmio_rd_valid(mmio_rd_valid && r_strm), .mmio_rd_addr(mmio_rd_addr),
+        .mmio_rd_resp_valid(s_resp_valid), .mmio_rd_resp_data(s_resp_data), .tx_dst(st_tx_dst),
+        .tx_sid(st_tx_sid), .rx_peer(st_rx_peer), .rx_sid(st_rx_sid), .in_link(in_link), .out_link(out_link),
+        .tx_valid(st_s_valid), .tx_ready(st_s_ready), .rx_valid(st_m_valid), .rx_ready(st_m_ready),
+        .errors(st_errors));
 
     rdma_csr #(.P(P), .MAX_OPS(RDMA_MAX_OPS)) u_csr (
         .clk(clk), .rst(rst), .mmio_wr_valid(mmio_wr_valid && w_rdma), .mmio_wr_addr(mmio_wr_addr),
@@ -139,7 +175,8 @@ module afu_rdma_top #(
         .irq(rdma_irq));
 
     rdma_node #(.P(P), .WINDOW(RDMA_WINDOW), .VC_BUF(RDMA_VC_BUF), .MEM_BYTES(RDMA_MEM_BYTES),
-                .OP_TIMEOUT(RDMA_OP_TIMEOUT), .MAX_OPS(RDMA_MAX_OPS), .PF_DEPTH(RDMA_PF_DEPTH)) u_node (
+                .OP_TIMEOUT(RDMA_OP_TIMEOUT), .MAX_OPS(RDMA_MAX_OPS), .PF_DEPTH(RDMA_PF_DEPTH), .STREAM(1),
+                .STREAM_DEPTH(RDMA_STREAM_DEPTH)) u_node (
         .clk(clk), .rst(rst), .card_id(card_id), .cfg_we(cfg_we), .cfg_addr(cfg_addr), .cfg_port(cfg_port),
         .port_dim(port_dim), .port_dateline(port_dateline), .cmd_valid(cmd_valid), .cmd_ready(cmd_ready),
         .cmd_get(cmd_get), .cmd_dst(cmd_dst), .cmd_local(cmd_local), .cmd_remote(cmd_remote), .cmd_len(cmd_len),
@@ -149,9 +186,10 @@ module afu_rdma_top #(
         .evt_lost(evt_lost), .mem_rd_address(e_rd_address), .mem_rd_read(e_rd_read),
         .mem_rd_waitrequest(e_rd_wait), .mem_rd_readdata(e_rd_data), .mem_rd_readdatavalid(e_rd_valid),
         .mem_wr_address(e_wr_address), .mem_wr_write(e_wr_write), .mem_wr_writedata(e_wr_data),
-        .mem_wr_waitrequest(e_wr_wait), .mem_wr_flush(e_wr_flush), .mem_wr_pending(e_wr_pending), .st_tx_dst(6'd0), .st_tx_sid(8'd0), .st_rx_peer(6'd0),
-        .st_rx_sid(8'd0), .st_s_valid(1'b0), .st_s_ready(st_s_ready), .st_s_data(32'd0), .st_s_last(1'b0),
-        .st_m_valid(st_m_valid), .st_m_ready(1'b1), .st_m_data(st_m_data), .st_m_last(st_m_last),
+        .mem_wr_waitrequest(e_wr_wait), .mem_wr_flush(e_wr_flush), .mem_wr_pending(e_wr_pending), .st_tx_dst(st_tx_dst), .st_tx_sid(st_tx_sid),
+        .st_rx_peer(st_rx_peer), .st_rx_sid(st_rx_sid), .st_s_valid(st_s_valid), .st_s_ready(st_s_ready),
+        .st_s_data(st_s_data), .st_s_last(st_s_last), .st_m_valid(st_m_valid), .st_m_ready(st_m_ready),
+        .st_m_data(st_m_data), .st_m_last(st_m_last),
         .st_errors(st_errors), .link_out_valid(link_out_valid), .link_out_data(link_out_data),
         .link_out_last(link_out_last), .link_in_valid(link_in_valid), .link_in_data(link_in_data),
         .link_in_last(link_in_last), .overflow(overflow), .replays(replays), .link_dbg(link_dbg),

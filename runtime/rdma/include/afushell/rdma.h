@@ -85,6 +85,45 @@ uint64_t afuShellRDMACycles(afu_rdma_cluster c);
 double afuShellRDMAClockMHz(afu_rdma_cluster c);
 const char *afuShellRDMAErrorString(int code);
 
+/* ---- RTL cards: a pipeline of core cascades across cards (docs/rdma.md, "Streams over
+ * links"). Every card of the cluster is a `spgen build PROG.spd --cascade C --links N`
+ * card; the chain's first card streams host records into its cascade (TX DMA), each
+ * cascade's output goes over a link into the next card's cascade, the last card writes
+ * the records back to host memory (RX DMA). Back-pressure is carried end to end by the
+ * stream endpoints' credits. */
+
+/** Per card of the chain (CSRs of the card; cycles summed over the passes). */
+typedef struct {
+    uint64_t in_total_cycles, in_moved_cycles;   /**< at the first core's input: stall rate = 1 - moved/total */
+    uint64_t out_total_cycles, out_moved_cycles; /**< at the last core's output */
+    uint64_t stream_tx_words, stream_rx_words;   /**< words into / out of the link (STREAM_TX/RX_WORDS) */
+    uint64_t stream_tx_stalls;                   /**< cycles the outgoing stream waited for credit or room */
+    uint64_t link_words;                         /**< words on the cable to the next card (first hop), every packet */
+} afu_rdma_pipeline_stats;
+
+/** Options (NULL: one descriptor per pass at each end, no gaps). With max_chunk > 0 the
+ *  host feeds the first card's TX and the last card's RX in descriptors of 1..max_chunk
+ *  records, each 0..max_gap cycles after the previous one completed (random, seeded):
+ *  back-pressure and gaps at both ends of the chain. max_cycles bounds a pass (0: 200
+ *  cycles per record + 1,000,000). */
+typedef struct {
+    uint64_t max_chunk, max_gap, seed, max_cycles;
+} afu_rdma_pipeline_opts;
+
+/** Runs `passes` passes of `records` records of `record_bytes` bytes (the cascade's record)
+ *  from `in` through the cards chain[0..cards-1]; the last pass's output lands in `out`.
+ *  `stats` (NULL or `cards` entries) and `cycles` (NULL or the cluster cycles taken) are
+ *  filled on success. Errors: AFU_RDMA_BAD_CARD, AFU_RDMA_TIMEOUT (a pass did not end;
+ *  afuShellRDMALastDump has every card's stream and link state), AFU_RDMA_BAD_ARG
+ *  (afuShellRDMAErrorString says what: not RTL cards, records of another size, ...). */
+int afuShellRDMAPipeline(afu_rdma_cluster c, const int *chain, int cards, const void *in, void *out,
+                         uint64_t record_bytes, uint64_t records, uint64_t passes,
+                         const afu_rdma_pipeline_opts *opts, afu_rdma_pipeline_stats *stats, uint64_t *cycles);
+/** A 64-bit CSR of an RTL card through MMIO (e.g. AFUSHELL_CORE_REG(i) of afushell_csr.h
+ *  to set a Reg of the card's cores); the read simulates until its answer arrives. */
+int afuShellRDMACardWriteCSR(afu_rdma_cluster c, int card, uint32_t offset, uint64_t value);
+int afuShellRDMACardReadCSR(afu_rdma_cluster c, int card, uint32_t offset, uint64_t *value);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,75 @@
+// CSR block of the card's stream endpoints (STREAM_* registers of shell/csr_map.json, at
+// 0x1800): their binding (destination card and stream id, expected peer and own stream
+// id), where the cascade's records come from and go to (IN_LINK, OUT_LINK), errors and
+// counters. A CFG write clears the counters, so a host reads per-run figures. Reads
+// answer one cycle later, as shell_csr's.
+`default_nettype none
+module rdma_stream_csr #(
+    parameter integer RECORD_WORDS = 1  // words per record on the link (STATUS.RECORD_WORDS; 0: no cores)
+) (
+    input  wire        clk,
+    input  wire        rst,
+    // MMIO (addresses already decoded to the STREAM window by the caller)
+    input  wire        mmio_wr_valid,
+    input  wire [17:0] mmio_wr_addr,
+    /* verilator lint_off UNUSEDSIGNAL */
+    input  wire [63:0] mmio_wr_data,   // CFG's bits only
+    /* verilator lint_on UNUSEDSIGNAL */
+    input  wire        mmio_rd_valid,
+    input  wire [17:0] mmio_rd_addr,
+    output reg         mmio_rd_resp_valid,
+    output reg  [63:0] mmio_rd_resp_data,
+    // configuration
+    output wire [5:0]  tx_dst,
+    output wire [7:0]  tx_sid,
+    output wire [5:0]  rx_peer,
+    output wire [7:0]  rx_sid,
+    output wire        in_link,
+    output wire        out_link,
+    // the endpoints' core side, observed
+    input  wire        tx_valid,
+    input  wire        tx_ready,
+    input  wire        rx_valid,
+    input  wire        rx_ready,
+    input  wire [1:0]  errors       // {misrouted, overflow}, sticky in the endpoint
+);
+    `include "afushell_csr.vh"
+    reg [33:0] cfg;
+    reg [63:0] tx_words, rx_words, tx_stalls;
+    assign tx_dst   = cfg[5:0];
+    assign tx_sid   = cfg[15:8];
+    assign rx_peer  = cfg[21:16];
+    assign rx_sid   = cfg[31:24];
+    assign in_link  = cfg[32];
+    assign out_link = cfg[33];
+
+    wire cfg_write = mmio_wr_valid && mmio_wr_addr == CSR_STREAM_CFG_ADDR;
+    always @(posedge clk) begin
+        if (rst) begin
+            cfg <= 34'd0;
+        end else if (cfg_write) begin
+            cfg <= {mmio_wr_data[33:24], 2'b00, mmio_wr_data[21:16], mmio_wr_data[15:8], 2'b00, mmio_wr_data[5:0]};
+        end
+        if (rst || cfg_write) begin
+            tx_words <= 64'd0; rx_words <= 64'd0; tx_stalls <= 64'd0;
+        end else begin
+            if (tx_valid && tx_ready) tx_words <= tx_words + 64'd1;
+            if (tx_valid && !tx_ready) tx_stalls <= tx_stalls + 64'd1;
+            if (rx_valid && rx_ready) rx_words <= rx_words + 64'd1;
+        end
+    end
+
+    localparam [7:0] RW = RECORD_WORDS[7:0];
+    always @(posedge clk) begin
+        mmio_rd_resp_valid <= !rst && mmio_rd_valid;
+        case (mmio_rd_addr)
+            CSR_STREAM_CFG_ADDR:       mmio_rd_resp_data <= {30'd0, cfg};
+            CSR_STREAM_STATUS_ADDR:    mmio_rd_resp_data <= {48'd0, RW, 6'd0, errors};
+            CSR_STREAM_TX_WORDS_ADDR:  mmio_rd_resp_data <= tx_words;
+            CSR_STREAM_RX_WORDS_ADDR:  mmio_rd_resp_data <= rx_words;
+            CSR_STREAM_TX_STALLS_ADDR: mmio_rd_resp_data <= tx_stalls;
+            default:                   mmio_rd_resp_data <= 64'd0;
+        endcase
+    end
+endmodule
+`default_nettype wire
