@@ -3,6 +3,8 @@
 // (the pytest driver and `python -m spgen.runtime sanitize` build it).
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <random>
@@ -18,13 +20,16 @@ afu_rdma_cluster open_cluster(const std::string& json) {
         ADD_FAILURE() << "SPGEN_LINK_CARD is not set: run through pytest or make sanitize";
         return nullptr;
     }
-    std::string path = ::testing::TempDir() + "cluster.json";
+    // one file per process and call: test runners may run several of these programs at once
+    static int n = 0;
+    std::string path = ::testing::TempDir() + "cluster-" + std::to_string(getpid()) + "-" + std::to_string(n++) + ".json";
     std::FILE* f = std::fopen(path.c_str(), "w");
     std::string text = json.substr(0, json.size() - 1) + ", \"card\": \"" + card + "\"}";
     std::fputs(text.c_str(), f);
     std::fclose(f);
     afu_rdma_cluster cl = nullptr;
     EXPECT_EQ(afuShellRDMAClusterOpenFile(path.c_str(), &cl), AFU_RDMA_OK) << afuShellRDMAErrorString(AFU_RDMA_BAD_ARG);
+    std::remove(path.c_str());
     return cl;
 }
 }  // namespace
