@@ -58,7 +58,7 @@ int afuShellRDMAClusterOpen(const char* description, afu_rdma_cluster* out) {
   *out = nullptr;
   try {
     auto c = std::make_unique<afu_rdma_cluster_s>();
-    if (std::strstr(description, "cardlib ")) {
+    if (std::strstr(description, "cardlib ") || std::strstr(description, "\nbuild ")) {  // RTL cards
 #ifdef AFUSHELL_RDMA_RTL
       spgsim::Params p;
       if (const char* env = std::getenv("SPGEN_SIM_PARAMS")) {
