@@ -16,38 +16,18 @@ from spgen import SpgenError
 from spgen.cli import main
 from spgen.runtime import rdma
 
-CORE_A = """Name core_a;
-Main_In  {Mi::x};
-Main_Out {Mo::y};
-Brch_Out {Bo::b0, b1:u32};
-EQU e1, y = x * 2.0;
-EQU e2, b0 = x + shift(x, 1) + 1.0;
-EQU e3, b1 = bits(x) >> 3;
-"""
-CORE_B = """Name core_b;
-Main_In  {Mi::u};
-Main_Out {Mo::v};
-Brch_In  {Bi::h0, h1:u32};
-EQU e1, v = u * h0 - shift(h0, -2) + f32(h1 & 255);
-"""
-# the program the two cards compute together: core_a's branch output is core_b's branch input
-BOTH = CORE_A + CORE_B + """Name both;
-Main_In  {Mi::x, u};
-Main_Out {Mo::y, v};
-HDL a, auto, (y, b0, b1) = core_a(x);
-HDL b, auto, (v) = core_b(u, b0, b1);
-"""
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "branch_across_cards"  # core_a.spd, core_b.spd, both.spd, cluster.json
+CORE_A, CORE_B = (EXAMPLE / "core_a.spd").read_text(), (EXAMPLE / "core_b.spd").read_text()
 
 
 @pytest.fixture(scope="module")
 def builds(tmp_path_factory) -> dict[str, Path]:
     """core_a and core_b on cards with 2 links each, and a loop-back card with 2 links."""
     d = tmp_path_factory.mktemp("branch_builds")
-    (d / "a.spd").write_text(CORE_A)
-    (d / "b.spd").write_text(CORE_B)
     out = {"a": d / "a", "b": d / "b", "l2": d / "l2"}
-    assert main(["build", str(d / "a.spd"), "--links", "2", "-o", str(out["a"])]) == 0
-    assert main(["build", str(d / "b.spd"), "--links", "2", "-o", str(out["b"])]) == 0
+    assert main(["build", str(EXAMPLE / "core_a.spd"), "--links", "2", "-o", str(out["a"])]) == 0
+    assert main(["build", str(EXAMPLE / "core_b.spd"), "--links", "2", "-o", str(out["b"])]) == 0
     assert main(["build", "--loopback", "--links", "2", "-o", str(out["l2"])]) == 0
     return out
 
@@ -70,7 +50,7 @@ def _inputs(n: int, seed: int) -> np.ndarray:
     ({"per": 0.02, "drop": 0.02, "down": [[2000, 8000]]}, (29, 300)),
 ])
 def test_branch_stream_from_card_a_to_card_b_is_bit_exact(builds, tmp_path, faults, back_pressure) -> None:
-    both = spgen.compile(_write(tmp_path / "both.spd", BOTH))
+    both = spgen.compile(EXAMPLE / "both.spd")
     cl = _cluster(tmp_path, {"topology": "ring", "dims": [2], "seed": 3,
                              "builds": {"0": str(builds["a"]), "1": str(builds["b"])},
                              "branches": [{"from": 0, "to": 1}], **({"faults": faults} if faults else {})})
@@ -97,7 +77,7 @@ def test_card_b_holds_card_a_by_credits(builds, tmp_path) -> None:
     """Card 1's host drains its output in small chunks with long gaps: core_b stops, its
     receive FIFO stops returning credits, and card 0's branch stream waits (TX_STALLS)
     while nothing is lost."""
-    both = spgen.compile(_write(tmp_path / "both.spd", BOTH))
+    both = spgen.compile(EXAMPLE / "both.spd")
     cl = _cluster(tmp_path, {"topology": "ring", "dims": [2],
                              "builds": {"0": str(builds["a"]), "1": str(builds["b"])},
                              "branches": [{"from": 0, "to": 1}]})
@@ -146,7 +126,7 @@ def test_per_card_builds_mix_cores_and_loopback_cards(builds, tmp_path) -> None:
     """A ring of three cards, each its own build (two cores and a loop-back card): RDMA
     between them works beside the branch stream, whose cores stay exact, and a pipeline
     cannot take a stream endpoint that carries a branch stream."""
-    both = spgen.compile(_write(tmp_path / "both.spd", BOTH))
+    both = spgen.compile(EXAMPLE / "both.spd")
     cl = _cluster(tmp_path, {"topology": "ring", "dims": [3],
                              "builds": {"0": str(builds["a"]), "1": str(builds["b"]), "2": str(builds["l2"])},
                              "branches": [{"from": 0, "to": 1}]})
@@ -178,6 +158,26 @@ def test_build_refuses_branch_cores_without_links_or_in_a_cascade(tmp_path, caps
     assert "runs alone on its card (--cascade 1, not 2)" in capsys.readouterr().err
 
 
-def _write(path: Path, text: str) -> Path:
-    path.write_text(text)
-    return path
+def test_docs_branch_example_runs_as_written(builds, tmp_path, monkeypatch) -> None:
+    """docs/rdma.md "Branch streams across cards": the build commands, then the Python
+    example with the example's cluster file, from a copy of the repository's layout."""
+    import re
+    import shlex
+    import shutil
+    import subprocess
+    import sys
+
+    text = (ROOT / "docs" / "rdma.md").read_text()
+    section = text[text.index("### Branch streams across cards"):text.index("### A pipeline of cascades across cards")]
+    blocks = re.findall(r"```(\w+)\n(.*?)```", section, re.DOTALL)
+    assert [k for k, _ in blocks] == ["sh", "json", "python"]
+    assert json.loads(blocks[1][1]) == json.loads((EXAMPLE / "cluster.json").read_text())
+    shutil.copytree(EXAMPLE, tmp_path / "examples" / "branch_across_cards")
+    monkeypatch.chdir(tmp_path)
+    for line in blocks[0][1].splitlines():
+        argv = shlex.split(line, comments=True)
+        if argv:
+            assert argv[:2] == ["spgen", "build"] and main(argv[1:]) == 0  # cached: the fixture's builds
+    py = subprocess.run([sys.executable, "-c", blocks[2][1]], capture_output=True, text=True, timeout=600, check=False)
+    assert py.returncode == 0, py.stderr[-3000:]
+    assert "words/cycle" in py.stdout
