@@ -133,10 +133,13 @@ PipelineResult run_pipelines(RtlCluster& cl, const std::vector<PipelineSpec>& sp
                                         ": no cascade with stream endpoints (build it from a core with --links N)");
             }
             const uint64_t want_in = s.record_bytes, want_out = n == 1 && s.out_record_bytes ? s.out_record_bytes : s.record_bytes;
-            if (4 * ow != want_out || (k == 0 && 4 * iw != want_in))
-                return fail(-1, "card " + std::to_string(c) + " streams records of " + std::to_string(4 * iw) + " B in, " +
-                                    std::to_string(4 * ow) + " B out; the pipeline was given " + std::to_string(want_in) +
-                                    " B in, " + std::to_string(want_out) + " B out");
+            if (4 * ow != want_out || (k == 0 && 4 * iw != want_in)) {
+                auto sizes = [](uint64_t a, uint64_t b) {
+                    return a == b ? std::to_string(a) + " B" : std::to_string(a) + " B in, " + std::to_string(b) + " B out";
+                };
+                return fail(-1, "card " + std::to_string(c) + " streams records of " + sizes(4 * iw, 4 * ow) +
+                                    ", the pipeline was given " + sizes(want_in, want_out));
+            }
             // the endpoints a chain needs must not carry a branch stream of the cluster file
             const uint64_t b = cl.branch_cfg(c);
             if (k > 0 && (b & AFUSHELL_STREAM_CFG_IN_BRCH_MASK))
