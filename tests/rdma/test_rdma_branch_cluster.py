@@ -158,6 +158,36 @@ def test_build_refuses_branch_cores_without_links_or_in_a_cascade(tmp_path, caps
     assert "runs alone on its card (--cascade 1, not 2)" in capsys.readouterr().err
 
 
+def test_c_api_runs_both_cores(builds, tmp_path) -> None:
+    """afuShellRDMARunCores from a C program linked only against libafushell: both cards'
+    cores at once, random host chunks and gaps, 1 % flips and drops; bit for bit."""
+    import subprocess
+
+    from spgen.runtime._build import build_runtime
+
+    rt = build_runtime()
+    exe = tmp_path / "rdma_branch_run"
+    subprocess.run(["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-O2", str(Path(__file__).with_name("rdma_branch_run.c")),
+                    f"-I{ROOT / 'runtime' / 'rdma' / 'include'}", f"-L{rt}", "-lafushell", f"-Wl,-rpath,{rt}",
+                    "-o", str(exe)], check=True)
+    path = tmp_path / "cluster.json"
+    path.write_text(json.dumps({"topology": "ring", "dims": [2], "seed": 4, "faults": {"per": 0.01, "drop": 0.01},
+                                "builds": {"0": str(builds["a"]), "1": str(builds["b"])},
+                                "branches": [{"from": 0, "to": 1}]}))
+    x = _inputs(1000, seed=6)
+    for k in ("x", "u"):
+        np.ascontiguousarray(x[k]).tofile(tmp_path / f"{k}.bin")
+    r = subprocess.run([str(exe), str(path), *(str(tmp_path / f) for f in ("x.bin", "u.bin", "y.bin", "v.bin"))],
+                       capture_output=True, text=True, timeout=600, check=False)
+    assert r.returncode == 0, r.stdout + r.stderr[-3000:]
+    want = spgen.compile(EXAMPLE / "both.spd").emulate(x)
+    for k in ("y", "v"):
+        assert np.array_equal(np.fromfile(tmp_path / f"{k}.bin", dtype=np.uint32), want[k].view(np.uint32))
+    lines = r.stdout.splitlines()
+    assert lines[0].split()[2:4] == ["2000", "0"] and lines[1].split()[2:4] == ["0", "2000"]
+    assert lines[-1].startswith("ok ")
+
+
 def test_docs_branch_example_runs_as_written(builds, tmp_path, monkeypatch) -> None:
     """docs/rdma.md "Branch streams across cards": the build commands, then the Python
     example with the example's cluster file, from a copy of the repository's layout."""
