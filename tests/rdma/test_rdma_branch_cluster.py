@@ -132,6 +132,9 @@ def test_per_card_builds_mix_cores_and_loopback_cards(builds, tmp_path) -> None:
                              "branches": [{"from": 0, "to": 1}]})
     assert "brch_out_words=2" in cl.sim.card_info(0) and "brch_in_words=2" in cl.sim.card_info(1)
     assert "brch_" not in cl.sim.card_info(2)
+    assert cl.card_summary(0) == "core_a x 1, 2 links, Brch_Out (2 words) -> card 1"
+    assert cl.card_summary(1) == "core_b x 1, 2 links, Brch_In (2 words) <- card 0"
+    assert cl.card_summary(2) == "loopback x 0, 2 links"
     data = bytes(range(256)) * 8
     cl[0].write(0x1000, data)
     cl[0].put(2, 0x1000, 0x2000, len(data))

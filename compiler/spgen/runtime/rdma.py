@@ -346,6 +346,22 @@ class Cluster:
             raise SpgenError("core Regs and pipelines exist on RTL cards (a cluster file with \"card\")")
         return dict(line.split("=", 1) for line in self.sim.card_info(card).splitlines() if "=" in line)
 
+    def card_summary(self, card: int) -> str:
+        """RTL cards: the card's build (core, links) and its branch-stream binding (STREAM_CFG)."""
+        info = self._card_info(card)
+        words = {k: int(info.get(f"brch_{k}_words", 0)) for k in ("in", "out")}
+        text = f"{info.get('target', '?')} x {info.get('n_cores', '?')}, {info.get('links', '?')} links"
+        from ..shellgen import load_csr_map
+
+        reg = load_csr_map().reg("STREAM_CFG")
+        raw = self.sim.csr_read(card, reg.address)
+        cfg = {f.name: raw >> f.lsb & ((1 << f.width) - 1) for f in reg.fields}
+        if cfg["OUT_BRCH"]:
+            text += f", Brch_Out ({words['out']} words) -> card {cfg['TX_DST']}"
+        if cfg["IN_BRCH"]:
+            text += f", Brch_In ({words['in']} words) <- card {cfg['RX_PEER']}"
+        return text
+
     def pipeline(self, chain: list[int], records: Any, passes: int = 1, *, max_chunk: int = 0,
                  max_gap: int = 0, seed: int = 1, max_cycles: int = 0) -> tuple[Any, PipelineRun]:
         """Streams `records` (a numpy structured array of the cascade's records, or bytes
