@@ -42,10 +42,34 @@ def builds(folder: Path) -> dict[str, Path]:
     return out
 
 
+def plot(rows: list[dict], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 3.6))
+    names = [r["scenario"].split(" (")[0] for r in rows]
+    xs = np.arange(len(rows))
+    for i, (key, label) in enumerate((("words_per_cycle", "branch words / cycle"),
+                                      ("branch_stall_rate", "branch stall rate (no credit)"),
+                                      ("core_a_input_stall_rate", "core_a input stall rate"))):
+        ax.bar(xs + (i - 1) * 0.27, [r[key] for r in rows], 0.27, label=label)
+    ax.axhline(15 / 18, color="gray", linestyle="--", linewidth=1)
+    ax.text(-0.45, 15 / 18 + 0.02, "link limit: 15 data words in 18", fontsize=8, color="gray")
+    ax.set_xticks(xs, names, fontsize=8)
+    ax.set_ylim(0, 1.3)
+    ax.set_title("Branch stream core_a (card 0) -> core_b (card 1) over one link, RTL cards", fontsize=10)
+    ax.legend(fontsize=8, loc="upper center", ncol=3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--elements", type=int, default=20000)
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--plot", type=Path, help="bar chart of words per cycle and stall rates (PNG)")
     ap.add_argument("--builds", type=Path, default=Path("build"), help="folder of the two card builds")
     args = ap.parse_args(argv)
     b = builds(args.builds)
@@ -81,6 +105,8 @@ def main(argv: list[str] | None = None) -> int:
               f"{r['core_a_input_stall_rate']:>10.3f} {r['core_b_input_stall_rate']:>10.3f} {r['cycles']:>9} {r['exact']}")
     if args.json:
         args.json.write_text(json.dumps(rows, indent=2) + "\n")
+    if args.plot:
+        plot(rows, args.plot)
     return 0 if all(r["exact"] for r in rows) else 1
 
 
