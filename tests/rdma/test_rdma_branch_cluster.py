@@ -23,12 +23,14 @@ CORE_A, CORE_B = (EXAMPLE / "core_a.spd").read_text(), (EXAMPLE / "core_b.spd").
 
 @pytest.fixture(scope="module")
 def builds(tmp_path_factory) -> dict[str, Path]:
-    """core_a and core_b on cards with 2 links each, and a loop-back card with 2 links."""
+    """core_a and core_b on cards with 2 links each, and the loop-back card with 4 links that
+    the runtime's tests share (its library)."""
+    from spgen.runtime._build import link_card
+
     d = tmp_path_factory.mktemp("branch_builds")
-    out = {"a": d / "a", "b": d / "b", "l2": d / "l2"}
+    out = {"a": d / "a", "b": d / "b", "l4": link_card()}
     assert main(["build", str(EXAMPLE / "core_a.spd"), "--links", "2", "-o", str(out["a"])]) == 0
     assert main(["build", str(EXAMPLE / "core_b.spd"), "--links", "2", "-o", str(out["b"])]) == 0
-    assert main(["build", "--loopback", "--links", "2", "-o", str(out["l2"])]) == 0
     return out
 
 
@@ -93,17 +95,18 @@ def test_card_b_holds_card_a_by_credits(builds, tmp_path) -> None:
 
 
 def test_per_card_builds_are_checked_against_the_cluster(builds, tmp_path) -> None:
-    a, b, l2 = (str(builds[k]) for k in ("a", "b", "l2"))
+    a, b, l4 = (str(builds[k]) for k in ("a", "b", "l4"))
     ring = {"topology": "ring", "dims": [2]}
     cases = [
         # link count: this topology needs 3 ports per card
         ({"topology": "custom", "cards": 2, "ports": 3, "links": [{"a": [0, 2], "b": [1, 2]}],
-          "builds": {"0": l2, "1": l2}}, r"card 0 \(.*l2.*\): the card has 2 link ports, the cluster needs 3"),
+          "builds": {"0": l4, "1": b}, "branches": []},
+         r"card 1 \(.*/b/sim/libafucard.so\): the card has 2 link ports, the cluster needs 3"),
         # a core's branch stream that nothing binds
         ({**ring, "builds": {"0": a, "1": b}}, r"card 0 .*its core's Brch_Out is not bound"),
         ({**ring, "builds": {"0": a, "1": b}, "branches": [{"from": 1, "to": 0}]},
          r"card 1 .* has no core with a Brch_Out to send"),
-        ({**ring, "builds": {"0": a, "1": l2}, "branches": [{"from": 0, "to": 1}]},
+        ({**ring, "builds": {"0": a, "1": l4}, "branches": [{"from": 0, "to": 1}]},
          r"card 1 .* has no core with a Brch_In to receive"),
         # the file itself
         ({**ring, "builds": {"0": a}}, r"card 1 has no build"),
@@ -128,13 +131,13 @@ def test_per_card_builds_mix_cores_and_loopback_cards(builds, tmp_path) -> None:
     cannot take a stream endpoint that carries a branch stream."""
     both = spgen.compile(EXAMPLE / "both.spd")
     cl = _cluster(tmp_path, {"topology": "ring", "dims": [3],
-                             "builds": {"0": str(builds["a"]), "1": str(builds["b"]), "2": str(builds["l2"])},
+                             "builds": {"0": str(builds["a"]), "1": str(builds["b"]), "2": str(builds["l4"])},
                              "branches": [{"from": 0, "to": 1}]})
     assert "brch_out_words=2" in cl.sim.card_info(0) and "brch_in_words=2" in cl.sim.card_info(1)
     assert "brch_" not in cl.sim.card_info(2)
     assert cl.card_summary(0) == "core_a x 1, 2 links, Brch_Out (2 words) -> card 1"
     assert cl.card_summary(1) == "core_b x 1, 2 links, Brch_In (2 words) <- card 0"
-    assert cl.card_summary(2) == "loopback x 0, 2 links"
+    assert cl.card_summary(2) == "loopback x 0, 4 links"
     data = bytes(range(256)) * 8
     cl[0].write(0x1000, data)
     cl[0].put(2, 0x1000, 0x2000, len(data))
