@@ -12,6 +12,26 @@ namespace spgsim {
 namespace {
 uint64_t field(uint64_t v, uint64_t mask, int shift) { return (v & mask) >> shift; }
 
+// The links the sums take from each card of the chain to the next, with their faults:
+// a hop whose cable loses everything (or is down) is where a reduction stands still.
+std::string where_stuck(RtlCluster& cl, const Reduction& r) {
+    std::ostringstream o;
+    const double ns_per_cycle = 1000.0 / cl.clock_mhz(), now_ns = double(cl.now()) * ns_per_cycle;
+    for (size_t k = 0; k + 1 < r.spec.chain.size(); ++k) {
+        const int a = r.spec.chain[k], b = r.spec.chain[k + 1];
+        for (int ch : cl.route(a, b)) {
+            const RtlCluster::Channel& c = cl.channels()[size_t(ch)];
+            bool down = false;
+            for (const auto& iv : c.fault.down) down = down || (iv.first <= now_ns && now_ns < iv.second);
+            if (!down && (c.packets == 0 || c.dropped + c.corrupted < c.packets)) continue;
+            o << "  stuck: the sums from card " << a << " to card " << b << " cross link " << c.link << " (to card "
+              << c.to_card << " port " << c.to_port << "), " << (down ? "down now" : "losing every packet") << ": "
+              << c.dropped << " of " << c.packets << " packets dropped\n";
+        }
+    }
+    return o.str();
+}
+
 void finish(RtlCluster& cl, Reduction& r, int code, const std::string& error) {
     r.code = code;
     r.error = error;
@@ -134,7 +154,7 @@ int wait_reduce(RtlCluster& cl, Reduction& r, uint64_t max_cycles) {
               << field(stalls, AFUSHELL_REDUCE_STALLS_OUT_MASK, AFUSHELL_REDUCE_STALLS_OUT_SHIFT)
               << " for credits\n";
         }
-        o << cl.dump();
+        o << where_stuck(cl, r) << cl.dump();
         for (int c : r.spec.chain) cl.card(c)->mmio_write(AFUSHELL_REDUCE_CTRL, AFUSHELL_REDUCE_CTRL_ABORT_MASK);
         finish(cl, r, RTL_TIMEOUT, o.str());
     }
