@@ -8,6 +8,7 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import oplib
 from .._diagnostics import SpgenError
 from ._csr import SHELL_DIR, load_csr_map
 from ._wrapper import CoreInterface, cores_wrapper
@@ -103,6 +104,10 @@ def write_project(out: Path, core: CoreInterface | None, core_text: str | None,
             for f in sorted((SHELL_DIR / sub).glob("*.v")):
                 shutil.copyfile(f, out / "rtl" / "shell" / sub / f.name)
                 p.rtl.append(f"rtl/shell/{sub}/{f.name}")
+        # the reductions' f32 adder: the operator library's, as the cores use it
+        fadd = oplib.RTL_DIR / "spg_fadd.v"
+        shutil.copyfile(fadd, out / "rtl" / "shell" / "rdma" / fadd.name)
+        p.rtl.append(f"rtl/shell/rdma/{fadd.name}")
     if core:
         (out / "rtl" / f"{core.name}.v").write_text(core_text or "")
         (out / "rtl" / "afu_cores.v").write_text(cores_wrapper(core, n_cores))
