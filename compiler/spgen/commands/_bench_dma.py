@@ -11,7 +11,7 @@ import numpy as np
 
 from .._diagnostics import SpgenError
 from .._plotting import pyplot, save
-from . import _sweep
+from . import _size_sweep
 
 __all__ = ["HELP", "PUBLISHED", "THEORETICAL", "add_arguments", "run"]
 
@@ -31,13 +31,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--records", type=Path, metavar="JSON",
                    help="no run: print the table (and --plot) of an earlier result file, e.g. from "
                         "the C++ tool afushell-bench")
-    _sweep.add_sweep_arguments(p, steps="doubling", reps=10, reps_how="averaged", params_doc="docs/runtime.md",
-                        plot="a bandwidth-vs-size plot")
+    _size_sweep.add_sweep_arguments(p, steps="doubling", reps=10, reps_how="averaged",
+                                    params_doc="docs/runtime.md", plot="a bandwidth-vs-size plot")
 
 
 def _sizes(args: argparse.Namespace) -> list[int]:
-    return _sweep.sweep_sizes(args, quick=[4, 64, 1024, 16 << 10, 64 << 10], factor=2, limit=1 << 32,
-                       beyond="exceeds one 4 GiB FPGA memory", with_max=False)
+    return _size_sweep.sweep_sizes(args, quick=[4, 64, 1024, 16 << 10, 64 << 10], factor=2,
+                                   limit=1 << 32, beyond="exceeds one 4 GiB FPGA memory",
+                                   with_max=False)
 
 
 def sweep(card, types: list[str], sizes: list[int], reps: int, progress: bool = True) -> list[dict]:
@@ -97,13 +98,13 @@ def _table(records: list[dict], types: list[str]) -> str:
         for t in types:
             r = by[(t, s)]
             cells.append(f"{r['gbps']:>9.3f}" + ("!" if r["integrity_errors"] else " "))
-        lines.append(f"{_sweep.fmt_size(s):>10} " + " ".join(cells))
+        lines.append(f"{_size_sweep.fmt_size(s):>10} " + " ".join(cells))
     lines.append("")
     lines.append(f"{'type':<5} {'largest':>10} {'GB/s':>8} {'eff.':>7}   published (Intel PAC)")
     top = max(sizes)
     for t in types:
         r = by[(t, top)]
-        lines.append(f"{t:<5} {_sweep.fmt_size(top):>10} {r['gbps']:>8.2f} {r['efficiency'] * 100:>6.1f}%   "
+        lines.append(f"{t:<5} {_size_sweep.fmt_size(top):>10} {r['gbps']:>8.2f} {r['efficiency'] * 100:>6.1f}%   "
                      f"{PUBLISHED[t]:.1f} GB/s ({PUBLISHED_EFF[t] * 100:.1f}%)")
     return "\n".join(lines)
 
@@ -149,11 +150,11 @@ def run(args: argparse.Namespace) -> int:
 
     if args.records:
         return _replay(args)
-    types = _sweep.choices(args.types, PUBLISHED, "transfer type")
+    types = _size_sweep.choices(args.types, PUBLISHED, "transfer type")
     sizes = _sizes(args)
-    reps = _sweep.repetitions(args, quick=2)
+    reps = _size_sweep.repetitions(args, quick=2)
     t0 = time.monotonic()
-    with runtime.open(args.target, params=_sweep.card_params(args.param) or None) as card:
+    with runtime.open(args.target, params=_size_sweep.card_params(args.param) or None) as card:
         card.require_plain_copy("spgen bench dma")
         s0 = card.sim_stats()
         records = sweep(card, types, sizes, reps, progress=not args.no_progress)
@@ -170,5 +171,5 @@ def run(args: argparse.Namespace) -> int:
            "target": str(args.target), "reps": reps, "published_gbps": PUBLISHED,
            "published_efficiency": PUBLISHED_EFF, "theoretical_gbps": THEORETICAL,
            "sim_cycles": cycles, "sim_wall_s": sim_wall, "cycles_per_s": speed,
-           "wall_s": wall, "card": info, "params": _sweep.card_params(args.param)}
-    return _sweep.finish("dma", args, records, doc, lambda path: _plot(records, types, path))
+           "wall_s": wall, "card": info, "params": _size_sweep.card_params(args.param)}
+    return _size_sweep.finish("dma", args, records, doc, lambda path: _plot(records, types, path))

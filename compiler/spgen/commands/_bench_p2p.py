@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from .._plotting import pyplot, save
-from . import _sweep
+from . import _size_sweep
 
 __all__ = ["HELP", "MODES", "PUBLISHED", "add_arguments", "run", "sweep"]
 
@@ -43,13 +43,14 @@ _FPGA = 1 << 32   # memory B: the FPGA side of every transfer
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--modes", nargs="+", default=list(MODES), metavar="MODE",
                    help="card, reg, host, staged (default: all)")
-    _sweep.add_sweep_arguments(p, steps="x4 steps", reps=3, reps_how="median reported",
-                        params_doc="docs/runtime.md, docs/p2p.md", plot="latency and bandwidth plots")
+    _size_sweep.add_sweep_arguments(p, steps="x4 steps", reps=3, reps_how="median reported",
+                                    params_doc="docs/runtime.md, docs/p2p.md",
+                                    plot="latency and bandwidth plots")
 
 
 def _sizes(args: argparse.Namespace) -> list[int]:
-    return _sweep.sweep_sizes(args, quick=[4, 256, 4096, 65536], factor=4, limit=1 << 30,
-                       beyond="exceeds the benchmark's 1 GiB", with_max=True)
+    return _size_sweep.sweep_sizes(args, quick=[4, 256, 4096, 65536], factor=4, limit=1 << 30,
+                                   beyond="exceeds the benchmark's 1 GiB", with_max=True)
 
 
 def _move(card, mode: str, kind: str, dst, src, n: int, ns_per_cycle: float) -> float:
@@ -109,13 +110,13 @@ def _table(records: list[dict], modes: list[str]) -> str:
     head = " ".join(f"{m + ' ' + k:>12}" for m, k in cols)
     lines = ["latency [us] (median)", f"{'size':>10} {head}"]
     for s in sizes:
-        lines.append(f"{_sweep.fmt_size(s):>10} " + " ".join(
+        lines.append(f"{_size_sweep.fmt_size(s):>10} " + " ".join(
             f"{by[(m, k, s)]['median_ns'] / 1e3:>11.3f}" + ("!" if by[(m, k, s)]["integrity_errors"] else " ")
             for m, k in cols))
     lines += ["", "bandwidth [GB/s]", f"{'size':>10} {head}"]
     for s in sizes:
-        lines.append(f"{_sweep.fmt_size(s):>10} " + " ".join(f"{by[(m, k, s)]['gbps']:>11.3f} " for m, k in cols))
-    big = "GB/s at " + _sweep.fmt_size(sizes[-1])
+        lines.append(f"{_size_sweep.fmt_size(s):>10} " + " ".join(f"{by[(m, k, s)]['gbps']:>11.3f} " for m, k in cols))
+    big = "GB/s at " + _size_sweep.fmt_size(sizes[-1])
     lines += ["", f"{'':<24} {'4 B latency':>12} {'published':>10} {big:>16} {'published':>10}"]
     for (m, k), pub in PUBLISHED.items():
         if m not in modes:
@@ -166,10 +167,10 @@ def _plot(records: list[dict], modes: list[str], path: Path) -> None:
 def run(args: argparse.Namespace) -> int:
     from spgen import runtime
 
-    modes = _sweep.choices(args.modes, MODES, "mode")
+    modes = _size_sweep.choices(args.modes, MODES, "mode")
     sizes = _sizes(args)
-    reps = _sweep.repetitions(args, quick=1)
-    params = _sweep.card_params(args.param)
+    reps = _size_sweep.repetitions(args, quick=1)
+    params = _size_sweep.card_params(args.param)
     t0 = time.monotonic()
     with runtime.open("loopback", params=params or None) as card:
         s0 = card.sim_stats()
@@ -188,4 +189,4 @@ def run(args: argparse.Namespace) -> int:
            "published": [{"mode": m, "type": k, **v} for (m, k), v in PUBLISHED.items()],
            "published_peach2_us": PEACH2, "sim_cycles": s1["cycles"] - s0["cycles"],
            "sim_wall_s": s1["wall_s"] - s0["wall_s"], "wall_s": wall}
-    return _sweep.finish("p2p", args, records, doc, lambda path: _plot(records, modes, path))
+    return _size_sweep.finish("p2p", args, records, doc, lambda path: _plot(records, modes, path))
