@@ -19,10 +19,20 @@ from pathlib import Path
 
 import numpy as np
 from spgen import SpgenError
-from spgen.lbm import FLUID, MOVING_WALL, WALL, cavity, compile_core, initial_f, macroscopic, run_cards, run_emulator
+from spgen.lbm import (
+    FLUID,
+    MOVING_WALL,
+    WALL,
+    cavity,
+    compile_core,
+    initial_f,
+    macroscopic,
+    run_cards,
+    run_emulator,
+)
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import lbm_cavity as single  # noqa: E402  (the one-card example: Ghia's tables, centre lines, run to steady)
+import lbm_cavity as single
 
 
 def slab_contents(attr: np.ndarray, slabs: list[tuple[int, int]]) -> list[dict[str, int]]:
@@ -67,7 +77,7 @@ def plot(res: dict, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    attr, ux, uy, ux_s, uy_s = res["_fields"]
+    _attr, ux, uy, ux_s, uy_s = res["_fields"]
     n, lid = res["n"], res["lid"]
     fig, (a, b, c) = plt.subplots(1, 3, figsize=(15, 4.8), gridspec_kw={"width_ratios": [1.15, 1, 1]})
     speed = np.hypot(np.nan_to_num(ux), np.nan_to_num(uy))[1:-1, 1:-1] / lid

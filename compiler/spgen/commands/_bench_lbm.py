@@ -387,7 +387,8 @@ def _run_cards(args: argparse.Namespace) -> int:
     print(cb.table(rows))
     summ = cb.summary(rows)
     if summ["worst_stall_rate_at_524160B_per_card"] is not None:
-        print(f"\nslabs of >= {PUBLISHED['stall_size_bytes']:,} B per card ({summ['runs_at_524160B_per_card']} runs): "
+        print(f"\n{args.mode}: transfers of >= {PUBLISHED['stall_size_bytes']:,} B per card "
+              f"({summ['runs_at_524160B_per_card']} runs): "
               f"worst input stall rate {summ['worst_stall_rate_at_524160B_per_card'] * 100:.4f} % "
               f"(published one-card bound: <= 0.03 %)")
     print(f"wall time {time.monotonic() - t0:.1f} s")

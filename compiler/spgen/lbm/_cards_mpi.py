@@ -22,7 +22,15 @@ from pathlib import Path
 import numpy as np
 
 from .._diagnostics import SpgenError
-from ._cards import RECORD_BYTES, CardsResult, check_cards, check_steps, cluster_spec, finish, open_build_info
+from ._cards import (
+    RECORD_BYTES,
+    CardsResult,
+    check_cards,
+    check_steps,
+    cluster_spec,
+    finish,
+    open_build_info,
+)
 from ._cards_slabs import slab_layout
 from ._grid import RECORD_DTYPE, check_grid, from_records, to_records
 
@@ -39,7 +47,8 @@ def build_slabs_tool() -> Path:
     rt = build_runtime()
     root = repo_root()
     src = root / "runtime" / "rdma" / "lbm_slabs_mpi.cpp"
-    headers = [root / "runtime" / "sim" / "cluster.hpp", root / "runtime" / "sim" / "card.hpp",
+    headers = [root / "runtime" / "rdma" / "rtl_mpi_window.hpp", root / "runtime" / "sim" / "cluster.hpp",
+               root / "runtime" / "sim" / "card.hpp",
                root / "shell" / "include" / "afushell_csr.h"]
     exe = rt / ("lbm-slabs-mpi-" + content_hash(*[p.read_bytes() for p in (src, *headers)])[:16])
     if not exe.is_file():
@@ -56,9 +65,11 @@ def build_slabs_tool() -> Path:
 
 
 def mpirun_env() -> dict[str, str]:
-    """mpirun's environment: root allowed (containers), more ranks than cores allowed."""
+    """mpirun's environment: root allowed (containers), more ranks than cores allowed, and a
+    rank waiting in a collective yields its core (the ranks meet once per look-ahead window,
+    and on a machine with fewer free cores than ranks a spinning rank slows the others)."""
     return dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-                OMPI_MCA_rmaps_base_oversubscribe="1")
+                OMPI_MCA_rmaps_base_oversubscribe="1", OMPI_MCA_mpi_yield_when_idle="1")
 
 
 def run_slabs_mpi(build, f: np.ndarray, attr: np.ndarray, steps: int, *, cards: int = 2, ranks: int = 1,
