@@ -72,6 +72,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="strong (one grid), weak (rows per card fixed), or both (default)")
     g.add_argument("--passes", type=int, default=8,
                    help="passes through each card's cascade: steps = passes x C (default 8)")
+    g.add_argument("--ranks", type=int, metavar="K",
+                   help="slabs only: simulate the cards in K MPI processes (mpirun; at most one per card, "
+                        "min(K, cards) for each run); every K gives the same grid and cycles")
 
 
 def _parse(args: argparse.Namespace) -> tuple[list[int], int, list[int]]:
@@ -343,8 +346,12 @@ def _run_cards(args: argparse.Namespace) -> int:
         raise SpgenError(f"--scaling '{args.scaling}': strong, weak or strong,weak")
     if args.passes < 2:
         raise SpgenError(f"--passes {args.passes}: at least 2 (the upload and the download are passes)")
+    if args.ranks is not None and not 1 <= args.ranks <= 64:
+        raise SpgenError(f"--ranks {args.ranks}: 1..64 MPI processes")
+    if args.ranks is not None and args.mode != "slabs":
+        raise SpgenError("--ranks: MPI ranks run --mode slabs only")
     cfg = cb.CardsBench(depths=depths, cards=cards, gbps=gbps, scalings=scalings, mode=args.mode, width=width,
-                        height=height, steps_per_depth=args.passes, omega=args.omega)
+                        height=height, steps_per_depth=args.passes, omega=args.omega, ranks=args.ranks)
     design = compile_core(width)
     total = len(depths) * (1 + len(gbps) * len(scalings) * len(cards))
     bar = tqdm(total=total, unit="run", file=sys.stderr, disable=args.no_progress, desc="bench lbm --cards")
@@ -359,12 +366,14 @@ def _run_cards(args: argparse.Namespace) -> int:
     print(cb.table(rows))
     summ = cb.summary(rows)
     if summ["worst_stall_rate_at_524160B_per_card"] is not None:
-        print(f"\nslabs of >= {PUBLISHED['stall_size_bytes']:,} B per card ({summ['runs_at_524160B_per_card']} runs): "
+        print(f"\n{args.mode}: transfers of >= {PUBLISHED['stall_size_bytes']:,} B per card "
+              f"({summ['runs_at_524160B_per_card']} runs): "
               f"worst input stall rate {summ['worst_stall_rate_at_524160B_per_card'] * 100:.4f} % "
               f"(published one-card bound: <= 0.03 %)")
     print(f"wall time {time.monotonic() - t0:.1f} s")
     if args.json:
-        args.json.write_text(json.dumps({"benchmark": "lbm-cards", "mode": args.mode, "width": width,
+        args.json.write_text(json.dumps({"benchmark": "lbm-cards", "mode": args.mode, "ranks": args.ranks,
+                                         "width": width,
                                          "height": height, "passes": args.passes, "summary": summ,
                                          "results": rows}, indent=2) + "\n")
     if args.plot:
