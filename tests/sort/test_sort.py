@@ -1,0 +1,194 @@
+"""The distributed counting sort (spgen.sort, docs/sort.md): results equal numpy's stable
+sort, payloads follow their keys, on the C++ network model and on RTL cards, with faults."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from spgen import SpgenError, sort
+from spgen.cli import main
+from spgen.runtime import rdma
+
+pytestmark = pytest.mark.xdist_group("sort")
+
+
+def _inputs(kind: str, n: int, dtype, seed: int = 1) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    top = np.iinfo(dtype).max
+    if kind == "random":
+        return rng.integers(0, top, n, dtype=dtype, endpoint=True)
+    if kind == "zipf":  # heavy skew: most keys small, a long tail
+        return np.minimum(rng.zipf(1.3, n), min(top, 2**62)).astype(dtype)
+    if kind == "equal":
+        return np.full(n, 0xDEADBEEF, dtype)
+    if kind == "sorted":
+        return np.sort(rng.integers(0, top, n, dtype=dtype, endpoint=True))
+    if kind == "reverse":
+        return np.sort(rng.integers(0, top, n, dtype=dtype, endpoint=True))[::-1].copy()
+    if kind == "few":  # many duplicates of a few values spread over the whole range
+        return rng.choice(np.array([0, 5, top // 3, top // 2, top], dtype=dtype), n)
+    raise ValueError(kind)
+
+
+KINDS = ["random", "zipf", "equal", "sorted", "reverse", "few"]
+
+
+def _check(cl, keys: np.ndarray, with_payloads: bool = True, **kw) -> sort.SortRun:
+    payloads = np.random.default_rng(7).integers(0, 2**32, keys.size, dtype=np.uint32) if with_payloads else None
+    run = sort.sort(cl, keys, payloads, **kw)
+    order = np.argsort(keys, kind="stable")
+    assert run.keys.dtype == keys.dtype
+    assert np.array_equal(run.keys, np.sort(keys))
+    if with_payloads:
+        assert np.array_equal(run.payloads, payloads[order])  # stably: equal keys keep input order
+    assert sum(run.output.counts) == keys.size
+    return run
+
+
+@pytest.mark.parametrize("cards", [2, 4])
+@pytest.mark.parametrize("kind", KINDS)
+def test_model_uint32(cards: int, kind: str) -> None:
+    cl = rdma.cluster({"topology": "fullmesh", "cards": cards})
+    for n in (1, 7, 1001, 4099):  # sizes that are multiples of nothing (and fewer keys than cards)
+        _check(cl, _inputs(kind, n, np.uint32))
+
+
+@pytest.mark.parametrize("cards", [2, 4])
+@pytest.mark.parametrize("kind", ["random", "zipf", "equal", "reverse"])
+def test_model_uint64_payloads(cards: int, kind: str) -> None:
+    cl = rdma.cluster({"topology": "fullmesh", "cards": cards})
+    _check(cl, _inputs(kind, 3001, np.uint64))
+
+
+def test_phases_and_balance() -> None:
+    """Every phase is recorded where it ran; uniform keys end up evenly on the cards; the
+    scatter moves every key and payload exactly once."""
+    cl = rdma.cluster({"topology": "fullmesh", "cards": 4})
+    run = _check(cl, _inputs("random", 20000, np.uint32))
+    names = [p.name for p in run.phases]
+    assert names == ["range (local)", "range exchange", "histogram", "count exchange", "prefix sums",
+                     "group by card", "scatter", "local sort"]
+    assert {p.where for p in run.phases if "exchange" in p.name or p.name == "scatter"} == {"network"}
+    scatter = run.phase("scatter")
+    assert scatter.bytes_moved == 20000 * 8 and scatter.cycles > 0
+    assert run.imbalance < 1.1 and run.local_passes == 4
+
+
+def test_model_eight_cards_quick() -> None:
+    cl = rdma.cluster({"topology": "fullmesh", "cards": 8})
+    _check(cl, _inputs("random", 2053, np.uint32))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", KINDS)
+def test_model_eight_cards(kind: str) -> None:
+    cl = rdma.cluster({"topology": "fullmesh", "cards": 8, "faults": {"per": 1e-3, "drop": 1e-3}})
+    for n in (3, 9999, 100003):
+        _check(cl, _inputs(kind, n, np.uint32))
+    _check(cl, _inputs(kind, 30011, np.uint64))
+
+
+def test_model_faults() -> None:
+    """Corrupted and lost packets and a link down while keys cross it: the link layer
+    replays, the sort is still exact."""
+    cl = rdma.cluster({"topology": "fullmesh", "cards": 4, "seed": 3,
+                       "faults": {"per": 0.02, "drop": 0.01},
+                       "link_faults": [{"link": 0, "down": [[0, 20000]]}]})
+    _check(cl, _inputs("random", 20011, np.uint32))
+    st = cl.stats()
+    assert st["replays"] > 0 and st["packets_corrupted"] > 0 and st["packets_dropped"] > 0
+
+
+def test_absent_cards() -> None:
+    cl = rdma.cluster({"topology": "mesh", "dims": [3], "absent": [2]})
+    run = _check(cl, _inputs("random", 999, np.uint32))
+    assert run.output.cards == [0, 1]
+
+
+def test_empty_and_no_payloads() -> None:
+    cl = rdma.cluster({"topology": "fullmesh", "cards": 2})
+    run = sort.sort(cl, np.zeros(0, np.uint32))
+    assert run.keys.size == 0 and run.payloads is None
+    _check(cl, _inputs("random", 333, np.uint64), with_payloads=False)
+
+
+@pytest.mark.parametrize("digit_bits", [4, 11, 16])
+def test_digit_widths(digit_bits: int) -> None:
+    cl = rdma.cluster({"topology": "fullmesh", "cards": 2})
+    _check(cl, _inputs("random", 1500, np.uint32), digit_bits=digit_bits, partition_bits=3)
+
+
+def test_errors(monkeypatch) -> None:
+    cl = rdma.cluster({"topology": "fullmesh", "cards": 2})
+    cases = [((np.arange(10, dtype=np.int32),), "keys of type int32 are not supported: uint32 or uint64"),
+             ((np.ones(10, np.float32),), "keys of type float32"),
+             ((np.zeros((2, 3), np.uint32),), "one-dimensional numpy array, got ndarray of 2 dimensions"),
+             (([1, 2, 3],), "one-dimensional numpy array, got list"),
+             ((np.zeros(4, np.uint32), np.zeros(3, np.uint32)), "payloads must be a uint32 array of the keys' shape"),
+             ((np.zeros(4, np.uint64), np.zeros(4, np.uint64)), "got uint64 of shape (4,)")]
+    for args, msg in cases:
+        with pytest.raises(SpgenError, match=None) as e:
+            sort.sort(cl, *args)
+        assert msg in str(e.value)
+    with pytest.raises(SpgenError, match="partition_bits must be 1..16"):
+        sort.sort(cl, np.zeros(4, np.uint32), partition_bits=0)
+    with pytest.raises(SpgenError, match="digit_bits must be"):
+        sort.sort(cl, np.zeros(4, np.uint32), digit_bits=7)
+    monkeypatch.setattr(sort, "LAYOUT", sort.Layout(region=64))
+    with pytest.raises(SpgenError, match="17 uint32 keys are more than this layout takes \\(16"):
+        sort.sort(cl, np.zeros(17, np.uint32))
+
+
+# ---- RTL cards: complete simulated cards with the RDMA block, driven through their CSRs ----
+@pytest.fixture(scope="module")
+def link_card(tmp_path_factory) -> Path:
+    """A loop-back card with 4 link ports (a full mesh of up to 5 cards)."""
+    out = tmp_path_factory.mktemp("cards") / "link4"
+    assert main(["build", "--loopback", "--links", "4", "--op-timeout", "100000", "-o", str(out)]) == 0
+    return out
+
+
+@pytest.mark.parametrize("cards", [2, 4])
+def test_rtl_cards(link_card: Path, cards: int) -> None:
+    cl = rdma.cluster({"topology": "fullmesh", "cards": cards, "card": str(link_card)})
+    for kind in ("random", "zipf", "reverse"):
+        _check(cl, _inputs(kind, 1003, np.uint32))
+    _check(cl, _inputs("random", 777, np.uint64))
+
+
+def test_rtl_cards_faults(link_card: Path) -> None:
+    """Bit flips and drops on every cable and a cable down while the keys cross it."""
+    cl = rdma.cluster({"topology": "fullmesh", "cards": 4, "card": str(link_card), "seed": 5,
+                       "faults": {"per": 0.02, "drop": 0.01},
+                       "link_faults": [{"link": 1, "down": [[5000, 40000]]}]})
+    run = _check(cl, _inputs("random", 4001, np.uint32))
+    st = cl.stats()
+    assert st["corrupted"] > 0 and st["dropped"] > 0
+    assert run.phase("scatter").cycles > 0
+
+
+@pytest.mark.slow
+def test_rtl_eight_cards_torus(link_card: Path) -> None:
+    """Eight RTL cards: a full mesh needs 7 ports, a card has 4, so a 2x4 torus whose
+    routers carry the all-to-all over several hops."""
+    cl = rdma.cluster({"topology": "torus", "dims": [2, 4], "card": str(link_card),
+                       "faults": {"per": 1e-3, "drop": 1e-3}})
+    for kind in KINDS:
+        _check(cl, _inputs(kind, 2999, np.uint32))
+    _check(cl, _inputs("random", 1999, np.uint64))
+
+
+def test_bench_quick(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "sort.json"
+    assert main(["bench", "sort", "--cards", "2,4", "--keys", "4096", "--reps", "1", "--json", str(out),
+                 "--plot", str(tmp_path / "sort.png"), "--no-progress"]) == 0
+    doc = json.loads(out.read_text())
+    assert [r["cards"] for r in doc["runs"]] == [2, 4]
+    for r in doc["runs"]:
+        assert r["correct"] and r["gbps"] > 0 and r["model_gbps"] > 0
+        assert set(r["phases"]) >= {"histogram", "count exchange", "scatter", "local sort"}
+    assert doc["cpu"]["numpy_sort_gbps"] > 0 and doc["optweb"]["gbps"] == 243
+    assert (tmp_path / "sort.png").stat().st_size > 0
+    assert "model" in capsys.readouterr().out
