@@ -65,12 +65,18 @@ class Layout:
         return 6 * self.region
 
     @property
-    def end(self) -> int:
+    def ranks(self) -> int:       # the counting core's output: ranks, then the histogram
         return 7 * self.region
+
+    @property
+    def end(self) -> int:
+        return 8 * self.region
 
 
 LAYOUT = Layout()
 _RANGE_SLOT = 16  # bytes per card in the range exchange: min and max as uint64
+_BINS = 256       # bins of the counting core (cores/sort/sort_rank_count.v)
+CORE_REGS = ("lo", "sh")  # the counting core's Regs, by which a card build is recognised
 
 
 @dataclass
@@ -164,7 +170,7 @@ def spread(cl, keys: np.ndarray, payloads: np.ndarray | None = None) -> Spread:
     (card i of n cards gets keys[len*i//n : len*(i+1)//n]) at LAYOUT.keys / LAYOUT.payloads."""
     keys, payloads = _check_keys(keys, payloads)
     cards = _cards(cl)
-    limit = LAYOUT.region // keys.dtype.itemsize
+    limit = LAYOUT.region // keys.dtype.itemsize - _BINS  # room for the counting core's bin keys
     if keys.size > limit:
         raise SpgenError(f"sort: {keys.size} {keys.dtype} keys are more than this layout takes ({limit}: "
                          f"one card may receive every key, into {LAYOUT.region >> 20} MiB)")
@@ -203,6 +209,16 @@ class _Clock:
         if self.progress:
             self.progress(name)
         return out
+
+    def card(self, name: str, fn: Callable[[], list[int]]) -> Any:
+        """A phase on the cards' cascades: `fn` returns every card's run time in ns. The
+        host here starts the cards one after the other; cards run at once in hardware, so
+        the phase takes the slowest card's time."""
+        ns = fn()
+        self.phases.append(Phase(name, "card", max(ns, default=0) * 1e-9,
+                                 int(max(ns, default=0) * self.cl.sim.clock_mhz / 1e3)))
+        if self.progress:
+            self.progress(name)
 
     def network(self, name: str, puts: list[tuple[int, int, int, int, int]]) -> None:
         """Issues every put (card, dst, local, remote, bytes) at once and waits for all."""
@@ -245,15 +261,75 @@ def _counting_passes(keys: np.ndarray, pays: np.ndarray | None, lo: int, bits: i
     return keys, pays
 
 
-def sort_spread(cl, s: Spread, *, partition_bits: int = 8, digit_bits: int = 8,
+class _CardCounting:
+    """The counting passes on the cards' cascades: cores/sort/sort_rank.spd gives every
+    key's rank within its bin; after the keys each card gets one key per bin, whose
+    ranks are the histogram (the counts of the keys before them)."""
+
+    def __init__(self, cl, cards: list[int]) -> None:
+        self.cl, self.handles = cl, {}
+        for c in cards:
+            self.handles[c] = cl[c].open()
+
+    def close(self) -> None:
+        for h in self.handles.values():
+            h.close()
+
+    def count(self, c: int, addr: int, n: int, lo: int, sh: int) -> tuple[np.ndarray, np.ndarray, int]:
+        """(ranks of the n keys at addr, histogram, the run's ns) for bins ((k - lo) >> sh) & 255."""
+        nb = min(_BINS, 1 << (32 - sh))
+        bin_keys = (np.arange(nb, dtype=np.uint64) << np.uint64(sh)) + np.uint64(lo)
+        self.cl[c].write(addr + 4 * n, (bin_keys & np.uint64(0xFFFFFFFF)).astype(np.uint32))
+        card = self.handles[c]
+        card.write_reg("lo", lo)
+        card.write_reg("sh", sh)
+        run = card.run(addr, LAYOUT.ranks, n + nb)
+        out = _read(self.cl, c, LAYOUT.ranks, n + nb, np.dtype(np.uint32))
+        return out[:n], out[n:].astype(np.int64), run.elapsed_ns
+
+
+def _card_counting_possible(cl, s: Spread, partition_bits: int, digit_bits: int) -> str:
+    """Why the counting passes cannot run on these cards ("" when they can)."""
+    if not cl.rtl:
+        return "the network model has no cards to run cores on (a cluster file with \"card\" gives RTL cards)"
+    info = cl._card_info(s.cards[0])
+    if not all(f"reg.{r}" in info for r in CORE_REGS):
+        return ("the cards do not carry the counting core (build them with "
+                "`spgen build cores/sort/sort_rank.spd --links N`)")
+    if s.dtype != np.uint32:
+        return f"the counting core takes uint32 keys, these are {s.dtype}"
+    if partition_bits > 8 or digit_bits != 8:
+        return "the counting core has 256 bins: partition_bits <= 8 and digit_bits = 8"
+    return ""
+
+
+def sort_spread(cl, s: Spread, *, partition_bits: int = 8, digit_bits: int = 8, counting: str = "auto",
                 progress: Callable[[str], None] | None = None) -> SortRun:
     """Sorts an array spread over the cards (from `spread`) in place: afterwards the cards
     hold the sorted array (card order, then memory order) at the same addresses, with new
-    per-card counts (the returned run's `output`)."""
+    per-card counts (the returned run's `output`). `counting`: "card" runs the counting
+    passes (histogram and ranks) on the cards' cascades (RTL cards built from
+    cores/sort/sort_rank.spd, uint32 keys), "host" in numpy, "auto" on the cards when
+    they can."""
+    if counting not in ("auto", "card", "host"):
+        raise SpgenError(f"sort: counting must be 'auto', 'card' or 'host', got {counting!r}")
     if not 1 <= partition_bits <= 16:
         raise SpgenError(f"sort: partition_bits must be 1..16, got {partition_bits}")
     if digit_bits not in (4, 8, 11, 16):
         raise SpgenError(f"sort: digit_bits must be 4, 8, 11 or 16, got {digit_bits}")
+    why = _card_counting_possible(cl, s, partition_bits, digit_bits) if counting != "host" else "host"
+    if counting == "card" and why:
+        raise SpgenError(f"sort: counting on the cards is not possible: {why}")
+    counter = _CardCounting(cl, s.cards) if not why else None
+    try:
+        return _sort_spread(cl, s, partition_bits, digit_bits, counter, progress)
+    finally:
+        if counter:
+            counter.close()
+
+
+def _sort_spread(cl, s: Spread, partition_bits: int, digit_bits: int, counter: _CardCounting | None,
+                 progress: Callable[[str], None] | None) -> SortRun:
     ks, L, cards, N = s.dtype.itemsize, LAYOUT, s.cards, len(s.cards)
     B = 1 << partition_bits
     clock = _Clock(cl, progress)
@@ -287,13 +363,26 @@ def sort_spread(cl, s: Spread, *, partition_bits: int = 8, digit_bits: int = 8,
     def bins_of(keys: np.ndarray, lo: int) -> np.ndarray:
         return ((keys - keys.dtype.type(lo)) >> keys.dtype.type(shift)).astype(np.int64)
 
+    ranks: dict[int, np.ndarray] = {}
+
     def histogram() -> None:
         for i, (c, k) in enumerate(zip(cards, s.counts)):
             assert global_range(c) == (lo, hi), f"card {c} sees another key range"
             h = np.bincount(bins_of(_read(cl, c, L.keys, k, s.dtype), lo), minlength=B).astype(np.uint32)
             cl[c].write(hist_addr + i * 4 * B, h)
 
-    clock.host("histogram", histogram)
+    def histogram_on_cards() -> list[int]:
+        ns = []
+        for i, (c, k) in enumerate(zip(cards, s.counts)):
+            ranks[c], h, t = counter.count(c, L.keys, k, lo, shift)
+            cl[c].write(hist_addr + i * 4 * B, np.pad(h, (0, B - h.size)).astype(np.uint32))
+            ns.append(t)
+        return ns
+
+    if counter:
+        clock.card("histogram", histogram_on_cards)
+    else:
+        clock.host("histogram", histogram)
     # 3. the counts, all to all.
     clock.network("count exchange", [(c, d, hist_addr + i * 4 * B, hist_addr + i * 4 * B, 4 * B)
                                      for i, c in enumerate(cards) for d in cards if d != c])
@@ -318,11 +407,17 @@ def sort_spread(cl, s: Spread, *, partition_bits: int = 8, digit_bits: int = 8,
     runs: dict[int, np.ndarray] = {}
 
     def group() -> None:
-        for c, k in zip(cards, s.counts):
+        for i, (c, k) in enumerate(zip(cards, s.counts)):
             keys = _read(cl, c, L.keys, k, s.dtype)
-            dest = plans[c][0][bins_of(keys, lo)]
-            order = np.argsort(dest.astype(np.uint8 if N <= 256 else np.uint16), kind="stable")
+            bins = bins_of(keys, lo)
+            dest = plans[c][0][bins]
             runs[c] = np.bincount(dest, minlength=N)
+            if counter:  # the card's ranks: each key's place in bin order (= destination order)
+                hist = _read(cl, c, hist_addr + i * 4 * B, B, np.dtype(np.uint32)).astype(np.int64)
+                order = np.empty(k, np.int64)
+                order[(np.cumsum(hist) - hist)[bins] + ranks[c]] = np.arange(k)
+            else:
+                order = np.argsort(dest.astype(np.uint8 if N <= 256 else np.uint16), kind="stable")
             if k:
                 cl[c].write(L.send_keys, keys[order])
                 if s.payloads:
@@ -356,18 +451,61 @@ def sort_spread(cl, s: Spread, *, partition_bits: int = 8, digit_bits: int = 8,
             counts.append(k)
         return counts
 
-    out_counts = clock.host("local sort", local_sort)
+    def local_counting_on_cards() -> list[int]:
+        """Per digit: the card counts (ranks and histogram), the host moves the keys."""
+        ns = []
+        for c in cards:
+            k, t = plans[c][2], 0
+            bufs = [(L.recv_keys, L.recv_payloads), (L.send_keys, L.send_payloads)]
+            digits = list(range(0, span_bits, digit_bits))
+            for j, sh in enumerate(digits):
+                src, dst = bufs[j % 2], (bufs[(j + 1) % 2] if j + 1 < len(digits) else (L.keys, L.payloads))
+                if not k:
+                    break
+                r, h, dt = counter.count(c, src[0], k, lo, sh)
+                t += dt
+                _move(c, src, dst, k, sh, r, h)
+            if k and not digits:  # every key equal: the received order is the result
+                _move(c, bufs[0], (L.keys, L.payloads), k, 0, np.arange(k), np.array([k]))
+            ns.append(t)
+        return ns
+
+    move_seconds = [0.0]
+
+    def _move(c: int, src: tuple[int, int], dst: tuple[int, int], k: int, sh: int, r: np.ndarray,
+              h: np.ndarray) -> None:
+        t0 = time.perf_counter()
+        keys = _read(cl, c, src[0], k, s.dtype)
+        bins = ((keys - np.uint32(lo)) >> np.uint32(sh)) & np.uint32(_BINS - 1) if h.size > 1 else \
+            np.zeros(k, np.int64)
+        pos = (np.cumsum(h) - h)[bins.astype(np.int64)] + r.astype(np.int64)
+        out = np.empty_like(keys)
+        out[pos] = keys
+        cl[c].write(dst[0], out)
+        if s.payloads:
+            pays = _read(cl, c, src[1], k, PAYLOAD_TYPE)
+            outp = np.empty_like(pays)
+            outp[pos] = pays
+            cl[c].write(dst[1], outp)
+        move_seconds[0] += time.perf_counter() - t0
+
+    if counter:
+        clock.card("local counting", local_counting_on_cards)
+        clock.phases.append(Phase("local sort", "host", move_seconds[0]))  # the moves between the counts
+        out_counts = [plans[c][2] for c in cards]
+    else:
+        out_counts = clock.host("local sort", local_sort)
     return SortRun(s, Spread(cards, out_counts, s.dtype, s.payloads), clock.phases, partition_bits, shift,
                    -(-span_bits // digit_bits))
 
 
 def sort(cl, keys: np.ndarray, payloads: np.ndarray | None = None, *, partition_bits: int = 8,
-         digit_bits: int = 8, progress: Callable[[str], None] | None = None) -> SortRun:
+         digit_bits: int = 8, counting: str = "auto", progress: Callable[[str], None] | None = None) -> SortRun:
     """Sorts uint32 or uint64 `keys` (with uint32 `payloads` following their keys, stably)
     on the cluster `cl` (`spgen.runtime.rdma.cluster(...)`, RTL cards or the network model):
     spreads them over the cards, sorts them there and reads the result back into the
     run's `keys` / `payloads` (equal to numpy's stable sort)."""
     run = sort_spread(cl, spread(cl, keys, payloads), partition_bits=partition_bits, digit_bits=digit_bits,
-                      progress=progress)
+                      counting=counting, progress=progress)
     run.keys, run.payloads = gather(cl, run.output)
     return run

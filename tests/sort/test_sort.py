@@ -136,9 +136,9 @@ def test_errors(monkeypatch) -> None:
         sort.sort(cl, np.zeros(4, np.uint32), partition_bits=0)
     with pytest.raises(SpgenError, match="digit_bits must be"):
         sort.sort(cl, np.zeros(4, np.uint32), digit_bits=7)
-    monkeypatch.setattr(sort, "LAYOUT", sort.Layout(region=64))
-    with pytest.raises(SpgenError, match="17 uint32 keys are more than this layout takes \\(16"):
-        sort.sort(cl, np.zeros(17, np.uint32))
+    monkeypatch.setattr(sort, "LAYOUT", sort.Layout(region=4096))
+    with pytest.raises(SpgenError, match="769 uint32 keys are more than this layout takes \\(768"):
+        sort.sort(cl, np.zeros(769, np.uint32))
 
 
 # ---- RTL cards: complete simulated cards with the RDMA block, driven through their CSRs ----
