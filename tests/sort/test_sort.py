@@ -180,6 +180,69 @@ def test_rtl_eight_cards_torus(link_card: Path) -> None:
     _check(cl, _inputs("random", 1999, np.uint64))
 
 
+@pytest.fixture(scope="module")
+def rank_card(tmp_path_factory) -> Path:
+    """A card with the counting core (cores/sort/sort_rank.spd) and 4 link ports."""
+    out = tmp_path_factory.mktemp("cards") / "rank4"
+    core = Path(__file__).resolve().parents[2] / "cores" / "sort" / "sort_rank.spd"
+    assert main(["build", str(core), "--links", "4", "--op-timeout", "100000", "-o", str(out)]) == 0
+    return out
+
+
+def test_rank_core_simulated() -> None:
+    """The counting core in Verilator with random stalls: every key's rank within its bin,
+    and the bin keys appended after the keys give the histogram."""
+    import spgen
+
+    d = spgen.compile(str(Path(__file__).resolve().parents[2] / "cores" / "sort" / "sort_rank.spd"))
+    rng = np.random.default_rng(4)
+    lo, sh = 0x1234567, 16
+    keys = rng.integers(lo, lo + (200 << sh), 2500, dtype=np.uint32)
+    keys[100:300] = keys[99]  # a long run of one bin: back-to-back updates of one counter
+    bin_keys = (np.arange(256, dtype=np.uint64) << np.uint64(sh)) + np.uint64(lo)
+    x = np.zeros(keys.size + 256, dtype=d.input_dtype())
+    x["k"] = np.concatenate([keys, (bin_keys & 0xFFFFFFFF).astype(np.uint32)])
+    y = d.simulate(x, regs={"lo": lo, "sh": sh}, stall_seed=5)["r"]
+    bins = (keys - np.uint32(lo)) >> np.uint32(sh)
+    seen = np.zeros(256, np.int64)
+    want = np.zeros(keys.size, np.int64)
+    for i, b in enumerate(bins):
+        want[i], seen[b] = seen[b], seen[b] + 1
+    assert np.array_equal(y[:keys.size], want)
+    assert np.array_equal(y[keys.size:], np.bincount(bins, minlength=256))
+
+
+@pytest.mark.parametrize("cards", [2, 4])
+def test_rtl_counting_on_cards(rank_card: Path, cards: int) -> None:
+    """Histogram and local counting passes on the cards' cascades (the core run through
+    the shell's DMA, twice per card and digit: its counters start afresh every run)."""
+    cl = rdma.cluster({"topology": "fullmesh", "cards": cards, "card": str(rank_card)})
+    for kind in ("random", "zipf", "equal", "sorted", "few"):
+        run = _check(cl, _inputs(kind, 1201, np.uint32), counting="card")
+        assert run.phase("histogram").where == "card" and run.phase("histogram").cycles > 1201 // cards
+        assert run.phase("local counting").where == "card"
+    with pytest.raises(SpgenError, match="the counting core takes uint32 keys, these are uint64"):
+        sort.sort(cl, _inputs("random", 10, np.uint64), counting="card")
+    assert sort.sort(cl, _inputs("random", 99, np.uint64)).phase("histogram").where == "host"  # auto
+
+
+def test_rtl_counting_on_cards_faults(rank_card: Path) -> None:
+    cl = rdma.cluster({"topology": "fullmesh", "cards": 3, "card": str(rank_card), "seed": 9,
+                       "faults": {"per": 0.02, "drop": 0.02}, "link_faults": [{"link": 2, "down": [[2000, 30000]]}]})
+    _check(cl, _inputs("random", 2003, np.uint32), counting="card")
+    assert cl.stats()["corrupted"] > 0
+
+
+def test_counting_refusals(link_card: Path) -> None:
+    with pytest.raises(SpgenError, match="the network model has no cards to run cores on"):
+        sort.sort(rdma.cluster({"topology": "fullmesh", "cards": 2}), np.zeros(4, np.uint32), counting="card")
+    cl = rdma.cluster({"topology": "fullmesh", "cards": 2, "card": str(link_card)})
+    with pytest.raises(SpgenError, match="the cards do not carry the counting core"):
+        sort.sort(cl, np.zeros(4, np.uint32), counting="card")
+    with pytest.raises(SpgenError, match="counting must be 'auto', 'card' or 'host'"):
+        sort.sort(cl, np.zeros(4, np.uint32), counting="gpu")
+
+
 def test_bench_quick(tmp_path: Path, capsys) -> None:
     out = tmp_path / "sort.json"
     assert main(["bench", "sort", "--cards", "2,4", "--keys", "4096", "--reps", "1", "--json", str(out),

@@ -27,8 +27,6 @@ RTL_LINK_GBPS = 6.4    # one 32-bit word per cycle per port and direction
 RTL_ENGINE_GBPS = 0.8  # the RTL engine moves at most 4 B per cycle
 MODEL_ENGINE_GBPS = 64 * 390.625e6 / 1e9  # the network model's engine: a 64 B packet per cycle
 PAYLOAD_EFF = 64 / 72  # payload bytes per wire byte of a full data packet
-_PHASES = ["range (local)", "range exchange", "histogram", "count exchange", "prefix sums", "group by card",
-           "scatter", "local sort"]
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -39,8 +37,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--line-gbps", type=float, default=40.0,
                    help="line rate of the network model's links (default 40: the PAC's QSFP+)")
     p.add_argument("--rtl", type=Path, metavar="CARD",
-                   help="RTL cards from `spgen build --links 4` in CARD instead of the network model "
-                        "(a full mesh up to 5 cards, a 2 x N/2 torus above: a card has 4 link ports)")
+                   help="RTL cards from `spgen build [cores/sort/sort_rank.spd] --links 4` in CARD instead of the "
+                        "network model (a full mesh up to 5 cards, a 2 x N/2 torus above: a card has 4 link "
+                        "ports); cards built from the counting core run the counting passes")
     p.add_argument("--faults", type=float, default=0.0, metavar="PER", help="packet error rate on every link")
     p.add_argument("--reps", type=int, default=3, help="runs per card count; medians are reported (default 3)")
     p.add_argument("--seed", type=int, default=1)
@@ -138,14 +137,16 @@ def _one(n: int, args: argparse.Namespace, dtype, bar) -> dict:
     net = med([r.network_seconds for r in runs])
     host = med([r.host_seconds for r in runs])
     nbytes = first.bytes_sorted
-    phases = {ph: {"where": first.phase(ph).where, "seconds": med([r.phase(ph).seconds for r in runs]),
-                   "cycles": int(med([r.phase(ph).cycles for r in runs])), "bytes": first.phase(ph).bytes_moved}
-              for ph in _PHASES}
+    phases = {ph.name: {"where": ph.where, "seconds": med([r.phase(ph.name).seconds for r in runs]),
+                        "cycles": int(med([r.phase(ph.name).cycles for r in runs])), "bytes": ph.bytes_moved}
+              for ph in first.phases}
+    card_s = sum(p["seconds"] for p in phases.values() if p["where"] == "card")
     mod = model(n, passes, links, engine, factor)
     return {"cards": n, "backend": "rtl" if args.rtl else "model", "topology": spec["topology"],
             "dims": spec.get("dims"), "keys": first.input.n, "dtype": str(first.input.dtype),
             "payloads": args.payloads, "bytes": nbytes, "phases": phases, "network_s": net, "host_s": host,
-            "gbps": nbytes / (net + host) / 1e9, "network_gbps": nbytes / net / 1e9,
+            "card_s": card_s, "gbps": nbytes / (net + host + card_s) / 1e9, "network_gbps": nbytes / net / 1e9,
+            "counting": "card" if card_s else "host",
             "model": mod, "model_gbps": mod["gbps"], "model_network_gbps": mod["network_gbps"],
             "network_vs_model": nbytes / net / 1e9 / mod["network_gbps"],
             "local_passes": first.local_passes, "imbalance": max(r.imbalance for r in runs),
@@ -153,14 +154,22 @@ def _one(n: int, args: argparse.Namespace, dtype, bar) -> dict:
             "line_gbps": RTL_LINK_GBPS if args.rtl else args.line_gbps}
 
 
+def _phase_names(rows: list[dict]) -> list[str]:
+    names: list[str] = []
+    for r in rows:
+        names += [p for p in r["phases"] if p not in names]
+    return names
+
+
 def _table(rows: list[dict]) -> str:
-    head = ("| cards | net | keys | " + " | ".join(_PHASES) +
+    names = _phase_names(rows)
+    head = ("| cards | net | keys | " + " | ".join(names) +
             " | network GB/s (model N·B/m) | end-to-end GB/s (model T) | correct |")
     out = [head, "|" + "---|" * (head.count("|") - 1)]
     for r in rows:
         net = f"{r['backend']} {r['topology']}" + (f" {'x'.join(map(str, r['dims']))}" if r["dims"] else "")
-        ph = [f"{r['phases'][p]['seconds'] * 1e6:.1f} µs" + (" (host)" if r["phases"][p]["where"] == "host" else "")
-              for p in _PHASES]
+        ph = [f"{r['phases'][p]['seconds'] * 1e6:.1f} µs ({r['phases'][p]['where']})" if p in r["phases"] else "--"
+              for p in names]
         out.append(f"| {r['cards']} | {net} | {r['keys']} {r['dtype']} | " + " | ".join(ph) +
                    f" | {r['network_gbps']:.2f} ({r['model_network_gbps']:.2f}) | {r['gbps']:.3f} "
                    f"({r['model_gbps']:.2f}, A={r['model']['A']:g}) | {'yes' if r['correct'] else 'NO'} |")
@@ -177,7 +186,7 @@ def _plot(rows: list[dict], cpu: dict, path: Path) -> None:
     fig, (a, b) = plt.subplots(1, 2, figsize=(11, 4.2))
     a.plot(cards, [r["network_gbps"] for r in rows], "o-", label="exchanges, measured (simulated cards)")
     a.plot(cards, [r["model_network_gbps"] for r in rows], "o--", label="network term N·B/m")
-    a.plot(cards, [r["gbps"] for r in rows], "s-", label="end to end (local passes on the host)")
+    a.plot(cards, [r["gbps"] for r in rows], "s-", label="end to end (host phases at this host's speed)")
     a.plot(cards, [r["model_gbps"] for r in rows], "s--", label="model T = N·min(W·M·C/A, B/m)")
     a.axhline(cpu["numpy_sort_gbps"], color="gray", ls=":", label=f"numpy sort, this host ({cpu['cores']} cores)")
     a.set_yscale("log")
@@ -187,10 +196,11 @@ def _plot(rows: list[dict], cpu: dict, path: Path) -> None:
     a.grid(True, alpha=0.3)
     a.legend(fontsize=7)
     bottom = np.zeros(len(rows))
-    for ph in _PHASES:
-        v = np.array([r["phases"][ph]["seconds"] * 1e3 for r in rows])
-        where = rows[0]["phases"][ph]["where"]
-        b.bar([str(c) for c in cards], v, bottom=bottom, label=f"{ph} ({where})", hatch="//" if where == "host" else "")
+    for ph in _phase_names(rows):
+        v = np.array([r["phases"][ph]["seconds"] * 1e3 if ph in r["phases"] else 0.0 for r in rows])
+        where = next(r["phases"][ph]["where"] for r in rows if ph in r["phases"])
+        b.bar([str(c) for c in cards], v, bottom=bottom, label=f"{ph} ({where})",
+              hatch={"host": "//", "card": ".."}.get(where, ""))
         bottom += v
     b.set_xlabel("cards")
     b.set_ylabel("ms per sort")
