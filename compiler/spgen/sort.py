@@ -18,8 +18,9 @@ run on the host in numpy over the cards' memories and are timed by the host's cl
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 

@@ -255,3 +255,16 @@ def test_bench_quick(tmp_path: Path, capsys) -> None:
     assert doc["cpu"]["numpy_sort_gbps"] > 0 and doc["optweb"]["gbps"] == 243
     assert (tmp_path / "sort.png").stat().st_size > 0
     assert "model" in capsys.readouterr().out
+
+
+def test_docs_example_runs_as_written() -> None:
+    """docs/sort.md "Using it": the first Python example (the network model) as written."""
+    import re
+    import subprocess
+    import sys
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "sort.md").read_text()
+    block = re.findall(r"```python\n(.*?)```", text[text.index("## Using it"):], re.DOTALL)[0]
+    out = subprocess.run([sys.executable, "-c", block], capture_output=True, text=True, timeout=300, check=False)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "scatter" in out.stdout and "network" in out.stdout

@@ -128,7 +128,7 @@ def _one(n: int, args: argparse.Namespace, dtype, bar) -> dict:
         reps.append((r, ok))
         bar.update(1)
     runs = [r for r, _ in reps]
-    med = lambda xs: float(np.median(xs))  # noqa: E731
+    med = lambda xs: float(np.median(xs))
     first = runs[0]
     ks, ps = first.input.dtype.itemsize, 4 if args.payloads else 0
     factor = (ks + ps) / ks  # bytes moved per key byte
