@@ -247,6 +247,19 @@ def _bin_map(totals: np.ndarray, ncards: int) -> np.ndarray:
     return np.minimum(mid * ncards // max(2 * n, 1), ncards - 1).astype(np.int64)
 
 
+def _exact_pieces(start: np.ndarray, counts: np.ndarray, bounds: np.ndarray) -> list[tuple[int, int, int, int]]:
+    """A card's bins, in bin order in its send buffer, cut at the cards' output boundaries:
+    (offset in the send buffer, destination index, offset in its receive buffer, keys)."""
+    pieces, at = [], 0
+    for g, n in zip(start.tolist(), counts.tolist()):
+        while n:
+            d = int(np.searchsorted(bounds, g, side="right")) - 1
+            take = min(n, int(bounds[d + 1]) - g)
+            pieces.append((at, d, g - int(bounds[d]), take))
+            at, g, n = at + take, g + take, n - take
+    return pieces
+
+
 def _counting_passes(keys: np.ndarray, pays: np.ndarray | None, lo: int, bits: int, digit_bits: int,
                      ) -> tuple[np.ndarray, np.ndarray | None]:
     """Stable LSD counting passes over the `bits` bits of key - lo, `digit_bits` at a time
@@ -392,9 +405,21 @@ def _sort_spread(cl, s: Spread, partition_bits: int, digit_bits: int, counter: _
     #    this card's keys for each destination start in that destination's receive buffer.
     plans: dict[int, tuple[np.ndarray, np.ndarray, int]] = {}
 
+    # With shift 0 every bin holds one key value (all keys equal, or OPTWEB's few key values):
+    # then every key's global position is known from the counts alone, bins may be split
+    # between cards, each card receives exactly its n/N keys, already in order.
+    exact = shift == 0
+    bounds = np.array([s.n * d // N for d in range(N + 1)], np.int64)
+
     def prefix() -> None:
         for i, c in enumerate(cards):
             hists = _read(cl, c, hist_addr, N * B, np.dtype(np.uint32)).reshape(N, B).astype(np.int64)
+            if exact:
+                before = np.cumsum(hists, axis=0) - hists           # keys of earlier cards, per bin
+                totals = hists.sum(axis=0)
+                start = (np.cumsum(totals) - totals) + before[i]    # this card's first key of each bin
+                plans[c] = (None, _exact_pieces(start, hists[i], bounds), int(bounds[i + 1] - bounds[i]))
+                continue
             owner = _bin_map(hists.sum(axis=0), N)
             per_dest = np.zeros((N, N), np.int64)            # [source, destination] keys
             for src in range(N):
@@ -411,14 +436,15 @@ def _sort_spread(cl, s: Spread, partition_bits: int, digit_bits: int, counter: _
         for i, (c, k) in enumerate(zip(cards, s.counts)):
             keys = _read(cl, c, L.keys, k, s.dtype)
             bins = bins_of(keys, lo)
-            dest = plans[c][0][bins]
-            runs[c] = np.bincount(dest, minlength=N)
-            if counter:  # the card's ranks: each key's place in bin order (= destination order)
+            if not exact:
+                runs[c] = np.bincount(plans[c][0][bins], minlength=N)
+            # bin order, which is destination order too (a card takes consecutive bins)
+            if counter:  # the card's ranks: each key's place in its bin
                 hist = _read(cl, c, hist_addr + i * 4 * B, B, np.dtype(np.uint32)).astype(np.int64)
                 order = np.empty(k, np.int64)
                 order[(np.cumsum(hist) - hist)[bins] + ranks[c]] = np.arange(k)
             else:
-                order = np.argsort(dest.astype(np.uint8 if N <= 256 else np.uint16), kind="stable")
+                order = np.argsort(bins.astype(np.uint8 if B <= 256 else np.uint16), kind="stable")
             if k:
                 cl[c].write(L.send_keys, keys[order])
                 if s.payloads:
@@ -429,13 +455,17 @@ def _sort_spread(cl, s: Spread, partition_bits: int, digit_bits: int, counter: _
     # 6. scatter: every key (and payload) straight to its place in the destination's buffer.
     puts = []
     for c in cards:
-        starts = np.concatenate([[0], np.cumsum(runs[c])[:-1]])
-        for j, d in enumerate(cards):
-            n, at, there = int(runs[c][j]), int(starts[j]), int(plans[c][1][j])
-            puts.append((c, d, L.send_keys + at * ks, L.recv_keys + there * ks, n * ks))
+        if exact:
+            pieces = plans[c][1]
+        else:
+            starts = np.concatenate([[0], np.cumsum(runs[c])[:-1]])
+            pieces = [(int(starts[j]), j, int(plans[c][1][j]), int(runs[c][j])) for j in range(N)]
+        for at, j, there, n in pieces:
+            puts.append((c, cards[j], L.send_keys + at * ks, L.recv_keys + there * ks, n * ks))
             if s.payloads:
-                puts.append((c, d, L.send_payloads + at * 4, L.recv_payloads + there * 4, n * 4))
+                puts.append((c, cards[j], L.send_payloads + at * 4, L.recv_payloads + there * 4, n * 4))
     clock.network("scatter", puts)
+    sort_bits = 0 if exact else span_bits  # bits the local passes sort by
 
     # 7. local counting passes at every destination, written back to the key region.
     def local_sort() -> list[int]:
@@ -444,7 +474,7 @@ def _sort_spread(cl, s: Spread, partition_bits: int, digit_bits: int, counter: _
             k = plans[c][2]
             keys, pays = _counting_passes(_read(cl, c, L.recv_keys, k, s.dtype),
                                           _read(cl, c, L.recv_payloads, k, PAYLOAD_TYPE) if s.payloads else None,
-                                          lo, span_bits, digit_bits)
+                                          lo, sort_bits, digit_bits)
             if k:
                 cl[c].write(L.keys, keys)
                 if pays is not None:
@@ -458,7 +488,7 @@ def _sort_spread(cl, s: Spread, partition_bits: int, digit_bits: int, counter: _
         for c in cards:
             k, t = plans[c][2], 0
             bufs = [(L.recv_keys, L.recv_payloads), (L.send_keys, L.send_payloads)]
-            digits = list(range(0, span_bits, digit_bits))
+            digits = list(range(0, sort_bits, digit_bits))
             for j, sh in enumerate(digits):
                 src, dst = bufs[j % 2], (bufs[(j + 1) % 2] if j + 1 < len(digits) else (L.keys, L.payloads))
                 if not k:
@@ -497,7 +527,7 @@ def _sort_spread(cl, s: Spread, partition_bits: int, digit_bits: int, counter: _
     else:
         out_counts = clock.host("local sort", local_sort)
     return SortRun(s, Spread(cards, out_counts, s.dtype, s.payloads), clock.phases, partition_bits, shift,
-                   -(-span_bits // digit_bits))
+                   -(-sort_bits // digit_bits))
 
 
 def sort(cl, keys: np.ndarray, payloads: np.ndarray | None = None, *, partition_bits: int = 8,

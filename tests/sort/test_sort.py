@@ -76,6 +76,19 @@ def test_phases_and_balance() -> None:
     assert run.imbalance < 1.1 and run.local_passes == 4
 
 
+@pytest.mark.parametrize("cards", [2, 4])
+def test_few_key_values_split_evenly(cards: int) -> None:
+    """OPTWEB's case, 64 key values (and all keys equal): every bin is one value, so bins
+    are split between cards, each card gets n/N keys, in order on arrival (no local pass)."""
+    cl = rdma.cluster({"topology": "fullmesh", "cards": cards})
+    rng = np.random.default_rng(2)
+    for keys in (rng.integers(1000, 1064, 10007).astype(np.uint32), np.full(999, 3, np.uint32),
+                 rng.integers(2**40, 2**40 + 64, 3001, dtype=np.uint64)):
+        run = _check(cl, keys)
+        assert run.shift == 0 and run.local_passes == 0
+        assert max(run.output.counts) - min(run.output.counts) <= 1
+
+
 def test_model_eight_cards_quick() -> None:
     cl = rdma.cluster({"topology": "fullmesh", "cards": 8})
     _check(cl, _inputs("random", 2053, np.uint32))
