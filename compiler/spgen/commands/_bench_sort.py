@@ -34,6 +34,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--keys", type=int, default=1 << 16, help="keys per card (default 65536)")
     p.add_argument("--dtype", choices=["u32", "u64"], default="u32", help="key type (default u32)")
     p.add_argument("--payloads", action="store_true", help="a uint32 payload with every key")
+    p.add_argument("--key-values", type=int, default=0, metavar="K",
+                   help="keys drawn from K values 0..K-1 (OPTWEB: 64); default: the whole key range")
     p.add_argument("--line-gbps", type=float, default=40.0,
                    help="line rate of the network model's links (default 40: the PAC's QSFP+)")
     p.add_argument("--rtl", type=Path, metavar="CARD",
@@ -78,8 +80,9 @@ def model(n: int, passes: float, links_gbps: float, engine_gbps: float, factor: 
             "gbps": n * min(mem / passes, net)}
 
 
-def _keys(n: int, dtype, seed: int) -> np.ndarray:
-    return np.random.default_rng(seed).integers(0, np.iinfo(dtype).max, n, dtype=dtype, endpoint=True)
+def _keys(n: int, dtype, seed: int, values: int = 0) -> np.ndarray:
+    top = values - 1 if values else np.iinfo(dtype).max
+    return np.random.default_rng(seed).integers(0, top, n, dtype=dtype, endpoint=True)
 
 
 def _cpu(keys: np.ndarray, payloads: np.ndarray | None, reps: int) -> dict:
@@ -119,7 +122,7 @@ def _one(n: int, args: argparse.Namespace, dtype, bar) -> dict:
     reps = []
     for rep in range(args.reps):
         cl = rdma.cluster(spec)
-        keys = _keys(n * args.keys, dtype, args.seed + rep)
+        keys = _keys(n * args.keys, dtype, args.seed + rep, args.key_values)
         pays = np.arange(keys.size, dtype=np.uint32) if args.payloads else None
         bar.set_postfix_str(f"{n} cards")
         r = sort.sort(cl, keys, pays, progress=lambda ph: bar.set_postfix_str(f"{n} cards: {ph}"))
@@ -149,7 +152,7 @@ def _one(n: int, args: argparse.Namespace, dtype, bar) -> dict:
             "counting": "card" if card_s else "host",
             "model": mod, "model_gbps": mod["gbps"], "model_network_gbps": mod["network_gbps"],
             "network_vs_model": nbytes / net / 1e9 / mod["network_gbps"],
-            "local_passes": first.local_passes, "imbalance": max(r.imbalance for r in runs),
+            "local_passes": first.local_passes, "key_values": args.key_values, "imbalance": max(r.imbalance for r in runs),
             "correct": all(ok for _, ok in reps), "reps": args.reps,
             "line_gbps": RTL_LINK_GBPS if args.rtl else args.line_gbps}
 
@@ -225,6 +228,8 @@ def run(args: argparse.Namespace) -> int:
         raise SpgenError("--cards: every count must be 2..64")
     if args.keys < 1 or args.reps < 1:
         raise SpgenError("--keys and --reps must be at least 1")
+    if args.key_values < 0 or args.key_values > 2 ** (32 if args.dtype == "u32" else 64):
+        raise SpgenError(f"--key-values: 0 (the whole range) or 1..2^{32 if args.dtype == 'u32' else 64}")
     if args.rtl is not None and not args.rtl.exists():
         raise SpgenError(f"--rtl {args.rtl}: no such card build (spgen build --loopback --links 4 -o {args.rtl})")
     dtype = np.uint32 if args.dtype == "u32" else np.uint64
@@ -233,7 +238,7 @@ def run(args: argparse.Namespace) -> int:
                desc="bench sort")
     rows = [_one(n, args, dtype, bar) for n in counts]
     bar.close()
-    big = _keys(max(counts) * args.keys, dtype, args.seed)
+    big = _keys(max(counts) * args.keys, dtype, args.seed, args.key_values)
     cpu = _cpu(big, np.arange(big.size, dtype=np.uint32) if args.payloads else None, max(args.reps, 3))
     print(_table(rows))
     print(f"\nCPU baseline on this host ({cpu['cores']} cores, {cpu['cpu']}): numpy.sort of {big.size} "
