@@ -317,6 +317,15 @@ def _card_counting_possible(cl, s: Spread, partition_bits: int, digit_bits: int)
     return ""
 
 
+def _check_options(partition_bits: int, digit_bits: int, counting: str) -> None:
+    if counting not in ("auto", "card", "host"):
+        raise SpgenError(f"sort: counting must be 'auto', 'card' or 'host', got {counting!r}")
+    if not 1 <= partition_bits <= 16:
+        raise SpgenError(f"sort: partition_bits must be 1..16, got {partition_bits}")
+    if digit_bits not in (4, 8, 11, 16):
+        raise SpgenError(f"sort: digit_bits must be 4, 8, 11 or 16, got {digit_bits}")
+
+
 def sort_spread(cl, s: Spread, *, partition_bits: int = 8, digit_bits: int = 8, counting: str = "auto",
                 progress: Callable[[str], None] | None = None) -> SortRun:
     """Sorts an array spread over the cards (from `spread`) in place: afterwards the cards
@@ -325,12 +334,7 @@ def sort_spread(cl, s: Spread, *, partition_bits: int = 8, digit_bits: int = 8, 
     passes (histogram and ranks) on the cards' cascades (RTL cards built from
     cores/sort/sort_rank.spd, uint32 keys), "host" in numpy, "auto" on the cards when
     they can."""
-    if counting not in ("auto", "card", "host"):
-        raise SpgenError(f"sort: counting must be 'auto', 'card' or 'host', got {counting!r}")
-    if not 1 <= partition_bits <= 16:
-        raise SpgenError(f"sort: partition_bits must be 1..16, got {partition_bits}")
-    if digit_bits not in (4, 8, 11, 16):
-        raise SpgenError(f"sort: digit_bits must be 4, 8, 11 or 16, got {digit_bits}")
+    _check_options(partition_bits, digit_bits, counting)
     why = _card_counting_possible(cl, s, partition_bits, digit_bits) if counting != "host" else "host"
     if counting == "card" and why:
         raise SpgenError(f"sort: counting on the cards is not possible: {why}")
@@ -536,6 +540,13 @@ def sort(cl, keys: np.ndarray, payloads: np.ndarray | None = None, *, partition_
     on the cluster `cl` (`spgen.runtime.rdma.cluster(...)`, RTL cards or the network model):
     spreads them over the cards, sorts them there and reads the result back into the
     run's `keys` / `payloads` (equal to numpy's stable sort)."""
+    _check_options(partition_bits, digit_bits, counting)  # before anything is written to the cards
+    keys, payloads = _check_keys(keys, payloads)
+    if counting == "card":
+        why = _card_counting_possible(cl, Spread(_cards(cl), [], keys.dtype, payloads is not None),
+                                      partition_bits, digit_bits)
+        if why:
+            raise SpgenError(f"sort: counting on the cards is not possible: {why}")
     run = sort_spread(cl, spread(cl, keys, payloads), partition_bits=partition_bits, digit_bits=digit_bits,
                       counting=counting, progress=progress)
     run.keys, run.payloads = gather(cl, run.output)

@@ -145,8 +145,13 @@ def test_errors(monkeypatch) -> None:
         with pytest.raises(SpgenError, match=None) as e:
             sort.sort(cl, *args)
         assert msg in str(e.value)
+    marker = np.arange(8, dtype=np.uint32) + 77
+    cl[0].write(sort.LAYOUT.keys, marker)
     with pytest.raises(SpgenError, match="partition_bits must be 1..16"):
         sort.sort(cl, np.zeros(4, np.uint32), partition_bits=0)
+    with pytest.raises(SpgenError, match="the network model has no cards to run cores on"):
+        sort.sort(cl, np.zeros(4, np.uint32), counting="card")
+    assert cl[0].read(sort.LAYOUT.keys, 32) == marker.tobytes()  # refused before writing anything
     with pytest.raises(SpgenError, match="digit_bits must be"):
         sort.sort(cl, np.zeros(4, np.uint32), digit_bits=7)
     monkeypatch.setattr(sort, "LAYOUT", sort.Layout(region=4096))
