@@ -114,6 +114,15 @@ def test_model_faults() -> None:
     assert st["replays"] > 0 and st["packets_corrupted"] > 0 and st["packets_dropped"] > 0
 
 
+def test_dead_link_fails_cleanly() -> None:
+    """A link that never comes back: the sort ends with the engine's TIMEOUT, no hang."""
+    cl = rdma.cluster({"topology": "fullmesh", "cards": 2, "params": {"op_timeout": 100000},
+                       "link_faults": [{"link": 0, "down": [[0, 1e12]]}]})
+    with pytest.raises(rdma.RDMAError) as e:
+        sort.sort(cl, _inputs("random", 100, np.uint32))
+    assert e.value.code == 3
+
+
 def test_absent_cards() -> None:
     cl = rdma.cluster({"topology": "mesh", "dims": [3], "absent": [2]})
     run = _check(cl, _inputs("random", 999, np.uint32))
