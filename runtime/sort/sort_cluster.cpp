@@ -1,6 +1,7 @@
 // sort_cluster: sorts random keys with payloads across the cards of a cluster file with
 // afushell::distributed_sort (afushell/sort.hpp) and checks the result against
-// std::stable_sort. Usage: sort_cluster CLUSTER.json KEYS [u32|u64] [SEED]
+// std::stable_sort. Usage: sort_cluster CLUSTER.json KEYS [u32|u64] [SEED] [VALUES]
+// (VALUES: keys drawn from that many values, e.g. 64 as OPTWEB; default the whole range)
 #include <afushell/sort.hpp>
 
 #include <cstdio>
@@ -9,11 +10,13 @@
 #include <random>
 
 template <class Key>
-static int run(afu_rdma_cluster cl, uint64_t n, unsigned seed) {
+static int run(afu_rdma_cluster cl, uint64_t n, unsigned seed, uint64_t values) {
     std::mt19937_64 rng(seed);
     std::vector<Key> keys(n);
     for (Key &k : keys) k = Key(rng()) >> (rng() % 3 == 0 ? 3 : 0);  // some duplicates
     for (uint64_t i = 0; i + 1 < n; i += 97) keys[i + 1] = keys[i];
+    if (values)
+        for (Key &k : keys) k = Key(1000 + k % values);
     std::vector<uint32_t> pays(n);
     std::iota(pays.begin(), pays.end(), 0u);
     std::vector<Key> out;
@@ -41,7 +44,7 @@ static int run(afu_rdma_cluster cl, uint64_t n, unsigned seed) {
 
 int main(int argc, char **argv) {
     if (argc < 3) {
-        std::fprintf(stderr, "usage: %s CLUSTER.json KEYS [u32|u64] [SEED]\n", argv[0]);
+        std::fprintf(stderr, "usage: %s CLUSTER.json KEYS [u32|u64] [SEED] [VALUES]\n", argv[0]);
         return 2;
     }
     const std::string type = argc > 3 ? argv[3] : "u32";
@@ -56,7 +59,8 @@ int main(int argc, char **argv) {
     }
     const uint64_t n = std::strtoull(argv[2], nullptr, 10);
     const unsigned seed = argc > 4 ? unsigned(std::atoi(argv[4])) : 1u;
-    int rc = type == "u32" ? run<uint32_t>(cl, n, seed) : run<uint64_t>(cl, n, seed);
+    const uint64_t values = argc > 5 ? std::strtoull(argv[5], nullptr, 10) : 0;
+    int rc = type == "u32" ? run<uint32_t>(cl, n, seed, values) : run<uint64_t>(cl, n, seed, values);
     afuShellRDMAClusterClose(cl);
     return rc;
 }

@@ -39,6 +39,11 @@ def test_cpp_model(sort_program: Path, tmp_path: Path, cards: int) -> None:
     assert "sorted: 20011 keys of 4 bytes, 0 wrong" in out and "scatter         network" in out
     assert "sorted: 7001 keys of 8 bytes, 0 wrong" in _run(sort_program, tmp_path, spec, "7001", "u64")
     assert "sorted: 1 keys" in _run(sort_program, tmp_path, spec, "1")
+    for values in ("64", "1"):  # few key values: bins split evenly between the cards
+        out = _run(sort_program, tmp_path, spec, "10007", "u32", "5", values)
+        assert "sorted: 10007 keys of 4 bytes, 0 wrong" in out
+        per_card = [int(x) for x in out.split("cards:")[1].split("\n")[0].split()]
+        assert max(per_card) - min(per_card) <= 1
 
 
 def test_cpp_rtl_cards(sort_program: Path, tmp_path: Path, tmp_path_factory) -> None:

@@ -188,8 +188,14 @@ SortResult distributed_sort(afu_rdma_cluster cl, const Key *keys, const uint32_t
         }
     });
     if ((r.code = clock.network("count exchange", all_to_all(hist_at, 4 * B)))) return r;
-    // prefix sums, on every card from its own copy of the counts
+    // prefix sums, on every card from its own copy of the counts. With shift 0 every bin is
+    // one key value: each key's global position follows from the counts, bins are split at
+    // the cards' boundaries and arrive in order (no local pass).
+    const bool exact = shift == 0;
+    std::vector<uint64_t> bounds(N + 1);
+    for (int d = 0; d <= N; ++d) bounds[d] = n * d / N;
     std::vector<std::vector<uint64_t>> owner(N), recv_off(N);
+    std::vector<std::vector<Put>> pieces(N);
     std::vector<uint64_t> received(N);
     clock.host("prefix sums", [&] {
         for (int c = 0; c < N; ++c) {
@@ -198,6 +204,22 @@ SortResult distributed_sort(afu_rdma_cluster cl, const Key *keys, const uint32_t
             for (int s = 0; s < N; ++s)
                 for (uint64_t b = 0; b < B; ++b) tot[b] += h[s * B + b];
             owner[c].assign(B, 0);
+            if (exact) {  // (send offset, destination, receive offset, keys) per piece of a bin
+                uint64_t g0 = 0, at = 0;
+                for (uint64_t b = 0; b < B; ++b) {
+                    uint64_t g = g0, m = h[c * B + b];
+                    for (int s = 0; s < c; ++s) g += h[s * B + b];
+                    while (m) {
+                        int d = int(std::upper_bound(bounds.begin(), bounds.end(), g) - bounds.begin()) - 1;
+                        uint64_t take = std::min(m, bounds[d + 1] - g);
+                        pieces[c].push_back({c, d, at, g - bounds[d], take});
+                        at += take, g += take, m -= take;
+                    }
+                    g0 += tot[b];
+                }
+                received[c] = bounds[c + 1] - bounds[c];
+                continue;
+            }
             uint64_t before = 0;
             for (uint64_t b = 0; b < B; ++b) {  // consecutive bins, about n/N keys per card
                 owner[c][b] = std::min<uint64_t>((2 * before + tot[b]) * N / std::max<uint64_t>(2 * n, 1), N - 1);
@@ -218,13 +240,16 @@ SortResult distributed_sort(afu_rdma_cluster cl, const Key *keys, const uint32_t
         for (int c = 0; c < N; ++c) {
             auto k = read<Key>(cl, c, 0, part[c]);
             std::vector<uint32_t> p = with_pay ? read<uint32_t>(cl, c, R, part[c]) : std::vector<uint32_t>();
-            std::vector<uint64_t> start(N + 1, 0);
-            for (Key x : k) start[owner[c][bin(x)] + 1]++;
-            for (int d = 0; d < N; ++d) { runs[c][d] = start[d + 1]; start[d + 1] += start[d]; }
+            // bin order, which is destination order too (a card takes consecutive bins)
+            std::vector<uint64_t> start(B + 1, 0);
+            for (Key x : k) start[bin(x) + 1]++;
+            if (!exact)
+                for (uint64_t b = 0; b < B; ++b) runs[c][owner[c][b]] += start[b + 1];
+            for (uint64_t b = 0; b < B; ++b) start[b + 1] += start[b];
             std::vector<Key> sk(k.size());
             std::vector<uint32_t> sp(p.size());
             for (size_t i = 0; i < k.size(); ++i) {
-                uint64_t at = start[owner[c][bin(k[i])]]++;
+                uint64_t at = start[bin(k[i])]++;
                 sk[at] = k[i];
                 if (with_pay) sp[at] = p[i];
             }
@@ -234,12 +259,16 @@ SortResult distributed_sort(afu_rdma_cluster cl, const Key *keys, const uint32_t
     });
     std::vector<Put> puts;
     for (int c = 0; c < N; ++c) {
-        uint64_t at = 0;
-        for (int d = 0; d < N; ++d) {
-            const uint64_t m = runs[c][d], there = recv_off[c][d];
-            puts.push_back({c, d, 3 * R + at * ks, 5 * R + there * ks, m * ks});
-            if (with_pay) puts.push_back({c, d, 4 * R + at * 4, 6 * R + there * 4, m * 4});
-            at += m;
+        if (!exact) {
+            uint64_t at = 0;
+            for (int d = 0; d < N; ++d) {
+                pieces[c].push_back({c, d, at, recv_off[c][d], runs[c][d]});
+                at += runs[c][d];
+            }
+        }
+        for (const Put &p : pieces[c]) {  // here: local/remote are key offsets, bytes a key count
+            puts.push_back({c, p.dst, 3 * R + p.local * ks, 5 * R + p.remote * ks, p.bytes * ks});
+            if (with_pay) puts.push_back({c, p.dst, 4 * R + p.local * 4, 6 * R + p.remote * 4, p.bytes * 4});
         }
     }
     if ((r.code = clock.network("scatter", puts))) return r;
@@ -247,7 +276,7 @@ SortResult distributed_sort(afu_rdma_cluster cl, const Key *keys, const uint32_t
         for (int c = 0; c < N; ++c) {
             auto k = read<Key>(cl, c, 5 * R, received[c]);
             std::vector<uint32_t> p = with_pay ? read<uint32_t>(cl, c, 6 * R, received[c]) : std::vector<uint32_t>();
-            for (int sh = 0; sh < span; sh += kSortDigitBits)
+            for (int sh = 0; sh < (exact ? 0 : span); sh += kSortDigitBits)
                 counting_pass<Key>(k, with_pay ? &p : nullptr, Key(lo), sh, kSortDigitBits);
             write(cl, c, 0, k);
             write(cl, c, R, p);
