@@ -383,9 +383,13 @@ def _sort_spread(cl, s: Spread, partition_bits: int, digit_bits: int, counter: _
 
     ranks: dict[int, np.ndarray] = {}
 
+    for c in cards[1:]:  # every card computed the same range from its own copy
+        if global_range(c) != (lo, hi):
+            raise SpgenError(f"sort: card {c} holds another key range {global_range(c)} than card {cards[0]} "
+                             f"{(lo, hi)} after the exchange")
+
     def histogram() -> None:
         for i, (c, k) in enumerate(zip(cards, s.counts)):
-            assert global_range(c) == (lo, hi), f"card {c} sees another key range"
             h = np.bincount(bins_of(_read(cl, c, L.keys, k, s.dtype), lo), minlength=B).astype(np.uint32)
             cl[c].write(hist_addr + i * 4 * B, h)
 
