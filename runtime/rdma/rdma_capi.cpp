@@ -5,8 +5,11 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <deque>
+#include <vector>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <fstream>
 #include <sstream>
@@ -17,12 +20,14 @@
 #include "afushell/afushell.h"
 #include "cluster.hpp"
 #include "cluster_pipeline.hpp"
+#include "cluster_reduce.hpp"
 #endif
 
 struct afu_rdma_cluster_s {
   std::unique_ptr<rdma::Cluster> sim;
 #ifdef AFUSHELL_RDMA_RTL
   std::unique_ptr<spgsim::RtlCluster> rtl;
+  std::deque<spgsim::Reduction> reductions;  // handles kReduction | index
 #endif
   std::string dump;
   int size() const {
@@ -41,6 +46,8 @@ struct afu_rdma_cluster_s {
 };
 
 static thread_local std::string g_last_error;
+// RTL cards: handles of reductions carry this bit (engine operations' handles do not)
+static constexpr uint64_t kReduction = 1ull << 63;
 
 static bool is_rtl(afu_rdma_cluster c) {
 #ifdef AFUSHELL_RDMA_RTL
@@ -58,7 +65,7 @@ int afuShellRDMAClusterOpen(const char* description, afu_rdma_cluster* out) {
   *out = nullptr;
   try {
     auto c = std::make_unique<afu_rdma_cluster_s>();
-    if (std::strstr(description, "cardlib ")) {
+    if (std::strstr(description, "cardlib ") || std::strstr(description, "\nbuild ")) {  // RTL cards
 #ifdef AFUSHELL_RDMA_RTL
       spgsim::Params p;
       if (const char* env = std::getenv("SPGEN_SIM_PARAMS")) {
@@ -218,10 +225,82 @@ int afuShellRDMAGetStridedAsync(afu_rdma_cluster c, int card, int src, uint64_t 
   return issue(c, {false, card, src, local, remote, block, count, local_stride, remote_stride, true}, h);
 }
 
+#ifdef AFUSHELL_RDMA_RTL
+static spgsim::Reduction* reduction(afu_rdma_cluster c, afu_rdma_handle h) {
+  if (!(h & kReduction) || (h & ~kReduction) >= c->reductions.size()) return nullptr;
+  return &c->reductions[size_t(h & ~kReduction)];
+}
+
+// A reduction's result code; its message (or dump) where the code alone says too little.
+static int reduction_result(afu_rdma_cluster c, const spgsim::Reduction& r) {
+  if (r.code == spgsim::RTL_TIMEOUT) c->dump = r.error;
+  if (r.code < 0) {
+    g_last_error = r.error;
+    return AFU_RDMA_BAD_ARG;
+  }
+  return r.code;
+}
+#endif
+
+int afuShellRDMAReduceAsync(afu_rdma_cluster c, const int* chain, int cards, uint64_t src, uint64_t dst, uint64_t n,
+                            int dtype, afu_rdma_handle* h) {
+  g_last_error.clear();
+  if (!c || !chain || !h || cards < 0) return AFU_RDMA_BAD_ARG;
+  if (dtype != AFU_RDMA_U32 && dtype != AFU_RDMA_F32) {
+    g_last_error = "dtype must be AFU_RDMA_U32 or AFU_RDMA_F32";
+    return AFU_RDMA_BAD_ARG;
+  }
+  std::vector<int> ch(chain, chain + cards);
+#ifdef AFUSHELL_RDMA_RTL
+  if (c->rtl) {
+    spgsim::ReduceSpec s;
+    s.chain = ch, s.src = src, s.dst = dst, s.len = n, s.f32 = dtype == AFU_RDMA_F32;
+    try {
+      c->reductions.push_back(spgsim::start_reduce(*c->rtl, s));
+    } catch (const std::exception& e) {
+      g_last_error = e.what();
+      return AFU_RDMA_BAD_ARG;
+    }
+    *h = kReduction | (c->reductions.size() - 1);
+    const spgsim::Reduction& r = c->reductions.back();
+    return r.code == spgsim::RTL_PENDING ? AFU_RDMA_OK : reduction_result(c, r);
+  }
+#endif
+  if (dst != src) {
+    g_last_error = "the network model sums in place: dst must equal src";
+    return AFU_RDMA_BAD_ARG;
+  }
+  if (cards < 2) return AFU_RDMA_BAD_CARD;
+  for (size_t i = 0; i < ch.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (ch[i] == ch[j]) return AFU_RDMA_BAD_CARD;
+  try {
+    *h = c->sim->reduce(ch, src, n, dtype == AFU_RDMA_F32);
+  } catch (const std::exception& e) {
+    g_last_error = e.what();
+    return AFU_RDMA_BAD_ARG;
+  }
+  const rdma::Op& op = c->sim->op(*h);
+  return op.state == rdma::OP_ERROR ? op.code : AFU_RDMA_OK;
+}
+
+int afuShellRDMAReduce(afu_rdma_cluster c, const int* chain, int cards, uint64_t src, uint64_t dst, uint64_t n,
+                       int dtype) {
+  afu_rdma_handle h;
+  int r = afuShellRDMAReduceAsync(c, chain, cards, src, dst, n, dtype, &h);
+  return r ? r : afuShellRDMAWait(c, h, 0);
+}
+
 int afuShellRDMATest(afu_rdma_cluster c, afu_rdma_handle h) {
   if (!c) return AFU_RDMA_BAD_ARG;
   try {
 #ifdef AFUSHELL_RDMA_RTL
+    if (c->rtl && (h & kReduction)) {
+      spgsim::Reduction* r = reduction(c, h);
+      if (!r) return AFU_RDMA_BAD_ARG;
+      const int code = spgsim::poll_reduce(*c->rtl, *r);
+      return code == spgsim::RTL_PENDING ? AFU_RDMA_PENDING : reduction_result(c, *r);
+    }
     if (c->rtl) return c->rtl->op(h).code;
 #endif
     const rdma::Op& op = c->sim->op(h);
@@ -235,6 +314,11 @@ int afuShellRDMAWait(afu_rdma_cluster c, afu_rdma_handle h, uint64_t max_cycles)
   int r = afuShellRDMATest(c, h);
   if (r != AFU_RDMA_PENDING) return r;
 #ifdef AFUSHELL_RDMA_RTL
+  if (c->rtl && (h & kReduction)) {
+    spgsim::Reduction* red = reduction(c, h);
+    const int code = spgsim::wait_reduce(*c->rtl, *red, max_cycles);
+    return code == spgsim::RTL_PENDING ? AFU_RDMA_PENDING : reduction_result(c, *red);
+  }
   if (c->rtl) {
     // the engine fails an operation after its own timeout; the host gives it that long
     // plus the MMIO round trips of its driver
@@ -302,6 +386,39 @@ double afuShellRDMAClockMHz(afu_rdma_cluster c) {
   return c->sim->prm.clock_mhz;
 }
 
+#ifdef AFUSHELL_RDMA_RTL
+namespace {
+// run_pipelines with the C API's options, codes and figures
+int run_chains(afu_rdma_cluster c, std::vector<spgsim::PipelineSpec>& specs, const std::vector<const void*>& in,
+               const std::vector<void*>& out, const afu_rdma_pipeline_opts* opts, afu_rdma_pipeline_stats* stats,
+               uint64_t* cycles) {
+  for (auto& s : specs)
+    if (opts) s.max_chunk = opts->max_chunk, s.max_gap = opts->max_gap, s.seed = opts->seed, s.max_cycles = opts->max_cycles;
+  spgsim::PipelineResult r;
+  try {
+    r = spgsim::run_pipelines(*c->rtl, specs, in, out);
+  } catch (const std::exception& e) {
+    g_last_error = e.what();
+    return AFU_RDMA_BAD_ARG;
+  }
+  if (r.code == spgsim::RTL_TIMEOUT) {
+    c->dump = r.error;
+    return AFU_RDMA_TIMEOUT;
+  }
+  g_last_error = r.error;
+  if (r.code == spgsim::RTL_BAD_CARD) return AFU_RDMA_BAD_CARD;
+  if (r.code) return AFU_RDMA_BAD_ARG;
+  for (size_t k = 0; stats && k < r.cards.size(); ++k) {
+    const auto& x = r.cards[k];
+    stats[k] = afu_rdma_pipeline_stats{x.in_total, x.in_moved, x.out_total, x.out_moved,
+                                       x.tx_words, x.rx_words, x.tx_stalls, x.link_words};
+  }
+  if (cycles) *cycles = r.cycles;
+  return AFU_RDMA_OK;
+}
+}  // namespace
+#endif
+
 int afuShellRDMAPipeline(afu_rdma_cluster c, const int* chain, int cards, const void* in, void* out,
                          uint64_t record_bytes, uint64_t records, uint64_t passes,
                          const afu_rdma_pipeline_opts* opts, afu_rdma_pipeline_stats* stats, uint64_t* cycles) {
@@ -309,42 +426,41 @@ int afuShellRDMAPipeline(afu_rdma_cluster c, const int* chain, int cards, const 
   if (!c || !chain || cards < 0 || !in || !out) return AFU_RDMA_BAD_ARG;
 #ifdef AFUSHELL_RDMA_RTL
   if (c->rtl) {
-    spgsim::PipelineSpec s;
-    s.chain.assign(chain, chain + cards);
-    s.record_bytes = record_bytes, s.records = records, s.passes = passes;
-    if (opts) s.max_chunk = opts->max_chunk, s.max_gap = opts->max_gap, s.seed = opts->seed, s.max_cycles = opts->max_cycles;
-    spgsim::PipelineResult r;
-    try {
-      r = spgsim::run_pipeline(*c->rtl, s, in, out);
-    } catch (const std::exception& e) {
-      g_last_error = e.what();
-      return AFU_RDMA_BAD_ARG;
-    }
-    if (r.code == spgsim::RTL_TIMEOUT) {
-      c->dump = r.error;
-      return AFU_RDMA_TIMEOUT;
-    }
-    if (r.code == spgsim::RTL_BAD_CARD) {
-      g_last_error = r.error;
-      return AFU_RDMA_BAD_CARD;
-    }
-    if (r.code) {
-      g_last_error = r.error;
-      return AFU_RDMA_BAD_ARG;
-    }
-    for (int k = 0; stats && k < cards; ++k) {
-      const auto& x = r.cards[size_t(k)];
-      stats[k] = afu_rdma_pipeline_stats{x.in_total, x.in_moved, x.out_total, x.out_moved,
-                                         x.tx_words, x.rx_words, x.tx_stalls, x.link_words};
-    }
-    if (cycles) *cycles = r.cycles;
-    return AFU_RDMA_OK;
+    std::vector<spgsim::PipelineSpec> s(1);
+    s[0].chain.assign(chain, chain + cards);
+    s[0].record_bytes = record_bytes, s[0].records = records, s[0].passes = passes;
+    return run_chains(c, s, {in}, {out}, opts, stats, cycles);
   }
 #else
   (void)chain, (void)cards, (void)in, (void)out, (void)record_bytes, (void)records, (void)passes, (void)opts;
   (void)stats, (void)cycles;
 #endif
   g_last_error = "a pipeline across cards needs RTL cards (a cluster file with \"card\")";
+  return AFU_RDMA_BAD_ARG;
+}
+
+int afuShellRDMARunCores(afu_rdma_cluster c, int n, const int* cards, const void* const* in,
+                         const uint64_t* in_record_bytes, void* const* out, const uint64_t* out_record_bytes,
+                         const uint64_t* records, const afu_rdma_pipeline_opts* opts,
+                         afu_rdma_pipeline_stats* stats, uint64_t* cycles) {
+  g_last_error.clear();
+  if (!c || n < 1 || !cards || !in || !in_record_bytes || !out || !out_record_bytes || !records) return AFU_RDMA_BAD_ARG;
+#ifdef AFUSHELL_RDMA_RTL
+  if (c->rtl) {
+    std::vector<spgsim::PipelineSpec> s(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) {
+      s[size_t(i)].chain = {cards[i]};
+      s[size_t(i)].record_bytes = in_record_bytes[i], s[size_t(i)].out_record_bytes = out_record_bytes[i];
+      s[size_t(i)].records = records[i];
+    }
+    return run_chains(c, s, std::vector<const void*>(in, in + n), std::vector<void*>(out, out + n), opts, stats,
+                      cycles);
+  }
+#else
+  (void)cards, (void)in, (void)in_record_bytes, (void)out, (void)out_record_bytes, (void)records, (void)opts;
+  (void)stats, (void)cycles;
+#endif
+  g_last_error = "running cores needs RTL cards (a cluster file with \"card\" or \"builds\")";
   return AFU_RDMA_BAD_ARG;
 }
 

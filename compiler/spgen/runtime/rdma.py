@@ -15,7 +15,7 @@ from .._diagnostics import SpgenError
 from .._tools import cache_dir, content_hash
 
 __all__ = ["RTL_MEM_BYTES", "Cluster", "ClusterCard", "PipelineRun", "RDMAError", "RTLCluster", "RTLTransfer",
-           "Transfer", "build_mpi_rtl_tool", "build_mpi_tool", "build_rtl_cluster", "cluster", "load_rdma_extension",
+           "Reduction", "Transfer", "build_mpi_rtl_tool", "build_mpi_tool", "build_rtl_cluster", "cluster", "load_rdma_extension",
            "resolve", "rtl_includes", "rtl_sources"]
 
 _SOURCES = ("rdma_sim.hpp", "rdma_sim.cpp", "rdma_capi.cpp", "cluster_file.hpp", "cluster_file.cpp", "bindings.cpp",
@@ -48,10 +48,13 @@ def rtl_includes() -> list[Path]:
 
 
 def rtl_sources() -> list[Path]:
-    """The RDMA block's Verilog outside the AFU: shell/rdma/*.v and the shell modules it
-    instantiates (shell_fifo), for stand-alone builds of rdma_node and its parts."""
+    """The RDMA block's Verilog outside the AFU: shell/rdma/*.v and the modules it
+    instantiates (shell_fifo; the operator library's f32 adder for reductions), for
+    stand-alone builds of rdma_node and its parts."""
+    from spgen.oplib import RTL_DIR
+
     shell = Path(__file__).resolve().parents[3] / "shell"
-    return [*sorted((shell / "rdma").glob("*.v")), shell / "shell_fifo.v"]
+    return [*sorted((shell / "rdma").glob("*.v")), shell / "shell_fifo.v", RTL_DIR / "spg_fadd.v"]
 
 
 def load_rdma_extension() -> ModuleType:
@@ -309,7 +312,7 @@ class Cluster:
     def __init__(self, spec: dict | str | Path) -> None:
         self.ext = load_rdma_extension()
         self.description = resolve(spec)
-        self.rtl = "\ncardlib " in self.description
+        self.rtl = "\ncardlib " in self.description or "\nbuild " in self.description  # RTL cards
         try:
             if self.rtl:
                 from ._build import load_extension
@@ -363,10 +366,70 @@ class Cluster:
         return dict(self.sim.stats())
 
 
+    def reduce_async(self, chain: list[int], src: int, nbytes: int, *, dst: int | None = None,
+                     dtype: Any = "u32") -> Transfer | Reduction:
+        """Starts a pipelined sum of the `nbytes`-byte vectors at `src` on the cards `chain`,
+        in that order, into `dst` (default `src`) on the chain's last card (docs/rdma.md,
+        "Reductions"). `dtype`: "u32" (wrapping sums) or "f32" (IEEE-754 sums in chain order,
+        ((v0 + v1) + v2) + ...; numpy's np.uint32 / np.float32 work too). Returns a handle
+        whose wait() simulates until the sum is complete (RDMAError on failure)."""
+        import numpy as np
+
+        try:
+            kind = np.dtype({"u32": np.uint32, "f32": np.float32}.get(dtype, dtype) if isinstance(dtype, str)
+                            else dtype)
+        except TypeError:
+            kind = None
+        if kind not in (np.dtype(np.uint32), np.dtype(np.float32)):
+            raise SpgenError(f"reduce: dtype {dtype!r} is not one of u32, f32")
+        chain = list(chain)
+        if not all(isinstance(c, int) for c in chain):
+            raise SpgenError(f"reduce: chain {chain!r} must list card numbers")
+        dst = src if dst is None else dst
+        f32 = kind == np.dtype(np.float32)
+        if self.rtl:
+            r = Reduction(self, self.sim.reduce_start(chain, src, dst, nbytes, f32))
+            r._raise_if_refused()
+            return r
+        if dst != src:
+            raise SpgenError("reduce: the network model sums in place (dst must equal src)")
+        if len(chain) < 2 or len(set(chain)) != len(chain):
+            raise RDMAError(6, f"{self.ext.error_text(6)}: a reduction chain needs 2 or more distinct cards, "
+                               f"got {chain}")
+        try:
+            h = self.sim.reduce(chain, src, nbytes, f32)
+        except ValueError as e:
+            raise SpgenError(f"reduce: {e}") from None
+        t = Transfer(self, h)
+        self._raise_now(t)
+        return t
+
+    def reduce(self, chain: list[int], src: int, nbytes: int, *, dst: int | None = None,
+               dtype: Any = "u32") -> int:
+        """Blocking reduce_async(); returns the cycles from the call to the completion the
+        host sees."""
+        return self.reduce_async(chain, src, nbytes, dst=dst, dtype=dtype).wait()
+
     def _card_info(self, card: int) -> dict[str, str]:
         if not self.rtl:
             raise SpgenError("core Regs and pipelines exist on RTL cards (a cluster file with \"card\")")
         return dict(line.split("=", 1) for line in self.sim.card_info(card).splitlines() if "=" in line)
+
+    def card_summary(self, card: int) -> str:
+        """RTL cards: the card's build (core, links) and its branch-stream binding (STREAM_CFG)."""
+        info = self._card_info(card)
+        words = {k: int(info.get(f"brch_{k}_words", 0)) for k in ("in", "out")}
+        text = f"{info.get('target', '?')} x {info.get('n_cores', '?')}, {info.get('links', '?')} links"
+        from ..shellgen import load_csr_map
+
+        reg = load_csr_map().reg("STREAM_CFG")
+        raw = self.sim.csr_read(card, reg.address)
+        cfg = {f.name: raw >> f.lsb & ((1 << f.width) - 1) for f in reg.fields}
+        if cfg["OUT_BRCH"]:
+            text += f", Brch_Out ({words['out']} words) -> card {cfg['TX_DST']}"
+        if cfg["IN_BRCH"]:
+            text += f", Brch_In ({words['in']} words) <- card {cfg['RX_PEER']}"
+        return text
 
     def pipeline(self, chain: list[int], records: Any, passes: int = 1, *, max_chunk: int = 0,
                  max_gap: int = 0, seed: int = 1, max_cycles: int = 0) -> tuple[Any, PipelineRun]:
@@ -398,6 +461,85 @@ class Cluster:
         return result, PipelineRun(list(chain), len(raw) // rec_bytes, passes, cycles, cards,
                                    self.sim.clock_mhz, rec_bytes)
 
+    def run_cores(self, inputs: dict[int, Any], *, max_chunk: int = 0, max_gap: int = 0, seed: int = 1,
+                  max_cycles: int = 0) -> tuple[dict[int, Any], CoresRun]:
+        """Runs the cores of several cards at once, each fed by its own host DMA: `inputs`
+        maps a card to its input records (a numpy structured array, or bytes); returns each
+        card's output records (typed by its build) and the run's figures. Cores joined by
+        the cluster file's "branches" exchange their branch streams meanwhile, over links
+        (docs/rdma.md, "Branch streams across cards"). `max_chunk` / `max_gap` as in
+        `pipeline`: random gaps and back-pressure at every card's host side."""
+        import numpy as np
+
+        if not inputs:
+            raise SpgenError("run_cores needs the input records of at least one card")
+        chains, dtypes = [], {}
+        for card, records in inputs.items():
+            if not isinstance(card, int) or not 0 <= card < len(self.cards):
+                raise SpgenError(f"card {card!r}: not a card of this cluster of {len(self.cards)} "
+                                 f"(0..{len(self.cards) - 1})")
+            info = self._card_info(card)
+            fields = {k: _port_dtype(info.get(f"{k}_ports", "")) for k in ("in", "out")}
+            if not fields["in"].names:
+                raise SpgenError(f"card {card}: built without a core (loop-back): no cores to run")
+            raw = bytes(records) if isinstance(records, (bytes, bytearray)) else \
+                np.ascontiguousarray(records).tobytes()
+            rec_in, rec_out = fields["in"].itemsize, fields["out"].itemsize
+            if hasattr(records, "dtype") and records.dtype.itemsize != rec_in:
+                raise SpgenError(f"card {card}: its core takes records of {rec_in} B "
+                                 f"({', '.join(fields['in'].names)}), got {records.dtype.itemsize} B")
+            if not raw or len(raw) % rec_in:
+                raise SpgenError(f"card {card}: {len(raw)} B is not a positive number of {rec_in}-byte records")
+            chains.append(([card], raw, rec_in, rec_out))
+            dtypes[card] = fields["out"]
+        code, err, outs, cycles, stats = self.sim.pipelines(chains, 1, max_chunk, max_gap, seed, max_cycles)
+        if code:
+            raise RDMAError(code if code > 0 else 101, err)
+        results = {c[0][0]: np.frombuffer(o, dtype=dtypes[c[0][0]]).copy() for c, o in zip(chains, outs)}
+        return results, CoresRun([c[0][0] for c in chains], cycles, stats, self.sim.clock_mhz)
+
+
+def _port_dtype(ports: str) -> Any:
+    """A numpy record type from a card's "name:type,..." port list (build info)."""
+    import numpy as np
+
+    types = {"f32": np.float32, "i32": np.int32, "u32": np.uint32}
+    return np.dtype([(n, types[t]) for n, t in (f.split(":") for f in ports.split(",") if f)])
+
+
+class CoresRun:
+    """Figures of `Cluster.run_cores`: cycles, and per card the stall rate at its core's
+    input, and the words its stream endpoint sent (a branch stream or nothing), with the
+    cycles it waited for credit."""
+
+    def __init__(self, cards: list[int], cycles: int, stats: list[dict], clock_mhz: float) -> None:
+        self.cards, self.cycles, self.clock_mhz = cards, cycles, clock_mhz
+        self.stats = dict(zip(cards, stats))
+
+    @property
+    def stall_rates(self) -> dict[int, float]:
+        """Per card: (total - moved) / total cycles at its core's main input."""
+        return {c: 1 - s["in_moved_cycles"] / s["in_total_cycles"] if s["in_total_cycles"] else 0.0
+                for c, s in self.stats.items()}
+
+    @property
+    def stream_words_per_cycle(self) -> dict[int, float]:
+        """Per card: words its outgoing stream (its Brch_Out when bound) sent per cycle of the run."""
+        return {c: s["stream_tx_words"] / self.cycles if self.cycles else 0.0 for c, s in self.stats.items()}
+
+    @property
+    def stream_stall_rates(self) -> dict[int, float]:
+        """Per card: cycles its outgoing stream held a word without credit, per cycle of the run."""
+        return {c: s["stream_tx_stalls"] / self.cycles if self.cycles else 0.0 for c, s in self.stats.items()}
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"cards": self.cards, "cycles": self.cycles, "stall_rates": self.stall_rates,
+                "stream_words_per_cycle": self.stream_words_per_cycle,
+                "stream_stall_rates": self.stream_stall_rates, "stats": self.stats}
+
+    def __repr__(self) -> str:
+        return f"CoresRun(cards {self.cards}, {self.cycles} cycles)"
+
 
 def _csr(name: str) -> int:
     """A register's address from shell/csr_map.json."""
@@ -422,6 +564,39 @@ def _reg_bits(name: str, rtype: str, value: float | bool) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
         raise SpgenError(f"Reg {name!r} ({rtype}): expected an integer in {lo}..{hi}, got {value!r}")
     return value & 0xFFFFFFFF
+
+
+class Reduction:
+    """A reduction under way on RTL cards (Cluster.reduce_async): wait() polls the chain's
+    REDUCE_STATUS through MMIO until every card is done; `cards` has per card of the chain
+    the sums passed on and the cycles it waited for the previous card (`in_stalls`) and for
+    the next card's credits (`out_stalls`)."""
+
+    def __init__(self, cl: Cluster, r: Any) -> None:
+        self._cl, self._r = cl, r
+
+    def _raise_if_refused(self) -> None:
+        code = self._r.code
+        if code not in (0, 100):
+            msg = self._cl.ext.error_text(code) if code > 0 else "reduction failed"
+            raise RDMAError(code if code > 0 else 101, f"{msg}: {self._r.error}")
+
+    def done(self) -> bool:
+        """True once finished (reads the cards' REDUCE_STATUS, simulating the reads)."""
+        return self._cl.sim.reduce_poll(self._r) != 100
+
+    def wait(self, max_cycles: int | None = None) -> int:
+        """Cycles from the call to the completion the host saw; RDMAError on failure (a
+        TIMEOUT aborts the reduction on every card and carries their state and the links')."""
+        code = self._cl.sim.reduce_wait(self._r, max_cycles or 0)
+        if code == 100:
+            raise RDMAError(100, "still in flight after the wait")
+        self._raise_if_refused()
+        return self._r.done - self._r.issued
+
+    @property
+    def cards(self) -> list[dict]:
+        return self._r.cards
 
 
 class PipelineRun:

@@ -85,6 +85,29 @@ uint64_t afuShellRDMACycles(afu_rdma_cluster c);
 double afuShellRDMAClockMHz(afu_rdma_cluster c);
 const char *afuShellRDMAErrorString(int code);
 
+/* ---- Reductions (docs/rdma.md, "Reductions"): a pipelined sum of one vector per card
+ * along a chain of cards; the last card of the chain holds the result. */
+
+/** Element types of a reduction. */
+enum afu_rdma_dtype {
+    AFU_RDMA_U32 = 0,  /**< unsigned 32-bit sums, wrapping around */
+    AFU_RDMA_F32 = 1   /**< IEEE-754 single sums in chain order: ((v0 + v1) + v2) + ... */
+};
+/** Sums the `n`-byte vectors at `src` on cards chain[0..cards-1] (in that order) into
+ *  `dst` on chain[cards-1]. RTL cards: every card's reduction unit (REDUCE_* CSRs), any
+ *  `dst`; the model: `dst` must equal `src`. Errors: AFU_RDMA_BAD_CARD (fewer than 2
+ *  cards, a card twice or not in the cluster), AFU_RDMA_ALIGN (n, src or dst not a
+ *  multiple of 4, n = 0), AFU_RDMA_LOCAL_RANGE (past the end of a card's memory),
+ *  AFU_RDMA_TIMEOUT (RTL: the reduction was aborted on every card; afuShellRDMALastDump
+ *  says where it stood), AFU_RDMA_BAD_ARG (message in afuShellRDMAErrorString). The
+ *  handle works with afuShellRDMAWait/Test (on RTL cards Test reads the cards' REDUCE_STATUS
+ *  through MMIO, which simulates its round trips). */
+int afuShellRDMAReduceAsync(afu_rdma_cluster c, const int *chain, int cards, uint64_t src, uint64_t dst,
+                            uint64_t n, int dtype, afu_rdma_handle *handle);
+/** Blocking: afuShellRDMAReduceAsync + afuShellRDMAWait. */
+int afuShellRDMAReduce(afu_rdma_cluster c, const int *chain, int cards, uint64_t src, uint64_t dst, uint64_t n,
+                       int dtype);
+
 /* ---- RTL cards: a pipeline of core cascades across cards (docs/rdma.md, "Streams over
  * links"). Every card of the cluster is a `spgen build PROG.spd --cascade C --links N`
  * card; the chain's first card streams host records into its cascade (TX DMA), each
@@ -119,6 +142,17 @@ typedef struct {
 int afuShellRDMAPipeline(afu_rdma_cluster c, const int *chain, int cards, const void *in, void *out,
                          uint64_t record_bytes, uint64_t records, uint64_t passes,
                          const afu_rdma_pipeline_opts *opts, afu_rdma_pipeline_stats *stats, uint64_t *cycles);
+/** Runs the cores of `n` cards at once, each fed by its own host (TX DMA) and drained into
+ *  host memory (RX DMA): card cards[i] takes records[i] records of in_record_bytes[i] bytes
+ *  from in[i] and writes as many of out_record_bytes[i] bytes to out[i]. Cores joined by the
+ *  cluster file's "branches" exchange their branch streams meanwhile, over links (docs/rdma.md,
+ *  "Branch streams across cards"). `opts` as for afuShellRDMAPipeline (the chunks and gaps
+ *  apply to every card's both ends); stats (NULL or n entries): per card, its stream's words
+ *  and send stalls are its branch stream's. Errors as afuShellRDMAPipeline's. */
+int afuShellRDMARunCores(afu_rdma_cluster c, int n, const int *cards, const void *const *in,
+                         const uint64_t *in_record_bytes, void *const *out, const uint64_t *out_record_bytes,
+                         const uint64_t *records, const afu_rdma_pipeline_opts *opts,
+                         afu_rdma_pipeline_stats *stats, uint64_t *cycles);
 /** A 64-bit CSR of an RTL card through MMIO (e.g. AFUSHELL_CORE_REG(i) of afushell_csr.h
  *  to set a Reg of the card's cores); the read simulates until its answer arrives. */
 int afuShellRDMACardWriteCSR(afu_rdma_cluster c, int card, uint32_t offset, uint64_t value);
