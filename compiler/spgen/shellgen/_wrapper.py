@@ -120,6 +120,8 @@ def cores_wrapper(core: CoreInterface, n_cores: int) -> str:
         if core.brch_out_words:
             conns += [".m_brch_valid (bo_valid)", ".m_brch_ready (bo_ready)", ".m_brch_data (bo_data)",
                       ".m_brch_last (bo_last)"]
+        # instances core0, core1, ... chained in order: the fast core model's cores find
+        # their neighbours by these names (runtime/sim/card/fast_core.cpp)
         L.append(f"    {core.name} core{k} (")
         L.append(",\n".join(f"        {c}" for c in conns))
         L.append("    );")
