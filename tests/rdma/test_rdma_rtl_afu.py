@@ -16,7 +16,8 @@ ROOT = Path(__file__).resolve().parents[2]
 RDMA = sorted((ROOT / "shell" / "rdma").glob("*.v")) + sorted((ROOT / "shell" / "rdma" / "afu").glob("*.v")) \
     + [RTL_DIR / "spg_fadd.v"]  # the reduction unit's f32 adder
 TB = Path(__file__).with_name("tb_rdma_afu.cpp")
-INCLUDES = (ROOT / "shell" / "afushell_csr.vh", ROOT / "shell" / "rdma_packet.vh", ROOT / "shell" / "include" / "afushell_csr.h")
+# every include of the shell (generated headers, shared port lists): part of the cache key
+INCLUDES = (*sorted((ROOT / "shell").glob("*.vh")), ROOT / "shell" / "include" / "afushell_csr.h")
 
 
 def _sources() -> list[Path]:
