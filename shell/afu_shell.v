@@ -10,6 +10,9 @@
 
 module afu_shell #(
     `include "afu_params.vh"
+    ,
+    parameter integer BRCH_IN_WORDS    = 0,      // words per element of the core's Brch_In (0: none)
+    parameter integer BRCH_OUT_WORDS   = 0       // ... of its Brch_Out
 ) (
     `include "afu_ports.vh"
     ,
@@ -23,7 +26,16 @@ module afu_shell #(
     output wire         ext_out_valid,
     input  wire         ext_out_ready,
     output wire [32*(N_CORES > 0 ? OUT_RECORD_WORDS : 1)-1:0] ext_out_data,
-    output wire         ext_out_last
+    output wire         ext_out_last,
+    // the core's branch streams (a card with links binds them to its stream endpoints)
+    input  wire         brch_in_valid,
+    output wire         brch_in_ready,
+    input  wire [32*(BRCH_IN_WORDS > 0 ? BRCH_IN_WORDS : 1)-1:0] brch_in_data,
+    input  wire         brch_in_last,
+    output wire         brch_out_valid,
+    input  wire         brch_out_ready,
+    output wire [32*(BRCH_OUT_WORDS > 0 ? BRCH_OUT_WORDS : 1)-1:0] brch_out_data,
+    output wire         brch_out_last
 );
     localparam integer REG_BITS  = 32 * (N_REGS > 0 ? N_REGS : 1);
     localparam integer IN_WORDS  = N_CORES > 0 ? RECORD_WORDS : 1;
@@ -173,8 +185,12 @@ module afu_shell #(
             assign ext_out_valid = 1'b0;
             assign ext_out_data  = 32'd0;
             assign ext_out_last  = 1'b0;
+            assign brch_in_ready  = 1'b0;
+            assign brch_out_valid = 1'b0;
+            assign brch_out_data  = {32*(BRCH_OUT_WORDS > 0 ? BRCH_OUT_WORDS : 1){1'b0}};
+            assign brch_out_last  = 1'b0;
             wire unused_ok = &{1'b0, core_regs, in_link, out_link, ext_in_valid, ext_in_data, ext_in_last,
-                               ext_out_ready};
+                               ext_out_ready, brch_in_valid, brch_in_data, brch_in_last, brch_out_ready};
         end else begin : g_cascade
             wire                   cv_valid, cv_ready, cv_last, c_in_valid, c_in_ready, c_in_last;
             wire [IN_WORDS*32-1:0] cv_data, c_in_data;
@@ -205,13 +221,20 @@ module afu_shell #(
             assign ext_out_data  = c_out_data;
             assign ext_out_last  = c_out_last;
 
+            // the branch input, like the main one, waits for the run to open
+            wire bi_ready;
+            assign brch_in_ready = bi_ready && in_open;
             afu_cores #(
-                .N_CORES (N_CORES), .IN_WORDS (IN_WORDS), .OUT_WORDS (OUT_WORDS), .REG_WIDTH (REG_BITS)
+                .N_CORES (N_CORES), .IN_WORDS (IN_WORDS), .OUT_WORDS (OUT_WORDS), .REG_WIDTH (REG_BITS),
+                .BI_WORDS (BRCH_IN_WORDS), .BO_WORDS (BRCH_OUT_WORDS)
             ) cores (
                 .clk (clk), .rst (drst),
                 .s_valid (c_in_valid), .s_ready (c_in_ready), .s_data (c_in_data), .s_last (c_in_last),
                 .m_valid (c_out_valid), .m_ready (c_out_ready), .m_data (c_out_data), .m_last (c_out_last),
-                .regs (core_regs)
+                .regs (core_regs),
+                .bi_valid (brch_in_valid && in_open), .bi_ready (bi_ready), .bi_data (brch_in_data),
+                .bi_last (brch_in_last), .bo_valid (brch_out_valid), .bo_ready (brch_out_ready),
+                .bo_data (brch_out_data), .bo_last (brch_out_last)
             );
 
             shell_width_up #(.RECORD_WORDS (OUT_WORDS)) conv_out (

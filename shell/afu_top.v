@@ -14,6 +14,8 @@ module afu_top #(
     /* verilator lint_off UNUSEDSIGNAL */
     wire                    ext_in_ready, ext_out_valid, ext_out_last;  // no links on this card
     wire [EXT_OUT_BITS-1:0] ext_out_data;
+    wire                    brch_in_ready, brch_out_valid, brch_out_last;
+    wire [31:0]             brch_out_data;
     /* verilator lint_on UNUSEDSIGNAL */
     afu_shell #(
         .N_CORES (N_CORES), .RECORD_WORDS (RECORD_WORDS), .OUT_RECORD_WORDS (OUT_RECORD_WORDS),
@@ -35,7 +37,11 @@ module afu_top #(
         .dsc_rd_readdatavalid (dsc_rd_readdatavalid),
         .irq (irq),
         .in_link (1'b0), .ext_in_valid (1'b0), .ext_in_ready (ext_in_ready), .ext_in_data ({EXT_IN_BITS{1'b0}}), .ext_in_last (1'b0),
-        .out_link (1'b0), .ext_out_valid (ext_out_valid), .ext_out_ready (1'b0), .ext_out_data (ext_out_data), .ext_out_last (ext_out_last)
+        .out_link (1'b0), .ext_out_valid (ext_out_valid), .ext_out_ready (1'b0), .ext_out_data (ext_out_data), .ext_out_last (ext_out_last),
+        // branch streams need links (spgen build refuses such cores without --links)
+        .brch_in_valid (1'b0), .brch_in_ready (brch_in_ready), .brch_in_data (32'd0), .brch_in_last (1'b0),
+        .brch_out_valid (brch_out_valid), .brch_out_ready (1'b0), .brch_out_data (brch_out_data),
+        .brch_out_last (brch_out_last)
     );
 endmodule
 

@@ -13,6 +13,44 @@
 namespace py = pybind11;
 using spgsim::RtlCluster;
 
+namespace {
+// Chains of cards run together (spgsim::run_pipelines), from Python's bytes.
+py::tuple run_chains(RtlCluster& c, const std::vector<py::tuple>& chains, uint64_t passes, uint64_t max_chunk,
+                     uint64_t max_gap, uint64_t seed, uint64_t max_cycles) {
+  std::vector<spgsim::PipelineSpec> specs;
+  std::vector<std::string> src, dst;
+  for (const py::tuple& t : chains) {
+    spgsim::PipelineSpec s;
+    s.chain = t[0].cast<std::vector<int>>();
+    src.push_back(t[1].cast<std::string>());
+    s.record_bytes = t[2].cast<uint64_t>(), s.out_record_bytes = t[3].cast<uint64_t>();
+    s.records = s.record_bytes ? src.back().size() / s.record_bytes : 0;
+    s.passes = passes, s.max_chunk = max_chunk, s.max_gap = max_gap, s.seed = seed, s.max_cycles = max_cycles;
+    dst.emplace_back(s.records * (s.out_record_bytes ? s.out_record_bytes : s.record_bytes), '\0');
+    specs.push_back(s);
+  }
+  std::vector<const void*> ins;
+  std::vector<void*> outs;
+  for (size_t i = 0; i < specs.size(); ++i) ins.push_back(src[i].data()), outs.push_back(&dst[i][0]);
+  spgsim::PipelineResult r;
+  {
+    py::gil_scoped_release nogil;
+    r = spgsim::run_pipelines(c, specs, ins, outs);
+  }
+  py::list cards, out;
+  for (const auto& x : r.cards) {
+    py::dict d;
+    d["in_total_cycles"] = x.in_total, d["in_moved_cycles"] = x.in_moved;
+    d["out_total_cycles"] = x.out_total, d["out_moved_cycles"] = x.out_moved;
+    d["stream_tx_words"] = x.tx_words, d["stream_rx_words"] = x.rx_words;
+    d["stream_tx_stalls"] = x.tx_stalls, d["link_words"] = x.link_words;
+    cards.append(d);
+  }
+  for (const std::string& b : dst) out.append(py::bytes(b));
+  return py::make_tuple(r.code, r.error, out, r.cycles, cards);
+}
+}  // namespace
+
 void bind_rdma(py::module& m) {
   // a reduction under way on RTL cards (runtime/sim/cluster_reduce.hpp)
   py::class_<spgsim::Reduction>(m, "RtlReduction")
@@ -119,26 +157,11 @@ void bind_rdma(py::module& m) {
       // (code, error, output bytes, cycles, per-card stats dicts)
       .def("pipeline", [](RtlCluster& c, const std::vector<int>& chain, py::bytes in, uint64_t record_bytes,
                           uint64_t passes, uint64_t max_chunk, uint64_t max_gap, uint64_t seed, uint64_t max_cycles) {
-        std::string src = in;
-        spgsim::PipelineSpec s;
-        s.chain = chain, s.record_bytes = record_bytes, s.passes = passes;
-        s.records = record_bytes ? src.size() / record_bytes : 0;
-        s.max_chunk = max_chunk, s.max_gap = max_gap, s.seed = seed, s.max_cycles = max_cycles;
-        std::string dst(src.size(), '\0');
-        spgsim::PipelineResult r;
-        {
-          py::gil_scoped_release nogil;
-          r = spgsim::run_pipeline(c, s, src.data(), &dst[0]);
-        }
-        py::list cards;
-        for (const auto& x : r.cards) {
-          py::dict d;
-          d["in_total_cycles"] = x.in_total, d["in_moved_cycles"] = x.in_moved;
-          d["out_total_cycles"] = x.out_total, d["out_moved_cycles"] = x.out_moved;
-          d["stream_tx_words"] = x.tx_words, d["stream_rx_words"] = x.rx_words;
-          d["stream_tx_stalls"] = x.tx_stalls, d["link_words"] = x.link_words;
-          cards.append(d);
-        }
-        return py::make_tuple(r.code, r.error, py::bytes(dst), r.cycles, cards);
-      });
+        py::tuple r = run_chains(c, {py::make_tuple(chain, in, record_bytes, record_bytes)}, passes, max_chunk, max_gap,
+                                 seed, max_cycles);
+        return py::make_tuple(r[0], r[1], r[2].cast<py::list>()[0], r[3], r[4]);
+      })
+      // chains (chain, input bytes, input record bytes, output record bytes) at once:
+      // (code, error, [output bytes per chain], cycles, per-card stats dicts of every chain)
+      .def("pipelines", &run_chains);
 }

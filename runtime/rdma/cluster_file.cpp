@@ -79,7 +79,7 @@ std::string resolve_cluster_file(const std::string& text, const std::string& bas
   }
   known_keys(spec, "the top level",
              {"topology", "cards", "dims", "ports", "links", "line_rate_gbps", "latency_ns", "virtual_channels",
-              "absent", "seed", "faults", "link_faults", "params", "card"});
+              "absent", "seed", "faults", "link_faults", "params", "card", "builds", "branches"});
   const std::string topo = spec.value("topology", std::string("custom"));
   int n = 0, ports = 0;
   std::vector<Link> links;
@@ -234,12 +234,56 @@ std::string resolve_cluster_file(const std::string& text, const std::string& bas
   std::ostringstream o;
   o.precision(17);
   o << "cards " << n << "\nports " << ports << "\nseed " << integer(spec, "seed", "", 1, 0, false) << "\n";
-  if (spec.contains("card")) {
-    if (!spec["card"].is_string()) fail("'card' must be the path of a `spgen build --links N` folder");
-    std::string path = spec["card"].get<std::string>();
-    if (!path.empty() && path[0] != '/' && !base_dir.empty()) path = base_dir + "/" + path;
+  // RTL cards: one build for every card ("card"), or per card ("builds"), or both
+  auto card_lib = [&](const json& v, const std::string& where) {
+    if (!v.is_string() || v.get<std::string>().empty())
+      fail(where + " must be the path of a `spgen build --links N` folder");
+    std::string path = v.get<std::string>();
+    if (path[0] != '/' && !base_dir.empty()) path = base_dir + "/" + path;
     if (path.size() < 3 || path.compare(path.size() - 3, 3, ".so") != 0) path += "/sim/libafucard.so";
-    o << "cardlib " << path << "\n";
+    return path;
+  };
+  if (spec.contains("card")) o << "cardlib " << card_lib(spec["card"], "'card'") << "\n";
+  const bool rtl = spec.contains("card") || spec.contains("builds");
+  if (spec.contains("builds")) {
+    const json& b = spec["builds"];
+    if (!b.is_object()) fail("'builds' must map card numbers to builds, e.g. {\"0\": \"build/a\", \"1\": \"build/b\"}");
+    std::vector<char> named(size_t(n), 0);
+    for (auto it = b.begin(); it != b.end(); ++it) {
+      const std::string& k = it.key();
+      const std::string where = "builds[\"" + k + "\"]";
+      if (k.empty() || k.size() > 2 || k.find_first_not_of("0123456789") != std::string::npos || std::stoi(k) >= n)
+        fail(where + ": keys are card numbers 0.." + std::to_string(n - 1));
+      const int c = std::stoi(k);
+      if (absent[size_t(c)]) fail(where + ": card " + k + " is absent");
+      named[size_t(c)] = 1;
+      o << "build " << c << " " << card_lib(it.value(), where) << "\n";
+    }
+    if (!spec.contains("card"))
+      for (int c = 0; c < n; ++c)
+        if (!absent[size_t(c)] && !named[size_t(c)])
+          fail("card " + std::to_string(c) + " has no build: name it in 'builds' or give every card's build as 'card'");
+  }
+  if (spec.contains("branches")) {
+    const json& br = spec["branches"];
+    if (!br.is_array()) fail("'branches' must be a list of {\"from\": card, \"to\": card}");
+    if (!rtl && !br.empty()) fail("'branches' bind cores' branch streams: they need RTL cards ('card' or 'builds')");
+    std::set<int> senders, receivers;
+    for (size_t i = 0; i < br.size(); ++i) {
+      const std::string where = "branches[" + std::to_string(i) + "]";
+      known_keys(br[i], where, {"from", "to"});
+      const long a = integer(br[i], "from", where + ".", 0, 0, true), t = integer(br[i], "to", where + ".", 0, 0, true);
+      for (long c : {a, t}) {
+        if (c >= n) fail(where + ": card " + std::to_string(c) + " is not in the cluster (cards 0.." + std::to_string(n - 1) + ")");
+        if (absent[size_t(c)]) fail(where + ": card " + std::to_string(c) + " is absent");
+      }
+      if (a == t) fail(where + ": a branch stream runs between two cards (from " + std::to_string(a) + " to itself)");
+      if (!senders.insert(int(a)).second)
+        fail(where + ": card " + std::to_string(a) + " already sends a branch stream (one Brch_Out per card)");
+      if (!receivers.insert(int(t)).second)
+        fail(where + ": card " + std::to_string(t) + " already receives a branch stream (one Brch_In per card)");
+      o << "branch " << a << " " << t << "\n";
+    }
   }
   if (spec.contains("params")) {
     const json& prm = spec["params"];

@@ -9,6 +9,7 @@
 #include <vector>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <fstream>
 #include <sstream>
@@ -64,7 +65,7 @@ int afuShellRDMAClusterOpen(const char* description, afu_rdma_cluster* out) {
   *out = nullptr;
   try {
     auto c = std::make_unique<afu_rdma_cluster_s>();
-    if (std::strstr(description, "cardlib ")) {
+    if (std::strstr(description, "cardlib ") || std::strstr(description, "\nbuild ")) {  // RTL cards
 #ifdef AFUSHELL_RDMA_RTL
       spgsim::Params p;
       if (const char* env = std::getenv("SPGEN_SIM_PARAMS")) {
@@ -385,6 +386,39 @@ double afuShellRDMAClockMHz(afu_rdma_cluster c) {
   return c->sim->prm.clock_mhz;
 }
 
+#ifdef AFUSHELL_RDMA_RTL
+namespace {
+// run_pipelines with the C API's options, codes and figures
+int run_chains(afu_rdma_cluster c, std::vector<spgsim::PipelineSpec>& specs, const std::vector<const void*>& in,
+               const std::vector<void*>& out, const afu_rdma_pipeline_opts* opts, afu_rdma_pipeline_stats* stats,
+               uint64_t* cycles) {
+  for (auto& s : specs)
+    if (opts) s.max_chunk = opts->max_chunk, s.max_gap = opts->max_gap, s.seed = opts->seed, s.max_cycles = opts->max_cycles;
+  spgsim::PipelineResult r;
+  try {
+    r = spgsim::run_pipelines(*c->rtl, specs, in, out);
+  } catch (const std::exception& e) {
+    g_last_error = e.what();
+    return AFU_RDMA_BAD_ARG;
+  }
+  if (r.code == spgsim::RTL_TIMEOUT) {
+    c->dump = r.error;
+    return AFU_RDMA_TIMEOUT;
+  }
+  g_last_error = r.error;
+  if (r.code == spgsim::RTL_BAD_CARD) return AFU_RDMA_BAD_CARD;
+  if (r.code) return AFU_RDMA_BAD_ARG;
+  for (size_t k = 0; stats && k < r.cards.size(); ++k) {
+    const auto& x = r.cards[k];
+    stats[k] = afu_rdma_pipeline_stats{x.in_total, x.in_moved, x.out_total, x.out_moved,
+                                       x.tx_words, x.rx_words, x.tx_stalls, x.link_words};
+  }
+  if (cycles) *cycles = r.cycles;
+  return AFU_RDMA_OK;
+}
+}  // namespace
+#endif
+
 int afuShellRDMAPipeline(afu_rdma_cluster c, const int* chain, int cards, const void* in, void* out,
                          uint64_t record_bytes, uint64_t records, uint64_t passes,
                          const afu_rdma_pipeline_opts* opts, afu_rdma_pipeline_stats* stats, uint64_t* cycles) {
@@ -392,42 +426,41 @@ int afuShellRDMAPipeline(afu_rdma_cluster c, const int* chain, int cards, const 
   if (!c || !chain || cards < 0 || !in || !out) return AFU_RDMA_BAD_ARG;
 #ifdef AFUSHELL_RDMA_RTL
   if (c->rtl) {
-    spgsim::PipelineSpec s;
-    s.chain.assign(chain, chain + cards);
-    s.record_bytes = record_bytes, s.records = records, s.passes = passes;
-    if (opts) s.max_chunk = opts->max_chunk, s.max_gap = opts->max_gap, s.seed = opts->seed, s.max_cycles = opts->max_cycles;
-    spgsim::PipelineResult r;
-    try {
-      r = spgsim::run_pipeline(*c->rtl, s, in, out);
-    } catch (const std::exception& e) {
-      g_last_error = e.what();
-      return AFU_RDMA_BAD_ARG;
-    }
-    if (r.code == spgsim::RTL_TIMEOUT) {
-      c->dump = r.error;
-      return AFU_RDMA_TIMEOUT;
-    }
-    if (r.code == spgsim::RTL_BAD_CARD) {
-      g_last_error = r.error;
-      return AFU_RDMA_BAD_CARD;
-    }
-    if (r.code) {
-      g_last_error = r.error;
-      return AFU_RDMA_BAD_ARG;
-    }
-    for (int k = 0; stats && k < cards; ++k) {
-      const auto& x = r.cards[size_t(k)];
-      stats[k] = afu_rdma_pipeline_stats{x.in_total, x.in_moved, x.out_total, x.out_moved,
-                                         x.tx_words, x.rx_words, x.tx_stalls, x.link_words};
-    }
-    if (cycles) *cycles = r.cycles;
-    return AFU_RDMA_OK;
+    std::vector<spgsim::PipelineSpec> s(1);
+    s[0].chain.assign(chain, chain + cards);
+    s[0].record_bytes = record_bytes, s[0].records = records, s[0].passes = passes;
+    return run_chains(c, s, {in}, {out}, opts, stats, cycles);
   }
 #else
   (void)chain, (void)cards, (void)in, (void)out, (void)record_bytes, (void)records, (void)passes, (void)opts;
   (void)stats, (void)cycles;
 #endif
   g_last_error = "a pipeline across cards needs RTL cards (a cluster file with \"card\")";
+  return AFU_RDMA_BAD_ARG;
+}
+
+int afuShellRDMARunCores(afu_rdma_cluster c, int n, const int* cards, const void* const* in,
+                         const uint64_t* in_record_bytes, void* const* out, const uint64_t* out_record_bytes,
+                         const uint64_t* records, const afu_rdma_pipeline_opts* opts,
+                         afu_rdma_pipeline_stats* stats, uint64_t* cycles) {
+  g_last_error.clear();
+  if (!c || n < 1 || !cards || !in || !in_record_bytes || !out || !out_record_bytes || !records) return AFU_RDMA_BAD_ARG;
+#ifdef AFUSHELL_RDMA_RTL
+  if (c->rtl) {
+    std::vector<spgsim::PipelineSpec> s(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) {
+      s[size_t(i)].chain = {cards[i]};
+      s[size_t(i)].record_bytes = in_record_bytes[i], s[size_t(i)].out_record_bytes = out_record_bytes[i];
+      s[size_t(i)].records = records[i];
+    }
+    return run_chains(c, s, std::vector<const void*>(in, in + n), std::vector<void*>(out, out + n), opts, stats,
+                      cycles);
+  }
+#else
+  (void)cards, (void)in, (void)in_record_bytes, (void)out, (void)out_record_bytes, (void)records, (void)opts;
+  (void)stats, (void)cycles;
+#endif
+  g_last_error = "running cores needs RTL cards (a cluster file with \"card\" or \"builds\")";
   return AFU_RDMA_BAD_ARG;
 }
 

@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 #include <stdexcept>
+#include <tuple>
 
 #include "afushell_csr.h"
 
@@ -24,6 +25,7 @@ uint64_t info_value(const std::string& info, const std::string& key, uint64_t df
 }
 constexpr uint64_t kValid = 1ull << 40, kEvtValid = 1ull << 16, kPending = 1u << 4;
 constexpr int kNoRoute = 15;
+constexpr uint64_t kBranchSid = 2;  // the stream id of branch streams (pipelines use 1)
 constexpr int kClockBatch = 16;  // cycles the clock thread steps per look at the cards
 std::atomic<int> g_clusters{0};
 }  // namespace
@@ -83,6 +85,14 @@ ClusterDesc ClusterDesc::parse(const std::string& text) {
             need(bool(ls >> d.seed), "bad seed");
         } else if (key == "cardlib") {
             std::getline(ls >> std::ws, d.cardlib);
+        } else if (key == "build") {
+            int c;
+            need(bool(ls >> c) && c >= 0 && c < d.cards, "build of a card outside the cluster");
+            std::getline(ls >> std::ws, d.builds[c]);
+        } else if (key == "branch") {
+            int a, b;
+            need(bool(ls >> a >> b) && a >= 0 && a < d.cards && b >= 0 && b < d.cards && a != b, "bad branch");
+            d.branches.push_back({a, b});
         } else if (key == "param") {
             std::string k;
             double v;
@@ -137,16 +147,57 @@ struct RtlCluster::Driver {
 
 RtlCluster::RtlCluster(const ClusterDesc& d, const Params& card_params, const std::vector<char>& local)
     : d_(d), prm_(card_params), n_(d.cards) {
-    std::string err;
-    auto lib = CardLib::load(d.cardlib, &err);
-    if (!lib) throw std::runtime_error(err);
-    const uint64_t links = info_value(lib->info, "links", 0);
-    if (int(links) < d.ports)
-        throw std::runtime_error(d.cardlib + ": the card has " + std::to_string(links) +
-                                 " link ports, the cluster needs " + std::to_string(d.ports) +
-                                 " (spgen build --links " + std::to_string(std::max(d.ports, 1)) + ")");
-    units_ = int(info_value(lib->info, "link_bits", 32) / 32);
-    op_timeout_ = info_value(lib->info, "rdma_op_timeout", 2000000);
+    // every card's build: enough link ports, one link width, branch streams that fit
+    std::vector<std::shared_ptr<CardLib>> libs(static_cast<size_t>(n_));
+    auto words = [](const CardLib& l, const char* k) { return info_value(l.info, k, 0); };
+    int units_seen = 0;
+    for (int c = 0; c < n_; ++c) {
+        if (d.absent[size_t(c)]) continue;
+        std::string err;
+        libs[size_t(c)] = CardLib::load(d.lib_of(c), &err);
+        if (!libs[size_t(c)]) throw std::runtime_error("card " + std::to_string(c) + ": " + err);
+        const CardLib& l = *libs[size_t(c)];
+        const int links = int(info_value(l.info, "links", 0));
+        if (links < d.ports)
+            throw std::runtime_error("card " + std::to_string(c) + " (" + l.path + "): the card has " +
+                                     std::to_string(links) + " link ports, the cluster needs " + std::to_string(d.ports) +
+                                     " (spgen build --links " + std::to_string(std::max(d.ports, 1)) + ")");
+        const int units = int(info_value(l.info, "link_bits", 32) / 32);
+        if (units_seen && units != units_seen)
+            throw std::runtime_error("card " + std::to_string(c) + " (" + l.path + ") has " + std::to_string(32 * units) +
+                                     "-bit links, the cards before it " + std::to_string(32 * units_seen) +
+                                     "-bit ones: cables join cards of one link width (rebuild them with one spgen)");
+        units_ = units_seen = units;
+        op_timeout_ = std::max<uint64_t>(op_timeout_, info_value(l.info, "rdma_op_timeout", 2000000));
+    }
+    brch_cfg_.assign(size_t(n_), 0);
+    std::vector<char> sends(static_cast<size_t>(n_), 0), takes(static_cast<size_t>(n_), 0);
+    for (auto [a, b] : d.branches) {
+        auto card = [&](int c) { return "card " + std::to_string(c) + " (" + libs[size_t(c)]->path + ")"; };
+        if (!libs[size_t(a)] || !libs[size_t(b)]) throw std::runtime_error("cluster: a branch stream names an absent card");
+        const uint64_t out = words(*libs[size_t(a)], "brch_out_words"), in = words(*libs[size_t(b)], "brch_in_words");
+        if (!out) throw std::runtime_error("branches: " + card(a) + " has no core with a Brch_Out to send");
+        if (!in) throw std::runtime_error("branches: " + card(b) + " has no core with a Brch_In to receive");
+        if (in != out)
+            throw std::runtime_error("branches: " + card(a) + " sends Brch_Out elements of " + std::to_string(out) +
+                                     " words, " + card(b) + "'s Brch_In takes " + std::to_string(in) + " words");
+        sends[size_t(a)] = takes[size_t(b)] = 1;
+        brch_cfg_[size_t(a)] |= uint64_t(b) << AFUSHELL_STREAM_CFG_TX_DST_SHIFT | kBranchSid << AFUSHELL_STREAM_CFG_TX_SID_SHIFT |
+                                AFUSHELL_STREAM_CFG_OUT_BRCH_MASK;
+        brch_cfg_[size_t(b)] |= uint64_t(a) << AFUSHELL_STREAM_CFG_RX_PEER_SHIFT | kBranchSid << AFUSHELL_STREAM_CFG_RX_SID_SHIFT |
+                                AFUSHELL_STREAM_CFG_IN_BRCH_MASK;
+    }
+    // a core's branch stream that nothing binds would hold it (Brch_Out) or starve it (Brch_In)
+    for (int c = 0; c < n_; ++c) {
+        if (!libs[size_t(c)]) continue;
+        const CardLib& l = *libs[size_t(c)];
+        for (auto [key, bound, what] : {std::tuple<const char*, char, const char*>{"brch_out_words", sends[size_t(c)], "Brch_Out"},
+                                        {"brch_in_words", takes[size_t(c)], "Brch_In"}})
+            if (words(l, key) && !bound)
+                throw std::runtime_error("card " + std::to_string(c) + " (" + l.path + "): its core's " + what +
+                                         " is not bound; name it in the cluster file's \"branches\" (e.g. {\"from\": " +
+                                         (std::string(what) == "Brch_Out" ? std::to_string(c) + ", \"to\": N" : "N, \"to\": " + std::to_string(c)) + "})");
+    }
     for (const auto& l : d.links)
         for (int p : {l.pa, l.pb})
             if (p < 0 || p >= d.ports) throw std::runtime_error("cluster: a link uses port " + std::to_string(p) +
@@ -155,9 +206,9 @@ RtlCluster::RtlCluster(const ClusterDesc& d, const Params& card_params, const st
     drv_.resize(size_t(n_));
     for (int c = 0; c < n_; ++c) {
         if (d.absent[size_t(c)] || (!local.empty() && !local[size_t(c)])) continue;
-        cards_[size_t(c)] = std::make_shared<Card>(lib, prm_, false);
+        cards_[size_t(c)] = std::make_shared<Card>(libs[size_t(c)], prm_, false);
         drv_[size_t(c)] = std::make_unique<Driver>();
-        drv_[size_t(c)]->local_port = int(links);
+        drv_[size_t(c)]->local_port = int(info_value(libs[size_t(c)]->info, "links", 0));
     }
     ch_.resize(2 * d.links.size());
     for (size_t i = 0; i < d.links.size(); ++i) {
@@ -199,10 +250,11 @@ RtlCluster::RtlCluster(const ClusterDesc& d, const Params& card_params, const st
             int port = kNoRoute;
             if (t < n_) {
                 int r = d.route[size_t(c)][size_t(t)];
-                port = r == -1 ? int(links) : r >= 0 ? r : kNoRoute;
+                port = r == -1 ? drv_[size_t(c)]->local_port : r >= 0 ? r : kNoRoute;
             }
             k.mmio_write(AFUSHELL_RDMA_ROUTE(t), uint64_t(port));
         }
+        if (brch_cfg_[size_t(c)]) k.mmio_write(AFUSHELL_STREAM_CFG, brch_cfg_[size_t(c)]);
         drv_[size_t(c)]->rd = k.post_read(AFUSHELL_RDMA_INFO);  // the driver's SETUP state takes it
     }
     attached_.assign(size_t(n_), 0);

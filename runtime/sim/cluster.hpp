@@ -29,7 +29,14 @@ struct ClusterDesc {
     struct Fault { double ber = 0, per = 0, drop = 0; std::vector<std::pair<double, double>> down; };
     int cards = 0, ports = 0;
     uint64_t seed = 1;
-    std::string cardlib;                  // empty: the C++ model, not RTL cards
+    std::string cardlib;                  // every card's build; empty (and no builds): the C++ model
+    std::map<int, std::string> builds;    // per-card builds (cluster file "builds"), over cardlib
+    std::vector<std::pair<int, int>> branches;  // (from, to): a core's Brch_Out to a core's Brch_In
+    bool rtl() const { return !cardlib.empty() || !builds.empty(); }
+    const std::string& lib_of(int c) const {
+        auto it = builds.find(c);
+        return it != builds.end() ? it->second : cardlib;
+    }
     std::vector<Link> links;
     std::vector<Fault> faults;            // per channel: 2 i = link i a -> b, 2 i + 1 = b -> a
     std::vector<char> absent;
@@ -108,6 +115,8 @@ public:
     /// Card c itself (present cards only): its CSRs and host memory, for host-side drivers
     /// of other kinds (run_pipeline in cluster_pipeline.hpp).
     Card* card(int c) { return present(c) ? cards_[size_t(c)].get() : nullptr; }
+    /// Card c's STREAM_CFG as the cluster file's "branches" bind it (0: no branch stream).
+    uint64_t branch_cfg(int c) const { return c >= 0 && c < n_ ? brch_cfg_[size_t(c)] : 0; }
     /// The channels (indices into channels()) a packet from card `from` to card `to` takes.
     std::vector<int> route(int from, int to) const { return path(from, to); }
 
@@ -139,6 +148,7 @@ private:
     std::atomic<uint64_t> cyc_{0};  // read by now() without the lock
     uint64_t op_timeout_ = 0;
     std::vector<std::shared_ptr<Card>> cards_;
+    std::vector<uint64_t> brch_cfg_;            // per card: the branch binding in STREAM_CFG
     std::vector<std::unique_ptr<Driver>> drv_;
     std::vector<Channel> ch_;                   // 2 per link
     std::map<std::pair<int, int>, int> out_ch_;  // (card, port) -> channel it sends on

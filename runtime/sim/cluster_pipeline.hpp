@@ -15,6 +15,7 @@ namespace spgsim {
 struct PipelineSpec {
     std::vector<int> chain;        // cards in stream order (each once; one card: no link)
     uint64_t record_bytes = 0;     // bytes per record: the cascade's input = output record
+    uint64_t out_record_bytes = 0; // a chain of one card: its output record if another (0: the same)
     uint64_t records = 0;          // records per pass
     uint64_t passes = 1;           // the output of a pass is the input of the next
     // Host-made back-pressure and gaps: with max_chunk > 0 the first card's TX and the
@@ -43,5 +44,14 @@ struct PipelineResult {
 /// Runs `spec.passes` passes of `in` (records * record_bytes bytes) through the chain;
 /// the final pass's records land in `out` (same size).
 PipelineResult run_pipeline(RtlCluster& cl, const PipelineSpec& spec, const void* in, void* out);
+
+/// Several chains at once, on one clock (e.g. card A's core feeding card B's core by a
+/// branch stream, each card a chain of one fed by its own host): every chain's records
+/// in[i] through its cards, its last card's output into out[i]. The passes, chunks, gaps,
+/// seed and cycle limit are the first spec's; the result's cards are every chain's in turn.
+/// A card bound by the cluster file's "branches" keeps its branch stream: a chain that
+/// needs the same direction of its stream endpoints is refused.
+PipelineResult run_pipelines(RtlCluster& cl, const std::vector<PipelineSpec>& specs,
+                             const std::vector<const void*>& in, const std::vector<void*>& out);
 
 }  // namespace spgsim

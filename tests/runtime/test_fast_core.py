@@ -136,10 +136,9 @@ def test_fast_card_equals_rtl_card_everywhere(prog, cascade, tmp_path, capsys, l
     d = spgen.compile(prog)
     args = ["build", str(prog), "--cascade", str(cascade), "--core-model", "fast", "--no-sim",
             "-o", str(tmp_path / "check")]
-    try:
-        iface = core_interface(d.verilog.report)
-    except spgen.SpgenError as e:   # branch streams: the shell hosts none, either model
-        assert main(args) == 1 and str(e) in capsys.readouterr().err
+    iface = core_interface(d.verilog.report)
+    if iface.brch_in_words or iface.brch_out_words:  # branch streams leave a card over links only
+        assert main(args) == 1 and "branch streams" in capsys.readouterr().err
         return
     if cascade > 1 and iface.in_words != iface.out_words:
         assert main(args) == 1 and "a cascade needs equal" in capsys.readouterr().err

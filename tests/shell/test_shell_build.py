@@ -49,9 +49,18 @@ def test_build_bad_arguments(tmp_path, capsys, argv, msg):
     assert msg in capsys.readouterr().err
 
 
-def test_branch_streams_rejected():
+def test_branch_streams_one_core_per_card_with_links(tmp_path):
+    """A core's branch streams leave the card over links (docs/rdma.md): one core per card,
+    and only on a card built with links; the wrapper wires them to afu_cores' bi_/bo_ ports."""
+    core = core_interface({"name": "c", "ports": {"s_data": [{"name": "a"}], "m_data": [{"name": "b"}],
+                                                 "s_brch_data": [{"name": "h0"}, {"name": "h1"}]}})
+    assert (core.brch_in_words, core.brch_out_words, core.brch_in_ports) == (2, 0, ("h0", "h1"))
+    text = cores_wrapper(core, 1)
+    assert ".s_brch_data (bi_data)" in text and "m_brch" not in text and "assign bo_valid = 1'b0;" in text
     with pytest.raises(SpgenError, match="branch streams"):
-        core_interface({"name": "c", "ports": {"s_data": [{}], "m_data": [{}], "s_brch_data": [{}]}})
+        cores_wrapper(core, 2)
+    with pytest.raises(SpgenError, match="--links N"):
+        write_project(tmp_path, core, "", 1)
 
 
 def test_cascade_needs_equal_records():

@@ -114,8 +114,16 @@ def run(args: argparse.Namespace) -> int:
         if args.links:
             info.update(links=args.links, link_bits=link_bits(), link_gbps=args.link_gbps,
                         rdma_op_timeout=args.op_timeout)
+            # what the cluster checks between cards: a stream's element size on both ends
+            if core and core.brch_in_words:
+                info["brch_in_words"] = core.brch_in_words
+            if core and core.brch_out_words:
+                info["brch_out_words"] = core.brch_out_words
         for i, (name, _) in enumerate(core.regs if core else ()):
             info[f"reg.{name}"] = i
+        # the records' fields (name:type, port 0 first), so the runtime returns typed records
+        for key in (("s_data", "in_ports"), ("m_data", "out_ports")) if core else ():
+            info[key[1]] = ",".join(f"{q['name']}:{q['type']}" for q in vcore.report["ports"][key[0]])
         # each Reg's type, so the runtime converts values by it (a float to its binary32 bits)
         for r in (vcore.report.get("registers", []) if core else ()):
             info[f"regtype.{r['name']}"] = r["type"]

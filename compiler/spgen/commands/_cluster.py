@@ -26,6 +26,8 @@ def run(args: argparse.Namespace) -> int:
         cl.wait_all(xfers)
         print(f"{len(xfers)} puts of {args.traffic} B done at cycle {cl.now}")
     if cl.rtl:
+        for c in present:  # each card's build and what its stream endpoints carry
+            print(f"card {c}: {cl.card_summary(c)}")
         print(cl.dump())
     else:
         print(f"network model, {n} cards, cycle {cl.now}: {cl.stats()}")

@@ -312,7 +312,7 @@ class Cluster:
     def __init__(self, spec: dict | str | Path) -> None:
         self.ext = load_rdma_extension()
         self.description = resolve(spec)
-        self.rtl = "\ncardlib " in self.description
+        self.rtl = "\ncardlib " in self.description or "\nbuild " in self.description  # RTL cards
         try:
             if self.rtl:
                 from ._build import load_extension
@@ -415,6 +415,22 @@ class Cluster:
             raise SpgenError("core Regs and pipelines exist on RTL cards (a cluster file with \"card\")")
         return dict(line.split("=", 1) for line in self.sim.card_info(card).splitlines() if "=" in line)
 
+    def card_summary(self, card: int) -> str:
+        """RTL cards: the card's build (core, links) and its branch-stream binding (STREAM_CFG)."""
+        info = self._card_info(card)
+        words = {k: int(info.get(f"brch_{k}_words", 0)) for k in ("in", "out")}
+        text = f"{info.get('target', '?')} x {info.get('n_cores', '?')}, {info.get('links', '?')} links"
+        from ..shellgen import load_csr_map
+
+        reg = load_csr_map().reg("STREAM_CFG")
+        raw = self.sim.csr_read(card, reg.address)
+        cfg = {f.name: raw >> f.lsb & ((1 << f.width) - 1) for f in reg.fields}
+        if cfg["OUT_BRCH"]:
+            text += f", Brch_Out ({words['out']} words) -> card {cfg['TX_DST']}"
+        if cfg["IN_BRCH"]:
+            text += f", Brch_In ({words['in']} words) <- card {cfg['RX_PEER']}"
+        return text
+
     def pipeline(self, chain: list[int], records: Any, passes: int = 1, *, max_chunk: int = 0,
                  max_gap: int = 0, seed: int = 1, max_cycles: int = 0) -> tuple[Any, PipelineRun]:
         """Streams `records` (a numpy structured array of the cascade's records, or bytes
@@ -444,6 +460,85 @@ class Cluster:
         result = np.frombuffer(out, dtype=records.dtype).copy() if hasattr(records, "dtype") else out
         return result, PipelineRun(list(chain), len(raw) // rec_bytes, passes, cycles, cards,
                                    self.sim.clock_mhz, rec_bytes)
+
+    def run_cores(self, inputs: dict[int, Any], *, max_chunk: int = 0, max_gap: int = 0, seed: int = 1,
+                  max_cycles: int = 0) -> tuple[dict[int, Any], CoresRun]:
+        """Runs the cores of several cards at once, each fed by its own host DMA: `inputs`
+        maps a card to its input records (a numpy structured array, or bytes); returns each
+        card's output records (typed by its build) and the run's figures. Cores joined by
+        the cluster file's "branches" exchange their branch streams meanwhile, over links
+        (docs/rdma.md, "Branch streams across cards"). `max_chunk` / `max_gap` as in
+        `pipeline`: random gaps and back-pressure at every card's host side."""
+        import numpy as np
+
+        if not inputs:
+            raise SpgenError("run_cores needs the input records of at least one card")
+        chains, dtypes = [], {}
+        for card, records in inputs.items():
+            if not isinstance(card, int) or not 0 <= card < len(self.cards):
+                raise SpgenError(f"card {card!r}: not a card of this cluster of {len(self.cards)} "
+                                 f"(0..{len(self.cards) - 1})")
+            info = self._card_info(card)
+            fields = {k: _port_dtype(info.get(f"{k}_ports", "")) for k in ("in", "out")}
+            if not fields["in"].names:
+                raise SpgenError(f"card {card}: built without a core (loop-back): no cores to run")
+            raw = bytes(records) if isinstance(records, (bytes, bytearray)) else \
+                np.ascontiguousarray(records).tobytes()
+            rec_in, rec_out = fields["in"].itemsize, fields["out"].itemsize
+            if hasattr(records, "dtype") and records.dtype.itemsize != rec_in:
+                raise SpgenError(f"card {card}: its core takes records of {rec_in} B "
+                                 f"({', '.join(fields['in'].names)}), got {records.dtype.itemsize} B")
+            if not raw or len(raw) % rec_in:
+                raise SpgenError(f"card {card}: {len(raw)} B is not a positive number of {rec_in}-byte records")
+            chains.append(([card], raw, rec_in, rec_out))
+            dtypes[card] = fields["out"]
+        code, err, outs, cycles, stats = self.sim.pipelines(chains, 1, max_chunk, max_gap, seed, max_cycles)
+        if code:
+            raise RDMAError(code if code > 0 else 101, err)
+        results = {c[0][0]: np.frombuffer(o, dtype=dtypes[c[0][0]]).copy() for c, o in zip(chains, outs)}
+        return results, CoresRun([c[0][0] for c in chains], cycles, stats, self.sim.clock_mhz)
+
+
+def _port_dtype(ports: str) -> Any:
+    """A numpy record type from a card's "name:type,..." port list (build info)."""
+    import numpy as np
+
+    types = {"f32": np.float32, "i32": np.int32, "u32": np.uint32}
+    return np.dtype([(n, types[t]) for n, t in (f.split(":") for f in ports.split(",") if f)])
+
+
+class CoresRun:
+    """Figures of `Cluster.run_cores`: cycles, and per card the stall rate at its core's
+    input, and the words its stream endpoint sent (a branch stream or nothing), with the
+    cycles it waited for credit."""
+
+    def __init__(self, cards: list[int], cycles: int, stats: list[dict], clock_mhz: float) -> None:
+        self.cards, self.cycles, self.clock_mhz = cards, cycles, clock_mhz
+        self.stats = dict(zip(cards, stats))
+
+    @property
+    def stall_rates(self) -> dict[int, float]:
+        """Per card: (total - moved) / total cycles at its core's main input."""
+        return {c: 1 - s["in_moved_cycles"] / s["in_total_cycles"] if s["in_total_cycles"] else 0.0
+                for c, s in self.stats.items()}
+
+    @property
+    def stream_words_per_cycle(self) -> dict[int, float]:
+        """Per card: words its outgoing stream (its Brch_Out when bound) sent per cycle of the run."""
+        return {c: s["stream_tx_words"] / self.cycles if self.cycles else 0.0 for c, s in self.stats.items()}
+
+    @property
+    def stream_stall_rates(self) -> dict[int, float]:
+        """Per card: cycles its outgoing stream held a word without credit, per cycle of the run."""
+        return {c: s["stream_tx_stalls"] / self.cycles if self.cycles else 0.0 for c, s in self.stats.items()}
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"cards": self.cards, "cycles": self.cycles, "stall_rates": self.stall_rates,
+                "stream_words_per_cycle": self.stream_words_per_cycle,
+                "stream_stall_rates": self.stream_stall_rates, "stats": self.stats}
+
+    def __repr__(self) -> str:
+        return f"CoresRun(cards {self.cards}, {self.cycles} cycles)"
 
 
 def _csr(name: str) -> int:

@@ -99,9 +99,17 @@ def write_project(out: Path, core: CoreInterface | None, core_text: str | None,
         "N_REGS": len(regs),
         "REG_DEFAULTS": _reg_defaults_literal(regs),
     }
+    if core and (core.brch_in_words or core.brch_out_words) and not links:
+        kinds = " and ".join(k for k, w in (("Brch_In", core.brch_in_words), ("Brch_Out", core.brch_out_words)) if w)
+        raise SpgenError(f"core {core.name} has {kinds}: branch streams run between cards over links; build "
+                         "the card with --links N and bind them in the cluster file (\"branches\", docs/rdma.md)")
     if links:
         params["RDMA_PORTS"] = links
         params["RDMA_OP_TIMEOUT"] = op_timeout
+        if core and core.brch_in_words:
+            params["BRCH_IN_WORDS"] = core.brch_in_words
+        if core and core.brch_out_words:
+            params["BRCH_OUT_WORDS"] = core.brch_out_words
     p = Project(out, params, top="afu_rdma_top" if links else "afu_top")
     for f in sorted(SHELL_DIR.glob("*.vh")) + sorted(SHELL_DIR.glob("*.v")):
         shutil.copyfile(f, out / "rtl" / "shell" / f.name)
@@ -148,6 +156,8 @@ def write_project(out: Path, core: CoreInterface | None, core_text: str | None,
             "out-record-words": params["OUT_RECORD_WORDS"],
             "in-ports": list(core.in_ports) if core else [],
             "out-ports": list(core.out_ports) if core else [],
+            "brch-in-ports": list(core.brch_in_ports) if core else [],
+            "brch-out-ports": list(core.brch_out_ports) if core else [],
             "regs": [{"name": n, "index": i, "offset": csr.reg("CORE_REG").address + 8 * i,
                       "default": d} for i, (n, d) in enumerate(regs)],
             "top": p.top,

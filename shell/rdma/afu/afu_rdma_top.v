@@ -10,6 +10,8 @@
 // word by word (rdma_stream_ser), to another card's stream instead of the RX DMA; with
 // IN_LINK the first core takes the records of the arriving stream (rdma_stream_des)
 // instead of the TX DMA's -- a pipeline of cascades across cards, credits end to end.
+// With OUT_BRCH / IN_BRCH they carry the core's branch streams instead (rdma_stream_bind):
+// a core's Brch_Out on this card feeds a core's Brch_In on another.
 // The reduction unit (rdma_reduce, REDUCE_* CSRs in rdma_reduce_csr) sums vectors along a
 // chain of cards over an endpoint pair of its own; its memory port is a second
 // rdma_mem_adapter, behind the engine's on the shared masters.
@@ -37,7 +39,9 @@ module afu_rdma_top #(
     parameter integer RDMA_OP_TIMEOUT  = 2000000,        // cycles before an operation fails
     parameter integer RDMA_MAX_OPS     = 4,              // operations in flight per card
     parameter integer RDMA_WR_BURST    = 4,              // lines per write burst of the engine (1..64)
-    parameter integer RDMA_STREAM_DEPTH = 256            // stream receive FIFO, words (the credits)
+    parameter integer RDMA_STREAM_DEPTH = 256,           // stream receive FIFO, words (the credits)
+    parameter integer BRCH_IN_WORDS    = 0,              // words per element of the core's Brch_In (0: none)
+    parameter integer BRCH_OUT_WORDS   = 0               // ... of its Brch_Out
 ) (
     input  wire         clk,
     input  wire         rst,
@@ -97,6 +101,10 @@ module afu_rdma_top #(
     wire                   in_link, out_link, x_in_valid, x_in_ready, x_in_last, x_out_valid, x_out_ready, x_out_last;
     wire [32*IN_WORDS-1:0]  x_in_data;
     wire [32*OUT_WORDS-1:0] x_out_data;
+    // the core's branch streams to and from the stream endpoints
+    wire                   in_brch, out_brch, b_in_valid, b_in_ready, b_in_last, b_out_valid, b_out_ready, b_out_last;
+    wire [32*(BRCH_IN_WORDS > 0 ? BRCH_IN_WORDS : 1)-1:0]   b_in_data;
+    wire [32*(BRCH_OUT_WORDS > 0 ? BRCH_OUT_WORDS : 1)-1:0] b_out_data;
 
     // the shell's descriptor-fetch and RX write masters, shared below
     wire [63:0]  a_dsc_address, a_rx_address;
@@ -108,7 +116,8 @@ module afu_rdma_top #(
     afu_shell #(
         .N_CORES(N_CORES), .RECORD_WORDS(RECORD_WORDS), .OUT_RECORD_WORDS(OUT_RECORD_WORDS), .N_REGS(N_REGS),
         .REG_DEFAULTS(REG_DEFAULTS), .DESC_FIFO_DEPTH(DESC_FIFO_DEPTH), .MAX_BURST(MAX_BURST),
-        .MAX_READS(MAX_READS), .AFU_ID_L(AFU_ID_L), .AFU_ID_H(AFU_ID_H)
+        .MAX_READS(MAX_READS), .AFU_ID_L(AFU_ID_L), .AFU_ID_H(AFU_ID_H),
+        .BRCH_IN_WORDS(BRCH_IN_WORDS), .BRCH_OUT_WORDS(BRCH_OUT_WORDS)
     ) u_afu (
         .clk(clk), .rst(rst),
         .mmio_wr_valid(mmio_wr_valid && !w_rdma && !w_red), .mmio_wr_addr(mmio_wr_addr), .mmio_wr_data(mmio_wr_data),
@@ -124,7 +133,10 @@ module afu_rdma_top #(
         .irq(irq),
         .in_link(in_link), .ext_in_valid(x_in_valid), .ext_in_ready(x_in_ready), .ext_in_data(x_in_data),
         .ext_in_last(x_in_last), .out_link(out_link), .ext_out_valid(x_out_valid), .ext_out_ready(x_out_ready),
-        .ext_out_data(x_out_data), .ext_out_last(x_out_last));
+        .ext_out_data(x_out_data), .ext_out_last(x_out_last),
+        .brch_in_valid(b_in_valid), .brch_in_ready(b_in_ready), .brch_in_data(b_in_data), .brch_in_last(b_in_last),
+        .brch_out_valid(b_out_valid), .brch_out_ready(b_out_ready), .brch_out_data(b_out_data),
+        .brch_out_last(b_out_last));
 
     // RDMA: CSRs, engine + network, memory adapter
     wire [5:0]   card_id, cfg_addr, cmd_dst;
@@ -181,21 +193,25 @@ module afu_rdma_top #(
         .s_data(rd_s_data), .s_last(rd_s_last), .m_valid(rd_m_valid), .m_ready(rd_m_ready), .m_data(rd_m_data),
         .m_last(rd_m_last));
 
-    // records of the last core -> words into the outgoing stream; arriving words -> records
-    // of the first core (port 0 first, `last` with the final record's final word)
-    rdma_stream_ser #(.WORDS(OUT_WORDS)) u_ser (
-        .clk(clk), .rst(rst), .s_valid(x_out_valid), .s_ready(x_out_ready), .s_data(x_out_data),
-        .s_last(x_out_last), .m_valid(st_s_valid), .m_ready(st_s_ready), .m_data(st_s_data), .m_last(st_s_last));
-    rdma_stream_des #(.WORDS(IN_WORDS)) u_des (
-        .clk(clk), .rst(rst), .s_valid(st_m_valid), .s_ready(st_m_ready), .s_data(st_m_data),
-        .s_last(st_m_last), .m_valid(x_in_valid), .m_ready(x_in_ready), .m_data(x_in_data), .m_last(x_in_last));
+    // the endpoints carry the cascade's records (IN_LINK / OUT_LINK) or the core's branch
+    // streams (IN_BRCH / OUT_BRCH), as 32-bit words
+    rdma_stream_bind #(.IN_WORDS(IN_WORDS), .OUT_WORDS(OUT_WORDS), .BI_WORDS(BRCH_IN_WORDS),
+                       .BO_WORDS(BRCH_OUT_WORDS)) u_bind (
+        .clk(clk), .rst(rst), .in_brch(in_brch), .out_brch(out_brch),
+        .x_out_valid(x_out_valid), .x_out_ready(x_out_ready), .x_out_data(x_out_data), .x_out_last(x_out_last),
+        .x_in_valid(x_in_valid), .x_in_ready(x_in_ready), .x_in_data(x_in_data), .x_in_last(x_in_last),
+        .b_out_valid(b_out_valid), .b_out_ready(b_out_ready), .b_out_data(b_out_data), .b_out_last(b_out_last),
+        .b_in_valid(b_in_valid), .b_in_ready(b_in_ready), .b_in_data(b_in_data), .b_in_last(b_in_last),
+        .st_s_valid(st_s_valid), .st_s_ready(st_s_ready), .st_s_data(st_s_data), .st_s_last(st_s_last),
+        .st_m_valid(st_m_valid), .st_m_ready(st_m_ready), .st_m_data(st_m_data), .st_m_last(st_m_last));
 
-    rdma_stream_csr #(.RECORD_WORDS(N_CORES > 0 ? OUT_RECORD_WORDS : 0)) u_stream_csr (
+    rdma_stream_csr #(.RECORD_WORDS(N_CORES > 0 ? OUT_RECORD_WORDS : 0), .BRCH_IN_WORDS(BRCH_IN_WORDS),
+                      .BRCH_OUT_WORDS(BRCH_OUT_WORDS)) u_stream_csr (
         .clk(clk), .rst(rst), .mmio_wr_valid(mmio_wr_valid && w_strm), .mmio_wr_addr(mmio_wr_addr),
         .mmio_wr_data(mmio_wr_data), .mmio_rd_valid(mmio_rd_valid && r_strm), .mmio_rd_addr(mmio_rd_addr),
         .mmio_rd_resp_valid(s_resp_valid), .mmio_rd_resp_data(s_resp_data), .tx_dst(st_tx_dst),
         .tx_sid(st_tx_sid), .rx_peer(st_rx_peer), .rx_sid(st_rx_sid), .in_link(in_link), .out_link(out_link),
-        .tx_valid(st_s_valid), .tx_ready(st_s_ready), .rx_valid(st_m_valid), .rx_ready(st_m_ready),
+        .in_brch(in_brch), .out_brch(out_brch), .tx_valid(st_s_valid), .tx_ready(st_s_ready), .rx_valid(st_m_valid), .rx_ready(st_m_ready),
         .errors(st_errors));
 
     rdma_csr #(.P(P), .MAX_OPS(RDMA_MAX_OPS)) u_csr (

@@ -1,11 +1,14 @@
 // CSR block of the card's stream endpoints (STREAM_* registers of shell/csr_map.json, at
 // 0x1800): their binding (destination card and stream id, expected peer and own stream
-// id), where the cascade's records come from and go to (IN_LINK, OUT_LINK), errors and
+// id), where the cascade's records come from and go to (IN_LINK, OUT_LINK), whether the
+// endpoints carry the core's branch streams instead (IN_BRCH, OUT_BRCH), errors and
 // counters. A CFG write clears the counters, so a host reads per-run figures. Reads
 // answer one cycle later, as shell_csr's.
 `default_nettype none
 module rdma_stream_csr #(
-    parameter integer RECORD_WORDS = 1  // words per record on the link (STATUS.RECORD_WORDS; 0: no cores)
+    parameter integer RECORD_WORDS = 1,   // words per record on the link (STATUS.RECORD_WORDS; 0: no cores)
+    parameter integer BRCH_IN_WORDS = 0,  // words per element of the core's Brch_In (STATUS; 0: none)
+    parameter integer BRCH_OUT_WORDS = 0  // ... of its Brch_Out
 ) (
     input  wire        clk,
     input  wire        rst,
@@ -26,6 +29,8 @@ module rdma_stream_csr #(
     output wire [7:0]  rx_sid,
     output wire        in_link,
     output wire        out_link,
+    output wire        in_brch,
+    output wire        out_brch,
     // the endpoints' core side, observed
     input  wire        tx_valid,
     input  wire        tx_ready,
@@ -34,7 +39,7 @@ module rdma_stream_csr #(
     input  wire [1:0]  errors       // {misrouted, overflow}, sticky in the endpoint
 );
     `include "afushell_csr.vh"
-    reg [33:0] cfg;
+    reg [35:0] cfg;
     reg [63:0] tx_words, rx_words, tx_stalls;
     assign tx_dst   = cfg[5:0];
     assign tx_sid   = cfg[15:8];
@@ -42,13 +47,15 @@ module rdma_stream_csr #(
     assign rx_sid   = cfg[31:24];
     assign in_link  = cfg[32];
     assign out_link = cfg[33];
+    assign in_brch  = cfg[34];
+    assign out_brch = cfg[35];
 
     wire cfg_write = mmio_wr_valid && mmio_wr_addr == CSR_STREAM_CFG_ADDR;
     always @(posedge clk) begin
         if (rst) begin
-            cfg <= 34'd0;
+            cfg <= 36'd0;
         end else if (cfg_write) begin
-            cfg <= {mmio_wr_data[33:24], 2'b00, mmio_wr_data[21:16], mmio_wr_data[15:8], 2'b00, mmio_wr_data[5:0]};
+            cfg <= {mmio_wr_data[35:24], 2'b00, mmio_wr_data[21:16], mmio_wr_data[15:8], 2'b00, mmio_wr_data[5:0]};
         end
         if (rst || cfg_write) begin
             tx_words <= 64'd0; rx_words <= 64'd0; tx_stalls <= 64'd0;
@@ -60,11 +67,13 @@ module rdma_stream_csr #(
     end
 
     localparam [7:0] RW = RECORD_WORDS[7:0];
+    localparam [7:0] BIW = BRCH_IN_WORDS[7:0];
+    localparam [7:0] BOW = BRCH_OUT_WORDS[7:0];
     always @(posedge clk) begin
         mmio_rd_resp_valid <= !rst && mmio_rd_valid;
         case (mmio_rd_addr)
-            CSR_STREAM_CFG_ADDR:       mmio_rd_resp_data <= {30'd0, cfg};
-            CSR_STREAM_STATUS_ADDR:    mmio_rd_resp_data <= {48'd0, RW, 6'd0, errors};
+            CSR_STREAM_CFG_ADDR:       mmio_rd_resp_data <= {28'd0, cfg};
+            CSR_STREAM_STATUS_ADDR:    mmio_rd_resp_data <= {32'd0, BOW, BIW, RW, 6'd0, errors};
             CSR_STREAM_TX_WORDS_ADDR:  mmio_rd_resp_data <= tx_words;
             CSR_STREAM_RX_WORDS_ADDR:  mmio_rd_resp_data <= rx_words;
             CSR_STREAM_TX_STALLS_ADDR: mmio_rd_resp_data <= tx_stalls;

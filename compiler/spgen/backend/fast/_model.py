@@ -32,7 +32,7 @@ def _unsupported(graph: Graph, report: dict) -> str | None:
                 "simulates (the emulator computes SPD operations)")
     if any(p.stream == "brch" for p in graph.inputs) or \
             any(o.port.stream == "brch" for o in graph.outputs):
-        return "it has branch streams, which the AFU shell does not host"
+        return "it has branch streams (the fast model covers main streams only)"
     if report["element_delay"] > report["latency_cycles"]:
         return (f"its look-ahead ({report['element_delay']} elements) exceeds its latency "
                 f"({report['latency_cycles']} cycles)")

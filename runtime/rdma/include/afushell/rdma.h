@@ -142,6 +142,17 @@ typedef struct {
 int afuShellRDMAPipeline(afu_rdma_cluster c, const int *chain, int cards, const void *in, void *out,
                          uint64_t record_bytes, uint64_t records, uint64_t passes,
                          const afu_rdma_pipeline_opts *opts, afu_rdma_pipeline_stats *stats, uint64_t *cycles);
+/** Runs the cores of `n` cards at once, each fed by its own host (TX DMA) and drained into
+ *  host memory (RX DMA): card cards[i] takes records[i] records of in_record_bytes[i] bytes
+ *  from in[i] and writes as many of out_record_bytes[i] bytes to out[i]. Cores joined by the
+ *  cluster file's "branches" exchange their branch streams meanwhile, over links (docs/rdma.md,
+ *  "Branch streams across cards"). `opts` as for afuShellRDMAPipeline (the chunks and gaps
+ *  apply to every card's both ends); stats (NULL or n entries): per card, its stream's words
+ *  and send stalls are its branch stream's. Errors as afuShellRDMAPipeline's. */
+int afuShellRDMARunCores(afu_rdma_cluster c, int n, const int *cards, const void *const *in,
+                         const uint64_t *in_record_bytes, void *const *out, const uint64_t *out_record_bytes,
+                         const uint64_t *records, const afu_rdma_pipeline_opts *opts,
+                         afu_rdma_pipeline_stats *stats, uint64_t *cycles);
 /** A 64-bit CSR of an RTL card through MMIO (e.g. AFUSHELL_CORE_REG(i) of afushell_csr.h
  *  to set a Reg of the card's cores); the read simulates until its answer arrives. */
 int afuShellRDMACardWriteCSR(afu_rdma_cluster c, int card, uint32_t offset, uint64_t value);
