@@ -75,8 +75,17 @@ Reduction start_reduce(RtlCluster& cl, const ReduceSpec& s) {
         sid = std::max(sid, field(cl.csr_read(c, AFUSHELL_REDUCE_CFG), AFUSHELL_REDUCE_CFG_SID_MASK,
                                   AFUSHELL_REDUCE_CFG_SID_SHIFT));
     sid = (sid + 1) & (AFUSHELL_REDUCE_CFG_SID_MASK >> AFUSHELL_REDUCE_CFG_SID_SHIFT);
-    // bind and start, the last card first: a card's receiver is bound before sums arrive
+    // bind and start every card but the first; a read of each of them (in parallel, behind
+    // its writes) confirms they are bound before the first card starts sending sums
     for (size_t k = n; k-- > 0;) {
+        if (k == 0) {
+            std::vector<uint64_t> ids(n);
+            for (size_t j = 1; j < n; ++j) ids[j] = cl.card(s.chain[j])->post_read(AFUSHELL_REDUCE_STATUS);
+            for (size_t j = 1; j < n; ++j) {
+                uint64_t v = 0;
+                while (!cl.card(s.chain[j])->read_result(ids[j], &v)) cl.step();
+            }
+        }
         Card& c = *cl.card(s.chain[k]);
         uint64_t cfg = sid << AFUSHELL_REDUCE_CFG_SID_SHIFT;
         if (k + 1 < n) cfg |= uint64_t(s.chain[k + 1]) << AFUSHELL_REDUCE_CFG_NEXT_SHIFT;

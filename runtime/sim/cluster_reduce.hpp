@@ -2,7 +2,7 @@
 // reduction unit (shell/rdma/rdma_reduce.v, REDUCE_* CSRs) adds its vector to the partial
 // sums arriving from the previous card and sends the sums on; the last card writes the
 // result to its memory. The host side only touches CSRs, on the cluster clock: it binds
-// the chain, starts the cards (the last first), and polls REDUCE_STATUS.
+// and starts the chain (the first card once the others are bound), and polls REDUCE_STATUS.
 #pragma once
 #include <cstdint>
 #include <string>

@@ -79,6 +79,40 @@ TEST(Cluster, RingPutsGetsStridedUnderFaults) {
     afuShellRDMAClusterClose(cl);
 }
 
+// Reductions (cluster_reduce.cpp) under the sanitizers: u32 and f32 sums along a chain of
+// 3 cards under faults, equal to the host's sums in chain order; the refusals.
+TEST(Cluster, ReduceU32F32UnderFaults) {
+    afu_rdma_cluster cl = open_cluster(R"({"topology": "ring", "cards": 3, "seed": 2, "faults": {"per": 0.01, "drop": 0.01}})");
+    ASSERT_NE(cl, nullptr);
+    const int chain[3] = {2, 0, 1};
+    const size_t n = 1001;
+    std::mt19937 rng(5);
+    std::vector<std::vector<uint32_t>> v(3, std::vector<uint32_t>(n));
+    for (int c = 0; c < 3; ++c) {
+        for (auto& x : v[size_t(c)]) x = uint32_t(rng()) & 0x3FFFFFFFu;  // as f32: no NaN or infinity
+        ASSERT_EQ(afuShellRDMAWriteMem(cl, c, 0x104, v[size_t(c)].data(), 4 * n), 0);
+    }
+    for (int dtype : {AFU_RDMA_U32, AFU_RDMA_F32}) {
+        ASSERT_EQ(afuShellRDMAReduce(cl, chain, 3, 0x104, 0x20008, 4 * n, dtype), 0) << afuShellRDMALastDump(cl);
+        std::vector<uint32_t> got(n);
+        afuShellRDMAReadMem(cl, 1, 0x20008, got.data(), 4 * n);
+        for (size_t i = 0; i < n; ++i) {
+            uint32_t want = v[2][i] + v[0][i] + v[1][i];
+            if (dtype == AFU_RDMA_F32) {
+                float a, b, c;
+                std::memcpy(&a, &v[2][i], 4), std::memcpy(&b, &v[0][i], 4), std::memcpy(&c, &v[1][i], 4);
+                const float s = (a + b) + c;
+                std::memcpy(&want, &s, 4);
+            }
+            ASSERT_EQ(got[i], want) << "word " << i << " dtype " << dtype;
+        }
+    }
+    EXPECT_EQ(afuShellRDMAReduce(cl, chain, 1, 0x104, 0x20008, 64, AFU_RDMA_U32), AFU_RDMA_BAD_CARD);
+    EXPECT_EQ(afuShellRDMAReduce(cl, chain, 3, 0x106, 0x20008, 64, AFU_RDMA_U32), AFU_RDMA_ALIGN);
+    EXPECT_EQ(afuShellRDMAReduce(cl, chain, 3, (8ull << 30) - 32, 0x20008, 64, AFU_RDMA_U32), AFU_RDMA_LOCAL_RANGE);
+    afuShellRDMAClusterClose(cl);
+}
+
 TEST(Cluster, DeadLinkTimesOutWithDump) {
     afu_rdma_cluster cl = open_cluster(R"({"topology": "mesh", "dims": [2], "link_faults": [{"link": 0, "down": [[0, 1e12]]}]})");
     ASSERT_NE(cl, nullptr);

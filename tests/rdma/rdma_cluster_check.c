@@ -1,6 +1,7 @@
 /* A C program linked only against the runtime library (libafushell): opens a cluster from
  * its cluster file and runs puts, gets and block-stride puts between every ordered pair of
- * cards, all started at once, then checks every destination byte by byte -- the written
+ * cards, all started at once -- on RTL cards with a reduction over all cards in a random
+ * order (u32 and f32 in turn) among them --, then checks every destination byte by byte -- the written
  * windows equal their sources, and everything around them is untouched (nothing lost,
  * nothing duplicated or misplaced). Then the errors: a card outside the cluster, a remote
  * range past the end of memory, a bad card number.
@@ -8,6 +9,7 @@
  * Prints "ok ..." and exits 0, or names every failure and exits 1. */
 #include <afushell/rdma.h>
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +20,7 @@
 #define GET_WIN 0x200000ull        /* gets from card b land at GET_WIN + b * WIN */
 #define STRIDE_WIN 0x300000ull     /* block-stride puts from a at STRIDE_WIN + a * WIN / 2 */
 #define SGET_WIN 0x380000ull       /* block-stride gets from b at SGET_WIN + b * WIN / 2 (RTL) */
+#define RED_OUT 0x3C0000ull       /* reductions land here on the chain's last card (RTL) */
 #define WIN 0x10000ull
 #define TOP 0x400000ull            /* bytes checked per card */
 #define MAX_OPS 4096
@@ -32,6 +35,16 @@ static unsigned long long rnd(void) {
 }
 
 struct op { int kind, card, peer; uint64_t local, remote, len, block, count, ls, rs; afu_rdma_handle h; };
+
+/* f32 a + b as the reduction unit adds (IEEE-754, round to nearest even; NaN: 0x7FC00000) */
+static uint32_t f32_add(uint32_t a, uint32_t b) {
+    float x, y, z;
+    uint32_t r;
+    memcpy(&x, &a, 4), memcpy(&y, &b, 4);
+    z = x + y;
+    memcpy(&r, &z, 4);
+    return z != z ? 0x7FC00000u : r;
+}
 
 static int failures;
 #define FAIL(...) do { if (failures++ < 10) { fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
@@ -104,6 +117,32 @@ int main(int argc, char **argv) {
                 }
                 if (rc) FAIL("op %d (card %d -> %d): refused at once: %s", nops - 1, a, b, afuShellRDMAErrorString(rc));
                 bytes += o->len;
+                if (afuShellRDMAClusterIsRTL(cl) && a == n / 2 && b == 0 && nops < MAX_OPS) {
+                    /* halfway through the pairs: a reduction over every card in a random order */
+                    struct op *q = &ops[nops++];
+                    int chain[MAX_CARDS];
+                    for (int k = 0; k < n; ++k) chain[k] = k;
+                    for (int k = n - 1; k > 0; --k) {
+                        int j = (int)(rnd() % (uint64_t)(k + 1)), t = chain[k];
+                        chain[k] = chain[j], chain[j] = t;
+                    }
+                    q->kind = 4 + r % 2, q->card = chain[0], q->peer = chain[n - 1];
+                    q->len = 4 * (1 + rnd() % (WIN / 4)), q->local = SRC + 4 * (rnd() % ((SRC_BYTES - q->len) / 4 + 1));
+                    q->remote = RED_OUT;
+                    for (uint64_t i = 0; i < q->len; i += 4) {
+                        uint32_t acc, v;
+                        memcpy(&acc, src[chain[0]] + q->local + i, 4);
+                        for (int k = 1; k < n; ++k) {
+                            memcpy(&v, src[chain[k]] + q->local + i, 4);
+                            acc = q->kind == 5 ? f32_add(acc, v) : acc + v;
+                        }
+                        memcpy(want[chain[n - 1]] + RED_OUT + i, &acc, 4);
+                    }
+                    rc = afuShellRDMAReduceAsync(cl, chain, n, q->local, RED_OUT, q->len,
+                                                 q->kind == 5 ? AFU_RDMA_F32 : AFU_RDMA_U32, &q->h);
+                    if (rc) FAIL("reduction: refused at once: %s", afuShellRDMAErrorString(rc));
+                    bytes += q->len;
+                }
             }
         for (int i = 0; i < nops; ++i) {
             int rc = afuShellRDMAWait(cl, ops[i].h, 0);
@@ -137,6 +176,13 @@ int main(int argc, char **argv) {
     if (rc != AFU_RDMA_BAD_CARD) FAIL("put from card %d: %d, expected BAD_CARD", n + 5, rc);
     rc = afuShellRDMAPut(cl, 0, 1, SRC, PUT_WIN, 6);
     if (rc != AFU_RDMA_ALIGN) FAIL("put of 6 bytes: %d, expected ALIGN", rc);
+    if (afuShellRDMAClusterIsRTL(cl)) {
+        int chain[2] = {1, 0};
+        rc = afuShellRDMAReduce(cl, chain, 2, SRC + 2, RED_OUT, 64, AFU_RDMA_U32);
+        if (rc != AFU_RDMA_ALIGN) FAIL("reduction at an odd address: %d, expected ALIGN", rc);
+        rc = afuShellRDMAReduce(cl, chain, 1, SRC, RED_OUT, 64, AFU_RDMA_U32);
+        if (rc != AFU_RDMA_BAD_CARD) FAIL("reduction over 1 card: %d, expected BAD_CARD", rc);
+    }
     rc = afuShellRDMAPut(cl, 1, 0, SRC, PUT_WIN + WIN, 256);
     if (rc != AFU_RDMA_OK) FAIL("put after the errors: %s", afuShellRDMAErrorString(rc));
     afuShellRDMAReadMem(cl, 0, PUT_WIN + WIN, got, 256);

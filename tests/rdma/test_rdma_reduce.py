@@ -161,14 +161,13 @@ def test_reduction_refusals_and_timeout(link_card) -> None:
     with pytest.raises(spgen.SpgenError, match="dtype"):
         cl.reduce([0, 1], SRC, 64, dtype="f64")
     # the unit's own checks, through its CSRs (as a driver that skipped the host checks)
-    csr = {r: rdma._csr(f"REDUCE_{r}") for r in ("CFG", "SRC", "DST", "LEN", "CTRL", "STATUS")}
     for src, n, code in ((SRC + 2, 64, 5), (SRC, 66, 5), (SRC, 0, 5), ((2 << 32) - 8, 64, 4)):
-        cl.sim.csr_write(0, csr["CFG"], 1 << 24 | 1 << 25)  # FIRST and LAST
-        cl.sim.csr_write(0, csr["SRC"], src)
-        cl.sim.csr_write(0, csr["DST"], DST)
-        cl.sim.csr_write(0, csr["LEN"], n)
-        cl.sim.csr_write(0, csr["CTRL"], 1)
-        st = cl.sim.csr_read(0, csr["STATUS"])
+        cl[0].write_csr("REDUCE_CFG", 1 << 24 | 1 << 25)  # FIRST and LAST
+        cl[0].write_csr("REDUCE_SRC", src)
+        cl[0].write_csr("REDUCE_DST", DST)
+        cl[0].write_csr("REDUCE_LEN", n)
+        cl[0].write_csr("REDUCE_CTRL", 1)
+        st = cl[0].read_csr("REDUCE_STATUS")
         assert (st >> 1 & 1, st >> 8 & 0xFF, st & 1) == (1, code, 0)
     # link 0 (cards 0 - 1) is down for good: the reduction 0 -> 1 times out with the state of
     # both cards and the stuck link, is aborted, and card 1 sums again afterwards
