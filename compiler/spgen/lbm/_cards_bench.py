@@ -35,8 +35,10 @@ from typing import Any
 import numpy as np
 
 from .._diagnostics import SpgenError
+from .._plotting import finish_axes, pyplot, save
 from ._cards import RECORD_BYTES, run_cards
 from ._cards_slabs import slab_layout
+from ._grid import perturbed_cavity
 
 __all__ = ["CardsBench", "model_cycles", "plot", "run_bench", "table"]
 
@@ -54,17 +56,6 @@ class CardsBench:
     omega: float = 1.6
     faults: dict | None = None
     ranks: int | None = None  # slabs over MPI ranks (min(ranks, cards) processes per run)
-
-
-def _grid(width: int, height: int, seed: int):
-    from ._grid import MOVING_WALL, WALL, cavity, initial_f
-
-    attr = cavity(width, height)
-    attr[height // 2, width // 3] = WALL
-    attr[1, width - 3] = MOVING_WALL
-    rng = np.random.default_rng(seed)
-    f = (initial_f(attr) * (1 + 0.02 * rng.standard_normal((9,) + attr.shape))).astype(np.float32)
-    return f, attr
 
 
 def model_cycles(height: int, width: int, cards: int, depth: int, passes: int, fixed: float,
@@ -94,7 +85,7 @@ def run_bench(cfg: CardsBench, build_for: Callable[[int], Path], core, tick: Cal
                 series: list[dict] = []
                 for n in cfg.cards:
                     h = cfg.height if scaling == "strong" else cfg.height * n
-                    f, attr = _grid(cfg.width, h, seed=h)
+                    f, attr = perturbed_cavity(cfg.width, h, seed=h)
                     tick(f"{cfg.mode} C={depth} {gbps:g} Gb/s {scaling} {n} card(s) {cfg.width}x{h}")
                     ranks = min(cfg.ranks, n) if cfg.ranks else None
                     try:
@@ -182,11 +173,7 @@ def table(rows: list[dict]) -> str:
 
 
 def plot(rows: list[dict], path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     good = [r for r in rows if "error" not in r]
     fig, (a, b) = plt.subplots(1, 2, figsize=(11, 4.2))
     keys = sorted({(r["mode"], r["cascade"], r["link_gbps"], r["scaling"]) for r in good})
@@ -198,18 +185,10 @@ def plot(rows: list[dict], path: Path) -> None:
         line = a.plot(x, [r["mcell_steps_per_s"] for r in rs], marker="o", ms=3, label=label)[0]
         a.plot(x, [r.get("model_mcell_steps_per_s", np.nan) for r in rs], ls=":", color=line.get_color())
         b.plot(x, [r.get("efficiency", np.nan) * 100 for r in rs], marker="o", ms=3, label=label)
-    for ax, title, unit in ((a, "throughput (dotted: model)", "M cell-steps / s"),
-                            (b, "parallel efficiency", "%")):
-        ax.set_xscale("log", base=2)
-        ax.set_xlabel("cards")
-        ax.set_ylabel(unit)
-        ax.set_title(title)
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=7)
+    finish_axes(((a, "throughput (dotted: model)", "M cell-steps / s"),
+                 (b, "parallel efficiency", "%")), "cards")
     fig.suptitle("D2Q9 LBM across simulated cards")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    save(fig, path)
 
 
 def summary(rows: list[dict]) -> dict[str, Any]:
