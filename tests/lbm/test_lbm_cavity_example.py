@@ -47,7 +47,7 @@ def test_cavity_re100_matches_ghia():
 @pytest.mark.slow
 def test_cavity_on_four_cards_bit_exact_and_steady_state_matches_ghia():
     """A 62 x 62 cavity (64 x 64 grid) on 4 simulated cards in slabs mode, 4,000 steps in one
-    MPI rank (7-12 minutes of wall time on 2 shared cores with the fast core model): bit for
+    MPI rank (6-12 minutes of wall time on 2 shared cores with the fast core model): bit for
     bit the emulator's grid; the bottom card holds the resting wall, the top card the lid,
     the two between only fluid and side walls; the emulator run on to its steady state
     matches Ghia et al. within 0.01 U on both centre lines, and the cards' developed flow
