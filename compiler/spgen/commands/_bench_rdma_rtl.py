@@ -35,9 +35,23 @@ def _put(cl, a: int, b: int, data: bytes) -> float:
     return cl.ns(cycles)
 
 
+def _reduce(cl, cards: int, data: list[np.ndarray]) -> float:
+    """ns of a pipelined u32 sum of one vector per card along cards 0..cards-1 (host call to
+    the completion it sees); the sum is checked."""
+    cl.run(int(cl.sim.clock_mhz * 5))
+    for c in range(cards):
+        cl[c].write(_SRC, data[c])
+    cycles = cl.reduce(list(range(cards)), _SRC, data[0].nbytes, dst=_SRC)
+    want = np.sum(np.stack(data[:cards]), axis=0, dtype=np.uint32)
+    if not np.array_equal(np.frombuffer(cl[cards - 1].read(_SRC, data[0].nbytes), np.uint32), want):
+        raise SpgenError(f"reduction over {cards} cards gave a wrong sum")
+    return cl.ns(cycles)
+
+
 def rtl_records(rdma, card: Path, quick: bool) -> list[dict]:
     """Latency over 1..7 hops (16 B), throughput and goodput (1e-4 packet errors) of a large put,
-    simulation speed -- for RTL cards and for the model with the same link bit rate."""
+    the pipelined sum of a large vector over 2 and 4 cards, simulation speed -- for RTL cards
+    and for the model with the same link bit rate."""
     rng = np.random.default_rng(2)
     big = 1 << (16 if quick else 20)
     hops = [1, 4] if quick else list(range(1, 8))
@@ -55,10 +69,12 @@ def rtl_records(rdma, card: Path, quick: bool) -> list[dict]:
         thr = big * 8 / _put(cl, 0, 1, data)
         faulty = rdma.cluster(_spec(card if backend == "rtl" else None, rate, {"per": 1e-4}))
         good = big * 8 / _put(faulty, 0, 1, data)
+        vecs = [rng.integers(0, 1 << 32, big // 4, dtype=np.uint32) for _ in range(4)]
+        red = {k: big * 8 / _reduce(cl, k, vecs) for k in (2, 4)}
         wall = time.monotonic() - t0
         card_cycles = 8 * (cl.now + faulty.now)
         out.append({"backend": backend, "line_gbps": rate, "latency_ns": lat, "throughput_gbps": thr,
-                    "goodput_per1e-4_gbps": good, "bytes": big, "card_cycles_per_s": card_cycles / wall,
+                    "goodput_per1e-4_gbps": good, "reduce_gbps": red, "bytes": big, "card_cycles_per_s": card_cycles / wall,
                     "clock_mhz": cl.sim.clock_mhz})
     return out
 
@@ -77,5 +93,8 @@ def rtl_table(recs: list[dict]) -> str:
     rows.append(f"{'  share of the link bit rate':34}" + "".join(
         f"{100 * r['throughput_gbps'] / r['line_gbps']:>13.1f}%" for r in recs))
     rows.append(f"{'  goodput at PER 1e-4 (Gb/s)':34}" + "".join(f"{r['goodput_per1e-4_gbps']:>14.2f}" for r in recs))
+    for k in recs[0]["reduce_gbps"]:
+        rows.append(f"{f'u32 sum of {n >> 10} KiB, {k} cards (Gb/s)':34}" + "".join(
+            f"{r['reduce_gbps'][k]:>14.2f}" for r in recs))
     rows.append(f"{'simulation (card-cycles/s)':34}" + "".join(f"{r['card_cycles_per_s']:>14.0f}" for r in recs))
     return "\n".join(rows)
