@@ -1,6 +1,6 @@
 // sort_cluster: sorts random keys with payloads across the cards of a cluster file with
 // afushell::distributed_sort (afushell/sort.hpp) and checks the result against
-// std::stable_sort. Usage: sort_cluster CLUSTER.json KEYS [u32|u64] [SEED] [VALUES]
+// std::stable_sort. Usage: sort_cluster CLUSTER.json KEYS [u32|u64] [SEED] [VALUES] [--count-on-cards]
 // (VALUES: keys drawn from that many values, e.g. 64 as OPTWEB; default the whole range)
 #include <afushell/sort.hpp>
 
@@ -10,7 +10,7 @@
 #include <random>
 
 template <class Key>
-static int run(afu_rdma_cluster cl, uint64_t n, unsigned seed, uint64_t values) {
+static int run(afu_rdma_cluster cl, uint64_t n, unsigned seed, uint64_t values, bool on_cards) {
     std::mt19937_64 rng(seed);
     std::vector<Key> keys(n);
     for (Key &k : keys) k = Key(rng()) >> (rng() % 3 == 0 ? 3 : 0);  // some duplicates
@@ -21,7 +21,7 @@ static int run(afu_rdma_cluster cl, uint64_t n, unsigned seed, uint64_t values) 
     std::iota(pays.begin(), pays.end(), 0u);
     std::vector<Key> out;
     std::vector<uint32_t> outp;
-    afushell::SortResult r = afushell::distributed_sort<Key>(cl, keys.data(), pays.data(), n, out, &outp);
+    afushell::SortResult r = afushell::distributed_sort<Key>(cl, keys.data(), pays.data(), n, out, &outp, on_cards);
     if (r.code) {
         std::fprintf(stderr, "sort_cluster: %s%s%s\n", afuShellRDMAErrorString(r.code), r.error.empty() ? "" : ": ",
                      r.error.c_str());
@@ -43,8 +43,10 @@ static int run(afu_rdma_cluster cl, uint64_t n, unsigned seed, uint64_t values) 
 }
 
 int main(int argc, char **argv) {
+    const bool on_cards = argc > 1 && std::string(argv[argc - 1]) == "--count-on-cards";
+    argc -= on_cards;
     if (argc < 3) {
-        std::fprintf(stderr, "usage: %s CLUSTER.json KEYS [u32|u64] [SEED] [VALUES]\n", argv[0]);
+        std::fprintf(stderr, "usage: %s CLUSTER.json KEYS [u32|u64] [SEED] [VALUES] [--count-on-cards]\n", argv[0]);
         return 2;
     }
     const std::string type = argc > 3 ? argv[3] : "u32";
@@ -60,7 +62,8 @@ int main(int argc, char **argv) {
     const uint64_t n = std::strtoull(argv[2], nullptr, 10);
     const unsigned seed = argc > 4 ? unsigned(std::atoi(argv[4])) : 1u;
     const uint64_t values = argc > 5 ? std::strtoull(argv[5], nullptr, 10) : 0;
-    int rc = type == "u32" ? run<uint32_t>(cl, n, seed, values) : run<uint64_t>(cl, n, seed, values);
+    int rc = type == "u32" ? run<uint32_t>(cl, n, seed, values, on_cards)
+                             : run<uint64_t>(cl, n, seed, values, on_cards);
     afuShellRDMAClusterClose(cl);
     return rc;
 }

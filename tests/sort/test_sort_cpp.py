@@ -12,7 +12,7 @@ from spgen.runtime._build import build_runtime
 
 pytestmark = pytest.mark.xdist_group("sort")
 ROOT = Path(__file__).resolve().parents[2]
-INCLUDES = [f"-I{ROOT / 'runtime' / 'rdma' / 'include'}", f"-I{ROOT / 'runtime' / 'sort' / 'include'}"]
+INCLUDES = [f"-I{ROOT / d / 'include'}" for d in ("runtime/rdma", "runtime/sort", "runtime", "runtime/sim")]
 
 
 @pytest.fixture(scope="module")
@@ -47,12 +47,24 @@ def test_cpp_model(sort_program: Path, tmp_path: Path, cards: int) -> None:
 
 
 def test_cpp_rtl_cards(sort_program: Path, tmp_path: Path, tmp_path_factory) -> None:
+    """On RTL cards with the counting core, counting on the cards and on the host; cards
+    without the core are refused with the reason."""
     from spgen.cli import main
 
-    card = tmp_path_factory.mktemp("cards") / "link4"
-    assert main(["build", "--loopback", "--links", "4", "--op-timeout", "100000", "-o", str(card)]) == 0
-    out = _run(sort_program, tmp_path, {"topology": "fullmesh", "cards": 3, "card": str(card)}, "3001", "u32")
-    assert "sorted: 3001 keys of 4 bytes, 0 wrong" in out
+    cards = tmp_path_factory.mktemp("cards")
+    core = ROOT / "cores" / "sort" / "sort_rank.spd"
+    assert main(["build", str(core), "--links", "4", "--op-timeout", "100000", "-o", str(cards / "rank4")]) == 0
+    assert main(["build", "--loopback", "--links", "4", "--op-timeout", "100000", "-o", str(cards / "link4")]) == 0
+    spec = {"topology": "fullmesh", "cards": 3, "card": str(cards / "rank4"), "faults": {"per": 0.01}}
+    out = _run(sort_program, tmp_path, spec, "3001", "u32", "1", "0", "--count-on-cards")
+    assert "sorted: 3001 keys of 4 bytes, 0 wrong" in out and "local counting  card" in out
+    assert "sorted: 3001 keys" in _run(sort_program, tmp_path, spec, "3001", "u32", "2", "64", "--count-on-cards")
+    assert "sorted: 3001 keys" in _run(sort_program, tmp_path, spec, "3001", "u32")
+    f = tmp_path / "plain.json"
+    f.write_text(json.dumps({"topology": "fullmesh", "cards": 2, "card": str(cards / "link4")}))
+    bad = subprocess.run([str(sort_program), str(f), "100", "u32", "1", "0", "--count-on-cards"], capture_output=True,
+                         text=True, timeout=300, check=False)
+    assert bad.returncode == 1 and "the cards do not carry the counting core" in bad.stderr
 
 
 def test_cpp_refuses_other_key_types(tmp_path: Path) -> None:

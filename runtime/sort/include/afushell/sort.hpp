@@ -2,12 +2,14 @@
 // uint32 payloads, sorted across the cards of a cluster (afushell/rdma.h) the way
 // spgen.sort does it from Python: range and count exchanges, prefix sums, a scatter of every
 // key to its destination card by RDMA puts, stable LSD counting passes at the destination.
-// The counting and grouping passes run on the host over the cards' memories here; the
-// exchanges are RDMA puts between the simulated cards, timed on the cluster clock.
+// The exchanges are RDMA puts between the simulated cards, timed on the cluster clock; the
+// counting passes run on the cards' cascades (RTL cards built from cores/sort/sort_rank.spd,
+// uint32 keys, count_on_cards) or on the host; grouping and moves run on the host.
 // Header-only; link against libafushell.
 #ifndef AFUSHELL_SORT_HPP
 #define AFUSHELL_SORT_HPP
 
+#include <afushell/afushell.h>
 #include <afushell/rdma.h>
 
 #include <algorithm>
@@ -117,14 +119,75 @@ void counting_pass(std::vector<Key> &keys, std::vector<uint32_t> *pays, Key lo, 
 
 inline int bit_length(uint64_t x) { return x ? 64 - __builtin_clzll(x) : 0; }
 
+// The counting passes on the cards' cascades (cores/sort/sort_rank.spd): every key's rank
+// within its bin ((k - lo) >> sh) & 255; one key per bin appended after the keys gives the
+// histogram as those keys' ranks.
+class CardCounter {
+  public:
+    CardCounter(afu_rdma_cluster cl, int cards) : cl_(cl), h_(cards, nullptr) {}
+    ~CardCounter() {
+        for (afu_shell_handle h : h_)
+            if (h) afuShellClose(h);
+    }
+    std::string open() {
+        for (size_t c = 0; c < h_.size(); ++c)
+            if (int e = afuShellRDMAClusterCardOpen(cl_, int(c), &h_[c]))
+                return std::string("card ") + std::to_string(c) + " does not open: " + afuShellRDMAErrorString(e);
+        return "";
+    }
+    // ranks and histogram of the n keys at addr; returns "" or what went wrong
+    std::string count(int c, uint64_t addr, uint64_t n, uint32_t lo, int sh, std::vector<uint32_t> &ranks,
+                      std::vector<uint64_t> &hist, uint64_t &ns) {
+        const uint64_t nb = std::min<uint64_t>(256, uint64_t(1) << (32 - sh));
+        std::vector<uint32_t> bin_keys(nb);
+        for (uint64_t b = 0; b < nb; ++b) bin_keys[b] = uint32_t(lo + (b << sh));
+        write(cl_, c, addr + 4 * n, bin_keys);
+        afu_shell_run_result run{};
+        if (afuShellWriteRegValue(h_[c], "lo", lo) || afuShellWriteRegValue(h_[c], "sh", sh))
+            return "the cards do not carry the counting core (no Regs lo, sh: build them from "
+                   "cores/sort/sort_rank.spd)";
+        if (afuShellRun(h_[c], addr, 7 * kSortRegion, n + nb, &run))
+            return "the counting run failed on card " + std::to_string(c);
+        auto out = read<uint32_t>(cl_, c, 7 * kSortRegion, n + nb);
+        ranks.assign(out.begin(), out.begin() + n);
+        hist.assign(out.begin() + n, out.end());
+        ns += run.elapsed_ns;
+        return "";
+    }
+
+  private:
+    afu_rdma_cluster cl_;
+    std::vector<afu_shell_handle> h_;
+};
+
+// Moves keys (and payloads) to their place: the bin's start plus the key's rank.
+template <class Key>
+void move_by_rank(std::vector<Key> &keys, std::vector<uint32_t> *pays, const std::vector<uint64_t> &bins,
+                  const std::vector<uint64_t> &hist, const std::vector<uint32_t> &ranks) {
+    std::vector<uint64_t> start(hist.size() + 1, 0);
+    for (size_t b = 0; b < hist.size(); ++b) start[b + 1] = start[b] + hist[b];
+    std::vector<Key> out(keys.size());
+    std::vector<uint32_t> outp(pays ? keys.size() : 0);
+    for (size_t i = 0; i < keys.size(); ++i) {
+        uint64_t at = start[bins[i]] + ranks[i];
+        out[at] = keys[i];
+        if (pays) outp[at] = (*pays)[i];
+    }
+    keys.swap(out);
+    if (pays) pays->swap(outp);
+}
+
 }  // namespace sort_detail
 
 // Sorts keys[0..n) (and payloads, which may be null) over every card of the cluster; the
 // sorted keys (and payloads) come back in out_keys / out_payloads (out_payloads may be null).
 // The cards hold the result afterwards too: result.counts[i] keys at address 0 of card i.
+// count_on_cards: the counting passes on the cards' cascades (RTL cards built from
+// cores/sort/sort_rank.spd, uint32 keys); otherwise on the host.
 template <class Key>
 SortResult distributed_sort(afu_rdma_cluster cl, const Key *keys, const uint32_t *payloads, uint64_t n,
-                            std::vector<Key> &out_keys, std::vector<uint32_t> *out_payloads) {
+                            std::vector<Key> &out_keys, std::vector<uint32_t> *out_payloads,
+                            bool count_on_cards = false) {
     static_assert(std::is_same<Key, uint32_t>::value || std::is_same<Key, uint64_t>::value,
                   "afushell::distributed_sort takes uint32_t or uint64_t keys");
     using namespace sort_detail;
@@ -142,6 +205,22 @@ SortResult distributed_sort(afu_rdma_cluster cl, const Key *keys, const uint32_t
                   ": one card may receive every key)";
         return r;
     }
+    if (count_on_cards && (!std::is_same<Key, uint32_t>::value || !afuShellRDMAClusterIsRTL(cl))) {
+        r.code = AFU_RDMA_BAD_ARG;
+        r.error = afuShellRDMAClusterIsRTL(cl) ? "the counting core takes uint32 keys"
+                                               : "the network model has no cards to run cores on";
+        return r;
+    }
+    CardCounter counter(cl, N);
+    if (count_on_cards && !(r.error = counter.open()).empty()) {
+        r.code = AFU_RDMA_BAD_ARG;
+        return r;
+    }
+    std::vector<std::vector<uint32_t>> ranks(N);
+    auto card_phase = [&](const char *name, const std::vector<uint64_t> &ns) {
+        uint64_t slowest = *std::max_element(ns.begin(), ns.end());  // cards run at once in hardware
+        r.phases.push_back({name, "card", slowest * 1e-9, uint64_t(slowest * afuShellRDMAClockMHz(cl) / 1e3)});
+    };
     const bool with_pay = payloads != nullptr;
     const uint64_t counts_at = 2 * R, hist_at = counts_at + 16ull * N;
     Clock clock(cl, r);
@@ -180,13 +259,29 @@ SortResult distributed_sort(afu_rdma_cluster cl, const Key *keys, const uint32_t
     if (lo > hi) return r;  // no keys
     const int span = bit_length(hi - lo), shift = std::max(0, span - kSortPartitionBits);
     auto bin = [&](Key k) { return uint64_t(Key(k - Key(lo)) >> shift); };
-    clock.host("histogram", [&] {
+    if (count_on_cards) {
+        std::vector<uint64_t> ns(N, 0);
         for (int c = 0; c < N; ++c) {
+            std::vector<uint64_t> h64;
+            r.error = counter.count(c, 0, part[c], uint32_t(lo), shift, ranks[c], h64, ns[c]);
+            if (!r.error.empty()) {
+                r.code = AFU_RDMA_BAD_ARG;
+                return r;
+            }
             std::vector<uint32_t> h(B, 0);
-            for (Key k : read<Key>(cl, c, 0, part[c])) h[bin(k)]++;
+            for (size_t b = 0; b < h64.size() && b < B; ++b) h[b] = uint32_t(h64[b]);
             write(cl, c, hist_at + 4 * B * c, h);
         }
-    });
+        card_phase("histogram", ns);
+    } else {
+        clock.host("histogram", [&] {
+            for (int c = 0; c < N; ++c) {
+                std::vector<uint32_t> h(B, 0);
+                for (Key k : read<Key>(cl, c, 0, part[c])) h[bin(k)]++;
+                write(cl, c, hist_at + 4 * B * c, h);
+            }
+        });
+    }
     if ((r.code = clock.network("count exchange", all_to_all(hist_at, 4 * B)))) return r;
     // prefix sums, on every card from its own copy of the counts. With shift 0 every bin is
     // one key value: each key's global position follows from the counts, bins are split at
@@ -248,8 +343,8 @@ SortResult distributed_sort(afu_rdma_cluster cl, const Key *keys, const uint32_t
             for (uint64_t b = 0; b < B; ++b) start[b + 1] += start[b];
             std::vector<Key> sk(k.size());
             std::vector<uint32_t> sp(p.size());
-            for (size_t i = 0; i < k.size(); ++i) {
-                uint64_t at = start[bin(k[i])]++;
+            for (size_t i = 0; i < k.size(); ++i) {  // the card's rank, or the next free place
+                uint64_t at = count_on_cards ? start[bin(k[i])] + ranks[c][i] : start[bin(k[i])]++;
                 sk[at] = k[i];
                 if (with_pay) sp[at] = p[i];
             }
@@ -272,17 +367,50 @@ SortResult distributed_sort(afu_rdma_cluster cl, const Key *keys, const uint32_t
         }
     }
     if ((r.code = clock.network("scatter", puts))) return r;
+    auto finish = [&](int c, const std::vector<Key> &k, const std::vector<uint32_t> &p) {
+        write(cl, c, 0, k);
+        write(cl, c, R, p);
+        r.counts[c] = received[c];
+        out_keys.insert(out_keys.end(), k.begin(), k.end());
+        if (out_payloads) out_payloads->insert(out_payloads->end(), p.begin(), p.end());
+    };
+    const int sort_bits = exact ? 0 : span;  // bits the local passes sort by
+    if (count_on_cards) {  // per digit: the card counts, the host moves the keys by their ranks
+        std::vector<uint64_t> ns(N, 0);
+        double move_s = 0;
+        for (int c = 0; c < N; ++c) {
+            auto k = read<Key>(cl, c, 5 * R, received[c]);
+            std::vector<uint32_t> p = with_pay ? read<uint32_t>(cl, c, 6 * R, received[c]) : std::vector<uint32_t>();
+            uint64_t at = 5 * R;  // where the card holds the keys of the current pass
+            for (int sh = 0; sh < sort_bits && received[c]; sh += kSortDigitBits) {
+                std::vector<uint32_t> rk;
+                std::vector<uint64_t> h;
+                r.error = counter.count(c, at, received[c], uint32_t(lo), sh, rk, h, ns[c]);
+                if (!r.error.empty()) {
+                    r.code = AFU_RDMA_BAD_ARG;
+                    return r;
+                }
+                auto t0 = std::chrono::steady_clock::now();
+                std::vector<uint64_t> bins(k.size());
+                for (size_t i = 0; i < k.size(); ++i) bins[i] = uint64_t((Key(k[i] - Key(lo)) >> sh) & Key(255));
+                move_by_rank<Key>(k, with_pay ? &p : nullptr, bins, h, rk);
+                at = at == 5 * R ? 3 * R : 5 * R;
+                write(cl, c, at, k);
+                move_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            }
+            finish(c, k, p);
+        }
+        card_phase("local counting", ns);
+        r.phases.push_back({"local sort", "host", move_s, 0});
+        return r;
+    }
     clock.host("local sort", [&] {
         for (int c = 0; c < N; ++c) {
             auto k = read<Key>(cl, c, 5 * R, received[c]);
             std::vector<uint32_t> p = with_pay ? read<uint32_t>(cl, c, 6 * R, received[c]) : std::vector<uint32_t>();
-            for (int sh = 0; sh < (exact ? 0 : span); sh += kSortDigitBits)
+            for (int sh = 0; sh < sort_bits; sh += kSortDigitBits)
                 counting_pass<Key>(k, with_pay ? &p : nullptr, Key(lo), sh, kSortDigitBits);
-            write(cl, c, 0, k);
-            write(cl, c, R, p);
-            r.counts[c] = received[c];
-            out_keys.insert(out_keys.end(), k.begin(), k.end());
-            if (out_payloads) out_payloads->insert(out_payloads->end(), p.begin(), p.end());
+            finish(c, k, p);
         }
     });
     return r;
