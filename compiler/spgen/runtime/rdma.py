@@ -251,6 +251,28 @@ class ClusterCard:
         """Target-side completions (kind, peer card, addr, bytes, cycle)."""
         return self._cl.sim.events(self.id)
 
+    def read_csr(self, name: str, index: int = 0) -> int:
+        """RTL cards: a CSR of this card by its name in shell/csr_map.json (e.g.
+        "RDMA_LINK_PKTS", index = the port), as the host reads it over MMIO."""
+        return int(self._cl.sim.csr_read(self.id, self._csr_addr(name, index)))
+
+    def write_csr(self, name: str, value: int, index: int = 0) -> None:
+        """RTL cards: writes a CSR of this card (e.g. "RDMA_ROUTE", index = the card it routes to)."""
+        self._cl.sim.csr_write(self.id, self._csr_addr(name, index), int(value))
+
+    def _csr_addr(self, name: str, index: int) -> int:
+        if not self._cl.rtl:
+            raise SpgenError("CSRs exist on RTL cards only; this cluster is the C++ model")
+        from ..shellgen import load_csr_map
+
+        try:
+            r = load_csr_map().reg(name)
+        except KeyError:
+            raise SpgenError(f"no CSR {name!r} in shell/csr_map.json") from None
+        if not 0 <= index < r.count:
+            raise SpgenError(f"{name}: index {index} outside 0..{r.count - 1}")
+        return r.address + r.stride * index
+
     def write_reg(self, name: str, value: float | bool) -> None:
         """RTL cards: sets the core Reg `name` of every core of this card's cascade (f32 as
         its binary32 pattern, i32/u32 integers, bool), through the card's CORE_REG CSR."""
