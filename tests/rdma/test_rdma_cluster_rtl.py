@@ -132,6 +132,23 @@ def test_dead_link_times_out_with_dump_naming_it(link_card) -> None:
     assert cl[0].read(0x100, 64) == b"\x07" * 64
 
 
+def test_cables_carry_the_line_rate(link_card) -> None:
+    """Cables send each packet's wire bytes at the link's line_rate_gbps: a line slower than the
+    RTL port (32 bits x 200 MHz = 6.4 Gb/s) holds a put to the line's rate, bytes intact; lines
+    faster than the port add nothing (40 and 100 Gb/s take the same cycles)."""
+    data = bytes(range(256)) * 128  # 32 KiB
+    cycles, gbps = {}, {}
+    for rate in (3.2, 40, 100):
+        cl = rdma.cluster({"topology": "mesh", "dims": [2], "card": str(link_card), "line_rate_gbps": rate})
+        cl[0].write(0x1000, data)
+        cycles[rate] = cl[0].put(1, 0x1000, 0x20000, len(data))
+        assert cl[1].read(0x20000, len(data)) == data
+        gbps[rate] = len(data) * 8 / cl.ns(cycles[rate])
+    assert cycles[40] == cycles[100]
+    assert 0.85 * 3.2 * 64 / 72 < gbps[3.2] <= 3.2 * 64 / 72  # the line's packet-format limit
+    assert gbps[3.2] < 0.6 * gbps[40]
+
+
 def test_rtl_cluster_refuses_cards_without_enough_links(link_card, tmp_path) -> None:
     with pytest.raises(SpgenError, match="has 4 link ports, the cluster needs 5"):
         rdma.cluster({"topology": "fullmesh", "cards": 6, "card": str(link_card)})
