@@ -180,14 +180,19 @@ def test_mpi_ranks_identical_results_and_cycles(link_card, tmp_path) -> None:
 
 
 def test_bench_rdma_rtl_quick(link_card, tmp_path) -> None:
-    """`spgen bench rdma --quick --rtl CARD`: RTL cards beside the model at the RTL link's bit
-    rate, in the table, the JSON and the plot; physically sensible figures."""
+    """`spgen bench rdma --quick --rtl CARD`: RTL cards beside the model at the RTL port's bit rate
+    and at a line rate above it, in the table, the JSON and the plot; physically sensible figures."""
     out, png = tmp_path / "r.json", tmp_path / "r.png"
     assert main(["bench", "rdma", "--quick", "--rtl", str(link_card), "--json", str(out), "--plot", str(png)]) == 0
-    rtl, model = json.loads(out.read_text())["rtl_cards"]
-    assert (rtl["backend"], model["backend"]) == ("rtl", "model") and rtl["line_gbps"] == model["line_gbps"]
-    lat = {int(h): ns for h, ns in rtl["latency_ns"].items()}
-    assert lat[4] > lat[1] > 200  # more hops take longer; never faster than one cable
-    for r in (rtl, model):  # a 64 KiB put within the packet format's limit, and above half of it
-        assert 0.5 * r["line_gbps"] * 64 / 72 < r["throughput_gbps"] <= r["line_gbps"] * 64 / 72
+    recs = json.loads(out.read_text())["rtl_cards"]
+    assert [(r["backend"], r["line_gbps"]) for r in recs] == [("rtl", 6.4), ("model", 6.4), ("rtl", 100), ("model", 100)]
+    for r in recs:
+        lat = {int(h): ns for h, ns in r["latency_ns"].items()}
+        assert lat[4] > lat[1] > 200  # more hops take longer; never faster than one cable
+        bound = min(r["line_gbps"], r["port_gbps"] or r["line_gbps"]) * 64 / 72  # the packet format's limit
+        for kind in ("put_gbps", "get_gbps"):  # a 64 KiB transfer within that limit, and above half of it
+            assert 0.5 * bound < r[kind]["65536"] <= bound
+            assert r[kind]["4096"] < r[kind]["65536"]
+    rtl64, rtl100 = recs[0]["put_gbps"]["65536"], recs[2]["put_gbps"]["65536"]
+    assert rtl100 == pytest.approx(rtl64, rel=0.02)  # the RTL port, not a 100 Gb/s line, is the limit
     assert png.stat().st_size > 10_000

@@ -1,6 +1,7 @@
-"""`spgen bench rdma --rtl CARD`: the same transfers on a line of 8 RTL cards (complete simulated
-cards built with `spgen build --links 2+`, driven through their CSRs) and on the model given the
-RTL link's bit rate, side by side."""
+"""`spgen bench rdma --rtl CARD`: the same transfers on RTL cards (complete simulated cards built
+with `spgen build --links 2+`, driven through their CSRs) and on the model, side by side, at the
+RTL port's own bit rate and at each line rate of `--rates` (the cables send the wire bytes of every
+packet at the cluster file's line_rate_gbps)."""
 from __future__ import annotations
 
 import time
@@ -14,8 +15,8 @@ __all__ = ["rtl_records", "rtl_table"]
 _SRC, _DST = 0x10000, 0x400000
 
 
-def _spec(card: Path | None, rate: float, faults: dict | None = None) -> dict:
-    spec: dict = {"topology": "mesh", "dims": [8], "latency_ns": 200.0, "line_rate_gbps": rate, "seed": 1}
+def _spec(card: Path | None, rate: float, cards: int, faults: dict | None = None) -> dict:
+    spec: dict = {"topology": "mesh", "dims": [cards], "latency_ns": 200.0, "line_rate_gbps": rate, "seed": 1}
     if card:
         spec["card"] = str(card)
     if faults:
@@ -23,11 +24,14 @@ def _spec(card: Path | None, rate: float, faults: dict | None = None) -> dict:
     return spec
 
 
+def _idle(cl) -> None:
+    cl.run(int(cl.sim.clock_mhz * 5))  # 5 us: the previous completion drained, the host driver idle
+
+
 def _put(cl, a: int, b: int, data: bytes) -> float:
-    """ns from the host's call to the completion it sees, from an idle host driver (the
-    previous operation's completion drained: on RTL cards that takes two 1 us reads after
-    the completion is seen); the bytes are checked."""
-    cl.run(int(cl.sim.clock_mhz * 5))  # 5 us
+    """ns from the host's call to the completion it sees, from an idle host driver (on RTL cards
+    draining the previous completion takes two 1 us reads); the bytes are checked."""
+    _idle(cl)
     cl[a].write(_SRC, data)
     cycles = cl[a].put(b, _SRC, _DST, len(data))
     if cl[b].read(_DST, len(data)) != data:
@@ -35,47 +39,73 @@ def _put(cl, a: int, b: int, data: bytes) -> float:
     return cl.ns(cycles)
 
 
-def rtl_records(rdma, card: Path, quick: bool) -> list[dict]:
-    """Latency over 1..7 hops (16 B), throughput and goodput (1e-4 packet errors) of a large put,
-    simulation speed -- for RTL cards and for the model with the same link bit rate."""
+def _get(cl, a: int, b: int, data: bytes) -> float:
+    """The same for a get: card a reads `data` from card b."""
+    _idle(cl)
+    cl[b].write(_SRC, data)
+    cycles = cl[a].get(b, _DST, _SRC, len(data))
+    if cl[a].read(_DST, len(data)) != data:
+        raise SpgenError(f"{len(data)} B get {a} <- {b} arrived corrupted")
+    return cl.ns(cycles)
+
+
+def port_gbps(rdma, card: Path) -> tuple[float, float]:
+    """The RTL link port's bit rate (its word per cycle at the card's clock) and that clock."""
+    probe = rdma.cluster(_spec(card, 1.0, 2))
+    mhz = probe.sim.clock_mhz
+    return probe.sim.link_bits * mhz / 1000.0, mhz
+
+
+def rtl_records(rdma, card: Path, quick: bool, rates: list[float] = (100.0, 40.0)) -> list[dict]:
+    """Per line rate (the RTL port's own, then `rates`) and backend (RTL cards, model): latency of
+    a 16 B put over 1..7 hops (line of 8 cards), put and get goodput for 4 KiB..1 MiB and goodput
+    of the largest put at a 1e-4 packet error rate (2 cards), simulation speed."""
     rng = np.random.default_rng(2)
-    big = 1 << (16 if quick else 20)
+    sizes = [4096, 65536] if quick else [4096 << 2 * i for i in range(5)]  # 4 KiB .. 1 MiB
     hops = [1, 4] if quick else list(range(1, 8))
+    port, _ = port_gbps(rdma, card)
+    small = rng.integers(0, 256, 16, dtype=np.uint8).tobytes()
+    blobs = {n: rng.integers(0, 256, n, dtype=np.uint8).tobytes() for n in sizes}
     out = []
-    for backend in ("rtl", "model"):
-        t0 = time.monotonic()
-        probe = rdma.cluster(_spec(card, 1.0))
-        rate = 32 * probe.sim.clock_mhz / 1000.0 if backend == "rtl" else None  # bits per cycle x clock
-        del probe
-        rate = rate or out[0]["line_gbps"]
-        cl = rdma.cluster(_spec(card if backend == "rtl" else None, rate))
-        small = rng.integers(0, 256, 16, dtype=np.uint8).tobytes()
-        lat = {h: _put(cl, 0, h, small) for h in hops}
-        data = rng.integers(0, 256, big, dtype=np.uint8).tobytes()
-        thr = big * 8 / _put(cl, 0, 1, data)
-        faulty = rdma.cluster(_spec(card if backend == "rtl" else None, rate, {"per": 1e-4}))
-        good = big * 8 / _put(faulty, 0, 1, data)
-        wall = time.monotonic() - t0
-        card_cycles = 8 * (cl.now + faulty.now)
-        out.append({"backend": backend, "line_gbps": rate, "latency_ns": lat, "throughput_gbps": thr,
-                    "goodput_per1e-4_gbps": good, "bytes": big, "card_cycles_per_s": card_cycles / wall,
-                    "clock_mhz": cl.sim.clock_mhz})
+    for rate in [port] + [r for r in (rates[:1] if quick else rates) if r != port]:
+        for backend in ("rtl", "model"):
+            where = card if backend == "rtl" else None
+            t0, card_cycles = time.monotonic(), 0
+            line = rdma.cluster(_spec(where, rate, 8))
+            lat = {h: _put(line, 0, h, small) for h in hops}
+            card_cycles += 8 * line.now
+            del line
+            pair = rdma.cluster(_spec(where, rate, 2))
+            put = {n: n * 8 / _put(pair, 0, 1, blobs[n]) for n in sizes}
+            get = {n: n * 8 / _get(pair, 0, 1, blobs[n]) for n in sizes}
+            card_cycles += 2 * pair.now
+            faulty = rdma.cluster(_spec(where, rate, 2, {"per": 1e-4}))
+            good = sizes[-1] * 8 / _put(faulty, 0, 1, blobs[sizes[-1]])
+            card_cycles += 2 * faulty.now
+            wall = time.monotonic() - t0
+            out.append({"backend": backend, "line_gbps": rate, "port_gbps": port if backend == "rtl" else None,
+                        "latency_ns": lat, "put_gbps": put, "get_gbps": get,
+                        "throughput_gbps": put[sizes[-1]], "goodput_per1e-4_gbps": good, "bytes": sizes[-1],
+                        "card_cycles_per_s": card_cycles / wall, "clock_mhz": pair.sim.clock_mhz})
     return out
 
 
 def rtl_table(recs: list[dict]) -> str:
-    rows = [f"{'':34}" + "".join(f"{r['backend']:>14}" for r in recs)]
-    rows.append(f"{'link bit rate (Gb/s)':34}" + "".join(f"{r['line_gbps']:>14.2f}" for r in recs))
-    for h in recs[0]["latency_ns"]:
-        rows.append(f"{f'16 B put, {h} hop(s) (us)':34}" + "".join(f"{r['latency_ns'][h] / 1000:>14.3f}" for r in recs))
+    w = 13
+    cell = lambda f: "".join(f(r) for r in recs)  # noqa: E731
+    rows = [f"{'':30}" + cell(lambda r: f"{r['backend'] + ' ' + format(r['line_gbps'], 'g'):>{w}}")]
+    rows.append(f"{'clock (MHz)':30}" + cell(lambda r: f"{r['clock_mhz']:>{w}.1f}"))
+    rows.append(f"{'16 B put, 1 hop (us)':30}" + cell(lambda r: f"{r['latency_ns'][min(r['latency_ns'])] / 1000:>{w}.3f}"))
     hs = sorted(recs[0]["latency_ns"])
     if len(hs) > 1:
-        rows.append(f"{'added per hop (us)':34}" + "".join(
-            f"{(r['latency_ns'][hs[-1]] - r['latency_ns'][hs[0]]) / (hs[-1] - hs[0]) / 1000:>14.3f}" for r in recs))
-    n = recs[0]["bytes"]
-    rows.append(f"{f'{n >> 10} KiB put, 1 hop (Gb/s)':34}" + "".join(f"{r['throughput_gbps']:>14.2f}" for r in recs))
-    rows.append(f"{'  share of the link bit rate':34}" + "".join(
-        f"{100 * r['throughput_gbps'] / r['line_gbps']:>13.1f}%" for r in recs))
-    rows.append(f"{'  goodput at PER 1e-4 (Gb/s)':34}" + "".join(f"{r['goodput_per1e-4_gbps']:>14.2f}" for r in recs))
-    rows.append(f"{'simulation (card-cycles/s)':34}" + "".join(f"{r['card_cycles_per_s']:>14.0f}" for r in recs))
+        rows.append(f"{'added per hop (us)':30}" + cell(
+            lambda r: f"{(r['latency_ns'][hs[-1]] - r['latency_ns'][hs[0]]) / (hs[-1] - hs[0]) / 1000:>{w}.3f}"))
+    for kind in ("put", "get"):
+        for n in recs[0][f"{kind}_gbps"]:
+            size = f"{n >> 20} MiB" if n >= 1 << 20 else f"{n >> 10} KiB"
+            rows.append(f"{f'{size} {kind}, 1 hop (Gb/s)':30}" + cell(lambda r: f"{r[f'{kind}_gbps'][n]:>{w}.2f}"))
+    rows.append(f"{'  largest put / line rate':30}" + cell(
+        lambda r: f"{100 * r['throughput_gbps'] / r['line_gbps']:>{w - 1}.1f}%"))
+    rows.append(f"{'  goodput at PER 1e-4 (Gb/s)':30}" + cell(lambda r: f"{r['goodput_per1e-4_gbps']:>{w}.2f}"))
+    rows.append(f"{'simulation (card-cycles/s)':30}" + cell(lambda r: f"{r['card_cycles_per_s']:>{w}.0f}"))
     return "\n".join(rows)
