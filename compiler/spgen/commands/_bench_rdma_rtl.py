@@ -24,28 +24,16 @@ def _spec(card: Path | None, rate: float, cards: int, faults: dict | None = None
     return spec
 
 
-def _idle(cl) -> None:
-    cl.run(int(cl.sim.clock_mhz * 5))  # 5 us: the previous completion drained, the host driver idle
-
-
-def _put(cl, a: int, b: int, data: bytes) -> float:
-    """ns from the host's call to the completion it sees, from an idle host driver (on RTL cards
-    draining the previous completion takes two 1 us reads); the bytes are checked."""
-    _idle(cl)
-    cl[a].write(_SRC, data)
-    cycles = cl[a].put(b, _SRC, _DST, len(data))
-    if cl[b].read(_DST, len(data)) != data:
-        raise SpgenError(f"{len(data)} B put {a} -> {b} arrived corrupted")
-    return cl.ns(cycles)
-
-
-def _get(cl, a: int, b: int, data: bytes) -> float:
-    """The same for a get: card a reads `data` from card b."""
-    _idle(cl)
-    cl[b].write(_SRC, data)
-    cycles = cl[a].get(b, _DST, _SRC, len(data))
-    if cl[a].read(_DST, len(data)) != data:
-        raise SpgenError(f"{len(data)} B get {a} <- {b} arrived corrupted")
+def _put(cl, a: int, b: int, data: bytes, get: bool = False) -> float:
+    """ns from the host's call to the completion it sees, for a put a -> b (or with `get` a get:
+    card a reads `data` from card b), from an idle host driver (on RTL cards draining the previous
+    completion takes two 1 us reads); the bytes are checked."""
+    cl.run(int(cl.sim.clock_mhz * 5))  # 5 us
+    src, dst = (b, a) if get else (a, b)
+    cl[src].write(_SRC, data)
+    cycles = cl[a].get(b, _DST, _SRC, len(data)) if get else cl[a].put(b, _SRC, _DST, len(data))
+    if cl[dst].read(_DST, len(data)) != data:
+        raise SpgenError(f"{len(data)} B {'get' if get else 'put'} {a} -> {b} arrived corrupted")
     return cl.ns(cycles)
 
 
@@ -77,7 +65,7 @@ def rtl_records(rdma, card: Path, quick: bool, rates: list[float] = (100.0, 40.0
             del line
             pair = rdma.cluster(_spec(where, rate, 2))
             put = {n: n * 8 / _put(pair, 0, 1, blobs[n]) for n in sizes}
-            get = {n: n * 8 / _get(pair, 0, 1, blobs[n]) for n in sizes}
+            get = {n: n * 8 / _put(pair, 0, 1, blobs[n], get=True) for n in sizes}
             card_cycles += 2 * pair.now
             faulty = rdma.cluster(_spec(where, rate, 2, {"per": 1e-4}))
             good = sizes[-1] * 8 / _put(faulty, 0, 1, blobs[sizes[-1]])
