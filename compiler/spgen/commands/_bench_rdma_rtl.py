@@ -79,6 +79,9 @@ def rtl_records(rdma, card: Path, quick: bool, rates: list[float] = (100.0, 40.0
 
 
 def rtl_table(recs: list[dict]) -> str:
+    """The records as a table, a column per backend and line rate (from rtl_records or its JSON)."""
+    recs = [{**r, **{k: {int(n): v for n, v in r[k].items()} for k in ("latency_ns", "put_gbps", "get_gbps")}}
+            for r in recs]
     w = 13
     cell = lambda f: "".join(f(r) for r in recs)  # noqa: E731
     rows = [f"{'':30}" + cell(lambda r: f"{r['backend'] + ' ' + format(r['line_gbps'], 'g'):>{w}}")]
@@ -86,6 +89,7 @@ def rtl_table(recs: list[dict]) -> str:
     rows.append(f"{'16 B put, 1 hop (us)':30}" + cell(lambda r: f"{r['latency_ns'][min(r['latency_ns'])] / 1000:>{w}.3f}"))
     hs = sorted(recs[0]["latency_ns"])
     if len(hs) > 1:
+        rows.append(f"{f'16 B put, {hs[-1]} hops (us)':30}" + cell(lambda r: f"{r['latency_ns'][hs[-1]] / 1000:>{w}.3f}"))
         rows.append(f"{'added per hop (us)':30}" + cell(
             lambda r: f"{(r['latency_ns'][hs[-1]] - r['latency_ns'][hs[0]]) / (hs[-1] - hs[0]) / 1000:>{w}.3f}"))
     for kind in ("put", "get"):
