@@ -523,9 +523,14 @@ void RtlCluster::tick() {
             if (it == out_ch_.end()) continue;  // an unconnected port: its words are lost
             Channel& ch = ch_[size_t(it->second)];
             std::uniform_real_distribution<double> u(0, 1);
+            // The wire sends line_rate_gbps: a word leaves once the words before it have (the
+            // PHY holds it meanwhile), so a port faster than its line is held to the line's
+            // rate; a line at least as fast as the port adds nothing to the cable latency.
+            const double on_wire = std::max(double(c0), ch.wire_free);
+            ch.wire_free = on_wire + 4.0 * units_ * ch.cycles_per_byte;
             if (!ch.in_pkt) {
                 ch.in_pkt = true, ch.widx = 0, ++ch.packets;
-                const double ns = double(c0) * 1000.0 / prm_.clock_mhz;
+                const double ns = on_wire * 1000.0 / prm_.clock_mhz;  // a link down then loses it
                 bool down = false;
                 for (const auto& iv : ch.fault.down) down = down || (ns >= iv.first && ns < iv.second);
                 ch.drop = down || (ch.fault.drop > 0 && u(ch.rng) < ch.fault.drop);
@@ -542,10 +547,6 @@ void RtlCluster::tick() {
             const bool last = (pins.link_out_last >> p) & 1;
             w[SPG_LINK_WORDS] = last;
             if (ch.widx++ == ch.flip_word) w[size_t(ch.flip_bit / 32)] ^= 1u << (ch.flip_bit % 32);
-            // The wire sends line_rate_gbps: a word leaves once the words before it have (the
-            // PHY holds it meanwhile), so a port faster than its line is held to the line's
-            // rate; a line at least as fast as the port adds nothing to the cable latency.
-            ch.wire_free = std::max(double(c0), ch.wire_free) + 4.0 * units_ * ch.cycles_per_byte;
             const uint64_t leaves = std::max<uint64_t>(c0, uint64_t(std::ceil(ch.wire_free)) - 1);
             if (!ch.drop) ch.q.push_back({leaves + ch.latency, w});
             ch.last_sent = c0;
