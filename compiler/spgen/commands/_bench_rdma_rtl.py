@@ -83,7 +83,10 @@ def rtl_table(recs: list[dict]) -> str:
     recs = [{**r, **{k: {int(n): v for n, v in r[k].items()} for k in ("latency_ns", "put_gbps", "get_gbps")}}
             for r in recs]
     w = 13
-    cell = lambda f: "".join(f(r) for r in recs)  # noqa: E731
+
+    def cell(f) -> str:
+        return "".join(f(r) for r in recs)
+
     rows = [f"{'':30}" + cell(lambda r: f"{r['backend'] + ' ' + format(r['line_gbps'], 'g'):>{w}}")]
     rows.append(f"{'clock (MHz)':30}" + cell(lambda r: f"{r['clock_mhz']:>{w}.1f}"))
     rows.append(f"{'16 B put, 1 hop (us)':30}" + cell(lambda r: f"{r['latency_ns'][min(r['latency_ns'])] / 1000:>{w}.3f}"))
@@ -95,7 +98,7 @@ def rtl_table(recs: list[dict]) -> str:
     for kind in ("put", "get"):
         for n in recs[0][f"{kind}_gbps"]:
             size = f"{n >> 20} MiB" if n >= 1 << 20 else f"{n >> 10} KiB"
-            rows.append(f"{f'{size} {kind}, 1 hop (Gb/s)':30}" + cell(lambda r: f"{r[f'{kind}_gbps'][n]:>{w}.2f}"))
+            rows.append(f"{f'{size} {kind}, 1 hop (Gb/s)':30}" + cell(lambda r, k=kind, n=n: f"{r[f'{k}_gbps'][n]:>{w}.2f}"))
     rows.append(f"{'  largest put / line rate':30}" + cell(
         lambda r: f"{100 * r['throughput_gbps'] / r['line_gbps']:>{w - 1}.1f}%"))
     rows.append(f"{'  goodput at PER 1e-4 (Gb/s)':30}" + cell(lambda r: f"{r['goodput_per1e-4_gbps']:>{w}.2f}"))
