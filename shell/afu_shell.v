@@ -9,50 +9,10 @@
 `default_nettype none
 
 module afu_shell #(
-    parameter integer N_CORES          = 0,      // cores in the cascade, 0 = loop-back
-    parameter integer RECORD_WORDS     = 1,      // 32-bit words per record at the core input
-    parameter integer OUT_RECORD_WORDS = RECORD_WORDS,  // ... at the core output
-    parameter integer N_REGS           = 0,      // Reg values of the core, 0..256
-    parameter [8191:0] REG_DEFAULTS = 8192'd0,  // 32 bits per Reg (up to 256), Reg 0 lowest
-    parameter integer DESC_FIFO_DEPTH  = 16,     // descriptor FIFO entries per engine
-    parameter integer MAX_BURST        = 16,     // beats per memory burst
-    parameter integer MAX_READS        = 256,    // TX read beats in flight or buffered
-    parameter [63:0]  AFU_ID_L         = 64'hac3cf1e8beaefcca,  // AFU ID, low half
-    parameter [63:0]  AFU_ID_H         = 64'h48ae995a649b4c39   // AFU ID, high half
+    `include "afu_params.vh"
 ) (
-    input  wire         clk,
-    input  wire         rst,
-    // MMIO from the host
-    input  wire         mmio_wr_valid,
-    input  wire [17:0]  mmio_wr_addr,
-    input  wire [63:0]  mmio_wr_data,
-    input  wire         mmio_rd_valid,
-    input  wire [17:0]  mmio_rd_addr,
-    output wire         mmio_rd_resp_valid,
-    output wire [63:0]  mmio_rd_resp_data,
-    // TX DMA read master
-    output wire [63:0]  tx_rd_address,
-    output wire         tx_rd_read,
-    output wire [7:0]   tx_rd_burstcount,
-    input  wire         tx_rd_waitrequest,
-    input  wire [511:0] tx_rd_readdata,
-    input  wire         tx_rd_readdatavalid,
-    // RX DMA write master
-    output wire [63:0]  rx_wr_address,
-    output wire         rx_wr_write,
-    output wire [7:0]   rx_wr_burstcount,
-    output wire [511:0] rx_wr_writedata,
-    output wire [63:0]  rx_wr_byteenable,
-    input  wire         rx_wr_waitrequest,
-    // descriptor-table read master
-    output wire [63:0]  dsc_rd_address,
-    output wire         dsc_rd_read,
-    output wire [7:0]   dsc_rd_burstcount,
-    input  wire         dsc_rd_waitrequest,
-    input  wire [511:0] dsc_rd_readdata,
-    input  wire         dsc_rd_readdatavalid,
-    // interrupts: [0] TX, [1] RX
-    output wire [1:0]   irq,
+    `include "afu_ports.vh"
+    ,
     // the cascade's input from a link (with in_link) and its output to one (with out_link)
     input  wire         in_link,
     input  wire         ext_in_valid,

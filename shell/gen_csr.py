@@ -9,6 +9,7 @@ from spgen.shellgen import (
     render_c_header,
     render_markdown,
     render_verilog_header,
+    write_generated,
 )
 
 OUTPUTS = {
@@ -20,18 +21,8 @@ OUTPUTS = {
 
 def main(argv: list[str]) -> int:
     m = load_csr_map()
-    stale = []
-    for path, render in OUTPUTS.items():
-        text = render(m)
-        if "--check" in argv:
-            if not path.exists() or path.read_text() != text:
-                stale.append(str(path))
-        else:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text)
-    for s in stale:
-        print(f"stale: {s} (run python shell/gen_csr.py)", file=sys.stderr)
-    return 1 if stale else 0
+    return write_generated({path: render(m) for path, render in OUTPUTS.items()}, argv,
+                           "python shell/gen_csr.py")
 
 
 if __name__ == "__main__":

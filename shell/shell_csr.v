@@ -13,14 +13,7 @@ module shell_csr #(
     parameter [63:0] AFU_ID_L          = 64'hac3cf1e8beaefcca,  // AFU ID, low half
     parameter [63:0] AFU_ID_H          = 64'h48ae995a649b4c39   // AFU ID, high half
 ) (
-    input  wire                  clk,
-    input  wire                  rst,
-    // MMIO
-    input  wire                  mmio_wr_valid,
-    input  wire [17:0]           mmio_wr_addr,
-    input  wire [63:0]           mmio_wr_data,
-    input  wire                  mmio_rd_valid,
-    input  wire [17:0]           mmio_rd_addr,
+    `include "mmio_ports.vh"
     output reg                   mmio_rd_resp_valid,
     output reg  [63:0]           mmio_rd_resp_data,
     // descriptor pushes (fields shared by both engines; the valids select one)

@@ -14,24 +14,11 @@ module shell_desc_queue #(
 ) (
     input  wire         clk,
     input  wire         rst,
-    // descriptors written through MMIO
-    input  wire         push_valid,
-    input  wire [63:0]  push_src,
-    input  wire [63:0]  push_dst,
-    input  wire [31:0]  push_len,
-    input  wire [31:0]  push_stride,
-    input  wire [31:0]  push_count,
-    input  wire [63:0]  push_next,
-    input  wire [3:0]   push_ctrl,           // {CHAIN, IRQ, EOP, SOP}
+    `include "dma_desc_ports.vh"
+    // the MMIO descriptor FIFO
     output wire         push_overflow,       // push_valid while full: dropped
     output wire [7:0]   fifo_level,
     output wire         fifo_full,
-    // chained-descriptor fetch (through the shared descriptor read master)
-    output wire         fetch_req_valid,
-    input  wire         fetch_req_ready,
-    output wire [63:0]  fetch_req_addr,
-    input  wire         fetch_resp_valid,
-    input  wire [511:0] fetch_resp_data,
     // validated descriptors
     output wire         m_valid,
     input  wire         m_ready,

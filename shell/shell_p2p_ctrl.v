@@ -12,14 +12,7 @@ module shell_p2p_ctrl #(
     parameter integer IN_WORDS     = 1,   // record words at the core input
     parameter integer OUT_WORDS    = 1    // ... and output
 ) (
-    input  wire         clk,
-    input  wire         rst,
-    // MMIO
-    input  wire         mmio_wr_valid,
-    input  wire [17:0]  mmio_wr_addr,
-    input  wire [63:0]  mmio_wr_data,
-    input  wire         mmio_rd_valid,
-    input  wire [17:0]  mmio_rd_addr,
+    `include "mmio_ports.vh"
     output reg  [63:0]  mmio_rd_resp_data,
     // fabric descriptor port (shell_fabric_desc)
     output wire         m_desc_valid,

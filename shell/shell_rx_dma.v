@@ -15,21 +15,7 @@ module shell_rx_dma #(
     input  wire         clk,
     input  wire         rst,                // hard reset
     input  wire         srst,               // engine reset pulse (applied after a burst in progress)
-    // descriptor push from the CSR block
-    input  wire         push_valid,
-    input  wire [63:0]  push_src,
-    input  wire [63:0]  push_dst,
-    input  wire [31:0]  push_len,
-    input  wire [31:0]  push_stride,
-    input  wire [31:0]  push_count,
-    input  wire [63:0]  push_next,
-    input  wire [3:0]   push_ctrl,
-    // chained-descriptor fetch
-    output wire         fetch_req_valid,
-    input  wire         fetch_req_ready,
-    output wire [63:0]  fetch_req_addr,
-    input  wire         fetch_resp_valid,
-    input  wire [511:0] fetch_resp_data,
+    `include "dma_desc_ports.vh"
     // packed 512-bit stream
     input  wire         s_axis_tvalid,
     output wire         s_axis_tready,

@@ -14,21 +14,7 @@ module shell_tx_dma #(
     input  wire         clk,
     input  wire         rst,                // hard reset
     input  wire         srst,               // engine reset pulse (abort; drains reads)
-    // descriptor push from the CSR block
-    input  wire         push_valid,
-    input  wire [63:0]  push_src,
-    input  wire [63:0]  push_dst,
-    input  wire [31:0]  push_len,
-    input  wire [31:0]  push_stride,
-    input  wire [31:0]  push_count,
-    input  wire [63:0]  push_next,
-    input  wire [3:0]   push_ctrl,
-    // chained-descriptor fetch
-    output wire         fetch_req_valid,
-    input  wire         fetch_req_ready,
-    output wire [63:0]  fetch_req_addr,
-    input  wire         fetch_resp_valid,
-    input  wire [511:0] fetch_resp_data,
+    `include "dma_desc_ports.vh"
     // Avalon-MM read master
     output wire [63:0]  rd_address,
     output wire         rd_read,

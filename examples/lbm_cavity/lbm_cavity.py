@@ -18,6 +18,14 @@ GHIA_RE100 = np.array([
     (0.5000, -0.20581), (0.4531, -0.21090), (0.2813, -0.15662), (0.1719, -0.10150),
     (0.1016, -0.06434), (0.0703, -0.04775), (0.0625, -0.04192), (0.0547, -0.03717),
     (0.0000, 0.00000)])
+# Ghia, Ghia & Shin (1982), Table II: v / U on the horizontal centre line at Re = 100,
+# against x / L.
+GHIA_V_RE100 = np.array([
+    (1.0000, 0.00000), (0.9688, -0.05906), (0.9609, -0.07391), (0.9531, -0.08864),
+    (0.9453, -0.10313), (0.9063, -0.16914), (0.8594, -0.22445), (0.8047, -0.24533),
+    (0.5000, 0.05454), (0.2344, 0.17527), (0.2266, 0.17507), (0.1563, 0.16077),
+    (0.0938, 0.12317), (0.0781, 0.10890), (0.0703, 0.10091), (0.0625, 0.09233),
+    (0.0000, 0.00000)])
 
 
 def centreline(ux: np.ndarray, n: int, lid: float) -> tuple[np.ndarray, np.ndarray]:
@@ -27,11 +35,24 @@ def centreline(ux: np.ndarray, n: int, lid: float) -> tuple[np.ndarray, np.ndarr
     return y, mid / lid
 
 
+def hcentreline(uy: np.ndarray, n: int, lid: float) -> tuple[np.ndarray, np.ndarray]:
+    """(x / L, v / U) on the horizontal centre line."""
+    x, v = centreline(uy.T, n, lid)
+    return x, v
+
+
 def ghia_error(ux: np.ndarray, n: int, lid: float) -> float:
     """Largest |u/U - Ghia| at Ghia's interior points (interpolated in y)."""
     y, u = centreline(ux, n, lid)
     pts = GHIA_RE100[1:-1]
     return float(np.abs(np.interp(pts[:, 0], y, u) - pts[:, 1]).max())
+
+
+def ghia_v_error(uy: np.ndarray, n: int, lid: float) -> float:
+    """Largest |v/U - Ghia| at Ghia's interior points of Table II (interpolated in x)."""
+    x, v = hcentreline(uy, n, lid)
+    pts = GHIA_V_RE100[1:-1][::-1]
+    return float(np.abs(np.interp(pts[:, 0], x, v) - pts[:, 1]).max())
 
 
 def simulate(n: int, re: float, lid: float, max_steps: int, chunk: int, tol: float,
@@ -117,7 +138,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{a.size} x {a.size} cavity, Re {a.re:g}, omega {omega:.4f}: {state} at step {steps} "
           f"({cells / wall / 1e6:.1f} M fluid-cell updates/s in the emulator)")
     if a.re == 100:
-        print(f"centre-line u vs Ghia et al. (1982): max |error| = {ghia_error(ux, a.size, a.lid):.4f} U")
+        _, _, uy = macroscopic(f, attr)
+        print(f"centre-line u vs Ghia et al. (1982): max |error| = {ghia_error(ux, a.size, a.lid):.4f} U, "
+              f"v: {ghia_v_error(uy, a.size, a.lid):.4f} U")
     print(f"wrote {a.out}")
     return 0
 

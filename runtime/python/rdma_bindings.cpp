@@ -8,11 +8,27 @@
 
 #include "cluster.hpp"
 #include "cluster_pipeline.hpp"
+#include "cluster_reduce.hpp"
 
 namespace py = pybind11;
 using spgsim::RtlCluster;
 
 void bind_rdma(py::module& m) {
+  // a reduction under way on RTL cards (runtime/sim/cluster_reduce.hpp)
+  py::class_<spgsim::Reduction>(m, "RtlReduction")
+      .def_readonly("code", &spgsim::Reduction::code)
+      .def_readonly("error", &spgsim::Reduction::error)
+      .def_readonly("issued", &spgsim::Reduction::issued)
+      .def_readonly("done", &spgsim::Reduction::done)
+      .def_property_readonly("cards", [](const spgsim::Reduction& r) {
+        py::list cards;
+        for (const auto& x : r.cards) {
+          py::dict d;
+          d["words"] = x.words, d["in_stalls"] = x.in_stalls, d["out_stalls"] = x.out_stalls;
+          cards.append(d);
+        }
+        return cards;
+      });
   py::class_<RtlCluster>(m, "RtlCluster")
       .def(py::init([](const std::string& desc) {
         spgsim::Params p;
@@ -90,6 +106,17 @@ void bind_rdma(py::module& m) {
         if (!c.present(card)) throw std::out_of_range("no such card");
         return c.card(card)->info();
       })
+      .def("reduce_start", [](RtlCluster& c, const std::vector<int>& chain, uint64_t src, uint64_t dst, uint64_t len,
+                              bool f32) {
+        spgsim::ReduceSpec s;
+        s.chain = chain, s.src = src, s.dst = dst, s.len = len, s.f32 = f32;
+        return spgsim::start_reduce(c, s);
+      }, py::call_guard<py::gil_scoped_release>())
+      .def("reduce_poll", [](RtlCluster& c, spgsim::Reduction& r) { return spgsim::poll_reduce(c, r); },
+           py::call_guard<py::gil_scoped_release>())
+      .def("reduce_wait", [](RtlCluster& c, spgsim::Reduction& r, uint64_t max_cycles) {
+        return spgsim::wait_reduce(c, r, max_cycles);
+      }, py::call_guard<py::gil_scoped_release>())
       // (code, error, output bytes, cycles, per-card stats dicts)
       .def("pipeline", [](RtlCluster& c, const std::vector<int>& chain, py::bytes in, uint64_t record_bytes,
                           uint64_t passes, uint64_t max_chunk, uint64_t max_gap, uint64_t seed, uint64_t max_cycles) {

@@ -5,6 +5,8 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <deque>
+#include <vector>
 #include <memory>
 #include <string>
 
@@ -17,12 +19,14 @@
 #include "afushell/afushell.h"
 #include "cluster.hpp"
 #include "cluster_pipeline.hpp"
+#include "cluster_reduce.hpp"
 #endif
 
 struct afu_rdma_cluster_s {
   std::unique_ptr<rdma::Cluster> sim;
 #ifdef AFUSHELL_RDMA_RTL
   std::unique_ptr<spgsim::RtlCluster> rtl;
+  std::deque<spgsim::Reduction> reductions;  // handles kReduction | index
 #endif
   std::string dump;
   int size() const {
@@ -41,6 +45,8 @@ struct afu_rdma_cluster_s {
 };
 
 static thread_local std::string g_last_error;
+// RTL cards: handles of reductions carry this bit (engine operations' handles do not)
+static constexpr uint64_t kReduction = 1ull << 63;
 
 static bool is_rtl(afu_rdma_cluster c) {
 #ifdef AFUSHELL_RDMA_RTL
@@ -218,10 +224,82 @@ int afuShellRDMAGetStridedAsync(afu_rdma_cluster c, int card, int src, uint64_t 
   return issue(c, {false, card, src, local, remote, block, count, local_stride, remote_stride, true}, h);
 }
 
+#ifdef AFUSHELL_RDMA_RTL
+static spgsim::Reduction* reduction(afu_rdma_cluster c, afu_rdma_handle h) {
+  if (!(h & kReduction) || (h & ~kReduction) >= c->reductions.size()) return nullptr;
+  return &c->reductions[size_t(h & ~kReduction)];
+}
+
+// A reduction's result code; its message (or dump) where the code alone says too little.
+static int reduction_result(afu_rdma_cluster c, const spgsim::Reduction& r) {
+  if (r.code == spgsim::RTL_TIMEOUT) c->dump = r.error;
+  if (r.code < 0) {
+    g_last_error = r.error;
+    return AFU_RDMA_BAD_ARG;
+  }
+  return r.code;
+}
+#endif
+
+int afuShellRDMAReduceAsync(afu_rdma_cluster c, const int* chain, int cards, uint64_t src, uint64_t dst, uint64_t n,
+                            int dtype, afu_rdma_handle* h) {
+  g_last_error.clear();
+  if (!c || !chain || !h || cards < 0) return AFU_RDMA_BAD_ARG;
+  if (dtype != AFU_RDMA_U32 && dtype != AFU_RDMA_F32) {
+    g_last_error = "dtype must be AFU_RDMA_U32 or AFU_RDMA_F32";
+    return AFU_RDMA_BAD_ARG;
+  }
+  std::vector<int> ch(chain, chain + cards);
+#ifdef AFUSHELL_RDMA_RTL
+  if (c->rtl) {
+    spgsim::ReduceSpec s;
+    s.chain = ch, s.src = src, s.dst = dst, s.len = n, s.f32 = dtype == AFU_RDMA_F32;
+    try {
+      c->reductions.push_back(spgsim::start_reduce(*c->rtl, s));
+    } catch (const std::exception& e) {
+      g_last_error = e.what();
+      return AFU_RDMA_BAD_ARG;
+    }
+    *h = kReduction | (c->reductions.size() - 1);
+    const spgsim::Reduction& r = c->reductions.back();
+    return r.code == spgsim::RTL_PENDING ? AFU_RDMA_OK : reduction_result(c, r);
+  }
+#endif
+  if (dst != src) {
+    g_last_error = "the network model sums in place: dst must equal src";
+    return AFU_RDMA_BAD_ARG;
+  }
+  if (cards < 2) return AFU_RDMA_BAD_CARD;
+  for (size_t i = 0; i < ch.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (ch[i] == ch[j]) return AFU_RDMA_BAD_CARD;
+  try {
+    *h = c->sim->reduce(ch, src, n, dtype == AFU_RDMA_F32);
+  } catch (const std::exception& e) {
+    g_last_error = e.what();
+    return AFU_RDMA_BAD_ARG;
+  }
+  const rdma::Op& op = c->sim->op(*h);
+  return op.state == rdma::OP_ERROR ? op.code : AFU_RDMA_OK;
+}
+
+int afuShellRDMAReduce(afu_rdma_cluster c, const int* chain, int cards, uint64_t src, uint64_t dst, uint64_t n,
+                       int dtype) {
+  afu_rdma_handle h;
+  int r = afuShellRDMAReduceAsync(c, chain, cards, src, dst, n, dtype, &h);
+  return r ? r : afuShellRDMAWait(c, h, 0);
+}
+
 int afuShellRDMATest(afu_rdma_cluster c, afu_rdma_handle h) {
   if (!c) return AFU_RDMA_BAD_ARG;
   try {
 #ifdef AFUSHELL_RDMA_RTL
+    if (c->rtl && (h & kReduction)) {
+      spgsim::Reduction* r = reduction(c, h);
+      if (!r) return AFU_RDMA_BAD_ARG;
+      const int code = spgsim::poll_reduce(*c->rtl, *r);
+      return code == spgsim::RTL_PENDING ? AFU_RDMA_PENDING : reduction_result(c, *r);
+    }
     if (c->rtl) return c->rtl->op(h).code;
 #endif
     const rdma::Op& op = c->sim->op(h);
@@ -235,6 +313,11 @@ int afuShellRDMAWait(afu_rdma_cluster c, afu_rdma_handle h, uint64_t max_cycles)
   int r = afuShellRDMATest(c, h);
   if (r != AFU_RDMA_PENDING) return r;
 #ifdef AFUSHELL_RDMA_RTL
+  if (c->rtl && (h & kReduction)) {
+    spgsim::Reduction* red = reduction(c, h);
+    const int code = spgsim::wait_reduce(*c->rtl, *red, max_cycles);
+    return code == spgsim::RTL_PENDING ? AFU_RDMA_PENDING : reduction_result(c, *red);
+  }
   if (c->rtl) {
     // the engine fails an operation after its own timeout; the host gives it that long
     // plus the MMIO round trips of its driver

@@ -105,6 +105,16 @@ static void put32(uint8_t* p, uint32_t v) { std::memcpy(p, &v, 4); }
 static void put64(uint8_t* p, uint64_t v) { std::memcpy(p, &v, 8); }
 static uint32_t get32(const uint8_t* p) { uint32_t v; std::memcpy(&v, p, 4); return v; }
 static uint64_t get64(const uint8_t* p) { uint64_t v; std::memcpy(&v, p, 8); return v; }
+// f32 a + b on bit patterns (round to nearest even, subnormals kept: the host's SSE
+// arithmetic, as the RTL adder spg_fadd; NaNs come out as the quiet NaN 0x7FC00000 as there)
+static uint32_t f32_add(uint32_t a, uint32_t b) {
+  float x, y;
+  std::memcpy(&x, &a, 4), std::memcpy(&y, &b, 4);
+  const float z = x + y;
+  uint32_t r;
+  std::memcpy(&r, &z, 4);
+  return z != z ? 0x7FC00000u : r;
+}
 
 Cluster::Cluster(const std::string& desc) {
   std::istringstream in(desc);
@@ -522,7 +532,8 @@ bool Cluster::engine_packet(Card& c, Packet& pk) {
       if (pk.type == P_RED) {
         s.origin = b[20];
         s.idx = b[21];
-        s.chain.assign(b + 23, b + 23 + b[22]);
+        s.chain.assign(b + 23, b + 23 + (b[22] & 0x7f));
+        s.f32 = b[22] & 0x80;
       }
       uint64_t span = s.len;
       if (s.block) {
@@ -546,7 +557,7 @@ bool Cluster::engine_packet(Card& c, Packet& pk) {
           auto m = std::make_unique<OutMsg>();
           m->type = P_RED, m->op = s.op, m->src_addr = s.addr, m->dst_addr = s.addr, m->len = s.len;
           m->ready = now, m->streamed = true;
-          m->start = {uint8_t(s.origin), uint8_t(s.idx + 1), uint8_t(s.chain.size())};
+          m->start = {uint8_t(s.origin), uint8_t(s.idx + 1), uint8_t(s.chain.size() | (s.f32 ? 0x80 : 0))};
           m->start.insert(m->start.end(), s.chain.begin(), s.chain.end());
           s.fwd = m.get();
           c.bulk[next].push_back(std::move(m));
@@ -560,7 +571,10 @@ bool Cluster::engine_packet(Card& c, Packet& pk) {
       if (!s.discard) {
         if (s.type == P_RED) {
           if (s.fwd && s.fwd->fed.size() >= 16) return false;  // back-pressure from the next card
-          for (uint64_t i = 0; i < n; i += 4) put32(pk.data.data() + i, get32(b + i) + c.mem.word(s.addr + off + i));
+          for (uint64_t i = 0; i < n; i += 4) {
+            const uint32_t in = get32(b + i), own = c.mem.word(s.addr + off + i);
+            put32(pk.data.data() + i, s.f32 ? f32_add(in, own) : in + own);
+          }
           if (s.fwd) s.fwd->fed.push_back(pk);
           else c.mem.write(s.addr + off, pk.data.data(), n);
         } else {
@@ -684,7 +698,7 @@ uint64_t Cluster::get(int card, int dst, uint64_t local, uint64_t remote, uint64
   return h;
 }
 
-uint64_t Cluster::reduce(const std::vector<int>& chain, uint64_t addr, uint64_t len) {
+uint64_t Cluster::reduce(const std::vector<int>& chain, uint64_t addr, uint64_t len, bool f32) {
   if (chain.size() < 2 || chain.size() > kPayload - 23)
     throw std::invalid_argument("a reduction chain needs 2..41 cards");
   Op* op;
@@ -695,7 +709,8 @@ uint64_t Cluster::reduce(const std::vector<int>& chain, uint64_t addr, uint64_t 
   auto m = std::make_unique<OutMsg>();
   m->type = P_RED, m->op = uint32_t(h), m->src_addr = addr, m->dst_addr = addr, m->len = len;
   m->ready = now + prm.engine_latency + prm.mem_read_latency;
-  m->start = {uint8_t(chain[0]), 1, uint8_t(chain.size())};
+  // start payload: origin, index in the chain, chain length (bit 7: f32), the chain
+  m->start = {uint8_t(chain[0]), 1, uint8_t(chain.size() | (f32 ? 0x80 : 0))};
   for (int x : chain) m->start.push_back(uint8_t(x));
   cards[chain[0]].bulk[chain[1]].push_back(std::move(m));
   return h;

@@ -165,6 +165,7 @@ struct RxStream {  // the stream a target is receiving from one source
   int origin = 0;
   std::vector<uint8_t> chain;
   size_t idx = 0;
+  bool f32 = false;  // reduction: f32 sums (else u32)
   OutMsg* fwd = nullptr;
 };
 
@@ -219,7 +220,9 @@ class Cluster {
   uint64_t put_strided(int card, int dst, uint64_t local, uint64_t remote, uint64_t block, uint64_t count,
                        uint64_t local_stride, uint64_t remote_stride);
   uint64_t get(int card, int dst, uint64_t local, uint64_t remote, uint64_t len);
-  uint64_t reduce(const std::vector<int>& chain, uint64_t addr, uint64_t len);
+  /// Pipelined sum of the vectors at `addr` along `chain` into the last card's `addr`:
+  /// u32 (wrapping) or, with f32, IEEE-754 sums in chain order ((v0 + v1) + v2) + ...
+  uint64_t reduce(const std::vector<int>& chain, uint64_t addr, uint64_t len, bool f32 = false);
   const Op& op(uint64_t handle) const;
   bool wait(uint64_t handle, int64_t max_cycles);
   bool wait_all(const std::vector<uint64_t>& hs, int64_t max_cycles);

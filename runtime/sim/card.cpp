@@ -105,13 +105,28 @@ void Card::mmio_write(uint32_t addr, uint64_t value) {
     if (wake) wake();
 }
 
-uint64_t Card::mmio_read(uint32_t addr) {
-    std::unique_lock<std::mutex> lk(m_);
+uint64_t Card::queue_read_locked(uint32_t addr) {
     uint64_t id = next_id_++;
     uint64_t at = std::max<uint64_t>(now_cycles(), host_write_at_) +
                   uint64_t(p_.cycles(p_.mmio_read_latency_ns / 2));
     if (!mmio_in_.empty()) at = std::max(at, mmio_in_.back().at);
     mmio_in_.push_back(MmioOp{at, false, addr, 0, id});
+    return id;
+}
+
+bool Card::take_result_locked(uint64_t id, uint64_t* value) {
+    for (size_t i = 0; i < rd_results_.size(); ++i)
+        if (rd_results_[i].first == id) {
+            *value = rd_results_[i].second;
+            rd_results_.erase(rd_results_.begin() + long(i));
+            return true;
+        }
+    return false;
+}
+
+uint64_t Card::mmio_read(uint32_t addr) {
+    std::unique_lock<std::mutex> lk(m_);
+    uint64_t id = queue_read_locked(addr);
     ++waiters_;
     ++pending_reads_;
     cv_work_.notify_all();
@@ -122,15 +137,7 @@ uint64_t Card::mmio_read(uint32_t addr) {
         lk.lock();
     }
     uint64_t value = 0;
-    cv_done_.wait(lk, [&] {
-        for (size_t i = 0; i < rd_results_.size(); ++i)
-            if (rd_results_[i].first == id) {
-                value = rd_results_[i].second;
-                rd_results_.erase(rd_results_.begin() + long(i));
-                return true;
-            }
-        return false;
-    });
+    cv_done_.wait(lk, [&] { return take_result_locked(id, &value); });
     --waiters_;
     --pending_reads_;
     return value;
@@ -258,23 +265,12 @@ void Card::step() {
 
 uint64_t Card::post_read(uint32_t addr) {
     std::lock_guard<std::mutex> g(m_);
-    uint64_t id = next_id_++;
-    uint64_t at = std::max<uint64_t>(now_cycles(), host_write_at_) +
-                  uint64_t(p_.cycles(p_.mmio_read_latency_ns / 2));
-    if (!mmio_in_.empty()) at = std::max(at, mmio_in_.back().at);
-    mmio_in_.push_back(MmioOp{at, false, addr, 0, id});
-    return id;
+    return queue_read_locked(addr);
 }
 
 bool Card::read_result(uint64_t id, uint64_t* value) {
     std::lock_guard<std::mutex> g(m_);
-    for (size_t i = 0; i < rd_results_.size(); ++i)
-        if (rd_results_[i].first == id) {
-            *value = rd_results_[i].second;
-            rd_results_.erase(rd_results_.begin() + long(i));
-            return true;
-        }
-    return false;
+    return take_result_locked(id, value);
 }
 
 bool Card::mem_access(uint64_t addr, void* buf, uint64_t n, bool write) {

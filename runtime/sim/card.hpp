@@ -92,6 +92,11 @@ private:
     void run();
     void deliver(std::vector<std::pair<uint64_t, uint64_t>>& published, const int fds[3]);
     bool active_locked() const;
+    // A host read of `addr` into the MMIO queue (m_ held): it reaches the AFU half a read
+    // round trip from now, behind the accesses already queued. Its id.
+    uint64_t queue_read_locked(uint32_t addr);
+    // The value of read `id` if it has reached the host, taken out of rd_results_ (m_ held).
+    bool take_result_locked(uint64_t id, uint64_t* value);
     void cycle();
     int target_of(uint64_t addr) const;
     bool rd_can_accept(const spg_rd_master& m) ;

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <functional>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -637,9 +638,25 @@ std::string RtlCluster::dump(uint64_t h) {
         if (d_.route[size_t(op.card)][size_t(op.peer)] == -2) {
             o << "no route from card " << op.card << " to card " << op.peer << "\n";
         } else {
+            // the way as the cards' routing tables (RDMA_ROUTE CSRs) have it now: the host
+            // may have rewritten them since the cluster file set them up
+            int loop_at = -1;
+            auto hw_path = [&](int from, int to) {
+                std::vector<int> out;
+                std::set<int> seen;
+                for (int c = from; c != to && loop_at < 0;) {
+                    seen.insert(c);
+                    auto it = out_ch_.find({c, int(csr_read(c, AFUSHELL_RDMA_ROUTE(to)) & AFUSHELL_RDMA_ROUTE_PORT_MASK)});
+                    if (it == out_ch_.end()) break;
+                    out.push_back(it->second);
+                    c = ch_[size_t(it->second)].to_card;
+                    if (seen.count(c)) loop_at = it->second;
+                }
+                return out;
+            };
             // the first channel on the way (there, and back for the answer) that lost
             // everything it sent since the operation started is where traffic is stuck
-            std::vector<int> way = path(op.card, op.peer), back = path(op.peer, op.card);
+            std::vector<int> way = hw_path(op.card, op.peer), back = hw_path(op.peer, op.card);
             way.insert(way.end(), back.begin(), back.end());
             int stuck = -1;
             for (int i : way) {
@@ -649,11 +666,12 @@ std::string RtlCluster::dump(uint64_t h) {
                     break;
                 }
             }
-            if (stuck >= 0)
+            if (loop_at >= 0)
+                o << "the routing tables loop: stuck at " << chname(loop_at) << ", which leads back to a card the "
+                  << "route already crossed (check RDMA_ROUTE(" << op.peer << ") along the way)\n";
+            else if (stuck >= 0)
                 o << "stuck at " << chname(stuck) << (is_down(ch_[size_t(stuck)]) ? " (down)" : " (nothing delivered)")
                   << "\n";
-            else if (way.size() > size_t(2 * n_))
-                o << "the route loops\n";
             else
                 o << "every channel on its route delivers; the target's engine or memory holds it\n";
         }

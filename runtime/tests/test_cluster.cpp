@@ -3,12 +3,17 @@
 // (the pytest driver and `python -m spgen.runtime sanitize` build it).
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "afushell/afushell.h"
 #include "afushell/rdma.h"
 
 namespace {
@@ -18,13 +23,16 @@ afu_rdma_cluster open_cluster(const std::string& json) {
         ADD_FAILURE() << "SPGEN_LINK_CARD is not set: run through pytest or make sanitize";
         return nullptr;
     }
-    std::string path = ::testing::TempDir() + "cluster.json";
+    // one file per process and call: test runners may run several of these programs at once
+    static int n = 0;
+    std::string path = ::testing::TempDir() + "cluster-" + std::to_string(getpid()) + "-" + std::to_string(n++) + ".json";
     std::FILE* f = std::fopen(path.c_str(), "w");
     std::string text = json.substr(0, json.size() - 1) + ", \"card\": \"" + card + "\"}";
     std::fputs(text.c_str(), f);
     std::fclose(f);
     afu_rdma_cluster cl = nullptr;
     EXPECT_EQ(afuShellRDMAClusterOpenFile(path.c_str(), &cl), AFU_RDMA_OK) << afuShellRDMAErrorString(AFU_RDMA_BAD_ARG);
+    std::remove(path.c_str());
     return cl;
 }
 }  // namespace
@@ -78,5 +86,51 @@ TEST(Cluster, DeadLinkTimesOutWithDump) {
     EXPECT_NE(std::string(afuShellRDMALastDump(cl)).find("stuck at link 0 card 0 port 0 -> card 1 port 1 (down)"),
               std::string::npos)
         << afuShellRDMALastDump(cl);
+    afuShellRDMAClusterClose(cl);
+}
+
+// The cluster clock thread against host threads (the ThreadSanitizer subset): two host
+// threads each stream DMA through one card of the cluster while a third moves RDMA puts
+// between the cards; every byte arrives.
+TEST(Cluster, CardDmaAndRdmaFromThreads) {
+    afu_rdma_cluster cl = open_cluster(R"({"topology": "mesh", "dims": [2], "seed": 2})");
+    ASSERT_NE(cl, nullptr);
+    afu_shell_handle card[2] = {nullptr, nullptr};
+    for (int c = 0; c < 2; ++c) ASSERT_EQ(afuShellRDMAClusterCardOpen(cl, c, &card[c]), AFU_RDMA_OK);
+    const size_t N = 16 << 10;
+    int ok[3] = {0, 0, 0};
+    std::vector<std::thread> threads;
+    for (int c = 0; c < 2; ++c)
+        threads.emplace_back([&, c] {
+            void *src = nullptr, *dst = nullptr;
+            ASSERT_EQ(afuShellAllocH(card[c], N, &src), FPGA_OK);
+            ASSERT_EQ(afuShellAllocH(card[c], N, &dst), FPGA_OK);
+            std::mt19937 rng(uint32_t(10 + c));
+            for (int rep = 0; rep < 3; ++rep) {
+                for (size_t i = 0; i < N; ++i) static_cast<uint8_t*>(src)[i] = uint8_t(rng());
+                void* fa = reinterpret_cast<void*>(uintptr_t(0x400000 + 0x10000 * rep));
+                ASSERT_EQ(afuShellDMATransferH(card[c], fa, src, N, H2F), FPGA_OK) << afuShellLastError();
+                ASSERT_EQ(afuShellDMATransferH(card[c], dst, fa, N, F2H), FPGA_OK) << afuShellLastError();
+                ASSERT_EQ(std::memcmp(src, dst, N), 0);
+            }
+            afuShellFreeH(card[c], src);
+            afuShellFreeH(card[c], dst);
+            ok[c] = 1;
+        });
+    threads.emplace_back([&] {
+        std::vector<uint8_t> pat(4096), got(4096);
+        for (int rep = 0; rep < 4; ++rep) {
+            for (size_t i = 0; i < pat.size(); ++i) pat[i] = uint8_t(i * 7 + rep);
+            const int a = rep % 2, b = 1 - a;
+            ASSERT_EQ(afuShellRDMAWriteMem(cl, a, 0x10000, pat.data(), pat.size()), 0);
+            ASSERT_EQ(afuShellRDMAPut(cl, a, b, 0x10000, 0x20000 + 0x1000 * uint64_t(rep), pat.size()), AFU_RDMA_OK);
+            ASSERT_EQ(afuShellRDMAReadMem(cl, b, 0x20000 + 0x1000 * uint64_t(rep), got.data(), got.size()), 0);
+            ASSERT_EQ(got, pat);
+        }
+        ok[2] = 1;
+    });
+    for (auto& t : threads) t.join();
+    EXPECT_EQ(ok[0] + ok[1] + ok[2], 3);
+    for (auto h : card) afuShellClose(h);
     afuShellRDMAClusterClose(cl);
 }

@@ -405,6 +405,47 @@
 #define AFUSHELL_STREAM_RX_WORDS 0x1818  /* ro */
 #define AFUSHELL_STREAM_TX_STALLS 0x1820  /* ro */
 
+/* REDUCE: Pipelined reductions along a chain of cards (docs/rdma.md, "Reductions"): present only in AFUs built with the RDMA block; elsewhere these offsets read 0. Each card of the chain reads its vector (SRC, LEN bytes) from its memory, adds the partial sums arriving from the previous card (none on the FIRST) and sends the sums on to the next card (NEXT) over an endpoint pair of its own with end-to-end credits; the LAST card writes them to DST. u32 sums wrap around; f32 sums are exact IEEE-754 additions in chain order, ((v0 + v1) + v2) + .... Configure CFG, SRC, DST, LEN, then write CTRL.START on every card of the chain, the last card first (its receiver must be bound before sums arrive); poll STATUS.DONE. */
+#define AFUSHELL_REDUCE_CFG 0x1900  /* rw */
+#define AFUSHELL_REDUCE_CFG_NEXT_SHIFT 0
+#define AFUSHELL_REDUCE_CFG_NEXT_MASK 0x3Full
+#define AFUSHELL_REDUCE_CFG_PREV_SHIFT 8
+#define AFUSHELL_REDUCE_CFG_PREV_MASK 0x3F00ull
+#define AFUSHELL_REDUCE_CFG_SID_SHIFT 16
+#define AFUSHELL_REDUCE_CFG_SID_MASK 0x7F0000ull
+#define AFUSHELL_REDUCE_CFG_FIRST_SHIFT 24
+#define AFUSHELL_REDUCE_CFG_FIRST_MASK 0x1000000ull
+#define AFUSHELL_REDUCE_CFG_LAST_SHIFT 25
+#define AFUSHELL_REDUCE_CFG_LAST_MASK 0x2000000ull
+#define AFUSHELL_REDUCE_CFG_F32_SHIFT 26
+#define AFUSHELL_REDUCE_CFG_F32_MASK 0x4000000ull
+#define AFUSHELL_REDUCE_SRC 0x1908  /* rw */
+#define AFUSHELL_REDUCE_DST 0x1910  /* rw */
+#define AFUSHELL_REDUCE_LEN 0x1918  /* rw */
+#define AFUSHELL_REDUCE_CTRL 0x1920  /* wo */
+#define AFUSHELL_REDUCE_CTRL_START_SHIFT 0
+#define AFUSHELL_REDUCE_CTRL_START_MASK 0x1ull
+#define AFUSHELL_REDUCE_CTRL_ABORT_SHIFT 1
+#define AFUSHELL_REDUCE_CTRL_ABORT_MASK 0x2ull
+#define AFUSHELL_REDUCE_STATUS 0x1928  /* ro */
+#define AFUSHELL_REDUCE_STATUS_BUSY_SHIFT 0
+#define AFUSHELL_REDUCE_STATUS_BUSY_MASK 0x1ull
+#define AFUSHELL_REDUCE_STATUS_DONE_SHIFT 1
+#define AFUSHELL_REDUCE_STATUS_DONE_MASK 0x2ull
+#define AFUSHELL_REDUCE_STATUS_RX_OVERFLOW_SHIFT 2
+#define AFUSHELL_REDUCE_STATUS_RX_OVERFLOW_MASK 0x4ull
+#define AFUSHELL_REDUCE_STATUS_RX_MISROUTED_SHIFT 3
+#define AFUSHELL_REDUCE_STATUS_RX_MISROUTED_MASK 0x8ull
+#define AFUSHELL_REDUCE_STATUS_CODE_SHIFT 8
+#define AFUSHELL_REDUCE_STATUS_CODE_MASK 0xFF00ull
+#define AFUSHELL_REDUCE_STATUS_WORDS_SHIFT 32
+#define AFUSHELL_REDUCE_STATUS_WORDS_MASK 0xFFFFFFFF00000000ull
+#define AFUSHELL_REDUCE_STALLS 0x1930  /* ro */
+#define AFUSHELL_REDUCE_STALLS_IN_SHIFT 0
+#define AFUSHELL_REDUCE_STALLS_IN_MASK 0xFFFFFFFFull
+#define AFUSHELL_REDUCE_STALLS_OUT_SHIFT 32
+#define AFUSHELL_REDUCE_STALLS_OUT_MASK 0xFFFFFFFF00000000ull
+
 /* One in-memory descriptor for chaining: the six DESC_* words in register order. */
 typedef struct afushell_desc {
     uint64_t src;     /* DESC_SRC */

@@ -3,7 +3,9 @@
 // pair (rdma_stream) sharing that port (rdma_local_mux). The routing table is written through
 // cfg_we/cfg_addr/cfg_port (port P = this card, > P = no route); the engine keeps a
 // copy of which cards have a route, so a transfer to an absent card fails at once
-// (NO_ROUTE) instead of blocking the router.
+// (NO_ROUTE) instead of blocking the router. With STREAM = 1 a second endpoint pair
+// carries reductions' partial sums (rd_*; rdma_reduce on its core side), sharing the
+// stream side of the port by stream id (rdma_stream_mux).
 `default_nettype none
 module rdma_node #(
     parameter integer P = 4,                       // link ports
@@ -63,6 +65,20 @@ module rdma_node #(
     output wire [31:0]     st_m_data,
     output wire            st_m_last,
     output wire [1:0]      st_errors,     // {misrouted, overflow}, sticky
+    // the reductions' endpoint pair (STREAM = 1; stream ids 128..255, see rdma_stream_mux)
+    input  wire            rd_rst,        // a new reduction: fresh credits and FIFOs
+    input  wire [5:0]      rd_next,       // card the partial sums go to
+    input  wire [5:0]      rd_prev,       // card they come from
+    input  wire [7:0]      rd_sid,        // the reduction's stream id (bit 7 set), same on every card
+    input  wire            rd_s_valid,
+    output wire            rd_s_ready,
+    input  wire [31:0]     rd_s_data,
+    input  wire            rd_s_last,
+    output wire            rd_m_valid,
+    input  wire            rd_m_ready,
+    output wire [31:0]     rd_m_data,
+    output wire            rd_m_last,
+    output wire [1:0]      rd_errors,     // {misrouted, overflow}, sticky until rd_rst
     // memory
     output wire [63:0]     mem_rd_address,
     output wire            mem_rd_read,
@@ -126,13 +142,30 @@ module rdma_node #(
                 .a_inj_last(e_inj_last), .a_ej_valid(e_ej_valid), .a_ej_ready(e_ej_ready),
                 .b_inj_valid(s_inj_valid), .b_inj_ready(s_inj_ready), .b_inj_data(s_inj_data),
                 .b_inj_last(s_inj_last), .b_ej_valid(s_ej_valid));
+            wire        c_inj_valid, c_inj_ready, c_inj_last, c_ej_valid, r_inj_valid, r_inj_ready, r_inj_last, r_ej_valid;
+            wire        x_ej_last;
+            wire [31:0] c_inj_data, r_inj_data, x_ej_data;
+            rdma_stream_mux u_smux (
+                .clk(clk), .rst(rst), .inj_valid(s_inj_valid), .inj_ready(s_inj_ready), .inj_data(s_inj_data),
+                .inj_last(s_inj_last), .ej_valid(s_ej_valid), .ej_data(ej_data), .ej_last(ej_last),
+                .a_inj_valid(c_inj_valid), .a_inj_ready(c_inj_ready), .a_inj_data(c_inj_data), .a_inj_last(c_inj_last),
+                .a_ej_valid(c_ej_valid), .b_inj_valid(r_inj_valid), .b_inj_ready(r_inj_ready),
+                .b_inj_data(r_inj_data), .b_inj_last(r_inj_last), .b_ej_valid(r_ej_valid), .out_data(x_ej_data),
+                .out_last(x_ej_last));
+            rdma_stream #(.RX_DEPTH(STREAM_DEPTH)) u_rd_stream (
+                .clk(clk), .rst(rst || rd_rst), .card_id(card_id), .tx_dst(rd_next), .tx_sid(rd_sid),
+                .rx_peer(rd_prev), .rx_sid(rd_sid), .s_valid(rd_s_valid), .s_ready(rd_s_ready),
+                .s_data(rd_s_data), .s_last(rd_s_last), .m_valid(rd_m_valid), .m_ready(rd_m_ready),
+                .m_data(rd_m_data), .m_last(rd_m_last), .inj_valid(r_inj_valid), .inj_ready(r_inj_ready),
+                .inj_data(r_inj_data), .inj_last(r_inj_last), .ej_valid(r_ej_valid), .ej_data(x_ej_data),
+                .ej_last(x_ej_last), .rx_overflow(rd_errors[0]), .rx_misrouted(rd_errors[1]));
             rdma_stream #(.RX_DEPTH(STREAM_DEPTH)) u_stream (
                 .clk(clk), .rst(rst), .card_id(card_id), .tx_dst(st_tx_dst), .tx_sid(st_tx_sid),
                 .rx_peer(st_rx_peer), .rx_sid(st_rx_sid), .s_valid(st_s_valid), .s_ready(st_s_ready),
                 .s_data(st_s_data), .s_last(st_s_last), .m_valid(st_m_valid), .m_ready(st_m_ready),
-                .m_data(st_m_data), .m_last(st_m_last), .inj_valid(s_inj_valid), .inj_ready(s_inj_ready),
-                .inj_data(s_inj_data), .inj_last(s_inj_last), .ej_valid(s_ej_valid), .ej_data(ej_data),
-                .ej_last(ej_last), .rx_overflow(st_errors[0]), .rx_misrouted(st_errors[1]));
+                .m_data(st_m_data), .m_last(st_m_last), .inj_valid(c_inj_valid), .inj_ready(c_inj_ready),
+                .inj_data(c_inj_data), .inj_last(c_inj_last), .ej_valid(c_ej_valid), .ej_data(x_ej_data),
+                .ej_last(x_ej_last), .rx_overflow(st_errors[0]), .rx_misrouted(st_errors[1]));
         end else begin : g_no_stream
             assign inj_valid = e_inj_valid;
             assign inj_data = e_inj_data;
@@ -145,9 +178,15 @@ module rdma_node #(
             assign st_m_data = 32'd0;
             assign st_m_last = 1'b0;
             assign st_errors = 2'b00;
+            assign rd_s_ready = 1'b0;
+            assign rd_m_valid = 1'b0;
+            assign rd_m_data = 32'd0;
+            assign rd_m_last = 1'b0;
+            assign rd_errors = 2'b00;
             /* verilator lint_off UNUSEDSIGNAL */
             wire unused_st = &{1'b0, st_tx_dst, st_tx_sid, st_rx_peer, st_rx_sid, st_s_valid, st_s_data, st_s_last,
-                               st_m_ready};
+                               st_m_ready, rd_rst, rd_next, rd_prev, rd_sid, rd_s_valid, rd_s_data, rd_s_last,
+                               rd_m_ready};
             /* verilator lint_on UNUSEDSIGNAL */
         end
     endgenerate

@@ -238,3 +238,53 @@ def test_bench_lbm_cards_cli(build, tmp_path, capsys) -> None:
     assert rows[0]["efficiency"] == 1.0 and rows[1]["model_mcell_steps_per_s"] > 0 and png.stat().st_size > 0
     assert main(["bench", "lbm", "--cards", "0,2", "--no-progress"]) != 0
     assert "--cards '0,2': values must be 1..64" in capsys.readouterr().err
+
+
+def test_slabs_mpi_ranks_identical_to_one_process(build, core) -> None:
+    """run_cards(ranks=K): 4 cards with link faults in 1 and in 2 MPI processes give the same
+    grid bit for bit (equal to the emulator), the same cycles, the same halo puts with their
+    cycles and the same link counters; a rank count the cards cannot take, and MPI ranks in
+    pipeline mode, are refused."""
+    f, attr = _grid(26, seed=5)
+    faults = {"per": 1e-2, "drop": 5e-3}
+    one = lbm.run_cards(build, f, attr, 8, cards=4, faults=faults, ranks=1, **REGS)
+    two = lbm.run_cards(build, f, attr, 8, cards=4, faults=faults, ranks=2, **REGS)
+    assert _same_bits(one.f, lbm.run_emulator(core, f, attr, steps=8, **REGS)) and _same_bits(two.f, one.f)
+    assert one.cycles == two.cycles > 0
+    assert one.transfers == two.transfers and len(one.transfers) == 2 * 3 * (8 // DEPTH - 1)
+    assert one.details["link_stats"] == two.details["link_stats"]
+    assert one.details["link_stats"]["dropped"] + one.details["link_stats"]["corrupted"] > 0
+    assert one.details["pass_cycles"] == two.details["pass_cycles"]
+    assert one.stall_rate == two.stall_rate and all(0.0 <= s < 0.01 for s in one.stall_rate)
+    assert (two.details["ranks"], one.details["ranks"]) == (2, 1)
+    with pytest.raises(SpgenError, match=r"ranks must be an integer 1..cards \(4\)"):
+        lbm.run_cards(build, f, attr, 8, cards=4, ranks=5)
+    with pytest.raises(SpgenError, match="MPI ranks run mode \"slabs\" only"):
+        lbm.run_cards(build, f, attr, 8, cards=2, mode="pipeline", ranks=2)
+
+
+def test_bench_lbm_cards_mpi_ranks(build, tmp_path, capsys) -> None:
+    """`spgen bench lbm --cards 1,2 --ranks 2`: each run in min(2, cards) processes, bit-exact."""
+    from spgen.cli import main
+
+    js = tmp_path / "b.json"
+    assert main(["bench", "lbm", "--cards", "1,2", "--cascade", str(DEPTH), "--grid", "32x24", "--passes", "3",
+                 "--scaling", "strong", "--ranks", "2", "--json", str(js), "--no-progress"]) == 0
+    rows = json.loads(js.read_text())["results"]
+    assert [(r["cards"], r["ranks"]) for r in rows] == [(1, 1), (2, 2)]
+    assert all(r["verified"] for r in rows) and rows[1]["model_mcell_steps_per_s"] > 0
+    assert main(["bench", "lbm", "--cards", "2", "--mode", "pipeline", "--ranks", "2", "--no-progress"]) != 0
+    assert "MPI ranks run --mode slabs only" in capsys.readouterr().err
+
+
+def test_pipeline_model_link_rate() -> None:
+    """The pipeline model's link bound: records at one per cycle and 200 MHz need 8 GB/s; a
+    link carries min(line, port) x 15/18 of record words."""
+    from spgen.lbm._cards_bench import pipeline_model_cycles
+    from spgen.lbm._cards_pipeline import link_records_per_cycle
+
+    assert link_records_per_cycle(64, 1000) == pytest.approx(15 / 18)            # 8 GB/s line
+    assert link_records_per_cycle(40, 1000) == pytest.approx(5 / 8 * 15 / 18)    # 5 GB/s
+    assert link_records_per_cycle(100, 1000) > 1.0                               # keeps a cascade busy
+    assert link_records_per_cycle(100, 6.4) == pytest.approx(0.8 / 8 * 15 / 18)  # 32-bit port at 200 MHz
+    assert pipeline_model_cycles(205, 64, 2, 1000, 0.5) == 2 * (205 * 64 * 2 + 1000)

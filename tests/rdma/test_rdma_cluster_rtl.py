@@ -149,6 +149,27 @@ def test_cables_carry_the_line_rate(link_card) -> None:
     assert gbps[3.2] < 0.6 * gbps[40]
 
 
+def test_routing_loop_ends_in_timeout_with_dump_naming_the_link(link_card) -> None:
+    """A routing-table entry rewritten into a loop (card 1 sends traffic for card 2 back to
+    card 0, which sends it to card 1 ...): the put ends in TIMEOUT within the engine's bound,
+    and the dump follows the cards' own ROUTE CSRs to the link that closes the loop."""
+    cl = rdma.cluster({"topology": "mesh", "dims": [3], "card": str(link_card)})
+    to_card0 = cl[1].read_csr("RDMA_ROUTE", 0)
+    assert cl[1].read_csr("RDMA_ROUTE", 2) != to_card0
+    cl[1].write_csr("RDMA_ROUTE", to_card0, 2)
+    cl[0].write(0, b"\x05" * 64)
+    t = cl[0].put_async(2, 0, 0, 64)
+    with pytest.raises(rdma.RDMAError, match="TIMEOUT") as e:
+        t.wait()
+    assert cl.now < 100000 + 100000  # the engine's timeout plus the driver's reads
+    assert ("the routing tables loop: stuck at link 0 card 1 port 1 -> card 0 port 0" in str(e.value)), str(e.value)
+    assert cl[2].read(0, 64) == bytes(64)  # nothing arrived
+    with pytest.raises(SpgenError, match="no CSR 'NOPE'"):
+        cl[0].read_csr("NOPE")
+    with pytest.raises(SpgenError, match="index 64 outside"):
+        cl[0].write_csr("RDMA_ROUTE", 0, 64)
+
+
 def test_rtl_cluster_refuses_cards_without_enough_links(link_card, tmp_path) -> None:
     with pytest.raises(SpgenError, match="has 4 link ports, the cluster needs 5"):
         rdma.cluster({"topology": "fullmesh", "cards": 6, "card": str(link_card)})

@@ -8,13 +8,16 @@ from pathlib import Path
 
 import pytest
 from spgen._tools import verilate_cached, verilator_bin, verilator_env
+from spgen.oplib import RTL_DIR
 from spgen.runtime import shell_sources
 
 pytestmark = pytest.mark.xdist_group("rdma_rtl")
 ROOT = Path(__file__).resolve().parents[2]
-RDMA = sorted((ROOT / "shell" / "rdma").glob("*.v")) + sorted((ROOT / "shell" / "rdma" / "afu").glob("*.v"))
+RDMA = sorted((ROOT / "shell" / "rdma").glob("*.v")) + sorted((ROOT / "shell" / "rdma" / "afu").glob("*.v")) \
+    + [RTL_DIR / "spg_fadd.v"]  # the reduction unit's f32 adder
 TB = Path(__file__).with_name("tb_rdma_afu.cpp")
-INCLUDES = (ROOT / "shell" / "afushell_csr.vh", ROOT / "shell" / "rdma_packet.vh", ROOT / "shell" / "include" / "afushell_csr.h")
+# every include of the shell (generated headers, shared port lists): part of the cache key
+INCLUDES = (*sorted((ROOT / "shell").glob("*.vh")), ROOT / "shell" / "include" / "afushell_csr.h")
 
 
 def _sources() -> list[Path]:
@@ -22,7 +25,7 @@ def _sources() -> list[Path]:
 
 
 def test_rdma_rtl_afu_lint_clean() -> None:
-    for top in ("afu_rdma_top", "rdma_csr", "rdma_rd_arb", "rdma_wr_arb", "rdma_mem_adapter"):
+    for top in ("afu_rdma_top", "rdma_csr", "rdma_rd_arb", "rdma_wr_arb", "rdma_mem_adapter", "rdma_reduce_csr"):
         r = subprocess.run([str(verilator_bin()), "--lint-only", "-Wall", f"-I{ROOT / 'shell'}", "--top-module", top,
                             *map(str, _sources())], env=verilator_env(), check=False, capture_output=True, text=True)
         assert r.returncode == 0, top + "\n" + r.stdout + r.stderr

@@ -34,6 +34,7 @@ def _lint(top: str, *params: str) -> str:
     ("rdma_engine", ()), ("rdma_engine_rx", ()), ("rdma_engine_tx", ()),
     ("rdma_node", ()), ("rdma_node", ("-GP=2", *PARAMS)), ("rdma_node", ("-GSTREAM=1",)),
     ("rdma_stream", ()), ("rdma_local_mux", ()), ("rdma_stream_ser", ()), ("rdma_stream_ser", ("-GWORDS=1",)),
+    ("rdma_stream_mux", ()), ("rdma_reduce", ()),
     ("rdma_stream_des", ()), ("rdma_stream_des", ("-GWORDS=16",)),
 ])
 def test_rdma_rtl_engine_lint_clean(top: str, params: tuple) -> None:

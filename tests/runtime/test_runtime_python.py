@@ -182,3 +182,24 @@ def test_failed_runtime_build_is_one_clear_error_without_a_traceback(monkeypatch
         runtime.open("afu:00000000-0000-0000-0000-000000000000")
     gc.collect()
     assert [str(u.exc_value) for u in ignored] == []
+
+
+def test_rebuild_over_a_running_card_replaces_its_library(tmp_path, loopback_lib):
+    """`spgen build -o DIR` again while a simulation runs DIR's card: the build puts a new file
+    in place of the old library instead of writing into it (a library truncated under a process
+    that has it mapped kills that process with SIGBUS), and the running card goes on working."""
+    from spgen.cli import main
+
+    out = tmp_path / "lb"
+    assert main(["build", "--loopback", "-o", str(out)]) == 0
+    lib = out / "sim" / "libafucard.so"
+    before = lib.stat().st_ino
+    with runtime.open(out) as c:
+        assert main(["build", "--loopback", "-o", str(out)]) == 0
+        assert lib.stat().st_ino != before
+        src, dst = c.alloc(4096), c.alloc(4096)
+        src[:] = _rand(4096, 7)
+        c.dma(4096, src, 4096, "H2F")
+        c.dma(dst, 4096, 4096, "F2H")
+        assert np.array_equal(dst, src)
+    assert not list(out.glob("sim/*.tmp"))

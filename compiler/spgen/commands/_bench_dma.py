@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 import time
 from pathlib import Path
@@ -11,8 +10,10 @@ from pathlib import Path
 import numpy as np
 
 from .._diagnostics import SpgenError
+from .._plotting import pyplot, save
+from . import _size_sweep
 
-__all__ = ["HELP", "PUBLISHED", "THEORETICAL", "add_arguments", "parse_size", "run"]
+__all__ = ["HELP", "PUBLISHED", "THEORETICAL", "add_arguments", "run"]
 
 HELP = "DMA bandwidth sweep (H2F, F2H, F2F, H2H) in simulated time vs the published Intel PAC figures."
 # Published Intel PAC (Arria 10 GX) DMA bandwidths, GB/s, and their efficiencies.
@@ -21,68 +22,23 @@ PUBLISHED_EFF = {"F2F": 0.907, "H2F": 0.806, "F2H": 0.736, "H2H": 0.303}
 # Theoretical peaks of the simulated card: DDR 512 bit x 200 MHz; PCIe Gen3 x8 raw.
 THEORETICAL = {"F2F": 12.8, "H2F": 7.877, "F2H": 7.877, "H2H": 7.877}
 _MEM_B = 1 << 32
-_UNITS = {"": 1, "B": 1, "K": 1 << 10, "KB": 1 << 10, "KIB": 1 << 10, "M": 1 << 20, "MB": 1 << 20,
-          "MIB": 1 << 20, "G": 1 << 30, "GB": 1 << 30, "GIB": 1 << 30}
-
-
-def parse_size(text: str) -> int:
-    """'4', '64K', '1M', '2GiB' -> bytes."""
-    m = re.fullmatch(r"\s*(\d+)\s*([A-Za-z]*)\s*", text)
-    if not m or m.group(2).upper() not in _UNITS:
-        raise SpgenError(f"bad size '{text}' (examples: 4, 64K, 16M, 1G)")
-    return int(m.group(1)) * _UNITS[m.group(2).upper()]
-
-
-def _fmt(n: int) -> str:
-    for unit, v in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= v and n % v == 0:
-            return f"{n // v} {unit}"
-    return f"{n} B"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--types", nargs="+", default=list(PUBLISHED), metavar="TYPE",
                    help="transfer types to measure (default: F2F H2F F2H H2H)")
-    p.add_argument("--sizes", nargs="+", metavar="SIZE",
-                   help="sizes in bytes (4, 64K, 1M, ...); default 4 B doubling to --max-size")
-    p.add_argument("--max-size", default="64M", help="largest size of the default sweep (default 64M)")
-    p.add_argument("--reps", type=int, default=10, help="repetitions averaged per point (default 10)")
     p.add_argument("--target", default="loopback", help="card: 'loopback' (default) or a spgen build dir")
-    p.add_argument("--param", action="append", default=[], metavar="K=V",
-                   help="override a simulated-card parameter (docs/runtime.md), repeatable")
-    p.add_argument("--quick", action="store_true", help="a few small transfers, seconds not minutes")
-    p.add_argument("--json", type=Path, help="write the results as JSON")
-    p.add_argument("--plot", type=Path, help="write a bandwidth-vs-size plot (PNG)")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--records", type=Path, metavar="JSON",
                    help="no run: print the table (and --plot) of an earlier result file, e.g. from "
                         "the C++ tool afushell-bench")
+    _size_sweep.add_sweep_arguments(p, steps="doubling", reps=10, reps_how="averaged",
+                                    params_doc="docs/runtime.md", plot="a bandwidth-vs-size plot")
 
 
 def _sizes(args: argparse.Namespace) -> list[int]:
-    if args.quick:
-        return [4, 64, 1024, 16 << 10, 64 << 10]
-    if args.sizes:
-        sizes = sorted({parse_size(s) for s in args.sizes})
-    else:
-        top = parse_size(args.max_size)
-        sizes = [4 << i for i in range(40) if (4 << i) <= top]
-    for s in sizes:
-        if s <= 0 or s % 4:
-            raise SpgenError(f"size {s} must be a positive multiple of 4 bytes")
-        if s > (1 << 32):
-            raise SpgenError(f"size {_fmt(s)} exceeds one 4 GiB FPGA memory")
-    return sizes
-
-
-def _params(items: list[str]) -> dict[str, str]:
-    out = {}
-    for it in items:
-        if "=" not in it:
-            raise SpgenError(f"--param expects K=V, got '{it}'")
-        k, v = it.split("=", 1)
-        out[k.strip()] = v.strip()
-    return out
+    return _size_sweep.sweep_sizes(args, quick=[4, 64, 1024, 16 << 10, 64 << 10], factor=2,
+                                   limit=1 << 32, beyond="exceeds one 4 GiB FPGA memory",
+                                   with_max=False)
 
 
 def sweep(card, types: list[str], sizes: list[int], reps: int, progress: bool = True) -> list[dict]:
@@ -142,23 +98,19 @@ def _table(records: list[dict], types: list[str]) -> str:
         for t in types:
             r = by[(t, s)]
             cells.append(f"{r['gbps']:>9.3f}" + ("!" if r["integrity_errors"] else " "))
-        lines.append(f"{_fmt(s):>10} " + " ".join(cells))
+        lines.append(f"{_size_sweep.fmt_size(s):>10} " + " ".join(cells))
     lines.append("")
     lines.append(f"{'type':<5} {'largest':>10} {'GB/s':>8} {'eff.':>7}   published (Intel PAC)")
     top = max(sizes)
     for t in types:
         r = by[(t, top)]
-        lines.append(f"{t:<5} {_fmt(top):>10} {r['gbps']:>8.2f} {r['efficiency'] * 100:>6.1f}%   "
+        lines.append(f"{t:<5} {_size_sweep.fmt_size(top):>10} {r['gbps']:>8.2f} {r['efficiency'] * 100:>6.1f}%   "
                      f"{PUBLISHED[t]:.1f} GB/s ({PUBLISHED_EFF[t] * 100:.1f}%)")
     return "\n".join(lines)
 
 
 def _plot(records: list[dict], types: list[str], path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for i, t in enumerate(types):
         rs = sorted((r for r in records if r["type"] == t), key=lambda r: r["bytes"])
@@ -172,9 +124,7 @@ def _plot(records: list[dict], types: list[str], path: Path) -> None:
     ax.set_title("DMA bandwidth, simulated Intel PAC (request to completion interrupt)")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7, ncol=2)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    save(fig, path)
 
 
 def _replay(args: argparse.Namespace) -> int:
@@ -200,16 +150,11 @@ def run(args: argparse.Namespace) -> int:
 
     if args.records:
         return _replay(args)
-    types = [t.upper() for t in args.types]
-    for t in types:
-        if t not in PUBLISHED:
-            raise SpgenError(f"unknown transfer type '{t}' (F2F, H2F, F2H, H2H)")
+    types = _size_sweep.choices(args.types, PUBLISHED, "transfer type")
     sizes = _sizes(args)
-    reps = 2 if args.quick else args.reps
-    if reps < 1:
-        raise SpgenError("--reps must be at least 1")
+    reps = _size_sweep.repetitions(args, quick=2)
     t0 = time.monotonic()
-    with runtime.open(args.target, params=_params(args.param) or None) as card:
+    with runtime.open(args.target, params=_size_sweep.card_params(args.param) or None) as card:
         card.require_plain_copy("spgen bench dma")
         s0 = card.sim_stats()
         records = sweep(card, types, sizes, reps, progress=not args.no_progress)
@@ -222,18 +167,9 @@ def run(args: argparse.Namespace) -> int:
     print(_table(records, types))
     print(f"\nsimulated {cycles:,} cycles ({(s1['now_ns'] - s0['now_ns']) / 1e6:.2f} ms of card time) "
           f"in {sim_wall:.1f} s: {speed / 1e6:.2f} M cycles/s; total wall {wall:.1f} s")
-    errors = sum(r["integrity_errors"] for r in records)
-    if args.json:
-        doc = {"benchmark": "dma", "key": ["type", "bytes"], "records": records,
-               "target": str(args.target), "reps": reps, "published_gbps": PUBLISHED,
-               "published_efficiency": PUBLISHED_EFF, "theoretical_gbps": THEORETICAL,
-               "sim_cycles": cycles, "sim_wall_s": sim_wall, "cycles_per_s": speed,
-               "wall_s": wall, "card": info, "params": _params(args.param)}
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(doc, indent=1) + "\n")
-    if args.plot:
-        _plot(records, types, args.plot)
-    if errors:
-        print(f"spgen bench dma: error: {errors} transfers arrived corrupted", file=sys.stderr)
-        return 1
-    return 0
+    doc = {"benchmark": "dma", "key": ["type", "bytes"], "records": records,
+           "target": str(args.target), "reps": reps, "published_gbps": PUBLISHED,
+           "published_efficiency": PUBLISHED_EFF, "theoretical_gbps": THEORETICAL,
+           "sim_cycles": cycles, "sim_wall_s": sim_wall, "cycles_per_s": speed,
+           "wall_s": wall, "card": info, "params": _size_sweep.card_params(args.param)}
+    return _size_sweep.finish("dma", args, records, doc, lambda path: _plot(records, types, path))

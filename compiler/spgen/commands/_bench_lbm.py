@@ -15,6 +15,8 @@ from pathlib import Path
 import numpy as np
 
 from .._diagnostics import SpgenError
+from .._plotting import finish_axes, pyplot, save
+from ..lbm._grid import perturbed_cavity
 
 __all__ = [
     "CLOCK_HZ",
@@ -70,6 +72,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="strong (one grid), weak (rows per card fixed), or both (default)")
     g.add_argument("--passes", type=int, default=8,
                    help="passes through each card's cascade: steps = passes x C (default 8)")
+    g.add_argument("--ranks", type=int, metavar="K",
+                   help="slabs only: simulate the cards in K MPI processes (mpirun; at most one per card, "
+                        "min(K, cards) for each run); every K gives the same grid and cycles")
 
 
 def _parse(args: argparse.Namespace) -> tuple[list[int], int, list[int]]:
@@ -130,17 +135,6 @@ def build_card(core_path: Path, width: int, depth: int, model: str = "fast", lin
 _build = build_card  # the name the LBM tests use
 
 
-def _grid(width: int, rows: int, seed: int):
-    from ..lbm import MOVING_WALL, WALL, cavity, initial_f
-
-    attr = cavity(width, rows)
-    attr[rows // 2, width // 3] = WALL
-    attr[1, width - 3] = MOVING_WALL
-    rng = np.random.default_rng(seed)
-    f = (initial_f(attr) * (1 + 0.02 * rng.standard_normal((9,) + attr.shape))).astype(np.float32)
-    return f, attr
-
-
 def _measure(card, design, width: int, rows: int, depth: int, regs: dict, flops: int) -> dict:
     """One F2F run A -> cores -> B, timed by the card; verified against the emulator.
 
@@ -151,7 +145,7 @@ def _measure(card, design, width: int, rows: int, depth: int, regs: dict, flops:
     """
     from ..lbm import from_records, run_emulator, to_records
 
-    f, attr = _grid(width, rows, seed=rows * 131 + depth)
+    f, attr = perturbed_cavity(width, rows, seed=rows * 131 + depth)
     rec = to_records(f, attr)
     n = len(rec)
     nbytes = rec.nbytes
@@ -305,11 +299,7 @@ def _table(rows: list[dict]) -> str:
 
 
 def _plot(rows: list[dict], path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     fig, (a, b) = plt.subplots(1, 2, figsize=(11, 4.2))
     for depth in sorted({r["cascade"] for r in rows}):
         rs = sorted((r for r in rows if r["cascade"] == depth), key=lambda r: r["bytes"])
@@ -322,20 +312,12 @@ def _plot(rows: list[dict], path: Path) -> None:
     sizes = sorted({r["bytes"] for r in rows})
     b.plot(sizes, [PUBLISHED["stall_rate_max"] * s / RECORD_BYTES for s in sizes], color="grey",
            ls="--", lw=0.8, label="published bound: 0.03 % of the records")
-    for ax, title, unit in ((a, "throughput per direction", "GB/s"),
-                            (b, "stall cycles at the first core's input, per run", "cycles")):
-        ax.set_xscale("log", base=2)
-        ax.set_xlabel("transfer size [bytes]")
-        ax.set_ylabel(unit)
-        ax.set_title(title)
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=7)
+    finish_axes(((a, "throughput per direction", "GB/s"),
+                 (b, "stall cycles at the first core's input, per run", "cycles")), "transfer size [bytes]")
     b.set_yscale("symlog", linthresh=1.0)   # shows 0 as 0
     b.set_ylim(bottom=-0.2)
     fig.suptitle("D2Q9 LBM cascades, simulated Intel PAC (F2F through the cores)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    save(fig, path)
 
 
 def _int_list(text: str, what: str, lo: int, hi: int) -> list[int]:
@@ -364,8 +346,12 @@ def _run_cards(args: argparse.Namespace) -> int:
         raise SpgenError(f"--scaling '{args.scaling}': strong, weak or strong,weak")
     if args.passes < 2:
         raise SpgenError(f"--passes {args.passes}: at least 2 (the upload and the download are passes)")
+    if args.ranks is not None and not 1 <= args.ranks <= 64:
+        raise SpgenError(f"--ranks {args.ranks}: 1..64 MPI processes")
+    if args.ranks is not None and args.mode != "slabs":
+        raise SpgenError("--ranks: MPI ranks run --mode slabs only")
     cfg = cb.CardsBench(depths=depths, cards=cards, gbps=gbps, scalings=scalings, mode=args.mode, width=width,
-                        height=height, steps_per_depth=args.passes, omega=args.omega)
+                        height=height, steps_per_depth=args.passes, omega=args.omega, ranks=args.ranks)
     design = compile_core(width)
     total = len(depths) * (1 + len(gbps) * len(scalings) * len(cards))
     bar = tqdm(total=total, unit="run", file=sys.stderr, disable=args.no_progress, desc="bench lbm --cards")
@@ -380,12 +366,14 @@ def _run_cards(args: argparse.Namespace) -> int:
     print(cb.table(rows))
     summ = cb.summary(rows)
     if summ["worst_stall_rate_at_524160B_per_card"] is not None:
-        print(f"\nslabs of >= {PUBLISHED['stall_size_bytes']:,} B per card ({summ['runs_at_524160B_per_card']} runs): "
+        print(f"\n{args.mode}: transfers of >= {PUBLISHED['stall_size_bytes']:,} B per card "
+              f"({summ['runs_at_524160B_per_card']} runs): "
               f"worst input stall rate {summ['worst_stall_rate_at_524160B_per_card'] * 100:.4f} % "
               f"(published one-card bound: <= 0.03 %)")
     print(f"wall time {time.monotonic() - t0:.1f} s")
     if args.json:
-        args.json.write_text(json.dumps({"benchmark": "lbm-cards", "mode": args.mode, "width": width,
+        args.json.write_text(json.dumps({"benchmark": "lbm-cards", "mode": args.mode, "ranks": args.ranks,
+                                         "width": width,
                                          "height": height, "passes": args.passes, "summary": summ,
                                          "results": rows}, indent=2) + "\n")
     if args.plot:

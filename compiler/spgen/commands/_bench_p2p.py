@@ -2,15 +2,14 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-from .._diagnostics import SpgenError
-from ._bench_dma import _fmt, _params, parse_size
+from .._plotting import pyplot, save
+from . import _size_sweep
 
 __all__ = ["HELP", "MODES", "PUBLISHED", "add_arguments", "run", "sweep"]
 
@@ -44,34 +43,14 @@ _FPGA = 1 << 32   # memory B: the FPGA side of every transfer
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--modes", nargs="+", default=list(MODES), metavar="MODE",
                    help="card, reg, host, staged (default: all)")
-    p.add_argument("--sizes", nargs="+", metavar="SIZE",
-                   help="sizes in bytes (4, 64K, 1M, ...); default 4 B, x4 steps to --max-size")
-    p.add_argument("--max-size", default="64M", help="largest size of the default sweep (default 64M)")
-    p.add_argument("--reps", type=int, default=3, help="repetitions per point, median reported (default 3)")
-    p.add_argument("--param", action="append", default=[], metavar="K=V",
-                   help="override a simulated-card parameter (docs/runtime.md, docs/p2p.md), repeatable")
-    p.add_argument("--quick", action="store_true", help="a few small transfers, seconds not minutes")
-    p.add_argument("--json", type=Path, help="write the results as JSON")
-    p.add_argument("--plot", type=Path, help="write latency and bandwidth plots (PNG)")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _size_sweep.add_sweep_arguments(p, steps="x4 steps", reps=3, reps_how="median reported",
+                                    params_doc="docs/runtime.md, docs/p2p.md",
+                                    plot="latency and bandwidth plots")
 
 
 def _sizes(args: argparse.Namespace) -> list[int]:
-    if args.quick:
-        return [4, 256, 4096, 65536]
-    if args.sizes:
-        sizes = sorted({parse_size(s) for s in args.sizes})
-    else:
-        top = parse_size(args.max_size)
-        sizes = [4 << (2 * i) for i in range(20) if (4 << (2 * i)) <= top]
-        if top not in sizes:
-            sizes.append(top)
-    for s in sizes:
-        if s <= 0 or s % 4:
-            raise SpgenError(f"size {s} must be a positive multiple of 4 bytes")
-        if s > (1 << 30):
-            raise SpgenError(f"size {_fmt(s)}: the benchmark stops at 1 GiB")
-    return sizes
+    return _size_sweep.sweep_sizes(args, quick=[4, 256, 4096, 65536], factor=4, limit=1 << 30,
+                                   beyond="exceeds the benchmark's 1 GiB", with_max=True)
 
 
 def _move(card, mode: str, kind: str, dst, src, n: int, ns_per_cycle: float) -> float:
@@ -131,13 +110,13 @@ def _table(records: list[dict], modes: list[str]) -> str:
     head = " ".join(f"{m + ' ' + k:>12}" for m, k in cols)
     lines = ["latency [us] (median)", f"{'size':>10} {head}"]
     for s in sizes:
-        lines.append(f"{_fmt(s):>10} " + " ".join(
+        lines.append(f"{_size_sweep.fmt_size(s):>10} " + " ".join(
             f"{by[(m, k, s)]['median_ns'] / 1e3:>11.3f}" + ("!" if by[(m, k, s)]["integrity_errors"] else " ")
             for m, k in cols))
     lines += ["", "bandwidth [GB/s]", f"{'size':>10} {head}"]
     for s in sizes:
-        lines.append(f"{_fmt(s):>10} " + " ".join(f"{by[(m, k, s)]['gbps']:>11.3f} " for m, k in cols))
-    big = "GB/s at " + _fmt(sizes[-1])
+        lines.append(f"{_size_sweep.fmt_size(s):>10} " + " ".join(f"{by[(m, k, s)]['gbps']:>11.3f} " for m, k in cols))
+    big = "GB/s at " + _size_sweep.fmt_size(sizes[-1])
     lines += ["", f"{'':<24} {'4 B latency':>12} {'published':>10} {big:>16} {'published':>10}"]
     for (m, k), pub in PUBLISHED.items():
         if m not in modes:
@@ -154,11 +133,7 @@ def _table(records: list[dict], modes: list[str]) -> str:
 
 
 def _plot(records: list[dict], modes: list[str], path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     fig, (a_lat, a_bw) = plt.subplots(1, 2, figsize=(12, 4.8))
     for i, m in enumerate(modes):
         for k, style in (("P2F", "-"), ("F2P", "--")):
@@ -186,23 +161,16 @@ def _plot(records: list[dict], modes: list[str], path: Path) -> None:
     a_bw.set_title("GPU-FPGA bandwidth")
     a_lat.legend(fontsize=6, ncol=2)
     a_bw.legend(fontsize=6, ncol=2, loc="lower right")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    save(fig, path)
 
 
 def run(args: argparse.Namespace) -> int:
     from spgen import runtime
 
-    modes = [m.lower() for m in args.modes]
-    for m in modes:
-        if m not in MODES:
-            raise SpgenError(f"unknown mode '{m}' ({', '.join(MODES)})")
+    modes = _size_sweep.choices(args.modes, MODES, "mode")
     sizes = _sizes(args)
-    reps = 1 if args.quick else args.reps
-    if reps < 1:
-        raise SpgenError("--reps must be at least 1")
-    params = _params(args.param)
+    reps = _size_sweep.repetitions(args, quick=1)
+    params = _size_sweep.card_params(args.param)
     t0 = time.monotonic()
     with runtime.open("loopback", params=params or None) as card:
         s0 = card.sim_stats()
@@ -216,18 +184,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"  {m}: {MODES[m]}")
     print(f"simulated {s1['cycles'] - s0['cycles']:,} cycles in {s1['wall_s'] - s0['wall_s']:.1f} s; "
           f"total wall {wall:.1f} s")
-    errors = sum(r["integrity_errors"] for r in records)
-    if args.json:
-        doc = {"benchmark": "p2p", "key": ["mode", "type", "bytes"], "records": records, "reps": reps,
-               "modes": {m: MODES[m] for m in modes}, "model": model, "params": params,
-               "published": [{"mode": m, "type": k, **v} for (m, k), v in PUBLISHED.items()],
-               "published_peach2_us": PEACH2, "sim_cycles": s1["cycles"] - s0["cycles"],
-               "sim_wall_s": s1["wall_s"] - s0["wall_s"], "wall_s": wall}
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(doc, indent=1) + "\n")
-    if args.plot:
-        _plot(records, modes, args.plot)
-    if errors:
-        print(f"spgen bench p2p: error: {errors} transfers arrived corrupted", file=sys.stderr)
-        return 1
-    return 0
+    doc = {"benchmark": "p2p", "key": ["mode", "type", "bytes"], "records": records, "reps": reps,
+           "modes": {m: MODES[m] for m in modes}, "model": model, "params": params,
+           "published": [{"mode": m, "type": k, **v} for (m, k), v in PUBLISHED.items()],
+           "published_peach2_us": PEACH2, "sim_cycles": s1["cycles"] - s0["cycles"],
+           "sim_wall_s": s1["wall_s"] - s0["wall_s"], "wall_s": wall}
+    return _size_sweep.finish("p2p", args, records, doc, lambda path: _plot(records, modes, path))

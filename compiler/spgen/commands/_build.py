@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import sys
 import time
@@ -129,7 +130,12 @@ def run(args: argparse.Namespace) -> int:
                          fast_core=fast)
         (out / "sim").mkdir(exist_ok=True)
         card = out / "sim" / "libafucard.so"
-        shutil.copyfile(lib, card)
+        # a new file renamed over the old one, never written in place: a simulation still
+        # running the previous build has that file mapped, and truncating it kills the
+        # simulation with SIGBUS
+        tmp = card.with_name(f"{card.name}.{os.getpid()}.tmp")
+        shutil.copyfile(lib, tmp)
+        os.replace(tmp, card)
         checks.append(f"simulated card: {card} (cached build {lib.parent.name})")
 
     checks = checking.result() + checks

@@ -139,7 +139,7 @@ def _runner(mode: str) -> Callable[..., CardsResult]:
 def run_cards(build: str | os.PathLike, f: np.ndarray, attr: np.ndarray, steps: int, *, cards: int = 2,
               mode: str = "slabs", omega: float = 1.0, uw: tuple[float, float] = (0.0, 0.0),
               link_gbps: float | None = None, faults: dict | None = None, seed: int = 1,
-              progress: Callable[[str], None] | None = None) -> CardsResult:
+              progress: Callable[[str], None] | None = None, ranks: int | None = None) -> CardsResult:
     """Advances f (9, H, W) by ``steps`` on ``cards`` simulated cards of a ``spgen build
     --cascade C --links L`` of the LBM core, in ``mode`` "slabs" (each card a slab of
     rows, halos exchanged by RDMA) or "pipeline" (the record stream card to card).
@@ -147,8 +147,17 @@ def run_cards(build: str | os.PathLike, f: np.ndarray, attr: np.ndarray, steps: 
     ``link_gbps`` sets every link's line rate (default: the cluster file's, 40);
     ``faults`` are the cluster file's ``faults`` (``{"per": 1e-4, "drop": 1e-3, ...}``,
     docs/rdma.md) on every link; ``progress`` is called with a short note per pass.
+    ``ranks=K`` (slabs only) splits the cards over K MPI processes (`mpirun`, the tool
+    ``lbm-slabs-mpi``: `spgen.lbm._cards_mpi`); every K gives the same grid and cycles.
     Returns a `CardsResult` (``f, rho, u = result``).
     """
     check_grid(attr)
+    if ranks is not None:
+        if mode != "slabs":
+            raise SpgenError(f"MPI ranks run mode \"slabs\" only, not {mode!r}")
+        from ._cards_mpi import run_slabs_mpi
+
+        return run_slabs_mpi(build, f, attr, steps, cards=cards, ranks=ranks, omega=omega, uw=uw,
+                             link_gbps=link_gbps, faults=faults, seed=seed, progress=progress)
     return _runner(mode)(build, f, attr, steps, cards=cards, omega=omega, uw=uw, link_gbps=link_gbps,
                          faults=faults, seed=seed, progress=progress)

@@ -14,6 +14,15 @@ interrupt: measured on one card as T(1) / P - H W), X the cycles of one halo exc
 (the slowest put of an exchange round, median over the rounds, measured; it does not
 depend on the grid's height). A card's next pass waits for its halos, so passes and
 exchanges add up; exchanges of different cards overlap each other and other cards' passes.
+
+In pipeline mode a pass moves the H W records through every card once, at the rate the
+slowest stage takes them: one record per cycle (the cascade), or the records a link
+carries, r = min(line rate, the card's port rate) x 15/18 (STREAM packets) / (40 B x 200
+MHz), whichever is less:
+
+    T(N) = P (H W / min(1, r) + F)         stall at each card's first core = 1 - min(1, r)
+
+with F from the one-card run as above (N = 1: no link, r = 1).
 """
 from __future__ import annotations
 
@@ -26,8 +35,10 @@ from typing import Any
 import numpy as np
 
 from .._diagnostics import SpgenError
+from .._plotting import finish_axes, pyplot, save
 from ._cards import RECORD_BYTES, run_cards
 from ._cards_slabs import slab_layout
+from ._grid import perturbed_cavity
 
 __all__ = ["CardsBench", "model_cycles", "plot", "run_bench", "table"]
 
@@ -44,17 +55,7 @@ class CardsBench:
     steps_per_depth: int      # passes: steps = this x C
     omega: float = 1.6
     faults: dict | None = None
-
-
-def _grid(width: int, height: int, seed: int):
-    from ._grid import MOVING_WALL, WALL, cavity, initial_f
-
-    attr = cavity(width, height)
-    attr[height // 2, width // 3] = WALL
-    attr[1, width - 3] = MOVING_WALL
-    rng = np.random.default_rng(seed)
-    f = (initial_f(attr) * (1 + 0.02 * rng.standard_normal((9,) + attr.shape))).astype(np.float32)
-    return f, attr
+    ranks: int | None = None  # slabs over MPI ranks (min(ranks, cards) processes per run)
 
 
 def model_cycles(height: int, width: int, cards: int, depth: int, passes: int, fixed: float,
@@ -62,6 +63,11 @@ def model_cycles(height: int, width: int, cards: int, depth: int, passes: int, f
     """T(N) of the module's description, in cycles."""
     rows = max(s.rows for s in slab_layout(height, cards, depth))
     return passes * (rows * width + fixed) + (passes - 1) * exchange * (cards > 1)
+
+
+def pipeline_model_cycles(height: int, width: int, passes: int, fixed: float, records_per_cycle: float) -> float:
+    """T(N) of pipeline mode (the module's description), in cycles."""
+    return passes * (height * width / records_per_cycle + fixed)
 
 
 def run_bench(cfg: CardsBench, build_for: Callable[[int], Path], core, tick: Callable[[str], None]) -> list[dict]:
@@ -79,11 +85,12 @@ def run_bench(cfg: CardsBench, build_for: Callable[[int], Path], core, tick: Cal
                 series: list[dict] = []
                 for n in cfg.cards:
                     h = cfg.height if scaling == "strong" else cfg.height * n
-                    f, attr = _grid(cfg.width, h, seed=h)
+                    f, attr = perturbed_cavity(cfg.width, h, seed=h)
                     tick(f"{cfg.mode} C={depth} {gbps:g} Gb/s {scaling} {n} card(s) {cfg.width}x{h}")
+                    ranks = min(cfg.ranks, n) if cfg.ranks else None
                     try:
                         r = run_cards(build, f, attr, steps, cards=n, mode=cfg.mode, omega=cfg.omega,
-                                      uw=(0.05, 0.0), link_gbps=gbps, faults=cfg.faults)
+                                      uw=(0.05, 0.0), link_gbps=gbps, faults=cfg.faults, ranks=ranks)
                     except SpgenError as e:
                         rows.append({"mode": cfg.mode, "cascade": depth, "link_gbps": gbps, "scaling": scaling,
                                      "cards": n, "grid": [cfg.width, h], "error": str(e)})
@@ -97,7 +104,8 @@ def run_bench(cfg: CardsBench, build_for: Callable[[int], Path], core, tick: Cal
                     for t in r.transfers:   # an exchange lasts as long as its slowest put
                         rounds[t["after_pass"]] = max(rounds.get(t["after_pass"], 0), t["cycles"])
                     row = {"mode": cfg.mode, "cascade": depth, "link_gbps": gbps, "scaling": scaling, "cards": n,
-                           "grid": [cfg.width, h], "steps": steps, "passes": steps // depth,
+                           "grid": [cfg.width, h], "steps": steps,
+                           "passes": steps // (depth * (n if cfg.mode == "pipeline" else 1)),
                            "bytes_per_card": max(s.rows for s in slab_layout(h, n, depth)) * cfg.width * RECORD_BYTES
                            if cfg.mode == "slabs" else h * cfg.width * RECORD_BYTES,
                            "cycles": r.cycles, "clock_mhz": r.clock_mhz, "e2e_us": r.seconds * 1e6,
@@ -107,7 +115,8 @@ def run_bench(cfg: CardsBench, build_for: Callable[[int], Path], core, tick: Cal
                            "halo_put_cycles": statistics.median(puts) if puts else 0,
                            "exchange_cycles": statistics.median(rounds.values()) if rounds else 0,
                            "simulated_cycles": r.details.get("simulated_cycles"),
-                           "wall_s": r.wall_s, "verified": ok}
+                           "wall_s": r.wall_s, "verified": ok, "ranks": ranks or 1,
+                           "port_gbps": r.details.get("port_gbps")}
                     series.append(row)
                     rows.append(row)
                 _efficiency_and_model(series, cfg.width)
@@ -123,7 +132,17 @@ def _efficiency_and_model(series: list[dict], width: int) -> None:
     for r in series:
         r["efficiency"] = r["mcell_steps_per_s"] / (r["cards"] * one["mcell_steps_per_s"])
         exchange = r["exchange_cycles"]
-        model = model_cycles(r["grid"][1], width, r["cards"], r["cascade"], r["passes"], fixed, exchange)
+        if r["mode"] == "pipeline":
+            rate = 1.0
+            if r["cards"] > 1:
+                from ._cards_pipeline import link_records_per_cycle
+
+                rate = min(1.0, link_records_per_cycle(r["link_gbps"], r["port_gbps"] or r["link_gbps"],
+                                                       r["clock_mhz"]))
+            model = pipeline_model_cycles(r["grid"][1], width, r["passes"], fixed, rate)
+            r["model_stall_rate"] = 1.0 - rate
+        else:
+            model = model_cycles(r["grid"][1], width, r["cards"], r["cascade"], r["passes"], fixed, exchange)
         r["model_cycles"] = model
         r["model_mcell_steps_per_s"] = r["grid"][0] * r["grid"][1] * r["steps"] * r["clock_mhz"] / model
         r["model_fixed_cycles"], r["model_exchange_cycles"] = fixed, exchange
@@ -144,20 +163,17 @@ def table(rows: list[dict]) -> str:
                    f"{r['mcell_steps_per_s']:>10.1f} {r.get('model_mcell_steps_per_s', 0):>8.1f} "
                    f"{r.get('efficiency', 0) * 100:>6.1f}% {r['e2e_us']:>9.1f} {r['stall_rate_max'] * 100:>8.3f}% "
                    f"{r['link_utilisation'] * 100:>8.2f}% {r['exchange_cycles']:>8.0f}  "
+                   + (f"(model stall {r['model_stall_rate'] * 100:.1f}%) " if "model_stall_rate" in r else "") +
                    f"{'bit-exact' if r['verified'] else 'MISMATCH'}")
     out.append("Mcell-st/s: million cell-steps per simulated second, end to end (first upload to last download); "
-               "model: T(N) = P (R_N W + F) + (P - 1) X (docs/lbm.md); eff.: rate_N / (N rate_1) of the series; "
+               "model: slabs T(N) = P (R_N W + F) + (P - 1) X, pipeline T(N) = P (H W / min(1, r) + F) (docs/lbm.md); eff.: rate_N / (N rate_1) of the series; "
                "stall in: worst card's first-core input over its F2F runs; link util: halo bytes / (links x line "
                "rate x time); exchange: cycles of a halo exchange (its slowest put, median over the rounds)")
     return "\n".join(out)
 
 
 def plot(rows: list[dict], path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     good = [r for r in rows if "error" not in r]
     fig, (a, b) = plt.subplots(1, 2, figsize=(11, 4.2))
     keys = sorted({(r["mode"], r["cascade"], r["link_gbps"], r["scaling"]) for r in good})
@@ -169,18 +185,10 @@ def plot(rows: list[dict], path: Path) -> None:
         line = a.plot(x, [r["mcell_steps_per_s"] for r in rs], marker="o", ms=3, label=label)[0]
         a.plot(x, [r.get("model_mcell_steps_per_s", np.nan) for r in rs], ls=":", color=line.get_color())
         b.plot(x, [r.get("efficiency", np.nan) * 100 for r in rs], marker="o", ms=3, label=label)
-    for ax, title, unit in ((a, "throughput (dotted: model)", "M cell-steps / s"),
-                            (b, "parallel efficiency", "%")):
-        ax.set_xscale("log", base=2)
-        ax.set_xlabel("cards")
-        ax.set_ylabel(unit)
-        ax.set_title(title)
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=7)
+    finish_axes(((a, "throughput (dotted: model)", "M cell-steps / s"),
+                 (b, "parallel efficiency", "%")), "cards")
     fig.suptitle("D2Q9 LBM across simulated cards")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    save(fig, path)
 
 
 def summary(rows: list[dict]) -> dict[str, Any]:

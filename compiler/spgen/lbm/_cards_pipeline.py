@@ -109,7 +109,8 @@ def run_pipeline(build: str | Path | None, f: np.ndarray, attr: np.ndarray, step
                            max_gap=gap, seed=seed)
     details = run.as_dict()
     details.update(needed_link_gbps=needed_link_gbps(run.clock_mhz), record_bytes=RECORD_BYTES,
-                   simulated_cycles=run.cycles)
+                   simulated_cycles=run.cycles,
+                   port_gbps=getattr(cl.sim, "link_bits", 32) * run.clock_mhz / 1e3)   # the RTL port's rate
     gbps = float(link_gbps if link_gbps is not None else 40.0)
     link_bytes = 4 * sum(c["stream_tx_words"] for c in run.cards)
     directed = cards - 1
@@ -118,6 +119,17 @@ def run_pipeline(build: str | Path | None, f: np.ndarray, attr: np.ndarray, step
                   steps=int(steps), cycles=run.cycles, clock_mhz=run.clock_mhz, stall_rate=run.stall_rates,
                   runs=[], link_bytes=link_bytes, link_gbps=gbps, link_utilisation=util,
                   wall_s=time.monotonic() - t_wall, details=details)
+
+
+STREAM_EFFICIENCY = 15 / 18   # record words per word on the cable: a packet's header, control word and CRC
+
+
+def link_records_per_cycle(line_gbps: float, port_gbps: float, clock_mhz: float = 200.0,
+                           record_bytes: int = RECORD_BYTES) -> float:
+    """Records per cycle a link carries: the slower of its line and the card's port, times the
+    STREAM packets' efficiency, over the record size (at 200 MHz, 1.0 needs 8 GB/s of records)."""
+    payload_bytes_per_s = min(line_gbps, port_gbps) * 1e9 / 8 * STREAM_EFFICIENCY
+    return payload_bytes_per_s / (record_bytes * clock_mhz * 1e6)
 
 
 def needed_link_gbps(clock_mhz: float = 200.0, record_bytes: int = RECORD_BYTES) -> dict[str, float]:

@@ -11,6 +11,7 @@ from ._build import build_runtime, link_card, loopback_card
 # Tests that run host threads against the card: the ThreadSanitizer subset.
 _THREADED = (
     "Runtime.EightThreads*:Runtime.WaitTimes*:Runtime.LargeTransfers*:Runtime.CurrentShell*:Runtime.PeerTransfers*"
+    ":Cluster.CardDmaAndRdmaFromThreads"
 )
 
 

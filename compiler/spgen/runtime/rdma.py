@@ -15,7 +15,7 @@ from .._diagnostics import SpgenError
 from .._tools import cache_dir, content_hash
 
 __all__ = ["RTL_MEM_BYTES", "Cluster", "ClusterCard", "PipelineRun", "RDMAError", "RTLCluster", "RTLTransfer",
-           "Transfer", "build_mpi_rtl_tool", "build_mpi_tool", "build_rtl_cluster", "cluster", "load_rdma_extension",
+           "Reduction", "Transfer", "build_mpi_rtl_tool", "build_mpi_tool", "build_rtl_cluster", "cluster", "load_rdma_extension",
            "resolve", "rtl_includes", "rtl_sources"]
 
 _SOURCES = ("rdma_sim.hpp", "rdma_sim.cpp", "rdma_capi.cpp", "cluster_file.hpp", "cluster_file.cpp", "bindings.cpp",
@@ -48,10 +48,13 @@ def rtl_includes() -> list[Path]:
 
 
 def rtl_sources() -> list[Path]:
-    """The RDMA block's Verilog outside the AFU: shell/rdma/*.v and the shell modules it
-    instantiates (shell_fifo), for stand-alone builds of rdma_node and its parts."""
+    """The RDMA block's Verilog outside the AFU: shell/rdma/*.v and the modules it
+    instantiates (shell_fifo; the operator library's f32 adder for reductions), for
+    stand-alone builds of rdma_node and its parts."""
+    from spgen.oplib import RTL_DIR
+
     shell = Path(__file__).resolve().parents[3] / "shell"
-    return [*sorted((shell / "rdma").glob("*.v")), shell / "shell_fifo.v"]
+    return [*sorted((shell / "rdma").glob("*.v")), shell / "shell_fifo.v", RTL_DIR / "spg_fadd.v"]
 
 
 def load_rdma_extension() -> ModuleType:
@@ -251,6 +254,28 @@ class ClusterCard:
         """Target-side completions (kind, peer card, addr, bytes, cycle)."""
         return self._cl.sim.events(self.id)
 
+    def read_csr(self, name: str, index: int = 0) -> int:
+        """RTL cards: a CSR of this card by its name in shell/csr_map.json (e.g.
+        "RDMA_LINK_PKTS", index = the port), as the host reads it over MMIO."""
+        return int(self._cl.sim.csr_read(self.id, self._csr_addr(name, index)))
+
+    def write_csr(self, name: str, value: int, index: int = 0) -> None:
+        """RTL cards: writes a CSR of this card (e.g. "RDMA_ROUTE", index = the card it routes to)."""
+        self._cl.sim.csr_write(self.id, self._csr_addr(name, index), int(value))
+
+    def _csr_addr(self, name: str, index: int) -> int:
+        if not self._cl.rtl:
+            raise SpgenError("CSRs exist on RTL cards only; this cluster is the C++ model")
+        from ..shellgen import load_csr_map
+
+        try:
+            r = load_csr_map().reg(name)
+        except KeyError:
+            raise SpgenError(f"no CSR {name!r} in shell/csr_map.json") from None
+        if not 0 <= index < r.count:
+            raise SpgenError(f"{name}: index {index} outside 0..{r.count - 1}")
+        return r.address + r.stride * index
+
     def write_reg(self, name: str, value: float | bool) -> None:
         """RTL cards: sets the core Reg `name` of every core of this card's cascade (f32 as
         its binary32 pattern, i32/u32 integers, bool), through the card's CORE_REG CSR."""
@@ -341,6 +366,50 @@ class Cluster:
         return dict(self.sim.stats())
 
 
+    def reduce_async(self, chain: list[int], src: int, nbytes: int, *, dst: int | None = None,
+                     dtype: Any = "u32") -> Transfer | Reduction:
+        """Starts a pipelined sum of the `nbytes`-byte vectors at `src` on the cards `chain`,
+        in that order, into `dst` (default `src`) on the chain's last card (docs/rdma.md,
+        "Reductions"). `dtype`: "u32" (wrapping sums) or "f32" (IEEE-754 sums in chain order,
+        ((v0 + v1) + v2) + ...; numpy's np.uint32 / np.float32 work too). Returns a handle
+        whose wait() simulates until the sum is complete (RDMAError on failure)."""
+        import numpy as np
+
+        try:
+            kind = np.dtype({"u32": np.uint32, "f32": np.float32}.get(dtype, dtype) if isinstance(dtype, str)
+                            else dtype)
+        except TypeError:
+            kind = None
+        if kind not in (np.dtype(np.uint32), np.dtype(np.float32)):
+            raise SpgenError(f"reduce: dtype {dtype!r} is not one of u32, f32")
+        chain = list(chain)
+        if not all(isinstance(c, int) for c in chain):
+            raise SpgenError(f"reduce: chain {chain!r} must list card numbers")
+        dst = src if dst is None else dst
+        f32 = kind == np.dtype(np.float32)
+        if self.rtl:
+            r = Reduction(self, self.sim.reduce_start(chain, src, dst, nbytes, f32))
+            r._raise_if_refused()
+            return r
+        if dst != src:
+            raise SpgenError("reduce: the network model sums in place (dst must equal src)")
+        if len(chain) < 2 or len(set(chain)) != len(chain):
+            raise RDMAError(6, f"{self.ext.error_text(6)}: a reduction chain needs 2 or more distinct cards, "
+                               f"got {chain}")
+        try:
+            h = self.sim.reduce(chain, src, nbytes, f32)
+        except ValueError as e:
+            raise SpgenError(f"reduce: {e}") from None
+        t = Transfer(self, h)
+        self._raise_now(t)
+        return t
+
+    def reduce(self, chain: list[int], src: int, nbytes: int, *, dst: int | None = None,
+               dtype: Any = "u32") -> int:
+        """Blocking reduce_async(); returns the cycles from the call to the completion the
+        host sees."""
+        return self.reduce_async(chain, src, nbytes, dst=dst, dtype=dtype).wait()
+
     def _card_info(self, card: int) -> dict[str, str]:
         if not self.rtl:
             raise SpgenError("core Regs and pipelines exist on RTL cards (a cluster file with \"card\")")
@@ -400,6 +469,39 @@ def _reg_bits(name: str, rtype: str, value: float | bool) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
         raise SpgenError(f"Reg {name!r} ({rtype}): expected an integer in {lo}..{hi}, got {value!r}")
     return value & 0xFFFFFFFF
+
+
+class Reduction:
+    """A reduction under way on RTL cards (Cluster.reduce_async): wait() polls the chain's
+    REDUCE_STATUS through MMIO until every card is done; `cards` has per card of the chain
+    the sums passed on and the cycles it waited for the previous card (`in_stalls`) and for
+    the next card's credits (`out_stalls`)."""
+
+    def __init__(self, cl: Cluster, r: Any) -> None:
+        self._cl, self._r = cl, r
+
+    def _raise_if_refused(self) -> None:
+        code = self._r.code
+        if code not in (0, 100):
+            msg = self._cl.ext.error_text(code) if code > 0 else "reduction failed"
+            raise RDMAError(code if code > 0 else 101, f"{msg}: {self._r.error}")
+
+    def done(self) -> bool:
+        """True once finished (reads the cards' REDUCE_STATUS, simulating the reads)."""
+        return self._cl.sim.reduce_poll(self._r) != 100
+
+    def wait(self, max_cycles: int | None = None) -> int:
+        """Cycles from the call to the completion the host saw; RDMAError on failure (a
+        TIMEOUT aborts the reduction on every card and carries their state and the links')."""
+        code = self._cl.sim.reduce_wait(self._r, max_cycles or 0)
+        if code == 100:
+            raise RDMAError(100, "still in flight after the wait")
+        self._raise_if_refused()
+        return self._r.done - self._r.issued
+
+    @property
+    def cards(self) -> list[dict]:
+        return self._r.cards
 
 
 class PipelineRun:

@@ -11,6 +11,7 @@ from ._csr import (
                    render_markdown,
                    render_verilog_header,
 )
+from ._generated import write_generated
 from ._project import Project, afu_top_ports, write_project
 from ._wrapper import CoreInterface, core_interface, cores_wrapper
 
@@ -31,5 +32,6 @@ __all__ = [
                    "render_c_header",
                    "render_markdown",
                    "render_verilog_header",
+                   "write_generated",
                    "write_project",
 ]

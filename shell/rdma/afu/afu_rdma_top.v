@@ -10,6 +10,9 @@
 // word by word (rdma_stream_ser), to another card's stream instead of the RX DMA; with
 // IN_LINK the first core takes the records of the arriving stream (rdma_stream_des)
 // instead of the TX DMA's -- a pipeline of cascades across cards, credits end to end.
+// The reduction unit (rdma_reduce, REDUCE_* CSRs in rdma_reduce_csr) sums vectors along a
+// chain of cards over an endpoint pair of its own; its memory port is a second
+// rdma_mem_adapter, behind the engine's on the shared masters.
 `default_nettype none
 module afu_rdma_top #(
     parameter integer N_CORES          = 0,
@@ -76,16 +79,19 @@ module afu_rdma_top #(
     localparam integer P = RDMA_PORTS;
     localparam integer IN_WORDS  = N_CORES > 0 ? RECORD_WORDS : 1;
     localparam integer OUT_WORDS = N_CORES > 0 ? OUT_RECORD_WORDS : 1;
-    // MMIO: 0x1800-0x18FF to rdma_stream_csr, the rest of the RDMA window to rdma_csr,
-    // the rest to afu_shell; each answers one cycle later
+    // MMIO: 0x1800-0x18FF to rdma_stream_csr, 0x1900-0x19FF to rdma_reduce_csr, the rest
+    // of the RDMA window to rdma_csr, the rest to afu_shell; each answers one cycle later
     wire w_strm = mmio_wr_addr[17:8] == 10'h018;
     wire r_strm = mmio_rd_addr[17:8] == 10'h018;
-    wire w_rdma = mmio_wr_addr[17:12] == 6'd1 && !w_strm;
-    wire r_rdma = mmio_rd_addr[17:12] == 6'd1 && !r_strm;
-    wire        a_resp_valid, r_resp_valid, s_resp_valid;
-    wire [63:0] a_resp_data, r_resp_data, s_resp_data;
-    assign mmio_rd_resp_valid = a_resp_valid || r_resp_valid || s_resp_valid;
-    assign mmio_rd_resp_data = r_resp_valid ? r_resp_data : s_resp_valid ? s_resp_data : a_resp_data;
+    wire w_red = mmio_wr_addr[17:8] == 10'h019;
+    wire r_red = mmio_rd_addr[17:8] == 10'h019;
+    wire w_rdma = mmio_wr_addr[17:12] == 6'd1 && !w_strm && !w_red;
+    wire r_rdma = mmio_rd_addr[17:12] == 6'd1 && !r_strm && !r_red;
+    wire        a_resp_valid, r_resp_valid, s_resp_valid, d_resp_valid;
+    wire [63:0] a_resp_data, r_resp_data, s_resp_data, d_resp_data;
+    assign mmio_rd_resp_valid = a_resp_valid || r_resp_valid || s_resp_valid || d_resp_valid;
+    assign mmio_rd_resp_data = r_resp_valid ? r_resp_data : s_resp_valid ? s_resp_data
+                             : d_resp_valid ? d_resp_data : a_resp_data;
 
     // the cascade's records to and from the stream endpoints
     wire                   in_link, out_link, x_in_valid, x_in_ready, x_in_last, x_out_valid, x_out_ready, x_out_last;
@@ -105,8 +111,8 @@ module afu_rdma_top #(
         .MAX_READS(MAX_READS), .AFU_ID_L(AFU_ID_L), .AFU_ID_H(AFU_ID_H)
     ) u_afu (
         .clk(clk), .rst(rst),
-        .mmio_wr_valid(mmio_wr_valid && !w_rdma), .mmio_wr_addr(mmio_wr_addr), .mmio_wr_data(mmio_wr_data),
-        .mmio_rd_valid(mmio_rd_valid && !r_rdma), .mmio_rd_addr(mmio_rd_addr),
+        .mmio_wr_valid(mmio_wr_valid && !w_rdma && !w_red), .mmio_wr_addr(mmio_wr_addr), .mmio_wr_data(mmio_wr_data),
+        .mmio_rd_valid(mmio_rd_valid && !r_rdma && !r_red), .mmio_rd_addr(mmio_rd_addr),
         .mmio_rd_resp_valid(a_resp_valid), .mmio_rd_resp_data(a_resp_data),
         .tx_rd_address(tx_rd_address), .tx_rd_read(tx_rd_read), .tx_rd_burstcount(tx_rd_burstcount),
         .tx_rd_waitrequest(tx_rd_waitrequest), .tx_rd_readdata(tx_rd_readdata),
@@ -143,6 +149,37 @@ module afu_rdma_top #(
     wire         st_s_valid, st_s_ready, st_s_last, st_m_valid, st_m_ready, st_m_last;
     wire [31:0]  st_s_data, st_m_data;
     wire [1:0]   st_errors;
+
+    // the reduction unit: CSRs, the unit, its endpoint pair's core side (in rdma_node)
+    wire [5:0]   red_next, red_prev;
+    wire [7:0]   red_sid, red_code;
+    wire         red_first, red_last, red_f32, red_start, red_unit_rst, red_ep_rst, red_busy, red_done;
+    wire [63:0]  red_src, red_dst, red_len;
+    wire [31:0]  red_words, red_in_stalls, red_out_stalls;
+    wire [1:0]   red_errors;
+    wire         rd_s_valid, rd_s_ready, rd_s_last, rd_m_valid, rd_m_ready, rd_m_last;
+    wire [31:0]  rd_s_data, rd_m_data;
+    wire [63:0]  q_rd_address, q_wr_address;
+    wire         q_rd_read, q_rd_wait, q_rd_valid, q_wr_write, q_wr_wait, q_wr_flush, q_wr_pending;
+    wire [31:0]  q_rd_data, q_wr_data;
+    rdma_reduce_csr u_red_csr (
+        .clk(clk), .rst(rst), .mmio_wr_valid(mmio_wr_valid && w_red), .mmio_wr_addr(mmio_wr_addr),
+        .mmio_wr_data(mmio_wr_data), .mmio_rd_valid(mmio_rd_valid && r_red), .mmio_rd_addr(mmio_rd_addr),
+        .mmio_rd_resp_valid(d_resp_valid), .mmio_rd_resp_data(d_resp_data), .next(red_next), .prev(red_prev),
+        .sid(red_sid), .first(red_first), .last(red_last), .f32(red_f32), .src(red_src), .dst(red_dst),
+        .len(red_len), .start(red_start), .unit_rst(red_unit_rst), .ep_rst(red_ep_rst), .busy(red_busy),
+        .done(red_done), .code(red_code), .words(red_words), .in_stalls(red_in_stalls),
+        .out_stalls(red_out_stalls), .ep_errors(red_errors));
+    rdma_reduce #(.MEM_BYTES(RDMA_MEM_BYTES)) u_reduce (
+        .clk(clk), .rst(red_unit_rst), .start(red_start), .first(red_first), .last(red_last), .f32(red_f32),
+        .src(red_src), .dst(red_dst), .len(red_len), .busy(red_busy), .done(red_done), .code(red_code),
+        .words_out(red_words), .in_stalls(red_in_stalls), .out_stalls(red_out_stalls),
+        .mem_rd_address(q_rd_address), .mem_rd_read(q_rd_read), .mem_rd_waitrequest(q_rd_wait),
+        .mem_rd_readdata(q_rd_data), .mem_rd_readdatavalid(q_rd_valid), .mem_wr_address(q_wr_address),
+        .mem_wr_write(q_wr_write), .mem_wr_writedata(q_wr_data), .mem_wr_waitrequest(q_wr_wait),
+        .mem_wr_flush(q_wr_flush), .mem_wr_pending(q_wr_pending), .s_valid(rd_s_valid), .s_ready(rd_s_ready),
+        .s_data(rd_s_data), .s_last(rd_s_last), .m_valid(rd_m_valid), .m_ready(rd_m_ready), .m_data(rd_m_data),
+        .m_last(rd_m_last));
 
     // records of the last core -> words into the outgoing stream; arriving words -> records
     // of the first core (port 0 first, `last` with the final record's final word)
@@ -190,7 +227,10 @@ module afu_rdma_top #(
         .st_rx_peer(st_rx_peer), .st_rx_sid(st_rx_sid), .st_s_valid(st_s_valid), .st_s_ready(st_s_ready),
         .st_s_data(st_s_data), .st_s_last(st_s_last), .st_m_valid(st_m_valid), .st_m_ready(st_m_ready),
         .st_m_data(st_m_data), .st_m_last(st_m_last),
-        .st_errors(st_errors), .link_out_valid(link_out_valid), .link_out_data(link_out_data),
+        .st_errors(st_errors), .rd_rst(red_ep_rst), .rd_next(red_next), .rd_prev(red_prev), .rd_sid(red_sid),
+        .rd_s_valid(rd_s_valid), .rd_s_ready(rd_s_ready), .rd_s_data(rd_s_data), .rd_s_last(rd_s_last),
+        .rd_m_valid(rd_m_valid), .rd_m_ready(rd_m_ready), .rd_m_data(rd_m_data), .rd_m_last(rd_m_last),
+        .rd_errors(red_errors), .link_out_valid(link_out_valid), .link_out_data(link_out_data),
         .link_out_last(link_out_last), .link_in_valid(link_in_valid), .link_in_data(link_in_data),
         .link_in_last(link_in_last), .overflow(overflow), .replays(replays), .link_dbg(link_dbg),
         .router_dbg(router_dbg), .eng_dbg(eng_dbg), .eng_slots(eng_slots));
@@ -200,15 +240,43 @@ module afu_rdma_top #(
     wire [7:0]   r_burst, w_burst;
     wire [511:0] w_data;
     wire [63:0]  w_be;
+    // the engine's adapter (e_*) and the reduction's (q_*) on one read and one write master
+    wire [63:0]  er_address, qr_address, ew_address, qw_address, ew_be, qw_be;
+    wire         er_read, er_wait, er_valid, qr_read, qr_wait, qr_valid, ew_write, ew_wait, qw_write, qw_wait;
+    wire [7:0]   er_burst, qr_burst, ew_burst, qw_burst;
+    wire [511:0] ew_data, qw_data;
+    rdma_mem_adapter #(.READS(RDMA_PF_DEPTH), .WR_BURST(RDMA_WR_BURST)) u_red_mem (
+        .clk(clk), .rst(rst), .rd_address(q_rd_address), .rd_read(q_rd_read), .rd_waitrequest(q_rd_wait),
+        .rd_readdata(q_rd_data), .rd_readdatavalid(q_rd_valid), .wr_address(q_wr_address), .wr_write(q_wr_write),
+        .wr_writedata(q_wr_data), .wr_waitrequest(q_wr_wait), .wr_flush(q_wr_flush), .wr_pending(q_wr_pending),
+        .avm_rd_address(qr_address), .avm_rd_read(qr_read), .avm_rd_burstcount(qr_burst),
+        .avm_rd_waitrequest(qr_wait), .avm_rd_readdata(dsc_data), .avm_rd_readdatavalid(qr_valid),
+        .avm_wr_address(qw_address), .avm_wr_write(qw_write), .avm_wr_burstcount(qw_burst),
+        .avm_wr_writedata(qw_data), .avm_wr_byteenable(qw_be), .avm_wr_waitrequest(qw_wait));
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [511:0] unused_rdata;  // the same beats as dsc_data
+    /* verilator lint_on UNUSEDSIGNAL */
+    rdma_rd_arb #(.READS(RDMA_PF_DEPTH)) u_rd_arb_red (
+        .clk(clk), .rst(rst), .m0_address(er_address), .m0_read(er_read), .m0_burstcount(er_burst),
+        .m0_waitrequest(er_wait), .m0_readdatavalid(er_valid), .m1_address(qr_address), .m1_read(qr_read),
+        .m1_burstcount(qr_burst), .m1_waitrequest(qr_wait), .m1_readdatavalid(qr_valid), .readdata(unused_rdata),
+        .s_address(r_address), .s_read(r_read), .s_burstcount(r_burst), .s_waitrequest(r_wait),
+        .s_readdata(dsc_data), .s_readdatavalid(r_valid));
+    rdma_wr_arb u_wr_arb_red (
+        .clk(clk), .rst(rst), .m0_address(ew_address), .m0_write(ew_write), .m0_burstcount(ew_burst),
+        .m0_writedata(ew_data), .m0_byteenable(ew_be), .m0_waitrequest(ew_wait), .m1_address(qw_address),
+        .m1_write(qw_write), .m1_burstcount(qw_burst), .m1_writedata(qw_data), .m1_byteenable(qw_be),
+        .m1_waitrequest(qw_wait), .s_address(w_address), .s_write(w_write), .s_burstcount(w_burst),
+        .s_writedata(w_data), .s_byteenable(w_be), .s_waitrequest(w_wait));
     rdma_mem_adapter #(.READS(RDMA_PF_DEPTH), .WR_BURST(RDMA_WR_BURST)) u_mem (
         .clk(clk), .rst(rst), .rd_address(e_rd_address), .rd_read(e_rd_read), .rd_waitrequest(e_rd_wait),
         .rd_readdata(e_rd_data), .rd_readdatavalid(e_rd_valid), .wr_address(e_wr_address), .wr_write(e_wr_write),
         .wr_writedata(e_wr_data), .wr_waitrequest(e_wr_wait), .wr_flush(e_wr_flush), .wr_pending(e_wr_pending),
-        .avm_rd_address(r_address), .avm_rd_read(r_read),
-        .avm_rd_burstcount(r_burst), .avm_rd_waitrequest(r_wait), .avm_rd_readdata(dsc_data),
-        .avm_rd_readdatavalid(r_valid), .avm_wr_address(w_address), .avm_wr_write(w_write),
-        .avm_wr_burstcount(w_burst), .avm_wr_writedata(w_data), .avm_wr_byteenable(w_be),
-        .avm_wr_waitrequest(w_wait));
+        .avm_rd_address(er_address), .avm_rd_read(er_read),
+        .avm_rd_burstcount(er_burst), .avm_rd_waitrequest(er_wait), .avm_rd_readdata(dsc_data),
+        .avm_rd_readdatavalid(er_valid), .avm_wr_address(ew_address), .avm_wr_write(ew_write),
+        .avm_wr_burstcount(ew_burst), .avm_wr_writedata(ew_data), .avm_wr_byteenable(ew_be),
+        .avm_wr_waitrequest(ew_wait));
 
     rdma_rd_arb u_rd_arb (
         .clk(clk), .rst(rst), .m0_address(a_dsc_address), .m0_read(a_dsc_read), .m0_burstcount(a_dsc_burst),

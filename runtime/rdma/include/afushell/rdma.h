@@ -85,6 +85,29 @@ uint64_t afuShellRDMACycles(afu_rdma_cluster c);
 double afuShellRDMAClockMHz(afu_rdma_cluster c);
 const char *afuShellRDMAErrorString(int code);
 
+/* ---- Reductions (docs/rdma.md, "Reductions"): a pipelined sum of one vector per card
+ * along a chain of cards; the last card of the chain holds the result. */
+
+/** Element types of a reduction. */
+enum afu_rdma_dtype {
+    AFU_RDMA_U32 = 0,  /**< unsigned 32-bit sums, wrapping around */
+    AFU_RDMA_F32 = 1   /**< IEEE-754 single sums in chain order: ((v0 + v1) + v2) + ... */
+};
+/** Sums the `n`-byte vectors at `src` on cards chain[0..cards-1] (in that order) into
+ *  `dst` on chain[cards-1]. RTL cards: every card's reduction unit (REDUCE_* CSRs), any
+ *  `dst`; the model: `dst` must equal `src`. Errors: AFU_RDMA_BAD_CARD (fewer than 2
+ *  cards, a card twice or not in the cluster), AFU_RDMA_ALIGN (n, src or dst not a
+ *  multiple of 4, n = 0), AFU_RDMA_LOCAL_RANGE (past the end of a card's memory),
+ *  AFU_RDMA_TIMEOUT (RTL: the reduction was aborted on every card; afuShellRDMALastDump
+ *  says where it stood), AFU_RDMA_BAD_ARG (message in afuShellRDMAErrorString). The
+ *  handle works with afuShellRDMAWait/Test (on RTL cards Test reads the cards' REDUCE_STATUS
+ *  through MMIO, which simulates its round trips). */
+int afuShellRDMAReduceAsync(afu_rdma_cluster c, const int *chain, int cards, uint64_t src, uint64_t dst,
+                            uint64_t n, int dtype, afu_rdma_handle *handle);
+/** Blocking: afuShellRDMAReduceAsync + afuShellRDMAWait. */
+int afuShellRDMAReduce(afu_rdma_cluster c, const int *chain, int cards, uint64_t src, uint64_t dst, uint64_t n,
+                       int dtype);
+
 /* ---- RTL cards: a pipeline of core cascades across cards (docs/rdma.md, "Streams over
  * links"). Every card of the cluster is a `spgen build PROG.spd --cascade C --links N`
  * card; the chain's first card streams host records into its cascade (TX DMA), each

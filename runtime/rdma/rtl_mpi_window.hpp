@@ -1,0 +1,53 @@
+// The look-ahead window of an RTL card cluster split over MPI ranks (rdma-mpi-rtl,
+// lbm-slabs-mpi): each rank simulates a block of cards; words on links between ranks travel
+// through MPI once per window of L cycles, L = the shortest link latency, so a word sent in
+// a window arrives in a later one and every rank count computes the same cycles.
+#pragma once
+#include <mpi.h>
+
+#include <vector>
+
+#include "cluster.hpp"
+
+namespace spgsim {
+
+// One window: L cycles here, then the words for other ranks' cards exchanged.
+inline void window(spgsim::RtlCluster& cl, uint64_t L, const std::vector<int>& owner, int ranks) {
+  cl.run(L);
+  std::vector<spgsim::RtlCluster::Word> out;
+  cl.take_outgoing(out);
+  const int units = cl.units(), rec = 4 + units;
+  std::vector<std::vector<uint32_t>> by(static_cast<size_t>(ranks));
+  for (const auto& w : out) {
+    auto& v = by[size_t(owner[size_t(cl.channel_to(int(w.ch)))])];
+    v.insert(v.end(), {w.ch, uint32_t(w.at), uint32_t(w.at >> 32), w.w[SPG_LINK_WORDS]});
+    v.insert(v.end(), w.w.begin(), w.w.begin() + units);
+  }
+  const size_t nr = static_cast<size_t>(ranks);
+  std::vector<int> sc(nr), rc(nr), sd(nr), rd(nr);
+  std::vector<uint32_t> send;
+  for (int r = 0; r < ranks; ++r) {
+    sc[size_t(r)] = int(by[size_t(r)].size()), sd[size_t(r)] = int(send.size());
+    send.insert(send.end(), by[size_t(r)].begin(), by[size_t(r)].end());
+  }
+  MPI_Alltoall(sc.data(), 1, MPI_INT, rc.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  int total = 0;
+  for (int r = 0; r < ranks; ++r) rd[size_t(r)] = total, total += rc[size_t(r)];
+  std::vector<uint32_t> recv(static_cast<size_t>(total));
+  MPI_Alltoallv(send.data(), sc.data(), sd.data(), MPI_UINT32_T, recv.data(), rc.data(), rd.data(), MPI_UINT32_T,
+                MPI_COMM_WORLD);
+  // arrival order per channel is sending order, and one rank sends each channel
+  for (size_t i = 0; i + size_t(rec) <= recv.size(); i += size_t(rec)) {
+    spgsim::RtlCluster::Word w{recv[i], uint64_t(recv[i + 1]) | uint64_t(recv[i + 2]) << 32, {}};
+    w.w[SPG_LINK_WORDS] = recv[i + 3];
+    for (int u = 0; u < units; ++u) w.w[size_t(u)] = recv[i + 4 + size_t(u)];
+    cl.put_incoming(w);
+  }
+}
+
+inline bool all(bool mine) {
+  int v = mine ? 1 : 0, r = 0;
+  MPI_Allreduce(&v, &r, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  return r != 0;
+}
+}  // namespace spgsim

@@ -1,0 +1,164 @@
+// Pipelined reductions along a chain of RTL cards: the host side (REDUCE_* CSRs).
+#include "cluster_reduce.hpp"
+
+#include <algorithm>
+#include <set>
+#include <sstream>
+
+#include "afushell_csr.h"
+
+namespace spgsim {
+
+namespace {
+uint64_t field(uint64_t v, uint64_t mask, int shift) { return (v & mask) >> shift; }
+
+// The links the sums take from each card of the chain to the next, with their faults:
+// a hop whose cable loses everything (or is down) is where a reduction stands still.
+std::string where_stuck(RtlCluster& cl, const Reduction& r) {
+    std::ostringstream o;
+    const double ns_per_cycle = 1000.0 / cl.clock_mhz(), now_ns = double(cl.now()) * ns_per_cycle;
+    for (size_t k = 0; k + 1 < r.spec.chain.size(); ++k) {
+        const int a = r.spec.chain[k], b = r.spec.chain[k + 1];
+        for (int ch : cl.route(a, b)) {
+            const RtlCluster::Channel& c = cl.channels()[size_t(ch)];
+            bool down = false;
+            for (const auto& iv : c.fault.down) down = down || (iv.first <= now_ns && now_ns < iv.second);
+            if (!down && (c.packets == 0 || c.dropped + c.corrupted < c.packets)) continue;
+            o << "  stuck: the sums from card " << a << " to card " << b << " cross link " << c.link << " (to card "
+              << c.to_card << " port " << c.to_port << "), " << (down ? "down now" : "losing every packet") << ": "
+              << c.dropped << " of " << c.packets << " packets dropped\n";
+        }
+    }
+    return o.str();
+}
+
+void finish(RtlCluster& cl, Reduction& r, int code, const std::string& error) {
+    r.code = code;
+    r.error = error;
+    r.done = cl.now();
+}
+}  // namespace
+
+Reduction start_reduce(RtlCluster& cl, const ReduceSpec& s) {
+    Reduction r;
+    r.spec = s;
+    r.issued = cl.now();
+    const size_t n = s.chain.size();
+    if (n < 2) {
+        finish(cl, r, RTL_BAD_CARD, "a reduction chain needs at least 2 cards");
+        return r;
+    }
+    std::set<int> seen;
+    for (int c : s.chain) {
+        if (!cl.present(c)) {
+            finish(cl, r, RTL_BAD_CARD, "card " + std::to_string(c) + " is not in the cluster");
+            return r;
+        }
+        if (!seen.insert(c).second) {
+            finish(cl, r, RTL_BAD_CARD, "card " + std::to_string(c) + " is twice in the chain");
+            return r;
+        }
+    }
+    if (s.len == 0 || s.len % 4 || s.src % 4 || s.dst % 4) {
+        finish(cl, r, RTL_ALIGN, "addresses and the size must be multiples of 4 bytes, the size positive");
+        return r;
+    }
+    const uint64_t mem = cl.mem_bytes();
+    if (s.src > mem || s.len > mem - s.src || s.dst > mem || s.len > mem - s.dst) {
+        finish(cl, r, RTL_LOCAL_RANGE, "the vector or the result runs past the end of the card memory");
+        return r;
+    }
+    // a new reduction number, the same on every card: the next after the highest in use,
+    // so words of an aborted reduction still in flight are not taken for this one's
+    uint64_t sid = 0;
+    for (int c : s.chain)
+        sid = std::max(sid, field(cl.csr_read(c, AFUSHELL_REDUCE_CFG), AFUSHELL_REDUCE_CFG_SID_MASK,
+                                  AFUSHELL_REDUCE_CFG_SID_SHIFT));
+    sid = (sid + 1) & (AFUSHELL_REDUCE_CFG_SID_MASK >> AFUSHELL_REDUCE_CFG_SID_SHIFT);
+    // bind and start, the last card first: a card's receiver is bound before sums arrive
+    for (size_t k = n; k-- > 0;) {
+        Card& c = *cl.card(s.chain[k]);
+        uint64_t cfg = sid << AFUSHELL_REDUCE_CFG_SID_SHIFT;
+        if (k + 1 < n) cfg |= uint64_t(s.chain[k + 1]) << AFUSHELL_REDUCE_CFG_NEXT_SHIFT;
+        else cfg |= AFUSHELL_REDUCE_CFG_LAST_MASK;
+        if (k > 0) cfg |= uint64_t(s.chain[k - 1]) << AFUSHELL_REDUCE_CFG_PREV_SHIFT;
+        else cfg |= AFUSHELL_REDUCE_CFG_FIRST_MASK;
+        if (s.f32) cfg |= AFUSHELL_REDUCE_CFG_F32_MASK;
+        c.mmio_write(AFUSHELL_REDUCE_CFG, cfg);
+        c.mmio_write(AFUSHELL_REDUCE_SRC, s.src);
+        c.mmio_write(AFUSHELL_REDUCE_DST, s.dst);
+        c.mmio_write(AFUSHELL_REDUCE_LEN, s.len);
+        c.mmio_write(AFUSHELL_REDUCE_CTRL, AFUSHELL_REDUCE_CTRL_START_MASK);
+    }
+    // the unit moves a word per cycle; give faults and crossing traffic room
+    r.deadline = cl.now() + cl.op_timeout_cycles() + 4 * (s.len / 4) + 100000;
+    return r;
+}
+
+int poll_reduce(RtlCluster& cl, Reduction& r) {
+    if (r.code != RTL_PENDING) return r.code;
+    const size_t n = r.spec.chain.size();
+    std::vector<uint64_t> st(n);
+    bool all_done = true;
+    // the last card finishes last: the others are read once it is done (or on an error)
+    for (size_t k = n; k-- > 0;) {
+        const int c = r.spec.chain[k];
+        st[k] = cl.csr_read(c, AFUSHELL_REDUCE_STATUS);
+        const uint64_t code = field(st[k], AFUSHELL_REDUCE_STATUS_CODE_MASK, AFUSHELL_REDUCE_STATUS_CODE_SHIFT);
+        if ((st[k] & AFUSHELL_REDUCE_STATUS_DONE_MASK) && code) {
+            for (int x : r.spec.chain) cl.card(x)->mmio_write(AFUSHELL_REDUCE_CTRL, AFUSHELL_REDUCE_CTRL_ABORT_MASK);
+            finish(cl, r, int(code), "card " + std::to_string(c) + " refused the reduction (REDUCE_STATUS.CODE " +
+                                         std::to_string(code) + ")");
+            return r.code;
+        }
+        // (RX_MISROUTED only says an aborted reduction's words were dropped)
+        if (st[k] & AFUSHELL_REDUCE_STATUS_RX_OVERFLOW_MASK) {
+            for (int x : r.spec.chain) cl.card(x)->mmio_write(AFUSHELL_REDUCE_CTRL, AFUSHELL_REDUCE_CTRL_ABORT_MASK);
+            finish(cl, r, -1, "card " + std::to_string(c) + ": a partial sum arrived without credit");
+            return r.code;
+        }
+        if (!(st[k] & AFUSHELL_REDUCE_STATUS_DONE_MASK)) {
+            all_done = false;
+            break;
+        }
+    }
+    if (!all_done) return RTL_PENDING;
+    r.done = cl.now();
+    r.cards.resize(n);
+    for (size_t k = 0; k < n; ++k) {
+        const uint64_t stalls = cl.csr_read(r.spec.chain[k], AFUSHELL_REDUCE_STALLS);
+        r.cards[k].words = field(st[k], AFUSHELL_REDUCE_STATUS_WORDS_MASK, AFUSHELL_REDUCE_STATUS_WORDS_SHIFT);
+        r.cards[k].in_stalls = field(stalls, AFUSHELL_REDUCE_STALLS_IN_MASK, AFUSHELL_REDUCE_STALLS_IN_SHIFT);
+        r.cards[k].out_stalls = field(stalls, AFUSHELL_REDUCE_STALLS_OUT_MASK, AFUSHELL_REDUCE_STALLS_OUT_SHIFT);
+    }
+    r.code = RTL_OK;
+    return r.code;
+}
+
+int wait_reduce(RtlCluster& cl, Reduction& r, uint64_t max_cycles) {
+    const uint64_t end = max_cycles ? cl.now() + max_cycles : r.deadline;
+    while (poll_reduce(cl, r) == RTL_PENDING) {
+        if (cl.now() < end) continue;  // each poll simulates its MMIO round trips
+        if (max_cycles) return RTL_PENDING;
+        std::ostringstream o;
+        o << "reduction over cards";
+        for (int c : r.spec.chain) o << " " << c;
+        o << ": not done after " << (cl.now() - r.issued) << " cycles\n";
+        for (int c : r.spec.chain) {
+            const uint64_t st = cl.csr_read(c, AFUSHELL_REDUCE_STATUS), stalls = cl.csr_read(c, AFUSHELL_REDUCE_STALLS);
+            o << "  card " << c << ": reduction " << ((st & AFUSHELL_REDUCE_STATUS_BUSY_MASK) ? "busy" : "idle") << ", "
+              << field(st, AFUSHELL_REDUCE_STATUS_WORDS_MASK, AFUSHELL_REDUCE_STATUS_WORDS_SHIFT) << " of "
+              << r.spec.len / 4 << " sums passed on, waited "
+              << field(stalls, AFUSHELL_REDUCE_STALLS_IN_MASK, AFUSHELL_REDUCE_STALLS_IN_SHIFT)
+              << " cycles for the previous card and "
+              << field(stalls, AFUSHELL_REDUCE_STALLS_OUT_MASK, AFUSHELL_REDUCE_STALLS_OUT_SHIFT)
+              << " for credits\n";
+        }
+        o << where_stuck(cl, r) << cl.dump();
+        for (int c : r.spec.chain) cl.card(c)->mmio_write(AFUSHELL_REDUCE_CTRL, AFUSHELL_REDUCE_CTRL_ABORT_MASK);
+        finish(cl, r, RTL_TIMEOUT, o.str());
+    }
+    return r.code;
+}
+
+}  // namespace spgsim

@@ -1,0 +1,52 @@
+// Pipelined reductions along a chain of RTL cards (docs/rdma.md "Reductions"): each card's
+// reduction unit (shell/rdma/rdma_reduce.v, REDUCE_* CSRs) adds its vector to the partial
+// sums arriving from the previous card and sends the sums on; the last card writes the
+// result to its memory. The host side only touches CSRs, on the cluster clock: it binds
+// the chain, starts the cards (the last first), and polls REDUCE_STATUS.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cluster.hpp"
+
+namespace spgsim {
+
+struct ReduceSpec {
+    std::vector<int> chain;   // cards in summation order, each once, at least 2
+    uint64_t src = 0;         // the vector's address on every card of the chain
+    uint64_t dst = 0;         // the result's address on the last card (may equal src)
+    uint64_t len = 0;         // bytes, a positive multiple of 4
+    bool f32 = false;         // false: u32 sums (wrap around); true: f32 sums in chain order
+};
+
+struct ReduceCardStats {
+    uint64_t words = 0;       // REDUCE_STATUS.WORDS: sums sent on (written, on the last card)
+    uint64_t in_stalls = 0;   // REDUCE_STALLS.IN: cycles waiting for the previous card's sums
+    uint64_t out_stalls = 0;  // REDUCE_STALLS.OUT: cycles waiting for credits (or memory)
+};
+
+/// A reduction under way: started by start_reduce(), advanced by the cluster's clock
+/// (any step, another operation's wait included), finished by poll_reduce().
+struct Reduction {
+    ReduceSpec spec;
+    int code = RTL_PENDING;   // RTL_* code once finished
+    std::string error;        // what went wrong (a state dump on a timeout)
+    uint64_t issued = 0, done = 0;  // cluster cycles: the host's call, completion seen by the host
+    uint64_t deadline = 0;    // cycle after which a wait gives it up (TIMEOUT)
+    std::vector<ReduceCardStats> cards;  // per card of the chain, when finished
+};
+
+/// Checks the request (BAD_CARD: a card twice, absent or not in the cluster, a chain of
+/// fewer than 2; ALIGN; LOCAL_RANGE), then programs and starts every card of the chain.
+/// On a refusal r.code is the error at once.
+Reduction start_reduce(RtlCluster& cl, const ReduceSpec& spec);
+/// Reads the chain's REDUCE_STATUS through MMIO (simulating the read's round trip) and
+/// finishes r when every card is done or one refused. Returns r.code.
+int poll_reduce(RtlCluster& cl, Reduction& r);
+/// Polls until r ends or max_cycles pass (0: until its deadline); on the deadline it
+/// aborts every card of the chain and ends with RTL_TIMEOUT and a dump of the chain's
+/// reduction state and the cluster's links.
+int wait_reduce(RtlCluster& cl, Reduction& r, uint64_t max_cycles = 0);
+
+}  // namespace spgsim

@@ -1,0 +1,215 @@
+"""Pipelined reductions across cards (shell/rdma/rdma_reduce.v, REDUCE_* CSRs): u32 sums wrap,
+f32 sums are bit for bit numpy's float32 additions in chain order, on RTL cards and on the
+model; a reduction crossing puts, gets and a pipeline of cascades on the same cards and links,
+under link faults, ends with every result exact; bad requests end in clear error codes."""
+from __future__ import annotations
+
+import ctypes
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import spgen
+from spgen.cli import main
+from spgen.runtime import rdma
+from spgen.runtime._build import build_runtime
+
+pytestmark = pytest.mark.xdist_group("rdma_cluster")
+HERE = Path(__file__).resolve().parent
+REC10 = HERE.parent / "shell" / "data" / "rec10.spd"  # 10-word records, looks back and ahead, a Reg
+SRC, DST = 0x1004, 0x9_0000 + 12  # not line aligned
+WORDS = 3001                       # a prime: no multiple of a packet or a line
+
+
+@pytest.fixture(scope="module")
+def link_card(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("cards") / "link2"
+    assert main(["build", "--loopback", "--links", "2", "--op-timeout", "100000", "-o", str(out)]) == 0
+    return out
+
+
+@pytest.fixture(scope="module")
+def rec10_card(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("rec10_links")
+    assert main(["build", str(REC10), "--cascade", "2", "--links", "2", "-o", str(out)]) == 0
+    return out
+
+
+def _ring(card: Path | None, cards: int, **extra) -> rdma.Cluster:
+    spec = {"topology": "ring", "dims": [cards], **extra}
+    if card is not None:
+        spec["card"] = str(card)
+    return rdma.cluster(spec)
+
+
+def _vectors(dtype: str, cards: int, n: int, seed: int) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    if dtype == "u32":
+        return [rng.integers(0, 1 << 32, n, dtype=np.uint32) for _ in range(cards)]
+    out = []
+    for _ in range(cards):
+        v = (rng.standard_normal(n) * 10.0 ** rng.integers(-30, 30, n)).astype(np.float32)
+        # rounding cases: subnormals, signed zeros, cancellation, overflow to +inf (no NaN:
+        # numpy's and the adder's NaN patterns differ)
+        v[:8] = np.array([1e-45, -3e-39, 0.0, -0.0, 3e38, 1.0, -1.0, 2.0 ** -24], dtype=np.float32)
+        out.append(v)
+    return out
+
+
+def _chain_sum(vecs: list[np.ndarray], chain: list[int]) -> np.ndarray:
+    acc = vecs[chain[0]].copy()
+    with np.errstate(over="ignore"):
+        for c in chain[1:]:
+            acc = acc + vecs[c]  # float32 + float32 stays float32, u32 wraps
+    return acc
+
+
+@pytest.mark.parametrize("cards, chain", [(2, [0, 1]), (2, [1, 0]), (4, [0, 1, 2, 3]), (4, [3, 1, 0, 2])])
+@pytest.mark.parametrize("dtype", ["u32", "f32"])
+def test_rtl_reduction_equals_numpy_in_chain_order(link_card, cards, chain, dtype) -> None:
+    cl = _ring(link_card, cards)
+    vecs = _vectors(dtype, cards, WORDS, seed=cards * 10 + chain[0])
+    for i, v in enumerate(vecs):
+        cl[i].write(SRC, v)
+    t = cl.reduce_async(chain, SRC, 4 * WORDS, dst=DST, dtype=dtype)
+    cycles = t.wait()
+    got = np.frombuffer(cl[chain[-1]].read(DST, 4 * WORDS), dtype=vecs[0].dtype)
+    assert np.array_equal(got.view(np.uint32), _chain_sum(vecs, chain).view(np.uint32))
+    # every card passed every word on; the vectors themselves are untouched
+    assert [c["words"] for c in t.cards] == [WORDS] * cards
+    assert all(cl[i].read(SRC, 4 * WORDS) == vecs[i].tobytes() for i in range(cards))
+    assert WORDS < cycles < 20 * WORDS
+    # in place, and a second reduction on the same cards (fresh credits, next reduction number)
+    cl.reduce(chain, SRC, 4 * WORDS, dtype=dtype)
+    got = np.frombuffer(cl[chain[-1]].read(SRC, 4 * WORDS), dtype=vecs[0].dtype)
+    assert np.array_equal(got.view(np.uint32), _chain_sum(vecs, chain).view(np.uint32))
+
+
+@pytest.mark.parametrize("dtype", ["u32", "f32"])
+def test_model_reduction_same_api_same_bits(dtype) -> None:
+    """The network model takes the same call and gives the same bits (in place)."""
+    cl = _ring(None, 4, line_rate_gbps=100)
+    vecs = _vectors(dtype, 4, WORDS, seed=7)
+    for i, v in enumerate(vecs):
+        cl[i].write(SRC, v)
+    chain = [3, 1, 0, 2]
+    assert cl.reduce(chain, SRC, 4 * WORDS, dtype=dtype) > 0
+    got = np.frombuffer(cl[2].read(SRC, 4 * WORDS), dtype=vecs[0].dtype)
+    assert np.array_equal(got.view(np.uint32), _chain_sum(vecs, chain).view(np.uint32))
+    with pytest.raises(spgen.SpgenError, match="sums in place"):
+        cl.reduce(chain, SRC, 4 * WORDS, dst=DST)
+
+
+def test_reduction_crossing_puts_gets_and_a_pipeline_under_faults(rec10_card) -> None:
+    """A reduction along 0 -> 1 -> 2 -> 3 while, on the same cards and links, a pipeline of
+    cascades streams 0 -> 1 -> 2 -> 3 and puts and gets run into and out of the reduction's
+    cards (the traffic that wedged a reduction sent as a second stream of the engine), with
+    flips, drops and a link down: every result exact, nothing wedged."""
+    cl = _ring(rec10_card, 4, seed=3, faults={"per": 0.005, "drop": 0.005},
+               link_faults=[{"link": 1, "down": [[20000, 26000]]}])
+    n = 20011
+    vecs = _vectors("f32", 4, n, seed=5)
+    for i, v in enumerate(vecs):
+        cl[i].write(SRC, v)
+    rng = np.random.default_rng(8)
+    blobs = {c: rng.integers(0, 256, 48 * 1024 + 4, dtype=np.uint8).tobytes() for c in range(4)}
+    for c, b in blobs.items():
+        cl[c].write(0x20_0000, b)
+    red = cl.reduce_async([0, 1, 2, 3], SRC, 4 * n, dst=DST, dtype="f32")
+    transfers = [cl[0].put_async(2, 0x20_0000, 0x30_0000, len(blobs[0])),   # across card 1, into the chain
+                 cl[3].put_async(1, 0x20_0000, 0x30_0000, len(blobs[3])),   # against the chain
+                 cl[1].get_async(2, 0x40_0000, 0x20_0000, len(blobs[2])),   # out of a card that adds
+                 cl[2].put_async(3, 0x20_0000, 0x50_0000, len(blobs[2]))]   # into the last card
+    for c in range(4):
+        cl[c].write_reg("k", 0.75)
+    d = spgen.compile(REC10)
+    x = np.zeros(600, dtype=d.input_dtype())
+    for name in x.dtype.names:
+        x[name] = rng.standard_normal(600).astype(np.float32) if x.dtype[name].kind == "f" else \
+            rng.integers(0, 1 << 20, 600)
+    pipe_start = cl.now
+    y, _ = cl.pipeline([0, 1, 2, 3], x, passes=1, max_chunk=37, max_gap=300, seed=4)
+    ref = d.emulate(x, regs={"k": 0.75}, steps=8)
+    def bits(a):  # the records' words in field order (the pipeline keeps the input's field names)
+        return np.stack([np.asarray(a[k]).view(np.uint32) for k in a.dtype.names])
+
+    assert np.array_equal(bits(y), bits(ref))
+    for t in transfers:
+        t.wait()
+    red.wait()
+    assert red._r.done > pipe_start  # the reduction was still under way while the pipeline ran
+    got = np.frombuffer(cl[3].read(DST, 4 * n), dtype=np.float32)
+    assert np.array_equal(got.view(np.uint32), _chain_sum(vecs, [0, 1, 2, 3]).view(np.uint32))
+    assert cl[2].read(0x30_0000, len(blobs[0])) == blobs[0]
+    assert cl[1].read(0x30_0000, len(blobs[3])) == blobs[3]
+    assert cl[1].read(0x40_0000, len(blobs[2])) == blobs[2]
+    assert cl[3].read(0x50_0000, len(blobs[2])) == blobs[2]
+    s = cl.stats()
+    assert s["dropped"] > 0 and s["corrupted"] > 0  # the faults happened and were repaired
+
+
+def test_reduction_refusals_and_timeout(link_card) -> None:
+    cl = _ring(link_card, 3, link_faults=[{"link": 0, "down": [[0, 1e9]]}])
+    cases = [([0], SRC, 64, "BAD_CARD"), ([0, 0], SRC, 64, "BAD_CARD"), ([0, 5], SRC, 64, "BAD_CARD"),
+             ([0, 1], SRC, 62, "ALIGN"), ([0, 1], SRC + 2, 64, "ALIGN"), ([0, 1], SRC, 0, "ALIGN"),
+             ([0, 1], (2 << 32) - 60, 64, "LOCAL_RANGE")]
+    for chain, src, n, name in cases:
+        with pytest.raises(rdma.RDMAError) as e:
+            cl.reduce(chain, src, n)
+        assert e.value.name == name, (chain, src, n, str(e.value))
+    with pytest.raises(spgen.SpgenError, match="dtype"):
+        cl.reduce([0, 1], SRC, 64, dtype="f64")
+    # the unit's own checks, through its CSRs (as a driver that skipped the host checks)
+    csr = {r: rdma._csr(f"REDUCE_{r}") for r in ("CFG", "SRC", "DST", "LEN", "CTRL", "STATUS")}
+    for src, n, code in ((SRC + 2, 64, 5), (SRC, 66, 5), (SRC, 0, 5), ((2 << 32) - 8, 64, 4)):
+        cl.sim.csr_write(0, csr["CFG"], 1 << 24 | 1 << 25)  # FIRST and LAST
+        cl.sim.csr_write(0, csr["SRC"], src)
+        cl.sim.csr_write(0, csr["DST"], DST)
+        cl.sim.csr_write(0, csr["LEN"], n)
+        cl.sim.csr_write(0, csr["CTRL"], 1)
+        st = cl.sim.csr_read(0, csr["STATUS"])
+        assert (st >> 1 & 1, st >> 8 & 0xFF, st & 1) == (1, code, 0)
+    # link 0 (cards 0 - 1) is down for good: the reduction 0 -> 1 times out with the state of
+    # both cards and the stuck link, is aborted, and card 1 sums again afterwards
+    v = [np.arange(1000, dtype=np.uint32) * (c + 1) for c in range(3)]
+    for c in range(3):
+        cl[c].write(SRC, v[c])
+    with pytest.raises(rdma.RDMAError) as e:
+        cl.reduce([0, 1], SRC, 4000, dst=DST)
+    assert e.value.name == "TIMEOUT"
+    msg = str(e.value)
+    assert "reduction over cards 0 1: not done" in msg and "card 1: reduction busy, 0 of 1000 sums" in msg
+    assert "stuck: the sums from card 0 to card 1 cross link 0 (to card 1 port 1), down now" in msg
+    cl.reduce([2, 1], SRC, 4000, dst=DST)
+    assert np.array_equal(np.frombuffer(cl[1].read(DST, 4000), np.uint32), v[2] + v[1])
+
+
+def test_c_api_reduce_on_rtl_cards_and_model(link_card, tmp_path) -> None:
+    """afuShellRDMAReduce / ReduceAsync + Wait from the runtime library, on RTL cards and on
+    the model, from one cluster file each."""
+    lib = ctypes.CDLL(str(build_runtime() / "libafushell.so"))
+    lib.afuShellRDMAErrorString.restype = ctypes.c_char_p
+    u64 = ctypes.c_uint64
+    n = 777
+    vecs = _vectors("f32", 3, n, seed=11)
+    want = _chain_sum(vecs, [2, 0, 1]).view(np.uint32)
+    for spec in ({"topology": "ring", "dims": [3], "card": str(link_card)}, {"topology": "ring", "dims": [3]}):
+        path = tmp_path / "cluster.json"
+        path.write_text(json.dumps(spec))
+        h = ctypes.c_void_p()
+        assert lib.afuShellRDMAClusterOpenFile(str(path).encode(), ctypes.byref(h)) == 0
+        for c, v in enumerate(vecs):
+            assert lib.afuShellRDMAWriteMem(h, c, u64(SRC), v.ctypes.data_as(ctypes.c_void_p), u64(4 * n)) == 0
+        chain = (ctypes.c_int * 3)(2, 0, 1)
+        handle = u64()
+        assert lib.afuShellRDMAReduceAsync(h, chain, 3, u64(SRC), u64(SRC), u64(4 * n), 1, ctypes.byref(handle)) == 0
+        assert lib.afuShellRDMAWait(h, handle, u64(0)) == 0
+        out = np.zeros(n, dtype=np.uint32)
+        assert lib.afuShellRDMAReadMem(h, 1, u64(SRC), out.ctypes.data_as(ctypes.c_void_p), u64(4 * n)) == 0
+        assert np.array_equal(out, want)
+        assert lib.afuShellRDMAReduce(h, chain, 3, u64(SRC), u64(SRC), u64(4 * n - 2), 0) == 5  # ALIGN
+        assert lib.afuShellRDMAReduce(h, chain, 1, u64(SRC), u64(SRC), u64(4 * n), 0) == 6      # BAD_CARD
+        assert lib.afuShellRDMAReduce(h, chain, 3, u64(SRC), u64(SRC), u64(4 * n), 7) == 101    # BAD_ARG
+        assert b"dtype" in lib.afuShellRDMAErrorString(101)
+        lib.afuShellRDMAClusterClose(h)

@@ -1,0 +1,64 @@
+"""The C++ host side of the distributed sort (runtime/sort/include/afushell/sort.hpp): a
+program linked against libafushell sorts on the network model and on RTL cards and checks
+its result against std::stable_sort; a key type it cannot take does not compile."""
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from spgen.runtime._build import build_runtime
+
+pytestmark = pytest.mark.xdist_group("sort")
+ROOT = Path(__file__).resolve().parents[2]
+INCLUDES = [f"-I{ROOT / 'runtime' / 'rdma' / 'include'}", f"-I{ROOT / 'runtime' / 'sort' / 'include'}"]
+
+
+@pytest.fixture(scope="module")
+def sort_program(tmp_path_factory) -> Path:
+    rt = build_runtime()
+    exe = tmp_path_factory.mktemp("prog") / "sort_cluster"
+    subprocess.run(["g++", "-std=c++17", "-O2", "-Wall", "-Wextra", "-Werror", str(ROOT / "runtime/sort/sort_cluster.cpp"),
+                    *INCLUDES, f"-L{rt}", "-lafushell", f"-Wl,-rpath,{rt}", "-o", str(exe)], check=True)
+    return exe
+
+
+def _run(exe: Path, tmp_path: Path, spec: dict, *args: str) -> str:
+    f = tmp_path / "cluster.json"
+    f.write_text(json.dumps(spec))
+    out = subprocess.run([str(exe), str(f), *args], capture_output=True, text=True, timeout=600, check=False)
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+    return out.stdout
+
+
+@pytest.mark.parametrize("cards", [2, 4])
+def test_cpp_model(sort_program: Path, tmp_path: Path, cards: int) -> None:
+    spec = {"topology": "fullmesh", "cards": cards, "faults": {"per": 0.01, "drop": 0.005}}
+    out = _run(sort_program, tmp_path, spec, "20011", "u32", "3")
+    assert "sorted: 20011 keys of 4 bytes, 0 wrong" in out and "scatter         network" in out
+    assert "sorted: 7001 keys of 8 bytes, 0 wrong" in _run(sort_program, tmp_path, spec, "7001", "u64")
+    assert "sorted: 1 keys" in _run(sort_program, tmp_path, spec, "1")
+    for values in ("64", "1"):  # few key values: bins split evenly between the cards
+        out = _run(sort_program, tmp_path, spec, "10007", "u32", "5", values)
+        assert "sorted: 10007 keys of 4 bytes, 0 wrong" in out
+        per_card = [int(x) for x in out.split("cards:")[1].split("\n")[0].split()]
+        assert max(per_card) - min(per_card) <= 1
+
+
+def test_cpp_rtl_cards(sort_program: Path, tmp_path: Path, tmp_path_factory) -> None:
+    from spgen.cli import main
+
+    card = tmp_path_factory.mktemp("cards") / "link4"
+    assert main(["build", "--loopback", "--links", "4", "--op-timeout", "100000", "-o", str(card)]) == 0
+    out = _run(sort_program, tmp_path, {"topology": "fullmesh", "cards": 3, "card": str(card)}, "3001", "u32")
+    assert "sorted: 3001 keys of 4 bytes, 0 wrong" in out
+
+
+def test_cpp_refuses_other_key_types(tmp_path: Path) -> None:
+    src = tmp_path / "bad.cpp"
+    src.write_text("#include <afushell/sort.hpp>\nint main() { std::vector<int> o;\n"
+                   "  return afushell::distributed_sort<int>(nullptr, nullptr, nullptr, 0, o, nullptr).code; }\n")
+    out = subprocess.run(["g++", "-std=c++17", "-fsyntax-only", *INCLUDES, str(src)], capture_output=True, text=True,
+                         check=False)
+    assert out.returncode != 0 and "takes uint32_t or uint64_t keys" in out.stderr
