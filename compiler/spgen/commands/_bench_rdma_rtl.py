@@ -101,7 +101,7 @@ def _size(n: int) -> str:
 
 def rtl_table(recs: list[dict]) -> str:
     """The records as a table, a column per backend and line rate (from rtl_records or its JSON)."""
-    recs = [{**r, **{k: {int(n): v for n, v in r[k].items()} for k in ("latency_ns", "put_gbps", "get_gbps", "reduce_gbps")}}
+    recs = [{**r, **{k: {int(n): v for n, v in r.get(k, {}).items()} for k in ("latency_ns", "put_gbps", "get_gbps", "reduce_gbps")}}
             for r in recs]
     w = 13
 
