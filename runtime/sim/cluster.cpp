@@ -218,6 +218,7 @@ RtlCluster::RtlCluster(const ClusterDesc& d, const Params& card_params, const st
             int from = dir ? l.b : l.a, fp = dir ? l.pb : l.pa, to = dir ? l.a : l.b, tp = dir ? l.pa : l.pb;
             ch.to_card = to, ch.to_port = tp, ch.link = int(i);
             ch.latency = std::max<uint64_t>(1, uint64_t(std::llround(prm_.cycles(l.latency_ns))));
+            ch.cycles_per_byte = 8.0 * prm_.clock_mhz / (1000.0 * l.gbps);
             ch.fault = d.faults[2 * i + size_t(dir)];
             ch.rng.seed(d.seed * 0x9E3779B97F4A7C15ull + 2 * i + size_t(dir));
             if (out_ch_.count({from, fp}) || in_ch_.count({to, tp}))
@@ -575,9 +576,14 @@ void RtlCluster::tick() {
             if (it == out_ch_.end()) continue;  // an unconnected port: its words are lost
             Channel& ch = ch_[size_t(it->second)];
             std::uniform_real_distribution<double> u(0, 1);
+            // The wire sends line_rate_gbps: a word leaves once the words before it have (the
+            // PHY holds it meanwhile), so a port faster than its line is held to the line's
+            // rate; a line at least as fast as the port adds nothing to the cable latency.
+            const double on_wire = std::max(double(c0), ch.wire_free);
+            ch.wire_free = on_wire + 4.0 * units_ * ch.cycles_per_byte;
             if (!ch.in_pkt) {
                 ch.in_pkt = true, ch.widx = 0, ++ch.packets;
-                const double ns = double(c0) * 1000.0 / prm_.clock_mhz;
+                const double ns = on_wire * 1000.0 / prm_.clock_mhz;  // a link down then loses it
                 bool down = false;
                 for (const auto& iv : ch.fault.down) down = down || (ns >= iv.first && ns < iv.second);
                 ch.drop = down || (ch.fault.drop > 0 && u(ch.rng) < ch.fault.drop);
@@ -594,7 +600,8 @@ void RtlCluster::tick() {
             const bool last = (pins.link_out_last >> p) & 1;
             w[SPG_LINK_WORDS] = last;
             if (ch.widx++ == ch.flip_word) w[size_t(ch.flip_bit / 32)] ^= 1u << (ch.flip_bit % 32);
-            if (!ch.drop) ch.q.push_back({c0 + ch.latency, w});
+            const uint64_t leaves = std::max<uint64_t>(c0, uint64_t(std::ceil(ch.wire_free)) - 1);
+            if (!ch.drop) ch.q.push_back({leaves + ch.latency, w});
             ch.last_sent = c0;
             if (last) ch.in_pkt = false;
         }

@@ -60,6 +60,8 @@ public:
     struct Channel {  // one direction of a cable, by its sending (card, port)
         int to_card = -1, to_port = -1, link = -1;
         uint64_t latency = 0;
+        double cycles_per_byte = 0;  // the link's line rate, in card cycles per wire byte
+        double wire_free = 0;        // when the wire has sent everything handed to it (cycles)
         std::deque<std::pair<uint64_t, std::array<uint32_t, SPG_LINK_WORDS + 1>>> q;  // (arrival, units + last)
         bool in_pkt = false, drop = false;
         int flip_word = -1, flip_bit = 0, widx = 0;

@@ -132,6 +132,23 @@ def test_dead_link_times_out_with_dump_naming_it(link_card) -> None:
     assert cl[0].read(0x100, 64) == b"\x07" * 64
 
 
+def test_cables_carry_the_line_rate(link_card) -> None:
+    """Cables send each packet's wire bytes at the link's line_rate_gbps: a line slower than the
+    RTL port (32 bits x 200 MHz = 6.4 Gb/s) holds a put to the line's rate, bytes intact; lines
+    faster than the port add nothing (40 and 100 Gb/s take the same cycles)."""
+    data = bytes(range(256)) * 128  # 32 KiB
+    cycles, gbps = {}, {}
+    for rate in (3.2, 40, 100):
+        cl = rdma.cluster({"topology": "mesh", "dims": [2], "card": str(link_card), "line_rate_gbps": rate})
+        cl[0].write(0x1000, data)
+        cycles[rate] = cl[0].put(1, 0x1000, 0x20000, len(data))
+        assert cl[1].read(0x20000, len(data)) == data
+        gbps[rate] = len(data) * 8 / cl.ns(cycles[rate])
+    assert cycles[40] == cycles[100]
+    assert 0.85 * 3.2 * 64 / 72 < gbps[3.2] <= 3.2 * 64 / 72  # the line's packet-format limit
+    assert gbps[3.2] < 0.6 * gbps[40]
+
+
 def test_routing_loop_ends_in_timeout_with_dump_naming_the_link(link_card) -> None:
     """A routing-table entry rewritten into a loop (card 1 sends traffic for card 2 back to
     card 0, which sends it to card 1 ...): the put ends in TIMEOUT within the engine's bound,
@@ -163,9 +180,11 @@ def test_rtl_cluster_refuses_cards_without_enough_links(link_card, tmp_path) -> 
 def test_mpi_ranks_identical_results_and_cycles(link_card, tmp_path) -> None:
     """An 8-card RTL torus with faults split over 1, 2 and 4 MPI ranks: every operation's
     issue, start and completion cycle, every card's memory checksum, every cable's counters
-    and the end cycle are identical."""
+    and the end cycle are identical. The 4 Gb/s lines are slower than the ports, so the
+    cables between ranks hold words back to the line rate too."""
     exe = rdma.build_mpi_rtl_tool()
     path = _file(tmp_path, {"topology": "torus", "dims": [2, 4], "card": str(link_card), "seed": 5,
+                            "line_rate_gbps": 4,
                             "faults": {"per": 1e-4, "drop": 1e-3},
                             "link_faults": [{"link": 3, "down": [[5000, 40000]]}]})
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
@@ -184,14 +203,19 @@ def test_mpi_ranks_identical_results_and_cycles(link_card, tmp_path) -> None:
 
 
 def test_bench_rdma_rtl_quick(link_card, tmp_path) -> None:
-    """`spgen bench rdma --quick --rtl CARD`: RTL cards beside the model at the RTL link's bit
-    rate, in the table, the JSON and the plot; physically sensible figures."""
+    """`spgen bench rdma --quick --rtl CARD`: RTL cards beside the model at the RTL port's bit rate
+    and at a line rate above it, in the table, the JSON and the plot; physically sensible figures."""
     out, png = tmp_path / "r.json", tmp_path / "r.png"
     assert main(["bench", "rdma", "--quick", "--rtl", str(link_card), "--json", str(out), "--plot", str(png)]) == 0
-    rtl, model = json.loads(out.read_text())["rtl_cards"]
-    assert (rtl["backend"], model["backend"]) == ("rtl", "model") and rtl["line_gbps"] == model["line_gbps"]
-    lat = {int(h): ns for h, ns in rtl["latency_ns"].items()}
-    assert lat[4] > lat[1] > 200  # more hops take longer; never faster than one cable
-    for r in (rtl, model):  # a 64 KiB put within the packet format's limit, and above half of it
-        assert 0.5 * r["line_gbps"] * 64 / 72 < r["throughput_gbps"] <= r["line_gbps"] * 64 / 72
+    recs = json.loads(out.read_text())["rtl_cards"]
+    assert [(r["backend"], r["line_gbps"]) for r in recs] == [("rtl", 6.4), ("model", 6.4), ("rtl", 100), ("model", 100)]
+    for r in recs:
+        lat = {int(h): ns for h, ns in r["latency_ns"].items()}
+        assert lat[4] > lat[1] > 200  # more hops take longer; never faster than one cable
+        bound = min(r["line_gbps"], r["port_gbps"] or r["line_gbps"]) * 64 / 72  # the packet format's limit
+        for kind in ("put_gbps", "get_gbps"):  # a 64 KiB transfer within that limit, and above half of it
+            assert 0.5 * bound < r[kind]["65536"] <= bound
+            assert r[kind]["4096"] < r[kind]["65536"]
+    rtl64, rtl100 = recs[0]["put_gbps"]["65536"], recs[2]["put_gbps"]["65536"]
+    assert rtl100 == pytest.approx(rtl64, rel=0.02)  # the RTL port, not a 100 Gb/s line, is the limit
     assert png.stat().st_size > 10_000

@@ -31,8 +31,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", type=Path, help="write the results as JSON")
     p.add_argument("--plot", type=Path, help="write latency and throughput plots (PNG)")
     p.add_argument("--rtl", type=Path, metavar="CARD",
-                   help="also run on a line of 8 RTL cards built with `spgen build --links 2` (or more) in CARD, "
-                        "beside the model at the same link bit rate")
+                   help="also run on RTL cards built with `spgen build --links 2` (or more) in CARD, beside the "
+                        "model, at the RTL port's bit rate and at the --rates line rates")
 
 
 def _line(rate: float, lat: float, faults: dict | None = None) -> dict:
@@ -167,7 +167,7 @@ def _compare(records: list[dict]) -> str:
 
 def _plot(records: list[dict], path: Path, rtl: list[dict] | None = None) -> None:
     """Model latency and throughput over message size; with `rtl`, a third panel: RTL cards
-    beside the model at the RTL link's bit rate (16 B latency over hops, large-put throughput)."""
+    beside the model, put goodput over message size per line rate."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -203,15 +203,18 @@ def _plot(records: list[dict], path: Path, rtl: list[dict] | None = None) -> Non
 
 
 def _plot_rtl(ax, rtl: list[dict]) -> None:
-    for r in rtl:
-        hops = sorted(r["latency_ns"], key=int)
-        ax.plot([int(h) for h in hops], [r["latency_ns"][h] / 1000 for h in hops], "-o", ms=3,
-                label=f"{'RTL cards' if r['backend'] == 'rtl' else 'model'}: {r['bytes'] >> 10} KiB put {r['throughput_gbps']:.2f} Gb/s "
-                      f"({100 * r['throughput_gbps'] / r['line_gbps']:.0f} %)")
-    ax.set_xlabel("hops")
-    ax.set_ylabel("16 B put, host call to completion [us]")
-    ax.set_title(f"RTL cards vs model at {rtl[0]['line_gbps']:.1f} Gb/s", fontsize=9)
-    ax.grid(True, alpha=0.3)
+    """Put goodput over message size, RTL cards (solid) beside the model (dotted), per line rate."""
+    for i, rate in enumerate(sorted({r["line_gbps"] for r in rtl})):
+        for r in (r for r in rtl if r["line_gbps"] == rate):
+            sizes = sorted(r["put_gbps"], key=int)
+            ax.plot([int(n) for n in sizes], [r["put_gbps"][n] for n in sizes], "-" if r["backend"] == "rtl" else ":",
+                    color=f"C{i}", marker="o", ms=3,
+                    label=f"{'RTL cards' if r['backend'] == 'rtl' else 'model'}, {rate:g} Gb/s line")
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("put size [bytes], 1 hop")
+    ax.set_ylabel("goodput, host call to completion [Gb/s]")
+    ax.set_title("RTL cards vs model", fontsize=9)
+    ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7)
 
 
@@ -243,7 +246,7 @@ def run(args: argparse.Namespace) -> int:
     if args.rtl:
         from ._bench_rdma_rtl import rtl_records
 
-        rtl = rtl_records(rdma, args.rtl, args.quick)
+        rtl = rtl_records(rdma, args.rtl, args.quick, args.rates)
     wall = time.monotonic() - t0
     params = rdma.cluster(_line(100.0, args.latency_ns)).sim.params()
     print(_table(records))
@@ -254,7 +257,8 @@ def run(args: argparse.Namespace) -> int:
     if rtl:
         from ._bench_rdma_rtl import rtl_table
 
-        print("\nRTL cards vs the model at the RTL link's bit rate (latency: host call to completion):")
+        print("\nRTL cards vs the model at the RTL port's bit rate and at the line rates (latency: host call "
+              "to completion; goodput: payload bits over the time from the host's call to the completion it sees):")
         print(rtl_table(rtl))
     errors = sum(r["integrity_errors"] for r in records)
     if args.json:

@@ -1,6 +1,7 @@
-"""`spgen bench rdma --rtl CARD`: the same transfers on a line of 8 RTL cards (complete simulated
-cards built with `spgen build --links 2+`, driven through their CSRs) and on the model given the
-RTL link's bit rate, side by side."""
+"""`spgen bench rdma --rtl CARD`: the same transfers on RTL cards (complete simulated cards built
+with `spgen build --links 2+`, driven through their CSRs) and on the model, side by side, at the
+RTL port's own bit rate and at each line rate of `--rates` (the cables send the wire bytes of every
+packet at the cluster file's line_rate_gbps)."""
 from __future__ import annotations
 
 import time
@@ -14,8 +15,8 @@ __all__ = ["rtl_records", "rtl_table"]
 _SRC, _DST = 0x10000, 0x400000
 
 
-def _spec(card: Path | None, rate: float, faults: dict | None = None) -> dict:
-    spec: dict = {"topology": "mesh", "dims": [8], "latency_ns": 200.0, "line_rate_gbps": rate, "seed": 1}
+def _spec(card: Path | None, rate: float, cards: int, faults: dict | None = None) -> dict:
+    spec: dict = {"topology": "mesh", "dims": [cards], "latency_ns": 200.0, "line_rate_gbps": rate, "seed": 1}
     if card:
         spec["card"] = str(card)
     if faults:
@@ -23,15 +24,16 @@ def _spec(card: Path | None, rate: float, faults: dict | None = None) -> dict:
     return spec
 
 
-def _put(cl, a: int, b: int, data: bytes) -> float:
-    """ns from the host's call to the completion it sees, from an idle host driver (the
-    previous operation's completion drained: on RTL cards that takes two 1 us reads after
-    the completion is seen); the bytes are checked."""
+def _put(cl, a: int, b: int, data: bytes, get: bool = False) -> float:
+    """ns from the host's call to the completion it sees, for a put a -> b (or with `get` a get:
+    card a reads `data` from card b), from an idle host driver (on RTL cards draining the previous
+    completion takes two 1 us reads); the bytes are checked."""
     cl.run(int(cl.sim.clock_mhz * 5))  # 5 us
-    cl[a].write(_SRC, data)
-    cycles = cl[a].put(b, _SRC, _DST, len(data))
-    if cl[b].read(_DST, len(data)) != data:
-        raise SpgenError(f"{len(data)} B put {a} -> {b} arrived corrupted")
+    src, dst = (b, a) if get else (a, b)
+    cl[src].write(_SRC, data)
+    cycles = cl[a].get(b, _DST, _SRC, len(data)) if get else cl[a].put(b, _SRC, _DST, len(data))
+    if cl[dst].read(_DST, len(data)) != data:
+        raise SpgenError(f"{len(data)} B {'get' if get else 'put'} {a} -> {b} arrived corrupted")
     return cl.ns(cycles)
 
 
@@ -48,53 +50,80 @@ def _reduce(cl, cards: int, data: list[np.ndarray]) -> float:
     return cl.ns(cycles)
 
 
-def rtl_records(rdma, card: Path, quick: bool) -> list[dict]:
-    """Latency over 1..7 hops (16 B), throughput and goodput (1e-4 packet errors) of a large put,
-    the pipelined sum of a large vector over 2 and 4 cards, simulation speed -- for RTL cards
-    and for the model with the same link bit rate."""
+def port_gbps(rdma, card: Path) -> tuple[float, float]:
+    """The RTL link port's bit rate (its word per cycle at the card's clock) and that clock."""
+    probe = rdma.cluster(_spec(card, 1.0, 2))
+    mhz = probe.sim.clock_mhz
+    return probe.sim.link_bits * mhz / 1000.0, mhz
+
+
+def rtl_records(rdma, card: Path, quick: bool, rates: list[float] = (100.0, 40.0)) -> list[dict]:
+    """Per line rate (the RTL port's own, then `rates`) and backend (RTL cards, model): latency of
+    a 16 B put over 1..7 hops and the pipelined u32 sum of the largest size over 2 and 4 cards
+    (line of 8 cards), put and get goodput for 4 KiB..1 MiB and goodput of the largest put at a
+    1e-4 packet error rate (2 cards), simulation speed."""
     rng = np.random.default_rng(2)
-    big = 1 << (16 if quick else 20)
+    sizes = [4096, 65536] if quick else [4096 << 2 * i for i in range(5)]  # 4 KiB .. 1 MiB
     hops = [1, 4] if quick else list(range(1, 8))
+    port, _ = port_gbps(rdma, card)
+    small = rng.integers(0, 256, 16, dtype=np.uint8).tobytes()
+    blobs = {n: rng.integers(0, 256, n, dtype=np.uint8).tobytes() for n in sizes}
+    vecs = [rng.integers(0, 1 << 32, sizes[-1] // 4, dtype=np.uint32) for _ in range(4)]
     out = []
-    for backend in ("rtl", "model"):
-        t0 = time.monotonic()
-        probe = rdma.cluster(_spec(card, 1.0))
-        rate = 32 * probe.sim.clock_mhz / 1000.0 if backend == "rtl" else None  # bits per cycle x clock
-        del probe
-        rate = rate or out[0]["line_gbps"]
-        cl = rdma.cluster(_spec(card if backend == "rtl" else None, rate))
-        small = rng.integers(0, 256, 16, dtype=np.uint8).tobytes()
-        lat = {h: _put(cl, 0, h, small) for h in hops}
-        data = rng.integers(0, 256, big, dtype=np.uint8).tobytes()
-        thr = big * 8 / _put(cl, 0, 1, data)
-        faulty = rdma.cluster(_spec(card if backend == "rtl" else None, rate, {"per": 1e-4}))
-        good = big * 8 / _put(faulty, 0, 1, data)
-        vecs = [rng.integers(0, 1 << 32, big // 4, dtype=np.uint32) for _ in range(4)]
-        red = {k: big * 8 / _reduce(cl, k, vecs) for k in (2, 4)}
-        wall = time.monotonic() - t0
-        card_cycles = 8 * (cl.now + faulty.now)
-        out.append({"backend": backend, "line_gbps": rate, "latency_ns": lat, "throughput_gbps": thr,
-                    "goodput_per1e-4_gbps": good, "reduce_gbps": red, "bytes": big, "card_cycles_per_s": card_cycles / wall,
-                    "clock_mhz": cl.sim.clock_mhz})
+    for rate in [port] + [r for r in (rates[:1] if quick else rates) if r != port]:
+        for backend in ("rtl", "model"):
+            where = card if backend == "rtl" else None
+            t0, card_cycles = time.monotonic(), 0
+            line = rdma.cluster(_spec(where, rate, 8))
+            lat = {h: _put(line, 0, h, small) for h in hops}
+            red = {k: sizes[-1] * 8 / _reduce(line, k, vecs) for k in (2, 4)}
+            card_cycles += 8 * line.now
+            del line
+            pair = rdma.cluster(_spec(where, rate, 2))
+            put = {n: n * 8 / _put(pair, 0, 1, blobs[n]) for n in sizes}
+            get = {n: n * 8 / _put(pair, 0, 1, blobs[n], get=True) for n in sizes}
+            card_cycles += 2 * pair.now
+            faulty = rdma.cluster(_spec(where, rate, 2, {"per": 1e-4}))
+            good = sizes[-1] * 8 / _put(faulty, 0, 1, blobs[sizes[-1]])
+            card_cycles += 2 * faulty.now
+            wall = time.monotonic() - t0
+            out.append({"backend": backend, "line_gbps": rate, "port_gbps": port if backend == "rtl" else None,
+                        "latency_ns": lat, "put_gbps": put, "get_gbps": get,
+                        "throughput_gbps": put[sizes[-1]], "goodput_per1e-4_gbps": good, "reduce_gbps": red,
+                        "bytes": sizes[-1],
+                        "card_cycles_per_s": card_cycles / wall, "clock_mhz": pair.sim.clock_mhz})
     return out
 
 
+def _size(n: int) -> str:
+    return f"{n >> 20} MiB" if n >= 1 << 20 else f"{n >> 10} KiB"
+
+
 def rtl_table(recs: list[dict]) -> str:
-    rows = [f"{'':34}" + "".join(f"{r['backend']:>14}" for r in recs)]
-    rows.append(f"{'link bit rate (Gb/s)':34}" + "".join(f"{r['line_gbps']:>14.2f}" for r in recs))
-    for h in recs[0]["latency_ns"]:
-        rows.append(f"{f'16 B put, {h} hop(s) (us)':34}" + "".join(f"{r['latency_ns'][h] / 1000:>14.3f}" for r in recs))
+    """The records as a table, a column per backend and line rate (from rtl_records or its JSON)."""
+    recs = [{**r, **{k: {int(n): v for n, v in r.get(k, {}).items()} for k in ("latency_ns", "put_gbps", "get_gbps", "reduce_gbps")}}
+            for r in recs]
+    w = 13
+
+    def cell(f) -> str:
+        return "".join(f(r) for r in recs)
+
+    rows = [f"{'':30}" + cell(lambda r: f"{r['backend'] + ' ' + format(r['line_gbps'], 'g'):>{w}}")]
+    rows.append(f"{'clock (MHz)':30}" + cell(lambda r: f"{r['clock_mhz']:>{w}.1f}"))
+    rows.append(f"{'16 B put, 1 hop (us)':30}" + cell(lambda r: f"{r['latency_ns'][min(r['latency_ns'])] / 1000:>{w}.3f}"))
     hs = sorted(recs[0]["latency_ns"])
     if len(hs) > 1:
-        rows.append(f"{'added per hop (us)':34}" + "".join(
-            f"{(r['latency_ns'][hs[-1]] - r['latency_ns'][hs[0]]) / (hs[-1] - hs[0]) / 1000:>14.3f}" for r in recs))
-    n = recs[0]["bytes"]
-    rows.append(f"{f'{n >> 10} KiB put, 1 hop (Gb/s)':34}" + "".join(f"{r['throughput_gbps']:>14.2f}" for r in recs))
-    rows.append(f"{'  share of the link bit rate':34}" + "".join(
-        f"{100 * r['throughput_gbps'] / r['line_gbps']:>13.1f}%" for r in recs))
-    rows.append(f"{'  goodput at PER 1e-4 (Gb/s)':34}" + "".join(f"{r['goodput_per1e-4_gbps']:>14.2f}" for r in recs))
+        rows.append(f"{f'16 B put, {hs[-1]} hops (us)':30}" + cell(lambda r: f"{r['latency_ns'][hs[-1]] / 1000:>{w}.3f}"))
+        rows.append(f"{'added per hop (us)':30}" + cell(
+            lambda r: f"{(r['latency_ns'][hs[-1]] - r['latency_ns'][hs[0]]) / (hs[-1] - hs[0]) / 1000:>{w}.3f}"))
+    for kind in ("put", "get"):
+        for n in recs[0][f"{kind}_gbps"]:
+            rows.append(f"{f'{_size(n)} {kind}, 1 hop (Gb/s)':30}" + cell(lambda r, k=kind, n=n: f"{r[f'{k}_gbps'][n]:>{w}.2f}"))
+    rows.append(f"{'  largest put / line rate':30}" + cell(
+        lambda r: f"{100 * r['throughput_gbps'] / r['line_gbps']:>{w - 1}.1f}%"))
+    rows.append(f"{'  goodput at PER 1e-4 (Gb/s)':30}" + cell(lambda r: f"{r['goodput_per1e-4_gbps']:>{w}.2f}"))
+    big = _size(recs[0]["bytes"])
     for k in recs[0]["reduce_gbps"]:
-        rows.append(f"{f'u32 sum of {n >> 10} KiB, {k} cards (Gb/s)':34}" + "".join(
-            f"{r['reduce_gbps'][k]:>14.2f}" for r in recs))
-    rows.append(f"{'simulation (card-cycles/s)':34}" + "".join(f"{r['card_cycles_per_s']:>14.0f}" for r in recs))
+        rows.append(f"{f'u32 sum of {big}, {k} cards (Gb/s)':30}" + cell(lambda r, k=k: f"{r['reduce_gbps'][k]:>{w}.2f}"))
+    rows.append(f"{'simulation (card-cycles/s)':30}" + cell(lambda r: f"{r['card_cycles_per_s']:>{w}.0f}"))
     return "\n".join(rows)
