@@ -304,9 +304,13 @@ RtlCluster::~RtlCluster() {
     }
     clk_cv_.notify_all();
     if (clk_thread_.joinable()) clk_thread_.join();
-    // Cards still open through a handle carry on as single cards, on clocks of their own.
+    // Cards still open through a handle carry on as single cards, on clocks of their own; their
+    // wake-up call named this cluster, which is gone.
     for (int c = 0; c < n_; ++c)
-        if (present(c) && attached_[size_t(c)] > 0) cards_[size_t(c)]->start_own_clock();
+        if (present(c) && attached_[size_t(c)] > 0) {
+            cards_[size_t(c)]->set_wake(nullptr);
+            cards_[size_t(c)]->start_own_clock();
+        }
 }
 
 std::string RtlCluster::card_name(int c) {

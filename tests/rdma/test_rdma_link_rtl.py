@@ -6,26 +6,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from spgen._tools import verilate_cached, verilator_bin, verilator_env
-from spgen.runtime.rdma import rtl_includes, rtl_sources
+from rdma_rtl_tb import PACKET_INC, RTL, lint, verilate_tb
+from spgen._tools import verilator_bin, verilator_env
 
 pytestmark = pytest.mark.xdist_group("rdma_rtl")
-ROOT = Path(__file__).resolve().parents[2]
-RTL = rtl_sources()  # shell/rdma/*.v and the shell modules they use
 TB = Path(__file__).with_name("tb_rdma_link.cpp")
 TB_NET = Path(__file__).with_name("tb_rdma_net.cpp")
-# the C++ link and routing helpers the testbenches share with RTLCluster
-LINKS = ROOT / "runtime" / "rdma" / "rtl_links.hpp"
-LINKS_INC = ("-CFLAGS", f"-I{LINKS.parent}")
-# the generated packet-format include (shell/rdma_packet.vh) every RDMA module reads
-PACKET = ROOT / "shell" / "rdma_packet.vh"
-PACKET_INC = (f"-I{PACKET.parent}",)
-
-
-def _lint(top: str, *params: str) -> str:
-    cmd = [str(verilator_bin()), "--lint-only", "-Wall", *PACKET_INC, "--top-module", top, *params, *map(str, RTL)]
-    r = subprocess.run(cmd, env=verilator_env(), check=False, capture_output=True, text=True)
-    return "" if r.returncode == 0 else r.stdout + r.stderr
 
 
 @pytest.mark.parametrize("top, params", [
@@ -34,7 +20,7 @@ def _lint(top: str, *params: str) -> str:
     ("rdma_router", ("-GP=6",)), ("rdma_card_net", ()), ("rdma_card_net", ("-GP=2", "-GWINDOW=16")),
 ])
 def test_rdma_rtl_lint_clean(top: str, params: tuple) -> None:
-    assert _lint(top, *params) == ""
+    assert lint(top, *params) == ""
 
 
 def test_rdma_rtl_bad_parameter_stops_naming_the_instance(tmp_path: Path) -> None:
@@ -50,7 +36,7 @@ def test_rdma_rtl_bad_parameter_stops_naming_the_instance(tmp_path: Path) -> Non
 
 
 def _model(top: str = "rdma_link_port", tb: Path = TB) -> Path:
-    return verilate_cached("rdma", top, top, [*RTL, tb], (*LINKS_INC, *PACKET_INC), deps=[LINKS, *rtl_includes()])
+    return verilate_tb(top, top, tb)
 
 
 @pytest.mark.parametrize("args", [

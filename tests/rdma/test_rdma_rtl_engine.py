@@ -7,27 +7,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from spgen._tools import verilate_cached, verilator_bin, verilator_env
-from spgen.runtime.rdma import rtl_includes, rtl_sources
+from rdma_rtl_tb import lint, verilate_tb
 
 pytestmark = pytest.mark.xdist_group("rdma_rtl")
-ROOT = Path(__file__).resolve().parents[2]
-RTL = rtl_sources()  # shell/rdma/*.v and the shell modules they use
 TB = Path(__file__).with_name("tb_rdma_engine.cpp")
-# the C++ link and routing helpers the testbenches share with RTLCluster
-LINKS = ROOT / "runtime" / "rdma" / "rtl_links.hpp"
-LINKS_INC = ("-CFLAGS", f"-I{LINKS.parent}")
-# the generated packet-format include (shell/rdma_packet.vh) every RDMA module reads
-PACKET = ROOT / "shell" / "rdma_packet.vh"
-PACKET_INC = (f"-I{PACKET.parent}",)
 # the build the testbench assumes: 1 MiB per card, short operation timeout
 PARAMS = ("-GMEM_BYTES=64'h100000", "-GOP_TIMEOUT=300000", "-GQUEUE_DEPTH=64")
-
-
-def _lint(top: str, *params: str) -> str:
-    cmd = [str(verilator_bin()), "--lint-only", "-Wall", *PACKET_INC, "--top-module", top, *params, *map(str, RTL)]
-    r = subprocess.run(cmd, env=verilator_env(), check=False, capture_output=True, text=True)
-    return "" if r.returncode == 0 else r.stdout + r.stderr
 
 
 @pytest.mark.parametrize("top, params", [
@@ -38,13 +23,12 @@ def _lint(top: str, *params: str) -> str:
     ("rdma_stream_des", ()), ("rdma_stream_des", ("-GWORDS=16",)),
 ])
 def test_rdma_rtl_engine_lint_clean(top: str, params: tuple) -> None:
-    assert _lint(top, *params) == ""
+    assert lint(top, *params) == ""
 
 
 def engine_model() -> Path:
     """The Verilated 2-D torus testbench of rdma_node, cached by content."""
-    return verilate_cached("rdma", "rdma_node", "rdma_node", [*RTL, TB], (*PARAMS, *LINKS_INC, *PACKET_INC),
-                           deps=[LINKS, *rtl_includes()])
+    return verilate_tb("rdma_node", "rdma_node", TB, *PARAMS)
 
 
 def run_tb(*args: str, timeout: int = 600) -> tuple[int, dict[str, int], str]:

@@ -8,26 +8,16 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from spgen._tools import verilate_cached
-from spgen.runtime.rdma import rtl_includes, rtl_sources
+from rdma_rtl_tb import verilate_tb
 
 pytestmark = pytest.mark.xdist_group("rdma_rtl")
-ROOT = Path(__file__).resolve().parents[2]
-RTL = rtl_sources()  # shell/rdma/*.v and the shell modules they use
 TB = Path(__file__).with_name("tb_rdma_stream.cpp")
-# the C++ link and routing helpers the testbenches share with RTLCluster
-LINKS = ROOT / "runtime" / "rdma" / "rtl_links.hpp"
-LINKS_INC = ("-CFLAGS", f"-I{LINKS.parent}")
-# the generated packet-format include (shell/rdma_packet.vh) every RDMA module reads
-PACKET = ROOT / "shell" / "rdma_packet.vh"
-PACKET_INC = (f"-I{PACKET.parent}",)
 PARAMS = ("-GSTREAM=1", "-GMEM_BYTES=64'h100000", "-GQUEUE_DEPTH=8")
 
 
 def stream_model(*extra: str) -> Path:
     """The Verilated 2 x 2 torus of rdma_node with stream endpoints, cached by content."""
-    return verilate_cached("rdma", "rdma_stream", "rdma_node", [*RTL, TB], (*PARAMS, *extra, *LINKS_INC, *PACKET_INC),
-                           deps=[LINKS, *rtl_includes()])
+    return verilate_tb("rdma_stream", "rdma_node", TB, *PARAMS, *extra)
 
 
 def run_stream(*args: str, model: Path | None = None) -> dict[str, int]:

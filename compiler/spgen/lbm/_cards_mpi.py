@@ -38,30 +38,15 @@ __all__ = ["build_slabs_tool", "mpirun_env", "run_slabs_mpi"]
 
 
 def build_slabs_tool() -> Path:
-    """The ``lbm-slabs-mpi`` executable, built against the runtime library, cached by content."""
-    from .._tools import content_hash
-    from ..runtime._build import build_runtime, repo_root
-    from ..runtime.rdma import _mpicxx
+    """The ``lbm-slabs-mpi`` executable (runtime/rdma/lbm_slabs_mpi.cpp), built against the
+    runtime library, cached by content."""
+    from ..runtime._build import repo_root
+    from ..runtime.rdma import build_mpi_program
 
-    mpicxx = _mpicxx()
-    rt = build_runtime()
     root = repo_root()
-    src = root / "runtime" / "rdma" / "lbm_slabs_mpi.cpp"
-    headers = [root / "runtime" / "rdma" / "rtl_mpi_window.hpp", root / "runtime" / "sim" / "cluster.hpp",
-               root / "runtime" / "sim" / "card.hpp",
-               root / "shell" / "include" / "afushell_csr.h"]
-    exe = rt / ("lbm-slabs-mpi-" + content_hash(*[p.read_bytes() for p in (src, *headers)])[:16])
-    if not exe.is_file():
-        tmp = exe.with_name(f"{exe.name}.{os.getpid()}")
-        cmd = [mpicxx, "-std=c++17", "-O2", "-Wall", "-Wextra", "-DOMPI_SKIP_MPICXX", f"-I{root / 'runtime' / 'sim'}",
-               f"-I{root / 'runtime' / 'rdma'}", f"-I{root / 'runtime' / 'rdma' / 'include'}",
-               f"-I{root / 'shell' / 'include'}", str(src), f"-L{rt}", "-lafushell", "-lopae-c-sim",
-               f"-Wl,-rpath,{rt}", "-o", str(tmp)]
-        proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
-        if proc.returncode != 0:
-            raise SpgenError("building lbm-slabs-mpi failed:\n" + (proc.stdout + proc.stderr)[-4000:])
-        tmp.replace(exe)
-    return exe
+    return build_mpi_program("lbm-slabs-mpi", root / "runtime" / "rdma" / "lbm_slabs_mpi.cpp",
+                             (root / "runtime" / "rdma" / "rtl_mpi_window.hpp", root / "runtime" / "sim" / "cluster.hpp",
+                              root / "runtime" / "sim" / "card.hpp", root / "shell" / "include" / "afushell_csr.h"))
 
 
 def mpirun_env() -> dict[str, str]:

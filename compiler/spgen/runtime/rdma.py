@@ -102,25 +102,35 @@ def _mpicxx() -> str:
     return mpicxx
 
 
-def build_mpi_rtl_tool() -> Path:
-    """`rdma-mpi-rtl` (runtime/rdma/rdma_mpi_rtl.cpp): RTL card clusters over MPI ranks, linked
-    against the runtime library (built first), cached with it."""
+def build_mpi_program(name: str, src: Path, headers: tuple[Path, ...] = ()) -> Path:
+    """An MPI program of the runtime (`src`, including `headers`) built with mpicxx and linked
+    against the runtime library (built first); cached in the runtime's build folder under a
+    name that carries the content of its sources, so an edited source builds anew."""
     from ._build import build_runtime, repo_root
 
     mpicxx = _mpicxx()
     rt = build_runtime()
-    exe = rt / "rdma-mpi-rtl"
+    exe = rt / f"{name}-{content_hash(*[p.read_bytes() for p in (src, *headers)])[:16]}"
     if not exe.is_file():
-        root = repo_root() / "runtime"
-        tmp = rt / f"rdma-mpi-rtl.{os.getpid()}"
-        cmd = [mpicxx, "-std=c++17", "-O2", f"-I{root / 'sim'}", f"-I{root / 'rdma'}", f"-I{root / 'rdma' / 'include'}",
-               str(root / "rdma" / "rdma_mpi_rtl.cpp"), f"-L{rt}", "-lafushell", "-lopae-c-sim",
-               f"-Wl,-rpath,{rt}", "-o", str(tmp)]
+        root = repo_root()
+        tmp = exe.with_name(f"{exe.name}.{os.getpid()}")
+        incs = [root / "runtime" / "sim", root / "runtime" / "rdma", root / "runtime" / "rdma" / "include",
+                root / "shell" / "include"]
+        cmd = [mpicxx, "-std=c++17", "-O2", "-Wall", "-Wextra", "-DOMPI_SKIP_MPICXX", *[f"-I{d}" for d in incs],
+               str(src), f"-L{rt}", "-lafushell", "-lopae-c-sim", f"-Wl,-rpath,{rt}", "-o", str(tmp)]
         proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
         if proc.returncode != 0:
-            raise SpgenError("building rdma-mpi-rtl failed:\n" + (proc.stdout + proc.stderr)[-4000:])
+            raise SpgenError(f"building {name} failed:\n" + (proc.stdout + proc.stderr)[-4000:])
         tmp.replace(exe)
     return exe
+
+
+def build_mpi_rtl_tool() -> Path:
+    """`rdma-mpi-rtl` (runtime/rdma/rdma_mpi_rtl.cpp): RTL card clusters over MPI ranks."""
+    from ._build import repo_root
+
+    rdma_dir = repo_root() / "runtime" / "rdma"
+    return build_mpi_program("rdma-mpi-rtl", rdma_dir / "rdma_mpi_rtl.cpp", (rdma_dir / "rtl_mpi_window.hpp",))
 
 
 def build_mpi_tool() -> Path:
@@ -322,12 +332,18 @@ class Cluster:
                 self.sim = self.ext.Cluster(self.description)
         except (ValueError, RuntimeError) as e:
             raise SpgenError(str(e)) from e
-        self.cards = [ClusterCard(self, i) for i in range(self.sim.ncards)]
+
+    @property
+    def cards(self) -> list[ClusterCard]:
+        # made on each call, not kept: a kept list would make the cluster part of a reference
+        # cycle, closed whenever the garbage collector ran rather than when its last user let go
+        return [ClusterCard(self, i) for i in range(self.sim.ncards)]
 
     def __getitem__(self, i: int) -> ClusterCard:
-        if not isinstance(i, int) or not 0 <= i < len(self.cards):
-            raise SpgenError(f"no card {i!r} in this cluster of {len(self.cards)} (cards 0..{len(self.cards) - 1})")
-        return self.cards[i]
+        n = self.sim.ncards
+        if not isinstance(i, int) or not 0 <= i < n:
+            raise SpgenError(f"no card {i!r} in this cluster of {n} (cards 0..{n - 1})")
+        return ClusterCard(self, i)
 
     def dump(self, transfer: Transfer | None = None) -> str:
         """RTL cards: every card's engine state (through its CSRs) and every link's counters,
