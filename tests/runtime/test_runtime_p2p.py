@@ -152,11 +152,13 @@ def test_concurrent_with_host_dma_and_runs(card):
 
 def test_card_sequence_waits_for_host_descriptors_in_flight(card):
     rng = np.random.default_rng(8)
-    h = card.alloc(4 << 20)
+    # 32 MiB: about a million card cycles, so the engines are still busy when the next call
+    # comes even if the host thread loses its core for a while on a loaded machine
+    h = card.alloc(32 << 20)
     h[:] = rng.integers(0, 256, h.nbytes, dtype=np.uint8)
     p = card.peer_alloc(4096)
     p.write(rng.integers(0, 256, 4096, dtype=np.uint8))
-    req = card.dma_async(0x0, h, h.nbytes, "H2F")          # 4 MiB in the engines
+    req = card.dma_async(0x0, h, h.nbytes, "H2F")          # 32 MiB in the engines
     r = card.card_dma(B, p, 4096, "P2F")                   # queued behind it on the card
     assert r.wait_cycles > 1000 and r.last_cycles < r.seq_cycles
     assert req.wait()
