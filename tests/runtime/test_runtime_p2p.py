@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -158,7 +159,13 @@ def test_card_sequence_waits_for_host_descriptors_in_flight(card):
     h[:] = rng.integers(0, 256, h.nbytes, dtype=np.uint8)
     p = card.peer_alloc(4096)
     p.write(rng.integers(0, 256, 4096, dtype=np.uint8))
-    req = card.dma_async(0x0, h, h.nbytes, "H2F")          # 32 MiB in the engines
+    req = card.dma_async(0x0, h, h.nbytes, "H2F")          # 32 MiB for the engines
+    # dma_async returns once the request is queued; the runtime's engine thread pushes its
+    # descriptors a moment later. Only then is there something on the card to wait behind.
+    deadline = time.monotonic() + 30
+    while not card.read_reg_bits("TX_STATUS") & 1 and not req.done:
+        assert time.monotonic() < deadline, "the TX engine never started the 32 MiB request"
+        time.sleep(0.0005)
     r = card.card_dma(B, p, 4096, "P2F")                   # queued behind it on the card
     assert r.wait_cycles > 1000 and r.last_cycles < r.seq_cycles
     assert req.wait()
