@@ -145,11 +145,12 @@ void bind_rdma(py::module& m) {
         return c.card(card)->info();
       })
       .def("reduce_start", [](RtlCluster& c, const std::vector<int>& chain, uint64_t src, uint64_t dst, uint64_t len,
-                              bool f32) {
+                              bool f32, bool all) {
         spgsim::ReduceSpec s;
-        s.chain = chain, s.src = src, s.dst = dst, s.len = len, s.f32 = f32;
+        s.chain = chain, s.src = src, s.dst = dst, s.len = len, s.f32 = f32, s.all = all;
         return spgsim::start_reduce(c, s);
-      }, py::call_guard<py::gil_scoped_release>())
+      }, py::arg("chain"), py::arg("src"), py::arg("dst"), py::arg("len"), py::arg("f32"), py::arg("all") = false,
+      py::call_guard<py::gil_scoped_release>())
       .def("reduce_poll", [](RtlCluster& c, spgsim::Reduction& r) { return spgsim::poll_reduce(c, r); },
            py::call_guard<py::gil_scoped_release>())
       .def("reduce_wait", [](RtlCluster& c, spgsim::Reduction& r, uint64_t max_cycles) {

@@ -242,8 +242,9 @@ static int reduction_result(afu_rdma_cluster c, const spgsim::Reduction& r) {
 }
 #endif
 
-int afuShellRDMAReduceAsync(afu_rdma_cluster c, const int* chain, int cards, uint64_t src, uint64_t dst, uint64_t n,
-                            int dtype, afu_rdma_handle* h) {
+// A reduction (all: an allreduce) on RTL cards or the model.
+static int reduce_async(afu_rdma_cluster c, const int* chain, int cards, uint64_t src, uint64_t dst, uint64_t n,
+                        int dtype, bool all, afu_rdma_handle* h) {
   g_last_error.clear();
   if (!c || !chain || !h || cards < 0) return AFU_RDMA_BAD_ARG;
   if (dtype != AFU_RDMA_U32 && dtype != AFU_RDMA_F32) {
@@ -254,7 +255,7 @@ int afuShellRDMAReduceAsync(afu_rdma_cluster c, const int* chain, int cards, uin
 #ifdef AFUSHELL_RDMA_RTL
   if (c->rtl) {
     spgsim::ReduceSpec s;
-    s.chain = ch, s.src = src, s.dst = dst, s.len = n, s.f32 = dtype == AFU_RDMA_F32;
+    s.chain = ch, s.src = src, s.dst = dst, s.len = n, s.f32 = dtype == AFU_RDMA_F32, s.all = all;
     try {
       c->reductions.push_back(spgsim::start_reduce(*c->rtl, s));
     } catch (const std::exception& e) {
@@ -275,7 +276,7 @@ int afuShellRDMAReduceAsync(afu_rdma_cluster c, const int* chain, int cards, uin
     for (size_t j = 0; j < i; ++j)
       if (ch[i] == ch[j]) return AFU_RDMA_BAD_CARD;
   try {
-    *h = c->sim->reduce(ch, src, n, dtype == AFU_RDMA_F32);
+    *h = c->sim->reduce(ch, src, n, dtype == AFU_RDMA_F32, all);
   } catch (const std::exception& e) {
     g_last_error = e.what();
     return AFU_RDMA_BAD_ARG;
@@ -284,10 +285,27 @@ int afuShellRDMAReduceAsync(afu_rdma_cluster c, const int* chain, int cards, uin
   return op.state == rdma::OP_ERROR ? op.code : AFU_RDMA_OK;
 }
 
+int afuShellRDMAReduceAsync(afu_rdma_cluster c, const int* chain, int cards, uint64_t src, uint64_t dst, uint64_t n,
+                            int dtype, afu_rdma_handle* h) {
+  return reduce_async(c, chain, cards, src, dst, n, dtype, false, h);
+}
+
+int afuShellRDMAAllreduceAsync(afu_rdma_cluster c, const int* chain, int cards, uint64_t src, uint64_t dst,
+                               uint64_t n, int dtype, afu_rdma_handle* h) {
+  return reduce_async(c, chain, cards, src, dst, n, dtype, true, h);
+}
+
 int afuShellRDMAReduce(afu_rdma_cluster c, const int* chain, int cards, uint64_t src, uint64_t dst, uint64_t n,
                        int dtype) {
   afu_rdma_handle h;
   int r = afuShellRDMAReduceAsync(c, chain, cards, src, dst, n, dtype, &h);
+  return r ? r : afuShellRDMAWait(c, h, 0);
+}
+
+int afuShellRDMAAllreduce(afu_rdma_cluster c, const int* chain, int cards, uint64_t src, uint64_t dst, uint64_t n,
+                          int dtype) {
+  afu_rdma_handle h;
+  int r = afuShellRDMAAllreduceAsync(c, chain, cards, src, dst, n, dtype, &h);
   return r ? r : afuShellRDMAWait(c, h, 0);
 }
 

@@ -532,8 +532,9 @@ bool Cluster::engine_packet(Card& c, Packet& pk) {
       if (pk.type == P_RED) {
         s.origin = b[20];
         s.idx = b[21];
-        s.chain.assign(b + 23, b + 23 + (b[22] & 0x7f));
-        s.f32 = b[22] & 0x80;
+        s.chain.assign(b + 23, b + 23 + (b[22] & kRedCards));
+        s.f32 = b[22] & kRedF32;
+        s.all = b[22] & kRedAll;
       }
       uint64_t span = s.len;
       if (s.block) {
@@ -548,8 +549,8 @@ bool Cluster::engine_packet(Card& c, Packet& pk) {
       } else if (pk.type == P_GETRESP) {
         auto it = c.ops.find(s.op);
         s.discard = it == c.ops.end() || it->second.state != OP_PENDING;
-      } else if (pk.type == P_RED && s.idx + 1 < s.chain.size()) {
-        int next = s.chain[s.idx + 1];
+      } else if (pk.type == P_RED && red_streams_on(s)) {
+        int next = s.chain[(s.idx + 1) % s.chain.size()];
         if (next >= int(cards.size()) || c.route[next] == -2) {
           s.discard = true;
           ctrl_msg(c, s.origin, P_ERR, s.op, E_NO_ROUTE, now);
@@ -557,7 +558,7 @@ bool Cluster::engine_packet(Card& c, Packet& pk) {
           auto m = std::make_unique<OutMsg>();
           m->type = P_RED, m->op = s.op, m->src_addr = s.addr, m->dst_addr = s.addr, m->len = s.len;
           m->ready = now, m->streamed = true;
-          m->start = {uint8_t(s.origin), uint8_t(s.idx + 1), uint8_t(s.chain.size() | (s.f32 ? 0x80 : 0))};
+          m->start = {uint8_t(s.origin), uint8_t(s.idx + 1), b[22]};
           m->start.insert(m->start.end(), s.chain.begin(), s.chain.end());
           s.fwd = m.get();
           c.bulk[next].push_back(std::move(m));
@@ -571,12 +572,13 @@ bool Cluster::engine_packet(Card& c, Packet& pk) {
       if (!s.discard) {
         if (s.type == P_RED) {
           if (s.fwd && s.fwd->fed.size() >= 16) return false;  // back-pressure from the next card
-          for (uint64_t i = 0; i < n; i += 4) {
+          const bool result = s.idx >= s.chain.size();  // an allreduce's result going round
+          for (uint64_t i = 0; i < n && !result; i += 4) {
             const uint32_t in = get32(b + i), own = c.mem.word(s.addr + off + i);
             put32(pk.data.data() + i, s.f32 ? f32_add(in, own) : in + own);
           }
           if (s.fwd) s.fwd->fed.push_back(pk);
-          else c.mem.write(s.addr + off, pk.data.data(), n);
+          if (!s.fwd || result) c.mem.write(s.addr + off, pk.data.data(), n);
         } else {
           c.mem.scatter(s.addr, s.block, s.stride, off, b, n);
         }
@@ -585,7 +587,16 @@ bool Cluster::engine_packet(Card& c, Packet& pk) {
       if (s.remaining == 0) {
         if (!s.discard) {
           int64_t vis = now + prm.mem_write_latency;
-          if (s.type == P_PUT || (s.type == P_RED && !s.fwd)) {
+          if (s.type == P_RED && s.all && s.idx + 1 == s.chain.size()) {
+            // the allreduce's last card holds the sums: it streams them round the chain from
+            // its memory, after the sums (one stream per pair of cards at a time, in order)
+            auto m = std::make_unique<OutMsg>();
+            m->type = P_RED, m->op = s.op, m->src_addr = s.addr, m->dst_addr = s.addr, m->len = s.len;
+            m->ready = vis + prm.mem_read_latency;
+            m->start = {uint8_t(s.origin), uint8_t(s.idx + 1), uint8_t(s.chain.size() | (s.f32 ? kRedF32 : 0) | kRedAll)};
+            m->start.insert(m->start.end(), s.chain.begin(), s.chain.end());
+            c.bulk[s.chain[0]].push_back(std::move(m));
+          } else if (s.type == P_PUT || (s.type == P_RED && !s.fwd)) {
             Event e{s.type, s.origin, s.addr, s.len, vis};
             c.events.push_back(e);
             if (on_event) on_event(c.id, e);
@@ -698,9 +709,9 @@ uint64_t Cluster::get(int card, int dst, uint64_t local, uint64_t remote, uint64
   return h;
 }
 
-uint64_t Cluster::reduce(const std::vector<int>& chain, uint64_t addr, uint64_t len, bool f32) {
+uint64_t Cluster::reduce(const std::vector<int>& chain, uint64_t addr, uint64_t len, bool f32, bool all) {
   if (chain.size() < 2 || chain.size() > kPayload - 23)
-    throw std::invalid_argument("a reduction chain needs 2..41 cards");
+    throw std::invalid_argument("a reduction chain needs 2.." + std::to_string(kPayload - 23) + " cards");
   Op* op;
   uint64_t h = issue(chain[0], P_RED, chain[1], addr, addr, len, &op);
   for (int x : chain)
@@ -710,7 +721,7 @@ uint64_t Cluster::reduce(const std::vector<int>& chain, uint64_t addr, uint64_t 
   m->type = P_RED, m->op = uint32_t(h), m->src_addr = addr, m->dst_addr = addr, m->len = len;
   m->ready = now + prm.engine_latency + prm.mem_read_latency;
   // start payload: origin, index in the chain, chain length (bit 7: f32), the chain
-  m->start = {uint8_t(chain[0]), 1, uint8_t(chain.size() | (f32 ? 0x80 : 0))};
+  m->start = {uint8_t(chain[0]), 1, uint8_t(chain.size() | (f32 ? kRedF32 : 0) | (all ? kRedAll : 0))};
   for (int x : chain) m->start.push_back(uint8_t(x));
   cards[chain[0]].bulk[chain[1]].push_back(std::move(m));
   return h;

@@ -156,6 +156,10 @@ struct OutMsg {  // a stream the engine sends to one destination
   int notify_kind = -1, notify_peer = 0;  // target-side event when the last packet leaves
 };
 
+// A reduction's start payload, byte 22: the chain's length and these flags; byte 21 the
+// receiver's index, n.. 2n-2 for an allreduce's result on its way round (chain[idx - n]).
+constexpr uint8_t kRedCards = 0x3f, kRedAll = 0x40, kRedF32 = 0x80;
+
 struct RxStream {  // the stream a target is receiving from one source
   int type = -1;
   uint32_t op = 0;
@@ -166,8 +170,17 @@ struct RxStream {  // the stream a target is receiving from one source
   std::vector<uint8_t> chain;
   size_t idx = 0;
   bool f32 = false;  // reduction: f32 sums (else u32)
+  bool all = false;  // allreduce: after the sums the result goes round the chain
   OutMsg* fwd = nullptr;
 };
+// A card of a reduction passes what arrives on to the next as it arrives: every card of the
+// chain but the last (which holds the sums; an allreduce's last card streams the result
+// round from its memory once it has all of it) and, of the result's round (chain[0..n-2]),
+// all but its last stop.
+inline bool red_streams_on(const RxStream& s) {
+  const size_t n = s.chain.size();
+  return s.idx + 1 < n || (s.all && s.idx >= n && s.idx + 1 < 2 * n - 1);
+}
 
 class Memory {  // sparse byte memory, 64 KiB pages
  public:
@@ -222,7 +235,9 @@ class Cluster {
   uint64_t get(int card, int dst, uint64_t local, uint64_t remote, uint64_t len);
   /// Pipelined sum of the vectors at `addr` along `chain` into the last card's `addr`:
   /// u32 (wrapping) or, with f32, IEEE-754 sums in chain order ((v0 + v1) + v2) + ...
-  uint64_t reduce(const std::vector<int>& chain, uint64_t addr, uint64_t len, bool f32 = false);
+  /// With `all` (allreduce) the last card then streams the result from its memory round the
+  /// chain (to chain[0], on to chain[1], ...), each card writing it at `addr`.
+  uint64_t reduce(const std::vector<int>& chain, uint64_t addr, uint64_t len, bool f32 = false, bool all = false);
   const Op& op(uint64_t handle) const;
   bool wait(uint64_t handle, int64_t max_cycles);
   bool wait_all(const std::vector<uint64_t>& hs, int64_t max_cycles);

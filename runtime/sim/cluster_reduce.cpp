@@ -17,14 +17,15 @@ uint64_t field(uint64_t v, uint64_t mask, int shift) { return (v & mask) >> shif
 std::string where_stuck(RtlCluster& cl, const Reduction& r) {
     std::ostringstream o;
     const double ns_per_cycle = 1000.0 / cl.clock_mhz(), now_ns = double(cl.now()) * ns_per_cycle;
-    for (size_t k = 0; k + 1 < r.spec.chain.size(); ++k) {
-        const int a = r.spec.chain[k], b = r.spec.chain[k + 1];
+    const size_t n = r.spec.chain.size();
+    for (size_t k = 0; k + 1 < n + (r.spec.all ? 1 : 0); ++k) {  // allreduce: the result's hop last -> first
+        const int a = r.spec.chain[k], b = r.spec.chain[(k + 1) % n];
         for (int ch : cl.route(a, b)) {
             const RtlCluster::Channel& c = cl.channels()[size_t(ch)];
             bool down = false;
             for (const auto& iv : c.fault.down) down = down || (iv.first <= now_ns && now_ns < iv.second);
             if (!down && (c.packets == 0 || c.dropped + c.corrupted < c.packets)) continue;
-            o << "  stuck: the sums from card " << a << " to card " << b << " cross link " << c.link << " (to card "
+            o << "  stuck: the " << (k + 1 < n ? "sums" : "result") << " from card " << a << " to card " << b << " cross link " << c.link << " (to card "
               << c.to_card << " port " << c.to_port << "), " << (down ? "down now" : "losing every packet") << ": "
               << c.dropped << " of " << c.packets << " packets dropped\n";
         }
@@ -88,19 +89,23 @@ Reduction start_reduce(RtlCluster& cl, const ReduceSpec& s) {
         }
         Card& c = *cl.card(s.chain[k]);
         uint64_t cfg = sid << AFUSHELL_REDUCE_CFG_SID_SHIFT;
-        if (k + 1 < n) cfg |= uint64_t(s.chain[k + 1]) << AFUSHELL_REDUCE_CFG_NEXT_SHIFT;
-        else cfg |= AFUSHELL_REDUCE_CFG_LAST_MASK;
-        if (k > 0) cfg |= uint64_t(s.chain[k - 1]) << AFUSHELL_REDUCE_CFG_PREV_SHIFT;
-        else cfg |= AFUSHELL_REDUCE_CFG_FIRST_MASK;
+        // an allreduce's result goes round: the last card sends to the first, which gets it
+        // from the last; every card but the last two passes it on
+        cfg |= uint64_t(s.chain[(k + 1) % n]) << AFUSHELL_REDUCE_CFG_NEXT_SHIFT;
+        cfg |= uint64_t(s.chain[(k + n - 1) % n]) << AFUSHELL_REDUCE_CFG_PREV_SHIFT;
+        if (k + 1 == n) cfg |= AFUSHELL_REDUCE_CFG_LAST_MASK;
+        if (k == 0) cfg |= AFUSHELL_REDUCE_CFG_FIRST_MASK;
         if (s.f32) cfg |= AFUSHELL_REDUCE_CFG_F32_MASK;
+        if (s.all) cfg |= AFUSHELL_REDUCE_CFG_ALL_MASK | (k + 2 < n ? AFUSHELL_REDUCE_CFG_FWD_MASK : 0);
         c.mmio_write(AFUSHELL_REDUCE_CFG, cfg);
         c.mmio_write(AFUSHELL_REDUCE_SRC, s.src);
         c.mmio_write(AFUSHELL_REDUCE_DST, s.dst);
         c.mmio_write(AFUSHELL_REDUCE_LEN, s.len);
         c.mmio_write(AFUSHELL_REDUCE_CTRL, AFUSHELL_REDUCE_CTRL_START_MASK);
     }
-    // the unit moves a word per cycle; give faults and crossing traffic room
-    r.deadline = cl.now() + cl.op_timeout_cycles() + 4 * (s.len / 4) + 100000;
+    // the unit moves a word per cycle (an allreduce's result makes a second pass); give
+    // faults and crossing traffic room
+    r.deadline = cl.now() + cl.op_timeout_cycles() + (s.all ? 8 : 4) * (s.len / 4) + 100000;
     return r;
 }
 
@@ -109,8 +114,11 @@ int poll_reduce(RtlCluster& cl, Reduction& r) {
     const size_t n = r.spec.chain.size();
     std::vector<uint64_t> st(n);
     bool all_done = true;
-    // the last card finishes last: the others are read once it is done (or on an error)
-    for (size_t k = n; k-- > 0;) {
+    // the last card finishes last (an allreduce: the one before it, the result's last stop):
+    // the others are read once it is done (or on an error)
+    const size_t shift = r.spec.all ? 1 : 0;
+    for (size_t j = n; j-- > 0;) {
+        const size_t k = (j + n - shift) % n;
         const int c = r.spec.chain[k];
         st[k] = cl.csr_read(c, AFUSHELL_REDUCE_STATUS);
         const uint64_t code = field(st[k], AFUSHELL_REDUCE_STATUS_CODE_MASK, AFUSHELL_REDUCE_STATUS_CODE_SHIFT);
@@ -150,14 +158,15 @@ int wait_reduce(RtlCluster& cl, Reduction& r, uint64_t max_cycles) {
         if (cl.now() < end) continue;  // each poll simulates its MMIO round trips
         if (max_cycles) return RTL_PENDING;
         std::ostringstream o;
-        o << "reduction over cards";
+        o << (r.spec.all ? "allreduction" : "reduction") << " over cards";
         for (int c : r.spec.chain) o << " " << c;
         o << ": not done after " << (cl.now() - r.issued) << " cycles\n";
         for (int c : r.spec.chain) {
             const uint64_t st = cl.csr_read(c, AFUSHELL_REDUCE_STATUS), stalls = cl.csr_read(c, AFUSHELL_REDUCE_STALLS);
             o << "  card " << c << ": reduction " << ((st & AFUSHELL_REDUCE_STATUS_BUSY_MASK) ? "busy" : "idle") << ", "
               << field(st, AFUSHELL_REDUCE_STATUS_WORDS_MASK, AFUSHELL_REDUCE_STATUS_WORDS_SHIFT) << " of "
-              << r.spec.len / 4 << " sums passed on, waited "
+              << (r.spec.all ? 2 : 1) * (r.spec.len / 4) << (r.spec.all ? " words (sums and result)" : " sums")
+              << " passed on, waited "
               << field(stalls, AFUSHELL_REDUCE_STALLS_IN_MASK, AFUSHELL_REDUCE_STALLS_IN_SHIFT)
               << " cycles for the previous card and "
               << field(stalls, AFUSHELL_REDUCE_STALLS_OUT_MASK, AFUSHELL_REDUCE_STALLS_OUT_SHIFT)

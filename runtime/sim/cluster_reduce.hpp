@@ -1,7 +1,8 @@
 // Pipelined reductions along a chain of RTL cards (docs/rdma.md "Reductions"): each card's
 // reduction unit (shell/rdma/rdma_reduce.v, REDUCE_* CSRs) adds its vector to the partial
 // sums arriving from the previous card and sends the sums on; the last card writes the
-// result to its memory. The host side only touches CSRs, on the cluster clock: it binds
+// result to its memory; an allreduce then streams the result round the chain, every card
+// writing it (REDUCE_CFG.ALL). The host side only touches CSRs, on the cluster clock: it binds
 // and starts the chain (the first card once the others are bound), and polls REDUCE_STATUS.
 #pragma once
 #include <cstdint>
@@ -15,13 +16,15 @@ namespace spgsim {
 struct ReduceSpec {
     std::vector<int> chain;   // cards in summation order, each once, at least 2
     uint64_t src = 0;         // the vector's address on every card of the chain
-    uint64_t dst = 0;         // the result's address on the last card (may equal src)
+    uint64_t dst = 0;         // the result's address on the last card, allreduce: every card's (may equal src)
     uint64_t len = 0;         // bytes, a positive multiple of 4
     bool f32 = false;         // false: u32 sums (wrap around); true: f32 sums in chain order
+    bool all = false;         // allreduce: every card of the chain ends with the result at dst
 };
 
 struct ReduceCardStats {
-    uint64_t words = 0;       // REDUCE_STATUS.WORDS: sums sent on (written, on the last card)
+    uint64_t words = 0;       // REDUCE_STATUS.WORDS: sums sent on (written, on the last card);
+                              // allreduce: plus the result's words written or passed on
     uint64_t in_stalls = 0;   // REDUCE_STALLS.IN: cycles waiting for the previous card's sums
     uint64_t out_stalls = 0;  // REDUCE_STALLS.OUT: cycles waiting for credits (or memory)
 };

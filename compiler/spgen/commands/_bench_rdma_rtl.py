@@ -37,16 +37,19 @@ def _put(cl, a: int, b: int, data: bytes, get: bool = False) -> float:
     return cl.ns(cycles)
 
 
-def _reduce(cl, cards: int, data: list[np.ndarray]) -> float:
+def _reduce(cl, cards: int, data: list[np.ndarray], every: bool = False) -> float:
     """ns of a pipelined u32 sum of one vector per card along cards 0..cards-1 (host call to
-    the completion it sees); the sum is checked."""
+    the completion it sees; `every`: an allreduce); the sum is checked on the last card (an
+    allreduce: on every card)."""
     cl.run(int(cl.sim.clock_mhz * 5))
     for c in range(cards):
         cl[c].write(_SRC, data[c])
-    cycles = cl.reduce(list(range(cards)), _SRC, data[0].nbytes, dst=_SRC)
+    call = cl.allreduce if every else cl.reduce
+    cycles = call(list(range(cards)), _SRC, data[0].nbytes, dst=_SRC)
     want = np.sum(np.stack(data[:cards]), axis=0, dtype=np.uint32)
-    if not np.array_equal(np.frombuffer(cl[cards - 1].read(_SRC, data[0].nbytes), np.uint32), want):
-        raise SpgenError(f"reduction over {cards} cards gave a wrong sum")
+    for c in range(cards) if every else [cards - 1]:
+        if not np.array_equal(np.frombuffer(cl[c].read(_SRC, data[0].nbytes), np.uint32), want):
+            raise SpgenError(f"{'allreduce' if every else 'reduction'} over {cards} cards gave a wrong sum on card {c}")
     return cl.ns(cycles)
 
 
@@ -59,16 +62,18 @@ def port_gbps(rdma, card: Path) -> tuple[float, float]:
 
 def rtl_records(rdma, card: Path, quick: bool, rates: list[float] = (100.0, 40.0)) -> list[dict]:
     """Per line rate (the RTL port's own, then `rates`) and backend (RTL cards, model): latency of
-    a 16 B put over 1..7 hops and the pipelined u32 sum of the largest size over 2 and 4 cards
-    (line of 8 cards), put and get goodput for 4 KiB..1 MiB and goodput of the largest put at a
-    1e-4 packet error rate (2 cards), simulation speed."""
+    a 16 B put over 1..7 hops and the pipelined u32 sum and allreduce of the largest size over 2,
+    4 and 8 cards (line of 8 cards; RTL cards at their port's rate only: a line at least as fast
+    as the port takes the very same cycles), put and get goodput for 4 KiB..1 MiB and goodput of
+    the largest put at a 1e-4 packet error rate (2 cards), simulation speed."""
     rng = np.random.default_rng(2)
     sizes = [4096, 65536] if quick else [4096 << 2 * i for i in range(5)]  # 4 KiB .. 1 MiB
     hops = [1, 4] if quick else list(range(1, 8))
     port, _ = port_gbps(rdma, card)
     small = rng.integers(0, 256, 16, dtype=np.uint8).tobytes()
     blobs = {n: rng.integers(0, 256, n, dtype=np.uint8).tobytes() for n in sizes}
-    vecs = [rng.integers(0, 1 << 32, sizes[-1] // 4, dtype=np.uint32) for _ in range(4)]
+    chains = [2, 4] if quick else [2, 4, 8]
+    vecs = [rng.integers(0, 1 << 32, sizes[-1] // 4, dtype=np.uint32) for _ in range(chains[-1])]
     out = []
     for rate in [port] + [r for r in (rates[:1] if quick else rates) if r != port]:
         for backend in ("rtl", "model"):
@@ -76,7 +81,9 @@ def rtl_records(rdma, card: Path, quick: bool, rates: list[float] = (100.0, 40.0
             t0, card_cycles = time.monotonic(), 0
             line = rdma.cluster(_spec(where, rate, 8))
             lat = {h: _put(line, 0, h, small) for h in hops}
-            red = {k: sizes[-1] * 8 / _reduce(line, k, vecs) for k in (2, 4)}
+            sums = backend == "model" or rate == port
+            red = {k: sizes[-1] * 8 / _reduce(line, k, vecs) for k in chains} if sums else {}
+            allred = {k: sizes[-1] * 8 / _reduce(line, k, vecs, every=True) for k in chains} if sums else {}
             card_cycles += 8 * line.now
             del line
             pair = rdma.cluster(_spec(where, rate, 2))
@@ -90,6 +97,7 @@ def rtl_records(rdma, card: Path, quick: bool, rates: list[float] = (100.0, 40.0
             out.append({"backend": backend, "line_gbps": rate, "port_gbps": port if backend == "rtl" else None,
                         "latency_ns": lat, "put_gbps": put, "get_gbps": get,
                         "throughput_gbps": put[sizes[-1]], "goodput_per1e-4_gbps": good, "reduce_gbps": red,
+                        "allreduce_gbps": allred,
                         "bytes": sizes[-1],
                         "card_cycles_per_s": card_cycles / wall, "clock_mhz": pair.sim.clock_mhz})
     return out
@@ -101,7 +109,8 @@ def _size(n: int) -> str:
 
 def rtl_table(recs: list[dict]) -> str:
     """The records as a table, a column per backend and line rate (from rtl_records or its JSON)."""
-    recs = [{**r, **{k: {int(n): v for n, v in r.get(k, {}).items()} for k in ("latency_ns", "put_gbps", "get_gbps", "reduce_gbps")}}
+    recs = [{**r, **{k: {int(n): v for n, v in r.get(k, {}).items()} for k in ("latency_ns", "put_gbps", "get_gbps", "reduce_gbps",
+                                                              "allreduce_gbps")}}
             for r in recs]
     w = 13
 
@@ -123,7 +132,9 @@ def rtl_table(recs: list[dict]) -> str:
         lambda r: f"{100 * r['throughput_gbps'] / r['line_gbps']:>{w - 1}.1f}%"))
     rows.append(f"{'  goodput at PER 1e-4 (Gb/s)':30}" + cell(lambda r: f"{r['goodput_per1e-4_gbps']:>{w}.2f}"))
     big = _size(recs[0]["bytes"])
-    for k in recs[0]["reduce_gbps"]:
-        rows.append(f"{f'u32 sum of {big}, {k} cards (Gb/s)':30}" + cell(lambda r, k=k: f"{r['reduce_gbps'][k]:>{w}.2f}"))
+    for kind, what in (("reduce_gbps", "sum"), ("allreduce_gbps", "allreduce")):
+        for k in sorted({k for r in recs for k in r.get(kind, {})}):
+            rows.append(f"{f'u32 {what} of {big}, {k} cards (Gb/s)':30}" + cell(
+                lambda r, kind=kind, k=k: f"{r[kind][k]:>{w}.2f}" if k in r.get(kind, {}) else f"{'--':>{w}}"))
     rows.append(f"{'simulation (card-cycles/s)':30}" + cell(lambda r: f"{r['card_cycles_per_s']:>{w}.0f}"))
     return "\n".join(rows)

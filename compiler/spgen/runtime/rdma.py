@@ -389,6 +389,17 @@ class Cluster:
         "Reductions"). `dtype`: "u32" (wrapping sums) or "f32" (IEEE-754 sums in chain order,
         ((v0 + v1) + v2) + ...; numpy's np.uint32 / np.float32 work too). Returns a handle
         whose wait() simulates until the sum is complete (RDMAError on failure)."""
+        return self._reduce("reduce", chain, src, nbytes, dst, dtype)
+
+    def allreduce_async(self, chain: list[int], src: int, nbytes: int, *, dst: int | None = None,
+                        dtype: Any = "u32") -> Transfer | Reduction:
+        """As reduce_async(), the same sums in the same order, then the last card streams the
+        result round the chain (to chain[0], on to chain[1], ...), each card writing it to
+        `dst` (default `src`): every card of the chain ends with it."""
+        return self._reduce("allreduce", chain, src, nbytes, dst, dtype)
+
+    def _reduce(self, what: str, chain: list[int], src: int, nbytes: int, dst: int | None,
+                dtype: Any) -> Transfer | Reduction:
         import numpy as np
 
         try:
@@ -397,25 +408,25 @@ class Cluster:
         except TypeError:
             kind = None
         if kind not in (np.dtype(np.uint32), np.dtype(np.float32)):
-            raise SpgenError(f"reduce: dtype {dtype!r} is not one of u32, f32")
+            raise SpgenError(f"{what}: dtype {dtype!r} is not one of u32, f32")
         chain = list(chain)
         if not all(isinstance(c, int) for c in chain):
-            raise SpgenError(f"reduce: chain {chain!r} must list card numbers")
+            raise SpgenError(f"{what}: chain {chain!r} must list card numbers")
         dst = src if dst is None else dst
-        f32 = kind == np.dtype(np.float32)
+        f32, every = kind == np.dtype(np.float32), what == "allreduce"
         if self.rtl:
-            r = Reduction(self, self.sim.reduce_start(chain, src, dst, nbytes, f32))
+            r = Reduction(self, self.sim.reduce_start(chain, src, dst, nbytes, f32, every))
             r._raise_if_refused()
             return r
         if dst != src:
-            raise SpgenError("reduce: the network model sums in place (dst must equal src)")
+            raise SpgenError(f"{what}: the network model sums in place (dst must equal src)")
         if len(chain) < 2 or len(set(chain)) != len(chain):
             raise RDMAError(6, f"{self.ext.error_text(6)}: a reduction chain needs 2 or more distinct cards, "
                                f"got {chain}")
         try:
-            h = self.sim.reduce(chain, src, nbytes, f32)
+            h = self.sim.reduce(chain, src, nbytes, f32, every)
         except ValueError as e:
-            raise SpgenError(f"reduce: {e}") from None
+            raise SpgenError(f"{what}: {e}") from None
         t = Transfer(self, h)
         self._raise_now(t)
         return t
@@ -425,6 +436,12 @@ class Cluster:
         """Blocking reduce_async(); returns the cycles from the call to the completion the
         host sees."""
         return self.reduce_async(chain, src, nbytes, dst=dst, dtype=dtype).wait()
+
+    def allreduce(self, chain: list[int], src: int, nbytes: int, *, dst: int | None = None,
+                  dtype: Any = "u32") -> int:
+        """Blocking allreduce_async(); returns the cycles from the call to the completion the
+        host sees (every card holds the result)."""
+        return self.allreduce_async(chain, src, nbytes, dst=dst, dtype=dtype).wait()
 
     def _card_info(self, card: int) -> dict[str, str]:
         if not self.rtl:
@@ -583,7 +600,7 @@ def _reg_bits(name: str, rtype: str, value: float | bool) -> int:
 
 
 class Reduction:
-    """A reduction under way on RTL cards (Cluster.reduce_async): wait() polls the chain's
+    """A reduction under way on RTL cards (Cluster.reduce_async, allreduce_async): wait() polls the chain's
     REDUCE_STATUS through MMIO until every card is done; `cards` has per card of the chain
     the sums passed on and the cycles it waited for the previous card (`in_stalls`) and for
     the next card's credits (`out_stalls`)."""

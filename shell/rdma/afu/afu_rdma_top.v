@@ -165,7 +165,7 @@ module afu_rdma_top #(
     // the reduction unit: CSRs, the unit, its endpoint pair's core side (in rdma_node)
     wire [5:0]   red_next, red_prev;
     wire [7:0]   red_sid, red_code;
-    wire         red_first, red_last, red_f32, red_start, red_unit_rst, red_ep_rst, red_busy, red_done;
+    wire         red_first, red_last, red_f32, red_all, red_fwd, red_start, red_unit_rst, red_ep_rst, red_busy, red_done;
     wire [63:0]  red_src, red_dst, red_len;
     wire [31:0]  red_words, red_in_stalls, red_out_stalls;
     wire [1:0]   red_errors;
@@ -178,12 +178,14 @@ module afu_rdma_top #(
         .clk(clk), .rst(rst), .mmio_wr_valid(mmio_wr_valid && w_red), .mmio_wr_addr(mmio_wr_addr),
         .mmio_wr_data(mmio_wr_data), .mmio_rd_valid(mmio_rd_valid && r_red), .mmio_rd_addr(mmio_rd_addr),
         .mmio_rd_resp_valid(d_resp_valid), .mmio_rd_resp_data(d_resp_data), .next(red_next), .prev(red_prev),
-        .sid(red_sid), .first(red_first), .last(red_last), .f32(red_f32), .src(red_src), .dst(red_dst),
+        .sid(red_sid), .first(red_first), .last(red_last), .f32(red_f32), .allreduce(red_all), .fwd(red_fwd),
+        .src(red_src), .dst(red_dst),
         .len(red_len), .start(red_start), .unit_rst(red_unit_rst), .ep_rst(red_ep_rst), .busy(red_busy),
         .done(red_done), .code(red_code), .words(red_words), .in_stalls(red_in_stalls),
         .out_stalls(red_out_stalls), .ep_errors(red_errors));
     rdma_reduce #(.MEM_BYTES(RDMA_MEM_BYTES)) u_reduce (
         .clk(clk), .rst(red_unit_rst), .start(red_start), .first(red_first), .last(red_last), .f32(red_f32),
+        .allreduce(red_all), .fwd(red_fwd),
         .src(red_src), .dst(red_dst), .len(red_len), .busy(red_busy), .done(red_done), .code(red_code),
         .words_out(red_words), .in_stalls(red_in_stalls), .out_stalls(red_out_stalls),
         .mem_rd_address(q_rd_address), .mem_rd_read(q_rd_read), .mem_rd_waitrequest(q_rd_wait),

@@ -86,7 +86,8 @@ double afuShellRDMAClockMHz(afu_rdma_cluster c);
 const char *afuShellRDMAErrorString(int code);
 
 /* ---- Reductions (docs/rdma.md, "Reductions"): a pipelined sum of one vector per card
- * along a chain of cards; the last card of the chain holds the result. */
+ * along a chain of cards; the last card of the chain holds the result (an allreduce: every
+ * card of the chain). */
 
 /** Element types of a reduction. */
 enum afu_rdma_dtype {
@@ -107,6 +108,15 @@ int afuShellRDMAReduceAsync(afu_rdma_cluster c, const int *chain, int cards, uin
 /** Blocking: afuShellRDMAReduceAsync + afuShellRDMAWait. */
 int afuShellRDMAReduce(afu_rdma_cluster c, const int *chain, int cards, uint64_t src, uint64_t dst, uint64_t n,
                        int dtype);
+/** Allreduce: as afuShellRDMAReduceAsync, the same sums in the same order, then the last card
+ *  streams the result round the chain (to chain[0], on to chain[1], ... chain[cards-2]), each
+ *  card writing it to `dst` (the model: `dst` = `src`), so every card of the chain ends with
+ *  it. The same errors; a timeout also names the hop from the last card to the first. */
+int afuShellRDMAAllreduceAsync(afu_rdma_cluster c, const int *chain, int cards, uint64_t src, uint64_t dst,
+                               uint64_t n, int dtype, afu_rdma_handle *handle);
+/** Blocking: afuShellRDMAAllreduceAsync + afuShellRDMAWait. */
+int afuShellRDMAAllreduce(afu_rdma_cluster c, const int *chain, int cards, uint64_t src, uint64_t dst, uint64_t n,
+                          int dtype);
 
 /* ---- RTL cards: a pipeline of core cascades across cards (docs/rdma.md, "Streams over
  * links"). Every card of the cluster is a `spgen build PROG.spd --cascade C --links N`
