@@ -4,19 +4,26 @@
 // sent in a window arrives in a later one). Fault decisions belong to the sending side of
 // each cable. So every rank count computes the same cycles: the workload's completions,
 // memory checksums and link counters printed on stdout are identical for 1 and K ranks.
-//   mpirun -np K rdma-mpi-rtl CLUSTER.json [OPS_PER_CARD SEED]
+// With REDUCE_WORDS, a u32 reduction and an f32 allreduce of that many words along all
+// cards follow (in seeded chain orders), each rank the host of its own cards of the chain.
+//   mpirun -np K rdma-mpi-rtl CLUSTER.json [OPS_PER_CARD SEED [REDUCE_WORDS]]
 // stdout: the results (compare them); stderr: wall time and card-cycles per second.
 #include <mpi.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <vector>
 
+#include "afushell_csr.h"
 #include "cluster.hpp"
 #include "cluster_file.hpp"
+#include "cluster_reduce.hpp"
 #include "rtl_mpi_window.hpp"
 
 namespace {
@@ -28,6 +35,89 @@ uint64_t mix(uint64_t x) {
   return x ^ (x >> 33);
 }
 
+// A reduction driven by the hosts of a split cluster: each rank programs and polls the
+// chain's cards it simulates (REDUCE_* CSRs, as start_reduce / poll_reduce do in one
+// process); every step is taken at a window boundary once all ranks agree, so 1 and K ranks
+// take the same cycles. *status: the chain's REDUCE_STATUS, on its own cards. Returns the
+// RTL_* code, the same on every rank.
+int split_reduce(spgsim::RtlCluster& cl, const spgsim::ReduceSpec& s, uint64_t sid, uint64_t L,
+                 const std::vector<int>& owner, int ranks, std::vector<uint64_t>* status) {
+  std::string why;
+  if (const int code = spgsim::check_reduce(cl, s, &why)) return code;
+  const size_t n = s.chain.size();
+  const uint64_t none = ~0ull;
+  std::vector<uint64_t> rd(n, none), &st = *status;
+  st.assign(n, 0);
+  auto card = [&](size_t k) { return cl.card(s.chain[k]); };  // null: another rank's
+  // every card but the first, bound and confirmed by a read, then the first
+  for (size_t k = n; k-- > 1;)
+    if (card(k)) spgsim::program_reduce(*card(k), s, k, sid), rd[k] = card(k)->post_read(AFUSHELL_REDUCE_STATUS);
+  auto bound = [&] {
+    for (size_t k = 1; k < n; ++k)
+      if (rd[k] != none && !card(k)->read_result(rd[k], &st[k])) return false;
+    return true;
+  };
+  while (!all(bound())) window(cl, L, owner, ranks);
+  if (card(0)) spgsim::program_reduce(*card(0), s, 0, sid);
+  const uint64_t deadline = spgsim::reduce_deadline(cl, s);
+  rd.assign(n, none);
+  std::vector<char> fin(n, 0);
+  auto finished = [&] {  // a STATUS read of every own card in flight, until each is DONE
+    bool mine = true;
+    for (size_t k = 0; k < n; ++k) {
+      if (!card(k) || fin[k]) continue;
+      mine = false;
+      if (rd[k] == none) rd[k] = card(k)->post_read(AFUSHELL_REDUCE_STATUS);
+      else if (card(k)->read_result(rd[k], &st[k])) rd[k] = none, fin[k] = (st[k] & AFUSHELL_REDUCE_STATUS_DONE_MASK) != 0;
+    }
+    return mine;
+  };
+  int code = spgsim::RTL_OK;
+  while (!all(finished())) {
+    if (cl.now() > deadline) {  // the same window on every rank
+      for (size_t k = 0; k < n; ++k)
+        if (card(k)) card(k)->mmio_write(AFUSHELL_REDUCE_CTRL, AFUSHELL_REDUCE_CTRL_ABORT_MASK);
+      code = spgsim::RTL_TIMEOUT;
+      break;
+    }
+    window(cl, L, owner, ranks);
+  }
+  for (size_t k = 0; k < n; ++k)
+    if (card(k))
+      code = std::max(code, int((st[k] & AFUSHELL_REDUCE_STATUS_CODE_MASK) >> AFUSHELL_REDUCE_STATUS_CODE_SHIFT));
+  int agreed = code;
+  MPI_Allreduce(&code, &agreed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  return agreed;
+}
+
+// Card c's vector of a reduction: u32 words or finite f32 values over 20 binary decades.
+uint32_t element(uint64_t seed, int c, uint64_t i, bool f32) {
+  const uint64_t x = mix(seed * 7777 + uint64_t(c) * 1000003 + i);
+  if (!f32) return uint32_t(x);
+  const float v = std::ldexp(float(int32_t(uint32_t(x))), int((x >> 40) % 20) - 40);
+  uint32_t w;
+  std::memcpy(&w, &v, 4);
+  return w;
+}
+
+// The chain-order sum of element i along `chain`, as numpy adds it.
+uint32_t chain_sum(uint64_t seed, const std::vector<int>& chain, uint64_t i, bool f32) {
+  uint32_t acc = element(seed, chain[0], i, f32);
+  for (size_t k = 1; k < chain.size(); ++k) {
+    const uint32_t w = element(seed, chain[k], i, f32);
+    if (!f32) {
+      acc += w;
+      continue;
+    }
+    float a, b;
+    std::memcpy(&a, &acc, 4), std::memcpy(&b, &w, 4);
+    volatile float r = a + b;  // one rounding per addition, in chain order
+    const float rr = r;
+    std::memcpy(&acc, &rr, 4);
+  }
+  return acc;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -36,11 +126,12 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
   if (argc < 2) {
-    if (!rank) std::fprintf(stderr, "usage: mpirun -np K %s CLUSTER.json [OPS_PER_CARD SEED]\n", argv[0]);
+    if (!rank) std::fprintf(stderr, "usage: mpirun -np K %s CLUSTER.json [OPS_PER_CARD SEED [REDUCE_WORDS]]\n", argv[0]);
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   const int per_card = argc > 2 ? std::atoi(argv[2]) : 4;
   const uint64_t seed = argc > 3 ? std::strtoull(argv[3], nullptr, 10) : 1;
+  const uint64_t red_words = argc > 4 ? std::strtoull(argv[4], nullptr, 10) : 0;
   std::unique_ptr<spgsim::RtlCluster> cl;
   std::vector<int> owner;
   try {
@@ -99,6 +190,52 @@ int main(int argc, char** argv) {
     return true;
   };
   while (!all(done())) window(*cl, L, owner, ranks);
+
+  // the reductions: a u32 sum, then an f32 allreduce, each along all cards in a seeded order
+  const uint64_t RSRC = 0x400000, RDST = 0x800000;
+  std::vector<std::string> red_rows;
+  uint64_t red_bad = 0;
+  if (red_words) {
+    std::vector<int> members;
+    for (int c = 0; c < n; ++c)
+      if (cl->member(c)) members.push_back(c);
+    for (int r = 0; r < 2; ++r) {
+      const bool f32 = r == 1;
+      spgsim::ReduceSpec s;
+      s.chain = members;
+      for (size_t i = s.chain.size(); i-- > 1;) std::swap(s.chain[i], s.chain[mix(seed * 31 + uint64_t(r) * 977 + i) % (i + 1)]);
+      s.src = RSRC, s.dst = RDST + uint64_t(r) * 4 * red_words, s.len = 4 * red_words, s.f32 = f32, s.all = r == 1;
+      for (int c : s.chain) {
+        if (!cl->present(c)) continue;
+        std::vector<uint32_t> v(red_words);
+        for (uint64_t i = 0; i < red_words; ++i) v[i] = element(seed, c, i, f32);
+        cl->mem(c, s.src, v.data(), s.len, true);
+      }
+      const uint64_t issued = cl->now();
+      std::vector<uint64_t> st;
+      const int code = split_reduce(*cl, s, uint64_t(r) + 1, L, owner, ranks, &st);
+      std::ostringstream row;
+      row << (s.all ? "allreduce f32" : "reduce u32") << " chain";
+      for (int c : s.chain) row << " " << c;
+      row << ": code " << code << " issued " << issued << " done " << cl->now();
+      red_rows.push_back(row.str());
+      // the result, on the chain's last card (an allreduce: on every card), checked here
+      std::vector<uint32_t> got(red_words);
+      for (size_t k = 0; k < s.chain.size(); ++k) {
+        const int c = s.chain[k];
+        if (!cl->present(c) || (!s.all && k + 1 < s.chain.size())) continue;
+        cl->mem(c, s.dst, got.data(), s.len, false);
+        for (uint64_t i = 0; i < red_words; ++i) red_bad += got[i] != chain_sum(seed, s.chain, i, f32);
+      }
+      uint64_t words = 0;  // every card's REDUCE_STATUS.WORDS, summed over the ranks below
+      for (size_t k = 0; k < s.chain.size(); ++k)
+        if (cl->present(s.chain[k]))
+          words += (st[k] & AFUSHELL_REDUCE_STATUS_WORDS_MASK) >> AFUSHELL_REDUCE_STATUS_WORDS_SHIFT;
+      uint64_t total = 0;
+      MPI_Allreduce(&words, &total, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+      red_rows.back() += ", words " + std::to_string(total);
+    }
+  }
   const uint64_t end = cl->now();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
@@ -127,6 +264,8 @@ int main(int argc, char** argv) {
   for (int c = 0; c < n; ++c) cycles_local += cl->present(c) ? end : 0;
   uint64_t card_cycles = 0;
   MPI_Reduce(&cycles_local, &card_cycles, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+  uint64_t bad = 0;
+  MPI_Reduce(&red_bad, &bad, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
   if (rank == 0) {
     int failed = 0;
     for (int i = 0; i < n * per_card; ++i) {
@@ -143,6 +282,8 @@ int main(int argc, char** argv) {
       std::printf("channel %zu packets %llu dropped %llu corrupted %llu\n", i, (unsigned long long)row[0],
                   (unsigned long long)row[1], (unsigned long long)row[2]);
     }
+    for (const auto& row : red_rows) std::printf("%s\n", row.c_str());
+    if (red_words) std::printf("reduction results: %llu wrong words\n", (unsigned long long)bad);
     std::printf("end cycle %llu, %d failed\n", (unsigned long long)end, failed);
     std::fprintf(stderr, "%d ranks: %llu card-cycles in %.2f s = %.0f card-cycles/s (window %llu cycles)\n", ranks,
                  (unsigned long long)card_cycles, wall, double(card_cycles) / wall, (unsigned long long)L);

@@ -78,6 +78,8 @@ public:
     int size() const { return n_; }
     /// Card c is simulated here (and not absent).
     bool present(int c) const { return c >= 0 && c < n_ && cards_[size_t(c)] != nullptr; }
+    /// Card c is a card of the cluster (not absent), simulated here or by another process.
+    bool member(int c) const { return c >= 0 && c < n_ && !d_.absent[size_t(c)]; }
     /// Every local card's driver has finished the set-up (card id, ports, routes, INFO).
     bool ready() const;
     /// The shortest cable latency in cycles: the look-ahead of a split over processes.

@@ -40,33 +40,66 @@ void finish(RtlCluster& cl, Reduction& r, int code, const std::string& error) {
 }
 }  // namespace
 
+int check_reduce(const RtlCluster& cl, const ReduceSpec& s, std::string* why) {
+    if (s.chain.size() < 2) {
+        *why = "a reduction chain needs at least 2 cards";
+        return RTL_BAD_CARD;
+    }
+    std::set<int> seen;
+    for (int c : s.chain) {
+        if (!cl.member(c)) {
+            *why = "card " + std::to_string(c) + " is not in the cluster";
+            return RTL_BAD_CARD;
+        }
+        if (!seen.insert(c).second) {
+            *why = "card " + std::to_string(c) + " is twice in the chain";
+            return RTL_BAD_CARD;
+        }
+    }
+    if (s.len == 0 || s.len % 4 || s.src % 4 || s.dst % 4) {
+        *why = "addresses and the size must be multiples of 4 bytes, the size positive";
+        return RTL_ALIGN;
+    }
+    const uint64_t mem = cl.mem_bytes();
+    if (s.src > mem || s.len > mem - s.src || s.dst > mem || s.len > mem - s.dst) {
+        *why = "the vector or the result runs past the end of the card memory";
+        return RTL_LOCAL_RANGE;
+    }
+    return RTL_OK;
+}
+
+void program_reduce(Card& c, const ReduceSpec& s, size_t k, uint64_t sid) {
+    const size_t n = s.chain.size();
+    uint64_t cfg = sid << AFUSHELL_REDUCE_CFG_SID_SHIFT;
+    // an allreduce's result goes round: the last card sends to the first, which gets it
+    // from the last; every card but the last two passes it on
+    cfg |= uint64_t(s.chain[(k + 1) % n]) << AFUSHELL_REDUCE_CFG_NEXT_SHIFT;
+    cfg |= uint64_t(s.chain[(k + n - 1) % n]) << AFUSHELL_REDUCE_CFG_PREV_SHIFT;
+    if (k + 1 == n) cfg |= AFUSHELL_REDUCE_CFG_LAST_MASK;
+    if (k == 0) cfg |= AFUSHELL_REDUCE_CFG_FIRST_MASK;
+    if (s.f32) cfg |= AFUSHELL_REDUCE_CFG_F32_MASK;
+    if (s.all) cfg |= AFUSHELL_REDUCE_CFG_ALL_MASK | (k + 2 < n ? AFUSHELL_REDUCE_CFG_FWD_MASK : 0);
+    c.mmio_write(AFUSHELL_REDUCE_CFG, cfg);
+    c.mmio_write(AFUSHELL_REDUCE_SRC, s.src);
+    c.mmio_write(AFUSHELL_REDUCE_DST, s.dst);
+    c.mmio_write(AFUSHELL_REDUCE_LEN, s.len);
+    c.mmio_write(AFUSHELL_REDUCE_CTRL, AFUSHELL_REDUCE_CTRL_START_MASK);
+}
+
+uint64_t reduce_deadline(const RtlCluster& cl, const ReduceSpec& s) {
+    // the unit moves a word per cycle (an allreduce's result makes a second pass); give
+    // faults and crossing traffic room
+    return cl.now() + cl.op_timeout_cycles() + (s.all ? 8 : 4) * (s.len / 4) + 100000;
+}
+
 Reduction start_reduce(RtlCluster& cl, const ReduceSpec& s) {
     Reduction r;
     r.spec = s;
     r.issued = cl.now();
     const size_t n = s.chain.size();
-    if (n < 2) {
-        finish(cl, r, RTL_BAD_CARD, "a reduction chain needs at least 2 cards");
-        return r;
-    }
-    std::set<int> seen;
-    for (int c : s.chain) {
-        if (!cl.present(c)) {
-            finish(cl, r, RTL_BAD_CARD, "card " + std::to_string(c) + " is not in the cluster");
-            return r;
-        }
-        if (!seen.insert(c).second) {
-            finish(cl, r, RTL_BAD_CARD, "card " + std::to_string(c) + " is twice in the chain");
-            return r;
-        }
-    }
-    if (s.len == 0 || s.len % 4 || s.src % 4 || s.dst % 4) {
-        finish(cl, r, RTL_ALIGN, "addresses and the size must be multiples of 4 bytes, the size positive");
-        return r;
-    }
-    const uint64_t mem = cl.mem_bytes();
-    if (s.src > mem || s.len > mem - s.src || s.dst > mem || s.len > mem - s.dst) {
-        finish(cl, r, RTL_LOCAL_RANGE, "the vector or the result runs past the end of the card memory");
+    std::string why;
+    if (const int code = check_reduce(cl, s, &why)) {
+        finish(cl, r, code, why);
         return r;
     }
     // a new reduction number, the same on every card: the next after the highest in use,
@@ -78,34 +111,15 @@ Reduction start_reduce(RtlCluster& cl, const ReduceSpec& s) {
     sid = (sid + 1) & (AFUSHELL_REDUCE_CFG_SID_MASK >> AFUSHELL_REDUCE_CFG_SID_SHIFT);
     // bind and start every card but the first; a read of each of them (in parallel, behind
     // its writes) confirms they are bound before the first card starts sending sums
-    for (size_t k = n; k-- > 0;) {
-        if (k == 0) {
-            std::vector<uint64_t> ids(n);
-            for (size_t j = 1; j < n; ++j) ids[j] = cl.card(s.chain[j])->post_read(AFUSHELL_REDUCE_STATUS);
-            for (size_t j = 1; j < n; ++j) {
-                uint64_t v = 0;
-                while (!cl.card(s.chain[j])->read_result(ids[j], &v)) cl.step();
-            }
-        }
-        Card& c = *cl.card(s.chain[k]);
-        uint64_t cfg = sid << AFUSHELL_REDUCE_CFG_SID_SHIFT;
-        // an allreduce's result goes round: the last card sends to the first, which gets it
-        // from the last; every card but the last two passes it on
-        cfg |= uint64_t(s.chain[(k + 1) % n]) << AFUSHELL_REDUCE_CFG_NEXT_SHIFT;
-        cfg |= uint64_t(s.chain[(k + n - 1) % n]) << AFUSHELL_REDUCE_CFG_PREV_SHIFT;
-        if (k + 1 == n) cfg |= AFUSHELL_REDUCE_CFG_LAST_MASK;
-        if (k == 0) cfg |= AFUSHELL_REDUCE_CFG_FIRST_MASK;
-        if (s.f32) cfg |= AFUSHELL_REDUCE_CFG_F32_MASK;
-        if (s.all) cfg |= AFUSHELL_REDUCE_CFG_ALL_MASK | (k + 2 < n ? AFUSHELL_REDUCE_CFG_FWD_MASK : 0);
-        c.mmio_write(AFUSHELL_REDUCE_CFG, cfg);
-        c.mmio_write(AFUSHELL_REDUCE_SRC, s.src);
-        c.mmio_write(AFUSHELL_REDUCE_DST, s.dst);
-        c.mmio_write(AFUSHELL_REDUCE_LEN, s.len);
-        c.mmio_write(AFUSHELL_REDUCE_CTRL, AFUSHELL_REDUCE_CTRL_START_MASK);
+    for (size_t k = n; k-- > 1;) program_reduce(*cl.card(s.chain[k]), s, k, sid);
+    std::vector<uint64_t> ids(n);
+    for (size_t j = 1; j < n; ++j) ids[j] = cl.card(s.chain[j])->post_read(AFUSHELL_REDUCE_STATUS);
+    for (size_t j = 1; j < n; ++j) {
+        uint64_t v = 0;
+        while (!cl.card(s.chain[j])->read_result(ids[j], &v)) cl.step();
     }
-    // the unit moves a word per cycle (an allreduce's result makes a second pass); give
-    // faults and crossing traffic room
-    r.deadline = cl.now() + cl.op_timeout_cycles() + (s.all ? 8 : 4) * (s.len / 4) + 100000;
+    program_reduce(*cl.card(s.chain[0]), s, 0, sid);
+    r.deadline = reduce_deadline(cl, s);
     return r;
 }
 

@@ -40,6 +40,12 @@ struct Reduction {
     std::vector<ReduceCardStats> cards;  // per card of the chain, when finished
 };
 
+/// The host-side checks of start_reduce (0 or an RTL_* code, what is wrong in *why).
+int check_reduce(const RtlCluster& cl, const ReduceSpec& spec, std::string* why);
+/// Writes REDUCE_CFG, SRC, DST, LEN and CTRL.START of chain[k] (card c), reduction number sid.
+void program_reduce(Card& c, const ReduceSpec& spec, size_t k, uint64_t sid);
+/// The cycle after which a reduction started now is given up.
+uint64_t reduce_deadline(const RtlCluster& cl, const ReduceSpec& spec);
 /// Checks the request (BAD_CARD: a card twice, absent or not in the cluster, a chain of
 /// fewer than 2; ALIGN; LOCAL_RANGE), then programs and starts every card of the chain.
 /// On a refusal r.code is the error at once.

@@ -185,6 +185,7 @@ module rdma_reduce #(
                     all_reg <= allreduce; fwd_reg <= fwd; bcast_reg <= 1'b0; s_ok_reg <= 1'b0; m_ok_reg <= 1'b0;
                     src_reg <= src; dst_reg <= dst; words_reg <= len[63:2];
                     rd_idx_reg <= 62'd0; comb_idx_reg <= 62'd0; out_idx_reg <= 62'd0;
+                    lroom_reg <= LOCAL_DEPTH[LW:0]; oroom_reg <= OUT_DEPTH[4:0];
                     if (bad_align || bad_range) begin
                         code <= bad_align ? E_ALIGN : E_LOCAL_RANGE;
                         done <= 1'b1;
@@ -195,7 +196,9 @@ module rdma_reduce #(
                 end
                 S_RUN: begin
                     if (rd_issue) rd_idx_reg <= rd_idx_reg + 62'd1;
-                    lroom_reg <= lroom_reg - {{LW{1'b0}}, rd_issue} + {{LW{1'b0}}, comb};
+                    // (a word taken from the local FIFO frees its room; the result's pass
+                    // on a card that only writes takes none)
+                    lroom_reg <= lroom_reg - {{LW{1'b0}}, rd_issue} + {{LW{1'b0}}, comb && use_local};
                     oroom_reg <= oroom_reg - (comb ? 5'd1 : 5'd0) + (of_pop ? 5'd1 : 5'd0);
                     if (comb) comb_idx_reg <= comb_idx_reg + 62'd1;
                     s_ok_reg <= !of_pop && (s_ok_reg || s_take);

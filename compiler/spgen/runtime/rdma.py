@@ -130,7 +130,8 @@ def build_mpi_rtl_tool() -> Path:
     from ._build import repo_root
 
     rdma_dir = repo_root() / "runtime" / "rdma"
-    return build_mpi_program("rdma-mpi-rtl", rdma_dir / "rdma_mpi_rtl.cpp", (rdma_dir / "rtl_mpi_window.hpp",))
+    return build_mpi_program("rdma-mpi-rtl", rdma_dir / "rdma_mpi_rtl.cpp",
+                             (rdma_dir / "rtl_mpi_window.hpp", rdma_dir.parent / "sim" / "cluster_reduce.hpp"))
 
 
 def build_mpi_tool() -> Path:
