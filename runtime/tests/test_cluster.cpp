@@ -79,8 +79,9 @@ TEST(Cluster, RingPutsGetsStridedUnderFaults) {
     afuShellRDMAClusterClose(cl);
 }
 
-// Reductions (cluster_reduce.cpp) under the sanitizers: u32 and f32 sums along a chain of
-// 3 cards under faults, equal to the host's sums in chain order; the refusals.
+// Reductions (cluster_reduce.cpp) under the sanitizers: u32 and f32 sums and allreduces
+// along a chain of 3 cards under faults, equal to the host's sums in chain order (an
+// allreduce's on every card); the refusals.
 TEST(Cluster, ReduceU32F32UnderFaults) {
     afu_rdma_cluster cl = open_cluster(R"({"topology": "ring", "cards": 3, "seed": 2, "faults": {"per": 0.01, "drop": 0.01}})");
     ASSERT_NE(cl, nullptr);
@@ -92,24 +93,34 @@ TEST(Cluster, ReduceU32F32UnderFaults) {
         for (auto& x : v[size_t(c)]) x = uint32_t(rng()) & 0x3FFFFFFFu;  // as f32: no NaN or infinity
         ASSERT_EQ(afuShellRDMAWriteMem(cl, c, 0x104, v[size_t(c)].data(), 4 * n), 0);
     }
-    for (int dtype : {AFU_RDMA_U32, AFU_RDMA_F32}) {
-        ASSERT_EQ(afuShellRDMAReduce(cl, chain, 3, 0x104, 0x20008, 4 * n, dtype), 0) << afuShellRDMALastDump(cl);
-        std::vector<uint32_t> got(n);
-        afuShellRDMAReadMem(cl, 1, 0x20008, got.data(), 4 * n);
+    for (int run = 0; run < 4; ++run) {
+        const int dtype = run % 2 ? AFU_RDMA_F32 : AFU_RDMA_U32;
+        const bool all = run >= 2;
+        const uint64_t dst = 0x20008 + uint64_t(run) * 0x10000;
+        const int rc = all ? afuShellRDMAAllreduce(cl, chain, 3, 0x104, dst, 4 * n, dtype)
+                           : afuShellRDMAReduce(cl, chain, 3, 0x104, dst, 4 * n, dtype);
+        ASSERT_EQ(rc, 0) << afuShellRDMALastDump(cl);
+        std::vector<uint32_t> want(n), got(n);
         for (size_t i = 0; i < n; ++i) {
-            uint32_t want = v[2][i] + v[0][i] + v[1][i];
+            want[i] = v[2][i] + v[0][i] + v[1][i];
             if (dtype == AFU_RDMA_F32) {
                 float a, b, c;
                 std::memcpy(&a, &v[2][i], 4), std::memcpy(&b, &v[0][i], 4), std::memcpy(&c, &v[1][i], 4);
                 const float s = (a + b) + c;
-                std::memcpy(&want, &s, 4);
+                std::memcpy(&want[i], &s, 4);
             }
-            ASSERT_EQ(got[i], want) << "word " << i << " dtype " << dtype;
+        }
+        for (int card : all ? std::vector<int>{0, 1, 2} : std::vector<int>{1}) {  // the last card; all: every
+            afuShellRDMAReadMem(cl, card, dst, got.data(), 4 * n);
+            for (size_t i = 0; i < n; ++i)
+                ASSERT_EQ(got[i], want[i]) << "word " << i << " dtype " << dtype << " card " << card << " all " << all;
         }
     }
     EXPECT_EQ(afuShellRDMAReduce(cl, chain, 1, 0x104, 0x20008, 64, AFU_RDMA_U32), AFU_RDMA_BAD_CARD);
     EXPECT_EQ(afuShellRDMAReduce(cl, chain, 3, 0x106, 0x20008, 64, AFU_RDMA_U32), AFU_RDMA_ALIGN);
     EXPECT_EQ(afuShellRDMAReduce(cl, chain, 3, (8ull << 30) - 32, 0x20008, 64, AFU_RDMA_U32), AFU_RDMA_LOCAL_RANGE);
+    EXPECT_EQ(afuShellRDMAAllreduce(cl, chain, 1, 0x104, 0x20008, 64, AFU_RDMA_U32), AFU_RDMA_BAD_CARD);
+    EXPECT_EQ(afuShellRDMAAllreduce(cl, chain, 3, 0x104, 0x2000A, 64, AFU_RDMA_F32), AFU_RDMA_ALIGN);
     afuShellRDMAClusterClose(cl);
 }
 

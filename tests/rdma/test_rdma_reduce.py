@@ -303,12 +303,12 @@ def test_c_api_reduce_on_rtl_cards_and_model(link_card, tmp_path) -> None:
 
 
 def test_mpi_ranks_reduce_and_allreduce_identical(link_card, tmp_path) -> None:
-    """`rdma-mpi-rtl ... REDUCE_WORDS` on an 8-card torus with faults: a u32 reduction and an f32
+    """`rdma-mpi-rtl ... REDUCE_WORDS` on a ring of 8 RTL cards with faults: a u32 reduction and an f32
     allreduce along all 8 cards, each rank the host of its own cards: every result word equals
     the chain-order sum (checked on the ranks), and 1, 2 and 4 ranks print the same cycles."""
     exe = rdma.build_mpi_rtl_tool()
     path = tmp_path / "cluster.json"
-    path.write_text(json.dumps({"topology": "torus", "dims": [2, 4], "card": str(link_card), "seed": 3,
+    path.write_text(json.dumps({"topology": "ring", "dims": [8], "card": str(link_card), "seed": 3,
                                 "faults": {"per": 1e-3, "drop": 1e-3},
                                 "link_faults": [{"link": 5, "down": [[6000, 12000]]}]}))
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
