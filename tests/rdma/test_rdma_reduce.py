@@ -327,3 +327,19 @@ def test_mpi_ranks_reduce_and_allreduce_identical(link_card, tmp_path) -> None:
     assert "reduction results: 0 wrong words" in lines
     assert lines[-1].endswith(", 0 failed")
     assert sum(int(ln.split()[5]) for ln in lines if ln.startswith("channel ")) > 0  # faults happened
+
+
+def test_docs_reductions_examples_run_as_written(link_card, tmp_path, monkeypatch) -> None:
+    """docs/rdma.md "Reductions": the reduction example, then the allreduce example, as written
+    (the cluster file's card, build/link2, is this module's card)."""
+    import re
+
+    text = (HERE.parents[1] / "docs" / "rdma.md").read_text()
+    start = text.index("## Reductions")
+    section = text[start:text.index("**How it works.**", start)]
+    blocks = re.findall(r"```python\n(.*?)```", section, re.DOTALL)
+    assert len(blocks) == 2 and "allreduce_async" in blocks[1]
+    (tmp_path / "build").mkdir()
+    (tmp_path / "build" / "link2").symlink_to(link_card)
+    monkeypatch.chdir(tmp_path)
+    exec(compile(blocks[0] + blocks[1], "docs/rdma.md", "exec"), {})  # asserts inside
