@@ -216,6 +216,11 @@ def test_bench_rdma_rtl_quick(link_card, tmp_path) -> None:
         for kind in ("put_gbps", "get_gbps"):  # a 64 KiB transfer within that limit, and above half of it
             assert 0.5 * bound < r[kind]["65536"] <= bound
             assert r[kind]["4096"] < r[kind]["65536"]
+    for r in recs[:2]:  # sums and allreduces over 2 and 4 cards: the allreduce makes two passes
+        for k in ("2", "4"):
+            red, allred = r["reduce_gbps"][k], r["allreduce_gbps"][k]
+            assert 0.3 * red < allred < red <= r["line_gbps"]
+    assert recs[2]["reduce_gbps"] == {}  # RTL cards above their port's rate: the same cycles, not run
     rtl64, rtl100 = recs[0]["put_gbps"]["65536"], recs[2]["put_gbps"]["65536"]
     assert rtl100 == pytest.approx(rtl64, rel=0.02)  # the RTL port, not a 100 Gb/s line, is the limit
     assert png.stat().st_size > 10_000
