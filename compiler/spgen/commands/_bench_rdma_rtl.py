@@ -15,8 +15,8 @@ __all__ = ["rtl_records", "rtl_table"]
 _SRC, _DST = 0x10000, 0x400000
 
 
-def _spec(card: Path | None, rate: float, cards: int, faults: dict | None = None) -> dict:
-    spec: dict = {"topology": "mesh", "dims": [cards], "latency_ns": 200.0, "line_rate_gbps": rate, "seed": 1}
+def _spec(card: Path | None, rate: float, cards: int, faults: dict | None = None, topology: str = "mesh") -> dict:
+    spec: dict = {"topology": topology, "dims": [cards], "latency_ns": 200.0, "line_rate_gbps": rate, "seed": 1}
     if card:
         spec["card"] = str(card)
     if faults:
@@ -62,10 +62,10 @@ def port_gbps(rdma, card: Path) -> tuple[float, float]:
 
 def rtl_records(rdma, card: Path, quick: bool, rates: list[float] = (100.0, 40.0)) -> list[dict]:
     """Per line rate (the RTL port's own, then `rates`) and backend (RTL cards, model): latency of
-    a 16 B put over 1..7 hops and the pipelined u32 sum and allreduce of the largest size over 2,
-    4 and 8 cards (line of 8 cards; RTL cards at their port's rate only: a line at least as fast
-    as the port takes the very same cycles), put and get goodput for 4 KiB..1 MiB and goodput of
-    the largest put at a 1e-4 packet error rate (2 cards), simulation speed."""
+    a 16 B put over 1..7 hops (line of 8 cards), the pipelined u32 sum and allreduce of the
+    largest size along rings of 2, 4 and 8 cards (RTL cards at their port's rate only: a line at
+    least as fast as the port takes the very same cycles), put and get goodput for 4 KiB..1 MiB
+    and goodput of the largest put at a 1e-4 packet error rate (2 cards), simulation speed."""
     rng = np.random.default_rng(2)
     sizes = [4096, 65536] if quick else [4096 << 2 * i for i in range(5)]  # 4 KiB .. 1 MiB
     hops = [1, 4] if quick else list(range(1, 8))
@@ -81,11 +81,17 @@ def rtl_records(rdma, card: Path, quick: bool, rates: list[float] = (100.0, 40.0
             t0, card_cycles = time.monotonic(), 0
             line = rdma.cluster(_spec(where, rate, 8))
             lat = {h: _put(line, 0, h, small) for h in hops}
-            sums = backend == "model" or rate == port
-            red = {k: sizes[-1] * 8 / _reduce(line, k, vecs) for k in chains} if sums else {}
-            allred = {k: sizes[-1] * 8 / _reduce(line, k, vecs, every=True) for k in chains} if sums else {}
             card_cycles += 8 * line.now
             del line
+            red, allred = {}, {}
+            for k in chains if backend == "model" or rate == port else []:
+                # a ring of k cards: the allreduce's result goes from the last card to the first
+                # over one hop, as every partial sum does
+                ring = rdma.cluster(_spec(where, rate, k, topology="ring"))
+                red[k] = sizes[-1] * 8 / _reduce(ring, k, vecs)
+                allred[k] = sizes[-1] * 8 / _reduce(ring, k, vecs, every=True)
+                card_cycles += k * ring.now
+                del ring
             pair = rdma.cluster(_spec(where, rate, 2))
             put = {n: n * 8 / _put(pair, 0, 1, blobs[n]) for n in sizes}
             get = {n: n * 8 / _put(pair, 0, 1, blobs[n], get=True) for n in sizes}
