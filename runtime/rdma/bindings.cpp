@@ -61,7 +61,7 @@ PYBIND11_MODULE(_spgen_rdma, m) {
       .def("put_strided", &Cluster::put_strided)
       .def("get", &Cluster::get)
       .def("reduce", &Cluster::reduce, py::arg("chain"), py::arg("addr"), py::arg("len"), py::arg("f32") = false,
-           py::arg("all") = false)
+           py::arg("all") = false, py::arg("dst") = rdma::kInPlace)
       .def("status", [](const Cluster& c, uint64_t h) {
         const rdma::Op& o = c.op(h);
         return py::make_tuple(o.state, o.code, o.issued, o.done);

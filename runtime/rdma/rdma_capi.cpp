@@ -267,16 +267,12 @@ static int reduce_async(afu_rdma_cluster c, const int* chain, int cards, uint64_
     return r.code == spgsim::RTL_PENDING ? AFU_RDMA_OK : reduction_result(c, r);
   }
 #endif
-  if (dst != src) {
-    g_last_error = "the network model sums in place: dst must equal src";
-    return AFU_RDMA_BAD_ARG;
-  }
   if (cards < 2) return AFU_RDMA_BAD_CARD;
   for (size_t i = 0; i < ch.size(); ++i)
     for (size_t j = 0; j < i; ++j)
       if (ch[i] == ch[j]) return AFU_RDMA_BAD_CARD;
   try {
-    *h = c->sim->reduce(ch, src, n, dtype == AFU_RDMA_F32, all);
+    *h = c->sim->reduce(ch, src, n, dtype == AFU_RDMA_F32, all, dst);
   } catch (const std::exception& e) {
     g_last_error = e.what();
     return AFU_RDMA_BAD_ARG;

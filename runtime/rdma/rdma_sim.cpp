@@ -535,6 +535,7 @@ bool Cluster::engine_packet(Card& c, Packet& pk) {
         s.chain.assign(b + 23, b + 23 + (b[22] & kRedCards));
         s.f32 = b[22] & kRedF32;
         s.all = b[22] & kRedAll;
+        s.src = get64(b + 23 + s.chain.size());
       }
       uint64_t span = s.len;
       if (s.block) {
@@ -558,8 +559,7 @@ bool Cluster::engine_packet(Card& c, Packet& pk) {
           auto m = std::make_unique<OutMsg>();
           m->type = P_RED, m->op = s.op, m->src_addr = s.addr, m->dst_addr = s.addr, m->len = s.len;
           m->ready = now, m->streamed = true;
-          m->start = {uint8_t(s.origin), uint8_t(s.idx + 1), b[22]};
-          m->start.insert(m->start.end(), s.chain.begin(), s.chain.end());
+          m->start = red_start(s.origin, s.idx + 1, b[22], s.chain, s.src);
           s.fwd = m.get();
           c.bulk[next].push_back(std::move(m));
         }
@@ -574,7 +574,7 @@ bool Cluster::engine_packet(Card& c, Packet& pk) {
           if (s.fwd && s.fwd->fed.size() >= 16) return false;  // back-pressure from the next card
           const bool result = s.idx >= s.chain.size();  // an allreduce's result going round
           for (uint64_t i = 0; i < n && !result; i += 4) {
-            const uint32_t in = get32(b + i), own = c.mem.word(s.addr + off + i);
+            const uint32_t in = get32(b + i), own = c.mem.word(s.src + off + i);
             put32(pk.data.data() + i, s.f32 ? f32_add(in, own) : in + own);
           }
           if (s.fwd) s.fwd->fed.push_back(pk);
@@ -593,8 +593,8 @@ bool Cluster::engine_packet(Card& c, Packet& pk) {
             auto m = std::make_unique<OutMsg>();
             m->type = P_RED, m->op = s.op, m->src_addr = s.addr, m->dst_addr = s.addr, m->len = s.len;
             m->ready = vis + prm.mem_read_latency;
-            m->start = {uint8_t(s.origin), uint8_t(s.idx + 1), uint8_t(s.chain.size() | (s.f32 ? kRedF32 : 0) | kRedAll)};
-            m->start.insert(m->start.end(), s.chain.begin(), s.chain.end());
+            m->start = red_start(s.origin, s.idx + 1, uint8_t(s.chain.size() | (s.f32 ? kRedF32 : 0) | kRedAll),
+                                 s.chain, s.src);
             c.bulk[s.chain[0]].push_back(std::move(m));
           } else if (s.type == P_PUT || (s.type == P_RED && !s.fwd)) {
             Event e{s.type, s.origin, s.addr, s.len, vis};
@@ -709,20 +709,34 @@ uint64_t Cluster::get(int card, int dst, uint64_t local, uint64_t remote, uint64
   return h;
 }
 
-uint64_t Cluster::reduce(const std::vector<int>& chain, uint64_t addr, uint64_t len, bool f32, bool all) {
-  if (chain.size() < 2 || chain.size() > kPayload - 23)
-    throw std::invalid_argument("a reduction chain needs 2.." + std::to_string(kPayload - 23) + " cards");
+std::vector<uint8_t> red_start(int origin, size_t idx, uint8_t len_flags, const std::vector<uint8_t>& chain,
+                               uint64_t src) {
+  std::vector<uint8_t> p = {uint8_t(origin), uint8_t(idx), len_flags};
+  p.insert(p.end(), chain.begin(), chain.end());
+  p.resize(p.size() + 8);
+  put64(p.data() + p.size() - 8, src);
+  return p;
+}
+
+uint64_t Cluster::reduce(const std::vector<int>& chain, uint64_t src, uint64_t len, bool f32, bool all, uint64_t dst) {
+  if (chain.size() < 2 || chain.size() > kRedMaxCards)
+    throw std::invalid_argument("a reduction chain needs 2.." + std::to_string(kRedMaxCards) + " cards");
+  if (dst == kInPlace) dst = src;
   Op* op;
-  uint64_t h = issue(chain[0], P_RED, chain[1], addr, addr, len, &op);
+  uint64_t h = issue(chain[0], P_RED, chain[1], src, dst, len, &op);
   for (int x : chain)
     if (x < 0 || x >= int(cards.size())) { op->state = OP_ERROR, op->code = E_BAD_CARD; return h; }
   if (op->state != OP_PENDING) return h;
+  const uint64_t mem = cards[size_t(chain[0])].mem.size;
+  if (dst > mem || len > mem - dst) {  // every card's memory has one size
+    op->state = OP_ERROR, op->code = E_LOCAL_RANGE, op->done = now;
+    return h;
+  }
   auto m = std::make_unique<OutMsg>();
-  m->type = P_RED, m->op = uint32_t(h), m->src_addr = addr, m->dst_addr = addr, m->len = len;
+  m->type = P_RED, m->op = uint32_t(h), m->src_addr = src, m->dst_addr = dst, m->len = len;
   m->ready = now + prm.engine_latency + prm.mem_read_latency;
-  // start payload: origin, index in the chain, chain length (bit 7: f32), the chain
-  m->start = {uint8_t(chain[0]), 1, uint8_t(chain.size() | (f32 ? kRedF32 : 0) | (all ? kRedAll : 0))};
-  for (int x : chain) m->start.push_back(uint8_t(x));
+  std::vector<uint8_t> ids(chain.begin(), chain.end());
+  m->start = red_start(chain[0], 1, uint8_t(chain.size() | (f32 ? kRedF32 : 0) | (all ? kRedAll : 0)), ids, src);
   cards[chain[0]].bulk[chain[1]].push_back(std::move(m));
   return h;
 }

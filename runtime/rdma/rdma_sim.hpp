@@ -156,9 +156,14 @@ struct OutMsg {  // a stream the engine sends to one destination
   int notify_kind = -1, notify_peer = 0;  // target-side event when the last packet leaves
 };
 
-// A reduction's start payload, byte 22: the chain's length and these flags; byte 21 the
-// receiver's index, n.. 2n-2 for an allreduce's result on its way round (chain[idx - n]).
+// A reduction's start payload (after op, dst, len): byte 20 the origin, 21 the receiver's
+// index (n .. 2n-2: an allreduce's result on its way round, at chain[idx - n]), 22 the
+// chain's length and these flags, then the chain and the vectors' address (8 bytes).
 constexpr uint8_t kRedCards = 0x3f, kRedAll = 0x40, kRedF32 = 0x80;
+constexpr size_t kRedMaxCards = kPayload - 23 - 8;
+constexpr uint64_t kInPlace = ~0ull;  // Cluster::reduce's dst: the result where the vectors are
+std::vector<uint8_t> red_start(int origin, size_t idx, uint8_t len_flags, const std::vector<uint8_t>& chain,
+                               uint64_t src);
 
 struct RxStream {  // the stream a target is receiving from one source
   int type = -1;
@@ -171,6 +176,7 @@ struct RxStream {  // the stream a target is receiving from one source
   size_t idx = 0;
   bool f32 = false;  // reduction: f32 sums (else u32)
   bool all = false;  // allreduce: after the sums the result goes round the chain
+  uint64_t src = 0;  // reduction: the vectors' address (addr: the result's)
   OutMsg* fwd = nullptr;
 };
 // A card of a reduction passes what arrives on to the next as it arrives: every card of the
@@ -233,11 +239,13 @@ class Cluster {
   uint64_t put_strided(int card, int dst, uint64_t local, uint64_t remote, uint64_t block, uint64_t count,
                        uint64_t local_stride, uint64_t remote_stride);
   uint64_t get(int card, int dst, uint64_t local, uint64_t remote, uint64_t len);
-  /// Pipelined sum of the vectors at `addr` along `chain` into the last card's `addr`:
-  /// u32 (wrapping) or, with f32, IEEE-754 sums in chain order ((v0 + v1) + v2) + ...
-  /// With `all` (allreduce) the last card then streams the result from its memory round the
-  /// chain (to chain[0], on to chain[1], ...), each card writing it at `addr`.
-  uint64_t reduce(const std::vector<int>& chain, uint64_t addr, uint64_t len, bool f32 = false, bool all = false);
+  /// Pipelined sum of the vectors at `src` along `chain` into the last card's `dst`
+  /// (kInPlace: `src`): u32 (wrapping) or, with f32, IEEE-754 sums in chain order
+  /// ((v0 + v1) + v2) + ... With `all` (allreduce) the last card then streams the result
+  /// from its memory round the chain (to chain[0], on to chain[1], ...), each card writing
+  /// it at `dst`.
+  uint64_t reduce(const std::vector<int>& chain, uint64_t src, uint64_t len, bool f32 = false, bool all = false,
+                  uint64_t dst = kInPlace);
   const Op& op(uint64_t handle) const;
   bool wait(uint64_t handle, int64_t max_cycles);
   bool wait_all(const std::vector<uint64_t>& hs, int64_t max_cycles);

@@ -100,8 +100,16 @@ def test_model_reduction_same_api_same_bits(dtype) -> None:
     assert cl.reduce(chain, SRC, 4 * WORDS, dtype=dtype) > 0
     got = np.frombuffer(cl[2].read(SRC, 4 * WORDS), dtype=vecs[0].dtype)
     assert np.array_equal(got.view(np.uint32), _chain_sum(vecs, chain).view(np.uint32))
-    with pytest.raises(spgen.SpgenError, match="sums in place"):
-        cl.reduce(chain, SRC, 4 * WORDS, dst=DST)
+    # into another address (the vectors untouched), and the refusals of a result past the end
+    cl[2].write(SRC, vecs[2])  # (the sum in place replaced it)
+    cl.reduce(chain, SRC, 4 * WORDS, dst=DST, dtype=dtype)
+    got = np.frombuffer(cl[2].read(DST, 4 * WORDS), dtype=np.uint32)
+    assert np.array_equal(got, _chain_sum(vecs, chain).view(np.uint32))
+    assert all(cl[c].read(SRC, 4 * WORDS) == vecs[c].tobytes() for c in range(4))
+    for dst, name in ((DST + 2, "ALIGN"), ((2 << 32) - 8, "LOCAL_RANGE")):
+        with pytest.raises(rdma.RDMAError) as e:
+            cl.reduce(chain, SRC, 4 * WORDS, dst=dst)
+        assert e.value.name == name
 
 
 @pytest.mark.parametrize("cards, chain", [(2, [1, 0]), (3, [2, 0, 1]), (4, [3, 1, 0, 2])])
@@ -138,8 +146,12 @@ def test_model_allreduce_same_api_same_bits(dtype) -> None:
     want = _chain_sum(vecs, chain).view(np.uint32)
     for c in range(4):
         assert np.array_equal(np.frombuffer(cl[c].read(SRC, 4 * WORDS), dtype=np.uint32), want), c
-    with pytest.raises(spgen.SpgenError, match="allreduce: the network model sums in place"):
-        cl.allreduce(chain, SRC, 4 * WORDS, dst=DST)
+    for i, v in enumerate(vecs):  # into another address: every card's vector untouched
+        cl[i].write(SRC, v)
+    cl.allreduce(chain, SRC, 4 * WORDS, dst=DST, dtype=dtype)
+    for c in range(4):
+        assert np.array_equal(np.frombuffer(cl[c].read(DST, 4 * WORDS), dtype=np.uint32), want), c
+        assert cl[c].read(SRC, 4 * WORDS) == vecs[c].tobytes()
 
 
 @pytest.mark.parametrize("backend", ["rtl", "model"])

@@ -419,13 +419,11 @@ class Cluster:
             r = Reduction(self, self.sim.reduce_start(chain, src, dst, nbytes, f32, every))
             r._raise_if_refused()
             return r
-        if dst != src:
-            raise SpgenError(f"{what}: the network model sums in place (dst must equal src)")
         if len(chain) < 2 or len(set(chain)) != len(chain):
             raise RDMAError(6, f"{self.ext.error_text(6)}: a reduction chain needs 2 or more distinct cards, "
                                f"got {chain}")
         try:
-            h = self.sim.reduce(chain, src, nbytes, f32, every)
+            h = self.sim.reduce(chain, src, nbytes, f32, every, dst)
         except ValueError as e:
             raise SpgenError(f"{what}: {e}") from None
         t = Transfer(self, h)

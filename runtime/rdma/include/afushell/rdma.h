@@ -95,8 +95,8 @@ enum afu_rdma_dtype {
     AFU_RDMA_F32 = 1   /**< IEEE-754 single sums in chain order: ((v0 + v1) + v2) + ... */
 };
 /** Sums the `n`-byte vectors at `src` on cards chain[0..cards-1] (in that order) into
- *  `dst` on chain[cards-1]. RTL cards: every card's reduction unit (REDUCE_* CSRs), any
- *  `dst`; the model: `dst` must equal `src`. Errors: AFU_RDMA_BAD_CARD (fewer than 2
+ *  `dst` on chain[cards-1] (`dst` = `src`: in place). RTL cards: every card's reduction
+ *  unit (REDUCE_* CSRs). Errors: AFU_RDMA_BAD_CARD (fewer than 2
  *  cards, a card twice or not in the cluster), AFU_RDMA_ALIGN (n, src or dst not a
  *  multiple of 4, n = 0), AFU_RDMA_LOCAL_RANGE (past the end of a card's memory),
  *  AFU_RDMA_TIMEOUT (RTL: the reduction was aborted on every card; afuShellRDMALastDump
@@ -110,7 +110,7 @@ int afuShellRDMAReduce(afu_rdma_cluster c, const int *chain, int cards, uint64_t
                        int dtype);
 /** Allreduce: as afuShellRDMAReduceAsync, the same sums in the same order, then the last card
  *  streams the result round the chain (to chain[0], on to chain[1], ... chain[cards-2]), each
- *  card writing it to `dst` (the model: `dst` = `src`), so every card of the chain ends with
+ *  card writing it to `dst`, so every card of the chain ends with
  *  it. The same errors; a timeout also names the hop from the last card to the first. */
 int afuShellRDMAAllreduceAsync(afu_rdma_cluster c, const int *chain, int cards, uint64_t src, uint64_t dst,
                                uint64_t n, int dtype, afu_rdma_handle *handle);
