@@ -1,7 +1,7 @@
 /* A C program linked only against the runtime library (libafushell): opens a cluster from
  * its cluster file and runs puts, gets and block-stride puts between every ordered pair of
  * cards, all started at once -- on RTL cards with a reduction over all cards in a random
- * order (u32 and f32 in turn) among them --, then checks every destination byte by byte -- the written
+ * order (a u32 sum and an f32 allreduce in turn) among them --, then checks every destination byte by byte -- the written
  * windows equal their sources, and everything around them is untouched (nothing lost,
  * nothing duplicated or misplaced). Then the errors: a card outside the cluster, a remote
  * range past the end of memory, a bad card number.
@@ -20,7 +20,7 @@
 #define GET_WIN 0x200000ull        /* gets from card b land at GET_WIN + b * WIN */
 #define STRIDE_WIN 0x300000ull     /* block-stride puts from a at STRIDE_WIN + a * WIN / 2 */
 #define SGET_WIN 0x380000ull       /* block-stride gets from b at SGET_WIN + b * WIN / 2 (RTL) */
-#define RED_OUT 0x3C0000ull       /* reductions land here on the chain's last card (RTL) */
+#define RED_OUT 0x3C0000ull       /* reductions land here on the chain's last card, allreduces on every card (RTL) */
 #define WIN 0x10000ull
 #define TOP 0x400000ull            /* bytes checked per card */
 #define MAX_OPS 4096
@@ -136,10 +136,11 @@ int main(int argc, char **argv) {
                             memcpy(&v, src[chain[k]] + q->local + i, 4);
                             acc = q->kind == 5 ? f32_add(acc, v) : acc + v;
                         }
-                        memcpy(want[chain[n - 1]] + RED_OUT + i, &acc, 4);
+                        for (int k = q->kind == 5 ? 0 : n - 1; k < n; ++k)  /* allreduce: every card */
+                            memcpy(want[chain[k]] + RED_OUT + i, &acc, 4);
                     }
-                    rc = afuShellRDMAReduceAsync(cl, chain, n, q->local, RED_OUT, q->len,
-                                                 q->kind == 5 ? AFU_RDMA_F32 : AFU_RDMA_U32, &q->h);
+                    rc = q->kind == 5 ? afuShellRDMAAllreduceAsync(cl, chain, n, q->local, RED_OUT, q->len, AFU_RDMA_F32, &q->h)
+                                      : afuShellRDMAReduceAsync(cl, chain, n, q->local, RED_OUT, q->len, AFU_RDMA_U32, &q->h);
                     if (rc) FAIL("reduction: refused at once: %s", afuShellRDMAErrorString(rc));
                     bytes += q->len;
                 }
