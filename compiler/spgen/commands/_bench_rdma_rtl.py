@@ -13,6 +13,7 @@ from .._diagnostics import SpgenError
 
 __all__ = ["rtl_records", "rtl_table"]
 _SRC, _DST = 0x10000, 0x400000
+_LABEL = 38  # width of the table's row labels
 
 
 def _spec(card: Path | None, rate: float, cards: int, faults: dict | None = None, topology: str = "mesh") -> dict:
@@ -123,24 +124,24 @@ def rtl_table(recs: list[dict]) -> str:
     def cell(f) -> str:
         return "".join(f(r) for r in recs)
 
-    rows = [f"{'':30}" + cell(lambda r: f"{r['backend'] + ' ' + format(r['line_gbps'], 'g'):>{w}}")]
-    rows.append(f"{'clock (MHz)':30}" + cell(lambda r: f"{r['clock_mhz']:>{w}.1f}"))
-    rows.append(f"{'16 B put, 1 hop (us)':30}" + cell(lambda r: f"{r['latency_ns'][min(r['latency_ns'])] / 1000:>{w}.3f}"))
+    rows = [f"{'':{_LABEL}}" + cell(lambda r: f"{r['backend'] + ' ' + format(r['line_gbps'], 'g'):>{w}}")]
+    rows.append(f"{'clock (MHz)':{_LABEL}}" + cell(lambda r: f"{r['clock_mhz']:>{w}.1f}"))
+    rows.append(f"{'16 B put, 1 hop (us)':{_LABEL}}" + cell(lambda r: f"{r['latency_ns'][min(r['latency_ns'])] / 1000:>{w}.3f}"))
     hs = sorted(recs[0]["latency_ns"])
     if len(hs) > 1:
-        rows.append(f"{f'16 B put, {hs[-1]} hops (us)':30}" + cell(lambda r: f"{r['latency_ns'][hs[-1]] / 1000:>{w}.3f}"))
-        rows.append(f"{'added per hop (us)':30}" + cell(
+        rows.append(f"{f'16 B put, {hs[-1]} hops (us)':{_LABEL}}" + cell(lambda r: f"{r['latency_ns'][hs[-1]] / 1000:>{w}.3f}"))
+        rows.append(f"{'added per hop (us)':{_LABEL}}" + cell(
             lambda r: f"{(r['latency_ns'][hs[-1]] - r['latency_ns'][hs[0]]) / (hs[-1] - hs[0]) / 1000:>{w}.3f}"))
     for kind in ("put", "get"):
         for n in recs[0][f"{kind}_gbps"]:
-            rows.append(f"{f'{_size(n)} {kind}, 1 hop (Gb/s)':30}" + cell(lambda r, k=kind, n=n: f"{r[f'{k}_gbps'][n]:>{w}.2f}"))
-    rows.append(f"{'  largest put / line rate':30}" + cell(
+            rows.append(f"{f'{_size(n)} {kind}, 1 hop (Gb/s)':{_LABEL}}" + cell(lambda r, k=kind, n=n: f"{r[f'{k}_gbps'][n]:>{w}.2f}"))
+    rows.append(f"{'  largest put / line rate':{_LABEL}}" + cell(
         lambda r: f"{100 * r['throughput_gbps'] / r['line_gbps']:>{w - 1}.1f}%"))
-    rows.append(f"{'  goodput at PER 1e-4 (Gb/s)':30}" + cell(lambda r: f"{r['goodput_per1e-4_gbps']:>{w}.2f}"))
+    rows.append(f"{'  goodput at PER 1e-4 (Gb/s)':{_LABEL}}" + cell(lambda r: f"{r['goodput_per1e-4_gbps']:>{w}.2f}"))
     big = _size(recs[0]["bytes"])
     for kind, what in (("reduce_gbps", "sum"), ("allreduce_gbps", "allreduce")):
         for k in sorted({k for r in recs for k in r.get(kind, {})}):
-            rows.append(f"{f'u32 {what} of {big}, {k} cards (Gb/s)':30}" + cell(
+            rows.append(f"{f'u32 {what} of {big}, {k} cards (Gb/s)':{_LABEL}}" + cell(
                 lambda r, kind=kind, k=k: f"{r[kind][k]:>{w}.2f}" if k in r.get(kind, {}) else f"{'--':>{w}}"))
-    rows.append(f"{'simulation (card-cycles/s)':30}" + cell(lambda r: f"{r['card_cycles_per_s']:>{w}.0f}"))
+    rows.append(f"{'simulation (card-cycles/s)':{_LABEL}}" + cell(lambda r: f"{r['card_cycles_per_s']:>{w}.0f}"))
     return "\n".join(rows)
