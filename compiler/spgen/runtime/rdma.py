@@ -601,8 +601,9 @@ def _reg_bits(name: str, rtype: str, value: float | bool) -> int:
 class Reduction:
     """A reduction under way on RTL cards (Cluster.reduce_async, allreduce_async): wait() polls the chain's
     REDUCE_STATUS through MMIO until every card is done; `cards` has per card of the chain
-    the sums passed on and the cycles it waited for the previous card (`in_stalls`) and for
-    the next card's credits (`out_stalls`)."""
+    the sums passed on (`words`; an allreduce's also counts the result's words written or
+    passed on) and the cycles it waited for the previous card (`in_stalls`) and for the next
+    card's credits (`out_stalls`)."""
 
     def __init__(self, cl: Cluster, r: Any) -> None:
         self._cl, self._r = cl, r
