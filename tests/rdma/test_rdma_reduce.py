@@ -156,6 +156,21 @@ def test_model_allreduce_same_api_same_bits(dtype) -> None:
 
 
 @pytest.mark.parametrize("backend", ["rtl", "model"])
+def test_allreduce_short_vectors(link_card, backend) -> None:
+    """One word, a stream packet's worth and one more, a credit window and one more: every card
+    gets the sum, one allreduce after the other on the same cards."""
+    cl = _ring(link_card if backend == "rtl" else None, 4)
+    for n in (1, 15, 16, 257):
+        vecs = _vectors("u32", 4, n, seed=n)
+        for i, v in enumerate(vecs):
+            cl[i].write(SRC, v)
+        cl.allreduce([1, 3, 2, 0], SRC, 4 * n, dst=DST)
+        want = _chain_sum(vecs, [1, 3, 2, 0])
+        for c in range(4):
+            assert np.array_equal(np.frombuffer(cl[c].read(DST, 4 * n), np.uint32), want), (n, c)
+
+
+@pytest.mark.parametrize("backend", ["rtl", "model"])
 def test_allreduce_under_flips_drops_and_a_link_down(link_card, backend) -> None:
     """An 4-card allreduce over cables that flip and drop 0.5 % of their packets, one of them
     down for 8 us in the middle: the result on every card is exact, the faults happened."""
