@@ -167,16 +167,18 @@ def _compare(records: list[dict]) -> str:
 
 def _plot(records: list[dict], path: Path, rtl: list[dict] | None = None) -> None:
     """Model latency and throughput over message size; with `rtl`, a third panel: RTL cards
-    beside the model, put goodput over message size per line rate."""
+    beside the model, put goodput over message size per line rate, and a fourth: sums and
+    allreduces over the chain's length, RTL cards beside the model at the RTL port's rate."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 3 if rtl else 2, figsize=(16 if rtl else 11, 4.2))
+    fig, axes = plt.subplots(1, 4 if rtl else 2, figsize=(21 if rtl else 11, 4.2))
     a1, a2 = axes[0], axes[1]
     if rtl:
         _plot_rtl(axes[2], rtl)
+        _plot_reduce(axes[3], rtl)
     pp = [r for r in records if r["test"] == "pingpong"]
     for rate in sorted({r["line_gbps"] for r in pp}, reverse=True):
         for h in sorted({r["hops"] for r in pp}):
@@ -215,6 +217,28 @@ def _plot_rtl(ax, rtl: list[dict]) -> None:
     ax.set_ylabel("goodput, host call to completion [Gb/s]")
     ax.set_title("RTL cards vs model", fontsize=9)
     ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7)
+
+
+def _plot_reduce(ax, rtl: list[dict]) -> None:
+    """Sum (solid) and allreduce (dashed) throughput over the chain's length: RTL cards and the
+    model at the RTL port's rate (the first line rate of the records)."""
+    rate = rtl[0]["line_gbps"]
+    for i, r in enumerate(r for r in rtl if r["line_gbps"] == rate):
+        who = "RTL cards" if r["backend"] == "rtl" else "model"
+        for key, ls, what in (("reduce_gbps", "-", "sum"), ("allreduce_gbps", "--", "allreduce")):
+            cards = sorted(r.get(key, {}), key=int)
+            ax.plot([int(k) for k in cards], [r[key][k] for k in cards], ls, color=f"C{i}", marker="o", ms=3,
+                    label=f"{who}, {what}")
+    ax.axhline(rate, color="k", ls=":", lw=0.8, label=f"{rate:g} Gb/s line")
+    ax.set_xlabel("cards in the chain (a ring)")
+    ax.set_ylabel("vector bits / (host call to completion) [Gb/s]")
+    ax.set_ylim(bottom=0)
+    n = rtl[0]["bytes"]
+    ax.set_title(f"u32 reductions of {f'{n >> 20} MiB' if n >= 1 << 20 else f'{n >> 10} KiB'}: RTL cards vs model",
+                 fontsize=9)
+    ax.set_xticks(sorted({int(k) for r in rtl for k in r.get("reduce_gbps", {})}))
+    ax.grid(True, alpha=0.3)
     ax.legend(fontsize=7)
 
 
