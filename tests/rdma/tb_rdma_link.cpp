@@ -1,6 +1,9 @@
 // Two rdma_link_port instances joined by a model channel (latency, drops, bit flips,
 // link-down interval); random packets both ways under random back-pressure. Checks
 // every packet arrives once, in order, unchanged, and no input buffer overflows.
+// Built with -DLANES=L -DMAX_WORDS=M to match the ports' parameters (beats of L words,
+// bulk packets up to M words); SIZE (optional) fixes the payload words of every packet,
+// and the run reports the payload words delivered, for the port's throughput.
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
@@ -8,9 +11,32 @@
 #include <vector>
 
 #include "Vrdma_link_port.h"
+#include "include/afushell/rdma_packet.h"
 #include "verilated.h"
 
-struct Word { uint32_t data; bool last; };
+#ifndef LANES
+#define LANES 1
+#endif
+#ifndef MAX_WORDS
+#define MAX_WORDS 16
+#endif
+
+using Beat = std::vector<uint32_t>;  // LANES words
+struct Word { Beat data; bool last; };
+
+// a Verilated port of 32 * LANES bits from / to LANES words
+static void set_beat(uint32_t& p, const uint32_t* w) { p = w[0]; }
+static void set_beat(uint64_t& p, const uint32_t* w) { p = w[0] | uint64_t(w[1]) << 32; }
+template <std::size_t N> static void set_beat(VlWide<N>& p, const uint32_t* w) {
+  for (std::size_t i = 0; i < N; ++i) p[i] = w[i];
+}
+static Beat get_beat(uint32_t p) { return {p}; }
+static Beat get_beat(uint64_t p) { return {uint32_t(p), uint32_t(p >> 32)}; }
+template <std::size_t N> static Beat get_beat(const VlWide<N>& p) {
+  Beat b(N);
+  for (std::size_t i = 0; i < N; ++i) b[i] = p[i];
+  return b;
+}
 
 struct Chan {  // one direction of the cable
   std::deque<std::pair<uint64_t, Word>> q;
@@ -26,7 +52,7 @@ struct Gen {  // packets offered to a port's sender; order holds per virtual cha
 
 int main(int argc, char** argv) {
   if (argc < 9) {
-    std::fprintf(stderr, "usage: tb PACKETS P_DROP P_CORRUPT SEED LATENCY DOWN_FROM DOWN_TO P_READY\n");
+    std::fprintf(stderr, "usage: tb PACKETS P_DROP P_CORRUPT SEED LATENCY DOWN_FROM DOWN_TO P_READY [SIZE]\n");
     return 2;
   }
   const int npk = std::atoi(argv[1]);
@@ -35,6 +61,10 @@ int main(int argc, char** argv) {
   const uint64_t lat = std::strtoull(argv[5], nullptr, 10), down0 = std::strtoull(argv[6], nullptr, 10),
                  down1 = std::strtoull(argv[7], nullptr, 10);
   const double pready = std::atof(argv[8]);
+  const int size = argc > 9 ? std::atoi(argv[9]) : -1;
+  // payload sizes: 0..16 words, and whole bulk units up to MAX_WORDS
+  std::vector<uint32_t> sizes;
+  for (uint32_t n = 0; n <= MAX_WORDS; n += n < 16 ? 1 : rdma_packet::kBulkUnit) sizes.push_back(n);
   std::uniform_real_distribution<double> u(0, 1);
   VerilatedContext ctx;
   Vrdma_link_port* port[2] = {new Vrdma_link_port(&ctx, "a"), new Vrdma_link_port(&ctx, "b")};
@@ -42,18 +72,20 @@ int main(int argc, char** argv) {
   Gen gen[2];
   for (int p = 0; p < 2; ++p)
     for (int k = 0; k < npk; ++k) {
-      uint32_t n = uint32_t(rng() % 17), vc = uint32_t(rng() & 1);
-      std::vector<uint32_t> pk{uint32_t(1 - p) | uint32_t(p) << 6 | 3u << 12 | vc << 16 | n << 17};
+      uint32_t n = size >= 0 ? uint32_t(size) : sizes[rng() % sizes.size()], vc = uint32_t(rng() & 1);
+      std::vector<uint32_t> pk{uint32_t(1 - p) | uint32_t(p) << 6 | 3u << 12 | vc << 16 |
+                               rdma_packet::words_code(n) << 17};
       for (uint32_t i = 0; i < n; ++i) pk.push_back(uint32_t(rng()));
       gen[p].todo.push_back(pk);
       gen[p].expect[vc].push_back(pk);
     }
   std::vector<uint32_t> got[2];
+  uint64_t payload_words = 0;
   int errors = 0;
   uint64_t cyc = 0;
   for (auto* m : port) { m->rst = 1; m->clk = 0; m->eval(); m->clk = 1; m->eval(); }
   for (auto* m : port) m->rst = 0;
-  const uint64_t max_cyc = 400000 + uint64_t(npk) * 400;
+  const uint64_t max_cyc = 400000 + uint64_t(npk) * 400 * (MAX_WORDS / 16);
   for (; cyc < max_cyc; ++cyc) {
     bool done = true;
     for (auto& g : gen) done = done && g.expect[0].empty() && g.expect[1].empty();
@@ -62,9 +94,12 @@ int main(int argc, char** argv) {
       Vrdma_link_port* m = port[p];
       Gen& g = gen[p];
       m->tx_valid = !g.todo.empty();
-      if (!g.todo.empty()) {
-        m->tx_data = g.todo.front()[g.pos];
-        m->tx_last = g.pos + 1 == g.todo.front().size();
+      if (!g.todo.empty()) {  // beat g.pos of the packet: LANES words from word LANES * g.pos
+        const auto& pk = g.todo.front();
+        uint32_t w[LANES] = {};
+        for (size_t i = 0; i < LANES && g.pos * LANES + i < pk.size(); ++i) w[i] = pk[g.pos * LANES + i];
+        set_beat(m->tx_data, w);
+        m->tx_last = (g.pos + 1) * LANES >= pk.size();
       }
       m->rx_ready = u(rng) < pready;
       // the router's choice of VC: random among those with a packet waiting
@@ -75,7 +110,7 @@ int main(int argc, char** argv) {
       m->link_in_valid = 0;
       if (!in.q.empty() && in.q.front().first <= cyc) {
         m->link_in_valid = 1;
-        m->link_in_data = in.q.front().second.data;
+        set_beat(m->link_in_data, in.q.front().second.data.data());
         m->link_in_last = in.q.front().second.last;
         in.q.pop_front();
       }
@@ -86,12 +121,18 @@ int main(int argc, char** argv) {
       Vrdma_link_port* m = port[p];
       Gen& g = gen[p];
       if (m->tx_valid && m->tx_ready) {
-        if (++g.pos == g.todo.front().size()) { g.todo.pop_front(); g.pos = 0; }
+        if (++g.pos * LANES >= g.todo.front().size()) { g.todo.pop_front(); g.pos = 0; }
       }
       if (m->rx_valid && m->rx_ready) {  // port p receives what port 1-p sent
-        if (got[p].empty() && m->rx_data != (m->rx_vc ? m->rx_head1 : m->rx_head0)) ++errors;  // head view
-        got[p].push_back(m->rx_data);
+        const Beat b = get_beat(m->rx_data);
+        if (got[p].empty() && b[0] != (m->rx_vc ? m->rx_head1 : m->rx_head0)) ++errors;  // head view
+        got[p].insert(got[p].end(), b.begin(), b.end());
         if (m->rx_last) {
+          // header and payload; the rest of the last beat is not part of the packet
+          const uint32_t n = rdma_packet::payload_words(rdma_packet::extract(got[p][0], rdma_packet::kHdrWords));
+          if (got[p].size() != (n + LANES) / LANES * LANES) ++errors;
+          got[p].resize(n + 1);
+          payload_words += n;
           got[p][0] &= 0x003FFFFFu;  // the link sequence number is not part of the payload
           auto& want = gen[1 - p].expect[(got[p][0] >> 16) & 1];
           if (m->rx_vc != ((got[p][0] >> 16) & 1)) ++errors;
@@ -117,12 +158,12 @@ int main(int argc, char** argv) {
           c.in_pkt = true;
           c.widx = 0;
           c.drop = u(rng) < pdrop || (cyc >= down0 && cyc < down1);
-          c.corrupt_word = u(rng) < pcorr ? int(rng() % 19) : -1;
-          c.corrupt_bit = int(rng() % 32);
+          c.corrupt_word = u(rng) < pcorr ? int(rng() % ((MAX_WORDS + 2) / LANES + 1)) : -1;  // a beat
+          c.corrupt_bit = int(rng() % (32 * LANES));
           if (c.drop) ++c.dropped;
         }
-        uint32_t d = m->link_out_data;
-        if (c.widx == c.corrupt_word) { d ^= 1u << c.corrupt_bit; ++c.corrupted; }
+        Beat d = get_beat(m->link_out_data);
+        if (c.widx == c.corrupt_word) { d[size_t(c.corrupt_bit / 32)] ^= 1u << (c.corrupt_bit % 32); ++c.corrupted; }
         if (!c.drop) c.q.push_back({cyc + lat, Word{d, bool(m->link_out_last)}});
         ++c.widx;
         if (m->link_out_last) c.in_pkt = false;
@@ -139,11 +180,11 @@ int main(int argc, char** argv) {
       ++errors;
     }
   }
-  std::printf("cycles %llu dropped %llu corrupted %llu crc_errors %u replays %u errors %d\n",
+  std::printf("cycles %llu dropped %llu corrupted %llu crc_errors %u replays %u payload_words %llu errors %d\n",
               (unsigned long long)cyc, (unsigned long long)(ch[0].dropped + ch[1].dropped),
               (unsigned long long)(ch[0].corrupted + ch[1].corrupted),
               unsigned(port[0]->crc_errors + port[1]->crc_errors), unsigned(port[0]->replays + port[1]->replays),
-              errors);
+              (unsigned long long)payload_words, errors);
   for (auto* m : port) { m->final(); delete m; }
   return errors ? 1 : 0;
 }

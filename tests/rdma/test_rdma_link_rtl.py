@@ -16,6 +16,8 @@ TB_NET = Path(__file__).with_name("tb_rdma_net.cpp")
 
 @pytest.mark.parametrize("top, params", [
     ("rdma_link_port", ()), ("rdma_link_port", ("-GWINDOW=64", "-GVC_BUF=16")),
+    ("rdma_link_port", ("-GLANES=16", "-GMAX_WORDS=256")), ("rdma_link_port", ("-GLANES=2",)),
+    ("rdma_link_port", ("-GLANES=32", "-GMAX_WORDS=64")),
     ("rdma_link_tx", ()), ("rdma_link_rx", ()), ("rdma_crc32", ()), ("rdma_router", ()),
     ("rdma_router", ("-GP=6",)), ("rdma_card_net", ()), ("rdma_card_net", ("-GP=2", "-GWINDOW=16")),
 ])
@@ -39,6 +41,19 @@ def _model(top: str = "rdma_link_port", tb: Path = TB) -> Path:
     return verilate_tb(top, top, tb)
 
 
+# a 512-bit port (16 words a beat) with bulk packets up to 256 words (1 KiB), and the
+# buffers of the card's ports (afu_rdma_top: 32-packet window, 16 packets per VC)
+WIDE = ("-GLANES=16", "-GMAX_WORDS=256", "-GWINDOW=32", "-GVC_BUF=16", "-CFLAGS", "-DLANES=16 -DMAX_WORDS=256")
+
+
+def _wide_model() -> Path:
+    return verilate_tb("rdma_link_port_w16", "rdma_link_port", TB, *WIDE)
+
+
+def _fields(out: str) -> dict:
+    return dict(zip(out.split()[::2], map(int, out.split()[1::2]), strict=True))
+
+
 @pytest.mark.parametrize("args", [
     ("300", "0", "0", "1", "20", "0", "0", "1.0"),          # clean, no back-pressure
     ("300", "0.01", "0.02", "2", "20", "3000", "5000", "0.7"),  # drops, bit flips, link down
@@ -47,10 +62,41 @@ def _model(top: str = "rdma_link_port", tb: Path = TB) -> Path:
 def test_rdma_link_rtl_delivers_every_packet_once(args: tuple) -> None:
     r = subprocess.run([str(_model()), *args], capture_output=True, text=True, check=False, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
-    fields = dict(zip(r.stdout.split()[::2], map(int, r.stdout.split()[1::2]), strict=True))
+    fields = _fields(r.stdout)
     assert fields["errors"] == 0
     if args[1] != "0":
         assert fields["crc_errors"] > 0 and fields["replays"] > 0 and fields["dropped"] > 0
+
+
+@pytest.mark.parametrize("args", [
+    ("200", "0", "0", "1", "20", "0", "0", "1.0"),
+    ("200", "0.01", "0.02", "2", "20", "3000", "5000", "0.7"),
+    ("150", "0.02", "0.05", "3", "40", "0", "0", "0.15"),
+], ids=["clean", "faults", "backpressure"])
+def test_rdma_link_rtl_wide_delivers_every_packet_once(args: tuple) -> None:
+    """The 512-bit port: random packets of 0..16 words and bulk packets of 32..256 words, the
+    CRC in the last payload beat or a beat of its own, under drops, flips and back-pressure."""
+    r = subprocess.run([str(_wide_model()), *args], capture_output=True, text=True, check=False, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    fields = _fields(r.stdout)
+    assert fields["errors"] == 0 and fields["payload_words"] > 0
+    if args[1] != "0":
+        assert fields["crc_errors"] > 0 and fields["replays"] > 0 and fields["dropped"] > 0
+
+
+@pytest.mark.parametrize("size, beats, latency", [(256, 17, 20), (16, 2, 20), (14, 1, 4)])
+def test_rdma_link_rtl_wide_moves_a_beat_per_cycle(size: int, beats: int, latency: int) -> None:
+    """Full-size packets both ways over a clean cable: a 1 KiB bulk packet takes 17 beats
+    (header + 256 words + CRC), a 64-byte packet 2, a 56-byte one 1, and the port keeps a
+    beat on the wire nearly every cycle (the rest: ACK / credit CTRL beats). One-beat packets
+    need a short cable: 32 packets in the window cover 32 cycles of round trip."""
+    npk = 400
+    r = subprocess.run([str(_wide_model()), str(npk), "0", "0", "1", str(latency), "0", "0", "1.0", str(size)],
+                       capture_output=True, text=True, check=False, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    fields = _fields(r.stdout)
+    assert fields["errors"] == 0 and fields["payload_words"] == 2 * npk * size
+    assert fields["cycles"] < npk * beats * 1.06 + 200, fields
 
 
 @pytest.mark.parametrize("args", [
