@@ -3,7 +3,12 @@
 // every packet arrives once, in order, unchanged, and no input buffer overflows.
 // Built with -DLANES=L -DMAX_WORDS=M to match the ports' parameters (beats of L words,
 // bulk packets up to M words); SIZE (optional) fixes the payload words of every packet,
-// and the run reports the payload words delivered, for the port's throughput.
+// and the run reports the payload words delivered, for the port's throughput. LINE_GBPS
+// (optional, 0: none) puts a PHY behind each sender that serialises the bytes of every beat
+// (4 per word of the packet, CRC included; not the idle lanes) at that line rate for a 200
+// MHz card clock and holds the sender back (link_out_ready) while it is busy.
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
@@ -11,30 +16,15 @@
 #include <vector>
 
 #include "Vrdma_link_port.h"
-#include "include/afushell/rdma_packet.h"
+#include "tb_lanes.hpp"
 #include "verilated.h"
-
-#ifndef LANES
-#define LANES 1
-#endif
-#ifndef MAX_WORDS
-#define MAX_WORDS 16
-#endif
 
 using Beat = std::vector<uint32_t>;  // LANES words
 struct Word { Beat data; bool last; };
 
-// a Verilated port of 32 * LANES bits from / to LANES words
-static void set_beat(uint32_t& p, const uint32_t* w) { p = w[0]; }
-static void set_beat(uint64_t& p, const uint32_t* w) { p = w[0] | uint64_t(w[1]) << 32; }
-template <std::size_t N> static void set_beat(VlWide<N>& p, const uint32_t* w) {
-  for (std::size_t i = 0; i < N; ++i) p[i] = w[i];
-}
-static Beat get_beat(uint32_t p) { return {p}; }
-static Beat get_beat(uint64_t p) { return {uint32_t(p), uint32_t(p >> 32)}; }
-template <std::size_t N> static Beat get_beat(const VlWide<N>& p) {
-  Beat b(N);
-  for (std::size_t i = 0; i < N; ++i) b[i] = p[i];
+static Beat get_beat(const decltype(Vrdma_link_port::link_out_data)& p) {
+  Beat b;
+  append_beat(p, b);
   return b;
 }
 
@@ -43,6 +33,8 @@ struct Chan {  // one direction of the cable
   bool in_pkt = false, drop = false;
   int corrupt_word = -1, corrupt_bit = 0, widx = 0;
   uint64_t dropped = 0, corrupted = 0;
+  double debt = 0;     // bytes the PHY has still to serialise
+  uint32_t left = 0;   // words of the packet still to send (header, payload, CRC)
 };
 
 struct Gen {  // packets offered to a port's sender; order holds per virtual channel
@@ -52,7 +44,7 @@ struct Gen {  // packets offered to a port's sender; order holds per virtual cha
 
 int main(int argc, char** argv) {
   if (argc < 9) {
-    std::fprintf(stderr, "usage: tb PACKETS P_DROP P_CORRUPT SEED LATENCY DOWN_FROM DOWN_TO P_READY [SIZE]\n");
+    std::fprintf(stderr, "usage: tb PACKETS P_DROP P_CORRUPT SEED LATENCY DOWN_FROM DOWN_TO P_READY [SIZE [LINE_GBPS]]\n");
     return 2;
   }
   const int npk = std::atoi(argv[1]);
@@ -62,6 +54,7 @@ int main(int argc, char** argv) {
                  down1 = std::strtoull(argv[7], nullptr, 10);
   const double pready = std::atof(argv[8]);
   const int size = argc > 9 ? std::atoi(argv[9]) : -1;
+  const double line_bpc = argc > 10 ? std::atof(argv[10]) / 1.6 : 0;  // bytes per 5 ns cycle
   // payload sizes: 0..16 words, and whole bulk units up to MAX_WORDS
   std::vector<uint32_t> sizes;
   for (uint32_t n = 0; n <= MAX_WORDS; n += n < 16 ? 1 : rdma_packet::kBulkUnit) sizes.push_back(n);
@@ -94,18 +87,15 @@ int main(int argc, char** argv) {
       Vrdma_link_port* m = port[p];
       Gen& g = gen[p];
       m->tx_valid = !g.todo.empty();
-      if (!g.todo.empty()) {  // beat g.pos of the packet: LANES words from word LANES * g.pos
-        const auto& pk = g.todo.front();
-        uint32_t w[LANES] = {};
-        for (size_t i = 0; i < LANES && g.pos * LANES + i < pk.size(); ++i) w[i] = pk[g.pos * LANES + i];
-        set_beat(m->tx_data, w);
-        m->tx_last = (g.pos + 1) * LANES >= pk.size();
+      if (!g.todo.empty()) {
+        set_beat(m->tx_data, beat_of(g.todo.front(), g.pos).data());
+        m->tx_last = (g.pos + 1) * LANES >= g.todo.front().size();
       }
       m->rx_ready = u(rng) < pready;
       // the router's choice of VC: random among those with a packet waiting
       if (m->rx_avail == 3) m->rx_sel_vc = rng() & 1;
       else m->rx_sel_vc = m->rx_avail == 2;
-      m->link_out_ready = 1;
+      m->link_out_ready = line_bpc <= 0 || ch[p].debt < 4.0 * LANES;
       Chan& in = ch[1 - p];
       m->link_in_valid = 0;
       if (!in.q.empty() && in.q.front().first <= cyc) {
@@ -124,15 +114,12 @@ int main(int argc, char** argv) {
         if (++g.pos * LANES >= g.todo.front().size()) { g.todo.pop_front(); g.pos = 0; }
       }
       if (m->rx_valid && m->rx_ready) {  // port p receives what port 1-p sent
-        const Beat b = get_beat(m->rx_data);
-        if (got[p].empty() && b[0] != (m->rx_vc ? m->rx_head1 : m->rx_head0)) ++errors;  // head view
-        got[p].insert(got[p].end(), b.begin(), b.end());
+        const bool first = got[p].empty();
+        append_beat(m->rx_data, got[p]);
+        if (first && got[p][0] != (m->rx_vc ? m->rx_head1 : m->rx_head0)) ++errors;  // head view
         if (m->rx_last) {
-          // header and payload; the rest of the last beat is not part of the packet
-          const uint32_t n = rdma_packet::payload_words(rdma_packet::extract(got[p][0], rdma_packet::kHdrWords));
-          if (got[p].size() != (n + LANES) / LANES * LANES) ++errors;
-          got[p].resize(n + 1);
-          payload_words += n;
+          if (!trim_packet(got[p])) ++errors;  // the rest of the last beat is not part of the packet
+          payload_words += got[p].size() - 1;
           got[p][0] &= 0x003FFFFFu;  // the link sequence number is not part of the payload
           auto& want = gen[1 - p].expect[(got[p][0] >> 16) & 1];
           if (m->rx_vc != ((got[p][0] >> 16) & 1)) ++errors;
@@ -152,9 +139,12 @@ int main(int argc, char** argv) {
           got[p].clear();
         }
       }
-      if (m->link_out_valid) {  // onto the cable, with faults decided per packet
-        Chan& c = ch[p];
+      Chan& c = ch[p];
+      if (line_bpc > 0) c.debt = std::max(0.0, c.debt - line_bpc);
+      if (m->link_out_valid && m->link_out_ready) {  // onto the cable, with faults decided per packet
+        Beat d = get_beat(m->link_out_data);
         if (!c.in_pkt) {
+          c.left = 2 + rdma_packet::payload_words(rdma_packet::extract(d[0], rdma_packet::kHdrWords));
           c.in_pkt = true;
           c.widx = 0;
           c.drop = u(rng) < pdrop || (cyc >= down0 && cyc < down1);
@@ -162,9 +152,15 @@ int main(int argc, char** argv) {
           c.corrupt_bit = int(rng() % (32 * LANES));
           if (c.drop) ++c.dropped;
         }
-        Beat d = get_beat(m->link_out_data);
+        const uint32_t words = std::min<uint32_t>(LANES, c.left);
+        c.left -= words;
+        uint64_t due = cyc + lat;
+        if (line_bpc > 0) {
+          c.debt += 4.0 * words;
+          due += uint64_t(std::ceil(c.debt / line_bpc));
+        }
         if (c.widx == c.corrupt_word) { d[size_t(c.corrupt_bit / 32)] ^= 1u << (c.corrupt_bit % 32); ++c.corrupted; }
-        if (!c.drop) c.q.push_back({cyc + lat, Word{d, bool(m->link_out_last)}});
+        if (!c.drop) c.q.push_back({due, Word{d, bool(m->link_out_last)}});
         ++c.widx;
         if (m->link_out_last) c.in_pkt = false;
       }
