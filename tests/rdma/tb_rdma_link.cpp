@@ -6,7 +6,8 @@
 // and the run reports the payload words delivered, for the port's throughput. LINE_GBPS
 // (optional, 0: none) puts a PHY behind each sender that serialises the bytes of every beat
 // (4 per word of the packet, CRC included; not the idle lanes) at that line rate for a 200
-// MHz card clock and holds the sender back (link_out_ready) while it is busy.
+// MHz card clock and holds the sender back (link_out_ready) while it is busy. ONE_WAY: only
+// the first port sends packets (the other its ACK / credit packets), as for a put.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -44,7 +45,7 @@ struct Gen {  // packets offered to a port's sender; order holds per virtual cha
 
 int main(int argc, char** argv) {
   if (argc < 9) {
-    std::fprintf(stderr, "usage: tb PACKETS P_DROP P_CORRUPT SEED LATENCY DOWN_FROM DOWN_TO P_READY [SIZE [LINE_GBPS]]\n");
+    std::fprintf(stderr, "usage: tb PACKETS P_DROP P_CORRUPT SEED LATENCY DOWN_FROM DOWN_TO P_READY [SIZE [LINE_GBPS [ONE_WAY]]]\n");
     return 2;
   }
   const int npk = std::atoi(argv[1]);
@@ -55,6 +56,7 @@ int main(int argc, char** argv) {
   const double pready = std::atof(argv[8]);
   const int size = argc > 9 ? std::atoi(argv[9]) : -1;
   const double line_bpc = argc > 10 ? std::atof(argv[10]) / 1.6 : 0;  // bytes per 5 ns cycle
+  const bool one_way = argc > 11 && std::atoi(argv[11]) != 0;  // only port 0 sends data
   // payload sizes: 0..16 words, and whole bulk units up to MAX_WORDS
   std::vector<uint32_t> sizes;
   for (uint32_t n = 0; n <= MAX_WORDS; n += n < 16 ? 1 : rdma_packet::kBulkUnit) sizes.push_back(n);
@@ -63,7 +65,7 @@ int main(int argc, char** argv) {
   Vrdma_link_port* port[2] = {new Vrdma_link_port(&ctx, "a"), new Vrdma_link_port(&ctx, "b")};
   Chan ch[2];  // ch[i]: from port i to port 1-i
   Gen gen[2];
-  for (int p = 0; p < 2; ++p)
+  for (int p = 0; p < (one_way ? 1 : 2); ++p)
     for (int k = 0; k < npk; ++k) {
       uint32_t n = size >= 0 ? uint32_t(size) : sizes[rng() % sizes.size()], vc = uint32_t(rng() & 1);
       std::vector<uint32_t> pk{uint32_t(1 - p) | uint32_t(p) << 6 | 3u << 12 | vc << 16 |
@@ -95,6 +97,8 @@ int main(int argc, char** argv) {
       // the router's choice of VC: random among those with a packet waiting
       if (m->rx_avail == 3) m->rx_sel_vc = rng() & 1;
       else m->rx_sel_vc = m->rx_avail == 2;
+      // the PHY has serialised another cycle's bytes; it takes a beat while it has room for one
+      if (line_bpc > 0) ch[p].debt = std::max(0.0, ch[p].debt - line_bpc);
       m->link_out_ready = line_bpc <= 0 || ch[p].debt < 4.0 * LANES;
       Chan& in = ch[1 - p];
       m->link_in_valid = 0;
@@ -140,7 +144,6 @@ int main(int argc, char** argv) {
         }
       }
       Chan& c = ch[p];
-      if (line_bpc > 0) c.debt = std::max(0.0, c.debt - line_bpc);
       if (m->link_out_valid && m->link_out_ready) {  // onto the cable, with faults decided per packet
         Beat d = get_beat(m->link_out_data);
         if (!c.in_pkt) {
@@ -148,7 +151,7 @@ int main(int argc, char** argv) {
           c.in_pkt = true;
           c.widx = 0;
           c.drop = u(rng) < pdrop || (cyc >= down0 && cyc < down1);
-          c.corrupt_word = u(rng) < pcorr ? int(rng() % ((MAX_WORDS + 2) / LANES + 1)) : -1;  // a beat
+          c.corrupt_word = u(rng) < pcorr ? int(rng() % ((c.left + LANES - 1) / LANES)) : -1;  // a beat of it
           c.corrupt_bit = int(rng() % (32 * LANES));
           if (c.drop) ++c.dropped;
         }
