@@ -4,7 +4,9 @@ the other way carries the ACK / credit packets) over one link whose PHY serialis
 100 Gb/s (tests/rdma/tb_rdma_link.cpp, packets of 64 B and bulk
 packets of 1 KiB, clean and at a 1e-4 packet error rate), and the latency of a 64-byte packet
 from one router's engine port to another's over 1 and 4 hops (tests/rdma/tb_rdma_net.cpp,
-12-cycle cables). Prints a table; --json writes the records."""
+12-cycle cables). A last row gives the 1024-bit port at 100 Gb/s with 64-byte packets the
+buffers that many short packets need (128-packet window, 64 per VC). Prints a table; --json
+writes the records."""
 from __future__ import annotations
 
 import argparse
@@ -16,7 +18,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "rdma"))
-from rdma_rtl_tb import verilate_tb  # noqa: E402  (the testbenches' shared build)
+from rdma_rtl_tb import verilate_tb  # the testbenches' shared build
 
 CARD_MHZ = 200.0
 CABLE_CYCLES = 40      # 200 ns cables, as the cluster file's default
@@ -36,9 +38,11 @@ def run(exe: Path, *args: object) -> dict:
     return dict(zip(f[::2], map(int, f[1::2]), strict=True))
 
 
-def throughput(lanes: int, gbps: float, size: int, per: float, mib: int) -> dict:
-    exe = verilate_tb(f"rdma_link_port_w{lanes}_bench", "rdma_link_port", TB_LINK, *params(lanes),
-                      f"-GWINDOW={WINDOW}", f"-GVC_BUF={VC_BUF}")
+def throughput(lanes: int, gbps: float, size: int, per: float, mib: int, window: int = WINDOW,
+               vc_buf: int = VC_BUF) -> dict:
+    tag = "" if (window, vc_buf) == (WINDOW, VC_BUF) else str(window)
+    exe = verilate_tb(f"rdma_link_port_w{lanes}_bench{tag}", "rdma_link_port", TB_LINK, *params(lanes),
+                      f"-GWINDOW={window}", f"-GVC_BUF={vc_buf}")
     npk = mib * 2**20 // (4 * size)
     t0 = time.time()
     f = run(exe, npk, 0, per, 1, CABLE_CYCLES, 0, 0, 1.0, size, gbps, 1)
@@ -46,7 +50,8 @@ def throughput(lanes: int, gbps: float, size: int, per: float, mib: int) -> dict
     got = f["payload_words"] * 4 * 8 * CARD_MHZ / 1000 / f["cycles"]  # Gb/s
     return {"lanes": lanes, "bits": 32 * lanes, "line_gbps": gbps, "packet_bytes": 4 * size, "per": per,
             "mib": mib, "cycles": f["cycles"], "gbps": round(got, 2), "of_line": round(got / gbps, 4),
-            "crc_errors": f["crc_errors"], "replays": f["replays"], "wall_s": round(time.time() - t0, 1)}
+            "window": window, "vc_buf": vc_buf, "crc_errors": f["crc_errors"], "replays": f["replays"],
+            "wall_s": round(time.time() - t0, 1)}
 
 
 def latency(lanes: int) -> dict:
@@ -73,16 +78,20 @@ def main(argv: list[str] | None = None) -> int:
         print(f"| {r['bits']} bits | {r['cycles_1_hop']} cycles = {r['ns_1_hop']:.0f} ns | "
               f"{r['per_hop_cycles']} cycles = {r['per_hop_ns']} ns |")
     rows = []
-    print("\n| datapath | line | packets | PER | MiB | payload throughput | of the line | CRC errors, replays |")
-    print("|---|---|---|---|---|---|---|---|")
-    for lanes in a.lanes:
-        for gbps in a.rates:
-            for size in ((16, 256) if lanes > 1 else (16,)):
-                for per in (0.0, 1e-4):
-                    r = throughput(lanes, gbps, size, per, a.per_mib if per else a.mib)
-                    rows.append(r)
-                    print(f"| {r['bits']} bits | {gbps:g} Gb/s | {4 * size} B | {per:g} | {r['mib']} | {r['gbps']} Gb/s | "
-                          f"{100 * r['of_line']:.1f} % | {r['crc_errors']}, {r['replays']} |", flush=True)
+    print("\n| datapath | window, per VC | line | packets | PER | MiB | payload throughput | of the line | "
+          "CRC errors, replays |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    runs = [(lanes, gbps, size, per, a.per_mib if per else a.mib, WINDOW, VC_BUF)
+            for lanes in a.lanes for gbps in a.rates for size in ((16, 256) if lanes > 1 else (16,))
+            for per in (0.0, 1e-4)]
+    if 32 in a.lanes and 100.0 in a.rates:
+        runs.append((32, 100.0, 16, 0.0, a.mib, 2 * WINDOW, 2 * VC_BUF))
+    for run_args in runs:
+        r = throughput(*run_args)
+        rows.append(r)
+        print(f"| {r['bits']} bits | {r['window']}, {r['vc_buf']} | {r['line_gbps']:g} Gb/s | {r['packet_bytes']} B | "
+              f"{r['per']:g} | {r['mib']} | {r['gbps']} Gb/s | {100 * r['of_line']:.1f} % | "
+              f"{r['crc_errors']}, {r['replays']} |", flush=True)
     if a.json:
         a.json.write_text(json.dumps({"card_mhz": CARD_MHZ, "cable_cycles": CABLE_CYCLES, "window": WINDOW,
                                       "vc_buf": VC_BUF, "latency": lat, "throughput": rows}, indent=1) + "\n")
