@@ -4,6 +4,10 @@ For each cascade depth, builds the card of ``spgen build cores/lbm/lbm_d2q9.spd 
 --cascade N`` with ``--core-model rtl`` and ``fast`` (cached like ``spgen bench lbm``;
 the build time is printed, and is a real build with ``--fresh-cache``), then times F2F
 runs of one grid through both cards side by side, alternating the models run by run.
+A model named ``fast:plain`` or ``rtl:plain`` is the same card evaluated without the card
+library's shortcuts (SPGEN_CARD_EVAL=plain: every evaluation through Verilator's eval(),
+as before them), for before/after figures in one run. ``--jobs N`` handles N depths at
+once (builds side by side on all CPUs, then each depth measured on a CPU of its own).
 Figures per run: simulated card cycles per wall second and per CPU second of the
 process (the clock thread; the host thread sleeps meanwhile), the run's own cycles
 (its OUT_TOTAL_CYCLES counter) per CPU second, which idle cycles of a loaded machine
@@ -12,8 +16,9 @@ do not inflate, records per wall second; the table gives medians. Every run's ou
 differ by a few cycles between runs; tests/runtime/test_fast_core.py compares the
 models cycle for cycle with a deterministic driver.)
 
-    .venv/bin/python benchmarks/card_sim_speed.py [--cascade 1,2,4,8,12] [--models rtl,fast]
-        [--grid 32x410] [--runs 3] [--cpu 0] [--fresh-cache] [--json F] [--plot F]
+    .venv/bin/python benchmarks/card_sim_speed.py [--cascade 1,2,4,8,12] [--models fast,rtl]
+        [--rtl-cascade N,..] [--grid 32x410] [--runs 3] [--cpu 0] [--jobs 1] [--fresh-cache]
+        [--json F] [--plot F] | --merge F.json ...
 """
 from __future__ import annotations
 
@@ -92,7 +97,8 @@ def _run_once(card, rec, width: int, depth: int, design, omega: float) -> dict:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cascade", default="1,2,4,8,12")
-    ap.add_argument("--models", default="fast,rtl")
+    ap.add_argument("--models", default="fast,rtl",
+                    help="card models, measured alternately: fast, rtl, fast:plain, rtl:plain")
     ap.add_argument("--rtl-cascade", metavar="N,N,...",
                     help="depths that also run with RTL cores (default: all); building the "
                          "RTL cards of deep cascades takes tens of minutes on two cores")
@@ -100,6 +106,10 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--cpu", type=int, help="pin the process to this CPU (default: the "
                     "first one it may use)")
+    ap.add_argument("--jobs", type=int, default=1, metavar="N",
+                    help="handle up to N cascade depths at once, each in a process of its "
+                         "own: its cards built beside the others' (on all CPUs), then "
+                         "measured pinned to a CPU of its own (--cpu and the next ones)")
     ap.add_argument("--fresh-cache", action="store_true",
                     help="build each card in an empty SPGEN_CACHE of its own, so build "
                          "times are those of a first build")
@@ -111,63 +121,39 @@ def main() -> int:
     args = ap.parse_args()
     if args.merge:
         return _merge(args)
-    cpu = args.cpu if args.cpu is not None else min(os.sched_getaffinity(0))
-    os.sched_setaffinity(0, {cpu})           # the card's clock thread inherits it
-    from spgen import runtime
-    from spgen.commands._bench_lbm import _build, _grid
-    from spgen.lbm import CORE_PATH, compile_core, to_records
-
-    width, rows = (int(x) for x in args.grid.lower().split("x"))
     depths = [int(x) for x in args.cascade.split(",")]
     all_models = args.models.split(",")
-    design = compile_core(width)
-    f, attr = _grid(width, rows, seed=7)
-    rec = to_records(f, attr)
-    omega = 1.6
-    results = []
     rtl_depths = set(depths if not args.rtl_cascade else
                      (int(x) for x in args.rtl_cascade.split(",")))
-    for depth in depths:
-        cards, built = {}, {}
-        models = [m for m in all_models if m != "rtl" or depth in rtl_depths]
-        for m in models:
-            t0, c0 = time.perf_counter(), _child_cpu() + time.process_time()
-            with _fresh_cache(args.fresh_cache) as keep:
-                build = keep(_build(CORE_PATH, width, depth, m))
-            built[m] = (time.perf_counter() - t0, _child_cpu() + time.process_time() - c0)
-            cards[m] = runtime.open(build)
-            for name, value in (("omega", omega), ("uw_x", 0.05), ("uw_y", 0.0)):
-                cards[m].write_reg(name, float(value))
-            print(f"cascade {depth:2d} {m:4s}: card ready in {built[m][0]:.1f} s "
-                  f"({built[m][1]:.1f} CPU-s)", file=sys.stderr, flush=True)
-        runs = {m: [] for m in models}
-        for r in range(args.runs):
-            for m in (models if r % 2 == 0 else models[::-1]):
-                runs[m].append(_run_once(cards[m], rec, width, depth, design, omega))
-        from spgen.lbm import from_records, run_emulator
+    tasks = [(d, [m for m in all_models if not m.startswith("rtl") or d in rtl_depths]) for d in depths]
+    cpus = sorted(os.sched_getaffinity(0))
+    cpu = args.cpu if args.cpu is not None else cpus[0]
+    results: list[dict] = []
+    if args.jobs <= 1:
+        for depth, models in tasks:
+            results += _depth_rows(depth, models, args, cpu)
+            if args.json:  # partial results survive an interrupted run
+                args.json.write_text(json.dumps({"partial": True, "results": results}, indent=2))
+    else:
+        # Deepest first: their builds take longest. Each cascade measures on a CPU of its
+        # own; the builds beside share all CPUs, each compiling its model in a few units.
+        from concurrent.futures import ProcessPoolExecutor, as_completed
 
-        want = run_emulator(design, f, attr, steps=3 * depth, omega=omega, uw=(0.05, 0.0))
-        for m in models:
-            for x in runs[m]:
-                got = from_records(x.pop("out").view(rec.dtype), width)[0]
-                x["verified"] = bool(np.array_equal(got.view(np.uint32), want.view(np.uint32)))
-            cards[m].close()
-        for m in models:
-            xs = runs[m]
-            results.append({
-                "cascade": depth, "model": m, "build_s": round(built[m][0], 1),
-                "build_cpu_s": round(built[m][1], 1),
-                "records": len(rec), "cycles": xs[0]["cycles"],
-                "verified": all(x["verified"] for x in xs),
-                "cycles_per_s": statistics.median(x["cycles"] / x["wall_s"] for x in xs),
-                "cycles_per_cpu_s": statistics.median(x["cycles"] / x["cpu_s"] for x in xs),
-                "run_cycles_per_cpu_s": _run_cycles_per_cpu_s(xs),
-                "records_per_s": statistics.median(x["records"] / x["wall_s"] for x in xs),
-                "runs": xs})
-        if args.json:  # partial results survive an interrupted run
-            args.json.write_text(json.dumps({"partial": True, "results": results}, indent=2))
+        tasks.sort(key=lambda t: -t[0])
+        workers = min(args.jobs, len(tasks))
+        os.environ.setdefault("SPGEN_BUILD_JOBS", str(max(2, len(cpus) // workers)))
+        pinned = [c for c in cpus if c != cpu]
+        pinned = [cpu] + pinned
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            futs = [pool.submit(_depth_rows, d, ms, args, pinned[i % len(pinned)])
+                    for i, (d, ms) in enumerate(tasks)]
+            for fut in as_completed(futs):
+                results += fut.result()
+                results.sort(key=lambda r: (r["cascade"], all_models.index(r["model"])))
+                if args.json:
+                    args.json.write_text(json.dumps({"partial": True, "results": results}, indent=2))
     _table(results, all_models)
-    meta = {"benchmark": "card_sim_speed", "cpu": _cpu_model(), "pinned_cpu": cpu,
+    meta = {"benchmark": "card_sim_speed", "cpu": _cpu_model(), "pinned_cpu": cpu, "jobs": args.jobs,
             "cpus_online": os.cpu_count(), "load_avg": os.getloadavg(), "grid": args.grid,
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
             "command": " ".join(sys.argv), "results": results}
@@ -177,6 +163,78 @@ def main() -> int:
         _plot(results, all_models, args.plot)
     ok = all(r["verified"] for r in results)
     return 0 if ok else 1
+
+
+@contextlib.contextmanager
+def _eval_mode(mode: str):
+    """SPGEN_CARD_EVAL for the cards opened inside (read when a card is created):
+    ``plain`` evaluates every call of the card library through Verilator's eval(), as
+    before its shortcuts (runtime/sim/card/afu_card.cpp); "" uses them."""
+    old = os.environ.pop("SPGEN_CARD_EVAL", None)
+    if mode:
+        os.environ["SPGEN_CARD_EVAL"] = mode
+    try:
+        yield
+    finally:
+        os.environ.pop("SPGEN_CARD_EVAL", None)
+        if old is not None:
+            os.environ["SPGEN_CARD_EVAL"] = old
+
+
+def _depth_rows(depth: int, models: list[str], args: argparse.Namespace, cpu: int) -> list[dict]:
+    """Builds the cards of one cascade depth (unpinned), then pins this process to `cpu`
+    and runs the grid through them alternately; one result row per model."""
+    from spgen import runtime
+    from spgen.commands._bench_lbm import build_card
+    from spgen.lbm import CORE_PATH, compile_core, from_records, run_emulator, to_records
+    from spgen.lbm._grid import perturbed_cavity
+
+    width, rows = (int(x) for x in args.grid.lower().split("x"))
+    design = compile_core(width)
+    f, attr = perturbed_cavity(width, rows, seed=7)
+    rec = to_records(f, attr)
+    omega = 1.6
+    builds, built = {}, {}
+    for m in dict.fromkeys(m.partition(":")[0] for m in models):
+        t0, c0 = time.perf_counter(), _child_cpu() + time.process_time()
+        with _fresh_cache(args.fresh_cache) as keep:
+            builds[m] = keep(build_card(CORE_PATH, width, depth, m))
+        built[m] = (time.perf_counter() - t0, _child_cpu() + time.process_time() - c0)
+        print(f"cascade {depth:2d} {m:4s}: card built in {built[m][0]:.1f} s "
+              f"({built[m][1]:.1f} CPU-s)", file=sys.stderr, flush=True)
+    free = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {cpu})           # the card's clock thread inherits it
+    cards = {}
+    for m in models:
+        base, _, mode = m.partition(":")
+        with _eval_mode(mode):
+            cards[m] = runtime.open(builds[base])
+        for name, value in (("omega", omega), ("uw_x", 0.05), ("uw_y", 0.0)):
+            cards[m].write_reg(name, float(value))
+    runs: dict[str, list[dict]] = {m: [] for m in models}
+    for r in range(args.runs):
+        for m in (models if r % 2 == 0 else models[::-1]):
+            runs[m].append(_run_once(cards[m], rec, width, depth, design, omega))
+    want = run_emulator(design, f, attr, steps=3 * depth, omega=omega, uw=(0.05, 0.0))
+    rows_out = []
+    for m in models:
+        xs = runs[m]
+        for x in xs:
+            got = from_records(x.pop("out").view(rec.dtype), width)[0]
+            x["verified"] = bool(np.array_equal(got.view(np.uint32), want.view(np.uint32)))
+        cards[m].close()
+        os.sched_setaffinity(0, free)        # the next depth's builds use every CPU
+        b = built[m.partition(":")[0]]
+        rows_out.append({
+            "cascade": depth, "model": m, "build_s": round(b[0], 1), "build_cpu_s": round(b[1], 1),
+            "records": len(rec), "cycles": xs[0]["cycles"], "cpu": cpu,
+            "verified": all(x["verified"] for x in xs),
+            "cycles_per_s": statistics.median(x["cycles"] / x["wall_s"] for x in xs),
+            "cycles_per_cpu_s": statistics.median(x["cycles"] / x["cpu_s"] for x in xs),
+            "run_cycles_per_cpu_s": _run_cycles_per_cpu_s(xs),
+            "records_per_s": statistics.median(x["records"] / x["wall_s"] for x in xs),
+            "runs": xs})
+    return rows_out
 
 
 def _merge(args: argparse.Namespace) -> int:
