@@ -6,8 +6,10 @@ the build time is printed, and is a real build with ``--fresh-cache``), then tim
 runs of one grid through both cards side by side, alternating the models run by run.
 A model named ``fast:plain`` or ``rtl:plain`` is the same card evaluated without the card
 library's shortcuts (SPGEN_CARD_EVAL=plain: every evaluation through Verilator's eval(),
-as before them), for before/after figures in one run. ``--jobs N`` handles N depths at
-once (builds side by side on all CPUs, then each depth measured on a CPU of its own).
+as before them), for before/after figures in one run; ``--baseline DIR`` measures the
+runtime and card library of another checkout as well (rows MODEL:base). ``--jobs N``
+handles N depths at once (builds side by side on all CPUs, then each depth measured on
+a CPU of its own).
 Figures per run: simulated card cycles per wall second and per CPU second of the
 process (the clock thread; the host thread sleeps meanwhile), the run's own cycles
 (its OUT_TOTAL_CYCLES counter) per CPU second, which idle cycles of a loaded machine
@@ -17,7 +19,8 @@ differ by a few cycles between runs; tests/runtime/test_fast_core.py compares th
 models cycle for cycle with a deterministic driver.)
 
     .venv/bin/python benchmarks/card_sim_speed.py [--cascade 1,2,4,8,12] [--models fast,rtl]
-        [--rtl-cascade N,..] [--grid 32x410] [--runs 3] [--cpu 0] [--jobs 1] [--fresh-cache]
+        [--rtl-cascade N,..] [--grid 32x410] [--runs 3] [--cpu 0] [--jobs 1] [--baseline DIR]
+        [--fresh-cache]
         [--json F] [--plot F] | --merge F.json ...
 """
 from __future__ import annotations
@@ -110,6 +113,10 @@ def main() -> int:
                     help="handle up to N cascade depths at once, each in a process of its "
                          "own: its cards built beside the others' (on all CPUs), then "
                          "measured pinned to a CPU of its own (--cpu and the next ones)")
+    ap.add_argument("--baseline", type=Path, metavar="DIR",
+                    help="also measure each model with the runtime and card library of the "
+                         "checkout DIR (e.g. a git worktree of an earlier revision), rows "
+                         "MODEL:base, just before this checkout's on the same CPU")
     ap.add_argument("--fresh-cache", action="store_true",
                     help="build each card in an empty SPGEN_CACHE of its own, so build "
                          "times are those of a first build")
@@ -149,9 +156,10 @@ def main() -> int:
                     for i, (d, ms) in enumerate(tasks)]
             for fut in as_completed(futs):
                 results += fut.result()
-                results.sort(key=lambda r: (r["cascade"], all_models.index(r["model"])))
+                results.sort(key=lambda r: (r["cascade"], r["model"]))
                 if args.json:
                     args.json.write_text(json.dumps({"partial": True, "results": results}, indent=2))
+    all_models = list(dict.fromkeys(r["model"] for r in results))
     _table(results, all_models)
     meta = {"benchmark": "card_sim_speed", "cpu": _cpu_model(), "pinned_cpu": cpu, "jobs": args.jobs,
             "cpus_online": os.cpu_count(), "load_avg": os.getloadavg(), "grid": args.grid,
@@ -189,6 +197,7 @@ def _depth_rows(depth: int, models: list[str], args: argparse.Namespace, cpu: in
     from spgen.lbm import CORE_PATH, compile_core, from_records, run_emulator, to_records
     from spgen.lbm._grid import perturbed_cavity
 
+    before = _baseline_rows(depth, [m for m in models if ":" not in m], args, cpu) if args.baseline else []
     width, rows = (int(x) for x in args.grid.lower().split("x"))
     design = compile_core(width)
     f, attr = perturbed_cavity(width, rows, seed=7)
@@ -234,7 +243,28 @@ def _depth_rows(depth: int, models: list[str], args: argparse.Namespace, cpu: in
             "run_cycles_per_cpu_s": _run_cycles_per_cpu_s(xs),
             "records_per_s": statistics.median(x["records"] / x["wall_s"] for x in xs),
             "runs": xs})
-    return rows_out
+    return before + rows_out
+
+
+def _baseline_rows(depth: int, models: list[str], args: argparse.Namespace, cpu: int) -> list[dict]:
+    """The same measurement with the runtime and card library of another checkout
+    (``--baseline DIR``: its runtime/ and shell/, this checkout's compiler), run by this
+    script in a child process on the same CPU just before this one's; its rows are named
+    MODEL:base. (A child of its own: one process loads one runtime.)"""
+    import subprocess
+
+    with tempfile.TemporaryDirectory(prefix="card-sim-base-") as tmp:
+        out = Path(tmp) / "base.json"
+        cmd = [sys.executable, __file__, "--cascade", str(depth), "--models", ",".join(models),
+               "--runs", str(args.runs), "--grid", args.grid, "--cpu", str(cpu), "--json", str(out)]
+        env = dict(os.environ, SPGEN_ROOT=str(args.baseline.resolve()))
+        if subprocess.run(cmd + (["--fresh-cache"] if args.fresh_cache else []), env=env,
+                          stdout=subprocess.DEVNULL, check=False).returncode not in (0, 1):
+            raise SystemExit(f"the baseline run in {args.baseline} failed")
+        rows = json.loads(out.read_text())["results"]
+    for r in rows:
+        r["model"] += ":base"
+    return rows
 
 
 def _merge(args: argparse.Namespace) -> int:
@@ -264,17 +294,22 @@ def _run_cycles_per_cpu_s(runs: list[dict]) -> float:
 
 def _table(results: list[dict], models: list[str]) -> None:
     print("| cascade | model | card build s (wall) | build CPU-s | card cycles/s (wall) | cycles per CPU-s | "
-          "run cycles per CPU-s | records/s (wall) | cycles per run | vs RTL (CPU-s) | verified |")
-    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+          "run cycles per CPU-s | records/s (wall) | cycles per run | vs RTL (CPU-s) | vs before (run) "
+          "| verified |")
+    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     base = {r["cascade"]: r for r in results if r["model"] == "rtl"}
+    rows = {(r["cascade"], r["model"]): r for r in results}
     for r in results:
         b = base.get(r["cascade"])
         up = f"{r['cycles_per_cpu_s'] / b['cycles_per_cpu_s']:.1f}x" if b else "-"
+        # the same model before: another checkout's (MODEL:base) or without the shortcuts
+        old = rows.get((r["cascade"], r["model"] + ":base")) or rows.get((r["cascade"], r["model"] + ":plain"))
+        gain = f"{_run_cycles_per_cpu_s(r['runs']) / _run_cycles_per_cpu_s(old['runs']):.2f}x" if old else "-"
         print(f"| {r['cascade']} | {r['model']} | {r['build_s']:.1f} | "
               f"{r.get('build_cpu_s', float('nan')):.1f} | {r['cycles_per_s']:,.0f} | "
               f"{r['cycles_per_cpu_s']:,.0f} | {_run_cycles_per_cpu_s(r['runs']):,.0f} | "
               f"{r['records_per_s']:,.0f} | {r['cycles']:,} | "
-              f"{up} | {'yes' if r['verified'] else 'NO'} |")
+              f"{up} | {gain} | {'yes' if r['verified'] else 'NO'} |")
 
 
 def _plot(results: list[dict], models: list[str], path: Path) -> None:
