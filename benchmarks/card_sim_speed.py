@@ -3,7 +3,8 @@
 For each cascade depth, builds the card of ``spgen build cores/lbm/lbm_d2q9.spd -P W=..
 --cascade N`` with ``--core-model rtl`` and ``fast`` (cached like ``spgen bench lbm``;
 the build time is printed, and is a real build with ``--fresh-cache``), then times F2F
-runs of one grid through both cards side by side, alternating the models run by run.
+runs of one grid through both cards side by side, alternating the models run by run
+(each run opens its card, so no card is left clocking between them).
 A model named ``fast:plain`` or ``rtl:plain`` is the same card evaluated without the card
 library's shortcuts (SPGEN_CARD_EVAL=plain: every evaluation through Verilator's eval(),
 as before them), for before/after figures in one run; ``--baseline DIR`` measures the
@@ -41,6 +42,7 @@ from emulate_bench import _cpu_model  # this folder's benchmark: one reading of 
 
 ROOT = Path(__file__).resolve().parent.parent
 B = 1 << 32
+OMEGA, UW = 1.6, (0.05, 0.0)  # the Regs of every run
 
 
 def _child_cpu() -> float:
@@ -78,23 +80,103 @@ def _fresh_cache(fresh: bool):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _run_once(card, rec, width: int, depth: int, design, omega: float) -> dict:
+def _run_once(build: Path, mode: str, rec, want) -> dict:
+    """One F2F run of the grid through the card of `build`, opened for this run (so no
+    card of the process is left running between calls) with SPGEN_CARD_EVAL=`mode`;
+    timed around the run call, its output checked against `want` (the emulator's)."""
+    from spgen import runtime
+    from spgen.lbm import from_records
 
-    n = len(rec)
-    buf = card.alloc(rec.nbytes)
-    buf[:] = rec.view(np.uint8)
-    card.dma(0x40, buf, rec.nbytes, "H2F")     # (streams through the cores too)
-    s0, c0, w0 = card.sim_stats(), time.process_time(), time.perf_counter()
-    res = card.run(0x40, B + 0x1000, n)
-    wall, cpu = time.perf_counter() - w0, time.process_time() - c0
-    s1 = card.sim_stats()
-    back = card.alloc(rec.nbytes)
-    card.dma(back, B + 0x1000, rec.nbytes, "F2H")
+    with _eval_mode(mode):
+        card = runtime.open(build)
+    try:
+        for name, value in (("omega", OMEGA), ("uw_x", UW[0]), ("uw_y", UW[1])):
+            card.write_reg(name, float(value))
+        n = len(rec)
+        buf = card.alloc(rec.nbytes)
+        buf[:] = rec.view(np.uint8)
+        card.dma(0x40, buf, rec.nbytes, "H2F")     # (streams through the cores too)
+        s0, c0, w0 = card.sim_stats(), time.process_time(), time.perf_counter()
+        res = card.run(0x40, B + 0x1000, n)
+        wall, cpu = time.perf_counter() - w0, time.process_time() - c0
+        s1 = card.sim_stats()
+        back = card.alloc(rec.nbytes)
+        card.dma(back, B + 0x1000, rec.nbytes, "F2H")
+        got = from_records(back.view(rec.dtype), want.shape[-1])[0]
+    finally:
+        card.close()
     return {"cycles": s1["cycles"] - s0["cycles"], "wall_s": wall, "cpu_s": cpu,
             "sim_wall_s": s1["wall_s"] - s0["wall_s"], "records": n,
             "counters": [res.in_total_cycles, res.in_moved_cycles, res.total_cycles,
                          res.moved_cycles, res.prime_cycles],
-            "out": back.copy()}
+            "verified": bool(np.array_equal(got.view(np.uint32), want.view(np.uint32)))}
+
+
+class _Baseline:
+    """A model measured with the runtime and card library of another checkout (its
+    runtime/ and shell/ through SPGEN_ROOT, this checkout's compiler): this script in a
+    child process on the same CPU (one process loads one runtime), which answers each
+    request with one run, so the two alternate run by run."""
+
+    def __init__(self, root: Path, depth: int, model: str, args: argparse.Namespace, cpu: int):
+        import subprocess
+
+        cmd = [sys.executable, __file__, "--serve", f"{depth}:{model}", "--grid", args.grid,
+               "--cpu", str(cpu)] + (["--fresh-cache"] if args.fresh_cache else [])
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                     env=dict(os.environ, SPGEN_ROOT=str(root.resolve())))
+        self.built = self._reply()
+
+    def _reply(self) -> dict:
+        line = self.proc.stdout.readline()
+        if not line:
+            raise SystemExit(f"the baseline process ({' '.join(self.proc.args)}) ended")
+        return json.loads(line)
+
+    def run(self) -> dict:
+        self.proc.stdin.write("run\n")
+        self.proc.stdin.flush()
+        return self._reply()
+
+    def close(self) -> None:
+        self.proc.stdin.close()
+        self.proc.wait()
+
+
+def _serve(args: argparse.Namespace) -> int:
+    """--serve DEPTH:MODEL: builds the card, prints its build times as a JSON line, then
+    answers each "run" line of stdin with one run's figures (_Baseline's other end)."""
+    depth, _, model = args.serve.partition(":")
+    rec, want = _grid_and_want(args.grid, int(depth))
+    build, built = _build(int(args.grid.lower().split("x")[0]), int(depth), model, args.fresh_cache)
+    os.sched_setaffinity(0, {args.cpu})
+    print(json.dumps({"build_s": built[0], "build_cpu_s": built[1]}), flush=True)
+    for line in sys.stdin:
+        if line.strip() == "run":
+            print(json.dumps(_run_once(build, "", rec, want)), flush=True)
+    return 0
+
+
+def _grid_and_want(grid: str, depth: int):
+    """The grid's records and the emulator's grid after the 3 x depth steps of a call."""
+    from spgen.lbm import compile_core, run_emulator, to_records
+    from spgen.lbm._grid import perturbed_cavity
+
+    width, rows = (int(x) for x in grid.lower().split("x"))
+    f, attr = perturbed_cavity(width, rows, seed=7)
+    want = run_emulator(compile_core(width), f, attr, steps=3 * depth, omega=OMEGA, uw=UW)
+    return to_records(f, attr), want
+
+
+def _build(width: int, depth: int, model: str, fresh: bool) -> tuple[Path, tuple[float, float]]:
+    """The LBM card of this depth and core model, and its build's (wall s, CPU-s)."""
+    from spgen.commands._bench_lbm import build_card
+    from spgen.lbm import CORE_PATH
+
+    t0, c0 = time.perf_counter(), _child_cpu() + time.process_time()
+    with _fresh_cache(fresh) as keep:
+        build = keep(build_card(CORE_PATH, width, depth, model))
+    return build, (time.perf_counter() - t0, _child_cpu() + time.process_time() - c0)
 
 
 def main() -> int:
@@ -115,8 +197,8 @@ def main() -> int:
                          "measured pinned to a CPU of its own (--cpu and the next ones)")
     ap.add_argument("--baseline", type=Path, metavar="DIR",
                     help="also measure each model with the runtime and card library of the "
-                         "checkout DIR (e.g. a git worktree of an earlier revision), rows "
-                         "MODEL:base, just before this checkout's on the same CPU")
+                         "checkout DIR (e.g. an earlier revision's tree), rows MODEL:base, "
+                         "run by run alternately with this checkout's, on the same CPU")
     ap.add_argument("--fresh-cache", action="store_true",
                     help="build each card in an empty SPGEN_CACHE of its own, so build "
                          "times are those of a first build")
@@ -125,9 +207,12 @@ def main() -> int:
     ap.add_argument("--merge", type=Path, nargs="+", metavar="JSON",
                     help="measure nothing: print the table of these result files (also "
                          "partial ones of interrupted runs) and write --json/--plot from them")
+    ap.add_argument("--serve", help=argparse.SUPPRESS)  # DEPTH:MODEL, for --baseline (_Baseline)
     args = ap.parse_args()
     if args.merge:
         return _merge(args)
+    if args.serve:
+        return _serve(args)
     depths = [int(x) for x in args.cascade.split(",")]
     all_models = args.models.split(",")
     rtl_depths = set(depths if not args.rtl_cascade else
@@ -146,14 +231,23 @@ def main() -> int:
         # own; the builds beside share all CPUs, each compiling its model in a few units.
         from concurrent.futures import ProcessPoolExecutor, as_completed
 
+        # A deep cascade's RTL model is the largest C++ to compile: each depth compiles
+        # its models in units (SPGEN_BUILD_JOBS) in proportion to its share of the cores.
         tasks.sort(key=lambda t: -t[0])
         workers = min(args.jobs, len(tasks))
-        os.environ.setdefault("SPGEN_BUILD_JOBS", str(max(2, len(cpus) // workers)))
-        pinned = [c for c in cpus if c != cpu]
-        pinned = [cpu] + pinned
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            futs = [pool.submit(_depth_rows, d, ms, args, pinned[i % len(pinned)])
-                    for i, (d, ms) in enumerate(tasks)]
+        pinned = [cpu] + [c for c in cpus if c != cpu]
+        total = sum(d for d, _ in tasks)
+        # builds stay off the CPUs that measure (where there are CPUs enough)
+        builders = set(cpus) - set(pinned[:workers]) or set(cpus)
+        import multiprocessing
+
+        free = multiprocessing.Queue()
+        for i in range(workers):
+            free.put(pinned[i % len(pinned)])
+        with ProcessPoolExecutor(max_workers=workers, initializer=_claim_cpu, initargs=(free,)) as pool:
+            futs = [pool.submit(_depth_rows, d, ms, args, None,
+                                max(2, round(len(builders) * d / total)), builders)
+                    for d, ms in tasks]
             for fut in as_completed(futs):
                 results += fut.result()
                 results.sort(key=lambda r: (r["cascade"], r["model"]))
@@ -189,51 +283,52 @@ def _eval_mode(mode: str):
             os.environ["SPGEN_CARD_EVAL"] = old
 
 
-def _depth_rows(depth: int, models: list[str], args: argparse.Namespace, cpu: int) -> list[dict]:
-    """Builds the cards of one cascade depth (unpinned), then pins this process to `cpu`
-    and runs the grid through them alternately; one result row per model."""
-    from spgen import runtime
-    from spgen.commands._bench_lbm import build_card
-    from spgen.lbm import CORE_PATH, compile_core, from_records, run_emulator, to_records
-    from spgen.lbm._grid import perturbed_cavity
+_worker_cpu = 0  # the CPU a --jobs worker process measures on
 
-    before = _baseline_rows(depth, [m for m in models if ":" not in m], args, cpu) if args.baseline else []
-    width, rows = (int(x) for x in args.grid.lower().split("x"))
-    design = compile_core(width)
-    f, attr = perturbed_cavity(width, rows, seed=7)
-    rec = to_records(f, attr)
-    omega = 1.6
-    builds, built = {}, {}
+
+def _claim_cpu(free) -> None:
+    global _worker_cpu
+    _worker_cpu = free.get()
+
+
+def _depth_rows(depth: int, models: list[str], args: argparse.Namespace, cpu: int | None,
+                build_jobs: int = 0, build_cpus: set[int] | None = None) -> list[dict]:
+    """Builds the cards of one cascade depth (on `build_cpus`, default every CPU;
+    `build_jobs` compiler processes for a large model), then pins this process to `cpu`
+    (a worker's own CPU if None) and runs the grid through them alternately; one result
+    row per model."""
+    cpu = _worker_cpu if cpu is None else cpu
+    if build_jobs:
+        os.environ["SPGEN_BUILD_JOBS"] = str(build_jobs)
+    if build_cpus:
+        os.sched_setaffinity(0, build_cpus)
+    rec, want = _grid_and_want(args.grid, depth)
+    width = int(args.grid.lower().split("x")[0])
+    builds, built, base = {}, {}, {}
     for m in dict.fromkeys(m.partition(":")[0] for m in models):
-        t0, c0 = time.perf_counter(), _child_cpu() + time.process_time()
-        with _fresh_cache(args.fresh_cache) as keep:
-            builds[m] = keep(build_card(CORE_PATH, width, depth, m))
-        built[m] = (time.perf_counter() - t0, _child_cpu() + time.process_time() - c0)
+        builds[m], built[m] = _build(width, depth, m, args.fresh_cache)
         print(f"cascade {depth:2d} {m:4s}: card built in {built[m][0]:.1f} s "
               f"({built[m][1]:.1f} CPU-s)", file=sys.stderr, flush=True)
+        if args.baseline:
+            base[m + ":base"] = _Baseline(args.baseline, depth, m, args, cpu)
+            built[m + ":base"] = (base[m + ":base"].built["build_s"], base[m + ":base"].built["build_cpu_s"])
+    models = [*models, *base]
     free = os.sched_getaffinity(0)
     os.sched_setaffinity(0, {cpu})           # the card's clock thread inherits it
-    cards = {}
-    for m in models:
-        base, _, mode = m.partition(":")
-        with _eval_mode(mode):
-            cards[m] = runtime.open(builds[base])
-        for name, value in (("omega", omega), ("uw_x", 0.05), ("uw_y", 0.0)):
-            cards[m].write_reg(name, float(value))
     runs: dict[str, list[dict]] = {m: [] for m in models}
-    for r in range(args.runs):
-        for m in (models if r % 2 == 0 else models[::-1]):
-            runs[m].append(_run_once(cards[m], rec, width, depth, design, omega))
-    want = run_emulator(design, f, attr, steps=3 * depth, omega=omega, uw=(0.05, 0.0))
+    try:
+        for r in range(args.runs):
+            for m in (models if r % 2 == 0 else models[::-1]):
+                runs[m].append(base[m].run() if m in base else
+                               _run_once(builds[m.partition(":")[0]], m.partition(":")[2], rec, want))
+    finally:
+        for b in base.values():
+            b.close()
+        os.sched_setaffinity(0, free)        # the next depth's builds use every CPU
     rows_out = []
     for m in models:
         xs = runs[m]
-        for x in xs:
-            got = from_records(x.pop("out").view(rec.dtype), width)[0]
-            x["verified"] = bool(np.array_equal(got.view(np.uint32), want.view(np.uint32)))
-        cards[m].close()
-        os.sched_setaffinity(0, free)        # the next depth's builds use every CPU
-        b = built[m.partition(":")[0]]
+        b = built.get(m) or built[m.partition(":")[0]]
         rows_out.append({
             "cascade": depth, "model": m, "build_s": round(b[0], 1), "build_cpu_s": round(b[1], 1),
             "records": len(rec), "cycles": xs[0]["cycles"], "cpu": cpu,
@@ -243,28 +338,7 @@ def _depth_rows(depth: int, models: list[str], args: argparse.Namespace, cpu: in
             "run_cycles_per_cpu_s": _run_cycles_per_cpu_s(xs),
             "records_per_s": statistics.median(x["records"] / x["wall_s"] for x in xs),
             "runs": xs})
-    return before + rows_out
-
-
-def _baseline_rows(depth: int, models: list[str], args: argparse.Namespace, cpu: int) -> list[dict]:
-    """The same measurement with the runtime and card library of another checkout
-    (``--baseline DIR``: its runtime/ and shell/, this checkout's compiler), run by this
-    script in a child process on the same CPU just before this one's; its rows are named
-    MODEL:base. (A child of its own: one process loads one runtime.)"""
-    import subprocess
-
-    with tempfile.TemporaryDirectory(prefix="card-sim-base-") as tmp:
-        out = Path(tmp) / "base.json"
-        cmd = [sys.executable, __file__, "--cascade", str(depth), "--models", ",".join(models),
-               "--runs", str(args.runs), "--grid", args.grid, "--cpu", str(cpu), "--json", str(out)]
-        env = dict(os.environ, SPGEN_ROOT=str(args.baseline.resolve()))
-        if subprocess.run(cmd + (["--fresh-cache"] if args.fresh_cache else []), env=env,
-                          stdout=subprocess.DEVNULL, check=False).returncode not in (0, 1):
-            raise SystemExit(f"the baseline run in {args.baseline} failed")
-        rows = json.loads(out.read_text())["results"]
-    for r in rows:
-        r["model"] += ":base"
-    return rows
+    return rows_out
 
 
 def _merge(args: argparse.Namespace) -> int:
