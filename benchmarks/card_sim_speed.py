@@ -4,7 +4,7 @@ For each cascade depth, builds the card of ``spgen build cores/lbm/lbm_d2q9.spd 
 --cascade N`` with ``--core-model rtl`` and ``fast`` (cached like ``spgen bench lbm``;
 the build time is printed, and is a real build with ``--fresh-cache``), then times F2F
 runs of one grid through both cards side by side, alternating the models run by run
-(each run opens its card, so no card is left clocking between them).
+(after one uncounted run per card).
 A model named ``fast:plain`` or ``rtl:plain`` is the same card evaluated without the card
 library's shortcuts (SPGEN_CARD_EVAL=plain: every evaluation through Verilator's eval(),
 as before them), for before/after figures in one run; ``--baseline DIR`` measures the
@@ -80,31 +80,33 @@ def _fresh_cache(fresh: bool):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _run_once(build: Path, mode: str, rec, want) -> dict:
-    """One F2F run of the grid through the card of `build`, opened for this run (so no
-    card of the process is left running between calls) with SPGEN_CARD_EVAL=`mode`;
-    timed around the run call, its output checked against `want` (the emulator's)."""
+def _open(build: Path, mode: str):
+    """The card of `build`, opened with SPGEN_CARD_EVAL=`mode`, its Regs set for the runs."""
     from spgen import runtime
-    from spgen.lbm import from_records
 
     with _eval_mode(mode):
         card = runtime.open(build)
-    try:
-        for name, value in (("omega", OMEGA), ("uw_x", UW[0]), ("uw_y", UW[1])):
-            card.write_reg(name, float(value))
-        n = len(rec)
-        buf = card.alloc(rec.nbytes)
-        buf[:] = rec.view(np.uint8)
-        card.dma(0x40, buf, rec.nbytes, "H2F")     # (streams through the cores too)
-        s0, c0, w0 = card.sim_stats(), time.process_time(), time.perf_counter()
-        res = card.run(0x40, B + 0x1000, n)
-        wall, cpu = time.perf_counter() - w0, time.process_time() - c0
-        s1 = card.sim_stats()
-        back = card.alloc(rec.nbytes)
-        card.dma(back, B + 0x1000, rec.nbytes, "F2H")
-        got = from_records(back.view(rec.dtype), want.shape[-1])[0]
-    finally:
-        card.close()
+    for name, value in (("omega", OMEGA), ("uw_x", UW[0]), ("uw_y", UW[1])):
+        card.write_reg(name, float(value))
+    return card
+
+
+def _run_once(card, rec, want) -> dict:
+    """One F2F run of the grid through `card`, timed around the run call; its output is
+    checked against `want` (the emulator's grid)."""
+    from spgen.lbm import from_records
+
+    n = len(rec)
+    buf = card.alloc(rec.nbytes)
+    buf[:] = rec.view(np.uint8)
+    card.dma(0x40, buf, rec.nbytes, "H2F")     # (streams through the cores too)
+    s0, c0, w0 = card.sim_stats(), time.process_time(), time.perf_counter()
+    res = card.run(0x40, B + 0x1000, n)
+    wall, cpu = time.perf_counter() - w0, time.process_time() - c0
+    s1 = card.sim_stats()
+    back = card.alloc(rec.nbytes)
+    card.dma(back, B + 0x1000, rec.nbytes, "F2H")
+    got = from_records(back.view(rec.dtype), want.shape[-1])[0]
     return {"cycles": s1["cycles"] - s0["cycles"], "wall_s": wall, "cpu_s": cpu,
             "sim_wall_s": s1["wall_s"] - s0["wall_s"], "records": n,
             "counters": [res.in_total_cycles, res.in_moved_cycles, res.total_cycles,
@@ -116,7 +118,8 @@ class _Baseline:
     """A model measured with the runtime and card library of another checkout (its
     runtime/ and shell/ through SPGEN_ROOT, this checkout's compiler): this script in a
     child process on the same CPU (one process loads one runtime), which answers each
-    request with one run, so the two alternate run by run."""
+    request with one run, so the two alternate run by run. Between its runs the child is
+    stopped (SIGSTOP): an earlier runtime may clock an idle card without end."""
 
     def __init__(self, root: Path, depth: int, model: str, args: argparse.Namespace, cpu: int):
         import subprocess
@@ -126,6 +129,7 @@ class _Baseline:
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                                      env=dict(os.environ, SPGEN_ROOT=str(root.resolve())))
         self.built = self._reply()
+        os.kill(self.proc.pid, __import__("signal").SIGSTOP)
 
     def _reply(self) -> dict:
         line = self.proc.stdout.readline()
@@ -134,11 +138,19 @@ class _Baseline:
         return json.loads(line)
 
     def run(self) -> dict:
+        import signal
+
+        os.kill(self.proc.pid, signal.SIGCONT)
         self.proc.stdin.write("run\n")
         self.proc.stdin.flush()
-        return self._reply()
+        reply = self._reply()
+        os.kill(self.proc.pid, signal.SIGSTOP)
+        return reply
 
     def close(self) -> None:
+        import signal
+
+        os.kill(self.proc.pid, signal.SIGCONT)
         self.proc.stdin.close()
         self.proc.wait()
 
@@ -150,10 +162,13 @@ def _serve(args: argparse.Namespace) -> int:
     rec, want = _grid_and_want(args.grid, int(depth))
     build, built = _build(int(args.grid.lower().split("x")[0]), int(depth), model, args.fresh_cache)
     os.sched_setaffinity(0, {args.cpu})
+    card = _open(build, "")
+    _run_once(card, rec, want)  # a first run warms the card (not counted)
     print(json.dumps({"build_s": built[0], "build_cpu_s": built[1]}), flush=True)
     for line in sys.stdin:
         if line.strip() == "run":
-            print(json.dumps(_run_once(build, "", rec, want)), flush=True)
+            print(json.dumps(_run_once(card, rec, want)), flush=True)
+    card.close()
     return 0
 
 
@@ -315,15 +330,17 @@ def _depth_rows(depth: int, models: list[str], args: argparse.Namespace, cpu: in
     models = [*models, *base]
     free = os.sched_getaffinity(0)
     os.sched_setaffinity(0, {cpu})           # the card's clock thread inherits it
+    cards = {m: _open(builds[m.partition(":")[0]], m.partition(":")[2]) for m in models if m not in base}
     runs: dict[str, list[dict]] = {m: [] for m in models}
     try:
+        for card in cards.values():
+            _run_once(card, rec, want)       # a first run warms the card (not counted)
         for r in range(args.runs):
             for m in (models if r % 2 == 0 else models[::-1]):
-                runs[m].append(base[m].run() if m in base else
-                               _run_once(builds[m.partition(":")[0]], m.partition(":")[2], rec, want))
+                runs[m].append(base[m].run() if m in base else _run_once(cards[m], rec, want))
     finally:
-        for b in base.values():
-            b.close()
+        for c in [*cards.values(), *base.values()]:
+            c.close()
         os.sched_setaffinity(0, free)        # the next depth's builds use every CPU
     rows_out = []
     for m in models:
