@@ -37,6 +37,11 @@ import tempfile
 import time
 from pathlib import Path
 
+# One BLAS thread: OpenBLAS's pool spins for a while after each call (the emulator's
+# check uses numpy), and its threads' CPU time would count in the timed calls.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
 import numpy as np
 from emulate_bench import _cpu_model  # this folder's benchmark: one reading of the CPU's name
 
