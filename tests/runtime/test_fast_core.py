@@ -188,3 +188,17 @@ def test_registered_outputs_detected(verilog, registered, tmp_path):
     subprocess.run([str(verilator_bin()), "--cc", "--prefix", "Vafu_top", "--Mdir", str(tmp_path / "obj"),
                     "-Wno-fatal", str(src)], check=True, env=verilator_env(), capture_output=True)
     assert registered_outputs(tmp_path / "obj") is registered
+
+
+def test_cards_close_in_any_order(tmp_path):
+    """Two fast cards of one library closed in the reverse order of opening: each model's
+    scopes unregister from its own Verilator context (this hung on a freed one)."""
+    import subprocess
+    import sys
+
+    build = _build(tmp_path, ROOT / "cores" / "exprmix" / "exprmix.spd", 1, "fast")
+    code = ("import sys; from spgen import runtime; a = runtime.open(sys.argv[1]); "
+            "b = runtime.open(sys.argv[1]); b.close(); a.close(); print('closed')")
+    out = subprocess.run([sys.executable, "-c", code, str(build)], capture_output=True, text=True,
+                         timeout=120, check=False)
+    assert out.returncode == 0 and "closed" in out.stdout, out.stderr[-2000:]

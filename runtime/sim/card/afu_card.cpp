@@ -80,8 +80,13 @@ void* spg_afu_new(void) {
 
 void spg_afu_free(void* p) {
     auto* a = static_cast<Afu*>(p);
+    // A model's scopes (a fast core's DPI calls have them) unregister from the calling
+    // thread's context, which is the last one created on it: another card's, perhaps
+    // freed already (two cards closed in the reverse order of opening hung on its lock).
+    Verilated::threadContextp(&a->ctx);
     a->top->final();
     delete a->top;
+    Verilated::threadContextp(Verilated::defaultContextp());  // never a freed one
     delete a;
 }
 
