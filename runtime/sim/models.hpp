@@ -127,7 +127,12 @@ public:
     uint64_t msi(uint64_t now);
     /// A host MMIO TLP going downstream.
     uint64_t downstream(uint64_t now, unsigned payload);
-    bool busy(uint64_t now) const { return up_free_ > now || down_free_ > now || !tags_.empty(); }
+    /// Traffic under way: a TLP on either direction or a read request still outstanding
+    /// (tags release in order; released ones are dropped only by the next can_read, so a
+    /// leftover tag must not keep an idle card's clock running).
+    bool busy(uint64_t now) const {
+        return up_free_ > now || down_free_ > now || (!tags_.empty() && tags_.back() > now);
+    }
     uint64_t bytes_up = 0, bytes_down = 0;
 private:
     double tlp_cycles(double payload) const { return (payload + ovh_) / bpc_; }

@@ -148,3 +148,57 @@ def test_fast_card_equals_rtl_card_everywhere(prog, cascade, tmp_path, capsys, l
         assert json.loads((tmp_path / "check" / "build.json").read_text())["core_model"] == "rtl"
         return
     _compare(prog, cascade, tmp_path, seeds=(3,))
+
+
+def test_card_shortcuts_change_no_cycle(tmp_path, monkeypatch):
+    """The card library's evaluation shortcuts (one evaluation per cycle for a model whose
+    outputs are registered, the scheduler called directly; runtime/sim/card/afu_card.cpp)
+    give the same cycles, counters and bytes as evaluating every call through eval()."""
+    prog = ROOT / "cores" / "exprmix" / "exprmix.spd"
+    design = spgen.compile(prog)
+    for model in ("fast", "rtl"):
+        build = _build(tmp_path, prog, 1, model)
+        info = (build / "sim" / "libafucard.so").read_bytes()
+        assert b"registered_outputs=1" in info, f"{model}: the shortcut is not built in"
+        for seed in (4, 5):
+            monkeypatch.delenv("SPGEN_CARD_EVAL", raising=False)
+            short = _session(build, design, seed)
+            monkeypatch.setenv("SPGEN_CARD_EVAL", "plain")
+            plain = _session(build, design, seed)
+            assert short == plain, f"{model} seed {seed}"
+
+
+@pytest.mark.parametrize("verilog,registered", [
+    ("assign y = a + q; always @(posedge clk) q <= rst ? 8'd0 : a;", False),   # a -> y
+    ("wire [7:0] t = a ^ q; always @(posedge clk) q <= rst ? 8'd0 : t; assign y = q;", True),
+    ("always @(negedge clk) q <= a; assign y = q;", False),                    # another event
+    ("always @(posedge clk or posedge rst) q <= rst ? 8'd0 : a; assign y = q;", False),
+])
+def test_registered_outputs_detected(verilog, registered, tmp_path):
+    """The build allows the one-evaluation shortcut only for models whose outputs change
+    at the rising clock edge alone."""
+    import subprocess
+
+    from spgen._tools import verilator_bin, verilator_env
+    from spgen.runtime._build import registered_outputs
+
+    src = tmp_path / "afu_top.v"
+    src.write_text("module afu_top(input clk, input rst, input [7:0] a, output [7:0] y);\n"
+                   f"  reg [7:0] q;\n  {verilog}\nendmodule\n")
+    subprocess.run([str(verilator_bin()), "--cc", "--prefix", "Vafu_top", "--Mdir", str(tmp_path / "obj"),
+                    "-Wno-fatal", str(src)], check=True, env=verilator_env(), capture_output=True)
+    assert registered_outputs(tmp_path / "obj") is registered
+
+
+def test_cards_close_in_any_order(tmp_path):
+    """Two fast cards of one library closed in the reverse order of opening: each model's
+    scopes unregister from its own Verilator context (this hung on a freed one)."""
+    import subprocess
+    import sys
+
+    build = _build(tmp_path, ROOT / "cores" / "exprmix" / "exprmix.spd", 1, "fast")
+    code = ("import sys; from spgen import runtime; a = runtime.open(sys.argv[1]); "
+            "b = runtime.open(sys.argv[1]); b.close(); a.close(); print('closed')")
+    out = subprocess.run([sys.executable, "-c", code, str(build)], capture_output=True, text=True,
+                         timeout=120, check=False)
+    assert out.returncode == 0 and "closed" in out.stdout, out.stderr[-2000:]

@@ -4,6 +4,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -165,7 +166,7 @@ def _param_arg(key: str, value: object) -> str:
 
 def build_card(sources: Iterable[Path], *, params: Mapping[str, object] | None = None,
                include_dirs: Iterable[Path] = (), info: Mapping[str, object] | None = None,
-               top: str = "afu_top", jobs: int = 2, fast_core: object | None = None) -> Path:
+               top: str = "afu_top", jobs: int | None = None, fast_core: object | None = None) -> Path:
     """Verilates `top` (afu_top, or afu_rdma_top for a card with links) from `sources` into
     a simulated-card library; returns its path.
 
@@ -173,7 +174,9 @@ def build_card(sources: Iterable[Path], *, params: Mapping[str, object] | None =
     reads back (``reg.<name>`` = Reg index, ``links``, ``link_bits``). `fast_core` (a
     ``spgen.backend.fast.FastCoreModel``, whose wrapper is among `sources`) links its
     kernel object and layout with ``fast_core.cpp``. Cached by the content of every input.
+    `jobs`: compiler processes for a large model (default: SPGEN_BUILD_JOBS, else 2).
     """
+    jobs = jobs or int(os.environ.get("SPGEN_BUILD_JOBS") or 2)
     root = repo_root()
     sources = [Path(s).resolve() for s in sources]
     incs = [Path(d).resolve() for d in include_dirs] + [root / "shell"]
@@ -210,6 +213,9 @@ def build_card(sources: Iterable[Path], *, params: Mapping[str, object] | None =
         cmd += [_param_arg(k, v) for k, v in params.items()]
         cmd += [str(s) for s in sources]
         _run(cmd, out, "Verilating the AFU", verilator_env())
+        if registered_outputs(obj):
+            defines = [*defines, "-DSPG_REGISTERED_OUTPUTS"]
+            info_lines += "registered_outputs=1\n"
         escaped = info_lines.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
         (obj / "spg_card_info.h").write_text(f'#define SPG_CARD_INFO "{escaped}"\n')
         if fast_core is not None:
@@ -219,6 +225,70 @@ def build_card(sources: Iterable[Path], *, params: Mapping[str, object] | None =
                       pins.parent, out / "libafucard.so.tmp", jobs)
         (out / "libafucard.so.tmp").rename(lib)
     return lib
+
+
+def _root_functions(obj: Path) -> dict[str, str]:
+    """Bodies of the Verilated model's root functions (``Vafu_top___024root___NAME``) by
+    NAME: Verilator writes each as a definition at column 0 closed by a ``}`` line."""
+    head = re.compile(r"^[A-Za-z].*\bVafu_top___024root___(\w+)\(.*\{$")
+    bodies: dict[str, str] = {}
+    for f in sorted(obj.glob("Vafu_top___024root__*.cpp")):
+        name, lines = None, []
+        for line in f.read_text().splitlines():
+            if name is None:
+                m = head.match(line)
+                if m:
+                    name, lines = m.group(1), []
+            elif line == "}":
+                bodies[name] = "\n".join(lines)
+                name = None
+            else:
+                lines.append(line)
+    return bodies
+
+
+def _written(body: str) -> set[str]:
+    """Members of the model a function body may write: assigned (``x =``, ``x[i] |=``),
+    passed to a Verilator macro (whose first operands are its outputs), addressed or
+    used through a method. Reads inside expressions are the only uses left out."""
+    member = r"\bvlSelf(?:Ref\.|->)(\w+)"
+    names = set(re.findall(member + r"(?:\[[^\]]*\])*\s*[-+*/%|&^]?=(?!=)", body))
+    names |= set(re.findall(r"&\s*" + member, body)) | set(re.findall(member + r"\.", body))
+    for call in re.findall(r"\bVL_\w+\(([^;]*)", body):
+        names |= set(re.findall(member, call))
+    return names
+
+
+def registered_outputs(obj: Path) -> bool:
+    """Whether a Verilated card model (in `obj`) changes its outputs only at the rising
+    edge of ``clk``: the rising edge is its only event, and no output port is named in
+    its input-driven logic (the ``ico`` functions and every root function they call).
+    The card library then skips the evaluations with clk = 0 (afu_card.cpp). Anything
+    unexpected in Verilator's output answers no: the card is then evaluated as usual."""
+    outputs = set(re.findall(r"VL_OUT\w*\(&(\w+)", (obj / "Vafu_top.h").read_text()))
+    edges = set(re.findall(r"__Vtrigprevexpr\w*", (obj / "Vafu_top___024root.h").read_text()))
+    bodies = _root_functions(obj)
+    act = " ".join(bodies.get("eval_triggers_vec__act", "").split())
+    rising = ("(IData)(vlSelfRef.clk) & (~ (IData)(vlSelfRef.__Vtrigprevexpr___TOP__clk__0))" in act
+              and act.count("__VactTriggered[") == 1)
+    if not outputs or edges != {"__Vtrigprevexpr___TOP__clk__0"} or not rising:
+        return False
+    todo = [n for n in bodies if re.search(r"(^|_)ico(_|$)", n)]
+    if not todo and "ico" in bodies.get("eval", "ico"):  # (a model without input logic has none)
+        return False
+    seen: set[str] = set()
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        body = bodies.get(name)
+        if body is None:  # a callee not found: cannot tell
+            return False
+        if _written(body) & outputs:
+            return False
+        todo += re.findall(r"\bVafu_top___024root___(\w+)\(", body)
+    return True
 
 
 def _make_list(mk: Path, var: str) -> list[str]:
