@@ -302,19 +302,71 @@ class _CardCounting:
         return out[:n], out[n:].astype(np.int64), run.elapsed_ns
 
 
-def _card_counting_possible(cl, s: Spread, partition_bits: int, digit_bits: int) -> str:
-    """Why the counting passes cannot run on these cards ("" when they can)."""
+class _ScatterWriter:
+    """The scatter writer on every card (shell/shell_sort_scatter.v, SORT_* registers,
+    cards from `spgen build --sort-scatter`): each pass streams keys from the card's memory
+    through it (a DMA from card memory to card memory whose RX side the writer takes over),
+    counting them per bin and, when scattering, writing each to its place."""
+
+    def __init__(self, cl, cards: list[int]) -> None:
+        self.cl, self.handles = cl, {c: cl[c].open() for c in cards}
+        self.passes: dict[int, int] = dict.fromkeys(cards, 0)   # passes over the keys per card
+
+    def close(self) -> None:
+        for h in self.handles.values():
+            h.close()
+
+    def run(self, c: int, src: int, n: int, *, count: tuple[int, int], scatter: tuple[int, int, int] | None = None,
+            dump: int | None = None) -> int:
+        """One pass over the n keys at src on card c; returns its ns. `count`: (lo, shift) of
+        the bins counted; `scatter`: (lo, shift, destination) to write every key at its place
+        by the bins counted in the card's previous pass; `dump`: where the range and the
+        counts go afterwards."""
+        card = self.cl[c]
+        (clo, csh), (slo, ssh, dst) = count, scatter or (0, 0, 0)
+        card.write_csr("SORT_CFG", 1 | (2 if scatter else 0) | (4 if dump is not None else 0))
+        card.write_csr("SORT_BINS", (slo & 0xFFFFFFFF) | (clo & 0xFFFFFFFF) << 32)
+        card.write_csr("SORT_SHIFT", ssh | csh << 8)
+        card.write_csr("SORT_DST", dst)
+        card.write_csr("SORT_HIST", dump or 0)
+        card.write_csr("SORT_N", n)
+        card.write_csr("SORT_CTRL", 1)
+        ns = 0
+        if n:   # the RX destination is not written: the writer takes the stream
+            ns = self.handles[c].dma(src, src, 4 * n, "F2F")
+        t0 = self.cl.now
+        while not (status := card.read_csr("SORT_STATUS")) & 2:   # with no keys: flush and dump
+            if self.cl.now - t0 > 100_000:
+                raise SpgenError(f"sort: card {c}'s scatter writer did not finish a pass (status {status:#x})")
+            self.cl.run(64)
+        card.write_csr("SORT_CFG", 0)
+        if status & 4 or status >> 32 != n:
+            raise SpgenError(f"sort: card {c}'s scatter writer took {status >> 32} keys of {n}"
+                             + (" and dropped words past them" if status & 4 else ""))
+        self.passes[c] += 1
+        return ns or int(self.cl.ns(self.cl.now - t0))
+
+
+def _card_mode(cl, s: Spread, partition_bits: int, digit_bits: int) -> tuple[str, str]:
+    """("scatter" (the cards' scatter writers move the keys), "rank" (the counting core
+    counts, the host moves) or "", and why the passes cannot run on these cards)."""
     if not cl.rtl:
-        return "the network model has no cards to run cores on (a cluster file with \"card\" gives RTL cards)"
+        return "", "the network model has no cards to run cores on (a cluster file with \"card\" gives RTL cards)"
     info = cl._card_info(s.cards[0])
-    if not all(f"reg.{r}" in info for r in CORE_REGS):
-        return ("the cards do not carry the counting core (build them with "
-                "`spgen build cores/sort/sort_rank.spd --links N`)")
+    if "sort_scatter" in info:
+        mode = "scatter"
+        if s.payloads:
+            return mode, "the scatter writer moves 32-bit keys without payloads"
+    elif all(f"reg.{r}" in info for r in CORE_REGS):
+        mode = "rank"
+    else:
+        return "", ("the cards carry neither the scatter writer (`spgen build --loopback --links N --sort-scatter`) "
+                    "nor the counting core (`spgen build cores/sort/sort_rank.spd --links N`)")
     if s.dtype != np.uint32:
-        return f"the counting core takes uint32 keys, these are {s.dtype}"
+        return mode, f"the cards take uint32 keys, these are {s.dtype}"
     if partition_bits > 8 or digit_bits != 8:
-        return "the counting core has 256 bins: partition_bits <= 8 and digit_bits = 8"
-    return ""
+        return mode, "the cards count 256 bins: partition_bits <= 8 and digit_bits = 8"
+    return mode, ""
 
 
 def _check_options(partition_bits: int, digit_bits: int, counting: str) -> None:
@@ -335,15 +387,22 @@ def sort_spread(cl, s: Spread, *, partition_bits: int = 8, digit_bits: int = 8, 
     cores/sort/sort_rank.spd, uint32 keys), "host" in numpy, "auto" on the cards when
     they can."""
     _check_options(partition_bits, digit_bits, counting)
-    why = _card_counting_possible(cl, s, partition_bits, digit_bits) if counting != "host" else "host"
+    mode, why = _card_mode(cl, s, partition_bits, digit_bits) if counting != "host" else ("", "host")
     if counting == "card" and why:
         raise SpgenError(f"sort: counting on the cards is not possible: {why}")
-    counter = _CardCounting(cl, s.cards) if not why else None
+    if why:
+        return _sort_spread(cl, s, partition_bits, digit_bits, None, progress)
+    if mode == "scatter":
+        writer = _ScatterWriter(cl, s.cards)
+        try:
+            return _sort_on_cards(cl, s, writer, progress)
+        finally:
+            writer.close()
+    counter = _CardCounting(cl, s.cards)
     try:
         return _sort_spread(cl, s, partition_bits, digit_bits, counter, progress)
     finally:
-        if counter:
-            counter.close()
+        counter.close()
 
 
 def _sort_spread(cl, s: Spread, partition_bits: int, digit_bits: int, counter: _CardCounting | None,
@@ -538,6 +597,106 @@ def _sort_spread(cl, s: Spread, partition_bits: int, digit_bits: int, counter: _
                    -(-sort_bits // digit_bits))
 
 
+def _aligned_shift(lo: int, hi: int, bits: int) -> int:
+    """The smallest shift that puts [lo, hi] into 2**bits bins (key >> shift) - (lo >> shift)."""
+    sh = 0
+    while (hi >> sh) - (lo >> sh) >= 1 << bits:
+        sh += 1
+    return sh
+
+
+def _sort_on_cards(cl, s: Spread, writer: _ScatterWriter, progress: Callable[[str], None] | None) -> SortRun:
+    """The sort with every key moved by the cards: the scatter writers count, find the
+    range and write every key to its place in each card's memory, RDMA puts move the keys
+    between cards, and the host only computes the prefix sums from the exchanged counts and
+    issues the passes and the puts. Passes over the keys per card: range and histogram
+    (fused when the keys span the top digit's 256 values; else a histogram pass follows),
+    the grouping by destination, then a count of the first digit and one scatter per digit,
+    each counting the next digit's bins as it goes."""
+    L, cards, N, B = LAYOUT, s.cards, len(s.cards), _BINS
+    clock = _Clock(cl, progress)
+    dump = L.ranks                          # the writer's range line and 256 counts
+    hist_addr = L.counts + N * _RANGE_SLOT  # every source card's counts, after the ranges
+    top = 32 - 8                            # the shift of the top digit
+
+    def on_cards(name: str, per_card: Callable[[int, int, int], int]) -> None:
+        clock.card(name, lambda: [per_card(i, c, k) for i, (c, k) in enumerate(zip(cards, s.counts))])
+
+    # 1. range, and the histogram of the top digit beside it
+    on_cards("range", lambda i, c, k: writer.run(c, L.keys, k, count=(0, top), dump=dump))
+    clock.network("range exchange", [(c, d, dump, L.counts + i * _RANGE_SLOT, _RANGE_SLOT)
+                                     for i, c in enumerate(cards) for d in cards])
+    ranges = {c: _read(cl, c, L.counts, 2 * N, np.dtype(np.uint64)).reshape(N, 2) for c in cards}
+    lo, hi = int(ranges[cards[0]][:, 0].min()), int(ranges[cards[0]][:, 1].max())
+    for c in cards[1:]:
+        if (int(ranges[c][:, 0].min()), int(ranges[c][:, 1].max())) != (lo, hi):
+            raise SpgenError(f"sort: card {c} holds another key range than card {cards[0]} after the exchange")
+    if lo > hi:
+        return SortRun(s, s, clock.phases, 8, 0, 0)
+    shift = _aligned_shift(lo, hi, 8)
+    fused = shift == top   # the range pass's counts are the partition's
+    base = 0 if fused else lo >> shift << shift   # bins (key - base) >> shift, all < 256
+    if not fused:
+        on_cards("histogram", lambda i, c, k: writer.run(c, L.keys, k, count=(base, shift), dump=dump))
+    clock.network("count exchange", [(c, d, dump + 64, hist_addr + i * 4 * B, 4 * B)
+                                     for i, c in enumerate(cards) for d in cards])
+
+    # 2. prefix sums on the host, from each card's copy of the counts
+    exact = shift == 0
+    bounds = np.array([s.n * d // N for d in range(N + 1)], np.int64)
+    plans: dict[int, tuple[list[tuple[int, int, int, int]], int]] = {}
+
+    def prefix() -> None:
+        for i, c in enumerate(cards):
+            hists = _read(cl, c, hist_addr, N * B, np.dtype(np.uint32)).reshape(N, B).astype(np.int64)
+            if exact:
+                totals = hists.sum(axis=0)
+                start = (np.cumsum(totals) - totals) + (np.cumsum(hists, axis=0) - hists)[i]
+                plans[c] = (_exact_pieces(start, hists[i], bounds), int(bounds[i + 1] - bounds[i]))
+                continue
+            owner = _bin_map(hists.sum(axis=0), N)
+            per_dest = np.zeros((N, N), np.int64)
+            for src in range(N):
+                np.add.at(per_dest[src], owner, hists[src])
+            offsets = np.cumsum(per_dest, axis=0) - per_dest
+            runs = per_dest[i]
+            starts = np.cumsum(runs) - runs
+            plans[c] = ([(int(starts[j]), j, int(offsets[i][j]), int(runs[j])) for j in range(N)],
+                        int(per_dest[:, i].sum()))
+
+    clock.host("prefix sums", prefix)
+
+    # 3. grouping by destination: a scatter pass in bin order (destination order too)
+    on_cards("group by card", lambda i, c, k: writer.run(c, L.keys, k, count=(lo, 0),
+                                                          scatter=(base, shift, L.send_keys)))
+    # 4. every key to its destination: with one key value per bin straight to its final place
+    target = L.keys if exact else L.recv_keys
+    clock.network("scatter", [(c, cards[j], L.send_keys + 4 * at, target + 4 * there, 4 * n)
+                              for c in cards for at, j, there, n in plans[c][0]])
+
+    # 5. local counting passes: count the first digit, then one scatter per digit
+    sort_bits = 0 if exact else (hi - lo).bit_length()
+    digits = list(range(0, sort_bits, 8))
+
+    def local(i: int, c: int, k: int) -> int:
+        k = plans[c][1]
+        if not digits or not k:
+            return 0
+        ns = writer.run(c, L.recv_keys, k, count=(lo, 0))
+        bufs = [L.recv_keys, L.send_keys]
+        for j, sh in enumerate(digits):
+            dst = bufs[(j + 1) % 2] if j + 1 < len(digits) else L.keys
+            ns += writer.run(c, bufs[j % 2], k, count=(lo, sh + 8 if sh + 8 < 32 else 0),
+                             scatter=(lo, sh, dst))
+        return ns
+
+    on_cards("local counting", local)
+    run = SortRun(s, Spread(cards, [plans[c][1] for c in cards], s.dtype, False), clock.phases, 8, shift,
+                  len(digits))
+    run.extra.update(fused=fused, card_passes=max(writer.passes.values()), moved_by="cards")
+    return run
+
+
 def sort(cl, keys: np.ndarray, payloads: np.ndarray | None = None, *, partition_bits: int = 8,
          digit_bits: int = 8, counting: str = "auto", progress: Callable[[str], None] | None = None) -> SortRun:
     """Sorts uint32 or uint64 `keys` (with uint32 `payloads` following their keys, stably)
@@ -547,8 +706,7 @@ def sort(cl, keys: np.ndarray, payloads: np.ndarray | None = None, *, partition_
     _check_options(partition_bits, digit_bits, counting)  # before anything is written to the cards
     keys, payloads = _check_keys(keys, payloads)
     if counting == "card":
-        why = _card_counting_possible(cl, Spread(_cards(cl), [], keys.dtype, payloads is not None),
-                                      partition_bits, digit_bits)
+        _, why = _card_mode(cl, Spread(_cards(cl), [], keys.dtype, payloads is not None), partition_bits, digit_bits)
         if why:
             raise SpgenError(f"sort: counting on the cards is not possible: {why}")
     run = sort_spread(cl, spread(cl, keys, payloads), partition_bits=partition_bits, digit_bits=digit_bits,
