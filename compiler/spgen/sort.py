@@ -488,9 +488,7 @@ def _sort_spread(cl, s: Spread, partition_bits: int, digit_bits: int, counter: _
                 plans[c] = (None, _exact_pieces(start, hists[i], bounds), int(bounds[i + 1] - bounds[i]))
                 continue
             owner = _bin_map(hists.sum(axis=0), N)
-            per_dest = np.zeros((N, N), np.int64)            # [source, destination] keys
-            for src in range(N):
-                np.add.at(per_dest[src], owner, hists[src])
+            per_dest = hists @ np.eye(N, dtype=np.int64)[owner]   # [source, destination] keys
             offsets = np.cumsum(per_dest, axis=0) - per_dest   # sources before this one
             plans[c] = (owner, offsets[i], int(per_dest[:, i].sum()))
 
@@ -654,10 +652,7 @@ def _sort_on_cards(cl, s: Spread, writer: _ScatterWriter, progress: Callable[[st
                 start = (np.cumsum(totals) - totals) + (np.cumsum(hists, axis=0) - hists)[i]
                 plans[c] = (_exact_pieces(start, hists[i], bounds), int(bounds[i + 1] - bounds[i]))
                 continue
-            owner = _bin_map(hists.sum(axis=0), N)
-            per_dest = np.zeros((N, N), np.int64)
-            for src in range(N):
-                np.add.at(per_dest[src], owner, hists[src])
+            per_dest = hists @ np.eye(N, dtype=np.int64)[_bin_map(hists.sum(axis=0), N)]  # [source, destination]
             offsets = np.cumsum(per_dest, axis=0) - per_dest
             runs = per_dest[i]
             starts = np.cumsum(runs) - runs
