@@ -11,7 +11,9 @@
 //     is fused into every scatter pass. The keys of a bin land at consecutive addresses,
 //     so each bin has one 64-byte write buffer (OPTWEB's per-bin write buffers): a line
 //     goes to memory when the bin fills it, partial lines at the end of the pass;
-//   - with CFG.DUMP it writes the range and the 256 counts to HIST at the end.
+//   - with CFG.DUMP it writes the range and the 256 counts to HIST at the end;
+//   - with CFG.PAIRS the stream's elements are (key, payload) word pairs, written as pairs
+//     (8 bytes) at DST + 8 * place: the payload follows its key.
 // The final beat of the pass is taken from the RX engine only once every write is in
 // memory, so the engine's completion (the host's DMA completion) means the pass is done.
 // Disabled, it is a wire between the RX engine and memory.
@@ -49,7 +51,7 @@ module shell_sort_scatter #(
     wire [63:0] wd = mmio_wr_data;
     wire        wr = mmio_wr_valid;
 
-    reg        en_reg, scatter_reg, dump_reg;
+    reg        en_reg, scatter_reg, dump_reg, pairs_reg;
     reg [31:0] bin_lo_reg, count_lo_reg, n_reg;
     reg [4:0]  bin_sh_reg, count_sh_reg;
     reg [63:0] dst_reg, hist_reg;
@@ -104,6 +106,9 @@ module shell_sort_scatter #(
 
     // ---- one key of the current beat ---------------------------------------------------
     wire [31:0] key    = s_writedata[32*slot_reg +: 32];
+    wire [3:0]  pay_slot = slot_reg | 4'd1;
+    wire [31:0] pay    = s_writedata[32*pay_slot +: 32];   // PAIRS: the key's payload
+    wire [3:0]  last_slot = pairs_reg ? 4'd14 : 4'd15;              // an element's first word
     wire        has    = s_byteenable[4*slot_reg];
     wire [31:0] sdiff  = key - bin_lo_reg;
     wire [31:0] cdiff  = key - count_lo_reg;
@@ -114,20 +119,22 @@ module shell_sort_scatter #(
     wire [7:0]  sbin   = sshift[7:0];
     wire [7:0]  cbin   = cshift[7:0];
     wire [31:0] pos    = ptr_mem[sbin];
-    wire [63:0] addr   = dst_reg + {30'd0, pos, 2'b00};
+    wire [63:0] addr   = dst_reg + (pairs_reg ? {29'd0, pos, 3'b000} : {30'd0, pos, 2'b00});
     wire [3:0]  wslot  = addr[5:2];
     wire        bvalid = bvalid_reg[sbin];
-    wire [15:0] new_mask = (bvalid ? mask_mem[sbin] : 16'd0) | (16'd1 << wslot);
+    wire [15:0] new_mask = (bvalid ? mask_mem[sbin] : 16'd0) | ((pairs_reg ? 16'd3 : 16'd1) << wslot);
     reg  [511:0] new_words;
     always @* begin
         for (i = 0; i < 16; i = i + 1)
-            new_words[32*i +: 32] = (wslot == i[3:0]) ? key : (bvalid ? words_mem[sbin][32*i +: 32] : 32'd0);
+            new_words[32*i +: 32] = (wslot == i[3:0]) ? key
+                                  : (pairs_reg && (wslot | 4'd1) == i[3:0]) ? pay
+                                  : (bvalid ? words_mem[sbin][32*i +: 32] : 32'd0);
     end
     wire take     = has && keys_reg != n_reg;             // words past N are dropped (OVERRUN)
-    wire line_out = scatter_reg && take && wslot == 4'd15; // the bin's line is complete here
+    wire line_out = scatter_reg && take && wslot == last_slot;   // the bin's line is complete here
     wire step     = state_reg == S_STREAM && s_write && q_ready;
     wire last_key = keys_reg + {31'd0, take} == n_reg;
-    wire beat_end = step && slot_reg == 4'd15;
+    wire beat_end = step && slot_reg == last_slot;
     wire accept   = (beat_end && !last_key)
                  || (state_reg == S_ACK && s_write)
                  || (state_reg == S_IDLE && s_write);     // no pass: dropped (OVERRUN)
@@ -172,7 +179,7 @@ module shell_sort_scatter #(
 
     always @(posedge clk) begin
         if (rst) begin
-            en_reg <= 1'b0; scatter_reg <= 1'b0; dump_reg <= 1'b0;
+            en_reg <= 1'b0; scatter_reg <= 1'b0; dump_reg <= 1'b0; pairs_reg <= 1'b0;
             bin_lo_reg <= 32'd0; count_lo_reg <= 32'd0; bin_sh_reg <= 5'd0; count_sh_reg <= 5'd0;
             dst_reg <= 64'd0; hist_reg <= 64'd0; n_reg <= 32'd0;
             state_reg <= S_IDLE; done_reg <= 1'b0; overrun_reg <= 1'b0; hold_reg <= 1'b0;
@@ -186,6 +193,7 @@ module shell_sort_scatter #(
                     en_reg      <= wd[CSR_SORT_CFG_ENABLE_LSB];
                     scatter_reg <= wd[CSR_SORT_CFG_SCATTER_LSB];
                     dump_reg    <= wd[CSR_SORT_CFG_DUMP_LSB];
+                    pairs_reg   <= wd[CSR_SORT_CFG_PAIRS_LSB];
                 end
                 CSR_SORT_BINS_ADDR: begin
                     bin_lo_reg   <= wd[CSR_SORT_BINS_BIN_LO_LSB +: 32];
@@ -195,7 +203,7 @@ module shell_sort_scatter #(
                     bin_sh_reg   <= wd[CSR_SORT_SHIFT_BIN_SHIFT_LSB +: 5];
                     count_sh_reg <= wd[CSR_SORT_SHIFT_COUNT_SHIFT_LSB +: 5];
                 end
-                CSR_SORT_DST_ADDR:  dst_reg  <= {wd[63:2], 2'b00};
+                CSR_SORT_DST_ADDR:  dst_reg  <= {wd[63:2], 2'b00};   // PAIRS: keep it a multiple of 8
                 CSR_SORT_HIST_ADDR: hist_reg <= {wd[63:6], 6'd0};
                 CSR_SORT_N_ADDR:    n_reg    <= wd[31:0];
                 default: ;
@@ -244,7 +252,7 @@ module shell_sort_scatter #(
                 end else if (has) begin
                     overrun_reg <= 1'b1;
                 end
-                slot_reg <= slot_reg + 4'd1;
+                slot_reg <= slot_reg + (pairs_reg ? 4'd2 : 4'd1);
                 if (beat_end && last_key) begin   // hold this beat until the pass is in memory
                     hold_reg <= 1'b1;
                     idx_reg <= 9'd0;
@@ -289,7 +297,7 @@ module shell_sort_scatter #(
     reg [63:0] rd_data;
     always @* begin
         case (ra)
-        CSR_SORT_CFG_ADDR:    rd_data = {61'd0, dump_reg, scatter_reg, en_reg};
+        CSR_SORT_CFG_ADDR:    rd_data = {60'd0, pairs_reg, dump_reg, scatter_reg, en_reg};
         CSR_SORT_BINS_ADDR:   rd_data = {count_lo_reg, bin_lo_reg};
         CSR_SORT_SHIFT_ADDR:  rd_data = {51'd0, count_sh_reg, 3'd0, bin_sh_reg};
         CSR_SORT_DST_ADDR:    rd_data = dst_reg;

@@ -83,11 +83,14 @@ CORE_REGS = ("lo", "sh")  # the counting core's Regs, by which a card build is r
 @dataclass
 class Spread:
     """An array spread over the cards: `counts[i]` keys on card `cards[i]` at LAYOUT.keys
-    (and as many uint32 payloads at LAYOUT.payloads when `payloads`)."""
+    (and as many uint32 payloads at LAYOUT.payloads when `payloads`; with `pairs` each
+    uint32 key is followed by its payload at LAYOUT.keys instead, the layout in which the
+    cards' scatter writers move payloads)."""
     cards: list[int]
     counts: list[int]
     dtype: np.dtype
     payloads: bool
+    pairs: bool = False
 
     @property
     def n(self) -> int:
@@ -166,12 +169,15 @@ def _check_keys(keys: Any, payloads: Any) -> tuple[np.ndarray, np.ndarray | None
     return np.ascontiguousarray(keys), np.ascontiguousarray(payloads)
 
 
-def spread(cl, keys: np.ndarray, payloads: np.ndarray | None = None) -> Spread:
+def spread(cl, keys: np.ndarray, payloads: np.ndarray | None = None, *, pairs: bool = False) -> Spread:
     """Writes `keys` (and `payloads`) into the cluster's cards in equal contiguous parts
-    (card i of n cards gets keys[len*i//n : len*(i+1)//n]) at LAYOUT.keys / LAYOUT.payloads."""
+    (card i of n cards gets keys[len*i//n : len*(i+1)//n]) at LAYOUT.keys / LAYOUT.payloads,
+    or with `pairs` (uint32 keys with payloads) as (key, payload) pairs at LAYOUT.keys."""
     keys, payloads = _check_keys(keys, payloads)
+    if pairs and (payloads is None or keys.dtype != np.uint32):
+        raise SpgenError("sort: pairs are uint32 keys with their payloads")
     cards = _cards(cl)
-    limit = LAYOUT.region // keys.dtype.itemsize - _BINS  # room for the counting core's bin keys
+    limit = LAYOUT.region // (8 if pairs else keys.dtype.itemsize) - _BINS  # room for the counting core's bin keys
     if keys.size > limit:
         raise SpgenError(f"sort: {keys.size} {keys.dtype} keys are more than this layout takes ({limit}: "
                          f"one card may receive every key, into {LAYOUT.region >> 20} MiB)")
@@ -181,11 +187,14 @@ def spread(cl, keys: np.ndarray, payloads: np.ndarray | None = None) -> Spread:
     bounds = [keys.size * i // len(cards) for i in range(len(cards) + 1)]
     for i, c in enumerate(cards):
         part = slice(bounds[i], bounds[i + 1])
-        if bounds[i + 1] > bounds[i]:
+        if bounds[i + 1] > bounds[i] and pairs:
+            cl[c].write(LAYOUT.keys, np.stack([keys[part], payloads[part]], axis=1))
+        elif bounds[i + 1] > bounds[i]:
             cl[c].write(LAYOUT.keys, keys[part])
             if payloads is not None:
                 cl[c].write(LAYOUT.payloads, payloads[part])
-    return Spread(cards, [bounds[i + 1] - bounds[i] for i in range(len(cards))], keys.dtype, payloads is not None)
+    return Spread(cards, [bounds[i + 1] - bounds[i] for i in range(len(cards))], keys.dtype, payloads is not None,
+                  pairs)
 
 
 def gather(cl, s: Spread) -> tuple[np.ndarray, np.ndarray | None]:
@@ -194,6 +203,9 @@ def gather(cl, s: Spread) -> tuple[np.ndarray, np.ndarray | None]:
         chunks = [np.frombuffer(cl[c].read(addr, k * dtype.itemsize), dtype) for c, k in zip(s.cards, s.counts) if k]
         return np.concatenate(chunks) if chunks else np.zeros(0, dtype)
 
+    if s.pairs:
+        both = part(LAYOUT.keys, np.dtype((np.uint32, 2)))
+        return both[:, 0].copy(), both[:, 1].copy()
     return part(LAYOUT.keys, s.dtype), part(LAYOUT.payloads, PAYLOAD_TYPE) if s.payloads else None
 
 
@@ -308,8 +320,8 @@ class _ScatterWriter:
     through it (a DMA from card memory to card memory whose RX side the writer takes over),
     counting them per bin and, when scattering, writing each to its place."""
 
-    def __init__(self, cl, cards: list[int]) -> None:
-        self.cl, self.handles = cl, {c: cl[c].open() for c in cards}
+    def __init__(self, cl, cards: list[int], pairs: bool = False) -> None:
+        self.cl, self.handles, self.pairs = cl, {c: cl[c].open() for c in cards}, pairs
         self.passes: dict[int, int] = dict.fromkeys(cards, 0)   # passes over the keys per card
 
     def close(self) -> None:
@@ -318,13 +330,13 @@ class _ScatterWriter:
 
     def run(self, c: int, src: int, n: int, *, count: tuple[int, int], scatter: tuple[int, int, int] | None = None,
             dump: int | None = None) -> int:
-        """One pass over the n keys at src on card c; returns its ns. `count`: (lo, shift) of
-        the bins counted; `scatter`: (lo, shift, destination) to write every key at its place
-        by the bins counted in the card's previous pass; `dump`: where the range and the
-        counts go afterwards."""
+        """One pass over the n keys (with `pairs` key-payload pairs) at src on card c; returns
+        its ns. `count`: (lo, shift) of the bins counted; `scatter`: (lo, shift, destination)
+        to write every key at its place by the bins counted in the card's previous pass;
+        `dump`: where the range and the counts go afterwards."""
         card = self.cl[c]
         (clo, csh), (slo, ssh, dst) = count, scatter or (0, 0, 0)
-        card.write_csr("SORT_CFG", 1 | (2 if scatter else 0) | (4 if dump is not None else 0))
+        card.write_csr("SORT_CFG", 1 | (2 if scatter else 0) | (4 if dump is not None else 0) | (8 if self.pairs else 0))
         card.write_csr("SORT_BINS", (slo & 0xFFFFFFFF) | (clo & 0xFFFFFFFF) << 32)
         card.write_csr("SORT_SHIFT", ssh | csh << 8)
         card.write_csr("SORT_DST", dst)
@@ -333,7 +345,7 @@ class _ScatterWriter:
         card.write_csr("SORT_CTRL", 1)
         ns = 0
         if n:   # the RX destination is not written: the writer takes the stream
-            ns = self.handles[c].dma(src, src, 4 * n, "F2F")
+            ns = self.handles[c].dma(src, src, (8 if self.pairs else 4) * n, "F2F")
         t0 = self.cl.now
         while not (status := card.read_csr("SORT_STATUS")) & 2:   # with no keys: flush and dump
             if self.cl.now - t0 > 100_000:
@@ -355,8 +367,9 @@ def _card_mode(cl, s: Spread, partition_bits: int, digit_bits: int) -> tuple[str
     info = cl._card_info(s.cards[0])
     if "sort_scatter" in info:
         mode = "scatter"
-        if s.payloads:
-            return mode, "the scatter writer moves 32-bit keys without payloads"
+        if s.payloads and not s.pairs:
+            return mode, ("the scatter writer moves payloads interleaved with their keys: "
+                          "sort.spread(..., pairs=True), as sort.sort does")
     elif all(f"reg.{r}" in info for r in CORE_REGS):
         mode = "rank"
     else:
@@ -390,10 +403,13 @@ def sort_spread(cl, s: Spread, *, partition_bits: int = 8, digit_bits: int = 8, 
     mode, why = _card_mode(cl, s, partition_bits, digit_bits) if counting != "host" else ("", "host")
     if counting == "card" and why:
         raise SpgenError(f"sort: counting on the cards is not possible: {why}")
+    if s.pairs and mode != "scatter":
+        raise SpgenError("sort: keys and payloads in pairs sort on cards with the scatter writer only "
+                         f"(here: {why})")
     if why:
         return _sort_spread(cl, s, partition_bits, digit_bits, None, progress)
     if mode == "scatter":
-        writer = _ScatterWriter(cl, s.cards)
+        writer = _ScatterWriter(cl, s.cards, s.pairs)
         try:
             return _sort_on_cards(cl, s, writer, progress)
         finally:
@@ -604,7 +620,7 @@ def _aligned_shift(lo: int, hi: int, bits: int) -> int:
 
 
 def _sort_on_cards(cl, s: Spread, writer: _ScatterWriter, progress: Callable[[str], None] | None) -> SortRun:
-    """The sort with every key moved by the cards: the scatter writers count, find the
+    """The sort with every key (and payload, in pairs) moved by the cards: the scatter writers count, find the
     range and write every key to its place in each card's memory, RDMA puts move the keys
     between cards, and the host only computes the prefix sums from the exchanged counts and
     issues the passes and the puts. Passes over the keys per card: range and histogram
@@ -612,6 +628,7 @@ def _sort_on_cards(cl, s: Spread, writer: _ScatterWriter, progress: Callable[[st
     the grouping by destination, then a count of the first digit and one scatter per digit,
     each counting the next digit's bins as it goes."""
     L, cards, N, B = LAYOUT, s.cards, len(s.cards), _BINS
+    es = 8 if s.pairs else 4                # bytes per element: a key, or a key and its payload
     clock = _Clock(cl, progress)
     dump = L.ranks                          # the writer's range line and 256 counts
     hist_addr = L.counts + N * _RANGE_SLOT  # every source card's counts, after the ranges
@@ -666,7 +683,7 @@ def _sort_on_cards(cl, s: Spread, writer: _ScatterWriter, progress: Callable[[st
                                                           scatter=(base, shift, L.send_keys)))
     # 4. every key to its destination: with one key value per bin straight to its final place
     target = L.keys if exact else L.recv_keys
-    clock.network("scatter", [(c, cards[j], L.send_keys + 4 * at, target + 4 * there, 4 * n)
+    clock.network("scatter", [(c, cards[j], L.send_keys + es * at, target + es * there, es * n)
                               for c in cards for at, j, there, n in plans[c][0]])
 
     # 5. local counting passes: count the first digit, then one scatter per digit
@@ -686,7 +703,7 @@ def _sort_on_cards(cl, s: Spread, writer: _ScatterWriter, progress: Callable[[st
         return ns
 
     on_cards("local counting", local)
-    run = SortRun(s, Spread(cards, [plans[c][1] for c in cards], s.dtype, False), clock.phases, 8, shift,
+    run = SortRun(s, Spread(cards, [plans[c][1] for c in cards], s.dtype, s.payloads, s.pairs), clock.phases, 8, shift,
                   len(digits))
     run.extra.update(fused=fused, card_passes=max(writer.passes.values()), moved_by="cards")
     return run
@@ -700,11 +717,12 @@ def sort(cl, keys: np.ndarray, payloads: np.ndarray | None = None, *, partition_
     run's `keys` / `payloads` (equal to numpy's stable sort)."""
     _check_options(partition_bits, digit_bits, counting)  # before anything is written to the cards
     keys, payloads = _check_keys(keys, payloads)
-    if counting == "card":
-        _, why = _card_mode(cl, Spread(_cards(cl), [], keys.dtype, payloads is not None), partition_bits, digit_bits)
-        if why:
-            raise SpgenError(f"sort: counting on the cards is not possible: {why}")
-    run = sort_spread(cl, spread(cl, keys, payloads), partition_bits=partition_bits, digit_bits=digit_bits,
-                      counting=counting, progress=progress)
+    mode, why = _card_mode(cl, Spread(_cards(cl), [], keys.dtype, payloads is not None, payloads is not None),
+                           partition_bits, digit_bits) if counting != "host" else ("", "host")
+    if counting == "card" and why:
+        raise SpgenError(f"sort: counting on the cards is not possible: {why}")
+    pairs = mode == "scatter" and not why and payloads is not None  # the layout the writers move payloads in
+    run = sort_spread(cl, spread(cl, keys, payloads, pairs=pairs), partition_bits=partition_bits,
+                      digit_bits=digit_bits, counting=counting, progress=progress)
     run.keys, run.payloads = gather(cl, run.output)
     return run

@@ -33,21 +33,26 @@ def _dump(cl, card: int, addr: int) -> tuple[np.ndarray, np.ndarray]:
     return raw[:16], raw[16:].astype(np.int64)
 
 
-def test_writer_passes(scatter_card: Path) -> None:
-    """A count pass, then a scatter pass that counts the next digit: the keys land at
-    their stable counting-sort places from an address that is no line start, the bytes
-    around them stay as they were, the dumps hold the range and the counts."""
+@pytest.mark.parametrize("pairs", [False, True])
+def test_writer_passes(scatter_card: Path, pairs: bool) -> None:
+    """A count pass, then a scatter pass that counts the next digit: the keys (and with
+    pairs their payloads) land at their stable counting-sort places from an address that
+    is no line start, the bytes around them stay as they were, the dumps hold the range
+    and the counts."""
     cl = rdma.cluster({"topology": "fullmesh", "cards": 2, "card": str(scatter_card)})
     rng = np.random.default_rng(3)
     n, lo, src, dst, dump = 4099, 0x01000000, 0, 1 << 20, 2 << 20
     keys = rng.integers(lo, lo + (1 << 24), n, dtype=np.uint32)
     keys[500:900] = keys[499]                          # back-to-back keys of one bin
     keys[2000:2100] = np.arange(100, dtype=np.uint32) * 512 + np.uint32(lo)
-    cl[0].write(src, keys)
-    guard = np.full(n + 48, 0xA5A5A5A5, np.uint32)
-    at = dst + 12                                      # mid-line: partial first and last lines
+    pays = np.arange(n, dtype=np.uint32) * 3 + 1
+    elems = np.stack([keys, pays], axis=1).ravel() if pairs else keys
+    w = elems.size // n                                # words per element
+    cl[0].write(src, elems)
+    guard = np.full(w * n + 48, 0xA5A5A5A5, np.uint32)
+    at = dst + (24 if pairs else 12)                   # mid-line: partial first and last lines
     cl[0].write(at - 64, guard)
-    writer = sort._ScatterWriter(cl, [0])
+    writer = sort._ScatterWriter(cl, [0], pairs)
     try:
         writer.run(0, src, n, count=(lo, 16), dump=dump)
         line, counts = _dump(cl, 0, dump)
@@ -58,14 +63,14 @@ def test_writer_passes(scatter_card: Path) -> None:
         writer.close()
     order = np.argsort(_bins(keys, lo, 16), kind="stable")
     out = np.frombuffer(cl[0].read(at - 64, 4 * guard.size), np.uint32)
-    assert np.array_equal(out[16:16 + n], keys[order])
-    assert (out[:16] == 0xA5A5A5A5).all() and (out[16 + n:] == 0xA5A5A5A5).all()
+    assert np.array_equal(out[16:16 + w * n], elems.reshape(n, w)[order].ravel())
+    assert (out[:16] == 0xA5A5A5A5).all() and (out[16 + w * n:] == 0xA5A5A5A5).all()
     _, counts = _dump(cl, 0, dump)
     assert np.array_equal(counts, np.bincount(_bins(keys, lo, 8), minlength=256))
     lines = cl[0].read_csr("SORT_LINES")
     full, partial = lines & 0xFFFFFFFF, lines >> 32
     used = np.count_nonzero(np.bincount(_bins(keys, lo, 16), minlength=256))
-    assert partial <= 2 * used and full * 16 + partial <= n and full * 16 >= n - 30 * used
+    assert partial <= 2 * used and full * 16 + partial <= w * n and full * 16 >= w * n - 30 * used
     assert cl[0].read_csr("SORT_CYCLES") >= n                   # one key per cycle at most
 
 
@@ -100,9 +105,10 @@ def _moved_by_cards(run: sort.SortRun) -> None:
 
 @pytest.mark.parametrize("cards", [2, 4])
 def test_sort_moved_by_cards(scatter_card: Path, cards: int) -> None:
+    """Keys alone, and keys with payloads (moved as pairs): equal to numpy's stable sort."""
     cl = rdma.cluster({"topology": "fullmesh", "cards": cards, "card": str(scatter_card)})
-    for kind in (KINDS if cards == 4 else ["random", "reverse"]):
-        run = _check(cl, _inputs(kind, 1003, np.uint32), with_payloads=False, counting="card")
+    for i, kind in enumerate(KINDS if cards == 4 else ["random", "reverse"]):
+        run = _check(cl, _inputs(kind, 1003, np.uint32), with_payloads=i % 2 == 0, counting="card")
         if kind != "equal":
             _moved_by_cards(run)
         if kind in ("random", "sorted", "reverse"):   # full range: the range pass gave the histogram
@@ -121,21 +127,32 @@ def test_sort_moved_by_cards(scatter_card: Path, cards: int) -> None:
 def test_sort_moved_by_cards_faults(scatter_card: Path) -> None:
     cl = rdma.cluster({"topology": "fullmesh", "cards": 3, "card": str(scatter_card), "seed": 9,
                        "faults": {"per": 0.02, "drop": 0.02}, "link_faults": [{"link": 2, "down": [[2000, 30000]]}]})
-    _moved_by_cards(_check(cl, _inputs("random", 2003, np.uint32), with_payloads=False, counting="card"))
+    _moved_by_cards(_check(cl, _inputs("random", 2003, np.uint32), counting="card"))
     assert cl.stats()["corrupted"] > 0
 
 
-def test_payloads_and_uint64_on_scatter_cards(scatter_card: Path) -> None:
-    """The writer moves 32-bit keys: payloads and uint64 keys sort on the host ("auto"),
-    and asking for the cards says why not."""
+def test_layouts_and_uint64_on_scatter_cards(scatter_card: Path) -> None:
+    """Payloads move on the cards as (key, payload) pairs: a spread in pairs sorts there
+    and gathers back; payloads in their own region, and uint64 keys, sort on the host
+    ("auto"), and asking for the cards says why not."""
     cl = rdma.cluster({"topology": "fullmesh", "cards": 2, "card": str(scatter_card)})
-    run = _check(cl, _inputs("random", 501, np.uint32))
+    keys, pays = _inputs("random", 501, np.uint32), np.arange(501, dtype=np.uint32)
+    run = sort.sort_spread(cl, sort.spread(cl, keys, pays, pairs=True))
+    assert run.extra["moved_by"] == "cards" and run.output.pairs
+    got = sort.gather(cl, run.output)
+    order = np.argsort(keys, kind="stable")
+    assert np.array_equal(got[0], keys[order]) and np.array_equal(got[1], pays[order])
+    run = sort.sort_spread(cl, sort.spread(cl, keys, pays))
     assert run.phase("local sort").where == "host"
     _check(cl, _inputs("zipf", 501, np.uint64), with_payloads=False)
-    with pytest.raises(SpgenError, match="the scatter writer moves 32-bit keys without payloads"):
-        sort.sort(cl, np.zeros(4, np.uint32), np.zeros(4, np.uint32), counting="card")
+    with pytest.raises(SpgenError, match="moves payloads interleaved with their keys"):
+        sort.sort_spread(cl, sort.spread(cl, keys, pays), counting="card")
     with pytest.raises(SpgenError, match="the cards take uint32 keys"):
         sort.sort(cl, np.zeros(4, np.uint64), counting="card")
+    with pytest.raises(SpgenError, match="pairs sort on cards with the scatter writer only"):
+        sort.sort_spread(cl, sort.spread(cl, keys, pays, pairs=True), counting="host")
+    with pytest.raises(SpgenError, match="pairs are uint32 keys with their payloads"):
+        sort.spread(cl, keys, pairs=True)
 
 
 @pytest.mark.slow
@@ -144,5 +161,5 @@ def test_sort_moved_by_eight_cards_torus(scatter_card: Path) -> None:
                        "faults": {"per": 1e-3, "drop": 1e-3}})
     for kind in KINDS:
         for n in (2999, 8):
-            _check(cl, _inputs(kind, n, np.uint32), with_payloads=False, counting="card")
+            _check(cl, _inputs(kind, n, np.uint32), with_payloads=n == 8 or kind == "zipf", counting="card")
     assert cl.stats()["corrupted"] + cl.stats()["dropped"] > 0
