@@ -2,7 +2,7 @@
 // afushell::distributed_sort (afushell/sort.hpp) and checks the result against
 // std::stable_sort. Usage: sort_cluster CLUSTER.json KEYS [u32|u64] [SEED] [VALUES] [--count-on-cards|--move-on-cards]
 // (VALUES: keys drawn from that many values, e.g. 64 as OPTWEB; default the whole range).
-// --move-on-cards: afushell::distributed_sort_on_cards, u32 keys without payloads, every key
+// --move-on-cards: afushell::distributed_sort_on_cards, u32 keys, every key and payload
 // moved by the cards' scatter writers (cards built with --sort-scatter).
 #include <afushell/sort.hpp>
 
@@ -27,10 +27,7 @@ static int run(afu_rdma_cluster cl, uint64_t n, unsigned seed, uint64_t values, 
     std::vector<uint32_t> outp;
     afushell::SortResult r;
     if constexpr (std::is_same<Key, uint32_t>::value) {
-        if (on_cards == OnCards::move) {  // no payloads: they follow their keys' order below
-            r = afushell::distributed_sort_on_cards(cl, keys.data(), n, out);
-            outp.resize(out.size());
-        }
+        if (on_cards == OnCards::move) r = afushell::distributed_sort_on_cards(cl, keys.data(), pays.data(), n, out, &outp);
     }
     if (on_cards != OnCards::move)
         r = afushell::distributed_sort<Key>(cl, keys.data(), pays.data(), n, out, &outp, on_cards == OnCards::count);
@@ -44,7 +41,7 @@ static int run(afu_rdma_cluster cl, uint64_t n, unsigned seed, uint64_t values, 
     std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return keys[a] < keys[b]; });
     uint64_t wrong = out.size() == n ? 0 : n;
     for (uint64_t i = 0; i < n && !wrong; ++i)
-        wrong += out[i] != keys[order[i]] || (on_cards != OnCards::move && outp[i] != order[i]);
+        wrong += out[i] != keys[order[i]] || outp[i] != order[i];
     for (const auto &p : r.phases)
         std::printf("%-15s %-8s %10.1f us %10llu cycles\n", p.name.c_str(), p.where.c_str(), p.seconds * 1e6,
                     (unsigned long long)p.cycles);

@@ -71,9 +71,9 @@ def test_cpp_rtl_cards(sort_program: Path, tmp_path: Path, tmp_path_factory) -> 
 
 
 def test_cpp_moved_by_cards(sort_program: Path, tmp_path: Path, tmp_path_factory) -> None:
-    """distributed_sort_on_cards on cards with the scatter writer: every key moved by the
-    cards, for the whole range, 64 values, one value, a narrow range and fewer keys than
-    cards, with faults; cards without the writer are refused with the reason."""
+    """distributed_sort_on_cards on cards with the scatter writer: every key and payload
+    moved by the cards, for the whole range, 64 values, one value, a narrow range and fewer
+    keys than cards, with faults; cards without the writer are refused with the reason."""
     from spgen.cli import main
 
     card = tmp_path_factory.mktemp("cards") / "scatter4"

@@ -258,7 +258,7 @@ class ScatterWriter {
         int sh = 0;
         uint64_t dst = 0;
     };
-    ScatterWriter(afu_rdma_cluster cl, int cards) : cl_(cl), h_(cards, nullptr), passes(cards, 0) {}
+    ScatterWriter(afu_rdma_cluster cl, int cards, bool pairs) : cl_(cl), h_(cards, nullptr), pairs_(pairs), passes(cards, 0) {}
     ~ScatterWriter() {
         for (afu_shell_handle h : h_)
             if (h) afuShellClose(h);
@@ -281,7 +281,7 @@ class ScatterWriter {
     std::string run(int c, uint64_t src, uint64_t n, uint32_t count_lo, int count_sh, Scatter sc, uint64_t dump,
                     uint64_t &ns) {
         auto w = [&](uint32_t off, uint64_t v) { afuShellRDMACardWriteCSR(cl_, c, off, v); };
-        w(AFUSHELL_SORT_CFG, 1 | (sc.on ? 2 : 0) | (dump ? 4 : 0));
+        w(AFUSHELL_SORT_CFG, 1 | (sc.on ? 2 : 0) | (dump ? 4 : 0) | (pairs_ ? 8 : 0));
         w(AFUSHELL_SORT_BINS, uint64_t(sc.lo) | uint64_t(count_lo) << 32);
         w(AFUSHELL_SORT_SHIFT, uint64_t(sc.sh) | uint64_t(count_sh) << 8);
         w(AFUSHELL_SORT_DST, sc.dst);
@@ -291,7 +291,7 @@ class ScatterWriter {
         uint64_t t0 = afuShellRDMACycles(cl_), status = 0, took = 0;
         if (n) {  // the RX destination is not written: the writer takes the stream
             void *a = reinterpret_cast<void *>(uintptr_t(src));
-            if (afuShellDMATransferH(h_[c], a, a, 4 * n, F2F) || afuShellElapsedNs(h_[c], &took))
+            if (afuShellDMATransferH(h_[c], a, a, (pairs_ ? 8 : 4) * n, F2F) || afuShellElapsedNs(h_[c], &took))
                 return "the pass's DMA failed on card " + std::to_string(c) + ": " + afuShellLastError();
         }
         while (afuShellRDMACardReadCSR(cl_, c, AFUSHELL_SORT_STATUS, &status) == 0 && !(status & 2)) {
@@ -311,6 +311,7 @@ class ScatterWriter {
   private:
     afu_rdma_cluster cl_;
     std::vector<afu_shell_handle> h_;
+    bool pairs_;  // (key, payload) pairs instead of keys
 
   public:
     std::vector<int> passes;  // passes over the keys per card
@@ -505,19 +506,22 @@ SortResult distributed_sort(afu_rdma_cluster cl, const Key *keys, const uint32_t
     return r;
 }
 
-// Sorts uint32 keys[0..n) over every card of a cluster of RTL cards built with
-// --sort-scatter, every key moved by the cards (docs/sort.md, "The scatter writer"): per
+// Sorts uint32 keys[0..n) (and payloads, which may be null) over every card of a cluster of
+// RTL cards built with --sort-scatter, every key moved by the cards, with its payload as a
+// (key, payload) pair (docs/sort.md, "The scatter writer"): per
 // card a range pass (which counts the top digit too; a histogram pass follows when the keys
 // span fewer of its values), a grouping pass by destination, the RDMA puts, a count of the
 // first digit and one scatter per digit (each counting the next digit). The host computes
 // the prefix sums from the exchanged counts and issues the passes and the puts.
-inline SortResult distributed_sort_on_cards(afu_rdma_cluster cl, const uint32_t *keys, uint64_t n,
-                                            std::vector<uint32_t> &out_keys) {
+inline SortResult distributed_sort_on_cards(afu_rdma_cluster cl, const uint32_t *keys, const uint32_t *payloads,
+                                            uint64_t n, std::vector<uint32_t> &out_keys,
+                                            std::vector<uint32_t> *out_payloads = nullptr) {
     using namespace sort_detail;
     SortResult r;
     const int N = afuShellRDMAClusterCards(cl);
     const uint64_t R = kSortRegion, B = 256, counts_at = 2 * R, hist_at = counts_at + 16ull * N, dump = 7 * R;
     const int top = 32 - 8;
+    const uint64_t es = payloads ? 8 : 4;  // bytes per element: a key, or a key and its payload
     auto fail = [&](std::string why) {
         r.code = AFU_RDMA_BAD_ARG;
         r.error = std::move(why);
@@ -525,10 +529,13 @@ inline SortResult distributed_sort_on_cards(afu_rdma_cluster cl, const uint32_t 
     };
     if (N < 1 || (n && !keys)) return fail(N < 1 ? "no cluster" : "keys is NULL");
     if (!afuShellRDMAClusterIsRTL(cl)) return fail("the network model has no cards to move keys on");
-    if (n > R / 4 - 256) return fail("too many keys: " + std::to_string(n) + " (at most " + std::to_string(R / 4 - 256) + ")");
-    ScatterWriter writer(cl, N);
+    if (n > R / es - 256) return fail("too many keys: " + std::to_string(n) + " (at most " + std::to_string(R / es - 256) + ")");
+    ScatterWriter writer(cl, N, payloads != nullptr);
     if (!(r.error = writer.open()).empty()) return fail(r.error);
-    const std::vector<uint64_t> part = spread<uint32_t>(cl, N, keys, nullptr, n);
+    std::vector<uint64_t> pairs(payloads ? n : 0);  // (key, payload) pairs: the key in the low (first) word
+    for (uint64_t i = 0; i < pairs.size(); ++i) pairs[i] = keys[i] | uint64_t(payloads[i]) << 32;
+    const std::vector<uint64_t> part = payloads ? spread<uint64_t>(cl, N, pairs.data(), nullptr, n)
+                                                : spread<uint32_t>(cl, N, keys, nullptr, n);
     Clock clock(cl, r);
     // one pass per card; the phase takes the slowest card's time (cards run at once in hardware)
     auto on_cards = [&](const char *name, auto &&pass) {
@@ -555,6 +562,7 @@ inline SortResult distributed_sort_on_cards(afu_rdma_cluster cl, const uint32_t 
     for (int c = 0; c < N; ++c) { lo = std::min(lo, ranges[2 * c]); hi = std::max(hi, ranges[2 * c + 1]); }
     r.counts.assign(N, 0);
     out_keys.clear();
+    if (out_payloads) out_payloads->clear();
     if (lo > hi) return r;  // no keys
     const int shift = aligned_shift(lo, hi, 8);
     const uint32_t base = shift == top ? 0 : uint32_t(lo >> shift << shift);  // bins (k - base) >> shift
@@ -575,7 +583,7 @@ inline SortResult distributed_sort_on_cards(afu_rdma_cluster cl, const uint32_t 
     const uint64_t target = exact ? 0 : 5 * R;  // one key value per bin: straight to the final place
     std::vector<Put> puts;
     for (int c = 0; c < N; ++c)
-        for (const Put &p : pieces[c]) puts.push_back({c, p.dst, 3 * R + 4 * p.local, target + 4 * p.remote, 4 * p.bytes});
+        for (const Put &p : pieces[c]) puts.push_back({c, p.dst, 3 * R + es * p.local, target + es * p.remote, es * p.bytes});
     if ((r.code = clock.network("scatter", puts))) return r;
     const int sort_bits = exact ? 0 : bit_length(hi - lo);
     if (std::string e = on_cards("local counting", [&](int c, uint64_t &ns) {
@@ -592,8 +600,11 @@ inline SortResult distributed_sort_on_cards(afu_rdma_cluster cl, const uint32_t 
         return fail(e);
     for (int c = 0; c < N; ++c) {
         r.counts[c] = received[c];
-        auto k = read<uint32_t>(cl, c, 0, received[c]);
-        out_keys.insert(out_keys.end(), k.begin(), k.end());
+        auto k = read<uint32_t>(cl, c, 0, received[c] * es / 4);
+        for (uint64_t i = 0; i < k.size(); i += es / 4) {
+            out_keys.push_back(k[i]);
+            if (payloads && out_payloads) out_payloads->push_back(k[i + 1]);
+        }
     }
     return r;
 }
