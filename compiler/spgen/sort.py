@@ -10,10 +10,13 @@ stable counting passes. The result is globally sorted: card 0 holds the smallest
 card N-1 the largest, every card's keys in order, equal keys (and their payloads) in
 input order.
 
-Where each phase runs in this version: the exchanges (`range`, `counts`, `scatter`) are
-RDMA puts between the simulated cards (RTL cards or the C++ network model) and are timed
-on the cluster clock; the local passes (`histogram`, `prefix`, `group`, `local sort`)
-run on the host in numpy over the cards' memories and are timed by the host's clock.
+Where each phase runs: the exchanges (`range`, `counts`, `scatter`) are RDMA puts between
+the simulated cards (RTL cards or the C++ network model), timed on the cluster clock. On
+RTL cards with the scatter writer (`spgen build --sort-scatter`) the range, histogram,
+grouping and local passes run on the cards too, timed on the card's clock, and only the
+prefix sums run on the host; on cards with the counting core the counting runs on the
+cards and the moves on the host; elsewhere the local passes run on the host in numpy over
+the cards' memories, timed by the host's clock.
 """
 from __future__ import annotations
 
