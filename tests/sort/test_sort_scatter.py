@@ -163,3 +163,18 @@ def test_sort_moved_by_eight_cards_torus(scatter_card: Path) -> None:
         for n in (2999, 8):
             _check(cl, _inputs(kind, n, np.uint32), with_payloads=n == 8 or kind == "zipf", counting="card")
     assert cl.stats()["corrupted"] + cl.stats()["dropped"] > 0
+
+
+def test_bench_on_scatter_cards(scatter_card: Path, tmp_path: Path) -> None:
+    """`spgen bench sort --rtl` on such cards: the keys moved by the cards, the model with
+    the writer's passes (A) and its key per cycle (W) beside the measurement."""
+    import json
+
+    out = tmp_path / "sort.json"
+    assert main(["bench", "sort", "--cards", "2", "--keys", "1500", "--reps", "1", "--rtl", str(scatter_card),
+                 "--json", str(out), "--no-progress"]) == 0
+    (r,) = json.loads(out.read_text())["runs"]
+    assert r["correct"] and r["moved_by"] == "cards" and r["fused"]
+    assert r["model"]["A"] == 8 and r["model"]["W_bytes"] == 4
+    assert r["phases"]["local counting"]["where"] == "card" and r["phases"]["prefix sums"]["where"] == "host"
+    assert 0 < r["gbps"] < r["model_gbps"]
