@@ -114,6 +114,8 @@ def test_sort_moved_by_cards(scatter_card: Path, cards: int) -> None:
         if kind in ("random", "sorted", "reverse"):   # full range: the range pass gave the histogram
             assert run.extra["fused"] and "histogram" not in [p.name for p in run.phases]
             assert run.extra["card_passes"] == 7 and run.local_passes == 4
+    if cards == 4:   # every kind above; the sizes and narrow ranges below on 2 cards (and 8 in the slow suite)
+        return
     for n in (1, 7, 2 * cards - 1, 4097):   # sizes that are multiples of nothing, fewer keys than cards
         _check(cl, _inputs("random", n, np.uint32), with_payloads=False, counting="card")
     narrow = np.random.default_rng(2).integers(1000, 60000, 3001).astype(np.uint32)
