@@ -347,14 +347,16 @@ class _ScatterWriter:
         card.write_csr("SORT_N", n)
         card.write_csr("SORT_CTRL", 1)
         ns = 0
-        if n:   # the RX destination is not written: the writer takes the stream
-            ns = self.handles[c].dma(src, src, (8 if self.pairs else 4) * n, "F2F")
-        t0 = self.cl.now
-        while not (status := card.read_csr("SORT_STATUS")) & 2:   # with no keys: flush and dump
-            if self.cl.now - t0 > 100_000:
-                raise SpgenError(f"sort: card {c}'s scatter writer did not finish a pass (status {status:#x})")
-            self.cl.run(64)
-        card.write_csr("SORT_CFG", 0)
+        try:
+            if n:   # the RX destination is not written: the writer takes the stream
+                ns = self.handles[c].dma(src, src, (8 if self.pairs else 4) * n, "F2F")
+            t0 = self.cl.now
+            while not (status := card.read_csr("SORT_STATUS")) & 2:   # with no keys: flush and dump
+                if self.cl.now - t0 > 100_000:
+                    raise SpgenError(f"sort: card {c}'s scatter writer did not finish a pass (status {status:#x})")
+                self.cl.run(64)
+        finally:
+            card.write_csr("SORT_CFG", 0)   # the RX engine writes as usual again
         if status & 4 or status >> 32 != n:
             raise SpgenError(f"sort: card {c}'s scatter writer took {status >> 32} keys of {n}"
                              + (" and dropped words past them" if status & 4 else ""))

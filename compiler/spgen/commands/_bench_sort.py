@@ -199,6 +199,9 @@ def _plot(rows: list[dict], cpu: dict, path: Path) -> None:
     a.plot(cards, [r["network_gbps"] for r in rows], "o-", label="exchanges, measured (simulated cards)")
     a.plot(cards, [r["model_network_gbps"] for r in rows], "o--", label="network term N·B/m")
     a.plot(cards, [r["gbps"] for r in rows], "s-", label="end to end (host phases at this host's speed)")
+    if any(r["card_s"] for r in rows):
+        a.plot(cards, [r["bytes"] / (r["card_s"] + r["network_s"]) / 1e9 for r in rows], "^-",
+               label="cards and links (card and network phases)")
     a.plot(cards, [r["model_gbps"] for r in rows], "s--", label="model T = N·min(W·M·C/A, B/m)")
     a.axhline(cpu["numpy_sort_gbps"], color="gray", ls=":", label=f"numpy sort, this host ({cpu['cores']} cores)")
     a.set_yscale("log")

@@ -291,12 +291,16 @@ class ScatterWriter {
         uint64_t t0 = afuShellRDMACycles(cl_), status = 0, took = 0;
         if (n) {  // the RX destination is not written: the writer takes the stream
             void *a = reinterpret_cast<void *>(uintptr_t(src));
-            if (afuShellDMATransferH(h_[c], a, a, (pairs_ ? 8 : 4) * n, F2F) || afuShellElapsedNs(h_[c], &took))
+            if (afuShellDMATransferH(h_[c], a, a, (pairs_ ? 8 : 4) * n, F2F) || afuShellElapsedNs(h_[c], &took)) {
+                w(AFUSHELL_SORT_CFG, 0);  // the RX engine writes as usual again
                 return "the pass's DMA failed on card " + std::to_string(c) + ": " + afuShellLastError();
+            }
         }
         while (afuShellRDMACardReadCSR(cl_, c, AFUSHELL_SORT_STATUS, &status) == 0 && !(status & 2)) {
-            if (afuShellRDMACycles(cl_) - t0 > 100000)
+            if (afuShellRDMACycles(cl_) - t0 > 100000) {
+                w(AFUSHELL_SORT_CFG, 0);
                 return "card " + std::to_string(c) + "'s scatter writer did not finish a pass";
+            }
             afuShellRDMARun(cl_, 64);  // with no keys: the flush and the dump
         }
         w(AFUSHELL_SORT_CFG, 0);
