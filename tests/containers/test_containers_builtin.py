@@ -168,3 +168,18 @@ def test_errors_for_a_missing_tool_and_a_normal_user(tmp_path, monkeypatch, caps
     assert "no command given" in capsys.readouterr().err
     assert main(["container", "build", "--builder", "builtin", "--dry-run"]) == 0
     assert "debootstrap" in capsys.readouterr().out
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="mounting /proc needs root")
+def test_half_built_root_is_unmounted_before_it_is_deleted(tmp_path):
+    # A debootstrap killed half-way leaves /proc mounted in its target; deleting that
+    # target must not reach into the host's /proc.
+    proc = tmp_path / "root" / "proc"
+    proc.mkdir(parents=True)
+    subprocess.run(["mount", "-t", "proc", "proc", str(proc)], check=True)
+    try:
+        N._unmount_under(tmp_path / "root")
+        assert str(proc) not in Path("/proc/self/mounts").read_text()
+        assert not (proc / "self").exists()
+    finally:
+        subprocess.run(["umount", "-l", str(proc)], check=False, capture_output=True)

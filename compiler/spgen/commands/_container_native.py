@@ -150,8 +150,12 @@ def _base_rootfs(recipe: Recipe, mirror: str, security: str, debootstrap: str) -
         if (folder / "done").is_file():
             print(f"      cached: {root}", flush=True)
             return root
+        _unmount_under(root)    # a debootstrap killed by an earlier run may have left /proc there
         shutil.rmtree(root, ignore_errors=True)
-        cmd = [debootstrap, f"--variant={base.variant}"]
+        # debootstrap mounts /proc and /sys in the target; in a private mount namespace those
+        # mounts go with it, even when it is killed half-way.
+        cmd = ["unshare", "--mount", "--propagation", "private", "--", debootstrap,
+               f"--variant={base.variant}"]
         if packages:
             cmd.append("--include=" + ",".join(packages))
         _run(cmd + [base.suite, str(root), mirror], "debootstrap")
@@ -170,6 +174,19 @@ def _base_rootfs(recipe: Recipe, mirror: str, security: str, debootstrap: str) -
         (folder / "base.json").write_text(json.dumps(info, indent=1) + "\n")
         (folder / "done").write_text("")
     return root
+
+
+def _unmount_under(root: Path) -> None:
+    """Unmount whatever is mounted inside ``root`` (deepest first), so that deleting a
+    half-built root file system never reaches into the host's /proc, /sys or /dev."""
+    prefix = str(root.resolve()) + "/"
+    try:
+        lines = Path("/proc/self/mounts").read_text().splitlines()
+    except OSError:
+        return
+    points = [ln.split()[1].replace("\\040", " ") for ln in lines if len(ln.split()) > 1]
+    for point in sorted((m for m in points if m.startswith(prefix)), key=len, reverse=True):
+        subprocess.run(["umount", "-l", point], check=False, capture_output=True)
 
 
 # ---- chroot with bind mounts --------------------------------------------------------------
