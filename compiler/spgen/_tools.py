@@ -80,10 +80,14 @@ def yosys_read(files: Sequence[Path], include_dirs: Sequence[Path] = ()) -> str:
     return "\n".join(lines)
 
 
+def cache_root() -> Path:
+    """The build cache (`spgen cache` shows and prunes it); `SPGEN_CACHE` overrides the location."""
+    return Path(os.environ.get("SPGEN_CACHE") or Path.home() / ".cache" / "spgen")
+
+
 def cache_dir(kind: str) -> Path:
-    """Folder for cached builds of one kind; `SPGEN_CACHE` overrides the location."""
-    base = Path(os.environ.get("SPGEN_CACHE") or Path.home() / ".cache" / "spgen")
-    path = base / kind
+    """Folder for cached builds of one kind."""
+    path = cache_root() / kind
     path.mkdir(parents=True, exist_ok=True)
     return path
 

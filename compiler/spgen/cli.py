@@ -20,6 +20,7 @@ _COMMANDS = {
     "bench": "Benchmarks: DMA bandwidth, LBM throughput and stall rate, RDMA.",
     "container": "Build the Singularity/Apptainer image, or say what is missing.",
     "cluster": "Cluster of simulated cards: status of every card's RDMA engine and links.",
+    "cache": "The build cache: size per kind, and pruning of entries not used for a while.",
 }
 
 
