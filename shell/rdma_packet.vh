@@ -10,7 +10,7 @@ localparam integer RDMA_HDR_TYPE_LSB = 12;  // packet type (TYPES)
 localparam integer RDMA_HDR_TYPE_W = 4;
 localparam integer RDMA_HDR_VC_LSB = 16;  // virtual channel
 localparam integer RDMA_HDR_VC_W = 1;
-localparam integer RDMA_HDR_WORDS_LSB = 17;  // payload length in 32-bit words
+localparam integer RDMA_HDR_WORDS_LSB = 17;  // payload length: 0..16 words, or a bulk code (bulk)
 localparam integer RDMA_HDR_WORDS_W = 5;
 localparam integer RDMA_HDR_SEQ_LSB = 22;  // link sequence number (per hop, set by the link sender)
 localparam integer RDMA_HDR_SEQ_W = 10;
@@ -36,7 +36,17 @@ localparam integer RDMA_CTRL_FREED0_W = 16;
 localparam [4:0] RDMA_CTRL_FREED1_WORD = 5'd2;  // slots freed on VC 1 since reset (wraps)
 localparam integer RDMA_CTRL_FREED1_LSB = 16;
 localparam integer RDMA_CTRL_FREED1_W = 16;
+localparam integer RDMA_BULK_UNIT = 16;  // WORDS codes above max_payload_words are bulk packets of whole 64-byte lines, for wide datapaths (LANES > 1): code c carries (c - 15) * 16 words, 32..256 (128 B..1 KiB)
+localparam integer RDMA_MAX_BULK_WORDS = 256;
+localparam integer RDMA_NWORDS_W = 9;  // bits of a payload word count
 /* verilator lint_on UNUSEDPARAM */
+// payload words of a WORDS code, and the code of n words (n <= max_payload_words or whole bulk units)
+function automatic [8:0] rdma_words(input [4:0] code);
+    rdma_words = code <= 5'd16 ? {4'd0, code} : ({4'd0, code} - 9'd15) << 4;
+endfunction
+function automatic [4:0] rdma_words_code(input [8:0] n);
+    rdma_words_code = n <= 9'd16 ? n[4:0] : n[8:4] + 5'd15;
+endfunction
 // a header word from its fields (the link sender fills in SEQ)
 function automatic [31:0] rdma_hdr(input [5:0] h_dst, input [5:0] h_src, input [3:0] h_type, input [0:0] h_vc, input [4:0] h_words, input [9:0] h_seq);
     rdma_hdr = {h_seq, h_words, h_vc, h_type, h_src, h_dst};

@@ -1,8 +1,10 @@
 // Links between Verilated RDMA nodes, shared by RTLCluster (rtl_cluster.cpp) and the RTL
-// testbenches (tests/rdma/tb_rdma_*.cpp): cables that deliver a sender's words after a
-// latency, and the dimension-order routing tables of an X x Y torus.
+// testbenches (tests/rdma/tb_rdma_*.cpp): cables that deliver a sender's beats (L 32-bit
+// words: the ports' LANES) after a latency, and the dimension-order routing tables of an
+// X x Y torus.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -13,13 +15,16 @@ namespace rdma_links {
 
 using Port = std::pair<int, int>;  // (card, link port)
 
-// One direction of a link, keyed by its sending (card, port): (arrival cycle, (word, last))
-// in flight, and the fault decisions the sender made for the packet it is sending.
-struct Cable {
-  std::deque<std::pair<uint64_t, std::pair<uint32_t, bool>>> q;
+// One direction of a link, keyed by its sending (card, port): (arrival cycle, (beat, last))
+// in flight, and the fault decisions the sender made for the packet it is sending (a bit
+// of 32 * L flipped in beat flip_word).
+template <int L>
+struct CableT {
+  std::deque<std::pair<uint64_t, std::pair<std::array<uint32_t, L>, bool>>> q;
   bool in_pkt = false, drop = false;
   int flip_word = -1, flip_bit = 0, widx = 0;
 };
+using Cable = CableT<1>;
 
 // The links of an X x Y torus: peer[(card, out port)] = the (card, in port) it reaches
 // (ports 2d / 2d+1 point + / - along dimension d; a dimension of size 1 has no links), and
@@ -49,20 +54,20 @@ inline Torus torus(int X, int Y, bool datelines = true) {
   return t;
 }
 
-// Drives node m's (card c's) link inputs for cycle `cyc`: port p takes the word due on the
+// Drives node m's (card c's) link inputs for cycle `cyc`: port p takes the beat due on the
 // cable of the (card, port) that `from` says sends to (c, p).
-template <class Node>
-void receive(Node* m, int c, const std::map<Port, Port>& from, std::map<Port, Cable>& cable,
+template <class Node, int L>
+void receive(Node* m, int c, const std::map<Port, Port>& from, std::map<Port, CableT<L>>& cable,
              uint64_t cyc) {
   uint32_t v = 0, l = 0;
   for (int p = 0; p < 4; ++p) {
-    m->link_in_data[p] = 0;
+    for (int i = 0; i < L; ++i) m->link_in_data[p * L + i] = 0;
     auto it = from.find({c, p});
     if (it == from.end()) continue;
-    Cable& cb = cable[it->second];
+    CableT<L>& cb = cable[it->second];
     if (!cb.q.empty() && cb.q.front().first <= cyc) {
       v |= 1u << p;
-      m->link_in_data[p] = cb.q.front().second.first;
+      for (int i = 0; i < L; ++i) m->link_in_data[p * L + i] = cb.q.front().second.first[size_t(i)];
       if (cb.q.front().second.second) l |= 1u << p;
       cb.q.pop_front();
     }
@@ -70,23 +75,24 @@ void receive(Node* m, int c, const std::map<Port, Port>& from, std::map<Port, Ca
   m->link_in_valid = v, m->link_in_last = l;
 }
 
-// Puts the words node m (card c) sends this cycle on the cables of its ports, arriving
-// `lat` cycles later. At each packet's first word `start(cable, port)` decides its fate
-// (cable.drop, and cable.flip_word / flip_bit: a bit flipped in that word); dropped
+// Puts the beats node m (card c) sends this cycle on the cables of its ports, arriving
+// `lat` cycles later. At each packet's first beat `start(cable, port)` decides its fate
+// (cable.drop, and cable.flip_word / flip_bit: a bit flipped in that beat); dropped
 // packets never arrive.
-template <class Node, class StartPacket>
-void send(Node* m, int c, std::map<Port, Cable>& cable, uint64_t cyc, uint64_t lat,
+template <class Node, int L, class StartPacket>
+void send(Node* m, int c, std::map<Port, CableT<L>>& cable, uint64_t cyc, uint64_t lat,
           StartPacket start) {
   for (int p = 0; p < 4; ++p) {
     if (!((m->link_out_valid >> p) & 1)) continue;
-    Cable& cb = cable[{c, p}];
+    CableT<L>& cb = cable[{c, p}];
     if (!cb.in_pkt) {
       cb.in_pkt = true, cb.widx = 0;
       start(cb, p);
     }
-    uint32_t w = m->link_out_data[p];
+    std::array<uint32_t, L> w;
+    for (int i = 0; i < L; ++i) w[size_t(i)] = m->link_out_data[p * L + i];
     bool last = (m->link_out_last >> p) & 1;
-    if (cb.widx++ == cb.flip_word) w ^= 1u << cb.flip_bit;
+    if (cb.widx++ == cb.flip_word) w[size_t(cb.flip_bit / 32)] ^= 1u << (cb.flip_bit % 32);
     if (!cb.drop) cb.q.push_back({cyc + lat, {w, last}});
     if (last) cb.in_pkt = false;
   }

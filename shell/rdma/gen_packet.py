@@ -25,7 +25,19 @@ def load() -> dict:
         end += f["width"]
     if end != 32:
         raise SystemExit(f"{SOURCE}: header fields cover {end} bits, expected 32")
+    words_w = next(f["width"] for f in spec["header"] if f["name"] == "WORDS")
+    m, bulk = spec["max_payload_words"], spec["bulk"]
+    u = bulk["unit_words"]
+    if m % u or u & (u - 1) or bulk["max_words"] != bulk_words(spec, (1 << words_w) - 1):
+        raise SystemExit(f"{SOURCE}: bulk codes {m + 1}..{(1 << words_w) - 1} of {u}-word units do not reach "
+                         f"max_words {bulk['max_words']}")
     return spec
+
+
+def bulk_words(spec: dict, code: int) -> int:
+    """Payload words of WORDS code `code`: itself up to max_payload_words, then bulk units."""
+    m, u = spec["max_payload_words"], spec["bulk"]["unit_words"]
+    return code if code <= m else (code - m + m // u) * u
 
 
 def render_verilog(spec: dict) -> str:
@@ -42,7 +54,20 @@ def render_verilog(spec: dict) -> str:
         out.append(f"localparam [4:0] RDMA_CTRL_{c['name']}_WORD = 5'd{c['word']};  // {c['description']}")
         out.append(f"localparam integer RDMA_CTRL_{c['name']}_LSB = {c['lsb']};")
         out.append(f"localparam integer RDMA_CTRL_{c['name']}_W = {c['width']};")
+    m, u, mx = spec["max_payload_words"], spec["bulk"]["unit_words"], spec["bulk"]["max_words"]
+    ww = next(f["width"] for f in spec["header"] if f["name"] == "WORDS")
+    nw, off, sh = mx.bit_length(), m - m // u, u.bit_length() - 1
+    out.append(f"localparam integer RDMA_BULK_UNIT = {u};  // {spec['bulk']['description']}")
+    out.append(f"localparam integer RDMA_MAX_BULK_WORDS = {mx};")
+    out.append(f"localparam integer RDMA_NWORDS_W = {nw};  // bits of a payload word count")
     out.append("/* verilator lint_on UNUSEDPARAM */")
+    out.append("// payload words of a WORDS code, and the code of n words (n <= max_payload_words or whole bulk units)")
+    out.append(f"function automatic [{nw - 1}:0] rdma_words(input [{ww - 1}:0] code);")
+    out.append(f"    rdma_words = code <= {ww}'d{m} ? {{{nw - ww}'d0, code}} : ({{{nw - ww}'d0, code}} - {nw}'d{off}) << {sh};")
+    out.append("endfunction")
+    out.append(f"function automatic [{ww - 1}:0] rdma_words_code(input [{nw - 1}:0] n);")
+    out.append(f"    rdma_words_code = n <= {nw}'d{m} ? n[{ww - 1}:0] : n[{nw - 1}:{sh}] + {ww}'d{off};")
+    out.append("endfunction")
     args = ", ".join(f"input [{f['width'] - 1}:0] h_{f['name'].lower()}" for f in spec["header"])
     body = "{" + ", ".join(f"h_{f['name'].lower()}" for f in reversed(spec["header"])) + "}"  # fields tile the word
     out.append("// a header word from its fields (the link sender fills in SEQ)")
@@ -72,6 +97,17 @@ def render_cpp(spec: dict) -> str:
     out += ["",
             "constexpr uint32_t extract(uint32_t word, Field f) { return (word >> f.lsb) & ((1u << f.width) - 1u); }",
             "constexpr uint32_t insert(uint32_t v, Field f) { return (v & ((1u << f.width) - 1u)) << f.lsb; }",
+            "",
+            f"// bulk packets: {spec['bulk']['description']}",
+            f"constexpr int kBulkUnit = {spec['bulk']['unit_words']};",
+            f"constexpr int kMaxBulkWords = {spec['bulk']['max_words']};",
+            "// payload words of a WORDS code, and the code of n words (n <= kMaxWords or whole bulk units)",
+            f"constexpr uint32_t payload_words(uint32_t code) {{ return code <= {spec['max_payload_words']}u ? code : "
+            f"(code - {spec['max_payload_words'] - spec['max_payload_words'] // spec['bulk']['unit_words']}u) * "
+            f"{spec['bulk']['unit_words']}u; }}",
+            f"constexpr uint32_t words_code(uint32_t n) {{ return n <= {spec['max_payload_words']}u ? n : "
+            f"n / {spec['bulk']['unit_words']}u + "
+            f"{spec['max_payload_words'] - spec['max_payload_words'] // spec['bulk']['unit_words']}u; }}",
             "",
             "}  // namespace rdma_packet"]
     return "\n".join(out) + "\n"

@@ -5,7 +5,9 @@ module rdma_card_net #(
     parameter integer P = 4,
     parameter integer WINDOW = 8,
     parameter integer VC_BUF = 4,
-    parameter integer TIMEOUT = 512
+    parameter integer TIMEOUT = 512,
+    parameter integer LANES = 1,      // 32-bit words per beat, everywhere (rdma_link_tx)
+    parameter integer MAX_WORDS = 16  // largest payload: 16, or up to 256 with bulk packets
 ) (
     input  wire            clk,
     input  wire            rst,
@@ -17,18 +19,18 @@ module rdma_card_net #(
     // local engine
     input  wire            inj_valid,
     output wire            inj_ready,
-    input  wire [31:0]     inj_data,
+    input  wire [32*LANES-1:0] inj_data,
     input  wire            inj_last,
     output wire            ej_valid,
     input  wire            ej_ready,
-    output wire [31:0]     ej_data,
+    output wire [32*LANES-1:0] ej_data,
     output wire            ej_last,
     // cables
     output wire [P-1:0]    link_out_valid,
-    output wire [32*P-1:0] link_out_data,
+    output wire [32*LANES*P-1:0] link_out_data,
     output wire [P-1:0]    link_out_last,
     input  wire [P-1:0]    link_in_valid,
-    input  wire [32*P-1:0] link_in_data,
+    input  wire [32*LANES*P-1:0] link_in_data,
     input  wire [P-1:0]    link_in_last,
     output wire [P-1:0]    overflow,
     output wire [16*P-1:0] replays,
@@ -38,7 +40,9 @@ module rdma_card_net #(
 );
     localparam integer N = P + 1;
     wire [2*N-1:0]  in_avail;
-    wire [32*N-1:0] in_head0, in_head1, in_data, out_data;
+    localparam integer DW = 32 * LANES;
+    wire [32*N-1:0] in_head0, in_head1;
+    wire [DW*N-1:0] in_data, out_data;
     wire [N-1:0]    in_sel_vc, in_valid, in_ready, in_last, out_valid, out_ready, out_last;
     wire [2*N-1:0]  out_can_take;
     wire [N-1:0]    out_blocked;
@@ -50,16 +54,17 @@ module rdma_card_net #(
             wire        vc_unused;          // the router knows the VC it selected
             wire [15:0] crc_errors_unused;  // reported through link_dbg
             /* verilator lint_on UNUSEDSIGNAL */
-            rdma_link_port #(.WINDOW(WINDOW), .VC_BUF(VC_BUF), .TIMEOUT(TIMEOUT)) u_port (
+            rdma_link_port #(.WINDOW(WINDOW), .VC_BUF(VC_BUF), .TIMEOUT(TIMEOUT), .LANES(LANES),
+                             .MAX_WORDS(MAX_WORDS)) u_port (
                 .clk(clk), .rst(rst),
-                .tx_valid(out_valid[g]), .tx_ready(out_ready[g]), .tx_data(out_data[32 * g +: 32]),
+                .tx_valid(out_valid[g]), .tx_ready(out_ready[g]), .tx_data(out_data[DW * g +: DW]),
                 .tx_last(out_last[g]),
                 .rx_sel_vc(in_sel_vc[g]), .rx_avail(in_avail[2 * g +: 2]), .rx_head0(in_head0[32 * g +: 32]),
                 .rx_head1(in_head1[32 * g +: 32]), .rx_valid(in_valid[g]), .rx_ready(in_ready[g]),
-                .rx_data(in_data[32 * g +: 32]), .rx_last(in_last[g]), .rx_vc(vc_unused),
-                .link_out_valid(link_out_valid[g]), .link_out_data(link_out_data[32 * g +: 32]),
+                .rx_data(in_data[DW * g +: DW]), .rx_last(in_last[g]), .rx_vc(vc_unused),
+                .link_out_valid(link_out_valid[g]), .link_out_data(link_out_data[DW * g +: DW]),
                 .link_out_last(link_out_last[g]), .link_out_ready(1'b1),
-                .link_in_valid(link_in_valid[g]), .link_in_data(link_in_data[32 * g +: 32]),
+                .link_in_valid(link_in_valid[g]), .link_in_data(link_in_data[DW * g +: DW]),
                 .link_in_last(link_in_last[g]), .overflow(overflow[g]), .crc_errors(crc_errors_unused),
                 .replays(replays[16 * g +: 16]), .tx_can_take(out_can_take[2 * g +: 2]),
                 .tx_blocked(out_blocked[g]), .dbg(link_dbg[256 * g +: 256]));
@@ -68,14 +73,14 @@ module rdma_card_net #(
 
     // the engine's port: VC 0 only; its header is the word on the bus at a packet start
     assign in_avail[2 * P +: 2] = {1'b0, inj_valid};
-    assign in_head0[32 * P +: 32] = inj_data;
+    assign in_head0[32 * P +: 32] = inj_data[31:0];
     assign in_head1[32 * P +: 32] = 32'd0;
     assign in_valid[P] = inj_valid;
-    assign in_data[32 * P +: 32] = inj_data;
+    assign in_data[DW * P +: DW] = inj_data;
     assign in_last[P] = inj_last;
     assign inj_ready = in_ready[P];
     assign ej_valid = out_valid[P];
-    assign ej_data = out_data[32 * P +: 32];
+    assign ej_data = out_data[DW * P +: DW];
     assign ej_last = out_last[P];
     assign out_ready[P] = ej_ready;
     assign out_can_take[2 * P +: 2] = 2'b11;  // the engine drains its port
@@ -84,7 +89,7 @@ module rdma_card_net #(
     wire unused_blocked = out_blocked[P];  // the engine port always takes
     /* verilator lint_on UNUSEDSIGNAL */
 
-    rdma_router #(.P(P)) u_router (
+    rdma_router #(.P(P), .LANES(LANES)) u_router (
         .clk(clk), .rst(rst), .cfg_we(cfg_we), .cfg_addr(cfg_addr), .cfg_port(cfg_port), .port_dim(port_dim),
         .port_dateline(port_dateline), .in_avail(in_avail), .in_head0(in_head0), .in_head1(in_head1),
         .in_sel_vc(in_sel_vc), .in_valid(in_valid), .in_ready(in_ready), .in_data(in_data), .in_last(in_last),

@@ -1,17 +1,20 @@
-// One serial-link port: sender and receiver of the link layer, cross-wired for ACKs and credits.
+// One serial-link port: sender and receiver of the link layer, cross-wired for ACKs and credits;
+// LANES words per beat on the router side and on the serial side.
 `default_nettype none
 module rdma_link_port #(
     parameter integer WINDOW = 8,
     parameter integer VC_BUF = 4,
     parameter integer TIMEOUT = 512,
     parameter integer CTRL_INTERVAL = 16,
-    parameter integer KEEPALIVE = 256
+    parameter integer KEEPALIVE = 256,
+    parameter integer LANES = 1,       // 32-bit words per beat on both sides (rdma_link_tx)
+    parameter integer MAX_WORDS = 16   // largest payload: 16, or up to 256 with bulk packets
 ) (
     input  wire        clk,
     input  wire        rst,
     input  wire        tx_valid,
     output wire        tx_ready,
-    input  wire [31:0] tx_data,
+    input  wire [32*LANES-1:0] tx_data,
     input  wire        tx_last,
     input  wire        rx_sel_vc,
     output wire [1:0]  rx_avail,
@@ -19,15 +22,15 @@ module rdma_link_port #(
     output wire [31:0] rx_head1,
     output wire        rx_valid,
     input  wire        rx_ready,
-    output wire [31:0] rx_data,
+    output wire [32*LANES-1:0] rx_data,
     output wire        rx_last,
     output wire        rx_vc,
     output wire        link_out_valid,
-    output wire [31:0] link_out_data,
+    output wire [32*LANES-1:0] link_out_data,
     output wire        link_out_last,
     input  wire        link_out_ready,
     input  wire        link_in_valid,
-    input  wire [31:0] link_in_data,
+    input  wire [32*LANES-1:0] link_in_data,
     input  wire        link_in_last,
     output wire        overflow,
     output wire [15:0] crc_errors,
@@ -45,7 +48,7 @@ module rdma_link_port #(
     wire [20:0] rx_state;
 
     rdma_link_tx #(.WINDOW(WINDOW), .VC_BUF(VC_BUF), .TIMEOUT(TIMEOUT), .CTRL_INTERVAL(CTRL_INTERVAL),
-                   .KEEPALIVE(KEEPALIVE)) u_tx (
+                   .KEEPALIVE(KEEPALIVE), .LANES(LANES), .MAX_WORDS(MAX_WORDS)) u_tx (
         .clk(clk), .rst(rst), .in_valid(tx_valid), .in_ready(tx_ready), .in_data(tx_data), .in_last(tx_last),
         .rx_expected(expected), .rx_nak(nak), .rx_dirty(dirty), .rx_freed0(freed0), .rx_freed1(freed1),
         .ctrl_sent(ctrl_sent), .ack_valid(ack_valid), .ack_seq(ack_seq), .ack_nak(ack_nak),
@@ -54,7 +57,7 @@ module rdma_link_port #(
         .blocked(tx_blocked), .packets(tx_packets), .credit_stalls(credit_stalls), .window_full(window_full),
         .dbg_state(tx_state));
 
-    rdma_link_rx #(.VC_BUF(VC_BUF)) u_rx (
+    rdma_link_rx #(.VC_BUF(VC_BUF), .LANES(LANES), .MAX_WORDS(MAX_WORDS)) u_rx (
         .clk(clk), .rst(rst), .in_valid(link_in_valid), .in_data(link_in_data), .in_last(link_in_last),
         .out_sel_vc(rx_sel_vc), .out_avail(rx_avail),
         .out_head0(rx_head0), .out_head1(rx_head1), .out_valid(rx_valid), .out_ready(rx_ready), .out_data(rx_data), .out_last(rx_last), .out_vc(rx_vc),

@@ -1,22 +1,26 @@
 // Link-layer sender: sequence numbers, CRC-32, credits per VC, go-back-N replay.
-// Packets from the router: header word first (dst 6 | src 6 | type 4 | vc 1 | words 5 |
-// seq 10; seq is filled in here), then `words` payload words. On the link each packet is
-// followed by its CRC word; CTRL packets (type 0) carry the local receiver's ACK/NAK and
-// freed-slot counters, the same format as the C++ model (runtime/rdma, docs/rdma.md).
+// Packets from the router: header word (dst 6 | src 6 | type 4 | vc 1 | words 5 | seq 10; seq
+// is filled in here), then the payload words (`rdma_words` of the WORDS code), packed LANES
+// words to a beat, the header in lane 0 of the first beat. On the link the CRC word follows
+// the last payload word (in the same beat when a lane is left, else in a beat of its own);
+// CTRL packets (type 0) carry the local receiver's ACK/NAK and freed-slot counters, the same
+// format as the C++ model (runtime/rdma, docs/rdma.md). LANES = 1 is one word per cycle.
 `default_nettype none
 module rdma_link_tx #(
     parameter integer WINDOW = 8,          // replay slots (power of 2, < 512)
     parameter integer VC_BUF = 4,          // peer input buffer per VC, packets
     parameter integer TIMEOUT = 512,       // cycles without ACK progress before a replay
     parameter integer CTRL_INTERVAL = 16,  // min cycles between coalesced ACK/credit packets
-    parameter integer KEEPALIVE = 256      // a CTRL packet at least this often
+    parameter integer KEEPALIVE = 256,     // a CTRL packet at least this often
+    parameter integer LANES = 1,           // 32-bit words per beat (power of 2, 1..32)
+    parameter integer MAX_WORDS = 16       // largest payload: 16, or up to 256 with bulk packets
 ) (
     input  wire        clk,
     input  wire        rst,
     // packets from the router
     input  wire        in_valid,
     output wire        in_ready,
-    input  wire [31:0] in_data,
+    input  wire [32*LANES-1:0] in_data,
     input  wire        in_last,
     // state of the local receiver, sent in CTRL packets
     input  wire [9:0]  rx_expected,
@@ -33,7 +37,7 @@ module rdma_link_tx #(
     input  wire [15:0] peer_freed1,
     // serial side
     output reg         out_valid,
-    output reg  [31:0] out_data,
+    output reg  [32*LANES-1:0] out_data,
     output reg         out_last,
     input  wire        out_ready,
     output reg  [15:0] replays,
@@ -49,17 +53,22 @@ module rdma_link_tx #(
 );
     `include "rdma_packet.vh"
     localparam integer SW = $clog2(WINDOW);
-    localparam integer SLOT = 17;  // header + 16 payload words
-    localparam [1:0] S_IDLE = 2'd0, S_BODY = 2'd1, S_CRC = 2'd2;
+    localparam integer DW = 32 * LANES;
+    localparam integer LL = $clog2(LANES);
+    localparam integer SLOT = (MAX_WORDS + LANES) / LANES;  // beats of header + payload
+    localparam integer BI = $clog2(SLOT + 1);               // beat index, up to the CRC's own beat
+    localparam integer NW = RDMA_NWORDS_W;
+    localparam integer CW = $clog2(LANES + 1);
 
-    reg [31:0] mem [0:WINDOW*SLOT-1];
-    reg [4:0]  plen [0:WINDOW-1];
+    reg [DW-1:0] mem [0:WINDOW*SLOT-1];
+    reg [NW-1:0] plen [0:WINDOW-1];
     reg [9:0]  base_reg, next_seq_reg, send_ptr_reg;
     reg [15:0] sent_new0_reg, sent_new1_reg, pf0_reg, pf1_reg;
     reg        acc_busy_reg;
-    reg [4:0]  acc_idx_reg;
-    reg [1:0]  st_reg;
-    reg [4:0]  idx_reg, n_words_reg;
+    reg [BI-1:0] acc_idx_reg;
+    reg        busy_reg;               // mid-packet on the serial side
+    reg [BI-1:0] idx_reg;              // beat being sent
+    reg [NW:0] n_words_reg;            // words before the CRC (header + payload)
     reg        is_ctrl_reg;
     reg [31:0] crc_reg, c0_reg, c1_reg;
     reg        rewind_reg;
@@ -78,24 +87,51 @@ module rdma_link_tx #(
     wire [SW-1:0] wslot = next_seq_reg[SW-1:0];
     wire [SW-1:0] sslot = send_ptr_reg[SW-1:0];
     wire        advance = !out_valid || out_ready;
-    wire [31:0] crc_next;
-    reg  [31:0] word;
-    rdma_crc32 u_crc (.crc_in(st_reg == S_IDLE ? 32'hFFFFFFFF : crc_reg), .data(word), .crc_out(crc_next));
 
     wire ctrl_due = rx_nak || (rx_dirty && ctrl_timer_reg >= CTRL_INTERVAL[15:0]) || ctrl_timer_reg >= KEEPALIVE[15:0];
     wire [9:0] ack_d = ack_seq - base_reg;
     wire send_ok = (send_ptr_reg - base_reg) <= inflight;  // else acknowledged meanwhile: restart at base
+    wire [31:0] c0_now = ({22'd0, rx_expected} << RDMA_CTRL_ACK_SEQ_LSB) | ({31'd0, rx_nak} << RDMA_CTRL_NAK_LSB);
+    wire [31:0] c1_now = ({16'd0, rx_freed1} << RDMA_CTRL_FREED1_LSB) | ({16'd0, rx_freed0} << RDMA_CTRL_FREED0_LSB);
 
-    // the word the sender emits next (its CRC is folded in as it goes out)
+    // the packet the next beat belongs to: a CTRL packet or the replay slot at send_ptr
+    wire        start_ctrl = !busy_reg && ctrl_due;
+    wire        cur_ctrl = busy_reg ? is_ctrl_reg : start_ctrl;
+    wire [BI-1:0] b = busy_reg ? idx_reg : {BI{1'b0}};
+    localparam [NW:0] CTRL_T = 3, BEAT_T = LANES[NW:0];
+    wire [NW:0] t_words = busy_reg ? n_words_reg : start_ctrl ? CTRL_T : {1'b0, plen[sslot]} + 1'b1;
+    wire [NW:0] last_b = t_words >> LL;  // the beat that holds the CRC word (word t_words)
+    wire [NW:0] bw = {{NW+1-BI{1'b0}}, b};
+    // the beat as stored (or the CTRL packet's words), before the CRC goes in
+    reg  [DW-1:0] raw;
+    integer k;
     always @(*) begin
-        word = 32'd0;
-        if (st_reg == S_IDLE) begin
-            if (ctrl_due) word = rdma_hdr(6'd0, 6'd0, RDMA_T_CTRL, 1'b0, 5'd2, 10'd0);
-            else word = {send_ptr_reg, mem[sslot * SLOT][RDMA_HDR_SEQ_LSB-1:0]};
-        end else if (st_reg == S_BODY) begin
-            if (is_ctrl_reg) word = idx_reg == 5'd1 ? c0_reg : c1_reg;
-            else word = mem[sslot * SLOT + {27'd0, idx_reg}];
+        raw = {DW{1'b0}};
+        if (cur_ctrl) begin
+            for (k = 0; k < LANES; k = k + 1) begin
+                if ({{32-BI{1'b0}}, b} * LANES + k == 0) raw[32 * k +: 32] = rdma_hdr(6'd0, 6'd0, RDMA_T_CTRL, 1'b0, 5'd2, 10'd0);
+                if ({{32-BI{1'b0}}, b} * LANES + k == 1) raw[32 * k +: 32] = busy_reg ? c0_reg : c0_now;
+                if ({{32-BI{1'b0}}, b} * LANES + k == 2) raw[32 * k +: 32] = busy_reg ? c1_reg : c1_now;
+            end
+        end else if (b < SLOT[BI-1:0]) begin
+            raw = mem[sslot * SLOT + {{32-BI{1'b0}}, b}];
+            if (b == {BI{1'b0}}) raw[RDMA_HDR_SEQ_LSB +: RDMA_HDR_SEQ_W] = send_ptr_reg;
         end
+    end
+    // words of this beat before the CRC: the rest of t_words, at most a beat
+    wire [NW:0] rest = t_words - (bw << LL);
+    wire        crc_here = rest < BEAT_T;
+    wire [CW-1:0] nfold = crc_here ? rest[CW-1:0] : BEAT_T[CW-1:0];
+    wire [31:0] crc_next;
+    rdma_crc32 #(.LANES(LANES)) u_crc (.crc_in(b == {BI{1'b0}} ? 32'hFFFFFFFF : crc_reg), .data(raw), .nwords(nfold),
+                                       .crc_out(crc_next));
+    // the beat on the wire: the CRC word in the lane after the last word, unused lanes zero
+    reg  [DW-1:0] beat;
+    always @(*) begin
+        beat = raw;
+        for (k = 0; k < LANES; k = k + 1)
+            if (crc_here && k == {{32-CW{1'b0}}, nfold}) beat[32 * k +: 32] = ~crc_next;
+            else if (k > {{32-CW{1'b0}}, nfold}) beat[32 * k +: 32] = 32'd0;
     end
 
     always @(posedge clk) begin
@@ -103,11 +139,12 @@ module rdma_link_tx #(
         if (rst) begin
             base_reg <= 10'd0; next_seq_reg <= 10'd0; send_ptr_reg <= 10'd0;
             sent_new0_reg <= 16'd0; sent_new1_reg <= 16'd0; pf0_reg <= 16'd0; pf1_reg <= 16'd0;
-            acc_busy_reg <= 1'b0; acc_idx_reg <= 5'd0; st_reg <= S_IDLE; idx_reg <= 5'd0; n_words_reg <= 5'd0;
+            acc_busy_reg <= 1'b0; acc_idx_reg <= {BI{1'b0}}; busy_reg <= 1'b0; idx_reg <= {BI{1'b0}};
+            n_words_reg <= {(NW+1){1'b0}};
             is_ctrl_reg <= 1'b0; crc_reg <= 32'd0; c0_reg <= 32'd0; c1_reg <= 32'd0; rewind_reg <= 1'b0;
             timer_reg <= 16'd0; ctrl_timer_reg <= 16'd0; replays <= 16'd0;
             packets <= 32'd0; credit_stalls <= 32'd0; window_full <= 32'd0;
-            out_valid <= 1'b0; out_data <= 32'd0; out_last <= 1'b0;
+            out_valid <= 1'b0; out_data <= {DW{1'b0}}; out_last <= 1'b0;
         end else begin
             if (blocked) credit_stalls <= credit_stalls + 32'd1;
             if (inflight >= WINDOW[9:0]) window_full <= window_full + 32'd1;
@@ -115,15 +152,15 @@ module rdma_link_tx #(
             // accept a packet from the router into the replay buffer
             if (can_start) begin
                 mem[wslot * SLOT] <= in_data;
-                plen[wslot] <= in_data[RDMA_HDR_WORDS_LSB +: RDMA_HDR_WORDS_W];
+                plen[wslot] <= rdma_words(in_data[RDMA_HDR_WORDS_LSB +: RDMA_HDR_WORDS_W]);
                 acc_busy_reg <= !in_last;
-                acc_idx_reg <= 5'd1;
+                acc_idx_reg <= {{BI-1{1'b0}}, 1'b1};
                 if (hdr_vc) sent_new1_reg <= sent_new1_reg + 16'd1;
                 else sent_new0_reg <= sent_new0_reg + 16'd1;
                 if (in_last) next_seq_reg <= next_seq_reg + 10'd1;
             end else if (acc_busy_reg && in_valid) begin
-                mem[wslot * SLOT + {27'd0, acc_idx_reg}] <= in_data;
-                acc_idx_reg <= acc_idx_reg + 5'd1;
+                mem[wslot * SLOT + {{32-BI{1'b0}}, acc_idx_reg}] <= in_data;
+                acc_idx_reg <= acc_idx_reg + 1'b1;
                 if (in_last) begin
                     acc_busy_reg <= 1'b0;
                     next_seq_reg <= next_seq_reg + 10'd1;
@@ -150,59 +187,47 @@ module rdma_link_tx #(
                 timer_reg <= 16'd0;
             end
             if (ctrl_timer_reg != 16'hFFFF) ctrl_timer_reg <= ctrl_timer_reg + 16'd1;
-            // the serial side, one word per cycle
+            // the serial side, one beat per cycle
             if (advance) begin
                 out_valid <= 1'b0;
                 out_last <= 1'b0;
-                case (st_reg)
-                    S_IDLE: begin
+                if (!busy_reg && !ctrl_due && (rewind_reg || !send_ok)) begin
+                    send_ptr_reg <= base_reg;
+                    if (rewind_reg) replays <= replays + 16'd1;
+                    rewind_reg <= 1'b0;
+                end else if (busy_reg || ctrl_due || send_ptr_reg != next_seq_reg) begin
+                    out_valid <= 1'b1;
+                    out_data <= beat;
+                    crc_reg <= crc_next;
+                    if (!busy_reg) begin  // the first beat: the packet's shape
+                        is_ctrl_reg <= ctrl_due;
+                        n_words_reg <= t_words;
+                        c0_reg <= c0_now;
+                        c1_reg <= c1_now;
                         if (ctrl_due) begin
-                            out_valid <= 1'b1;
-                            out_data <= word;
-                            crc_reg <= crc_next;
-                            c0_reg <= ({22'd0, rx_expected} << RDMA_CTRL_ACK_SEQ_LSB) | ({31'd0, rx_nak} << RDMA_CTRL_NAK_LSB);
-                            c1_reg <= ({16'd0, rx_freed1} << RDMA_CTRL_FREED1_LSB) | ({16'd0, rx_freed0} << RDMA_CTRL_FREED0_LSB);
                             ctrl_sent <= 1'b1;
                             ctrl_timer_reg <= 16'd0;
-                            is_ctrl_reg <= 1'b1;
-                            n_words_reg <= 5'd2;
-                            idx_reg <= 5'd1;
-                            st_reg <= S_BODY;
-                        end else if (rewind_reg || !send_ok) begin
-                            send_ptr_reg <= base_reg;
-                            if (rewind_reg) replays <= replays + 16'd1;
-                            rewind_reg <= 1'b0;
-                        end else if (send_ptr_reg != next_seq_reg) begin
-                            out_valid <= 1'b1;
-                            out_data <= word;
-                            crc_reg <= crc_next;
-                            is_ctrl_reg <= 1'b0;
-                            n_words_reg <= plen[sslot];
-                            idx_reg <= 5'd1;
-                            st_reg <= plen[sslot] == 5'd0 ? S_CRC : S_BODY;
                         end
                     end
-                    S_BODY: begin
-                        out_valid <= 1'b1;
-                        out_data <= word;
-                        crc_reg <= crc_next;
-                        idx_reg <= idx_reg + 5'd1;
-                        if (idx_reg == n_words_reg) st_reg <= S_CRC;
-                    end
-                    default: begin  // S_CRC
-                        out_valid <= 1'b1;
-                        out_data <= ~crc_reg;
+                    if (bw == last_b) begin
                         out_last <= 1'b1;
-                        if (!is_ctrl_reg) send_ptr_reg <= send_ptr_reg + 10'd1;
-                        st_reg <= S_IDLE;
+                        busy_reg <= 1'b0;
+                        idx_reg <= {BI{1'b0}};
+                        if (!cur_ctrl) send_ptr_reg <= send_ptr_reg + 10'd1;
+                    end else begin
+                        busy_reg <= 1'b1;
+                        idx_reg <= b + 1'b1;
                     end
-                endcase
+                end
             end
         end
     end
     initial begin
         if (WINDOW < 2 || WINDOW > 256 || (WINDOW & (WINDOW - 1)) != 0) $error("%m: WINDOW=%0d must be a power of 2 in 2..256", WINDOW);
         if (VC_BUF < 1 || VC_BUF > 1023) $error("%m: VC_BUF=%0d must be 1..1023", VC_BUF);
+        if (LANES < 1 || LANES > 32 || (LANES & (LANES - 1)) != 0) $error("%m: LANES=%0d must be a power of 2 in 1..32", LANES);
+        if (MAX_WORDS != 16 && (MAX_WORDS < 16 || MAX_WORDS > 256 || MAX_WORDS % 16 != 0))
+            $error("%m: MAX_WORDS=%0d must be 16 or a multiple of 16 up to 256", MAX_WORDS);
     end
 endmodule
 `default_nettype wire

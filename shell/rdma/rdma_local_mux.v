@@ -1,32 +1,35 @@
 // The router's local port shared by the RDMA engine and the stream endpoints: packets
 // from both are injected whole, round-robin; arriving packets go by type, STREAM (8)
-// and CREDIT (9) to the stream endpoints (always ready), the rest to the engine.
+// and CREDIT (9) to the stream endpoints (always ready), the rest to the engine. Beats of
+// LANES words, the header in lane 0 of the first.
 `default_nettype none
-module rdma_local_mux (
+module rdma_local_mux #(
+    parameter integer LANES = 1  // 32-bit words per beat
+) (
     input  wire        clk,
     input  wire        rst,
     // to / from the router's local port
     output wire        inj_valid,
     input  wire        inj_ready,
-    output wire [31:0] inj_data,
+    output wire [32*LANES-1:0] inj_data,
     output wire        inj_last,
     input  wire        ej_valid,
     output wire        ej_ready,
     /* verilator lint_off UNUSEDSIGNAL */
-    input  wire [31:0] ej_data,  // the header's type field only
+    input  wire [32*LANES-1:0] ej_data,  // the header's type field only
     /* verilator lint_on UNUSEDSIGNAL */
     input  wire        ej_last,
     // the engine
     input  wire        a_inj_valid,
     output wire        a_inj_ready,
-    input  wire [31:0] a_inj_data,
+    input  wire [32*LANES-1:0] a_inj_data,
     input  wire        a_inj_last,
     output wire        a_ej_valid,
     input  wire        a_ej_ready,
     // the stream endpoints (their ejection is always ready)
     input  wire        b_inj_valid,
     output wire        b_inj_ready,
-    input  wire [31:0] b_inj_data,
+    input  wire [32*LANES-1:0] b_inj_data,
     input  wire        b_inj_last,
     output wire        b_ej_valid
 );

@@ -19,7 +19,10 @@ module rdma_node #(
     parameter integer MAX_OPS = 4,                 // engine operations in flight
     parameter integer PF_DEPTH = 32,               // engine read-ahead, words (covers the memory's read latency)
     parameter integer STREAM = 0,                  // 1: stream endpoints on the local port
-    parameter integer STREAM_DEPTH = 256           // their receive FIFO, words (credits: the round trip)
+    parameter integer STREAM_DEPTH = 256,          // their receive FIFO, words (credits: the round trip)
+    parameter integer LANES = 1                    // words per beat of the network (rdma_card_net); the
+                                                   // engine and the endpoints move a word per cycle behind
+                                                   // rdma_lanes_pack / rdma_lanes_unpack
 ) (
     input  wire            clk,
     input  wire            rst,
@@ -93,10 +96,10 @@ module rdma_node #(
     input  wire            mem_wr_pending,
     // cables
     output wire [P-1:0]    link_out_valid,
-    output wire [32*P-1:0] link_out_data,
+    output wire [32*LANES*P-1:0] link_out_data,
     output wire [P-1:0]    link_out_last,
     input  wire [P-1:0]    link_in_valid,
-    input  wire [32*P-1:0] link_in_data,
+    input  wire [32*LANES*P-1:0] link_in_data,
     input  wire [P-1:0]    link_in_last,
     output wire [P-1:0]    overflow,
     output wire [16*P-1:0] replays,
@@ -113,7 +116,7 @@ module rdma_node #(
     end
 
     wire        inj_valid, inj_ready, inj_last, ej_valid, ej_ready, ej_last;
-    wire [31:0] inj_data, ej_data;  // at the router
+    wire [31:0] inj_data, ej_data;  // at the local port, a word per cycle
     wire        e_inj_valid, e_inj_ready, e_inj_last, e_ej_valid, e_ej_ready;
     wire [31:0] e_inj_data;         // at the engine
     rdma_engine #(.MEM_BYTES(MEM_BYTES), .OP_TIMEOUT(OP_TIMEOUT), .QUEUE_DEPTH(QUEUE_DEPTH),
@@ -191,10 +194,34 @@ module rdma_node #(
         end
     endgenerate
 
-    rdma_card_net #(.P(P), .WINDOW(WINDOW), .VC_BUF(VC_BUF), .TIMEOUT(TIMEOUT)) u_net (
+    // the router's side of the local port, LANES words a beat
+    wire                w_inj_valid, w_inj_ready, w_inj_last, w_ej_valid, w_ej_ready, w_ej_last;
+    wire [32*LANES-1:0] w_inj_data, w_ej_data;
+    generate
+        if (LANES == 1) begin : g_narrow
+            assign w_inj_valid = inj_valid;
+            assign inj_ready = w_inj_ready;
+            assign w_inj_data = inj_data;
+            assign w_inj_last = inj_last;
+            assign ej_valid = w_ej_valid;
+            assign w_ej_ready = ej_ready;
+            assign ej_data = w_ej_data;
+            assign ej_last = w_ej_last;
+        end else begin : g_wide
+            rdma_lanes_pack #(.LANES(LANES)) u_pack (
+                .clk(clk), .rst(rst), .n_valid(inj_valid), .n_ready(inj_ready), .n_data(inj_data), .n_last(inj_last),
+                .w_valid(w_inj_valid), .w_ready(w_inj_ready), .w_data(w_inj_data), .w_last(w_inj_last));
+            rdma_lanes_unpack #(.LANES(LANES)) u_unpack (
+                .clk(clk), .rst(rst), .w_valid(w_ej_valid), .w_ready(w_ej_ready), .w_data(w_ej_data),
+                .w_last(w_ej_last), .n_valid(ej_valid), .n_ready(ej_ready), .n_data(ej_data), .n_last(ej_last));
+        end
+    endgenerate
+
+    rdma_card_net #(.P(P), .WINDOW(WINDOW), .VC_BUF(VC_BUF), .TIMEOUT(TIMEOUT), .LANES(LANES)) u_net (
         .clk(clk), .rst(rst), .cfg_we(cfg_we), .cfg_addr(cfg_addr), .cfg_port(cfg_port), .port_dim(port_dim),
-        .port_dateline(port_dateline), .inj_valid(inj_valid), .inj_ready(inj_ready), .inj_data(inj_data),
-        .inj_last(inj_last), .ej_valid(ej_valid), .ej_ready(ej_ready), .ej_data(ej_data), .ej_last(ej_last),
+        .port_dateline(port_dateline), .inj_valid(w_inj_valid), .inj_ready(w_inj_ready), .inj_data(w_inj_data),
+        .inj_last(w_inj_last), .ej_valid(w_ej_valid), .ej_ready(w_ej_ready), .ej_data(w_ej_data),
+        .ej_last(w_ej_last),
         .link_out_valid(link_out_valid), .link_out_data(link_out_data), .link_out_last(link_out_last),
         .link_in_valid(link_in_valid), .link_in_data(link_in_data), .link_in_last(link_in_last),
         .overflow(overflow), .replays(replays), .link_dbg(link_dbg), .router_dbg(router_dbg));

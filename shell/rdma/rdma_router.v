@@ -6,10 +6,13 @@
 // dateline link. A packet is granted an output only when the link behind it can take a
 // packet on the packet's new VC now (out_can_take), so a packet waiting for credits on
 // one VC never holds an output that the other VC could use; a granted packet holds its
-// input and output until its last word.
+// input and output until its last word (beat: LANES words; the header is lane 0 of the
+// first). With LANES > 1 a granted packet's first beat passes in its grant cycle, so an
+// output moves a beat every cycle even when packets are one or two beats long.
 `default_nettype none
 module rdma_router #(
-    parameter integer P = 4  // link ports
+    parameter integer P = 4,     // link ports
+    parameter integer LANES = 1  // 32-bit words per beat
 ) (
     input  wire                clk,
     input  wire                rst,
@@ -26,12 +29,12 @@ module rdma_router #(
     output reg  [P:0]          in_sel_vc,
     input  wire [P:0]          in_valid,
     output reg  [P:0]          in_ready,
-    input  wire [32*(P+1)-1:0] in_data,
+    input  wire [32*LANES*(P+1)-1:0] in_data,
     input  wire [P:0]          in_last,
     // outputs: P link senders + the local engine
     output reg  [P:0]          out_valid,
     input  wire [P:0]          out_ready,
-    output reg  [32*(P+1)-1:0] out_data,
+    output reg  [32*LANES*(P+1)-1:0] out_data,
     output reg  [P:0]          out_last,
     input  wire [2*(P+1)-1:0]  out_can_take,  // per output and VC: credit and window now
     // debug: an idle output with a packet waiting for it that its link cannot take now
@@ -42,6 +45,8 @@ module rdma_router #(
     `include "rdma_packet.vh"
     localparam integer N = P + 1;
     localparam integer IB = $clog2(N + 1);
+    localparam integer DW = 32 * LANES;
+    localparam integer FAST = LANES > 1 ? 1 : 0;  // pass the first beat in the grant cycle
 
     reg [3:0]    table_q [0:63];
     reg [N-1:0]  busy_reg, first_reg;
@@ -105,22 +110,35 @@ module rdma_router #(
         end
     end
 
-    // the crossbar: each busy output follows its input; the header gets its new VC
+    // the crossbar: each busy output follows its input (with FAST also a granted one); the
+    // header gets its new VC
     integer x;
-    always @(*) begin
+    reg [N-1:0]  pass, pass_first, pass_vc, pass_ovc;
+    reg [IB-1:0] pass_in [0:N-1];
+    always @(*) begin  // who passes: from registers and grants only (no valid / ready)
         in_sel_vc = {N{1'b0}};
+        for (x = 0; x < N; x = x + 1) begin
+            pass[x] = busy_reg[x] || (FAST == 1 && grant[x]);
+            pass_in[x] = busy_reg[x] ? own[x] : g_in[x];
+            pass_first[x] = busy_reg[x] ? first_reg[x] : 1'b1;
+            pass_vc[x] = busy_reg[x] ? own_vc_reg[x] : g_vc[x];
+            pass_ovc[x] = busy_reg[x] ? ovc_reg[x] : g_ovc[x];
+            if (pass[x]) in_sel_vc[pass_in[x]] = pass_vc[x];
+        end
+    end
+    integer z;
+    always @(*) begin
         in_ready = {N{1'b0}};
         out_valid = {N{1'b0}};
         out_last = {N{1'b0}};
-        out_data = {32*N{1'b0}};
-        for (x = 0; x < N; x = x + 1) begin
-            if (busy_reg[x]) begin
-                in_sel_vc[own[x]] = own_vc_reg[x];
-                in_ready[own[x]] = out_ready[x];
-                out_valid[x] = in_valid[own[x]];
-                out_last[x] = in_last[own[x]];
-                out_data[32 * x +: 32] = in_data[32 * own[x] +: 32];
-                if (first_reg[x]) out_data[32 * x + RDMA_HDR_VC_LSB] = ovc_reg[x];
+        out_data = {DW*N{1'b0}};
+        for (z = 0; z < N; z = z + 1) begin
+            if (pass[z]) begin
+                in_ready[pass_in[z]] = out_ready[z];
+                out_valid[z] = in_valid[pass_in[z]];
+                out_last[z] = in_last[pass_in[z]];
+                out_data[DW * z +: DW] = in_data[DW * pass_in[z] +: DW];
+                if (pass_first[z]) out_data[DW * z + RDMA_HDR_VC_LSB] = pass_ovc[z];
             end
         end
     end
@@ -169,11 +187,12 @@ module rdma_router #(
                         end
                     end
                 end else if (grant[y]) begin
-                    busy_reg[y] <= 1'b1;
-                    first_reg[y] <= 1'b1;
+                    // with FAST the first beat may already have passed, or the whole packet
+                    busy_reg[y] <= FAST == 0 || !(in_valid[g_in[y]] && out_ready[y] && in_last[g_in[y]]);
+                    first_reg[y] <= FAST == 0 || !(in_valid[g_in[y]] && out_ready[y]);
                     own[y] <= g_in[y];
                     own_vc_reg[y] <= g_vc[y];
-                    locked_reg[g_in[y]] <= 1'b1;
+                    locked_reg[g_in[y]] <= FAST == 0 || !(in_valid[g_in[y]] && out_ready[y] && in_last[g_in[y]]);
                     rr[y] <= g_next[y];
                     ovc_reg[y] <= g_ovc[y];
                 end

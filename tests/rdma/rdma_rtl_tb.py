@@ -13,6 +13,8 @@ ROOT = Path(__file__).resolve().parents[2]
 RTL = rtl_sources()
 # the C++ link and routing helpers the testbenches share with RTLCluster
 LINKS = ROOT / "runtime" / "rdma" / "rtl_links.hpp"
+# what the testbenches of wide ports share (LANES, beats on Verilated ports)
+LANES_HPP = Path(__file__).with_name("tb_lanes.hpp")
 # the generated packet-format include (shell/rdma_packet.vh) every RDMA module reads
 PACKET_INC = (f"-I{ROOT / 'shell'}",)
 
@@ -27,4 +29,4 @@ def lint(top: str, *params: str) -> str:
 def verilate_tb(name: str, top: str, tb: Path, *params: str) -> Path:
     """The testbench `tb` around the RTL module `top`, Verilated with `params` (cached)."""
     return verilate_cached("rdma", name, top, [*RTL, tb], (*params, "-CFLAGS", f"-I{LINKS.parent}", *PACKET_INC),
-                           deps=[LINKS, *rtl_includes()])
+                           deps=[LINKS, LANES_HPP, *rtl_includes()])

@@ -24,12 +24,13 @@
 #include "Vrdma_node.h"
 #include "verilated.h"
 #include "rtl_links.hpp"
+#include "tb_lanes.hpp"
 
 static const uint64_t MEM = 1 << 20;  // MEM_BYTES of the build (test_rdma_rtl_engine.py)
 static const uint64_t SRC = 0, SRC_END = 0x40000, PUTWIN = 0x40000, GETWIN = 0xC0000;
 static uint64_t WIN = 0x10000;  // put window per source card: 64 KiB, less beyond 8 cards
 
-using rdma_links::Cable;
+using Cable = rdma_links::CableT<LANES>;  // the network's beats (-DLANES: rdma_node's LANES)
 
 struct Op {
   int kind = 0;  // 0 put, 1 get, 2 block-stride put, 3 block-stride get
@@ -320,8 +321,8 @@ int main(int argc, char** argv) {
         auto it = peer.find({c, p});
         bool to_dead = it != peer.end() && it->second.first == dead;
         cb.drop = u(rng) < pdrop || to_dead || (cyc >= down_from && cyc < down_to);
-        cb.flip_word = u(rng) < pflip ? int(rng() % 19) : -1;
-        cb.flip_bit = int(rng() % 32);
+        cb.flip_word = u(rng) < pflip ? int(rng() % (18 / LANES + 1)) : -1;
+        cb.flip_bit = int(rng() % (32 * LANES));
         drops += cb.drop, flips += cb.flip_word >= 0;
       });
       m->clk = 1;

@@ -1,7 +1,11 @@
 // A 2-D torus of rdma_card_net instances (router + 4 link ports each) joined by cable
 // models; all-to-all packet traffic. Checks that every packet arrives once, in order per
 // (source, destination), unchanged, and that the traffic completes (no deadlock).
-//   tb X Y PACKETS_PER_PAIR P_FLIP P_DROP SEED VCS(1/0) MAX_CYCLES
+//   tb X Y PACKETS_PER_PAIR P_FLIP P_DROP SEED VCS(1/0) MAX_CYCLES [SIZE [DST]]
+// Built with -DLANES=L -DMAX_WORDS=M to match rdma_card_net's parameters (beats of L words,
+// bulk packets up to M words). SIZE fixes the payload words of every packet and makes the
+// ejection always ready: the run then reports payload words per cycle through the routers.
+// DST: only card 0 sends, to card DST (latency: K = 1 and the cycles of the run).
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
@@ -12,21 +16,28 @@
 #include "Vrdma_card_net.h"
 #include "verilated.h"
 #include "rtl_links.hpp"
+#include "tb_lanes.hpp"
 
 static uint32_t mix(uint64_t x) {
   x ^= x >> 33, x *= 0xff51afd7ed558ccdull, x ^= x >> 33;
   return uint32_t(x ^ (x >> 29));
 }
 
+static int fixed_size = -1;
+
 static std::vector<uint32_t> packet(int s, int d, int k) {
-  int n = 2 + int(mix(uint64_t(s) * 4096 + uint64_t(d) * 64 + uint64_t(k)) % 15);  // 2..16 payload words
-  std::vector<uint32_t> p{uint32_t(d) | uint32_t(s) << 6 | 3u << 12 | uint32_t(n) << 17,
+  // 2..16 payload words, and bulk packets of whole units up to MAX_WORDS
+  const int sizes = 15 + (MAX_WORDS - 16) / rdma_packet::kBulkUnit;
+  int n = 2 + int(mix(uint64_t(s) * 4096 + uint64_t(d) * 64 + uint64_t(k)) % uint64_t(sizes));
+  if (n > 16) n = (n - 16 + 1) * rdma_packet::kBulkUnit;
+  if (fixed_size >= 2) n = fixed_size;
+  std::vector<uint32_t> p{uint32_t(d) | uint32_t(s) << 6 | 3u << 12 | rdma_packet::words_code(uint32_t(n)) << 17,
                           uint32_t(s) << 16 | uint32_t(d), uint32_t(k)};
   for (int i = 2; i < n; ++i) p.push_back(mix(uint64_t(s) << 40 | uint64_t(d) << 32 | uint64_t(k) << 8 | uint64_t(i)));
   return p;
 }
 
-using rdma_links::Cable;
+using Cable = rdma_links::CableT<LANES>;
 
 int main(int argc, char** argv) {
   if (argc < 9) return 2;
@@ -35,6 +46,9 @@ int main(int argc, char** argv) {
   std::mt19937_64 rng(std::strtoull(argv[6], nullptr, 10));
   const bool vcs = std::atoi(argv[7]) != 0;
   const uint64_t max_cyc = std::strtoull(argv[8], nullptr, 10), lat = 12;
+  if (argc > 9) fixed_size = std::atoi(argv[9]);
+  const int only_dst = argc > 10 ? std::atoi(argv[10]) : -1;
+  uint64_t payload_words = 0;
   std::uniform_real_distribution<double> u(0, 1);
   const int n = X * Y, dims[2] = {X, Y};
   VerilatedContext ctx;
@@ -62,24 +76,25 @@ int main(int argc, char** argv) {
     std::vector<std::vector<uint32_t>> all;
     std::vector<int> next(n, 0);
     std::vector<int> order;
-    for (int d = 0; d < n; ++d)
-      for (int k = 0; k < K && d != s; ++k) order.push_back(d);
+    for (int d = 0; d < n && (only_dst < 0 || s == 0); ++d)
+      if (only_dst < 0 || d == only_dst)
+        for (int k = 0; k < K && d != s; ++k) order.push_back(d);
     std::shuffle(order.begin(), order.end(), rng);
     for (int d : order) todo[s].push_back(packet(s, d, next[d]++));
   }
   std::vector<std::vector<int>> got_k(n, std::vector<int>(n, 0));
   std::vector<std::vector<uint32_t>> cur(n);
-  long expected = long(n) * (n - 1) * K, delivered = 0, errors = 0;
+  long expected = only_dst >= 0 ? K : long(n) * (n - 1) * K, delivered = 0, errors = 0;
   uint64_t cyc = 0;
   for (; cyc < max_cyc && delivered < expected; ++cyc) {
     for (int c = 0; c < n; ++c) {
       Vrdma_card_net* m = card[c];
       m->inj_valid = !todo[c].empty();
       if (!todo[c].empty()) {
-        m->inj_data = todo[c].front()[pos[c]];
-        m->inj_last = pos[c] + 1 == todo[c].front().size();
+        set_beat(m->inj_data, beat_of(todo[c].front(), pos[c]).data());
+        m->inj_last = (pos[c] + 1) * LANES >= todo[c].front().size();
       }
-      m->ej_ready = u(rng) < 0.8;
+      m->ej_ready = fixed_size >= 2 || u(rng) < 0.8;
       // what arrives at (c, p) was sent by its peer's opposite port (links are symmetric)
       rdma_links::receive(m, c, peer, cable, cyc);
       m->clk = 0;
@@ -87,12 +102,17 @@ int main(int argc, char** argv) {
     }
     for (int c = 0; c < n; ++c) {
       Vrdma_card_net* m = card[c];
-      if (m->inj_valid && m->inj_ready && ++pos[c] == todo[c].front().size()) { todo[c].pop_front(); pos[c] = 0; }
+      if (m->inj_valid && m->inj_ready && ++pos[c] * LANES >= todo[c].front().size()) {
+        todo[c].pop_front();
+        pos[c] = 0;
+      }
       if (m->ej_valid && m->ej_ready) {
-        cur[c].push_back(m->ej_data);
+        append_beat(m->ej_data, cur[c]);
         if (m->ej_last) {
           std::vector<uint32_t> p = cur[c];
           cur[c].clear();
+          if (!trim_packet(p)) ++errors;  // the rest of the last beat is not part of the packet
+          payload_words += p.size() - 1;
           p[0] &= 0x003EFFFFu;  // VC and link sequence number are per hop
           int s = (p[0] >> 6) & 63, d = p[0] & 63;
           if (d != c || s >= n || p.size() < 3 || p != packet(s, d, got_k[s][d])) {
@@ -105,8 +125,8 @@ int main(int argc, char** argv) {
       }
       rdma_links::send(m, c, cable, cyc, lat, [&](Cable& cb, int) {
         cb.drop = u(rng) < pdrop;
-        cb.flip_word = u(rng) < pflip ? int(rng() % 19) : -1;
-        cb.flip_bit = int(rng() % 32);
+        cb.flip_word = u(rng) < pflip ? int(rng() % ((MAX_WORDS + 2) / LANES + 1)) : -1;
+        cb.flip_bit = int(rng() % (32 * LANES));
       });
       m->clk = 1;
       m->eval();
@@ -117,8 +137,9 @@ int main(int argc, char** argv) {
     overflow |= m->overflow;
     for (int p = 0; p < 4; ++p) replays += unsigned((uint64_t(m->replays) >> (16 * p)) & 0xFFFF);
   }
-  std::printf("cycles %llu delivered %ld expected %ld replays %u overflow %u errors %ld\n",
-              (unsigned long long)cyc, delivered, expected, replays, overflow, errors);
+  std::printf("cycles %llu delivered %ld expected %ld replays %u overflow %u payload_words %llu errors %ld\n",
+              (unsigned long long)cyc, delivered, expected, replays, overflow, (unsigned long long)payload_words,
+              errors);
   for (auto* m : card) { m->final(); delete m; }
   return errors || overflow ? 1 : delivered == expected ? 0 : 3;
 }

@@ -11,7 +11,7 @@ constexpr Field kHdrDst{0, 6};  // destination card
 constexpr Field kHdrSrc{6, 6};  // source card
 constexpr Field kHdrType{12, 4};  // packet type (TYPES)
 constexpr Field kHdrVc{16, 1};  // virtual channel
-constexpr Field kHdrWords{17, 5};  // payload length in 32-bit words
+constexpr Field kHdrWords{17, 5};  // payload length: 0..16 words, or a bulk code (bulk)
 constexpr Field kHdrSeq{22, 10};  // link sequence number (per hop, set by the link sender)
 
 enum Type : uint8_t {
@@ -35,5 +35,12 @@ constexpr CtrlField kCtrlFreed1{2, 16, 16};  // slots freed on VC 1 since reset 
 
 constexpr uint32_t extract(uint32_t word, Field f) { return (word >> f.lsb) & ((1u << f.width) - 1u); }
 constexpr uint32_t insert(uint32_t v, Field f) { return (v & ((1u << f.width) - 1u)) << f.lsb; }
+
+// bulk packets: WORDS codes above max_payload_words are bulk packets of whole 64-byte lines, for wide datapaths (LANES > 1): code c carries (c - 15) * 16 words, 32..256 (128 B..1 KiB)
+constexpr int kBulkUnit = 16;
+constexpr int kMaxBulkWords = 256;
+// payload words of a WORDS code, and the code of n words (n <= kMaxWords or whole bulk units)
+constexpr uint32_t payload_words(uint32_t code) { return code <= 16u ? code : (code - 15u) * 16u; }
+constexpr uint32_t words_code(uint32_t n) { return n <= 16u ? n : n / 16u + 15u; }
 
 }  // namespace rdma_packet
