@@ -9,5 +9,6 @@
     parameter integer DESC_FIFO_DEPTH  = 16,     // descriptor FIFO entries per engine
     parameter integer MAX_BURST        = 16,     // beats per memory burst
     parameter integer MAX_READS        = 256,    // TX read beats in flight or buffered
+    parameter integer SORT_SCATTER     = 0,      // 1: the sort's scatter writer on the RX master
     parameter [63:0]  AFU_ID_L         = 64'hac3cf1e8beaefcca,  // AFU ID, low half
     parameter [63:0]  AFU_ID_H         = 64'h48ae995a649b4c39   // AFU ID, high half

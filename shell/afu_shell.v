@@ -60,7 +60,7 @@ module afu_shell #(
     wire [3:0]  csr_ctrl, push_ctrl;
     wire [63:0] tx_status, tx_error, tx_bytes, tx_busy_cycles, tx_status_host;
     wire [63:0] rx_status, rx_error, rx_bytes, rx_busy_cycles, rx_status_host;
-    wire [63:0] csr_rd_data, p2p_rd_data;
+    wire [63:0] csr_rd_data, p2p_rd_data, sort_rd_data;
     wire        tx_irq_pulse, rx_irq_pulse;
     wire        core_start, core_stop, core_arm, tx_primed, in_open;
     wire [63:0] prime_cycles;
@@ -99,7 +99,7 @@ module afu_shell #(
     wire        run_running, run_armed;
     wire [63:0] fd_src, fd_dst;
     wire [31:0] fd_len;
-    assign mmio_rd_resp_data = csr_rd_data | p2p_rd_data;   // each answers 0 outside its window
+    assign mmio_rd_resp_data = csr_rd_data | p2p_rd_data | sort_rd_data;   // each answers 0 outside its window
 
     shell_p2p_ctrl #(.N_CORES (N_CORES), .IN_WORDS (IN_WORDS), .OUT_WORDS (OUT_WORDS)) p2p (
         .clk (clk), .rst (rst),
@@ -253,7 +253,32 @@ module afu_shell #(
         end
     endgenerate
 
-    // RX DMA
+    // RX DMA, its write master through the sort's scatter writer where the build has one
+    wire [63:0]  rxw_address, rxw_byteenable;
+    wire         rxw_write, rxw_waitrequest;
+    wire [7:0]   rxw_burstcount;
+    wire [511:0] rxw_writedata;
+    generate
+        if (SORT_SCATTER != 0) begin : g_sort
+            shell_sort_scatter scatter (
+                .clk (clk), .rst (drst),
+                .mmio_wr_valid (mmio_wr_valid), .mmio_wr_addr (mmio_wr_addr), .mmio_wr_data (mmio_wr_data),
+                .mmio_rd_valid (mmio_rd_valid), .mmio_rd_addr (mmio_rd_addr), .mmio_rd_resp_data (sort_rd_data),
+                .s_address (rxw_address), .s_write (rxw_write), .s_burstcount (rxw_burstcount),
+                .s_writedata (rxw_writedata), .s_byteenable (rxw_byteenable), .s_waitrequest (rxw_waitrequest),
+                .m_address (rx_wr_address), .m_write (rx_wr_write), .m_burstcount (rx_wr_burstcount),
+                .m_writedata (rx_wr_writedata), .m_byteenable (rx_wr_byteenable), .m_waitrequest (rx_wr_waitrequest)
+            );
+        end else begin : g_no_sort
+            assign rx_wr_address = rxw_address;
+            assign rx_wr_write = rxw_write;
+            assign rx_wr_burstcount = rxw_burstcount;
+            assign rx_wr_writedata = rxw_writedata;
+            assign rx_wr_byteenable = rxw_byteenable;
+            assign rxw_waitrequest = rx_wr_waitrequest;
+            assign sort_rd_data = 64'd0;
+        end
+    endgenerate
     shell_rx_dma #(
         .RECORD_WORDS (OUT_WORDS), .DESC_FIFO_DEPTH (DESC_FIFO_DEPTH), .MAX_BURST (MAX_BURST),
         .WBUF_DEPTH (4 * MAX_BURST)
@@ -265,9 +290,9 @@ module afu_shell #(
         .fetch_resp_valid (rxf_resp), .fetch_resp_data (f_data),
         .s_axis_tvalid (rx_valid), .s_axis_tready (rx_ready), .s_axis_tdata (rx_data),
         .s_axis_cnt (rx_cnt), .s_axis_tlast (rx_last),
-        .wr_address (rx_wr_address), .wr_write (rx_wr_write), .wr_burstcount (rx_wr_burstcount),
-        .wr_writedata (rx_wr_writedata), .wr_byteenable (rx_wr_byteenable),
-        .wr_waitrequest (rx_wr_waitrequest),
+        .wr_address (rxw_address), .wr_write (rxw_write), .wr_burstcount (rxw_burstcount),
+        .wr_writedata (rxw_writedata), .wr_byteenable (rxw_byteenable),
+        .wr_waitrequest (rxw_waitrequest),
         .err_clear (rx_err_clear), .status (rx_status), .error (rx_error), .bytes (rx_bytes),
         .busy_cycles (rx_busy_cycles), .irq_pulse (rx_irq_pulse)
     );

@@ -20,7 +20,7 @@ module afu_top #(
     afu_shell #(
         .N_CORES (N_CORES), .RECORD_WORDS (RECORD_WORDS), .OUT_RECORD_WORDS (OUT_RECORD_WORDS),
         .N_REGS (N_REGS), .REG_DEFAULTS (REG_DEFAULTS), .DESC_FIFO_DEPTH (DESC_FIFO_DEPTH),
-        .MAX_BURST (MAX_BURST), .MAX_READS (MAX_READS), .AFU_ID_L (AFU_ID_L), .AFU_ID_H (AFU_ID_H)
+        .MAX_BURST (MAX_BURST), .MAX_READS (MAX_READS), .SORT_SCATTER (SORT_SCATTER), .AFU_ID_L (AFU_ID_L), .AFU_ID_H (AFU_ID_H)
     ) shell (
         .clk (clk), .rst (rst),
         .mmio_wr_valid (mmio_wr_valid), .mmio_wr_addr (mmio_wr_addr), .mmio_wr_data (mmio_wr_data),

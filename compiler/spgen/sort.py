@@ -10,10 +10,13 @@ stable counting passes. The result is globally sorted: card 0 holds the smallest
 card N-1 the largest, every card's keys in order, equal keys (and their payloads) in
 input order.
 
-Where each phase runs in this version: the exchanges (`range`, `counts`, `scatter`) are
-RDMA puts between the simulated cards (RTL cards or the C++ network model) and are timed
-on the cluster clock; the local passes (`histogram`, `prefix`, `group`, `local sort`)
-run on the host in numpy over the cards' memories and are timed by the host's clock.
+Where each phase runs: the exchanges (`range`, `counts`, `scatter`) are RDMA puts between
+the simulated cards (RTL cards or the C++ network model), timed on the cluster clock. On
+RTL cards with the scatter writer (`spgen build --sort-scatter`) the range, histogram,
+grouping and local passes run on the cards too, timed on the card's clock, and only the
+prefix sums run on the host; on cards with the counting core the counting runs on the
+cards and the moves on the host; elsewhere the local passes run on the host in numpy over
+the cards' memories, timed by the host's clock.
 """
 from __future__ import annotations
 
@@ -83,11 +86,14 @@ CORE_REGS = ("lo", "sh")  # the counting core's Regs, by which a card build is r
 @dataclass
 class Spread:
     """An array spread over the cards: `counts[i]` keys on card `cards[i]` at LAYOUT.keys
-    (and as many uint32 payloads at LAYOUT.payloads when `payloads`)."""
+    (and as many uint32 payloads at LAYOUT.payloads when `payloads`; with `pairs` each
+    uint32 key is followed by its payload at LAYOUT.keys instead, the layout in which the
+    cards' scatter writers move payloads)."""
     cards: list[int]
     counts: list[int]
     dtype: np.dtype
     payloads: bool
+    pairs: bool = False
 
     @property
     def n(self) -> int:
@@ -166,12 +172,15 @@ def _check_keys(keys: Any, payloads: Any) -> tuple[np.ndarray, np.ndarray | None
     return np.ascontiguousarray(keys), np.ascontiguousarray(payloads)
 
 
-def spread(cl, keys: np.ndarray, payloads: np.ndarray | None = None) -> Spread:
+def spread(cl, keys: np.ndarray, payloads: np.ndarray | None = None, *, pairs: bool = False) -> Spread:
     """Writes `keys` (and `payloads`) into the cluster's cards in equal contiguous parts
-    (card i of n cards gets keys[len*i//n : len*(i+1)//n]) at LAYOUT.keys / LAYOUT.payloads."""
+    (card i of n cards gets keys[len*i//n : len*(i+1)//n]) at LAYOUT.keys / LAYOUT.payloads,
+    or with `pairs` (uint32 keys with payloads) as (key, payload) pairs at LAYOUT.keys."""
     keys, payloads = _check_keys(keys, payloads)
+    if pairs and (payloads is None or keys.dtype != np.uint32):
+        raise SpgenError("sort: pairs are uint32 keys with their payloads")
     cards = _cards(cl)
-    limit = LAYOUT.region // keys.dtype.itemsize - _BINS  # room for the counting core's bin keys
+    limit = LAYOUT.region // (8 if pairs else keys.dtype.itemsize) - _BINS  # room for the counting core's bin keys
     if keys.size > limit:
         raise SpgenError(f"sort: {keys.size} {keys.dtype} keys are more than this layout takes ({limit}: "
                          f"one card may receive every key, into {LAYOUT.region >> 20} MiB)")
@@ -181,11 +190,14 @@ def spread(cl, keys: np.ndarray, payloads: np.ndarray | None = None) -> Spread:
     bounds = [keys.size * i // len(cards) for i in range(len(cards) + 1)]
     for i, c in enumerate(cards):
         part = slice(bounds[i], bounds[i + 1])
-        if bounds[i + 1] > bounds[i]:
+        if bounds[i + 1] > bounds[i] and pairs:
+            cl[c].write(LAYOUT.keys, np.stack([keys[part], payloads[part]], axis=1))
+        elif bounds[i + 1] > bounds[i]:
             cl[c].write(LAYOUT.keys, keys[part])
             if payloads is not None:
                 cl[c].write(LAYOUT.payloads, payloads[part])
-    return Spread(cards, [bounds[i + 1] - bounds[i] for i in range(len(cards))], keys.dtype, payloads is not None)
+    return Spread(cards, [bounds[i + 1] - bounds[i] for i in range(len(cards))], keys.dtype, payloads is not None,
+                  pairs)
 
 
 def gather(cl, s: Spread) -> tuple[np.ndarray, np.ndarray | None]:
@@ -194,6 +206,9 @@ def gather(cl, s: Spread) -> tuple[np.ndarray, np.ndarray | None]:
         chunks = [np.frombuffer(cl[c].read(addr, k * dtype.itemsize), dtype) for c, k in zip(s.cards, s.counts) if k]
         return np.concatenate(chunks) if chunks else np.zeros(0, dtype)
 
+    if s.pairs:
+        both = part(LAYOUT.keys, np.dtype((np.uint32, 2)))
+        return both[:, 0].copy(), both[:, 1].copy()
     return part(LAYOUT.keys, s.dtype), part(LAYOUT.payloads, PAYLOAD_TYPE) if s.payloads else None
 
 
@@ -302,19 +317,74 @@ class _CardCounting:
         return out[:n], out[n:].astype(np.int64), run.elapsed_ns
 
 
-def _card_counting_possible(cl, s: Spread, partition_bits: int, digit_bits: int) -> str:
-    """Why the counting passes cannot run on these cards ("" when they can)."""
+class _ScatterWriter:
+    """The scatter writer on every card (shell/shell_sort_scatter.v, SORT_* registers,
+    cards from `spgen build --sort-scatter`): each pass streams keys from the card's memory
+    through it (a DMA from card memory to card memory whose RX side the writer takes over),
+    counting them per bin and, when scattering, writing each to its place."""
+
+    def __init__(self, cl, cards: list[int], pairs: bool = False) -> None:
+        self.cl, self.handles, self.pairs = cl, {c: cl[c].open() for c in cards}, pairs
+        self.passes: dict[int, int] = dict.fromkeys(cards, 0)   # passes over the keys per card
+
+    def close(self) -> None:
+        for h in self.handles.values():
+            h.close()
+
+    def run(self, c: int, src: int, n: int, *, count: tuple[int, int], scatter: tuple[int, int, int] | None = None,
+            dump: int | None = None) -> int:
+        """One pass over the n keys (with `pairs` key-payload pairs) at src on card c; returns
+        its ns. `count`: (lo, shift) of the bins counted; `scatter`: (lo, shift, destination)
+        to write every key at its place by the bins counted in the card's previous pass;
+        `dump`: where the range and the counts go afterwards."""
+        card = self.cl[c]
+        (clo, csh), (slo, ssh, dst) = count, scatter or (0, 0, 0)
+        card.write_csr("SORT_CFG", 1 | (2 if scatter else 0) | (4 if dump is not None else 0) | (8 if self.pairs else 0))
+        card.write_csr("SORT_BINS", (slo & 0xFFFFFFFF) | (clo & 0xFFFFFFFF) << 32)
+        card.write_csr("SORT_SHIFT", ssh | csh << 8)
+        card.write_csr("SORT_DST", dst)
+        card.write_csr("SORT_HIST", dump or 0)
+        card.write_csr("SORT_N", n)
+        card.write_csr("SORT_CTRL", 1)
+        ns = 0
+        try:
+            if n:   # the RX destination is not written: the writer takes the stream
+                ns = self.handles[c].dma(src, src, (8 if self.pairs else 4) * n, "F2F")
+            t0 = self.cl.now
+            while not (status := card.read_csr("SORT_STATUS")) & 2:   # with no keys: flush and dump
+                if self.cl.now - t0 > 100_000:
+                    raise SpgenError(f"sort: card {c}'s scatter writer did not finish a pass (status {status:#x})")
+                self.cl.run(64)
+        finally:
+            card.write_csr("SORT_CFG", 0)   # the RX engine writes as usual again
+        if status & 4 or status >> 32 != n:
+            raise SpgenError(f"sort: card {c}'s scatter writer took {status >> 32} keys of {n}"
+                             + (" and dropped words past them" if status & 4 else ""))
+        self.passes[c] += 1
+        return ns or int(self.cl.ns(self.cl.now - t0))
+
+
+def _card_mode(cl, s: Spread, partition_bits: int, digit_bits: int) -> tuple[str, str]:
+    """("scatter" (the cards' scatter writers move the keys), "rank" (the counting core
+    counts, the host moves) or "", and why the passes cannot run on these cards)."""
     if not cl.rtl:
-        return "the network model has no cards to run cores on (a cluster file with \"card\" gives RTL cards)"
+        return "", "the network model has no cards to run cores on (a cluster file with \"card\" gives RTL cards)"
     info = cl._card_info(s.cards[0])
-    if not all(f"reg.{r}" in info for r in CORE_REGS):
-        return ("the cards do not carry the counting core (build them with "
-                "`spgen build cores/sort/sort_rank.spd --links N`)")
+    if "sort_scatter" in info:
+        mode = "scatter"
+        if s.payloads and not s.pairs:
+            return mode, ("the scatter writer moves payloads interleaved with their keys: "
+                          "sort.spread(..., pairs=True), as sort.sort does")
+    elif all(f"reg.{r}" in info for r in CORE_REGS):
+        mode = "rank"
+    else:
+        return "", ("the cards carry neither the scatter writer (`spgen build --loopback --links N --sort-scatter`) "
+                    "nor the counting core (`spgen build cores/sort/sort_rank.spd --links N`)")
     if s.dtype != np.uint32:
-        return f"the counting core takes uint32 keys, these are {s.dtype}"
+        return mode, f"the cards take uint32 keys, these are {s.dtype}"
     if partition_bits > 8 or digit_bits != 8:
-        return "the counting core has 256 bins: partition_bits <= 8 and digit_bits = 8"
-    return ""
+        return mode, "the cards count 256 bins: partition_bits <= 8 and digit_bits = 8"
+    return mode, ""
 
 
 def _check_options(partition_bits: int, digit_bits: int, counting: str) -> None:
@@ -335,15 +405,25 @@ def sort_spread(cl, s: Spread, *, partition_bits: int = 8, digit_bits: int = 8, 
     cores/sort/sort_rank.spd, uint32 keys), "host" in numpy, "auto" on the cards when
     they can."""
     _check_options(partition_bits, digit_bits, counting)
-    why = _card_counting_possible(cl, s, partition_bits, digit_bits) if counting != "host" else "host"
+    mode, why = _card_mode(cl, s, partition_bits, digit_bits) if counting != "host" else ("", "host")
     if counting == "card" and why:
         raise SpgenError(f"sort: counting on the cards is not possible: {why}")
-    counter = _CardCounting(cl, s.cards) if not why else None
+    if s.pairs and mode != "scatter":
+        raise SpgenError("sort: keys and payloads in pairs sort on cards with the scatter writer only "
+                         f"(here: {why})")
+    if why:
+        return _sort_spread(cl, s, partition_bits, digit_bits, None, progress)
+    if mode == "scatter":
+        writer = _ScatterWriter(cl, s.cards, s.pairs)
+        try:
+            return _sort_on_cards(cl, s, writer, progress)
+        finally:
+            writer.close()
+    counter = _CardCounting(cl, s.cards)
     try:
         return _sort_spread(cl, s, partition_bits, digit_bits, counter, progress)
     finally:
-        if counter:
-            counter.close()
+        counter.close()
 
 
 def _sort_spread(cl, s: Spread, partition_bits: int, digit_bits: int, counter: _CardCounting | None,
@@ -429,9 +509,7 @@ def _sort_spread(cl, s: Spread, partition_bits: int, digit_bits: int, counter: _
                 plans[c] = (None, _exact_pieces(start, hists[i], bounds), int(bounds[i + 1] - bounds[i]))
                 continue
             owner = _bin_map(hists.sum(axis=0), N)
-            per_dest = np.zeros((N, N), np.int64)            # [source, destination] keys
-            for src in range(N):
-                np.add.at(per_dest[src], owner, hists[src])
+            per_dest = hists @ np.eye(N, dtype=np.int64)[owner]   # [source, destination] keys
             offsets = np.cumsum(per_dest, axis=0) - per_dest   # sources before this one
             plans[c] = (owner, offsets[i], int(per_dest[:, i].sum()))
 
@@ -538,6 +616,104 @@ def _sort_spread(cl, s: Spread, partition_bits: int, digit_bits: int, counter: _
                    -(-sort_bits // digit_bits))
 
 
+def _aligned_shift(lo: int, hi: int, bits: int) -> int:
+    """The smallest shift that puts [lo, hi] into 2**bits bins (key >> shift) - (lo >> shift)."""
+    sh = 0
+    while (hi >> sh) - (lo >> sh) >= 1 << bits:
+        sh += 1
+    return sh
+
+
+def _sort_on_cards(cl, s: Spread, writer: _ScatterWriter, progress: Callable[[str], None] | None) -> SortRun:
+    """The sort with every key (and payload, in pairs) moved by the cards: the scatter writers count, find the
+    range and write every key to its place in each card's memory, RDMA puts move the keys
+    between cards, and the host only computes the prefix sums from the exchanged counts and
+    issues the passes and the puts. Passes over the keys per card: range and histogram
+    (fused when the keys span the top digit's 256 values; else a histogram pass follows),
+    the grouping by destination, then a count of the first digit and one scatter per digit,
+    each counting the next digit's bins as it goes."""
+    L, cards, N, B = LAYOUT, s.cards, len(s.cards), _BINS
+    es = 8 if s.pairs else 4                # bytes per element: a key, or a key and its payload
+    clock = _Clock(cl, progress)
+    dump = L.ranks                          # the writer's range line and 256 counts
+    hist_addr = L.counts + N * _RANGE_SLOT  # every source card's counts, after the ranges
+    top = 32 - 8                            # the shift of the top digit
+
+    def on_cards(name: str, per_card: Callable[[int, int, int], int]) -> None:
+        clock.card(name, lambda: [per_card(i, c, k) for i, (c, k) in enumerate(zip(cards, s.counts))])
+
+    # 1. range, and the histogram of the top digit beside it
+    on_cards("range", lambda i, c, k: writer.run(c, L.keys, k, count=(0, top), dump=dump))
+    clock.network("range exchange", [(c, d, dump, L.counts + i * _RANGE_SLOT, _RANGE_SLOT)
+                                     for i, c in enumerate(cards) for d in cards])
+    ranges = {c: _read(cl, c, L.counts, 2 * N, np.dtype(np.uint64)).reshape(N, 2) for c in cards}
+    lo, hi = int(ranges[cards[0]][:, 0].min()), int(ranges[cards[0]][:, 1].max())
+    for c in cards[1:]:
+        if (int(ranges[c][:, 0].min()), int(ranges[c][:, 1].max())) != (lo, hi):
+            raise SpgenError(f"sort: card {c} holds another key range than card {cards[0]} after the exchange")
+    if lo > hi:
+        return SortRun(s, s, clock.phases, 8, 0, 0)
+    shift = _aligned_shift(lo, hi, 8)
+    fused = shift == top   # the range pass's counts are the partition's
+    base = 0 if fused else lo >> shift << shift   # bins (key - base) >> shift, all < 256
+    if not fused:
+        on_cards("histogram", lambda i, c, k: writer.run(c, L.keys, k, count=(base, shift), dump=dump))
+    clock.network("count exchange", [(c, d, dump + 64, hist_addr + i * 4 * B, 4 * B)
+                                     for i, c in enumerate(cards) for d in cards])
+
+    # 2. prefix sums on the host, from each card's copy of the counts
+    exact = shift == 0
+    bounds = np.array([s.n * d // N for d in range(N + 1)], np.int64)
+    plans: dict[int, tuple[list[tuple[int, int, int, int]], int]] = {}
+
+    def prefix() -> None:
+        for i, c in enumerate(cards):
+            hists = _read(cl, c, hist_addr, N * B, np.dtype(np.uint32)).reshape(N, B).astype(np.int64)
+            if exact:
+                totals = hists.sum(axis=0)
+                start = (np.cumsum(totals) - totals) + (np.cumsum(hists, axis=0) - hists)[i]
+                plans[c] = (_exact_pieces(start, hists[i], bounds), int(bounds[i + 1] - bounds[i]))
+                continue
+            per_dest = hists @ np.eye(N, dtype=np.int64)[_bin_map(hists.sum(axis=0), N)]  # [source, destination]
+            offsets = np.cumsum(per_dest, axis=0) - per_dest
+            runs = per_dest[i]
+            starts = np.cumsum(runs) - runs
+            plans[c] = ([(int(starts[j]), j, int(offsets[i][j]), int(runs[j])) for j in range(N)],
+                        int(per_dest[:, i].sum()))
+
+    clock.host("prefix sums", prefix)
+
+    # 3. grouping by destination: a scatter pass in bin order (destination order too)
+    on_cards("group by card", lambda i, c, k: writer.run(c, L.keys, k, count=(lo, 0),
+                                                          scatter=(base, shift, L.send_keys)))
+    # 4. every key to its destination: with one key value per bin straight to its final place
+    target = L.keys if exact else L.recv_keys
+    clock.network("scatter", [(c, cards[j], L.send_keys + es * at, target + es * there, es * n)
+                              for c in cards for at, j, there, n in plans[c][0]])
+
+    # 5. local counting passes: count the first digit, then one scatter per digit
+    sort_bits = 0 if exact else (hi - lo).bit_length()
+    digits = list(range(0, sort_bits, 8))
+
+    def local(i: int, c: int, k: int) -> int:
+        k = plans[c][1]
+        if not digits or not k:
+            return 0
+        ns = writer.run(c, L.recv_keys, k, count=(lo, 0))
+        bufs = [L.recv_keys, L.send_keys]
+        for j, sh in enumerate(digits):
+            dst = bufs[(j + 1) % 2] if j + 1 < len(digits) else L.keys
+            ns += writer.run(c, bufs[j % 2], k, count=(lo, sh + 8 if sh + 8 < 32 else 0),
+                             scatter=(lo, sh, dst))
+        return ns
+
+    on_cards("local counting", local)
+    run = SortRun(s, Spread(cards, [plans[c][1] for c in cards], s.dtype, s.payloads, s.pairs), clock.phases, 8, shift,
+                  len(digits))
+    run.extra.update(fused=fused, card_passes=max(writer.passes.values()), moved_by="cards")
+    return run
+
+
 def sort(cl, keys: np.ndarray, payloads: np.ndarray | None = None, *, partition_bits: int = 8,
          digit_bits: int = 8, counting: str = "auto", progress: Callable[[str], None] | None = None) -> SortRun:
     """Sorts uint32 or uint64 `keys` (with uint32 `payloads` following their keys, stably)
@@ -546,12 +722,12 @@ def sort(cl, keys: np.ndarray, payloads: np.ndarray | None = None, *, partition_
     run's `keys` / `payloads` (equal to numpy's stable sort)."""
     _check_options(partition_bits, digit_bits, counting)  # before anything is written to the cards
     keys, payloads = _check_keys(keys, payloads)
-    if counting == "card":
-        why = _card_counting_possible(cl, Spread(_cards(cl), [], keys.dtype, payloads is not None),
-                                      partition_bits, digit_bits)
-        if why:
-            raise SpgenError(f"sort: counting on the cards is not possible: {why}")
-    run = sort_spread(cl, spread(cl, keys, payloads), partition_bits=partition_bits, digit_bits=digit_bits,
-                      counting=counting, progress=progress)
+    mode, why = _card_mode(cl, Spread(_cards(cl), [], keys.dtype, payloads is not None, payloads is not None),
+                           partition_bits, digit_bits) if counting != "host" else ("", "host")
+    if counting == "card" and why:
+        raise SpgenError(f"sort: counting on the cards is not possible: {why}")
+    pairs = mode == "scatter" and not why and payloads is not None  # the layout the writers move payloads in
+    run = sort_spread(cl, spread(cl, keys, payloads, pairs=pairs), partition_bits=partition_bits,
+                      digit_bits=digit_bits, counting=counting, progress=progress)
     run.keys, run.payloads = gather(cl, run.output)
     return run

@@ -1,7 +1,9 @@
 // sort_cluster: sorts random keys with payloads across the cards of a cluster file with
 // afushell::distributed_sort (afushell/sort.hpp) and checks the result against
-// std::stable_sort. Usage: sort_cluster CLUSTER.json KEYS [u32|u64] [SEED] [VALUES] [--count-on-cards]
-// (VALUES: keys drawn from that many values, e.g. 64 as OPTWEB; default the whole range)
+// std::stable_sort. Usage: sort_cluster CLUSTER.json KEYS [u32|u64] [SEED] [VALUES] [--count-on-cards|--move-on-cards]
+// (VALUES: keys drawn from that many values, e.g. 64 as OPTWEB; default the whole range).
+// --move-on-cards: afushell::distributed_sort_on_cards, u32 keys, every key and payload
+// moved by the cards' scatter writers (cards built with --sort-scatter).
 #include <afushell/sort.hpp>
 
 #include <cstdio>
@@ -9,8 +11,10 @@
 #include <numeric>
 #include <random>
 
+enum class OnCards { none, count, move };
+
 template <class Key>
-static int run(afu_rdma_cluster cl, uint64_t n, unsigned seed, uint64_t values, bool on_cards) {
+static int run(afu_rdma_cluster cl, uint64_t n, unsigned seed, uint64_t values, OnCards on_cards) {
     std::mt19937_64 rng(seed);
     std::vector<Key> keys(n);
     for (Key &k : keys) k = Key(rng()) >> (rng() % 3 == 0 ? 3 : 0);  // some duplicates
@@ -21,7 +25,12 @@ static int run(afu_rdma_cluster cl, uint64_t n, unsigned seed, uint64_t values, 
     std::iota(pays.begin(), pays.end(), 0u);
     std::vector<Key> out;
     std::vector<uint32_t> outp;
-    afushell::SortResult r = afushell::distributed_sort<Key>(cl, keys.data(), pays.data(), n, out, &outp, on_cards);
+    afushell::SortResult r;
+    if constexpr (std::is_same<Key, uint32_t>::value) {
+        if (on_cards == OnCards::move) r = afushell::distributed_sort_on_cards(cl, keys.data(), pays.data(), n, out, &outp);
+    }
+    if (on_cards != OnCards::move)
+        r = afushell::distributed_sort<Key>(cl, keys.data(), pays.data(), n, out, &outp, on_cards == OnCards::count);
     if (r.code) {
         std::fprintf(stderr, "sort_cluster: %s%s%s\n", afuShellRDMAErrorString(r.code), r.error.empty() ? "" : ": ",
                      r.error.c_str());
@@ -31,7 +40,8 @@ static int run(afu_rdma_cluster cl, uint64_t n, unsigned seed, uint64_t values, 
     std::iota(order.begin(), order.end(), 0u);
     std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return keys[a] < keys[b]; });
     uint64_t wrong = out.size() == n ? 0 : n;
-    for (uint64_t i = 0; i < n && !wrong; ++i) wrong += out[i] != keys[order[i]] || outp[i] != order[i];
+    for (uint64_t i = 0; i < n && !wrong; ++i)
+        wrong += out[i] != keys[order[i]] || outp[i] != order[i];
     for (const auto &p : r.phases)
         std::printf("%-15s %-8s %10.1f us %10llu cycles\n", p.name.c_str(), p.where.c_str(), p.seconds * 1e6,
                     (unsigned long long)p.cycles);
@@ -43,15 +53,22 @@ static int run(afu_rdma_cluster cl, uint64_t n, unsigned seed, uint64_t values, 
 }
 
 int main(int argc, char **argv) {
-    const bool on_cards = argc > 1 && std::string(argv[argc - 1]) == "--count-on-cards";
-    argc -= on_cards;
+    const std::string flag = argc > 1 ? argv[argc - 1] : "";
+    const OnCards on_cards = flag == "--count-on-cards" ? OnCards::count
+                           : flag == "--move-on-cards"  ? OnCards::move : OnCards::none;
+    argc -= on_cards != OnCards::none;
     if (argc < 3) {
-        std::fprintf(stderr, "usage: %s CLUSTER.json KEYS [u32|u64] [SEED] [VALUES] [--count-on-cards]\n", argv[0]);
+        std::fprintf(stderr, "usage: %s CLUSTER.json KEYS [u32|u64] [SEED] [VALUES] [--count-on-cards|--move-on-cards]\n",
+                     argv[0]);
         return 2;
     }
     const std::string type = argc > 3 ? argv[3] : "u32";
     if (type != "u32" && type != "u64") {
         std::fprintf(stderr, "sort_cluster: key type %s: u32 or u64\n", type.c_str());
+        return 2;
+    }
+    if (type == "u64" && on_cards == OnCards::move) {
+        std::fprintf(stderr, "sort_cluster: --move-on-cards takes u32 keys\n");
         return 2;
     }
     afu_rdma_cluster cl;

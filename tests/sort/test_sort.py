@@ -7,44 +7,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from sort_cases import KINDS, _check, _inputs
 from spgen import SpgenError, sort
 from spgen.cli import main
 from spgen.runtime import rdma
 
 pytestmark = pytest.mark.xdist_group("sort")
-
-
-def _inputs(kind: str, n: int, dtype, seed: int = 1) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    top = np.iinfo(dtype).max
-    if kind == "random":
-        return rng.integers(0, top, n, dtype=dtype, endpoint=True)
-    if kind == "zipf":  # heavy skew: most keys small, a long tail
-        return np.minimum(rng.zipf(1.3, n), min(top, 2**62)).astype(dtype)
-    if kind == "equal":
-        return np.full(n, 0xDEADBEEF, dtype)
-    if kind == "sorted":
-        return np.sort(rng.integers(0, top, n, dtype=dtype, endpoint=True))
-    if kind == "reverse":
-        return np.sort(rng.integers(0, top, n, dtype=dtype, endpoint=True))[::-1].copy()
-    if kind == "few":  # many duplicates of a few values spread over the whole range
-        return rng.choice(np.array([0, 5, top // 3, top // 2, top], dtype=dtype), n)
-    raise ValueError(kind)
-
-
-KINDS = ["random", "zipf", "equal", "sorted", "reverse", "few"]
-
-
-def _check(cl, keys: np.ndarray, with_payloads: bool = True, **kw) -> sort.SortRun:
-    payloads = np.random.default_rng(7).integers(0, 2**32, keys.size, dtype=np.uint32) if with_payloads else None
-    run = sort.sort(cl, keys, payloads, **kw)
-    order = np.argsort(keys, kind="stable")
-    assert run.keys.dtype == keys.dtype
-    assert np.array_equal(run.keys, np.sort(keys))
-    if with_payloads:
-        assert np.array_equal(run.payloads, payloads[order])  # stably: equal keys keep input order
-    assert sum(run.output.counts) == keys.size
-    return run
 
 
 @pytest.mark.parametrize("cards", [2, 4])
@@ -248,7 +216,7 @@ def test_rtl_counting_on_cards(rank_card: Path, cards: int) -> None:
         run = _check(cl, _inputs(kind, 1201, np.uint32), counting="card")
         assert run.phase("histogram").where == "card" and run.phase("histogram").cycles > 1201 // cards
         assert run.phase("local counting").where == "card"
-    with pytest.raises(SpgenError, match="the counting core takes uint32 keys, these are uint64"):
+    with pytest.raises(SpgenError, match="the cards take uint32 keys, these are uint64"):
         sort.sort(cl, _inputs("random", 10, np.uint64), counting="card")
     assert sort.sort(cl, _inputs("random", 99, np.uint64)).phase("histogram").where == "host"  # auto
 
@@ -264,7 +232,7 @@ def test_counting_refusals(link_card: Path) -> None:
     with pytest.raises(SpgenError, match="the network model has no cards to run cores on"):
         sort.sort(rdma.cluster({"topology": "fullmesh", "cards": 2}), np.zeros(4, np.uint32), counting="card")
     cl = rdma.cluster({"topology": "fullmesh", "cards": 2, "card": str(link_card)})
-    with pytest.raises(SpgenError, match="the cards do not carry the counting core"):
+    with pytest.raises(SpgenError, match="the cards carry neither the scatter writer .* nor the counting core"):
         sort.sort(cl, np.zeros(4, np.uint32), counting="card")
     with pytest.raises(SpgenError, match="counting must be 'auto', 'card' or 'host'"):
         sort.sort(cl, np.zeros(4, np.uint32), counting="gpu")

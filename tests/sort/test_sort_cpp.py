@@ -12,7 +12,7 @@ from spgen.runtime._build import build_runtime
 
 pytestmark = pytest.mark.xdist_group("sort")
 ROOT = Path(__file__).resolve().parents[2]
-INCLUDES = [f"-I{ROOT / d / 'include'}" for d in ("runtime/rdma", "runtime/sort", "runtime", "runtime/sim")]
+INCLUDES = [f"-I{ROOT / d / 'include'}" for d in ("runtime/rdma", "runtime/sort", "runtime", "runtime/sim", "shell")]
 
 
 @pytest.fixture(scope="module")
@@ -65,6 +65,31 @@ def test_cpp_rtl_cards(sort_program: Path, tmp_path: Path, tmp_path_factory) -> 
     bad = subprocess.run([str(sort_program), str(f), "100", "u32", "1", "0", "--count-on-cards"], capture_output=True,
                          text=True, timeout=300, check=False)
     assert bad.returncode == 1 and "the cards do not carry the counting core" in bad.stderr
+    bad = subprocess.run([str(sort_program), str(f), "100", "u32", "1", "0", "--move-on-cards"], capture_output=True,
+                         text=True, timeout=300, check=False)
+    assert bad.returncode == 1 and "the cards carry no scatter writer" in bad.stderr
+
+
+def test_cpp_moved_by_cards(sort_program: Path, tmp_path: Path, tmp_path_factory) -> None:
+    """distributed_sort_on_cards on cards with the scatter writer: every key and payload
+    moved by the cards, for the whole range, 64 values, one value, a narrow range and fewer
+    keys than cards, with faults; cards without the writer are refused with the reason."""
+    from spgen.cli import main
+
+    card = tmp_path_factory.mktemp("cards") / "scatter4"
+    assert main(["build", "--loopback", "--links", "4", "--sort-scatter", "--op-timeout", "100000",
+                 "-o", str(card)]) == 0
+    spec = {"topology": "fullmesh", "cards": 3, "card": str(card), "faults": {"per": 0.01}}
+    for args in (("3001", "u32", "1", "0"), ("3001", "u32", "2", "64"), ("3001", "u32", "2", "1"), ("2", "u32"),
+                 ("3001", "u32", "3", "40000")):
+        out = _run(sort_program, tmp_path, spec, *args, "--move-on-cards")
+        assert f"sorted: {args[0]} keys of 4 bytes, 0 wrong" in out and "group by card   card" in out
+        assert "host" not in out.replace("prefix sums     host", "")
+    f = tmp_path / "rank.json"
+    f.write_text(json.dumps({"topology": "fullmesh", "cards": 2}))
+    bad = subprocess.run([str(sort_program), str(f), "100", "u32", "1", "0", "--move-on-cards"], capture_output=True,
+                         text=True, timeout=300, check=False)
+    assert bad.returncode == 1 and "the network model has no cards to move keys on" in bad.stderr
 
 
 def test_cpp_refuses_other_key_types(tmp_path: Path) -> None:

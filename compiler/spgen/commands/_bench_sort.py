@@ -22,6 +22,7 @@ OPTWEB = {"gbps": 243, "model_gbps": 307, "N": 8, "W_bytes": 32, "M": 8, "C_mhz"
           "B_gbps": 50, "m": 1, "key_values": 64, "keys": 2 ** 27, "key_bytes": 4}
 CLOCK_MHZ = 200.0      # the card's clock (shell, cores, RDMA block)
 BUS_BYTES = 64         # the shell's 512-bit Avalon-MM masters
+WRITER_BYTES = 4       # the scatter writer takes one 32-bit key per cycle
 MEM_CHANNELS = 1       # one read and one write master serve a pass
 RTL_LINK_GBPS = 6.4    # one 32-bit word per cycle per port and direction
 RTL_ENGINE_GBPS = 0.8  # the RTL engine moves at most 4 B per cycle
@@ -39,9 +40,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--line-gbps", type=float, default=40.0,
                    help="line rate of the network model's links (default 40: the PAC's QSFP+)")
     p.add_argument("--rtl", type=Path, metavar="CARD",
-                   help="RTL cards from `spgen build [cores/sort/sort_rank.spd] --links 4` in CARD instead of the "
-                        "network model (a full mesh up to 5 cards, a 2 x N/2 torus above: a card has 4 link "
-                        "ports); cards built from the counting core run the counting passes")
+                   help="RTL cards from `spgen build [cores/sort/sort_rank.spd] --links 4 [--sort-scatter]` in CARD "
+                        "instead of the network model (a full mesh up to 5 cards, a 2 x N/2 torus above: a card has "
+                        "4 link ports); cards built from the counting core run the counting passes, cards with the "
+                        "scatter writer move every key (uint32 keys without payloads)")
     p.add_argument("--faults", type=float, default=0.0, metavar="PER", help="packet error rate on every link")
     p.add_argument("--reps", type=int, default=3, help="runs per card count; medians are reported (default 3)")
     p.add_argument("--seed", type=int, default=1)
@@ -68,14 +70,16 @@ def node_gbps(n: int, spec: dict, line_gbps: float, rtl: bool) -> tuple[float, f
     return ports * line_gbps / 8 * PAYLOAD_EFF, MODEL_ENGINE_GBPS
 
 
-def model(n: int, passes: float, links_gbps: float, engine_gbps: float, factor: float) -> dict:
+def model(n: int, passes: float, links_gbps: float, engine_gbps: float, factor: float,
+          width: int = BUS_BYTES) -> dict:
     """OPTWEB's T = N * min(W*M*C/A, B/m) with this platform's W, M, C (GB/s of keys).
     `factor`: bytes moved per key byte (payloads); of them (N-1)/N cross the links, all pass
-    the card's RDMA engine, so B/m = min(links / (factor (N-1)/N), engine / factor)."""
-    mem = BUS_BYTES * MEM_CHANNELS * CLOCK_MHZ * 1e6 / 1e9
+    the card's RDMA engine, so B/m = min(links / (factor (N-1)/N), engine / factor).
+    `width`: W, the bytes a pass moves per cycle (the bus, or the scatter writer's key)."""
+    mem = width * MEM_CHANNELS * CLOCK_MHZ * 1e6 / 1e9
     m = factor * (n - 1) / n
     net = min(links_gbps / m, engine_gbps / factor)
-    return {"N": n, "W_bytes": BUS_BYTES, "M": MEM_CHANNELS, "C_mhz": CLOCK_MHZ, "A": passes, "B_gbps": links_gbps,
+    return {"N": n, "W_bytes": width, "M": MEM_CHANNELS, "C_mhz": CLOCK_MHZ, "A": passes, "B_gbps": links_gbps,
             "engine_gbps": engine_gbps, "m": m, "memory_gbps": n * mem / passes, "network_gbps": n * net,
             "gbps": n * min(mem / passes, net)}
 
@@ -135,7 +139,11 @@ def _one(n: int, args: argparse.Namespace, dtype, bar) -> dict:
     first = runs[0]
     ks, ps = first.input.dtype.itemsize, 4 if args.payloads else 0
     factor = (ks + ps) / ks  # bytes moved per key byte
-    passes = (4 + first.local_passes) * factor  # range, histogram, group, scatter + the local passes
+    moved = first.extra.get("moved_by") == "cards"
+    if moved:   # the writer's passes over the keys on a card, and the network's scatter
+        passes = first.extra["card_passes"] + 1
+    else:       # range, histogram, group, scatter + the local passes
+        passes = (4 + first.local_passes) * factor
     links, engine = node_gbps(n, spec, args.line_gbps, args.rtl is not None)
     net = med([r.network_seconds for r in runs])
     host = med([r.host_seconds for r in runs])
@@ -144,12 +152,13 @@ def _one(n: int, args: argparse.Namespace, dtype, bar) -> dict:
                         "cycles": int(med([r.phase(ph.name).cycles for r in runs])), "bytes": ph.bytes_moved}
               for ph in first.phases}
     card_s = sum(p["seconds"] for p in phases.values() if p["where"] == "card")
-    mod = model(n, passes, links, engine, factor)
+    mod = model(n, passes, links, engine, factor, WRITER_BYTES if moved else BUS_BYTES)
     return {"cards": n, "backend": "rtl" if args.rtl else "model", "topology": spec["topology"],
             "dims": spec.get("dims"), "keys": first.input.n, "dtype": str(first.input.dtype),
             "payloads": args.payloads, "bytes": nbytes, "phases": phases, "network_s": net, "host_s": host,
             "card_s": card_s, "gbps": nbytes / (net + host + card_s) / 1e9, "network_gbps": nbytes / net / 1e9,
-            "counting": "card" if card_s else "host",
+            "counting": "card" if card_s else "host", "moved_by": "cards" if moved else "host",
+            "fused": bool(first.extra.get("fused")),
             "model": mod, "model_gbps": mod["gbps"], "model_network_gbps": mod["network_gbps"],
             "network_vs_model": nbytes / net / 1e9 / mod["network_gbps"],
             "local_passes": first.local_passes, "key_values": args.key_values, "imbalance": max(r.imbalance for r in runs),
@@ -190,6 +199,9 @@ def _plot(rows: list[dict], cpu: dict, path: Path) -> None:
     a.plot(cards, [r["network_gbps"] for r in rows], "o-", label="exchanges, measured (simulated cards)")
     a.plot(cards, [r["model_network_gbps"] for r in rows], "o--", label="network term N·B/m")
     a.plot(cards, [r["gbps"] for r in rows], "s-", label="end to end (host phases at this host's speed)")
+    if any(r["card_s"] for r in rows):
+        a.plot(cards, [r["bytes"] / (r["card_s"] + r["network_s"]) / 1e9 for r in rows], "^-",
+               label="cards and links (card and network phases)")
     a.plot(cards, [r["model_gbps"] for r in rows], "s--", label="model T = N·min(W·M·C/A, B/m)")
     a.axhline(cpu["numpy_sort_gbps"], color="gray", ls=":", label=f"numpy sort, this host ({cpu['cores']} cores)")
     a.set_yscale("log")
@@ -249,7 +261,9 @@ def run(args: argparse.Namespace) -> int:
     print(f"OPTWEB (published): {o['gbps']} GB/s on {o['N']} Stratix 10 MX cards, full mesh, model {o['model_gbps']}"
           f" GB/s with W={o['W_bytes']} B, M={o['M']}, C={o['C_mhz']} MHz, A={o['A']}, B={o['B_gbps']} GB/s, "
           f"m={o['m']}, {o['key_values']} key values (6 bits, one pass). Here: W={BUS_BYTES} B, M={MEM_CHANNELS},"
-          f" C={CLOCK_MHZ:g} MHz, A = 4 + local passes (x payload factor), B as in the table, full 32/64-bit keys.")
+          f" C={CLOCK_MHZ:g} MHz, A = 4 + local passes (x payload factor), B as in the table, full 32/64-bit keys;"
+          f" keys moved by the cards' scatter writers: W={WRITER_BYTES} B (a key per cycle), A = the writer's passes"
+          " + the network scatter.")
     wall = time.monotonic() - t0
     print(f"wall {wall:.1f} s")
     if args.json:

@@ -34,6 +34,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--op-timeout", type=int, default=2_000_000, metavar="CYCLES",
                         help="with --links: cycles after which the RDMA engine fails an operation "
                              "with TIMEOUT (default 2,000,000 = 10 ms at 200 MHz)")
+    parser.add_argument("--sort-scatter", action="store_true",
+                        help="add the sort's scatter writer on the RX engine's write master "
+                             "(SORT_* registers): the distributed sort's data movement runs on "
+                             "the card (docs/sort.md)")
     parser.add_argument("--no-sim", action="store_true",
                         help="do not build the Verilated simulated-card library")
     parser.add_argument("--core-model", choices=("rtl", "fast"), default="rtl",
@@ -86,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
     if args.op_timeout < 1000:
         raise SpgenError(f"--op-timeout {args.op_timeout}: at least 1000 cycles")
     project = write_project(out, core, text, args.cascade, links=args.links, link_gbps=args.link_gbps,
-                            op_timeout=args.op_timeout)
+                            op_timeout=args.op_timeout, sort_scatter=args.sort_scatter)
     # The project's checks (mostly Verilator's lint) run beside the card's build: they are
     # independent and of about the same length, so the build takes the time of one of them.
     pool = ThreadPoolExecutor(max_workers=1)
@@ -119,6 +123,8 @@ def run(args: argparse.Namespace) -> int:
                 info["brch_in_words"] = core.brch_in_words
             if core and core.brch_out_words:
                 info["brch_out_words"] = core.brch_out_words
+        if args.sort_scatter:
+            info["sort_scatter"] = 1
         for i, (name, _) in enumerate(core.regs if core else ()):
             info[f"reg.{name}"] = i
         # the records' fields (name:type, port 0 first), so the runtime returns typed records

@@ -76,10 +76,12 @@ LINK_GBPS = (40, 100)
 
 
 def write_project(out: Path, core: CoreInterface | None, core_text: str | None,
-                  n_cores: int, links: int = 0, link_gbps: int = 40, op_timeout: int = 2_000_000) -> Project:
+                  n_cores: int, links: int = 0, link_gbps: int = 40, op_timeout: int = 2_000_000,
+                  sort_scatter: bool = False) -> Project:
     """Write the project under `out`; `core` None means loop-back (no core). `links` > 0
     puts the RDMA block (shell/rdma/, top afu_rdma_top) with that many serial-link ports
-    beside the shell."""
+    beside the shell. `sort_scatter` puts the sort's scatter writer (shell_sort_scatter.v,
+    docs/sort.md) on the RX engine's write master."""
     if not 0 <= links <= 4:
         raise SpgenError(f"--links {links}: a card has 0..4 serial-link ports")
     if link_gbps not in LINK_GBPS:
@@ -103,6 +105,8 @@ def write_project(out: Path, core: CoreInterface | None, core_text: str | None,
         kinds = " and ".join(k for k, w in (("Brch_In", core.brch_in_words), ("Brch_Out", core.brch_out_words)) if w)
         raise SpgenError(f"core {core.name} has {kinds}: branch streams run between cards over links; build "
                          "the card with --links N and bind them in the cluster file (\"branches\", docs/rdma.md)")
+    if sort_scatter:
+        params["SORT_SCATTER"] = 1
     if links:
         params["RDMA_PORTS"] = links
         params["RDMA_OP_TIMEOUT"] = op_timeout
@@ -163,6 +167,7 @@ def write_project(out: Path, core: CoreInterface | None, core_text: str | None,
             "top": p.top,
             "links": links,
             "link-gbps": link_gbps if links else None,
+            "sort-scatter": sort_scatter,
         },
     }
     _write(out / "hw" / "afu.json", json.dumps(afu_json, indent=2) + "\n")

@@ -25,6 +25,7 @@ module afu_rdma_top #(
     parameter integer DESC_FIFO_DEPTH  = 16,
     parameter integer MAX_BURST        = 16,
     parameter integer MAX_READS        = 256,
+    parameter integer SORT_SCATTER     = 0,              // the sort's scatter writer (afu_shell)
     parameter [63:0]  AFU_ID_L         = 64'hac3cf1e8beaefcca,
     parameter [63:0]  AFU_ID_H         = 64'h48ae995a649b4c39,
     parameter integer RDMA_PORTS       = 2,              // serial-link ports (1..4)
@@ -116,7 +117,7 @@ module afu_rdma_top #(
     afu_shell #(
         .N_CORES(N_CORES), .RECORD_WORDS(RECORD_WORDS), .OUT_RECORD_WORDS(OUT_RECORD_WORDS), .N_REGS(N_REGS),
         .REG_DEFAULTS(REG_DEFAULTS), .DESC_FIFO_DEPTH(DESC_FIFO_DEPTH), .MAX_BURST(MAX_BURST),
-        .MAX_READS(MAX_READS), .AFU_ID_L(AFU_ID_L), .AFU_ID_H(AFU_ID_H),
+        .MAX_READS(MAX_READS), .SORT_SCATTER(SORT_SCATTER), .AFU_ID_L(AFU_ID_L), .AFU_ID_H(AFU_ID_H),
         .BRCH_IN_WORDS(BRCH_IN_WORDS), .BRCH_OUT_WORDS(BRCH_OUT_WORDS)
     ) u_afu (
         .clk(clk), .rst(rst),

@@ -5,12 +5,16 @@
 // The exchanges are RDMA puts between the simulated cards, timed on the cluster clock; the
 // counting passes run on the cards' cascades (RTL cards built from cores/sort/sort_rank.spd,
 // uint32 keys, count_on_cards) or on the host; grouping and moves run on the host.
+// distributed_sort_on_cards moves every key on the cards instead (RTL cards built with
+// --sort-scatter, uint32 keys): their scatter writers find the range, count and write
+// every key to its place; the host computes the prefix sums and issues passes and puts.
 // Header-only; link against libafushell.
 #ifndef AFUSHELL_SORT_HPP
 #define AFUSHELL_SORT_HPP
 
 #include <afushell/afushell.h>
 #include <afushell/rdma.h>
+#include <afushell_csr.h>
 
 #include <algorithm>
 #include <chrono>
@@ -119,6 +123,70 @@ void counting_pass(std::vector<Key> &keys, std::vector<uint32_t> *pays, Key lo, 
 
 inline int bit_length(uint64_t x) { return x ? 64 - __builtin_clzll(x) : 0; }
 
+// Writes keys (and payloads) to the cards in equal contiguous parts; returns the parts' sizes.
+template <class Key>
+std::vector<uint64_t> spread(afu_rdma_cluster cl, int N, const Key *keys, const uint32_t *payloads, uint64_t n) {
+    std::vector<uint64_t> part(N);
+    for (int c = 0; c < N; ++c) {
+        uint64_t a = n * c / N, b = n * (c + 1) / N;
+        part[c] = b - a;
+        if (part[c]) {
+            afuShellRDMAWriteMem(cl, c, 0, keys + a, part[c] * sizeof(Key));
+            if (payloads) afuShellRDMAWriteMem(cl, c, kSortRegion, payloads + a, part[c] * 4);
+        }
+    }
+    return part;
+}
+
+// Where card c's keys go, from every card's counts h[source * B + bin] of n keys in all:
+// pieces (offset in c's send buffer, which holds its keys in bin order; destination; offset
+// in that card's receive buffer; keys). Returns the keys c receives. Consecutive bins go to
+// a card, about n/N keys each; with `exact` (shift 0: a bin is one key value) every key's
+// global place follows from the counts, bins are split at the cards' boundaries.
+inline uint64_t plan(const std::vector<uint32_t> &h, int N, int c, bool exact, std::vector<Put> &pieces) {
+    const uint64_t B = h.size() / N;
+    std::vector<uint64_t> tot(B, 0);
+    for (int s = 0; s < N; ++s)
+        for (uint64_t b = 0; b < B; ++b) tot[b] += h[s * B + b];
+    uint64_t n = 0;
+    for (uint64_t t : tot) n += t;
+    std::vector<uint64_t> bounds(N + 1);
+    for (int d = 0; d <= N; ++d) bounds[d] = n * d / N;
+    if (exact) {
+        uint64_t g0 = 0, at = 0;
+        for (uint64_t b = 0; b < B; ++b) {
+            uint64_t g = g0, m = h[c * B + b];
+            for (int s = 0; s < c; ++s) g += h[s * B + b];
+            while (m) {
+                int d = int(std::upper_bound(bounds.begin(), bounds.end(), g) - bounds.begin()) - 1;
+                uint64_t take = std::min(m, bounds[d + 1] - g);
+                pieces.push_back({c, d, at, g - bounds[d], take});
+                at += take, g += take, m -= take;
+            }
+            g0 += tot[b];
+        }
+        return bounds[c + 1] - bounds[c];
+    }
+    std::vector<uint64_t> owner(B, 0);
+    uint64_t before = 0;
+    for (uint64_t b = 0; b < B; ++b) {
+        owner[b] = std::min<uint64_t>((2 * before + tot[b]) * N / std::max<uint64_t>(2 * n, 1), N - 1);
+        before += tot[b];
+    }
+    std::vector<uint64_t> per_dest(N * N, 0);  // [source][destination]
+    for (int s = 0; s < N; ++s)
+        for (uint64_t b = 0; b < B; ++b) per_dest[s * N + owner[b]] += h[s * B + b];
+    uint64_t at = 0, received = 0;
+    for (int d = 0; d < N; ++d) {
+        uint64_t off = 0;
+        for (int s = 0; s < c; ++s) off += per_dest[s * N + d];
+        pieces.push_back({c, d, at, off, per_dest[c * N + d]});
+        at += per_dest[c * N + d];
+        received += per_dest[d * N + c];
+    }
+    return received;
+}
+
 // The counting passes on the cards' cascades (cores/sort/sort_rank.spd): every key's rank
 // within its bin ((k - lo) >> sh) & 255; one key per bin appended after the keys gives the
 // histogram as those keys' ranks.
@@ -177,6 +245,89 @@ void move_by_rank(std::vector<Key> &keys, std::vector<uint32_t> *pays, const std
     if (pays) pays->swap(outp);
 }
 
+// The scatter writer on every card (shell/shell_sort_scatter.v, SORT_* registers): one
+// pass streams n keys from src through it (a DMA from card memory to card memory whose RX
+// side the writer takes over), counting bins ((k - count_lo) >> count_sh) & 255 and, with
+// scatter, writing each key to dst + 4 * its place by the bins ((k - lo) >> sh) & 255 that
+// the card's previous pass counted; dump: where the range line and the 256 counts go.
+class ScatterWriter {
+  public:
+    struct Scatter {
+        bool on = false;
+        uint32_t lo = 0;
+        int sh = 0;
+        uint64_t dst = 0;
+    };
+    ScatterWriter(afu_rdma_cluster cl, int cards, bool pairs) : cl_(cl), h_(cards, nullptr), pairs_(pairs), passes(cards, 0) {}
+    ~ScatterWriter() {
+        for (afu_shell_handle h : h_)
+            if (h) afuShellClose(h);
+    }
+    std::string open() {
+        for (size_t c = 0; c < h_.size(); ++c) {
+            if (int e = afuShellRDMAClusterCardOpen(cl_, int(c), &h_[c]))
+                return std::string("card ") + std::to_string(c) + " does not open: " + afuShellRDMAErrorString(e);
+            uint64_t cfg = 0;
+            afuShellRDMACardWriteCSR(cl_, int(c), AFUSHELL_SORT_CFG, 1);
+            afuShellRDMACardReadCSR(cl_, int(c), AFUSHELL_SORT_CFG, &cfg);
+            afuShellRDMACardWriteCSR(cl_, int(c), AFUSHELL_SORT_CFG, 0);
+            if (!(cfg & 1))
+                return "the cards carry no scatter writer (build them with spgen build --loopback --links N "
+                       "--sort-scatter)";
+        }
+        return "";
+    }
+    // "" or what went wrong; adds the pass's ns to ns
+    std::string run(int c, uint64_t src, uint64_t n, uint32_t count_lo, int count_sh, Scatter sc, uint64_t dump,
+                    uint64_t &ns) {
+        auto w = [&](uint32_t off, uint64_t v) { afuShellRDMACardWriteCSR(cl_, c, off, v); };
+        w(AFUSHELL_SORT_CFG, 1 | (sc.on ? 2 : 0) | (dump ? 4 : 0) | (pairs_ ? 8 : 0));
+        w(AFUSHELL_SORT_BINS, uint64_t(sc.lo) | uint64_t(count_lo) << 32);
+        w(AFUSHELL_SORT_SHIFT, uint64_t(sc.sh) | uint64_t(count_sh) << 8);
+        w(AFUSHELL_SORT_DST, sc.dst);
+        w(AFUSHELL_SORT_HIST, dump);
+        w(AFUSHELL_SORT_N, n);
+        w(AFUSHELL_SORT_CTRL, 1);
+        uint64_t t0 = afuShellRDMACycles(cl_), status = 0, took = 0;
+        if (n) {  // the RX destination is not written: the writer takes the stream
+            void *a = reinterpret_cast<void *>(uintptr_t(src));
+            if (afuShellDMATransferH(h_[c], a, a, (pairs_ ? 8 : 4) * n, F2F) || afuShellElapsedNs(h_[c], &took)) {
+                w(AFUSHELL_SORT_CFG, 0);  // the RX engine writes as usual again
+                return "the pass's DMA failed on card " + std::to_string(c) + ": " + afuShellLastError();
+            }
+        }
+        while (afuShellRDMACardReadCSR(cl_, c, AFUSHELL_SORT_STATUS, &status) == 0 && !(status & 2)) {
+            if (afuShellRDMACycles(cl_) - t0 > 100000) {
+                w(AFUSHELL_SORT_CFG, 0);
+                return "card " + std::to_string(c) + "'s scatter writer did not finish a pass";
+            }
+            afuShellRDMARun(cl_, 64);  // with no keys: the flush and the dump
+        }
+        w(AFUSHELL_SORT_CFG, 0);
+        if ((status & 4) || status >> 32 != n)
+            return "card " + std::to_string(c) + "'s scatter writer took " + std::to_string(status >> 32) +
+                   " keys of " + std::to_string(n);
+        ns += n ? took : uint64_t((afuShellRDMACycles(cl_) - t0) * 1e3 / afuShellRDMAClockMHz(cl_));
+        passes[c]++;
+        return "";
+    }
+
+  private:
+    afu_rdma_cluster cl_;
+    std::vector<afu_shell_handle> h_;
+    bool pairs_;  // (key, payload) pairs instead of keys
+
+  public:
+    std::vector<int> passes;  // passes over the keys per card
+};
+
+// The smallest shift that puts [lo, hi] into 2^bits bins (key >> shift) - (lo >> shift).
+inline int aligned_shift(uint64_t lo, uint64_t hi, int bits) {
+    int sh = 0;
+    while ((hi >> sh) - (lo >> sh) >= (uint64_t(1) << bits)) ++sh;
+    return sh;
+}
+
 }  // namespace sort_detail
 
 // Sorts keys[0..n) (and payloads, which may be null) over every card of the cluster; the
@@ -224,16 +375,7 @@ SortResult distributed_sort(afu_rdma_cluster cl, const Key *keys, const uint32_t
     const bool with_pay = payloads != nullptr;
     const uint64_t counts_at = 2 * R, hist_at = counts_at + 16ull * N;
     Clock clock(cl, r);
-    // spread: equal contiguous parts
-    std::vector<uint64_t> part(N);
-    for (int c = 0; c < N; ++c) {
-        uint64_t a = n * c / N, b = n * (c + 1) / N;
-        part[c] = b - a;
-        if (part[c]) {
-            afuShellRDMAWriteMem(cl, c, 0, keys + a, part[c] * ks);
-            if (with_pay) afuShellRDMAWriteMem(cl, c, R, payloads + a, part[c] * 4);
-        }
-    }
+    const std::vector<uint64_t> part = spread(cl, N, keys, payloads, n);
     auto all_to_all = [&](uint64_t base, uint64_t bytes) {
         std::vector<Put> puts;
         for (int c = 0; c < N; ++c)
@@ -287,50 +429,11 @@ SortResult distributed_sort(afu_rdma_cluster cl, const Key *keys, const uint32_t
     // one key value: each key's global position follows from the counts, bins are split at
     // the cards' boundaries and arrive in order (no local pass).
     const bool exact = shift == 0;
-    std::vector<uint64_t> bounds(N + 1);
-    for (int d = 0; d <= N; ++d) bounds[d] = n * d / N;
-    std::vector<std::vector<uint64_t>> owner(N), recv_off(N);
     std::vector<std::vector<Put>> pieces(N);
     std::vector<uint64_t> received(N);
     clock.host("prefix sums", [&] {
-        for (int c = 0; c < N; ++c) {
-            auto h = read<uint32_t>(cl, c, hist_at, B * N);
-            std::vector<uint64_t> tot(B, 0);
-            for (int s = 0; s < N; ++s)
-                for (uint64_t b = 0; b < B; ++b) tot[b] += h[s * B + b];
-            owner[c].assign(B, 0);
-            if (exact) {  // (send offset, destination, receive offset, keys) per piece of a bin
-                uint64_t g0 = 0, at = 0;
-                for (uint64_t b = 0; b < B; ++b) {
-                    uint64_t g = g0, m = h[c * B + b];
-                    for (int s = 0; s < c; ++s) g += h[s * B + b];
-                    while (m) {
-                        int d = int(std::upper_bound(bounds.begin(), bounds.end(), g) - bounds.begin()) - 1;
-                        uint64_t take = std::min(m, bounds[d + 1] - g);
-                        pieces[c].push_back({c, d, at, g - bounds[d], take});
-                        at += take, g += take, m -= take;
-                    }
-                    g0 += tot[b];
-                }
-                received[c] = bounds[c + 1] - bounds[c];
-                continue;
-            }
-            uint64_t before = 0;
-            for (uint64_t b = 0; b < B; ++b) {  // consecutive bins, about n/N keys per card
-                owner[c][b] = std::min<uint64_t>((2 * before + tot[b]) * N / std::max<uint64_t>(2 * n, 1), N - 1);
-                before += tot[b];
-            }
-            std::vector<uint64_t> per_dest(N * N, 0);  // [source][destination]
-            for (int s = 0; s < N; ++s)
-                for (uint64_t b = 0; b < B; ++b) per_dest[s * N + owner[c][b]] += h[s * B + b];
-            recv_off[c].assign(N, 0);
-            for (int d = 0; d < N; ++d)
-                for (int s = 0; s < c; ++s) recv_off[c][d] += per_dest[s * N + d];
-            received[c] = 0;
-            for (int s = 0; s < N; ++s) received[c] += per_dest[s * N + c];
-        }
+        for (int c = 0; c < N; ++c) received[c] = plan(read<uint32_t>(cl, c, hist_at, B * N), N, c, exact, pieces[c]);
     });
-    std::vector<std::vector<uint64_t>> runs(N, std::vector<uint64_t>(N, 0));
     clock.host("group by card", [&] {
         for (int c = 0; c < N; ++c) {
             auto k = read<Key>(cl, c, 0, part[c]);
@@ -338,8 +441,6 @@ SortResult distributed_sort(afu_rdma_cluster cl, const Key *keys, const uint32_t
             // bin order, which is destination order too (a card takes consecutive bins)
             std::vector<uint64_t> start(B + 1, 0);
             for (Key x : k) start[bin(x) + 1]++;
-            if (!exact)
-                for (uint64_t b = 0; b < B; ++b) runs[c][owner[c][b]] += start[b + 1];
             for (uint64_t b = 0; b < B; ++b) start[b + 1] += start[b];
             std::vector<Key> sk(k.size());
             std::vector<uint32_t> sp(p.size());
@@ -354,13 +455,6 @@ SortResult distributed_sort(afu_rdma_cluster cl, const Key *keys, const uint32_t
     });
     std::vector<Put> puts;
     for (int c = 0; c < N; ++c) {
-        if (!exact) {
-            uint64_t at = 0;
-            for (int d = 0; d < N; ++d) {
-                pieces[c].push_back({c, d, at, recv_off[c][d], runs[c][d]});
-                at += runs[c][d];
-            }
-        }
         for (const Put &p : pieces[c]) {  // here: local/remote are key offsets, bytes a key count
             puts.push_back({c, p.dst, 3 * R + p.local * ks, 5 * R + p.remote * ks, p.bytes * ks});
             if (with_pay) puts.push_back({c, p.dst, 4 * R + p.local * 4, 6 * R + p.remote * 4, p.bytes * 4});
@@ -413,6 +507,109 @@ SortResult distributed_sort(afu_rdma_cluster cl, const Key *keys, const uint32_t
             finish(c, k, p);
         }
     });
+    return r;
+}
+
+// Sorts uint32 keys[0..n) (and payloads, which may be null) over every card of a cluster of
+// RTL cards built with --sort-scatter, every key moved by the cards, with its payload as a
+// (key, payload) pair (docs/sort.md, "The scatter writer"): per
+// card a range pass (which counts the top digit too; a histogram pass follows when the keys
+// span fewer of its values), a grouping pass by destination, the RDMA puts, a count of the
+// first digit and one scatter per digit (each counting the next digit). The host computes
+// the prefix sums from the exchanged counts and issues the passes and the puts.
+inline SortResult distributed_sort_on_cards(afu_rdma_cluster cl, const uint32_t *keys, const uint32_t *payloads,
+                                            uint64_t n, std::vector<uint32_t> &out_keys,
+                                            std::vector<uint32_t> *out_payloads = nullptr) {
+    using namespace sort_detail;
+    SortResult r;
+    const int N = afuShellRDMAClusterCards(cl);
+    const uint64_t R = kSortRegion, B = 256, counts_at = 2 * R, hist_at = counts_at + 16ull * N, dump = 7 * R;
+    const int top = 32 - 8;
+    const uint64_t es = payloads ? 8 : 4;  // bytes per element: a key, or a key and its payload
+    auto fail = [&](std::string why) {
+        r.code = AFU_RDMA_BAD_ARG;
+        r.error = std::move(why);
+        return r;
+    };
+    if (N < 1 || (n && !keys)) return fail(N < 1 ? "no cluster" : "keys is NULL");
+    if (!afuShellRDMAClusterIsRTL(cl)) return fail("the network model has no cards to move keys on");
+    if (n > R / es - 256) return fail("too many keys: " + std::to_string(n) + " (at most " + std::to_string(R / es - 256) + ")");
+    ScatterWriter writer(cl, N, payloads != nullptr);
+    if (!(r.error = writer.open()).empty()) return fail(r.error);
+    std::vector<uint64_t> pairs(payloads ? n : 0);  // (key, payload) pairs: the key in the low (first) word
+    for (uint64_t i = 0; i < pairs.size(); ++i) pairs[i] = keys[i] | uint64_t(payloads[i]) << 32;
+    const std::vector<uint64_t> part = payloads ? spread<uint64_t>(cl, N, pairs.data(), nullptr, n)
+                                                : spread<uint32_t>(cl, N, keys, nullptr, n);
+    Clock clock(cl, r);
+    // one pass per card; the phase takes the slowest card's time (cards run at once in hardware)
+    auto on_cards = [&](const char *name, auto &&pass) {
+        std::vector<uint64_t> ns(N, 0);
+        for (int c = 0; c < N; ++c)
+            if (std::string e = pass(c, ns[c]); !e.empty()) return e;
+        uint64_t slowest = *std::max_element(ns.begin(), ns.end());
+        r.phases.push_back({name, "card", slowest * 1e-9, uint64_t(slowest * afuShellRDMAClockMHz(cl) / 1e3)});
+        return std::string();
+    };
+    auto to_all = [&](uint64_t from, uint64_t to, uint64_t bytes) {
+        std::vector<Put> puts;
+        for (int c = 0; c < N; ++c)
+            for (int d = 0; d < N; ++d) puts.push_back({c, d, from, to + c * bytes, bytes});
+        return puts;
+    };
+    const ScatterWriter::Scatter none;
+    if (std::string e = on_cards("range", [&](int c, uint64_t &ns) {
+            return writer.run(c, 0, part[c], 0, top, none, dump, ns); }); !e.empty())
+        return fail(e);
+    if ((r.code = clock.network("range exchange", to_all(dump, counts_at, 16)))) return r;
+    auto ranges = read<uint64_t>(cl, 0, counts_at, 2ull * N);
+    uint64_t lo = ~0ull, hi = 0;
+    for (int c = 0; c < N; ++c) { lo = std::min(lo, ranges[2 * c]); hi = std::max(hi, ranges[2 * c + 1]); }
+    r.counts.assign(N, 0);
+    out_keys.clear();
+    if (out_payloads) out_payloads->clear();
+    if (lo > hi) return r;  // no keys
+    const int shift = aligned_shift(lo, hi, 8);
+    const uint32_t base = shift == top ? 0 : uint32_t(lo >> shift << shift);  // bins (k - base) >> shift
+    if (shift != top)  // the range pass's counts are the partition's only with the top digit
+        if (std::string e = on_cards("histogram", [&](int c, uint64_t &ns) {
+                return writer.run(c, 0, part[c], base, shift, none, dump, ns); }); !e.empty())
+            return fail(e);
+    if ((r.code = clock.network("count exchange", to_all(dump + 64, hist_at, 4 * B)))) return r;
+    const bool exact = shift == 0;
+    std::vector<std::vector<Put>> pieces(N);
+    std::vector<uint64_t> received(N);
+    clock.host("prefix sums", [&] {
+        for (int c = 0; c < N; ++c) received[c] = plan(read<uint32_t>(cl, c, hist_at, B * N), N, c, exact, pieces[c]);
+    });
+    if (std::string e = on_cards("group by card", [&](int c, uint64_t &ns) {
+            return writer.run(c, 0, part[c], uint32_t(lo), 0, {true, base, shift, 3 * R}, 0, ns); }); !e.empty())
+        return fail(e);
+    const uint64_t target = exact ? 0 : 5 * R;  // one key value per bin: straight to the final place
+    std::vector<Put> puts;
+    for (int c = 0; c < N; ++c)
+        for (const Put &p : pieces[c]) puts.push_back({c, p.dst, 3 * R + es * p.local, target + es * p.remote, es * p.bytes});
+    if ((r.code = clock.network("scatter", puts))) return r;
+    const int sort_bits = exact ? 0 : bit_length(hi - lo);
+    if (std::string e = on_cards("local counting", [&](int c, uint64_t &ns) {
+            const uint64_t k = received[c];
+            if (!sort_bits || !k) return std::string();
+            std::string e = writer.run(c, 5 * R, k, uint32_t(lo), 0, none, 0, ns);
+            const uint64_t bufs[2] = {5 * R, 3 * R};
+            for (int sh = 0, j = 0; sh < sort_bits && e.empty(); sh += 8, ++j) {
+                const uint64_t dst = sh + 8 < sort_bits ? bufs[(j + 1) % 2] : 0;
+                e = writer.run(c, bufs[j % 2], k, uint32_t(lo), sh + 8 < 32 ? sh + 8 : 0,
+                               {true, uint32_t(lo), sh, dst}, 0, ns);
+            }
+            return e; }); !e.empty())
+        return fail(e);
+    for (int c = 0; c < N; ++c) {
+        r.counts[c] = received[c];
+        auto k = read<uint32_t>(cl, c, 0, received[c] * es / 4);
+        for (uint64_t i = 0; i < k.size(); i += es / 4) {
+            out_keys.push_back(k[i]);
+            if (payloads && out_payloads) out_payloads->push_back(k[i + 1]);
+        }
+    }
     return r;
 }
 

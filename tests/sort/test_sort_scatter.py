@@ -1,0 +1,182 @@
+"""The sort's scatter writer (shell/shell_sort_scatter.v, docs/sort.md "The scatter writer"):
+its passes on one card against numpy, and the distributed sort with every key moved by the
+cards, equal to numpy's sort on RTL cards, with faults."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sort_cases import KINDS, _check, _inputs
+from spgen import SpgenError, sort
+from spgen.cli import main
+from spgen.runtime import rdma
+
+pytestmark = pytest.mark.xdist_group("sort")
+
+
+@pytest.fixture(scope="module")
+def scatter_card(tmp_path_factory) -> Path:
+    """A loop-back card with the scatter writer and 4 link ports."""
+    out = tmp_path_factory.mktemp("cards") / "scatter4"
+    assert main(["build", "--loopback", "--links", "4", "--sort-scatter", "--op-timeout", "100000",
+                 "-o", str(out)]) == 0
+    return out
+
+
+def _bins(keys: np.ndarray, lo: int, sh: int) -> np.ndarray:
+    return (((keys - np.uint32(lo)) >> np.uint32(sh)) & np.uint32(255)).astype(np.int64)
+
+
+def _dump(cl, card: int, addr: int) -> tuple[np.ndarray, np.ndarray]:
+    raw = np.frombuffer(cl[card].read(addr, 17 * 64), np.uint32)
+    return raw[:16], raw[16:].astype(np.int64)
+
+
+@pytest.mark.parametrize("pairs", [False, True])
+def test_writer_passes(scatter_card: Path, pairs: bool) -> None:
+    """A count pass, then a scatter pass that counts the next digit: the keys (and with
+    pairs their payloads) land at their stable counting-sort places from an address that
+    is no line start, the bytes around them stay as they were, the dumps hold the range
+    and the counts."""
+    cl = rdma.cluster({"topology": "fullmesh", "cards": 2, "card": str(scatter_card)})
+    rng = np.random.default_rng(3)
+    n, lo, src, dst, dump = 4099, 0x01000000, 0, 1 << 20, 2 << 20
+    keys = rng.integers(lo, lo + (1 << 24), n, dtype=np.uint32)
+    keys[500:900] = keys[499]                          # back-to-back keys of one bin
+    keys[2000:2100] = np.arange(100, dtype=np.uint32) * 512 + np.uint32(lo)
+    pays = np.arange(n, dtype=np.uint32) * 3 + 1
+    elems = np.stack([keys, pays], axis=1).ravel() if pairs else keys
+    w = elems.size // n                                # words per element
+    cl[0].write(src, elems)
+    guard = np.full(w * n + 48, 0xA5A5A5A5, np.uint32)
+    at = dst + (24 if pairs else 12)                   # mid-line: partial first and last lines
+    cl[0].write(at - 64, guard)
+    writer = sort._ScatterWriter(cl, [0], pairs)
+    try:
+        writer.run(0, src, n, count=(lo, 16), dump=dump)
+        line, counts = _dump(cl, 0, dump)
+        assert (line[0], line[2], line[4]) == (keys.min(), keys.max(), n) and line[1] == line[3] == 0
+        assert np.array_equal(counts, np.bincount(_bins(keys, lo, 16), minlength=256))
+        writer.run(0, src, n, count=(lo, 8), scatter=(lo, 16, at), dump=dump)
+    finally:
+        writer.close()
+    order = np.argsort(_bins(keys, lo, 16), kind="stable")
+    out = np.frombuffer(cl[0].read(at - 64, 4 * guard.size), np.uint32)
+    assert np.array_equal(out[16:16 + w * n], elems.reshape(n, w)[order].ravel())
+    assert (out[:16] == 0xA5A5A5A5).all() and (out[16 + w * n:] == 0xA5A5A5A5).all()
+    _, counts = _dump(cl, 0, dump)
+    assert np.array_equal(counts, np.bincount(_bins(keys, lo, 8), minlength=256))
+    lines = cl[0].read_csr("SORT_LINES")
+    full, partial = lines & 0xFFFFFFFF, lines >> 32
+    used = np.count_nonzero(np.bincount(_bins(keys, lo, 16), minlength=256))
+    assert partial <= 2 * used and full * 16 + partial <= w * n and full * 16 >= w * n - 30 * used
+    assert cl[0].read_csr("SORT_CYCLES") >= n                   # one key per cycle at most
+
+
+def test_writer_refuses_extra_words_and_steps_aside(scatter_card: Path) -> None:
+    """Words past N are dropped and reported (never a hang); disabled, the RX engine
+    writes as usual."""
+    cl = rdma.cluster({"topology": "fullmesh", "cards": 2, "card": str(scatter_card)})
+    keys = np.arange(40, dtype=np.uint32)[::-1].copy()
+    cl[1].write(0, keys)
+    card = cl[1].open()
+    try:
+        cl[1].write_csr("SORT_CFG", 1)
+        cl[1].write_csr("SORT_N", 10)
+        cl[1].write_csr("SORT_CTRL", 1)
+        card.dma(4096, 0, 4 * keys.size, "F2F")
+        status = cl[1].read_csr("SORT_STATUS")
+        assert status & 0b110 == 0b110 and status >> 32 == 10        # DONE, OVERRUN, 10 keys
+        assert cl[1].read_csr("SORT_RANGE") == (39 << 32) | 30         # max, min of the 10 taken
+        assert not np.frombuffer(cl[1].read(4096, 4 * keys.size), np.uint32).any()
+        cl[1].write_csr("SORT_CFG", 0)
+        card.dma(4096, 0, 4 * keys.size, "F2F")
+        assert np.array_equal(np.frombuffer(cl[1].read(4096, 4 * keys.size), np.uint32), keys)
+    finally:
+        card.close()
+
+
+def _moved_by_cards(run: sort.SortRun) -> None:
+    assert run.extra["moved_by"] == "cards"
+    assert [p.name for p in run.phases if p.where == "host"] == ["prefix sums"]
+    assert run.phase("group by card").where == "card" and run.phase("local counting").where == "card"
+
+
+@pytest.mark.parametrize("cards", [2, 4])
+def test_sort_moved_by_cards(scatter_card: Path, cards: int) -> None:
+    """Keys alone, and keys with payloads (moved as pairs): equal to numpy's stable sort."""
+    cl = rdma.cluster({"topology": "fullmesh", "cards": cards, "card": str(scatter_card)})
+    for i, kind in enumerate(KINDS if cards == 4 else ["random", "reverse"]):
+        run = _check(cl, _inputs(kind, 1003, np.uint32), with_payloads=i % 2 == 0, counting="card")
+        if kind != "equal":
+            _moved_by_cards(run)
+        if kind in ("random", "sorted", "reverse"):   # full range: the range pass gave the histogram
+            assert run.extra["fused"] and "histogram" not in [p.name for p in run.phases]
+            assert run.extra["card_passes"] == 7 and run.local_passes == 4
+    if cards == 4:   # every kind above; the sizes and narrow ranges below on 2 cards (and 8 in the slow suite)
+        return
+    for n in (1, 7, 2 * cards - 1, 4097):   # sizes that are multiples of nothing, fewer keys than cards
+        _check(cl, _inputs("random", n, np.uint32), with_payloads=False, counting="card")
+    narrow = np.random.default_rng(2).integers(1000, 60000, 3001).astype(np.uint32)
+    run = _check(cl, narrow, with_payloads=False, counting="card")
+    assert not run.extra["fused"] and run.phase("histogram").where == "card"
+    few = np.random.default_rng(2).integers(0, 64, 3001).astype(np.uint32)   # OPTWEB's 64 key values
+    run = _check(cl, few, with_payloads=False, counting="card")
+    assert run.local_passes == 0 and max(run.output.counts) - min(run.output.counts) <= 1
+
+
+def test_sort_moved_by_cards_faults(scatter_card: Path) -> None:
+    cl = rdma.cluster({"topology": "fullmesh", "cards": 3, "card": str(scatter_card), "seed": 9,
+                       "faults": {"per": 0.02, "drop": 0.02}, "link_faults": [{"link": 2, "down": [[2000, 30000]]}]})
+    _moved_by_cards(_check(cl, _inputs("random", 2003, np.uint32), counting="card"))
+    assert cl.stats()["corrupted"] > 0
+
+
+def test_layouts_and_uint64_on_scatter_cards(scatter_card: Path) -> None:
+    """Payloads move on the cards as (key, payload) pairs: a spread in pairs sorts there
+    and gathers back; payloads in their own region, and uint64 keys, sort on the host
+    ("auto"), and asking for the cards says why not."""
+    cl = rdma.cluster({"topology": "fullmesh", "cards": 2, "card": str(scatter_card)})
+    keys, pays = _inputs("random", 501, np.uint32), np.arange(501, dtype=np.uint32)
+    run = sort.sort_spread(cl, sort.spread(cl, keys, pays, pairs=True))
+    assert run.extra["moved_by"] == "cards" and run.output.pairs
+    got = sort.gather(cl, run.output)
+    order = np.argsort(keys, kind="stable")
+    assert np.array_equal(got[0], keys[order]) and np.array_equal(got[1], pays[order])
+    run = sort.sort_spread(cl, sort.spread(cl, keys, pays))
+    assert run.phase("local sort").where == "host"
+    _check(cl, _inputs("zipf", 501, np.uint64), with_payloads=False)
+    with pytest.raises(SpgenError, match="moves payloads interleaved with their keys"):
+        sort.sort_spread(cl, sort.spread(cl, keys, pays), counting="card")
+    with pytest.raises(SpgenError, match="the cards take uint32 keys"):
+        sort.sort(cl, np.zeros(4, np.uint64), counting="card")
+    with pytest.raises(SpgenError, match="pairs sort on cards with the scatter writer only"):
+        sort.sort_spread(cl, sort.spread(cl, keys, pays, pairs=True), counting="host")
+    with pytest.raises(SpgenError, match="pairs are uint32 keys with their payloads"):
+        sort.spread(cl, keys, pairs=True)
+
+
+@pytest.mark.slow
+def test_sort_moved_by_eight_cards_torus(scatter_card: Path) -> None:
+    cl = rdma.cluster({"topology": "torus", "dims": [2, 4], "card": str(scatter_card),
+                       "faults": {"per": 1e-3, "drop": 1e-3}})
+    for kind in KINDS:
+        for n in (2999, 8):
+            _check(cl, _inputs(kind, n, np.uint32), with_payloads=n == 8 or kind == "zipf", counting="card")
+    assert cl.stats()["corrupted"] + cl.stats()["dropped"] > 0
+
+
+def test_bench_on_scatter_cards(scatter_card: Path, tmp_path: Path) -> None:
+    """`spgen bench sort --rtl` on such cards: the keys moved by the cards, the model with
+    the writer's passes (A) and its key per cycle (W) beside the measurement."""
+    import json
+
+    out = tmp_path / "sort.json"
+    assert main(["bench", "sort", "--cards", "2", "--keys", "1500", "--reps", "1", "--rtl", str(scatter_card),
+                 "--json", str(out), "--no-progress"]) == 0
+    (r,) = json.loads(out.read_text())["runs"]
+    assert r["correct"] and r["moved_by"] == "cards" and r["fused"]
+    assert r["model"]["A"] == 8 and r["model"]["W_bytes"] == 4
+    assert r["phases"]["local counting"]["where"] == "card" and r["phases"]["prefix sums"]["where"] == "host"
+    assert 0 < r["gbps"] < r["model_gbps"]
