@@ -104,13 +104,20 @@ def build_card(core_path: Path, width: int, depth: int, model: str = "fast", lin
     """`spgen build` of the core for this cascade depth (its simulated card is cached by
     content); ``model``: the card's core model (``--core-model``); ``links``: RDMA link
     ports (``--links``, for clusters of cards)."""
-    from .._tools import cache_dir
+    from .._tools import cache_dir, locked
     from . import _build as build_command
 
     out = cache_dir("bench_lbm") / (f"W{width}_c{depth}" + ("" if model == "rtl" else f"_{model}")
                                     + (f"_l{links}" if links else ""))
     # Build beside, then swap folders: a card library still loaded in this process
-    # must never be overwritten in place (renaming and unlinking it are safe).
+    # must never be overwritten in place (renaming and unlinking it are safe). The lock
+    # keeps two processes (pytest workers) from swapping the same folder at once.
+    with locked(out.with_name(out.name + ".lock")):
+        return _build_and_swap(build_command, out, core_path, width, depth, model, links)
+
+
+def _build_and_swap(build_command, out: Path, core_path: Path, width: int, depth: int,
+                    model: str, links: int) -> Path:
     stage = out.with_name(f"{out.name}.new-{os.getpid()}")
     shutil.rmtree(stage, ignore_errors=True)
     parser = argparse.ArgumentParser(prog="spgen build")
