@@ -61,6 +61,14 @@ def _vectors(dtype: str, cards: int, n: int, seed: int) -> list[np.ndarray]:
     return out
 
 
+def _written(cl: rdma.Cluster, dtype: str, cards: int, seed: int) -> list[np.ndarray]:
+    """Each card's vector of WORDS words, written at SRC on its card."""
+    vecs = _vectors(dtype, cards, WORDS, seed)
+    for i, v in enumerate(vecs):
+        cl[i].write(SRC, v)
+    return vecs
+
+
 def _chain_sum(vecs: list[np.ndarray], chain: list[int]) -> np.ndarray:
     acc = vecs[chain[0]].copy()
     with np.errstate(over="ignore"):
@@ -73,9 +81,7 @@ def _chain_sum(vecs: list[np.ndarray], chain: list[int]) -> np.ndarray:
 @pytest.mark.parametrize("dtype", ["u32", "f32"])
 def test_rtl_reduction_equals_numpy_in_chain_order(link_card, cards, chain, dtype) -> None:
     cl = _ring(link_card, cards)
-    vecs = _vectors(dtype, cards, WORDS, seed=cards * 10 + chain[0])
-    for i, v in enumerate(vecs):
-        cl[i].write(SRC, v)
+    vecs = _written(cl, dtype, cards, seed=cards * 10 + chain[0])
     t = cl.reduce_async(chain, SRC, 4 * WORDS, dst=DST, dtype=dtype)
     cycles = t.wait()
     got = np.frombuffer(cl[chain[-1]].read(DST, 4 * WORDS), dtype=vecs[0].dtype)
@@ -94,9 +100,7 @@ def test_rtl_reduction_equals_numpy_in_chain_order(link_card, cards, chain, dtyp
 def test_model_reduction_same_api_same_bits(dtype) -> None:
     """The network model takes the same call and gives the same bits (in place)."""
     cl = _ring(None, 4, line_rate_gbps=100)
-    vecs = _vectors(dtype, 4, WORDS, seed=7)
-    for i, v in enumerate(vecs):
-        cl[i].write(SRC, v)
+    vecs = _written(cl, dtype, 4, seed=7)
     chain = [3, 1, 0, 2]
     assert cl.reduce(chain, SRC, 4 * WORDS, dtype=dtype) > 0
     got = np.frombuffer(cl[2].read(SRC, 4 * WORDS), dtype=vecs[0].dtype)
@@ -117,9 +121,7 @@ def test_model_reduction_same_api_same_bits(dtype) -> None:
 @pytest.mark.parametrize("dtype", ["u32", "f32"])
 def test_rtl_allreduce_every_card_ends_with_the_chain_order_sum(link_card, cards, chain, dtype) -> None:
     cl = _ring(link_card, cards)
-    vecs = _vectors(dtype, cards, WORDS, seed=cards * 100 + chain[0])
-    for i, v in enumerate(vecs):
-        cl[i].write(SRC, v)
+    vecs = _written(cl, dtype, cards, seed=cards * 100 + chain[0])
     t = cl.allreduce_async(chain, SRC, 4 * WORDS, dst=DST, dtype=dtype)
     cycles = t.wait()
     want = _chain_sum(vecs, chain).view(np.uint32)
@@ -139,9 +141,7 @@ def test_rtl_allreduce_every_card_ends_with_the_chain_order_sum(link_card, cards
 @pytest.mark.parametrize("dtype", ["u32", "f32"])
 def test_model_allreduce_same_api_same_bits(dtype) -> None:
     cl = _ring(None, 4, line_rate_gbps=100)
-    vecs = _vectors(dtype, 4, WORDS, seed=17)
-    for i, v in enumerate(vecs):
-        cl[i].write(SRC, v)
+    vecs = _written(cl, dtype, 4, seed=17)
     chain = [3, 1, 0, 2]
     assert cl.allreduce(chain, SRC, 4 * WORDS, dtype=dtype) > 0
     want = _chain_sum(vecs, chain).view(np.uint32)

@@ -22,6 +22,7 @@
 #include <cstring>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace afushell {
@@ -122,6 +123,15 @@ void counting_pass(std::vector<Key> &keys, std::vector<uint32_t> *pays, Key lo, 
 }
 
 inline int bit_length(uint64_t x) { return x ? 64 - __builtin_clzll(x) : 0; }
+
+// The keys' range over all cards, from every card's (min, max) pair as the range exchange
+// left them at `at` on card 0; lo > hi when there are no keys.
+inline std::pair<uint64_t, uint64_t> exchanged_range(afu_rdma_cluster cl, int N, uint64_t at) {
+    auto ranges = read<uint64_t>(cl, 0, at, 2ull * N);
+    uint64_t lo = ~0ull, hi = 0;
+    for (int c = 0; c < N; ++c) { lo = std::min(lo, ranges[2 * c]); hi = std::max(hi, ranges[2 * c + 1]); }
+    return {lo, hi};
+}
 
 // Writes keys (and payloads) to the cards in equal contiguous parts; returns the parts' sizes.
 template <class Key>
@@ -392,9 +402,8 @@ SortResult distributed_sort(afu_rdma_cluster cl, const Key *keys, const uint32_t
         }
     });
     if ((r.code = clock.network("range exchange", all_to_all(counts_at, 16)))) return r;
-    auto ranges = read<uint64_t>(cl, 0, counts_at, 2ull * N);
-    uint64_t lo = ~0ull, hi = 0;
-    for (int c = 0; c < N; ++c) { lo = std::min(lo, ranges[2 * c]); hi = std::max(hi, ranges[2 * c + 1]); }
+    const auto range = exchanged_range(cl, N, counts_at);
+    const uint64_t lo = range.first, hi = range.second;
     r.counts.assign(N, 0);
     out_keys.clear();
     if (out_payloads) out_payloads->clear();
@@ -561,9 +570,8 @@ inline SortResult distributed_sort_on_cards(afu_rdma_cluster cl, const uint32_t 
             return writer.run(c, 0, part[c], 0, top, none, dump, ns); }); !e.empty())
         return fail(e);
     if ((r.code = clock.network("range exchange", to_all(dump, counts_at, 16)))) return r;
-    auto ranges = read<uint64_t>(cl, 0, counts_at, 2ull * N);
-    uint64_t lo = ~0ull, hi = 0;
-    for (int c = 0; c < N; ++c) { lo = std::min(lo, ranges[2 * c]); hi = std::max(hi, ranges[2 * c + 1]); }
+    const auto range = exchanged_range(cl, N, counts_at);
+    const uint64_t lo = range.first, hi = range.second;
     r.counts.assign(N, 0);
     out_keys.clear();
     if (out_payloads) out_payloads->clear();
