@@ -110,6 +110,7 @@ void bind_rdma(py::module& m) {
       .def("dump", &RtlCluster::dump, py::arg("handle") = ~0ull, py::call_guard<py::gil_scoped_release>())
       .def_property_readonly("now", &RtlCluster::now)
       .def_property_readonly("clock_mhz", &RtlCluster::clock_mhz)
+      .def_property("packet_bytes", &RtlCluster::packet_bytes, &RtlCluster::set_packet_bytes)
       .def_property_readonly("link_bits", [](const RtlCluster& c) { return 32 * c.units(); })  // per port and cycle
       .def_property_readonly("op_timeout", [](const RtlCluster& c) { return c.op_timeout_cycles() + 100000; })
       .def_property_readonly("ncards", &RtlCluster::size)

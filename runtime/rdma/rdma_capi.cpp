@@ -372,6 +372,26 @@ int afuShellRDMARun(afu_rdma_cluster c, uint64_t cycles) {
   return AFU_RDMA_OK;
 }
 
+int afuShellRDMASetPacketBytes(afu_rdma_cluster c, uint32_t bytes) {
+  if (!c) return AFU_RDMA_BAD_ARG;
+#ifdef AFUSHELL_RDMA_RTL
+  if (c->rtl) {
+    try {
+      c->rtl->set_packet_bytes(bytes);
+    } catch (const std::exception& e) {
+      g_last_error = e.what();
+      return AFU_RDMA_BAD_ARG;
+    }
+    return AFU_RDMA_OK;
+  }
+#endif
+  if (bytes != 0 && bytes != uint32_t(rdma::kPayload)) {
+    g_last_error = "packet size " + std::to_string(bytes) + " B: the network model sends 64-byte packets only";
+    return AFU_RDMA_BAD_ARG;
+  }
+  return AFU_RDMA_OK;
+}
+
 int afuShellRDMAPut(afu_rdma_cluster c, int card, int dst, uint64_t local, uint64_t remote, uint64_t n) {
   afu_rdma_handle h;
   int r = afuShellRDMAPutAsync(c, card, dst, local, remote, n, &h);

@@ -144,6 +144,7 @@ void* rtl_cluster_create(int X, int Y, uint64_t mem_bytes, uint64_t latency, dou
   for (int c = 0; c < n; ++c) {
     Vrdma_node* m = cl->card[size_t(c)].m.get();
     m->rst = 1, m->card_id = c, m->port_dim = 0b01010000, m->port_dateline = dateline[size_t(c)];
+    m->link_out_ready = 0xF;  // cables without a PHY: a beat leaves every cycle
     m->clk = 0; m->eval(); m->clk = 1; m->eval();
     m->rst = 0;
     rdma_links::program_routes(m, c, n, X, dims, 64);

@@ -7,10 +7,11 @@
 #define SPG_AFU_PINS_H
 #include <stdint.h>
 
-#define SPG_AFU_ABI 2
-/* Serial-link ports of a card with the RDMA block, and the widest link word (bits). */
+#define SPG_AFU_ABI 3
+/* Serial-link ports of a card with the RDMA block, and the widest link beat (32-bit
+ * words: 1024 bits, a 100 Gb/s port at 200 MHz). */
 #define SPG_MAX_LINKS 4
-#define SPG_LINK_WORDS 16
+#define SPG_LINK_WORDS 32
 
 #ifdef __cplusplus
 extern "C" {
@@ -49,10 +50,12 @@ typedef struct {
     spg_wr_master rx_wr;
     spg_rd_master dsc_rd;
     uint8_t irq;                 /* out, [0] TX done, [1] RX done, [2] RDMA (afu_rdma_top) */
-    /* Serial links of the RDMA block, one word of info's link_bits per port and cycle
-     * (32-bit units, low first); unused on cards built without links. */
+    /* Serial links of the RDMA block, one beat of info's link_bits per port and cycle
+     * (32-bit units, low first); unused on cards built without links. link_out_ready is
+     * the PHY's: a port holds its beat while its bit is 0. */
     uint8_t link_out_valid;      /* out, bit per port */
     uint8_t link_out_last;       /* out */
+    uint8_t link_out_ready;      /* in */
     uint8_t link_in_valid;       /* in */
     uint8_t link_in_last;        /* in */
     uint32_t link_out_data[SPG_MAX_LINKS][SPG_LINK_WORDS];  /* out */

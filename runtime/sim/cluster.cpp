@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "afushell/rdma_packet.h"
 #include "afushell_csr.h"
 
 namespace spgsim {
@@ -416,6 +417,7 @@ uint64_t RtlCluster::issue(const Op& o) {
     Gate g(*this);
     Op op = o;
     op.issued = cyc_;
+    op.packet_bytes = packet_bytes_;
     op.code = RTL_PENDING;
     if (!present(op.card)) op.code = RTL_BAD_CARD;
     ops_.push_back(op);
@@ -423,6 +425,14 @@ uint64_t RtlCluster::issue(const Op& o) {
     if (op.code == RTL_PENDING) drv_[size_t(op.card)]->queue.push_back(h);
     woken_ = true;
     return h;
+}
+
+void RtlCluster::set_packet_bytes(uint32_t bytes) {
+    if (bytes % 64 || bytes > 1024)
+        throw std::runtime_error("packet size " + std::to_string(bytes) +
+                                    " B: DATA packets carry 64..1024 bytes in steps of 64 (0: the card's largest)");
+    Gate g(*this);
+    packet_bytes_ = bytes;
 }
 
 bool RtlCluster::wait(uint64_t h, uint64_t max_cycles) {
@@ -541,9 +551,52 @@ void RtlCluster::drive(int c) {
     k.mmio_write(AFUSHELL_RDMA_LEN, op.len);
     k.mmio_write(AFUSHELL_RDMA_BLOCK, op.block | op.count << 32);
     k.mmio_write(AFUSHELL_RDMA_STRIDES, op.lstride | op.rstride << 32);
-    k.mmio_write(AFUSHELL_RDMA_CMD, uint64_t(op.peer & 0x3F) | uint64_t(op.get) << 8 | 1ull << 31);
+    k.mmio_write(AFUSHELL_RDMA_CMD, uint64_t(op.peer & 0x3F) << AFUSHELL_RDMA_CMD_DST_SHIFT |
+                                        uint64_t(op.get) << AFUSHELL_RDMA_CMD_GET_SHIFT |
+                                        uint64_t(op.packet_bytes / 4) << AFUSHELL_RDMA_CMD_PKT_SHIFT |
+                                        AFUSHELL_RDMA_CMD_GO_MASK);
     op.started = k.host_cycle() + uint64_t(prm_.cycles(prm_.mmio_write_latency_ns));
     read(AFUSHELL_RDMA_STATUS, Driver::STATUS);
+}
+
+// Port p's beat onto channel `chi` (-1: an unconnected port, whose beats are lost), with
+// the channel's faults decided per packet.
+void RtlCluster::send(uint64_t c0, const spg_afu_pins& pins, int p, int chi) {
+    if (chi < 0) return;
+    Channel& ch = ch_[size_t(chi)];
+    std::uniform_real_distribution<double> u(0, 1);
+    const double on_wire = std::max(double(c0), ch.wire_free);
+    if (!ch.in_pkt) {
+        // header, payload and CRC words: what the wire carries of this packet
+        const uint32_t hdr = pins.link_out_data[p][0];
+        ch.in_pkt = true, ch.widx = 0, ++ch.packets;
+        ch.pkt_words = 2 + int(rdma_packet::payload_words(rdma_packet::extract(hdr, rdma_packet::kHdrWords)));
+        const double ns = on_wire * 1000.0 / prm_.clock_mhz;  // a link down then loses it
+        bool down = false;
+        for (const auto& iv : ch.fault.down) down = down || (ns >= iv.first && ns < iv.second);
+        ch.drop = down || (ch.fault.drop > 0 && u(ch.rng) < ch.fault.drop);
+        ch.flip_word = -1;
+        if (!ch.drop && ((ch.fault.per > 0 && u(ch.rng) < ch.fault.per) ||
+                         (ch.fault.ber > 0 && u(ch.rng) < 1.0 - std::pow(1.0 - ch.fault.ber, 32.0 * ch.pkt_words)))) {
+            // a random bit of the packet's words (a beat index and a bit within its words)
+            const int bit = int(ch.rng() % uint64_t(32 * ch.pkt_words));
+            ch.flip_word = bit / 32 / units_, ch.flip_bit = bit % (32 * units_);
+            ++ch.corrupted;
+        }
+        ch.dropped += ch.drop;
+    }
+    const int words = std::max(1, std::min(units_, ch.pkt_words - ch.widx * units_));
+    ch.wire_free = on_wire + 4.0 * words * ch.cycles_per_byte;
+    ch.wire_bytes += uint64_t(4 * words);
+    std::array<uint32_t, SPG_LINK_WORDS + 1> w{};
+    std::copy(pins.link_out_data[p], pins.link_out_data[p] + units_, w.begin());
+    const bool last = (pins.link_out_last >> p) & 1;
+    w[SPG_LINK_WORDS] = last;
+    if (ch.widx++ == ch.flip_word) w[size_t(ch.flip_bit / 32)] ^= 1u << (ch.flip_bit % 32);
+    const uint64_t leaves = std::max<uint64_t>(c0, uint64_t(std::ceil(ch.wire_free)) - 1);
+    if (!ch.drop) ch.q.push_back({leaves + ch.latency, w});
+    ch.last_sent = c0;
+    if (last) ch.in_pkt = false;
 }
 
 void RtlCluster::tick() {
@@ -567,49 +620,26 @@ void RtlCluster::tick() {
             ch.q.pop_front();
         }
     }
-    for (int c = 0; c < n_; ++c)
-        if (present(c)) cards_[size_t(c)]->step();
-    // link outputs of this cycle onto the cables, with the channel's faults decided per packet
+    // The PHYs: a port's beat (the card's outputs since its last step) leaves in this cycle
+    // when its PHY is ready, i.e. has put the beats before it on the wire by the end of the
+    // cycle; the wire sends the beat's words (4 bytes each, header and CRC included, idle
+    // lanes not) at the line rate, so a port wider than its line is held to the line.
     for (int c = 0; c < n_; ++c) {
         if (!present(c)) continue;
-        const spg_afu_pins& pins = cards_[size_t(c)]->pins();
-        if (!pins.link_out_valid) continue;
+        spg_afu_pins& pins = cards_[size_t(c)]->pins();
+        uint8_t ready = 0;
         for (int p = 0; p < d_.ports; ++p) {
-            if (!((pins.link_out_valid >> p) & 1)) continue;
             auto it = out_ch_.find({c, p});
-            if (it == out_ch_.end()) continue;  // an unconnected port: its words are lost
-            Channel& ch = ch_[size_t(it->second)];
-            std::uniform_real_distribution<double> u(0, 1);
-            // The wire sends line_rate_gbps: a word leaves once the words before it have (the
-            // PHY holds it meanwhile), so a port faster than its line is held to the line's
-            // rate; a line at least as fast as the port adds nothing to the cable latency.
-            const double on_wire = std::max(double(c0), ch.wire_free);
-            ch.wire_free = on_wire + 4.0 * units_ * ch.cycles_per_byte;
-            if (!ch.in_pkt) {
-                ch.in_pkt = true, ch.widx = 0, ++ch.packets;
-                const double ns = on_wire * 1000.0 / prm_.clock_mhz;  // a link down then loses it
-                bool down = false;
-                for (const auto& iv : ch.fault.down) down = down || (ns >= iv.first && ns < iv.second);
-                ch.drop = down || (ch.fault.drop > 0 && u(ch.rng) < ch.fault.drop);
-                ch.flip_word = -1;
-                if (!ch.drop && ((ch.fault.per > 0 && u(ch.rng) < ch.fault.per) ||
-                                 (ch.fault.ber > 0 && u(ch.rng) < 1.0 - std::pow(1.0 - ch.fault.ber, 32.0 * 19 * units_)))) {
-                    ch.flip_word = int(ch.rng() % 3), ch.flip_bit = int(ch.rng() % uint64_t(32 * units_));
-                    ++ch.corrupted;
-                }
-                ch.dropped += ch.drop;
-            }
-            std::array<uint32_t, SPG_LINK_WORDS + 1> w{};
-            std::copy(pins.link_out_data[p], pins.link_out_data[p] + units_, w.begin());
-            const bool last = (pins.link_out_last >> p) & 1;
-            w[SPG_LINK_WORDS] = last;
-            if (ch.widx++ == ch.flip_word) w[size_t(ch.flip_bit / 32)] ^= 1u << (ch.flip_bit % 32);
-            const uint64_t leaves = std::max<uint64_t>(c0, uint64_t(std::ceil(ch.wire_free)) - 1);
-            if (!ch.drop) ch.q.push_back({leaves + ch.latency, w});
-            ch.last_sent = c0;
-            if (last) ch.in_pkt = false;
+            const bool free = it == out_ch_.end() || ch_[size_t(it->second)].wire_free <= double(c0) + 1.0;
+            if (!free) continue;
+            ready = uint8_t(ready | 1u << p);
+            if ((pins.link_out_valid >> p) & 1) send(c0, pins, p, it == out_ch_.end() ? -1 : it->second);
         }
+        pins.link_out_ready = ready;
+        pins.link_out_valid = 0;  // taken or held: the card presents it again after its step
     }
+    for (int c = 0; c < n_; ++c)
+        if (present(c)) cards_[size_t(c)]->step();
     ++cyc_;
     for (int c = 0; c < n_; ++c)
         if (present(c)) drive(c);

@@ -54,6 +54,7 @@ public:
     struct Op {
         int card = 0, peer = 0, get = 0, code = RTL_PENDING;
         uint64_t local = 0, remote = 0, len = 0, block = 0, count = 0, lstride = 0, rstride = 0;
+        uint32_t packet_bytes = 0;  // DATA payload (RDMA_CMD.PKT); set by issue() from the cluster's
         uint64_t issued = 0, started = 0, done = 0;  // host call, CMD write reaching the card, completion seen
     };
     struct Event { int kind, peer; uint64_t addr, len, cycle; };
@@ -64,8 +65,10 @@ public:
         double wire_free = 0;        // when the wire has sent everything handed to it (cycles)
         std::deque<std::pair<uint64_t, std::array<uint32_t, SPG_LINK_WORDS + 1>>> q;  // (arrival, units + last)
         bool in_pkt = false, drop = false;
-        int flip_word = -1, flip_bit = 0, widx = 0;
+        int flip_word = -1, flip_bit = 0, widx = 0;  // flip_word, widx: beats of the packet
+        int pkt_words = 0;                            // header + payload + CRC of the packet being sent
         uint64_t packets = 0, dropped = 0, corrupted = 0, delivered_words = 0, last_sent = 0, last_delivered = 0;
+        uint64_t wire_bytes = 0;                      // bytes put on the wire (the line's load)
         ClusterDesc::Fault fault;
         std::mt19937_64 rng;
     };
@@ -102,6 +105,11 @@ public:
     /// op(h).code when the host-side checks refuse it).
     uint64_t issue(const Op& op);
     Op op(uint64_t h);
+    /// DATA payload of the operations issued from now on: 64..1024 bytes in steps of 64 (cut
+    /// to each card's largest, RDMA_INFO.MAX_PKT_WORDS), 0 the largest (the default). Throws
+    /// std::runtime_error for other values.
+    void set_packet_bytes(uint32_t bytes);
+    uint32_t packet_bytes() const { return packet_bytes_; }
     /// Steps until the operation ends or max_cycles pass; true when it ended.
     bool wait(uint64_t h, uint64_t max_cycles);
     void step();
@@ -140,6 +148,7 @@ private:
     struct Driver;
     void drive(int c);
     void tick();                    // one cycle of everything; the caller holds clk_m_
+    void send(uint64_t c0, const spg_afu_pins& pins, int p, int chi);  // a beat onto a cable
     bool wants_clock();             // the clock thread's test; the caller holds clk_m_
     void clock_loop();
     uint64_t csr_read_locked(int c, uint32_t addr);
@@ -151,6 +160,7 @@ private:
     int n_ = 0, units_ = 1;
     std::atomic<uint64_t> cyc_{0};  // read by now() without the lock
     uint64_t op_timeout_ = 0;
+    uint32_t packet_bytes_ = 0;
     std::vector<std::shared_ptr<Card>> cards_;
     std::vector<uint64_t> brch_cfg_;            // per card: the branch binding in STREAM_CFG
     std::vector<std::unique_ptr<Driver>> drv_;

@@ -20,6 +20,7 @@ module rdma_node #(
     parameter integer PF_DEPTH = 32,               // engine read-ahead, words (covers the memory's read latency)
     parameter integer STREAM = 0,                  // 1: stream endpoints on the local port
     parameter integer STREAM_DEPTH = 256,          // their receive FIFO, words (credits: the round trip)
+    parameter integer MAX_WORDS = 16,              // largest DATA payload, words (up to 256: bulk packets)
     parameter integer LANES = 1                    // words per beat of the network (rdma_card_net); the
                                                    // engine and the endpoints move a word per cycle behind
                                                    // rdma_lanes_pack / rdma_lanes_unpack
@@ -98,6 +99,7 @@ module rdma_node #(
     output wire [P-1:0]    link_out_valid,
     output wire [32*LANES*P-1:0] link_out_data,
     output wire [P-1:0]    link_out_last,
+    input  wire [P-1:0]    link_out_ready,  // each port's PHY takes a beat
     input  wire [P-1:0]    link_in_valid,
     input  wire [32*LANES*P-1:0] link_in_data,
     input  wire [P-1:0]    link_in_last,
@@ -217,13 +219,14 @@ module rdma_node #(
         end
     endgenerate
 
-    rdma_card_net #(.P(P), .WINDOW(WINDOW), .VC_BUF(VC_BUF), .TIMEOUT(TIMEOUT), .LANES(LANES)) u_net (
+    rdma_card_net #(.P(P), .WINDOW(WINDOW), .VC_BUF(VC_BUF), .TIMEOUT(TIMEOUT), .LANES(LANES),
+                   .MAX_WORDS(MAX_WORDS)) u_net (
         .clk(clk), .rst(rst), .cfg_we(cfg_we), .cfg_addr(cfg_addr), .cfg_port(cfg_port), .port_dim(port_dim),
         .port_dateline(port_dateline), .inj_valid(w_inj_valid), .inj_ready(w_inj_ready), .inj_data(w_inj_data),
         .inj_last(w_inj_last), .ej_valid(w_ej_valid), .ej_ready(w_ej_ready), .ej_data(w_ej_data),
         .ej_last(w_ej_last),
         .link_out_valid(link_out_valid), .link_out_data(link_out_data), .link_out_last(link_out_last),
-        .link_in_valid(link_in_valid), .link_in_data(link_in_data), .link_in_last(link_in_last),
+        .link_out_ready(link_out_ready), .link_in_valid(link_in_valid), .link_in_data(link_in_data), .link_in_last(link_in_last),
         .overflow(overflow), .replays(replays), .link_dbg(link_dbg), .router_dbg(router_dbg));
 endmodule
 `default_nettype wire

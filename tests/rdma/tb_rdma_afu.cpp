@@ -99,7 +99,7 @@ int main(int argc, char** argv) {
           cb.q.pop_front();
         }
       }
-      m->link_in_valid = v, m->link_in_last = l, m->link_in_data = in_data;
+      m->link_in_valid = v, m->link_in_last = l, m->link_in_data = in_data, m->link_out_ready = 3;
       m->clk = 0;
       m->eval();
     }

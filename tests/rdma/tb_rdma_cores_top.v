@@ -78,7 +78,7 @@ module tb_rdma_cores_top #(
         .mem_rd_address(), .mem_rd_read(), .mem_rd_waitrequest(1'b0), .mem_rd_readdata(32'd0),
         .mem_rd_readdatavalid(1'b0), .mem_wr_address(), .mem_wr_write(), .mem_wr_writedata(),
         .mem_wr_waitrequest(1'b0), .mem_wr_flush(), .mem_wr_pending(1'b0),
-        .link_out_valid(l0_out_valid), .link_out_data(l0_out_data), .link_out_last(l0_out_last),
+        .link_out_valid(l0_out_valid), .link_out_data(l0_out_data), .link_out_last(l0_out_last), .link_out_ready(2'b11),
         .link_in_valid(l0_in_valid), .link_in_data(l0_in_data), .link_in_last(l0_in_last),
         .overflow(overflow[0:0]), .replays(), .link_dbg(), .router_dbg(), .eng_dbg(), .eng_slots());
     rdma_node #(.P(2), .STREAM(1), .MEM_BYTES(64'h10000)) u_card1 (
@@ -95,7 +95,7 @@ module tb_rdma_cores_top #(
         .mem_rd_address(), .mem_rd_read(), .mem_rd_waitrequest(1'b0), .mem_rd_readdata(32'd0),
         .mem_rd_readdatavalid(1'b0), .mem_wr_address(), .mem_wr_write(), .mem_wr_writedata(),
         .mem_wr_waitrequest(1'b0), .mem_wr_flush(), .mem_wr_pending(1'b0),
-        .link_out_valid(l1_out_valid), .link_out_data(l1_out_data), .link_out_last(l1_out_last),
+        .link_out_valid(l1_out_valid), .link_out_data(l1_out_data), .link_out_last(l1_out_last), .link_out_ready(2'b11),
         .link_in_valid(l1_in_valid), .link_in_data(l1_in_data), .link_in_last(l1_in_last),
         .overflow(overflow[1:1]), .replays(), .link_dbg(), .router_dbg(), .eng_dbg(), .eng_slots());
     /* verilator lint_on PINCONNECTEMPTY */

@@ -53,6 +53,7 @@ int main(int argc, char** argv) {
   for (int c = 0; c < n; ++c) {
     Vrdma_node* m = card[c];
     m->rst = 1, m->card_id = c, m->port_dim = 0b01010000, m->port_dateline = dateline[c];
+    m->link_out_ready = 0xF;  // cables without a PHY
     m->st_tx_dst = 3 - c, m->st_tx_sid = 10 + (3 - c), m->st_rx_peer = 3 - c, m->st_rx_sid = 10 + c;
     m->clk = 0; m->eval(); m->clk = 1; m->eval();
     m->rst = 0;

@@ -54,7 +54,10 @@ def test_build_with_links_hardware_project(tmp_path, capsys) -> None:
     assert "rtl/shell/rdma/rdma_engine.v" in files and "rtl/shell/rdma/afu/afu_rdma_top.v" in files
     assert "../rtl/shell/rdma/rdma_router.v" in (out / "hw" / "filelist.txt").read_text()
     tcl = (out / "hw" / "afu_top_hw.tcl").read_text()
-    assert "TOP_LEVEL afu_rdma_top" in tcl and "add_interface_port links link_out_data out_data Output 64" in tcl
+    # a 100 Gb/s line: 1024-bit beats per port (32 words at 200 MHz), the PHY's ready per port
+    assert "TOP_LEVEL afu_rdma_top" in tcl and "add_interface_port links link_out_data out_data Output 2048" in tcl
+    assert "add_interface_port links link_out_ready out_ready Input 2" in tcl
+    assert "add_parameter RDMA_LANES INTEGER {32}" in tcl
     assert "EXPORT_OF afu.links" in (out / "hw" / "afu_system.tcl").read_text()
     plain = tmp_path / "p"
     assert main(["build", "--loopback", "--no-sim", "-o", str(plain)]) == 0

@@ -32,9 +32,11 @@ def test_rdma_rtl_afu_lint_clean() -> None:
 
 
 def afu_model() -> Path:
-    """Verilated ring of afu_rdma_top cards with its host program, cached by content."""
+    """Verilated ring of afu_rdma_top cards with its host program, cached by content: the
+    32-bit link port (RDMA_LANES 1), a word per cycle as the program's cables carry it."""
     return verilate_cached("rdma", "afu_rdma_top", "afu_rdma_top", [*_sources(), TB],
-                           (f"-I{ROOT / 'shell'}", "-Wno-fatal", "-CFLAGS", f"-I{ROOT / 'shell' / 'include'}"),
+                           (f"-I{ROOT / 'shell'}", "-GRDMA_LANES=1", "-Wno-fatal", "-CFLAGS",
+                            f"-I{ROOT / 'shell' / 'include'}"),
                            deps=INCLUDES)
 
 

@@ -116,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
         info: dict[str, object] = {"target": core.name if core else "loopback",
                                    "n_cores": project.params["N_CORES"]}
         if args.links:
-            info.update(links=args.links, link_bits=link_bits(), link_gbps=args.link_gbps,
+            info.update(links=args.links, link_bits=link_bits(project.params), link_gbps=args.link_gbps,
                         rdma_op_timeout=args.op_timeout)
             # what the cluster checks between cards: a stream's element size on both ends
             if core and core.brch_in_words:

@@ -27,7 +27,7 @@ __all__ = [
     "shell_sources",
 ]
 
-_ABI = "spg-afu-abi-2"
+_ABI = "spg-afu-abi-3"
 _RECIPE = "two-units-1"  # how a card is compiled (_compile_card): part of its cache key
 # The per-cycle code of a card: -O3 for the host CPU ran the 12-core LBM card about 20 %
 # faster than -O2 (it is built and run on one machine: the CPU is part of the cache key);
@@ -185,7 +185,7 @@ def build_card(sources: Iterable[Path], *, params: Mapping[str, object] | None =
     wrapper = root / "runtime" / "sim" / "card" / "afu_card.cpp"
     pins = root / "runtime" / "sim" / "afu_pins.h"
     links = int(params.get("RDMA_PORTS", 0)) if top == "afu_rdma_top" else 0
-    defines = [f"-DSPG_LINK_PORTS={links}", f"-DSPG_LINK_BITS={link_bits()}"] if links else []
+    defines = [f"-DSPG_LINK_PORTS={links}", f"-DSPG_LINK_BITS={link_bits(params)}"] if links else []
     parts: list[str | bytes] = [_ABI, _RECIPE, top, repr(defines), _OPT_FAST, platform.processor(),
                                 _cpu_model(), repr(sorted(params.items())), info_lines,
                                 wrapper.read_bytes(), pins.read_bytes(), str(verilator_root())]
@@ -375,13 +375,10 @@ def _compile_card(obj: Path, cpp: list[Path], defines: list[str], pins_dir: Path
     _run(["g++", "-shared", "-fPIC", *map(str, objs + kernel), str(runtime_lib), "-o", str(out), "-pthread"],
          obj, "linking the simulated card")
 
-def link_bits() -> int:
-    """Bits per cycle of one serial-link port of the RDMA RTL (rdma_link_port's word)."""
-    import re
-
-    text = (repo_root() / "shell" / "rdma" / "afu" / "afu_rdma_top.v").read_text()
-    m = re.search(r"parameter\s+integer\s+LINK_W\s*=\s*(\d+)", text)
-    return int(m.group(1)) if m else 32
+def link_bits(params: Mapping[str, object]) -> int:
+    """Bits per cycle of one serial-link port of an afu_rdma_top built with `params` (its
+    RDMA_LANES words a beat, shell/rdma/afu/afu_rdma_top.v)."""
+    return 32 * int(params.get("RDMA_LANES", 16))  # type: ignore[call-overload]
 
 
 def link_card(links: int = 4, op_timeout: int = 100_000) -> Path:

@@ -369,6 +369,24 @@ class Cluster:
     def now(self) -> int:
         return self.sim.now
 
+    @property
+    def packet_bytes(self) -> int:
+        """DATA payload of the transfers started from now on: 64..1024 bytes in steps of 64,
+        cut to each RTL card's largest (1 KiB behind a 512- or 1024-bit link port); 0, the
+        default, is that largest. The model sends 64-byte packets only."""
+        return self.sim.packet_bytes if self.rtl else 64
+
+    @packet_bytes.setter
+    def packet_bytes(self, n: int) -> None:
+        if not self.rtl:
+            if n not in (0, 64):
+                raise SpgenError(f"packet size {n} B: the network model sends 64-byte packets only")
+            return
+        try:
+            self.sim.packet_bytes = n
+        except (RuntimeError, TypeError) as e:
+            raise SpgenError(str(e)) from None
+
     def ns(self, cycles: int) -> float:
         return self.sim.ns(cycles)
 

@@ -72,7 +72,14 @@ def _reg_defaults_literal(regs: tuple[tuple[str, int], ...]) -> str:
     return f"8192'h{value:x}"
 
 
-LINK_GBPS = (40, 100)
+# The RDMA block's link port per line rate (`--link-gbps`): LANES 32-bit words a beat, so one
+# port sustains its line at the card's 200 MHz (512 bits = 102.4 Gb/s for 40 Gb/s, 1024 bits
+# for 100 Gb/s: 1 KiB packets need 98.6 % of it), and buffers for 200 ns cables: an ACK and a
+# credit come back after about 130 cycles, which 32 packets cover at 40 Gb/s; 64-byte packets
+# on a 100 Gb/s line need about 100 packets in flight (docs/rdma.md, "Line rate").
+LINK_PORT = {40: {"RDMA_LANES": 16, "RDMA_WINDOW": 32, "RDMA_VC_BUF": 16},
+             100: {"RDMA_LANES": 32, "RDMA_WINDOW": 128, "RDMA_VC_BUF": 64}}
+LINK_GBPS = tuple(LINK_PORT)
 
 
 def write_project(out: Path, core: CoreInterface | None, core_text: str | None,
@@ -109,6 +116,7 @@ def write_project(out: Path, core: CoreInterface | None, core_text: str | None,
         params["SORT_SCATTER"] = 1
     if links:
         params["RDMA_PORTS"] = links
+        params.update(LINK_PORT[link_gbps])
         params["RDMA_OP_TIMEOUT"] = op_timeout
         if core and core.brch_in_words:
             params["BRCH_IN_WORDS"] = core.brch_in_words

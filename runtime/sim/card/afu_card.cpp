@@ -107,6 +107,7 @@ void spg_afu_eval(void* p, spg_afu_pins* s, int clk) {
     if (s->dsc_rd.readdatavalid) put(t->dsc_rd_readdata, s->dsc_rd.readdata);
     t->rx_wr_waitrequest = s->rx_wr.waitrequest;
 #ifdef SPG_LINK_PORTS
+    t->link_out_ready = s->link_out_ready;
     t->link_in_valid = s->link_in_valid;
     t->link_in_last = s->link_in_last;
     for (int p = 0; p < SPG_LINK_PORTS; ++p)

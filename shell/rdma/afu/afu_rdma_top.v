@@ -29,8 +29,15 @@ module afu_rdma_top #(
     parameter [63:0]  AFU_ID_L         = 64'hac3cf1e8beaefcca,
     parameter [63:0]  AFU_ID_H         = 64'h48ae995a649b4c39,
     parameter integer RDMA_PORTS       = 2,              // serial-link ports (1..4)
+    // the link datapath: LANES 32-bit words a beat, so that one port sustains its line at
+    // 200 MHz (16 = 512 bits = 102.4 Gb/s for a 40 Gb/s line, 32 = 1024 bits for 100 Gb/s;
+    // 1 = the 32-bit port, 6.4 Gb/s), and the largest DATA payload (256 words: 1 KiB bulk
+    // packets; 16 on a 32-bit port)
+    parameter integer RDMA_LANES       = 16,
+    parameter integer RDMA_MAX_WORDS   = RDMA_LANES > 1 ? 256 : 16,
     // link buffers sized for 200 ns cables: a credit and an ACK return after ~130 cycles,
-    // which 16 packets of 18 words cover (8 left the link credit-bound)
+    // which 16 packets of 18 words cover (8 left the link credit-bound); 64-byte packets
+    // on a 100 Gb/s line need about 100 in flight (spgen build sizes them by --link-gbps)
     parameter integer RDMA_WINDOW      = 32,             // go-back-N replay window per port
     parameter integer RDMA_VC_BUF      = 16,             // link input buffer per VC, packets
     // engine read-ahead: words in flight to the DDR, to cover its read round trip (~45
@@ -74,11 +81,14 @@ module afu_rdma_top #(
     output wire [1:0]   irq,
     output wire         rdma_irq,
     // serial links
+    // serial links: a beat of RDMA_LANES words per port and cycle; link_out_ready is the
+    // PHY's (MAC's) ready, low while it is still sending the beats before
     output wire [RDMA_PORTS-1:0]    link_out_valid,
-    output wire [32*RDMA_PORTS-1:0] link_out_data,
+    output wire [32*RDMA_LANES*RDMA_PORTS-1:0] link_out_data,
     output wire [RDMA_PORTS-1:0]    link_out_last,
+    input  wire [RDMA_PORTS-1:0]    link_out_ready,
     input  wire [RDMA_PORTS-1:0]    link_in_valid,
-    input  wire [32*RDMA_PORTS-1:0] link_in_data,
+    input  wire [32*RDMA_LANES*RDMA_PORTS-1:0] link_in_data,
     input  wire [RDMA_PORTS-1:0]    link_in_last
 );
     localparam integer P = RDMA_PORTS;
@@ -217,22 +227,25 @@ module afu_rdma_top #(
         .in_brch(in_brch), .out_brch(out_brch), .tx_valid(st_s_valid), .tx_ready(st_s_ready), .rx_valid(st_m_valid), .rx_ready(st_m_ready),
         .errors(st_errors));
 
-    rdma_csr #(.P(P), .MAX_OPS(RDMA_MAX_OPS)) u_csr (
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [8:0] cmd_pkt_words;  // the word engine's DATA packets are 16 words whatever it asks
+    /* verilator lint_on UNUSEDSIGNAL */
+    rdma_csr #(.P(P), .MAX_OPS(RDMA_MAX_OPS), .LANES(RDMA_LANES), .MAX_WORDS(RDMA_MAX_WORDS)) u_csr (
         .clk(clk), .rst(rst), .mmio_wr_valid(mmio_wr_valid && w_rdma), .mmio_wr_addr(mmio_wr_addr),
         .mmio_wr_data(mmio_wr_data), .mmio_rd_valid(mmio_rd_valid && r_rdma), .mmio_rd_addr(mmio_rd_addr),
         .mmio_rd_resp_valid(r_resp_valid), .mmio_rd_resp_data(r_resp_data), .card_id(card_id),
         .port_dim(port_dim), .port_dateline(port_dateline), .cfg_we(cfg_we), .cfg_addr(cfg_addr),
         .cfg_port(cfg_port), .cmd_valid(cmd_valid), .cmd_ready(cmd_ready), .cmd_get(cmd_get), .cmd_dst(cmd_dst),
         .cmd_local(cmd_local), .cmd_remote(cmd_remote), .cmd_len(cmd_len), .cmd_block(cmd_block),
-        .cmd_count(cmd_count), .cmd_local_stride(cmd_lstride), .cmd_remote_stride(cmd_rstride), .op_id(op_id),
-        .busy(busy), .done(done), .done_op(done_op), .done_code(done_code), .ops_done(ops_done),
+        .cmd_count(cmd_count), .cmd_local_stride(cmd_lstride), .cmd_remote_stride(cmd_rstride),
+        .cmd_pkt_words(cmd_pkt_words), .op_id(op_id), .busy(busy), .done(done), .done_op(done_op), .done_code(done_code), .ops_done(ops_done),
         .evt_valid(evt_valid), .evt_data(evt_data), .evt_ready(evt_ready), .evt_lost(evt_lost), .overflow(overflow),
         .replays(replays), .link_dbg(link_dbg), .router_dbg(router_dbg), .eng_dbg(eng_dbg), .eng_slots(eng_slots),
         .irq(rdma_irq));
 
     rdma_node #(.P(P), .WINDOW(RDMA_WINDOW), .VC_BUF(RDMA_VC_BUF), .MEM_BYTES(RDMA_MEM_BYTES),
                 .OP_TIMEOUT(RDMA_OP_TIMEOUT), .MAX_OPS(RDMA_MAX_OPS), .PF_DEPTH(RDMA_PF_DEPTH), .STREAM(1),
-                .STREAM_DEPTH(RDMA_STREAM_DEPTH)) u_node (
+                .STREAM_DEPTH(RDMA_STREAM_DEPTH), .LANES(RDMA_LANES), .MAX_WORDS(RDMA_MAX_WORDS)) u_node (
         .clk(clk), .rst(rst), .card_id(card_id), .cfg_we(cfg_we), .cfg_addr(cfg_addr), .cfg_port(cfg_port),
         .port_dim(port_dim), .port_dateline(port_dateline), .cmd_valid(cmd_valid), .cmd_ready(cmd_ready),
         .cmd_get(cmd_get), .cmd_dst(cmd_dst), .cmd_local(cmd_local), .cmd_remote(cmd_remote), .cmd_len(cmd_len),
@@ -250,7 +263,7 @@ module afu_rdma_top #(
         .rd_s_valid(rd_s_valid), .rd_s_ready(rd_s_ready), .rd_s_data(rd_s_data), .rd_s_last(rd_s_last),
         .rd_m_valid(rd_m_valid), .rd_m_ready(rd_m_ready), .rd_m_data(rd_m_data), .rd_m_last(rd_m_last),
         .rd_errors(red_errors), .link_out_valid(link_out_valid), .link_out_data(link_out_data),
-        .link_out_last(link_out_last), .link_in_valid(link_in_valid), .link_in_data(link_in_data),
+        .link_out_last(link_out_last), .link_out_ready(link_out_ready), .link_in_valid(link_in_valid), .link_in_data(link_in_data),
         .link_in_last(link_in_last), .overflow(overflow), .replays(replays), .link_dbg(link_dbg),
         .router_dbg(router_dbg), .eng_dbg(eng_dbg), .eng_slots(eng_slots));
 

@@ -3,8 +3,10 @@
 // target events and the block's interrupt. Reads answer one cycle later, as shell_csr's.
 `default_nettype none
 module rdma_csr #(
-    parameter integer P = 2,       // link ports (1..4)
-    parameter integer MAX_OPS = 4  // the engine's operations in flight (reported in INFO)
+    parameter integer P = 2,          // link ports (1..4)
+    parameter integer MAX_OPS = 4,    // the engine's operations in flight (reported in INFO)
+    parameter integer LANES = 1,      // words a link port moves per cycle (INFO)
+    parameter integer MAX_WORDS = 16  // largest DATA payload, words (INFO; CMD.PKT's limit)
 ) (
     input  wire            clk,
     input  wire            rst,
@@ -35,6 +37,7 @@ module rdma_csr #(
     output reg  [31:0]     cmd_count,
     output reg  [31:0]     cmd_local_stride,
     output reg  [31:0]     cmd_remote_stride,
+    output reg  [8:0]      cmd_pkt_words,   // DATA payload of the operation: 16..MAX_WORDS, a multiple of 16
     input  wire [31:0]     op_id,
     input  wire            busy,
     input  wire            done,
@@ -84,7 +87,12 @@ module rdma_csr #(
     assign irq = |(irq_status_reg & irq_enable_reg);
 
     wire [63:0] replays64 = {{16*(4-P){1'b0}}, replays};
-    wire [63:0] info = {32'd0, MAX_OPS[7:0], 8'd1, 8'd64, P[7:0]};
+    wire [63:0] info = {15'd0, MAX_WORDS[8:0], LANES[7:0], MAX_OPS[7:0], 8'd1, 8'd64, P[7:0]};
+    // CMD.PKT: 0 or more than the port's largest payload asks for that, else whole 64-byte lines
+    localparam [8:0] MAXW = MAX_WORDS[8:0];
+    wire [8:0] pkt_req = mmio_wr_data[CSR_RDMA_CMD_PKT_LSB +: CSR_RDMA_CMD_PKT_WIDTH];
+    wire [8:0] pkt_words = pkt_req == 9'd0 || pkt_req >= MAXW ? MAXW
+                         : pkt_req < 9'd16 ? 9'd16 : {pkt_req[8:4], 4'd0};
     // completions wait here until DONE_POP: {code, op}
     reg  [15:0] dq_lost_reg;
     reg  [7:0]  last_code_reg;
@@ -143,7 +151,7 @@ module rdma_csr #(
             card_id <= 6'd0; port_cfg_reg <= 64'hFFFF; block_reg <= 64'd0; strides_reg <= 64'd0;
             cmd_local <= 64'd0; cmd_remote <= 64'd0; cmd_len <= 64'd0; cmd_get <= 1'b0; cmd_dst <= 6'd0;
             cmd_valid <= 1'b0; cmd_block <= 32'd0; cmd_count <= 32'd0; cmd_local_stride <= 32'd0;
-            cmd_remote_stride <= 32'd0; local_reg <= 64'd0; remote_reg <= 64'd0; len_reg <= 64'd0;
+            cmd_remote_stride <= 32'd0; cmd_pkt_words <= MAXW; local_reg <= 64'd0; remote_reg <= 64'd0; len_reg <= 64'd0;
             irq_status_reg <= 2'd0; irq_enable_reg <= 2'b11; dropped_reg <= 1'b0; cfg_addr <= 6'd0; cfg_port <= 4'd0;
             for (i = 0; i < 64; i = i + 1) route[i] <= 4'hF;
             mmio_rd_resp_valid <= 1'b0;
@@ -181,6 +189,7 @@ module rdma_csr #(
                             cmd_valid <= 1'b1;
                             cmd_dst <= wd[CSR_RDMA_CMD_DST_LSB +: 6];
                             cmd_get <= wd[CSR_RDMA_CMD_GET_LSB];
+                            cmd_pkt_words <= pkt_words;
                             cmd_local <= local_reg; cmd_remote <= remote_reg; cmd_len <= len_reg;
                             cmd_block <= block_reg[31:0]; cmd_count <= block_reg[63:32];
                             cmd_local_stride <= strides_reg[31:0]; cmd_remote_stride <= strides_reg[63:32];
@@ -201,6 +210,7 @@ module rdma_csr #(
     /* verilator lint_on UNUSEDSIGNAL */
     initial begin
         if (P < 1 || P > 4) $error("%m: P must be 1..4");
+        if (MAX_WORDS < 16 || MAX_WORDS > 256 || MAX_WORDS % 16 != 0) $error("%m: MAX_WORDS=%0d must be 16..256, a multiple of 16", MAX_WORDS);
     end
 endmodule
 `default_nettype wire

@@ -70,6 +70,11 @@ int afuShellRDMAGetStridedAsync(afu_rdma_cluster c, int card, int src_card, uint
 /** Runs the simulation up to max_cycles (0: the op timeout) until the transfer ends;
  *  returns its result, or AFU_RDMA_PENDING. */
 int afuShellRDMAWait(afu_rdma_cluster c, afu_rdma_handle handle, uint64_t max_cycles);
+/** DATA payload of the operations started from now on (RDMA_CMD.PKT on RTL cards): 64..1024
+ *  bytes in steps of 64, cut to each card's largest (RDMA_INFO.MAX_PKT_WORDS: 1 KiB on
+ *  cards whose link port is 512 or 1024 bits wide, 64 B on a 32-bit port); 0 = the largest,
+ *  the default. The model sends 64-byte packets only (0 or 64). AFU_RDMA_BAD_ARG otherwise. */
+int afuShellRDMASetPacketBytes(afu_rdma_cluster c, uint32_t bytes);
 /** Result without simulating: AFU_RDMA_PENDING while in flight. */
 int afuShellRDMATest(afu_rdma_cluster c, afu_rdma_handle handle);
 /** Advances the whole cluster by `cycles` cycles of its clock. */
