@@ -105,12 +105,20 @@ void bind_rdma(py::module& m) {
         int state = o.code == spgsim::RTL_PENDING ? 0 : o.code == 0 ? 1 : 2;
         return py::make_tuple(state, o.code == spgsim::RTL_PENDING ? 0 : o.code, o.issued, o.done);
       })
+      .def("card_cycles", [](RtlCluster& c, uint64_t h) {  // CMD at the card to its completion interrupt
+        const RtlCluster::Op o = c.op(h);
+        return o.code == spgsim::RTL_PENDING ? 0 : o.card_done - o.started;
+      })
       .def("wait", &RtlCluster::wait, py::call_guard<py::gil_scoped_release>())
       .def("run", &RtlCluster::run, py::call_guard<py::gil_scoped_release>())
       .def("dump", &RtlCluster::dump, py::arg("handle") = ~0ull, py::call_guard<py::gil_scoped_release>())
       .def_property_readonly("now", &RtlCluster::now)
       .def_property_readonly("clock_mhz", &RtlCluster::clock_mhz)
       .def_property("packet_bytes", &RtlCluster::packet_bytes, &RtlCluster::set_packet_bytes)
+      .def("line_gbps", [](const RtlCluster& c, int from, int to) {  // the first cable from `from` towards `to`
+        const std::vector<int> way = c.route(from, to);
+        return way.empty() ? 0.0 : 8.0 * c.clock_mhz() / (1000.0 * c.channels()[size_t(way.front())].cycles_per_byte);
+      })
       .def_property_readonly("link_bits", [](const RtlCluster& c) { return 32 * c.units(); })  // per port and cycle
       .def_property_readonly("op_timeout", [](const RtlCluster& c) { return c.op_timeout_cycles() + 100000; })
       .def_property_readonly("ncards", &RtlCluster::size)

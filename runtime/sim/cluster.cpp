@@ -138,7 +138,7 @@ ClusterDesc ClusterDesc::parse(const std::string& text) {
 struct RtlCluster::Driver {
     enum State { SETUP, IDLE, STATUS, OP_ID, DONE_INFO, EVT_INFO, EVT_ADDR, EVT_LEN } st = SETUP;
     std::deque<uint64_t> queue;        // handles not yet started
-    uint64_t rd = 0, cur = 0, irq_seen = 0;
+    uint64_t rd = 0, cur = 0, irq_seen = 0, irq_msi = 0;  // irq_msi: the cycle of the last interrupt's MSI
     int inflight = 0, max_ops = 1, local_port = 0;
     std::map<uint32_t, uint64_t> by_id;  // engine op id -> handle
     std::map<uint32_t, int> early;       // completions read before their id
@@ -475,6 +475,7 @@ void RtlCluster::complete(int c, uint32_t id, int code) {
     Op& op = ops_[size_t(it->second)];
     op.code = code;
     op.done = cyc_;
+    op.card_done = std::max(op.started, dv.irq_msi);
     dv.by_id.erase(it);
     --dv.inflight;
 }
@@ -539,6 +540,7 @@ void RtlCluster::drive(int c) {
     // start the next queued operation while the engine has a free slot.
     if (k.irq_count(2) != dv.irq_seen) {
         dv.irq_seen = k.irq_count(2);
+        dv.irq_msi = cyc_ - std::min<uint64_t>(cyc_, uint64_t(prm_.cycles(prm_.irq_latency_ns)));
         k.mmio_write(AFUSHELL_RDMA_IRQ_STATUS, 3);
         return read(AFUSHELL_RDMA_DONE_INFO, Driver::DONE_INFO);
     }
@@ -591,7 +593,7 @@ void RtlCluster::send(uint64_t c0, const spg_afu_pins& pins, int p, int chi) {
     std::array<uint32_t, SPG_LINK_WORDS + 1> w{};
     std::copy(pins.link_out_data[p], pins.link_out_data[p] + units_, w.begin());
     const bool last = (pins.link_out_last >> p) & 1;
-    w[SPG_LINK_WORDS] = last;
+    w[SPG_LINK_WORDS] = uint32_t(last) | uint32_t(words) << 1;  // last, and the beat's words on the wire
     if (ch.widx++ == ch.flip_word) w[size_t(ch.flip_bit / 32)] ^= 1u << (ch.flip_bit % 32);
     const uint64_t leaves = std::max<uint64_t>(c0, uint64_t(std::ceil(ch.wire_free)) - 1);
     if (!ch.drop) ch.q.push_back({leaves + ch.latency, w});
@@ -613,9 +615,9 @@ void RtlCluster::tick() {
             if (ch.q.empty() || ch.q.front().first > c0) continue;
             const auto& w = ch.q.front().second;
             pins.link_in_valid |= uint8_t(1u << p);
-            if (w[SPG_LINK_WORDS]) pins.link_in_last |= uint8_t(1u << p);
+            if (w[SPG_LINK_WORDS] & 1) pins.link_in_last |= uint8_t(1u << p);
             std::copy(w.begin(), w.begin() + units_, pins.link_in_data[p]);
-            ++ch.delivered_words;
+            ch.delivered_words += w[SPG_LINK_WORDS] >> 1;
             ch.last_delivered = c0;
             ch.q.pop_front();
         }

@@ -56,6 +56,7 @@ public:
         uint64_t local = 0, remote = 0, len = 0, block = 0, count = 0, lstride = 0, rstride = 0;
         uint32_t packet_bytes = 0;  // DATA payload (RDMA_CMD.PKT); set by issue() from the cluster's
         uint64_t issued = 0, started = 0, done = 0;  // host call, CMD write reaching the card, completion seen
+        uint64_t card_done = 0;  // the completion on the card: its interrupt's MSI (the host sees it irq_latency later)
     };
     struct Event { int kind, peer; uint64_t addr, len, cycle; };
     struct Channel {  // one direction of a cable, by its sending (card, port)
@@ -63,7 +64,8 @@ public:
         uint64_t latency = 0;
         double cycles_per_byte = 0;  // the link's line rate, in card cycles per wire byte
         double wire_free = 0;        // when the wire has sent everything handed to it (cycles)
-        std::deque<std::pair<uint64_t, std::array<uint32_t, SPG_LINK_WORDS + 1>>> q;  // (arrival, units + last)
+        // (arrival, the beat's units + {its words on the wire, last})
+        std::deque<std::pair<uint64_t, std::array<uint32_t, SPG_LINK_WORDS + 1>>> q;
         bool in_pkt = false, drop = false;
         int flip_word = -1, flip_bit = 0, widx = 0;  // flip_word, widx: beats of the packet
         int pkt_words = 0;                            // header + payload + CRC of the packet being sent

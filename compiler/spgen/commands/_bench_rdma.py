@@ -30,9 +30,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quick", action="store_true", help="a few points only, seconds not minutes")
     p.add_argument("--json", type=Path, help="write the results as JSON")
     p.add_argument("--plot", type=Path, help="write latency and throughput plots (PNG)")
-    p.add_argument("--rtl", type=Path, metavar="CARD",
-                   help="also run on RTL cards built with `spgen build --links 2` (or more) in CARD, beside the "
-                        "model, at the RTL port's bit rate and at the --rates line rates")
+    p.add_argument("--rtl", type=Path, nargs="+", metavar="CARD",
+                   help="also run on RTL cards built with `spgen build --links 2` (or more) in each CARD, "
+                        "at the card's --link-gbps line rate with bulk and 64-byte packets, beside the model")
 
 
 def _line(rate: float, lat: float, faults: dict | None = None) -> dict:
@@ -204,32 +204,38 @@ def _plot(records: list[dict], path: Path, rtl: list[dict] | None = None) -> Non
     plt.close(fig)
 
 
+def _who(r: dict) -> str:
+    b = r.get("packet_bytes", 64)
+    return f"{'RTL cards' if r['backend'] == 'rtl' else 'model'}, {b if b < 1024 else b >> 10}{' KiB' if b >= 1024 else ' B'}"
+
+
 def _plot_rtl(ax, rtl: list[dict]) -> None:
-    """Put goodput over message size, RTL cards (solid) beside the model (dotted), per line rate."""
+    """Put goodput over message size, RTL cards with bulk packets (solid) and 64-byte packets
+    (dashed) beside the model (dotted), a colour per line rate, the line rates as references."""
     for i, rate in enumerate(sorted({r["line_gbps"] for r in rtl})):
         for r in (r for r in rtl if r["line_gbps"] == rate):
             sizes = sorted(r["put_gbps"], key=int)
-            ax.plot([int(n) for n in sizes], [r["put_gbps"][n] for n in sizes], "-" if r["backend"] == "rtl" else ":",
-                    color=f"C{i}", marker="o", ms=3,
-                    label=f"{'RTL cards' if r['backend'] == 'rtl' else 'model'}, {rate:g} Gb/s line")
+            ls = ":" if r["backend"] == "model" else "-" if r.get("packet_bytes", 64) > 64 else "--"
+            ax.plot([int(n) for n in sizes], [r["put_gbps"][n] for n in sizes], ls, color=f"C{i}", marker="o", ms=3,
+                    label=f"{_who(r)}, {rate:g} Gb/s line")
+        ax.axhline(rate, color=f"C{i}", lw=0.6, alpha=0.5)
     ax.set_xscale("log", base=2)
     ax.set_xlabel("put size [bytes], 1 hop")
     ax.set_ylabel("goodput, host call to completion [Gb/s]")
     ax.set_title("RTL cards vs model", fontsize=9)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=6)
 
 
 def _plot_reduce(ax, rtl: list[dict]) -> None:
     """Sum (solid) and allreduce (dashed) throughput over the chain's length: RTL cards and the
-    model at the RTL port's rate (the first line rate of the records)."""
+    model at the first card's line rate."""
     rate = rtl[0]["line_gbps"]
-    for i, r in enumerate(r for r in rtl if r["line_gbps"] == rate):
-        who = "RTL cards" if r["backend"] == "rtl" else "model"
+    for i, r in enumerate(r for r in rtl if r["line_gbps"] == rate and r.get("reduce_gbps")):
         for key, ls, what in (("reduce_gbps", "-", "sum"), ("allreduce_gbps", "--", "allreduce")):
             cards = sorted(r.get(key, {}), key=int)
             ax.plot([int(k) for k in cards], [r[key][k] for k in cards], ls, color=f"C{i}", marker="o", ms=3,
-                    label=f"{who}, {what}")
+                    label=f"{'RTL cards' if r['backend'] == 'rtl' else 'model'}, {what}")
     ax.axhline(rate, color="k", ls=":", lw=0.8, label=f"{rate:g} Gb/s line")
     ax.set_xlabel("cards in the chain (a ring)")
     ax.set_ylabel("vector bits / (host call to completion) [Gb/s]")
@@ -270,7 +276,7 @@ def run(args: argparse.Namespace) -> int:
     if args.rtl:
         from ._bench_rdma_rtl import rtl_records
 
-        rtl = rtl_records(rdma, args.rtl, args.quick, args.rates)
+        rtl = rtl_records(rdma, args.rtl, args.quick)
     wall = time.monotonic() - t0
     params = rdma.cluster(_line(100.0, args.latency_ns)).sim.params()
     print(_table(records))
@@ -281,8 +287,9 @@ def run(args: argparse.Namespace) -> int:
     if rtl:
         from ._bench_rdma_rtl import rtl_table
 
-        print("\nRTL cards vs the model at the RTL port's bit rate and at the line rates (latency: host call "
-              "to completion; goodput: payload bits over the time from the host's call to the completion it sees):")
+        print("\nRTL cards vs the model at each card's line rate (latency: host call to completion, and on the "
+              "card from its CMD write to its completion interrupt; goodput: payload bits over the time from the "
+              "host's call to the completion it sees):")
         print(rtl_table(rtl))
     errors = sum(r["integrity_errors"] for r in records)
     if args.json:

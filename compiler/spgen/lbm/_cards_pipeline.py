@@ -110,7 +110,8 @@ def run_pipeline(build: str | Path | None, f: np.ndarray, attr: np.ndarray, step
     details = run.as_dict()
     details.update(needed_link_gbps=needed_link_gbps(run.clock_mhz), record_bytes=RECORD_BYTES,
                    simulated_cycles=run.cycles,
-                   port_gbps=getattr(cl.sim, "link_bits", 32) * run.clock_mhz / 1e3)   # the RTL port's rate
+                   # the stream endpoints' rate: a 32-bit word per cycle, whatever the link port's width
+                   port_gbps=32 * run.clock_mhz / 1e3)
     gbps = float(link_gbps if link_gbps is not None else 40.0)
     link_bytes = 4 * sum(c["stream_tx_words"] for c in run.cards)
     directed = cards - 1

@@ -201,6 +201,12 @@ class Transfer:
             raise RDMAError(code, msg)
         return done - issued
 
+    @property
+    def card_cycles(self) -> int | None:
+        """RTL cards: cycles on the initiating card itself, from the RDMA_CMD write's arrival
+        to the completion interrupt's MSI (no host in the loop); None on the model."""
+        return self._cl.sim.card_cycles(self.handle) if self._cl.rtl else None
+
 
 class ClusterCard:
     """One card of a cluster: its FPGA memory and put/get to other cards."""
@@ -508,8 +514,9 @@ class Cluster:
         if code:
             raise RDMAError(code if code > 0 else 101, err)
         result = np.frombuffer(out, dtype=records.dtype).copy() if hasattr(records, "dtype") else out
+        line = [self.sim.line_gbps(a, b) for a, b in zip(chain, chain[1:], strict=False)]
         return result, PipelineRun(list(chain), len(raw) // rec_bytes, passes, cycles, cards,
-                                   self.sim.clock_mhz, rec_bytes)
+                                   self.sim.clock_mhz, rec_bytes, line)
 
     def run_cores(self, inputs: dict[int, Any], *, max_chunk: int = 0, max_gap: int = 0, seed: int = 1,
                   max_cycles: int = 0) -> tuple[dict[int, Any], CoresRun]:
@@ -655,9 +662,15 @@ class PipelineRun:
     first core's input, the stream's send stalls and the link's use."""
 
     def __init__(self, chain: list[int], records: int, passes: int, cycles: int, cards: list[dict],
-                 clock_mhz: float, record_bytes: int) -> None:
+                 clock_mhz: float, record_bytes: int, line_gbps: list[float]) -> None:
         self.chain, self.records, self.passes, self.cycles = chain, records, passes, cycles
         self.cards, self.clock_mhz, self.record_bytes = cards, clock_mhz, record_bytes
+        self.line_gbps = line_gbps  # per link of the chain
+
+    def _per_line(self, words: list[int]) -> list[float]:
+        """Words per link over what its line carries in the run's cycles (4 bytes a word)."""
+        return [32 * w / (g * 1e3 / self.clock_mhz * self.cycles) if self.cycles and g else 0.0
+                for w, g in zip(words, self.line_gbps, strict=False)]
 
     @property
     def stall_rates(self) -> list[float]:
@@ -667,14 +680,14 @@ class PipelineRun:
 
     @property
     def link_utilisation(self) -> list[float]:
-        """Per link of the chain: words on the cable per cycle of the run (every packet:
-        the stream's data, headers, CRC, credits, acknowledgements), 1.0 = the link's rate."""
-        return [c["link_words"] / self.cycles if self.cycles else 0.0 for c in self.cards[:-1]]
+        """Per link of the chain: the share of the line's rate its cable carried over the run
+        (every packet's words: the stream's data, headers, CRC, credits, acknowledgements)."""
+        return self._per_line([c["link_words"] for c in self.cards[:-1]])
 
     @property
     def payload_utilisation(self) -> list[float]:
-        """Per link: record words sent per cycle of the run."""
-        return [c["stream_tx_words"] / self.cycles if self.cycles else 0.0 for c in self.cards[:-1]]
+        """Per link: the share of the line's rate the records sent over it took."""
+        return self._per_line([c["stream_tx_words"] for c in self.cards[:-1]])
 
     @property
     def seconds(self) -> float:
