@@ -6,14 +6,8 @@ module rdma_csr #(
     parameter integer P = 2,       // link ports (1..4)
     parameter integer MAX_OPS = 4  // the engine's operations in flight (reported in INFO)
 ) (
-    input  wire            clk,
-    input  wire            rst,
     // MMIO (addresses already decoded to the RDMA window by the caller)
-    input  wire            mmio_wr_valid,
-    input  wire [17:0]     mmio_wr_addr,
-    input  wire [63:0]     mmio_wr_data,
-    input  wire            mmio_rd_valid,
-    input  wire [17:0]     mmio_rd_addr,
+    `include "mmio_ports.vh"
     output reg             mmio_rd_resp_valid,
     output reg  [63:0]     mmio_rd_resp_data,
     // configuration of rdma_node
