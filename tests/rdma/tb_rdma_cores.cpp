@@ -9,13 +9,10 @@
 #include <vector>
 
 #include "Vtb_rdma_cores_top.h"
+#include "rtl_links.hpp"
 #include "verilated.h"
 
-struct Cable {
-  std::deque<std::pair<uint64_t, std::pair<uint32_t, bool>>> q;
-  bool in_pkt = false, drop = false;
-  int flip_word = -1, flip_bit = 0, widx = 0;
-};
+using Cable = rdma_links::Cable;
 
 static std::vector<uint32_t> load(const char* path, size_t n) {
   std::vector<uint32_t> v(n);
@@ -74,7 +71,7 @@ int main(int argc, char** argv) {
         top.link_in_data[k] = 0;
         if (!cb.q.empty() && cb.q.front().first <= cyc) {
           in_v |= 1u << k;
-          top.link_in_data[k] = cb.q.front().second.first;
+          top.link_in_data[k] = cb.q.front().second.first[0];
           if (cb.q.front().second.second) in_l |= 1u << k;
           cb.q.pop_front();
         }
@@ -93,19 +90,11 @@ int main(int argc, char** argv) {
       for (int p = 0; p < 2; ++p) {
         const int k = 2 * c + p;
         if (!(top.link_out_valid >> k & 1)) continue;
-        Cable& cb = cable[c][p];
-        if (!cb.in_pkt) {
-          cb.in_pkt = true, cb.widx = 0;
-          cb.drop = u(rng) < pdrop;
-          cb.flip_word = u(rng) < pflip ? int(rng() % 19) : -1;
-          cb.flip_bit = int(rng() % 32);
-          drops += cb.drop, flips += cb.flip_word >= 0;
-        }
-        uint32_t w = top.link_out_data[k];
-        bool last = top.link_out_last >> k & 1;
-        if (cb.widx++ == cb.flip_word) w ^= 1u << cb.flip_bit;
-        if (!cb.drop) cb.q.push_back({cyc + lat, {w, last}});
-        if (last) cb.in_pkt = false;
+        rdma_links::send_beat(cable[c][p], {top.link_out_data[k]}, top.link_out_last >> k & 1, cyc, lat,
+                              [&](Cable& cb) {
+                                rdma_links::draw_faults(cb, rng, pdrop, pflip, 19);
+                                drops += cb.drop, flips += cb.flip_word >= 0;
+                              });
       }
     }
     top.clk = 1;

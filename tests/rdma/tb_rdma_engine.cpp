@@ -320,9 +320,8 @@ int main(int argc, char** argv) {
       rdma_links::send(m, c, cable, cyc, lat, [&](Cable& cb, int p) {
         auto it = peer.find({c, p});
         bool to_dead = it != peer.end() && it->second.first == dead;
-        cb.drop = u(rng) < pdrop || to_dead || (cyc >= down_from && cyc < down_to);
-        cb.flip_word = u(rng) < pflip ? int(rng() % (18 / LANES + 1)) : -1;
-        cb.flip_bit = int(rng() % (32 * LANES));
+        rdma_links::draw_faults(cb, rng, pdrop, pflip, 18 / LANES + 1);
+        cb.drop = cb.drop || to_dead || (cyc >= down_from && cyc < down_to);
         drops += cb.drop, flips += cb.flip_word >= 0;
       });
       m->clk = 1;
