@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <map>
 #include <random>
@@ -117,6 +118,22 @@ void send(Node* m, int c, std::map<Port, CableT<L>>& cable, uint64_t cyc, uint64
     send_beat(cable[{c, p}], w, (m->link_out_last >> p) & 1, cyc, lat,
               [&](CableT<L>& cb) { start(cb, p); });
   }
+}
+
+// The memory behind node m's word read master: the oldest read of `rdq` ((due cycle,
+// address), in issue order) answered once it is due, from `mem`; a read past its end reads
+// 0 and is reported to `past_end(address)`.
+template <class Node, class PastEnd>
+void answer_read(Node* m, std::deque<std::pair<uint64_t, uint64_t>>& rdq, const std::vector<uint8_t>& mem,
+                 uint64_t cyc, PastEnd past_end) {
+  m->mem_rd_readdatavalid = 0;
+  if (rdq.empty() || rdq.front().first > cyc) return;
+  const uint64_t a = rdq.front().second;
+  uint32_t w = 0;
+  if (a + 4 <= mem.size()) std::memcpy(&w, &mem[a], 4);
+  else past_end(a);
+  m->mem_rd_readdatavalid = 1, m->mem_rd_readdata = w;
+  rdq.pop_front();
 }
 
 // Writes the first `entries` routes of card c's table (node m, out of reset): dimension

@@ -250,15 +250,9 @@ int main(int argc, char** argv) {
       // memory: waitrequest at random, reads back after a random latency, in order
       m->mem_rd_waitrequest = u(rng) < p_wait;
       m->mem_wr_waitrequest = u(rng) < p_wait;
-      m->mem_rd_readdatavalid = 0;
-      if (!C.rdq.empty() && C.rdq.front().first <= cyc) {
-        uint64_t a = C.rdq.front().second;
-        uint32_t w = 0;
-        if (a + 4 <= MEM) std::memcpy(&w, &C.mem[a], 4);
-        else FAIL("card %d: read past the memory at 0x%llx\n", c, (unsigned long long)a);
-        m->mem_rd_readdatavalid = 1, m->mem_rd_readdata = w;
-        C.rdq.pop_front();
-      }
+      rdma_links::answer_read(m, C.rdq, C.mem, cyc, [&](uint64_t a) {
+        FAIL("card %d: read past the memory at 0x%llx\n", c, (unsigned long long)a);
+      });
       m->evt_ready = 1;
       rdma_links::receive(m, c, peer, cable, cyc);
       m->clk = 0;
