@@ -17,15 +17,7 @@ module shell_csr #(
     output reg                   mmio_rd_resp_valid,
     output reg  [63:0]           mmio_rd_resp_data,
     // descriptor pushes (fields shared by both engines; the valids select one)
-    output wire                  tx_push,
-    output wire                  rx_push,
-    output wire [63:0]           push_src,
-    output wire [63:0]           push_dst,
-    output wire [31:0]           push_len,
-    output wire [31:0]           push_stride,
-    output wire [31:0]           push_count,
-    output wire [63:0]           push_next,
-    output wire [3:0]            push_ctrl,
+    `include "dma_push_ports.vh"
     // engine control and status
     output wire                  tx_srst,
     output wire                  rx_srst,

@@ -35,15 +35,7 @@ module shell_fabric_desc #(
     output reg          m_done,              // pulse: the fabric pair's last byte is written
     output reg          m_aborted,           // with m_done: an engine reset dropped it
     // to the engines
-    output wire         tx_push,
-    output wire         rx_push,
-    output wire [63:0]  push_src,
-    output wire [63:0]  push_dst,
-    output wire [31:0]  push_len,
-    output wire [31:0]  push_stride,
-    output wire [31:0]  push_count,
-    output wire [63:0]  push_next,
-    output wire [3:0]   push_ctrl,
+    `include "dma_push_ports.vh"
     // engine status: raw in, with the fabric's completions taken out for the CSR block
     input  wire [63:0]  tx_status,
     input  wire [63:0]  rx_status,

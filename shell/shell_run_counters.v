@@ -65,16 +65,9 @@ module shell_run_counters (
     end
 
     always @(posedge clk) begin
-        if (rst) begin
-            running   <= 1'b0;
-            done      <= 1'b0;
-            in_done   <= 1'b0;
-            in_total  <= 64'd0;
-            in_moved  <= 64'd0;
-            out_total <= 64'd0;
-            out_moved <= 64'd0;
-        end else if (begin_run || arm) begin
-            running   <= begin_run;
+        // a reset and a new (or armed) run clear the same state; only a begun run runs
+        if (rst || begin_run || arm) begin
+            running   <= !rst && begin_run;
             done      <= 1'b0;
             in_done   <= 1'b0;
             in_total  <= 64'd0;

@@ -16,6 +16,8 @@ module shell_rx_dma #(
     input  wire         rst,                // hard reset
     input  wire         srst,               // engine reset pulse (applied after a burst in progress)
     `include "dma_desc_ports.vh"
+    // status
+    `include "dma_status_ports.vh"
     // packed 512-bit stream
     input  wire         s_axis_tvalid,
     output wire         s_axis_tready,
@@ -28,14 +30,7 @@ module shell_rx_dma #(
     output wire [7:0]   wr_burstcount,
     output wire [511:0] wr_writedata,
     output wire [63:0]  wr_byteenable,
-    input  wire         wr_waitrequest,
-    // status
-    input  wire         err_clear,
-    output wire [63:0]  status,
-    output wire [63:0]  error,
-    output wire [63:0]  bytes,
-    output wire [63:0]  busy_cycles,
-    output wire         irq_pulse
+    input  wire         wr_waitrequest
 );
     `include "afushell_csr.vh"
 

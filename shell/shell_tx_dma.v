@@ -29,12 +29,7 @@ module shell_tx_dma #(
     output wire [4:0]   m_axis_cnt,
     output wire         m_axis_tlast,
     // status
-    input  wire         err_clear,
-    output wire [63:0]  status,              // STATUS register
-    output wire [63:0]  error,               // ERROR register
-    output wire [63:0]  bytes,
-    output wire [63:0]  busy_cycles,
-    output wire         irq_pulse,
+    `include "dma_status_ports.vh"
     output wire         primed               // read-ahead complete: buffer full, all read, or nothing to do
 );
     localparam integer BURST_BITS = $clog2(MAX_BURST);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <iterator>
 #include <sstream>
 
 namespace rdma {
@@ -134,17 +135,16 @@ Cluster::Cluster(const std::string& desc) {
       std::string k;
       double v;
       if (!(ls >> k >> v)) fail("param NAME VALUE");
-      if (k == "clock_mhz") prm.clock_mhz = v;
-      else if (k == "router_latency") prm.router_latency = int(v);
-      else if (k == "engine_latency") prm.engine_latency = int(v);
-      else if (k == "mem_read_latency") prm.mem_read_latency = int(v);
-      else if (k == "mem_write_latency") prm.mem_write_latency = int(v);
-      else if (k == "vc_buffer") prm.vc_buffer = int(v);
-      else if (k == "window") prm.window = int(v);
-      else if (k == "ctrl_interval") prm.ctrl_interval = int(v);
-      else if (k == "keepalive") prm.keepalive = int(v);
-      else if (k == "retry_timeout") prm.retry_timeout = int(v);
-      else if (k == "local_queue") prm.local_queue = int(v);
+      // the cycle counts and depths of Params, by the names the description uses
+      static const std::pair<const char*, int Params::*> ints[] = {
+          {"router_latency", &Params::router_latency}, {"engine_latency", &Params::engine_latency},
+          {"mem_read_latency", &Params::mem_read_latency}, {"mem_write_latency", &Params::mem_write_latency},
+          {"vc_buffer", &Params::vc_buffer}, {"window", &Params::window},
+          {"ctrl_interval", &Params::ctrl_interval}, {"keepalive", &Params::keepalive},
+          {"retry_timeout", &Params::retry_timeout}, {"local_queue", &Params::local_queue}};
+      auto named = std::find_if(std::begin(ints), std::end(ints), [&](const auto& e) { return k == e.first; });
+      if (named != std::end(ints)) prm.*(named->second) = int(v);
+      else if (k == "clock_mhz") prm.clock_mhz = v;
       else if (k == "op_timeout") prm.op_timeout = int64_t(v);
       else if (k == "mem_bytes") prm.mem_bytes = uint64_t(v);
       else fail("unknown param " + k);

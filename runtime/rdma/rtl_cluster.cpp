@@ -66,14 +66,8 @@ struct Cluster {
         m->cmd_get = k.get, m->cmd_dst = k.dst, m->cmd_local = k.local, m->cmd_remote = k.remote, m->cmd_len = k.len;
         m->cmd_block = k.block, m->cmd_count = k.count, m->cmd_local_stride = k.ls, m->cmd_remote_stride = k.rs;
       }
-      m->mem_rd_waitrequest = 0, m->mem_wr_waitrequest = 0, m->mem_rd_readdatavalid = 0;
-      if (!C.rdq.empty() && C.rdq.front().first <= cyc) {
-        uint64_t a = C.rdq.front().second;
-        uint32_t w = 0;
-        if (a + 4 <= C.mem.size()) std::memcpy(&w, &C.mem[a], 4);
-        m->mem_rd_readdatavalid = 1, m->mem_rd_readdata = w;
-        C.rdq.pop_front();
-      }
+      m->mem_rd_waitrequest = 0, m->mem_wr_waitrequest = 0;
+      rdma_links::answer_read(m, C.rdq, C.mem, cyc, [](uint64_t) {});  // past the end: 0
       m->evt_ready = 1;
       rdma_links::receive(m, c, peer, cable, cyc);
       m->clk = 0;

@@ -6,8 +6,10 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <map>
+#include <random>
 #include <utility>
 #include <vector>
 
@@ -20,7 +22,8 @@ using Port = std::pair<int, int>;  // (card, link port)
 // of 32 * L flipped in beat flip_word).
 template <int L>
 struct CableT {
-  std::deque<std::pair<uint64_t, std::pair<std::array<uint32_t, L>, bool>>> q;
+  using Beat = std::array<uint32_t, L>;
+  std::deque<std::pair<uint64_t, std::pair<Beat, bool>>> q;
   bool in_pkt = false, drop = false;
   int flip_word = -1, flip_bit = 0, widx = 0;
 };
@@ -75,27 +78,62 @@ void receive(Node* m, int c, const std::map<Port, Port>& from, std::map<Port, Ca
   m->link_in_valid = v, m->link_in_last = l;
 }
 
-// Puts the beats node m (card c) sends this cycle on the cables of its ports, arriving
-// `lat` cycles later. At each packet's first beat `start(cable, port)` decides its fate
-// (cable.drop, and cable.flip_word / flip_bit: a bit flipped in that beat); dropped
-// packets never arrive.
+// A packet's fate, drawn at its first beat in the testbenches' order: dropped with
+// probability p_drop; with probability p_flip one bit (of `bits` per beat) flipped in one of
+// its first `beats` beats (flip_word, flip_bit).
+template <int L, class Rng>
+void draw_faults(CableT<L>& cb, Rng& rng, double p_drop, double p_flip, uint64_t beats,
+                 uint64_t bits = 32 * L) {
+  std::uniform_real_distribution<double> u(0, 1);
+  cb.drop = u(rng) < p_drop;
+  cb.flip_word = u(rng) < p_flip ? int(rng() % beats) : -1;
+  cb.flip_bit = int(rng() % bits);
+}
+
+// Puts beat w (`last`: its packet's final one) on cable cb, arriving `lat` cycles after `cyc`.
+// At a packet's first beat `start(cb)` decides its fate (cb.drop, and cb.flip_word / flip_bit:
+// a bit flipped in that beat); dropped packets never arrive, nor beats on a cut cable
+// (`cut`).
+template <int L, class StartPacket>
+void send_beat(CableT<L>& cb, typename CableT<L>::Beat w, bool last, uint64_t cyc, uint64_t lat,
+               StartPacket start, bool cut = false) {
+  if (!cb.in_pkt) {
+    cb.in_pkt = true, cb.widx = 0;
+    start(cb);
+  }
+  if (cb.widx++ == cb.flip_word) w[size_t(cb.flip_bit / 32)] ^= 1u << (cb.flip_bit % 32);
+  if (!cb.drop && !cut) cb.q.push_back({cyc + lat, {w, last}});
+  if (last) cb.in_pkt = false;
+}
+
+// Puts the beats node m (card c) sends this cycle on the cables of its ports (send_beat);
+// `start(cable, port)` decides each packet's fate.
 template <class Node, int L, class StartPacket>
 void send(Node* m, int c, std::map<Port, CableT<L>>& cable, uint64_t cyc, uint64_t lat,
           StartPacket start) {
   for (int p = 0; p < 4; ++p) {
     if (!((m->link_out_valid >> p) & 1)) continue;
-    CableT<L>& cb = cable[{c, p}];
-    if (!cb.in_pkt) {
-      cb.in_pkt = true, cb.widx = 0;
-      start(cb, p);
-    }
     std::array<uint32_t, L> w;
     for (int i = 0; i < L; ++i) w[size_t(i)] = m->link_out_data[p * L + i];
-    bool last = (m->link_out_last >> p) & 1;
-    if (cb.widx++ == cb.flip_word) w[size_t(cb.flip_bit / 32)] ^= 1u << (cb.flip_bit % 32);
-    if (!cb.drop) cb.q.push_back({cyc + lat, {w, last}});
-    if (last) cb.in_pkt = false;
+    send_beat(cable[{c, p}], w, (m->link_out_last >> p) & 1, cyc, lat,
+              [&](CableT<L>& cb) { start(cb, p); });
   }
+}
+
+// The memory behind node m's word read master: the oldest read of `rdq` ((due cycle,
+// address), in issue order) answered once it is due, from `mem`; a read past its end reads
+// 0 and is reported to `past_end(address)`.
+template <class Node, class PastEnd>
+void answer_read(Node* m, std::deque<std::pair<uint64_t, uint64_t>>& rdq, const std::vector<uint8_t>& mem,
+                 uint64_t cyc, PastEnd past_end) {
+  m->mem_rd_readdatavalid = 0;
+  if (rdq.empty() || rdq.front().first > cyc) return;
+  const uint64_t a = rdq.front().second;
+  uint32_t w = 0;
+  if (a + 4 <= mem.size()) std::memcpy(&w, &mem[a], 4);
+  else past_end(a);
+  m->mem_rd_readdatavalid = 1, m->mem_rd_readdata = w;
+  rdq.pop_front();
 }
 
 // Writes the first `entries` routes of card c's table (node m, out of reset): dimension

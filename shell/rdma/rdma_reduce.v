@@ -168,6 +168,9 @@ module rdma_reduce #(
     assign of_pop = running && of_valid && (!to_next || s_ok_reg || s_take) && (!to_mem || m_ok_reg || m_take);
     wire pass_end = of_pop && out_idx_reg + 62'd1 == words_reg;
     wire more = all_reg && !bcast_reg;                      // the result's pass follows
+    // a pass is over when its last word went on to the next card, or, on a card that writes
+    // to memory, once those writes are in memory (S_FLUSH)
+    wire pass_over = st_reg == S_RUN ? pass_end && !to_mem : st_reg != S_IDLE && !mem_wr_pending;
 
     always @(posedge clk) begin
         if (rst) begin
@@ -207,30 +210,24 @@ module rdma_reduce #(
                         out_idx_reg <= out_idx_reg + 62'd1;
                         words_out <= words_out + 32'd1;
                     end
-                    if (pass_end) begin
-                        if (to_mem) st_reg <= S_FLUSH;
-                        else if (more) begin
-                            bcast_reg <= 1'b1;
-                            rd_idx_reg <= 62'd0; comb_idx_reg <= 62'd0; out_idx_reg <= 62'd0;
-                        end else begin
-                            st_reg <= S_IDLE;
-                            done <= 1'b1;
-                        end
-                    end
+                    if (pass_end && to_mem) st_reg <= S_FLUSH;
                     if (have_local && !have_in && comb_idx_reg != words_reg) in_stalls <= in_stalls + 32'd1;
                     if (of_valid && !of_pop) out_stalls <= out_stalls + 32'd1;
                 end
-                default: if (!mem_wr_pending) begin  // S_FLUSH: the words are in memory
-                    if (more) begin                  // the last card: now the result goes round
-                        st_reg <= S_RUN;
-                        bcast_reg <= 1'b1;
-                        rd_idx_reg <= 62'd0; comb_idx_reg <= 62'd0; out_idx_reg <= 62'd0;
-                    end else begin
-                        st_reg <= S_IDLE;
-                        done <= 1'b1;
-                    end
-                end
+                default: ;  // S_FLUSH: waits for the writes (pass_over)
             endcase
+            // after this pass the result goes round (allreduce, the last card's sum), from
+            // the first word again; else the reduction is done
+            if (pass_over) begin
+                if (more) begin
+                    st_reg <= S_RUN;
+                    bcast_reg <= 1'b1;
+                    rd_idx_reg <= 62'd0; comb_idx_reg <= 62'd0; out_idx_reg <= 62'd0;
+                end else begin
+                    st_reg <= S_IDLE;
+                    done <= 1'b1;
+                end
+            end
         end
     end
 

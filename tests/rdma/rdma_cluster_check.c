@@ -46,6 +46,21 @@ static uint32_t f32_add(uint32_t a, uint32_t b) {
     return z != z ? 0x7FC00000u : r;
 }
 
+/* a block-stride transfer's shape drawn at random (block, count, local and remote strides,
+ * len), and its offsets in the source and the destination window, the source's first */
+static void draw_strided(struct op *o, uint64_t *src_off, uint64_t *dst_off) {
+    o->block = 4 * (1 + rnd() % 16), o->count = 1 + rnd() % 32;
+    o->ls = o->block + 4 * (rnd() % 8), o->rs = o->block + 4 * (rnd() % 8);
+    *src_off = 4 * (rnd() % 64), *dst_off = 4 * (rnd() % 64);
+    o->len = o->block * o->count;
+}
+
+/* what a block-stride transfer writes: its count blocks, each side at its own stride */
+static void copy_blocks(uint8_t *dst, uint64_t dst_stride, const uint8_t *src, uint64_t src_stride,
+                        const struct op *o) {
+    for (uint64_t k = 0; k < o->count; ++k) memcpy(dst + k * dst_stride, src + k * src_stride, o->block);
+}
+
 static int failures;
 #define FAIL(...) do { if (failures++ < 10) { fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
 
@@ -96,24 +111,19 @@ int main(int argc, char **argv) {
                     o->remote = SRC + off, o->local = GET_WIN + (uint64_t)b * WIN + woff;
                     memcpy(want[a] + o->local, src[b] + off, o->len);
                     rc = afuShellRDMAGetAsync(cl, a, b, o->local, o->remote, o->len, &o->h);
-                } else if (o->kind == 3) { /* block-stride get b -> a */
-                    o->block = 4 * (1 + rnd() % 16), o->count = 1 + rnd() % 32;
-                    o->ls = o->block + 4 * (rnd() % 8), o->rs = o->block + 4 * (rnd() % 8);
-                    o->remote = SRC + 4 * (rnd() % 64), o->local = SGET_WIN + (uint64_t)b * (WIN / 2) + 4 * (rnd() % 64);
-                    o->len = o->block * o->count;
-                    for (uint64_t k = 0; k < o->count; ++k)
-                        memcpy(want[a] + o->local + k * o->ls, src[b] + o->remote + k * o->rs, o->block);
-                    rc = afuShellRDMAGetStridedAsync(cl, a, b, o->local, o->remote, o->block, o->count, o->ls,
-                                                     o->rs, &o->h);
-                } else {                   /* block-stride put a -> b */
-                    o->block = 4 * (1 + rnd() % 16), o->count = 1 + rnd() % 32;
-                    o->ls = o->block + 4 * (rnd() % 8), o->rs = o->block + 4 * (rnd() % 8);
-                    o->local = SRC + 4 * (rnd() % 64), o->remote = STRIDE_WIN + (uint64_t)a * (WIN / 2) + 4 * (rnd() % 64);
-                    o->len = o->block * o->count;
-                    for (uint64_t k = 0; k < o->count; ++k)
-                        memcpy(want[b] + o->remote + k * o->rs, src[a] + o->local + k * o->ls, o->block);
-                    rc = afuShellRDMAPutStridedAsync(cl, a, b, o->local, o->remote, o->block, o->count, o->ls,
-                                                     o->rs, &o->h);
+                } else {                   /* block-stride: get b -> a (kind 3), put a -> b */
+                    const int get = o->kind == 3;
+                    uint64_t so, dso;
+                    draw_strided(o, &so, &dso);
+                    if (get) {
+                        o->remote = SRC + so, o->local = SGET_WIN + (uint64_t)b * (WIN / 2) + dso;
+                        copy_blocks(want[a] + o->local, o->ls, src[b] + o->remote, o->rs, o);
+                    } else {
+                        o->local = SRC + so, o->remote = STRIDE_WIN + (uint64_t)a * (WIN / 2) + dso;
+                        copy_blocks(want[b] + o->remote, o->rs, src[a] + o->local, o->ls, o);
+                    }
+                    rc = (get ? afuShellRDMAGetStridedAsync : afuShellRDMAPutStridedAsync)(
+                        cl, a, b, o->local, o->remote, o->block, o->count, o->ls, o->rs, &o->h);
                 }
                 if (rc) FAIL("op %d (card %d -> %d): refused at once: %s", nops - 1, a, b, afuShellRDMAErrorString(rc));
                 bytes += o->len;

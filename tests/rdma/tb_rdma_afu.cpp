@@ -18,6 +18,7 @@
 
 #include "Vafu_rdma_top.h"
 #include "afushell_csr.h"
+#include "rtl_links.hpp"
 #include "verilated.h"
 
 static const uint64_t MEMSZ = 2 << 20;  // bytes of memory A the test uses
@@ -37,11 +38,7 @@ struct Card {
   int wcount = 0, wk = 0;
 };
 
-struct Cable {
-  std::deque<std::pair<uint64_t, std::pair<uint32_t, bool>>> q;
-  bool in_pkt = false, drop = false;
-  int flip_word = -1, flip_bit = 0, widx = 0;
-};
+using Cable = rdma_links::Cable;
 
 int main(int argc, char** argv) {
   if (argc < 5) return 2;
@@ -94,7 +91,7 @@ int main(int argc, char** argv) {
         Cable& cb = cable[peer_of(c, p)];
         if (!cb.q.empty() && cb.q.front().first <= cyc) {
           v |= 1u << p;
-          in_data |= uint64_t(cb.q.front().second.first) << (32 * p);
+          in_data |= uint64_t(cb.q.front().second.first[0]) << (32 * p);
           if (cb.q.front().second.second) l |= 1u << p;
           cb.q.pop_front();
         }
@@ -123,19 +120,11 @@ int main(int argc, char** argv) {
       }
       for (int p = 0; p < 2; ++p) {
         if (!((m->link_out_valid >> p) & 1)) continue;
-        Cable& cb = cable[{c, p}];
-        if (!cb.in_pkt) {
-          cb.in_pkt = true, cb.widx = 0;
-          cb.drop = u(rng) < pdrop;
-          cb.flip_word = u(rng) < pflip ? int(rng() % 19) : -1;
-          cb.flip_bit = int(rng() % 32);
-          drops += cb.drop, flips += cb.flip_word >= 0;
-        }
-        uint32_t w = uint32_t(m->link_out_data >> (32 * p));
-        bool last = (m->link_out_last >> p) & 1;
-        if (cb.widx++ == cb.flip_word) w ^= 1u << cb.flip_bit;
-        if (!cb.drop && !(c == cut_card && p == cut_port)) cb.q.push_back({cyc + lat, {w, last}});
-        if (last) cb.in_pkt = false;
+        rdma_links::send_beat(cable[{c, p}], {uint32_t(m->link_out_data >> (32 * p))}, (m->link_out_last >> p) & 1,
+                              cyc, lat, [&](Cable& cb) {
+                                rdma_links::draw_faults(cb, rng, pdrop, pflip, 19);
+                                drops += cb.drop, flips += cb.flip_word >= 0;
+                              }, c == cut_card && p == cut_port);
       }
       m->clk = 1;
       m->eval();

@@ -9,13 +9,10 @@
 #include <vector>
 
 #include "Vtb_rdma_cores_top.h"
+#include "rtl_links.hpp"
 #include "verilated.h"
 
-struct Cable {
-  std::deque<std::pair<uint64_t, std::pair<uint32_t, bool>>> q;
-  bool in_pkt = false, drop = false;
-  int flip_word = -1, flip_bit = 0, widx = 0;
-};
+using Cable = rdma_links::Cable;
 
 static std::vector<uint32_t> load(const char* path, size_t n) {
   std::vector<uint32_t> v(n);
@@ -40,68 +37,64 @@ int main(int argc, char** argv) {
   tick(); tick();
   top.rst = 0;
   for (int t = 0; t < 64; ++t) {
-    top.cfg_we = 1, top.cfg_addr = t;
-    top.cfg_port0 = t == 0 ? 2 : t == 1 ? 0 : 15;
-    top.cfg_port1 = t == 1 ? 2 : t == 0 ? 0 : 15;
+    // card c: itself (port P = 2) for address c, port 0 to the other card, no route beyond
+    const uint32_t port0 = t == 0 ? 2 : t == 1 ? 0 : 15, port1 = t == 1 ? 2 : t == 0 ? 0 : 15;
+    top.cfg_we = 1, top.cfg_addr = t, top.cfg_port = port0 | port1 << 4;
     tick();
   }
   top.cfg_we = 0;
   // cables keyed by (sending card, port); card c port p arrives at card 1-c port 1-p
   Cable cable[2][2];
-  size_t ia = 0, ib = 0;
+  // core c (core_a on card 0, core_b on card 1): its main input, the records taken from
+  // it, and its main output
+  const std::vector<uint32_t>* in[2] = {&x, &uu};
+  std::vector<uint32_t>* out[2] = {&y, &v};
+  size_t taken[2] = {0, 0};
   uint64_t cyc = 0, flips = 0, drops = 0, errors = 0;
   const uint64_t lat = 12, max_cyc = 200 * N + 200000;
   for (; cyc < max_cyc && (y.size() < N || v.size() < N); ++cyc) {
-    top.a_s_valid = ia < N && u(rng) < p_in;
-    top.a_s_data = ia < N ? x[ia] : 0, top.a_s_last = ia + 1 == N;
-    top.b_s_valid = ib < N && u(rng) < p_in;
-    top.b_s_data = ib < N ? uu[ib] : 0, top.b_s_last = ib + 1 == N;
-    top.a_m_ready = u(rng) < p_out;
-    top.b_m_ready = u(rng) < p_out;
-    uint32_t in_v[2] = {0, 0}, in_l[2] = {0, 0};
-    uint64_t in_d[2] = {0, 0};
+    uint32_t s_valid = 0, s_last = 0, m_ready = 0;
+    uint64_t s_data = 0;
+    for (int c = 0; c < 2; ++c) {
+      const size_t i = taken[c];
+      s_valid |= uint32_t(i < N && u(rng) < p_in) << c;
+      s_data |= uint64_t(i < N ? (*in[c])[i] : 0) << (32 * c);
+      s_last |= uint32_t(i + 1 == N) << c;
+    }
+    for (int c = 0; c < 2; ++c) m_ready |= uint32_t(u(rng) < p_out) << c;
+    top.s_valid = s_valid, top.s_data = s_data, top.s_last = s_last, top.m_ready = m_ready;
+    uint32_t in_v = 0, in_l = 0;
     for (int c = 0; c < 2; ++c)
       for (int p = 0; p < 2; ++p) {
         Cable& cb = cable[1 - c][1 - p];  // what arrives at (c, p)
+        const int k = 2 * c + p;          // its bit of the link ports, word of their data
+        top.link_in_data[k] = 0;
         if (!cb.q.empty() && cb.q.front().first <= cyc) {
-          in_v[c] |= 1u << p;
-          in_d[c] |= uint64_t(cb.q.front().second.first) << (32 * p);
-          if (cb.q.front().second.second) in_l[c] |= 1u << p;
+          in_v |= 1u << k;
+          top.link_in_data[k] = cb.q.front().second.first[0];
+          if (cb.q.front().second.second) in_l |= 1u << k;
           cb.q.pop_front();
         }
       }
-    top.l0_in_valid = in_v[0], top.l0_in_data = in_d[0], top.l0_in_last = in_l[0];
-    top.l1_in_valid = in_v[1], top.l1_in_data = in_d[1], top.l1_in_last = in_l[1];
+    top.link_in_valid = in_v, top.link_in_last = in_l;
     top.clk = 0;
     top.eval();
-    if (top.a_s_valid && top.a_s_ready) ++ia;
-    if (top.b_s_valid && top.b_s_ready) ++ib;
-    if (top.a_m_valid && top.a_m_ready) {
-      y.push_back(top.a_m_data);
-      if (bool(top.a_m_last) != (y.size() == N)) ++errors;
-    }
-    if (top.b_m_valid && top.b_m_ready) {
-      v.push_back(top.b_m_data);
-      if (bool(top.b_m_last) != (v.size() == N)) ++errors;
+    for (int c = 0; c < 2; ++c) {
+      if ((top.s_valid & top.s_ready) >> c & 1) ++taken[c];
+      if ((top.m_valid & top.m_ready) >> c & 1) {
+        out[c]->push_back(uint32_t(top.m_data >> (32 * c)));
+        if (bool(top.m_last >> c & 1) != (out[c]->size() == N)) ++errors;
+      }
     }
     for (int c = 0; c < 2; ++c) {
-      uint32_t ov = c ? top.l1_out_valid : top.l0_out_valid, ol = c ? top.l1_out_last : top.l0_out_last;
-      uint64_t od = c ? top.l1_out_data : top.l0_out_data;
       for (int p = 0; p < 2; ++p) {
-        if (!((ov >> p) & 1)) continue;
-        Cable& cb = cable[c][p];
-        if (!cb.in_pkt) {
-          cb.in_pkt = true, cb.widx = 0;
-          cb.drop = u(rng) < pdrop;
-          cb.flip_word = u(rng) < pflip ? int(rng() % 19) : -1;
-          cb.flip_bit = int(rng() % 32);
-          drops += cb.drop, flips += cb.flip_word >= 0;
-        }
-        uint32_t w = uint32_t(od >> (32 * p));
-        bool last = (ol >> p) & 1;
-        if (cb.widx++ == cb.flip_word) w ^= 1u << cb.flip_bit;
-        if (!cb.drop) cb.q.push_back({cyc + lat, {w, last}});
-        if (last) cb.in_pkt = false;
+        const int k = 2 * c + p;
+        if (!(top.link_out_valid >> k & 1)) continue;
+        rdma_links::send_beat(cable[c][p], {top.link_out_data[k]}, top.link_out_last >> k & 1, cyc, lat,
+                              [&](Cable& cb) {
+                                rdma_links::draw_faults(cb, rng, pdrop, pflip, 19);
+                                drops += cb.drop, flips += cb.flip_word >= 0;
+                              });
       }
     }
     top.clk = 1;

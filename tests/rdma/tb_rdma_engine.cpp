@@ -251,15 +251,9 @@ int main(int argc, char** argv) {
       // memory: waitrequest at random, reads back after a random latency, in order
       m->mem_rd_waitrequest = u(rng) < p_wait;
       m->mem_wr_waitrequest = u(rng) < p_wait;
-      m->mem_rd_readdatavalid = 0;
-      if (!C.rdq.empty() && C.rdq.front().first <= cyc) {
-        uint64_t a = C.rdq.front().second;
-        uint32_t w = 0;
-        if (a + 4 <= MEM) std::memcpy(&w, &C.mem[a], 4);
-        else FAIL("card %d: read past the memory at 0x%llx\n", c, (unsigned long long)a);
-        m->mem_rd_readdatavalid = 1, m->mem_rd_readdata = w;
-        C.rdq.pop_front();
-      }
+      rdma_links::answer_read(m, C.rdq, C.mem, cyc, [&](uint64_t a) {
+        FAIL("card %d: read past the memory at 0x%llx\n", c, (unsigned long long)a);
+      });
       m->evt_ready = 1;
       rdma_links::receive(m, c, peer, cable, cyc);
       m->clk = 0;
@@ -321,9 +315,8 @@ int main(int argc, char** argv) {
       rdma_links::send(m, c, cable, cyc, lat, [&](Cable& cb, int p) {
         auto it = peer.find({c, p});
         bool to_dead = it != peer.end() && it->second.first == dead;
-        cb.drop = u(rng) < pdrop || to_dead || (cyc >= down_from && cyc < down_to);
-        cb.flip_word = u(rng) < pflip ? int(rng() % (18 / LANES + 1)) : -1;
-        cb.flip_bit = int(rng() % (32 * LANES));
+        rdma_links::draw_faults(cb, rng, pdrop, pflip, 18 / LANES + 1);
+        cb.drop = cb.drop || to_dead || (cyc >= down_from && cyc < down_to);
         drops += cb.drop, flips += cb.flip_word >= 0;
       });
       m->clk = 1;

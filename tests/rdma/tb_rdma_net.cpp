@@ -125,9 +125,7 @@ int main(int argc, char** argv) {
         }
       }
       rdma_links::send(m, c, cable, cyc, lat, [&](Cable& cb, int) {
-        cb.drop = u(rng) < pdrop;
-        cb.flip_word = u(rng) < pflip ? int(rng() % ((MAX_WORDS + 2) / LANES + 1)) : -1;
-        cb.flip_bit = int(rng() % (32 * LANES));
+        rdma_links::draw_faults(cb, rng, pdrop, pflip, (MAX_WORDS + 2) / LANES + 1);
       });
       m->clk = 1;
       m->eval();

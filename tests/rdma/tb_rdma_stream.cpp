@@ -139,9 +139,7 @@ int main(int argc, char** argv) {
         std::memcpy(&mem[c][m->mem_wr_address], &w, 4);
       }
       rdma_links::send(m, c, cable, cyc, lat, [&](Cable& cb, int) {
-        cb.drop = u(rng) < pdrop;
-        cb.flip_word = u(rng) < pflip ? int(rng() % 19) : -1;
-        cb.flip_bit = int(rng() % 32);
+        rdma_links::draw_faults(cb, rng, pdrop, pflip, 19);
         drops += cb.drop, flips += cb.flip_word >= 0;
       });
       m->clk = 1;

@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from rdma_cards import build_link_card
 from spgen import SpgenError
 from spgen.cli import main
 from spgen.runtime import rdma
@@ -20,10 +21,7 @@ ROOT = HERE.parents[1]
 
 @pytest.fixture(scope="module")
 def link_card(tmp_path_factory) -> Path:
-    """A loop-back card with 4 link ports; operations time out after 100,000 cycles (0.5 ms)."""
-    out = tmp_path_factory.mktemp("cards") / "link4"
-    assert main(["build", "--loopback", "--links", "4", "--op-timeout", "100000", "-o", str(out)]) == 0
-    return out
+    return build_link_card(tmp_path_factory, 4)
 
 
 @pytest.fixture(scope="module")

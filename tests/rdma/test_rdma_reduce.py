@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import spgen
+from rdma_cards import build_link_card
 from spgen.cli import main
 from spgen.runtime import rdma
 from spgen.runtime._build import build_runtime
@@ -28,9 +29,7 @@ WORDS = 3001                       # a prime: no multiple of a packet or a line
 
 @pytest.fixture(scope="module")
 def link_card(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("cards") / "link2"
-    assert main(["build", "--loopback", "--links", "2", "--op-timeout", "100000", "-o", str(out)]) == 0
-    return out
+    return build_link_card(tmp_path_factory, 2)
 
 
 @pytest.fixture(scope="module")
@@ -61,12 +60,18 @@ def _vectors(dtype: str, cards: int, n: int, seed: int) -> list[np.ndarray]:
     return out
 
 
-def _written(cl: rdma.Cluster, dtype: str, cards: int, seed: int) -> list[np.ndarray]:
-    """Each card's vector of WORDS words, written at SRC on its card."""
+def _written(card: Path | None, cards: int, dtype: str, seed: int, **extra) -> tuple[rdma.Cluster, list[np.ndarray]]:
+    """A ring of `cards` (_ring), each with its vector of WORDS words written at SRC."""
+    cl = _ring(card, cards, **extra)
     vecs = _vectors(dtype, cards, WORDS, seed)
     for i, v in enumerate(vecs):
         cl[i].write(SRC, v)
-    return vecs
+    return cl, vecs
+
+
+def _read(cl: rdma.Cluster, card: int, addr: int, n: int = WORDS, dtype: type = np.uint32) -> np.ndarray:
+    """n words at addr on a card of the cluster."""
+    return np.frombuffer(cl[card].read(addr, 4 * n), dtype=dtype)
 
 
 def _chain_sum(vecs: list[np.ndarray], chain: list[int]) -> np.ndarray:
@@ -80,8 +85,7 @@ def _chain_sum(vecs: list[np.ndarray], chain: list[int]) -> np.ndarray:
 @pytest.mark.parametrize("cards, chain", [(2, [0, 1]), (2, [1, 0]), (4, [0, 1, 2, 3]), (4, [3, 1, 0, 2])])
 @pytest.mark.parametrize("dtype", ["u32", "f32"])
 def test_rtl_reduction_equals_numpy_in_chain_order(link_card, cards, chain, dtype) -> None:
-    cl = _ring(link_card, cards)
-    vecs = _written(cl, dtype, cards, seed=cards * 10 + chain[0])
+    cl, vecs = _written(link_card, cards, dtype, seed=cards * 10 + chain[0])
     t = cl.reduce_async(chain, SRC, 4 * WORDS, dst=DST, dtype=dtype)
     cycles = t.wait()
     got = np.frombuffer(cl[chain[-1]].read(DST, 4 * WORDS), dtype=vecs[0].dtype)
@@ -99,16 +103,15 @@ def test_rtl_reduction_equals_numpy_in_chain_order(link_card, cards, chain, dtyp
 @pytest.mark.parametrize("dtype", ["u32", "f32"])
 def test_model_reduction_same_api_same_bits(dtype) -> None:
     """The network model takes the same call and gives the same bits (in place)."""
-    cl = _ring(None, 4, line_rate_gbps=100)
-    vecs = _written(cl, dtype, 4, seed=7)
+    cl, vecs = _written(None, 4, dtype, seed=7, line_rate_gbps=100)
     chain = [3, 1, 0, 2]
     assert cl.reduce(chain, SRC, 4 * WORDS, dtype=dtype) > 0
-    got = np.frombuffer(cl[2].read(SRC, 4 * WORDS), dtype=vecs[0].dtype)
+    got = _read(cl, 2, SRC, dtype=vecs[0].dtype)
     assert np.array_equal(got.view(np.uint32), _chain_sum(vecs, chain).view(np.uint32))
     # into another address (the vectors untouched), and the refusals of a result past the end
     cl[2].write(SRC, vecs[2])  # (the sum in place replaced it)
     cl.reduce(chain, SRC, 4 * WORDS, dst=DST, dtype=dtype)
-    got = np.frombuffer(cl[2].read(DST, 4 * WORDS), dtype=np.uint32)
+    got = _read(cl, 2, DST)
     assert np.array_equal(got, _chain_sum(vecs, chain).view(np.uint32))
     assert all(cl[c].read(SRC, 4 * WORDS) == vecs[c].tobytes() for c in range(4))
     for dst, name in ((DST + 2, "ALIGN"), ((2 << 32) - 8, "LOCAL_RANGE")):
@@ -120,13 +123,12 @@ def test_model_reduction_same_api_same_bits(dtype) -> None:
 @pytest.mark.parametrize("cards, chain", [(2, [1, 0]), (3, [2, 0, 1]), (4, [3, 1, 0, 2])])
 @pytest.mark.parametrize("dtype", ["u32", "f32"])
 def test_rtl_allreduce_every_card_ends_with_the_chain_order_sum(link_card, cards, chain, dtype) -> None:
-    cl = _ring(link_card, cards)
-    vecs = _written(cl, dtype, cards, seed=cards * 100 + chain[0])
+    cl, vecs = _written(link_card, cards, dtype, seed=cards * 100 + chain[0])
     t = cl.allreduce_async(chain, SRC, 4 * WORDS, dst=DST, dtype=dtype)
     cycles = t.wait()
     want = _chain_sum(vecs, chain).view(np.uint32)
     for c in range(cards):
-        got = np.frombuffer(cl[c].read(DST, 4 * WORDS), dtype=np.uint32)
+        got = _read(cl, c, DST)
         assert np.array_equal(got, want), c
         assert cl[c].read(SRC, 4 * WORDS) == vecs[c].tobytes()
     # every card passed on or wrote the sums and then the result
@@ -135,23 +137,22 @@ def test_rtl_allreduce_every_card_ends_with_the_chain_order_sum(link_card, cards
     # in place, right after: the next reduction number, fresh credits
     cl.allreduce(chain, SRC, 4 * WORDS, dtype=dtype)
     for c in range(cards):
-        assert np.array_equal(np.frombuffer(cl[c].read(SRC, 4 * WORDS), dtype=np.uint32), want), c
+        assert np.array_equal(_read(cl, c, SRC), want), c
 
 
 @pytest.mark.parametrize("dtype", ["u32", "f32"])
 def test_model_allreduce_same_api_same_bits(dtype) -> None:
-    cl = _ring(None, 4, line_rate_gbps=100)
-    vecs = _written(cl, dtype, 4, seed=17)
+    cl, vecs = _written(None, 4, dtype, seed=17, line_rate_gbps=100)
     chain = [3, 1, 0, 2]
     assert cl.allreduce(chain, SRC, 4 * WORDS, dtype=dtype) > 0
     want = _chain_sum(vecs, chain).view(np.uint32)
     for c in range(4):
-        assert np.array_equal(np.frombuffer(cl[c].read(SRC, 4 * WORDS), dtype=np.uint32), want), c
+        assert np.array_equal(_read(cl, c, SRC), want), c
     for i, v in enumerate(vecs):  # into another address: every card's vector untouched
         cl[i].write(SRC, v)
     cl.allreduce(chain, SRC, 4 * WORDS, dst=DST, dtype=dtype)
     for c in range(4):
-        assert np.array_equal(np.frombuffer(cl[c].read(DST, 4 * WORDS), dtype=np.uint32), want), c
+        assert np.array_equal(_read(cl, c, DST), want), c
         assert cl[c].read(SRC, 4 * WORDS) == vecs[c].tobytes()
 
 
@@ -167,7 +168,7 @@ def test_allreduce_short_vectors(link_card, backend) -> None:
         cl.allreduce([1, 3, 2, 0], SRC, 4 * n, dst=DST)
         want = _chain_sum(vecs, [1, 3, 2, 0])
         for c in range(4):
-            assert np.array_equal(np.frombuffer(cl[c].read(DST, 4 * n), np.uint32), want), (n, c)
+            assert np.array_equal(_read(cl, c, DST, n), want), (n, c)
 
 
 @pytest.mark.parametrize("backend", ["rtl", "model"])
@@ -184,7 +185,7 @@ def test_allreduce_under_flips_drops_and_a_link_down(link_card, backend) -> None
     cl.allreduce(chain, SRC, 4 * n, dtype="f32")
     want = _chain_sum(vecs, chain).view(np.uint32)
     for c in range(4):
-        assert np.array_equal(np.frombuffer(cl[c].read(SRC, 4 * n), dtype=np.uint32), want), c
+        assert np.array_equal(_read(cl, c, SRC, n), want), c
     s = cl.stats()
     names = ("dropped", "corrupted") if backend == "rtl" else ("packets_dropped", "packets_corrupted")
     assert all(s[k] > 0 for k in names)  # the faults happened and were repaired
@@ -228,7 +229,7 @@ def test_reduction_crossing_puts_gets_and_a_pipeline_under_faults(rec10_card) ->
         t.wait()
     red.wait()
     assert red._r.done > pipe_start  # the reduction was still under way while the pipeline ran
-    got = np.frombuffer(cl[3].read(DST, 4 * n), dtype=np.float32)
+    got = _read(cl, 3, DST, n, dtype=np.float32)
     assert np.array_equal(got.view(np.uint32), _chain_sum(vecs, [0, 1, 2, 3]).view(np.uint32))
     assert cl[2].read(0x30_0000, len(blobs[0])) == blobs[0]
     assert cl[1].read(0x30_0000, len(blobs[3])) == blobs[3]

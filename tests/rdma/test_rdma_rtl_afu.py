@@ -18,6 +18,8 @@ RDMA = sorted((ROOT / "shell" / "rdma").glob("*.v")) + sorted((ROOT / "shell" / 
 TB = Path(__file__).with_name("tb_rdma_afu.cpp")
 # every include of the shell (generated headers, shared port lists): part of the cache key
 INCLUDES = (*sorted((ROOT / "shell").glob("*.vh")), ROOT / "shell" / "include" / "afushell_csr.h")
+# the cable model the testbench shares with RTLCluster and the other RDMA testbenches
+LINKS = ROOT / "runtime" / "rdma" / "rtl_links.hpp"
 
 
 def _sources() -> list[Path]:
@@ -36,8 +38,7 @@ def afu_model() -> Path:
     32-bit link port (RDMA_LANES 1), a word per cycle as the program's cables carry it."""
     return verilate_cached("rdma", "afu_rdma_top", "afu_rdma_top", [*_sources(), TB],
                            (f"-I{ROOT / 'shell'}", "-GRDMA_LANES=1", "-Wno-fatal", "-CFLAGS",
-                            f"-I{ROOT / 'shell' / 'include'}"),
-                           deps=INCLUDES)
+                            f"-I{ROOT / 'shell' / 'include'} -I{LINKS.parent}"), deps=[*INCLUDES, LINKS])
 
 
 @pytest.mark.parametrize("args", [("3", "0", "0", "1"), ("3", "0.02", "0.02", "2")], ids=["clean", "faults"])

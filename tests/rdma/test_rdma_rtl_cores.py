@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 RTL = rtl_sources()  # shell/rdma/*.v and the shell modules they use
 HERE = Path(__file__).parent
 PACKET = ROOT / "shell" / "rdma_packet.vh"  # the generated packet-format include
+LINKS = ROOT / "runtime" / "rdma" / "rtl_links.hpp"  # the cable model of the RDMA testbenches
 CORE_A = """Name core_a;
 Main_In  {Mi::x};
 Main_Out {Mo::y};
@@ -51,7 +52,8 @@ def _model(designs: tuple[spgen.Design, spgen.Design], src: Path) -> Path:
         cores.append(p)
     return verilate_cached("rdma", "rdma_cores", "tb_rdma_cores_top",
                            [*RTL, *cores, HERE / "tb_rdma_cores_top.v", HERE / "tb_rdma_cores.cpp"],
-                           ("-Wno-fatal", f"-I{PACKET.parent}"), deps=rtl_includes())
+                           ("-Wno-fatal", f"-I{PACKET.parent}", "-CFLAGS", f"-I{LINKS.parent}"),
+                           deps=[*rtl_includes(), LINKS])
 
 
 @pytest.mark.parametrize("p_in, p_out, flip, drop", [(1.0, 1.0, 0.0, 0.0), (0.6, 0.35, 0.02, 0.02)],

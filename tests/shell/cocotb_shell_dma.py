@@ -52,6 +52,21 @@ def snapshot(card):
     return {b: bytes(buf) for b, buf in card.mem.items()}
 
 
+async def started(dut, seed, **timing):
+    """A card out of reset with its memories filled at random (`seed`: the card's random
+    source; `timing`: Card's memory timing)."""
+    card = Card(dut, seed=seed, **timing)
+    await card.start()
+    card.randomize()
+    return card
+
+
+async def assert_clean(card):
+    """Neither engine reports an error, and no bus protocol rule was broken."""
+    assert await card.error("tx") == 0 and await card.error("rx") == 0
+    assert card.violations == []
+
+
 async def transfer(card, src, dst, length, tx_geom=None, rx_geom=None, irq=True):
     """One TX + RX descriptor pair; geometries are (block_len, stride, count)."""
     tl, ts, tc = tx_geom or (length, 0, 0)
@@ -110,9 +125,7 @@ async def csr_read_write(dut):
 @cocotb.test()
 async def random_transfers(dut):
     """Random sizes (4 B .. 8 KiB and powers of two) and 4-byte aligned addresses, all six routes."""
-    card = Card(dut, seed=5)
-    await card.start()
-    card.randomize()
+    card = await started(dut, 5)
     rng = random.Random(5)
     sizes = [4, 8, 60, 64, 68, 128, 4096] + [4 * rng.randint(1, 2048) for _ in range(14)]
     for i, length in enumerate(sizes):
@@ -129,18 +142,15 @@ async def random_transfers(dut):
         assert await card.mmio_read(reg("IRQ_STATUS")) & 2
         await card.mmio_write(reg("IRQ_STATUS"), 3)
         assert await card.mmio_read(reg("IRQ_STATUS")) == 0
-    assert await card.error("tx") == 0 and await card.error("rx") == 0
     assert await card.mmio_read(reg("TX_BYTES")) == sum(sizes)
     assert await card.mmio_read(reg("RX_BYTES")) == sum(sizes)
-    assert card.violations == []
+    await assert_clean(card)
 
 
 @cocotb.test()
 async def block_stride_2d(dut):
     """2-D gathers (TX), scatters (RX) and both, random geometry."""
-    card = Card(dut, seed=7)
-    await card.start()
-    card.randomize()
+    card = await started(dut, 7)
     rng = random.Random(7)
     for i in range(12):
         words = rng.randint(1, 40)
@@ -162,16 +172,13 @@ async def block_stride_2d(dut):
         sblocks = [(src + k * ts, tl) for k in range(tc)] if ts else [(src, total)]
         dblocks = [(dst + k * rs, rl) for k in range(rc)] if rs else [(dst, total)]
         check_copy(card, before, sblocks, dblocks)
-    assert await card.error("tx") == 0 and await card.error("rx") == 0
-    assert card.violations == []
+    await assert_clean(card)
 
 
 @cocotb.test()
 async def chained_tables(dut):
     """Descriptor tables in memory (any region), chained; a pure jump; random lengths."""
-    card = Card(dut, seed=9)
-    await card.start()
-    card.randomize()
+    card = await started(dut, 9)
     rng = random.Random(9)
     for rnd in range(3):
         n = rng.randint(2, 6)
@@ -197,16 +204,13 @@ async def chained_tables(dut):
         await card.wait_done("rx", n_rx + 3)
         await card.wait_done("tx", n_tx + 1 + n)
         check_copy(card, before, src_blocks, [(dst, total)])
-    assert await card.error("tx") == 0 and await card.error("rx") == 0
-    assert card.violations == []
+    await assert_clean(card)
 
 
 @cocotb.test()
 async def errors_reported(dut):
     """Bad lengths, alignment, ranges, overflow and last mismatch give codes, never a hang."""
-    card = Card(dut, seed=11)
-    await card.start()
-    card.randomize()
+    card = await started(dut, 11)
     cases = [
         ({"src": 0x1000, "length": 0}, 1),
         ({"src": 0x1000, "length": 6}, 1),
@@ -267,9 +271,7 @@ async def errors_reported(dut):
 @cocotb.test()
 async def soft_reset_mid_transfer(dut):
     """SOFT_RESET with reads in flight: they drain, nothing is corrupted, the next transfer works."""
-    card = Card(dut, seed=13, latency=(40, 80))
-    await card.start()
-    card.randomize()
+    card = await started(dut, 13, latency=(40, 80))
     await card.desc("rx", dst=B_BASE + 0x10000, length=0x8000, ctrl=EOP)
     await card.desc("tx", src=A_BASE + 0x10000, length=0x8000, ctrl=SOP | EOP)
     await card.cycles(150)
@@ -280,16 +282,13 @@ async def soft_reset_mid_transfer(dut):
     before = snapshot(card)
     await transfer(card, A_BASE + 0x40000, H_BASE + 0x40000, 0x2000)
     check_copy(card, before, [(A_BASE + 0x40000, 0x2000)], [(H_BASE + 0x40000, 0x2000)])
-    assert await card.error("tx") == 0 and await card.error("rx") == 0
-    assert card.violations == []
+    await assert_clean(card)
 
 
 @cocotb.test()
 async def full_rate_when_memory_keeps_up(dut):
     """With a memory that never stalls, a large transfer moves ~one 64-byte beat per cycle."""
-    card = Card(dut, seed=15, p_wait=0.0, p_gap=0.0, latency=(30, 30))
-    await card.start()
-    card.randomize()
+    card = await started(dut, 15, p_wait=0.0, p_gap=0.0, latency=(30, 30))
     rates = []
     for src, dst, length in ((A_BASE + 0x1000, B_BASE + 0x1000, 0x20000),
                              (H_BASE + 0x104, A_BASE + 0x80008, 0x10000)):   # unaligned both sides

@@ -8,7 +8,7 @@ import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from types import ModuleType
 
@@ -58,6 +58,17 @@ def _tree_files(root: Path, parts: Iterable[str], exts: tuple[str, ...]) -> list
         elif p.is_dir():
             files += sorted(f for f in p.rglob("*") if f.is_file() and f.suffix in exts)
     return files
+
+
+def _build_once(lib: Path, build: Callable[[], None]) -> Path:
+    """`lib` (a file in its own cache folder), made by `build` unless it is there already: under
+    the folder's lock, and looked for again once the lock is held, as another process may
+    have built it while this one waited."""
+    if not lib.is_file():
+        with _locked(lib.parent.with_suffix(".lock")):
+            if not lib.is_file():
+                build()
+    return lib
 
 
 def _run(cmd: list[str], cwd: Path, what: str, env: Mapping[str, str] | None = None) -> None:
@@ -199,11 +210,9 @@ def build_card(sources: Iterable[Path], *, params: Mapping[str, object] | None =
             parts += [f.name, f.read_bytes()]
     out = cache_dir("card") / content_hash(*parts)
     lib = out / "libafucard.so"
-    if lib.is_file():
-        return lib
-    with _locked(out.with_suffix(".lock")):
-        if lib.is_file():
-            return lib
+
+    def build() -> None:
+        nonlocal defines, info_lines
         obj = out / "obj"
         obj.mkdir(parents=True, exist_ok=True)
         cmd = [str(verilator_bin()), "--cc", "-O3", "--top-module", top, "--prefix", "Vafu_top",
@@ -224,7 +233,8 @@ def build_card(sources: Iterable[Path], *, params: Mapping[str, object] | None =
         _compile_card(obj, [wrapper] + ([fast_cpp] if fast_core is not None else []), defines,
                       pins.parent, out / "libafucard.so.tmp", jobs)
         (out / "libafucard.so.tmp").rename(lib)
-    return lib
+
+    return _build_once(lib, build)
 
 
 def _root_functions(obj: Path) -> dict[str, str]:
@@ -321,17 +331,15 @@ def _libverilated(names: list[str]) -> Path:
     out = cache_dir("verilated") / content_hash(str(verilator_root()), repr(base), repr(names),
                                                 _OPT_SLOW, platform.processor(), _cpu_model())
     lib = out / "libverilated.a"
-    if lib.is_file():
-        return lib
-    with _locked(out.with_suffix(".lock")):
-        if lib.is_file():
-            return lib
+
+    def build() -> None:
         out.mkdir(parents=True, exist_ok=True)
         objs = _parallel([[*base, _OPT_SLOW, "-c", str(verilator_root() / "include" / f"{n}.cpp"),
                            "-o", str(out / f"{n}.o")] for n in names], out, "compiling Verilator's library")
         _run(["ar", "rcs", str(out / "tmp.a"), *map(str, objs)], out, "archiving Verilator's library")
         (out / "tmp.a").rename(lib)
-    return lib
+
+    return _build_once(lib, build)
 
 
 def _parallel(cmds: list[list[str]], cwd: Path, what: str, jobs: int = 2) -> list[Path]:

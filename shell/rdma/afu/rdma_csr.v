@@ -8,14 +8,8 @@ module rdma_csr #(
     parameter integer LANES = 1,      // words a link port moves per cycle (INFO)
     parameter integer MAX_WORDS = 16  // largest DATA payload, words (INFO; CMD.PKT's limit)
 ) (
-    input  wire            clk,
-    input  wire            rst,
     // MMIO (addresses already decoded to the RDMA window by the caller)
-    input  wire            mmio_wr_valid,
-    input  wire [17:0]     mmio_wr_addr,
-    input  wire [63:0]     mmio_wr_data,
-    input  wire            mmio_rd_valid,
-    input  wire [17:0]     mmio_rd_addr,
+    `include "mmio_ports.vh"
     output reg             mmio_rd_resp_valid,
     output reg  [63:0]     mmio_rd_resp_data,
     // configuration of rdma_node

@@ -5,13 +5,8 @@
 // later, as shell_csr's.
 `default_nettype none
 module rdma_reduce_csr (
-    input  wire        clk,
-    input  wire        rst,
-    input  wire        mmio_wr_valid,
-    input  wire [17:0] mmio_wr_addr,
-    input  wire [63:0] mmio_wr_data,
-    input  wire        mmio_rd_valid,
-    input  wire [17:0] mmio_rd_addr,
+    // MMIO (addresses already decoded to the REDUCE window by the caller)
+    `include "mmio_ports.vh"
     output reg         mmio_rd_resp_valid,
     output reg  [63:0] mmio_rd_resp_data,
     // to the unit and its endpoint pair

@@ -84,20 +84,16 @@ int main(int argc, char** argv) {
     }
 #endif
     uint64_t time = 0;
-    auto step = [&]() {
-        top->clk = 0;
-        top->eval();
-#ifdef SPG_TRACE
-        if (tfp) tfp->dump(time);
-#endif
-        ++time;
-        top->clk = 1;
+    // one clock level: evaluated, and traced as one time step
+    auto level = [&](int clk) {
+        top->clk = clk;
         top->eval();
 #ifdef SPG_TRACE
         if (tfp) tfp->dump(time);
 #endif
         ++time;
     };
+    auto step = [&]() { level(0); level(1); };
     const size_t in_cap = sizeof(top->s_data) / 4, bin_cap = sizeof(top->s_brch_data) / 4;
     const size_t reg_cap = sizeof(top->regs) / 4;
     top->sel = static_cast<uint8_t>(sel);

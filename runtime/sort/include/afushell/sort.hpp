@@ -133,6 +133,17 @@ inline std::pair<uint64_t, uint64_t> exchanged_range(afu_rdma_cluster cl, int N,
     return {lo, hi};
 }
 
+// What a sort does once the range exchange is over: the keys' range (exchanged_range), with
+// the result's counts zeroed and the outputs emptied for the passes to fill.
+template <class Key>
+std::pair<uint64_t, uint64_t> begin_result(afu_rdma_cluster cl, int N, uint64_t at, SortResult &r,
+                                           std::vector<Key> &out_keys, std::vector<uint32_t> *out_payloads) {
+    r.counts.assign(N, 0);
+    out_keys.clear();
+    if (out_payloads) out_payloads->clear();
+    return exchanged_range(cl, N, at);
+}
+
 // Writes keys (and payloads) to the cards in equal contiguous parts; returns the parts' sizes.
 template <class Key>
 std::vector<uint64_t> spread(afu_rdma_cluster cl, int N, const Key *keys, const uint32_t *payloads, uint64_t n) {
@@ -402,11 +413,8 @@ SortResult distributed_sort(afu_rdma_cluster cl, const Key *keys, const uint32_t
         }
     });
     if ((r.code = clock.network("range exchange", all_to_all(counts_at, 16)))) return r;
-    const auto range = exchanged_range(cl, N, counts_at);
+    const auto range = begin_result(cl, N, counts_at, r, out_keys, out_payloads);
     const uint64_t lo = range.first, hi = range.second;
-    r.counts.assign(N, 0);
-    out_keys.clear();
-    if (out_payloads) out_payloads->clear();
     if (lo > hi) return r;  // no keys
     const int span = bit_length(hi - lo), shift = std::max(0, span - kSortPartitionBits);
     auto bin = [&](Key k) { return uint64_t(Key(k - Key(lo)) >> shift); };
@@ -570,11 +578,8 @@ inline SortResult distributed_sort_on_cards(afu_rdma_cluster cl, const uint32_t 
             return writer.run(c, 0, part[c], 0, top, none, dump, ns); }); !e.empty())
         return fail(e);
     if ((r.code = clock.network("range exchange", to_all(dump, counts_at, 16)))) return r;
-    const auto range = exchanged_range(cl, N, counts_at);
+    const auto range = begin_result(cl, N, counts_at, r, out_keys, out_payloads);
     const uint64_t lo = range.first, hi = range.second;
-    r.counts.assign(N, 0);
-    out_keys.clear();
-    if (out_payloads) out_payloads->clear();
     if (lo > hi) return r;  // no keys
     const int shift = aligned_shift(lo, hi, 8);
     const uint32_t base = shift == top ? 0 : uint32_t(lo >> shift << shift);  // bins (k - base) >> shift
