@@ -32,6 +32,7 @@ module rdma_card_net #(
     input  wire [P-1:0]    link_in_valid,
     input  wire [32*LANES*P-1:0] link_in_data,
     input  wire [P-1:0]    link_in_last,
+    input  wire [P-1:0]    link_out_stall,  // the PHY behind a port is busy: hold its beat (0: a beat a cycle)
     output wire [P-1:0]    overflow,
     output wire [16*P-1:0] replays,
     // debug: per link port the RDMA_LINK_* words (see rdma_link_port), the router's state
@@ -63,7 +64,7 @@ module rdma_card_net #(
                 .rx_head1(in_head1[32 * g +: 32]), .rx_valid(in_valid[g]), .rx_ready(in_ready[g]),
                 .rx_data(in_data[DW * g +: DW]), .rx_last(in_last[g]), .rx_vc(vc_unused),
                 .link_out_valid(link_out_valid[g]), .link_out_data(link_out_data[DW * g +: DW]),
-                .link_out_last(link_out_last[g]), .link_out_ready(1'b1),
+                .link_out_last(link_out_last[g]), .link_out_ready(!link_out_stall[g]),
                 .link_in_valid(link_in_valid[g]), .link_in_data(link_in_data[DW * g +: DW]),
                 .link_in_last(link_in_last[g]), .overflow(overflow[g]), .crc_errors(crc_errors_unused),
                 .replays(replays[16 * g +: 16]), .tx_can_take(out_can_take[2 * g +: 2]),

@@ -22,17 +22,24 @@ PARAMS = ("-GMEM_BYTES=64'h100000", "-GOP_TIMEOUT=300000", "-GQUEUE_DEPTH=64")
     ("rdma_stream_mux", ()), ("rdma_reduce", ()),
     ("rdma_stream_des", ()), ("rdma_stream_des", ("-GWORDS=16",)),
     ("rdma_node", ("-GLANES=16", "-GSTREAM=1")), ("rdma_lanes_pack", ()), ("rdma_lanes_unpack", ("-GLANES=32",)),
+    ("rdma_node", ("-GLANES=32", "-GP=2", *PARAMS)), ("rdma_node", ("-GLANES=32", "-GSTREAM=1")),
+    ("rdma_engine", ("-GLANES=16",)), ("rdma_engine", ("-GLANES=32", "-GPF_DEPTH=4096")),
+    ("rdma_engine_wtx", ()), ("rdma_engine_wtx", ("-GLANES=32",)), ("rdma_engine_wrx", ()),
+    ("rdma_engine_wrx", ("-GLANES=32",)), ("rdma_wbuf", ()), ("rdma_wbuf", ("-GIN=32", "-GDEPTH=256")),
 ])
 def test_rdma_rtl_engine_lint_clean(top: str, params: tuple) -> None:
     assert lint(top, *params) == ""
 
 
-def engine_model(lanes: int = 1) -> Path:
-    """The Verilated 2-D torus testbench of rdma_node, cached by content; with `lanes` > 1 its
-    network moves beats of that many words (the engine behind rdma_lanes_pack / unpack)."""
+def engine_model(lanes: int = 1, *extra: str) -> Path:
+    """The Verilated 2-D torus testbench of rdma_node, cached by content; with `lanes` > 1 the
+    nodes are wide: beats of that many words on the network and the engine's port, 64-byte
+    lines on its memory ports, bulk DATA packets."""
     if lanes == 1:
-        return verilate_tb("rdma_node", "rdma_node", TB, *PARAMS)
-    return verilate_tb(f"rdma_node_w{lanes}", "rdma_node", TB, *PARAMS, f"-GLANES={lanes}", "-CFLAGS", f"-DLANES={lanes}")
+        return verilate_tb("rdma_node", "rdma_node", TB, *PARAMS, *extra)
+    tag = "".join(e.strip("-G").replace("=", "") for e in extra)
+    return verilate_tb(f"rdma_node_w{lanes}{tag}", "rdma_node", TB, *PARAMS, *extra, f"-GLANES={lanes}", "-CFLAGS",
+                       f"-DLANES={lanes}")
 
 
 def run_tb(*args: str, timeout: int = 600, lanes: int = 1) -> tuple[int, dict[str, int], str]:
@@ -58,17 +65,35 @@ def test_rdma_rtl_engine_random_transfers(args: tuple) -> None:
         assert f["flips"] > 0 and f["drops"] > 0 and f["replays"] > 0
 
 
-@pytest.mark.parametrize("args", [
-    ("random", "2", "4", "60", "0.02", "0.01", "7", "20000000", "30000", "40000", "4"),
-], ids=["torus2x4-4inflight-faults"])
-def test_rdma_rtl_engine_random_transfers_over_wide_links(args: tuple) -> None:
-    """The same random puts, gets and block-stride transfers when the network moves 512-bit beats
-    and the engine injects and takes words through the width converters."""
-    rc, f, out = run_tb(*args, lanes=16)
+WIDE_RUNS = [
+    ("random", "2", "2", "30", "0", "0", "1", "2000000"),
+    ("random", "2", "2", "30", "0.01", "0.01", "2", "3000000", "6000", "9000"),
+    ("random", "2", "2", "60", "0", "0", "6", "2000000", "0", "0", "4"),
+    ("random", "2", "4", "60", "0.02", "0.01", "5", "20000000", "15000", "20000"),
+    ("random", "2", "4", "60", "0.02", "0.01", "7", "20000000", "10000", "14000", "4"),
+]
+WIDE_IDS = ["clean", "faults-linkdown", "4inflight", "torus2x4-faults-linkdown", "torus2x4-4inflight-faults"]
+
+
+@pytest.mark.parametrize("lanes", [16, 32])
+@pytest.mark.parametrize("args", WIDE_RUNS, ids=WIDE_IDS)
+def test_rdma_rtl_engine_wide_random_transfers(lanes: int, args: tuple) -> None:
+    """The random puts, gets and block-stride transfers (4 B..16 KiB at any 4-byte alignment,
+    64-byte, 1 KiB and other packet sizes) on wide nodes: 512- and 1024-bit beats, the engine
+    reading and writing 64-byte lines (random waitrequest, read latency up to 60 cycles)."""
+    rc, f, out = run_tb(*args, lanes=lanes)
     assert rc == 0, out
     assert f["errors"] == 0 and f["overflow"] == 0 and f["failed"] == 0
     assert f["ok"] == int(args[1]) * int(args[2]) * int(args[3]) and f["events"] == f["ok"]
-    assert f["flips"] > 0 and f["drops"] > 0 and f["replays"] > 0
+    if args[4] != "0":
+        assert f["flips"] > 0 and f["drops"] > 0 and f["replays"] > 0
+
+
+@pytest.mark.parametrize("lanes", [16, 32])
+def test_rdma_rtl_engine_wide_errors_reported(lanes: int) -> None:
+    rc, f, out = run_tb("errors", "2", "2", "0", "0", "0", "3", "1000000", lanes=lanes)
+    assert rc == 0, out
+    assert f["errors"] == 0 and f["ok"] == 4 and f["failed"] == 10
 
 
 def test_rdma_rtl_engine_errors_reported() -> None:
