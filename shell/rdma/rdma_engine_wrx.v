@@ -228,6 +228,18 @@ module rdma_engine_wrx #(
     wire        emit_fl = fl_reg && out_free && win_wv_reg[15:0] != 16'd0;
     always @(*) b_pop_n = go ? k_n : 5'd0;
 
+    // the stream's state after this cycle's words
+    wire        blk_jump = k_wr && k_blk_reg != 32'd0 && {25'd0, k_n, 2'b00} == k_brem_reg;
+    wire [63:0] k_rem_post = k_take ? k_rem_reg - {57'd0, k_n, 2'b00} : k_rem_reg;
+    wire [63:0] k_bstart_post = blk_jump ? k_bstart_reg + {32'd0, k_stride_reg} : k_bstart_reg;
+    wire [63:0] k_cur_post = !k_wr ? k_cur_reg : blk_jump ? k_bstart_post : k_cur_reg + {57'd0, k_n, 2'b00};
+    wire [31:0] k_brem_post = !k_wr ? k_brem_reg : blk_jump ? k_blk_reg : k_brem_reg - {25'd0, k_n, 2'b00};
+    wire        k_end_post = k_end_reg || (k_take && {57'd0, k_n, 2'b00} == k_rem_reg);
+    // the packet's last words: the next packet of the same stream, if queued, continues at
+    // once (a 64-byte packet costs the writer one cycle)
+    wire        pkt_done = go && k_left_reg == {4'd0, k_n};
+    wire        chain = pkt_done && !k_end_post && !dq_empty && dq_head[14:9] == k_src_reg;
+
     // the end of a stream: the data in memory, then DONE and the event, or the completion
     wire        end_ready = w_st_reg == W_END && !fl_reg && !out_valid_reg && (k_disc_reg || !mem_wr_pending);
     wire        end_fires = end_ready && !k_disc_reg && (!k_put_reg || !rp_full);
@@ -396,29 +408,28 @@ module rdma_engine_wrx #(
                     end
                 end
                 W_PKT: begin
-                    if (k_left_reg == 9'd0) begin
+                    if (k_left_reg == 9'd0 || (pkt_done && !chain)) begin
                         // the packet is done: its stream's state back, or the stream's end
-                        s_rem[k_src_reg] <= k_rem_reg;
-                        s_cur[k_src_reg] <= k_cur_reg;
-                        s_bstart[k_src_reg] <= k_bstart_reg;
-                        s_brem[k_src_reg] <= k_brem_reg;
-                        w_st_reg <= k_end_reg ? W_END : W_IDLE;
+                        s_rem[k_src_reg] <= k_rem_post;
+                        s_cur[k_src_reg] <= k_cur_post;
+                        s_bstart[k_src_reg] <= k_bstart_post;
+                        s_brem[k_src_reg] <= k_brem_post;
+                        w_st_reg <= k_end_post ? W_END : W_IDLE;
+                    end
+                    if (chain) begin
+                        dq_rd_reg <= dq_rd_reg + 5'd1;
+                        k_left_reg <= dq_head[8:0];
                     end else if (go) begin
                         k_left_reg <= k_left_reg - {4'd0, k_n};
-                        if (k_take) begin
-                            k_rem_reg <= k_rem_reg - {57'd0, k_n, 2'b00};
-                            if ({57'd0, k_n, 2'b00} == k_rem_reg) k_end_reg <= 1'b1;
-                        end
+                    end
+                    if (go) begin
+                        k_rem_reg <= k_rem_post;
+                        k_cur_reg <= k_cur_post;
+                        k_bstart_reg <= k_bstart_post;
+                        k_brem_reg <= k_brem_post;
+                        k_end_reg <= k_end_post;
                         if (k_wr) begin
                             win_src_reg <= k_src_reg;
-                            if (jump && k_blk_reg != 32'd0 && {25'd0, k_n, 2'b00} == k_brem_reg) begin
-                                k_bstart_reg <= k_bstart_reg + {32'd0, k_stride_reg};
-                                k_cur_reg <= k_bstart_reg + {32'd0, k_stride_reg};
-                                k_brem_reg <= k_blk_reg;
-                            end else begin
-                                k_cur_reg <= k_cur_reg + {57'd0, k_n, 2'b00};
-                                k_brem_reg <= k_brem_reg - {25'd0, k_n, 2'b00};
-                            end
                             if (p1 >= 6'd16) begin
                                 // line 0 written: the window moves on a line
                                 win_data_reg <= {512'd0, nd[1023:512]};
