@@ -34,7 +34,17 @@
 #include <tuple>
 #include <vector>
 
+#ifdef ADAPTER  // the wide node behind its AFU memory adapter (tb_rdma_wide_card.v): Avalon-MM masters
+#include "Vtb_rdma_wide_card.h"
+using Node = Vtb_rdma_wide_card;
+#define MRD(x) avm_rd_##x
+#define MWR(x) avm_wr_##x
+#else
 #include "Vrdma_node.h"
+using Node = Vrdma_node;
+#define MRD(x) mem_rd_##x
+#define MWR(x) mem_wr_##x
+#endif
 #include "verilated.h"
 #include "rtl_links.hpp"
 #include "tb_lanes.hpp"
@@ -65,9 +75,10 @@ struct Op {
 };
 
 struct Card {
-  Vrdma_node* m = nullptr;
+  Node* m = nullptr;
   std::vector<uint8_t> mem, ref;
   std::deque<std::pair<uint64_t, uint64_t>> rdq;  // (ready cycle, address)
+  uint32_t wr_beat = 0;  // the next beat of a write burst (adapter)
   bool want = false, accepted = false;
   Op cur;                      // offered on the command port until accepted
   std::map<uint32_t, Op> inflight;  // by operation id
@@ -109,14 +120,14 @@ int main(int argc, char** argv) {
   const auto& peer = links.peer;
   const auto& dateline = links.dateline;
   for (int c = 0; c < n; ++c) {
-    card[c].m = new Vrdma_node(&ctx, ("c" + std::to_string(c)).c_str());
+    card[c].m = new Node(&ctx, ("c" + std::to_string(c)).c_str());
     card[c].mem.assign(MEM, 0);
     for (uint64_t a = SRC; a < SRC_END; ++a) card[c].mem[a] = uint8_t(rng());
     card[c].ref = card[c].mem;
   }
   std::map<std::pair<int, int>, Cable> cable;
   for (int c = 0; c < n; ++c) {
-    Vrdma_node* m = card[c].m;
+    Node* m = card[c].m;
     m->rst = 1;
     m->card_id = c;
     m->port_dim = 0b01010000;
@@ -247,7 +258,7 @@ int main(int argc, char** argv) {
   size_t bench_i = 0;
   long ops_ok = 0, ops_err = 0;
   uint64_t cyc = 0, bench_put_visible = 0;
-  uint64_t flips = 0, drops = 0;
+  uint64_t flips = 0, drops = 0, bursts = 0;  // bursts: multi-beat write bursts (adapter)
 
   int drain = 0;
   for (; cyc < max_cyc; ++cyc) {
@@ -256,7 +267,7 @@ int main(int argc, char** argv) {
       Card& C = card[c];
       if (C.ops_left > 0 || C.want || !C.inflight.empty()) all_done = false;
       if (dead == c) continue;
-      Vrdma_node* m = C.m;
+      Node* m = C.m;
       // a new command, when one of the card's K lanes is free
       m->cmd_valid = 0;
       if (C.lane_busy.empty()) C.lane_busy.assign(size_t(K), false);
@@ -289,19 +300,19 @@ int main(int argc, char** argv) {
         m->cmd_pkt_words = C.cur.pkt;
       }
       // memory: waitrequest at random, reads back after a random latency, in order
-      m->mem_rd_waitrequest = u(rng) < p_wait;
-      m->mem_wr_waitrequest = u(rng) < p_wait;
-      m->mem_rd_readdatavalid = 0;
+      m->MRD(waitrequest) = u(rng) < p_wait;
+      m->MWR(waitrequest) = u(rng) < p_wait;
+      m->MRD(readdatavalid) = 0;
       if (!C.rdq.empty() && C.rdq.front().first <= cyc) {
         uint64_t a = C.rdq.front().second;
         uint32_t w[16] = {};
         if (a + 4 * (WIDE ? 16 : 1) <= MEM && a % (WIDE ? 64 : 4) == 0) std::memcpy(w, &C.mem[a], WIDE ? 64 : 4);
         else FAIL("card %d: read outside the memory or misaligned at 0x%llx\n", c, (unsigned long long)a);
-        m->mem_rd_readdatavalid = 1;
+        m->MRD(readdatavalid) = 1;
 #if LANES > 1
-        for (int i = 0; i < 16; ++i) m->mem_rd_readdata[i] = w[i];
+        for (int i = 0; i < 16; ++i) m->MRD(readdata)[i] = w[i];
 #else
-        m->mem_rd_readdata = w[0];
+        m->MRD(readdata) = w[0];
 #endif
         C.rdq.pop_front();
       }
@@ -323,7 +334,7 @@ int main(int argc, char** argv) {
     for (int c = 0; c < n; ++c) {
       Card& C = card[c];
       if (dead == c) continue;
-      Vrdma_node* m = C.m;
+      Node* m = C.m;
       if (m->cmd_valid && m->cmd_ready) C.want = false, C.accepted = true, --C.ops_left;
       auto done_it = m->done ? C.inflight.find(m->done_op) : C.inflight.end();
       if (m->done && done_it == C.inflight.end())
@@ -365,22 +376,29 @@ int main(int argc, char** argv) {
                       (unsigned long long)(cyc - card[0].cur.issued));
         (void)bench_put_visible;
       }
-      if (m->mem_rd_read && !m->mem_rd_waitrequest)
-        C.rdq.push_back({cyc + (rate ? mem_lat : 2 + (p_wait > 0 ? rng() % (WIDE ? 60 : 20) : 8)), m->mem_rd_address});
-      if (m->mem_wr_write && !m->mem_wr_waitrequest) {
-        uint64_t a = m->mem_wr_address;
+      if (m->MRD(read) && !m->MRD(waitrequest))
+        C.rdq.push_back({cyc + (rate ? mem_lat : 2 + (p_wait > 0 ? rng() % (WIDE ? 60 : 20) : 8)), m->MRD(address)});
+      if (m->MWR(write) && !m->MWR(waitrequest)) {
+        uint64_t a = m->MWR(address);
+#ifdef ADAPTER  // a burst: its beats go to consecutive lines from the address given with the first
+        const uint32_t nb = m->MWR(burstcount);
+        if (C.wr_beat == 0 && nb > 1) ++bursts;
+        if (nb < 1 || nb > 64) FAIL("card %d: write burst of %u beats\n", c, nb);
+        a += 64 * uint64_t(C.wr_beat);
+        C.wr_beat = C.wr_beat + 1 >= nb ? 0 : C.wr_beat + 1;
+#endif
 #if LANES > 1
         {
-          const uint64_t be = m->mem_wr_byteenable;
+          const uint64_t be = m->MWR(byteenable);
           if (a + 64 <= MEM && a % 64 == 0 && be != 0) {
             for (int b = 0; b < 64; ++b)
-              if ((be >> b) & 1) C.mem[a + b] = uint8_t(m->mem_wr_writedata[b / 4] >> (8 * (b % 4)));
+              if ((be >> b) & 1) C.mem[a + b] = uint8_t(m->MWR(writedata)[b / 4] >> (8 * (b % 4)));
           } else {
             FAIL("card %d: line write outside the memory, misaligned or empty at 0x%llx\n", c, (unsigned long long)a);
           }
         }
 #else
-        uint32_t w = m->mem_wr_writedata;
+        uint32_t w = m->MWR(writedata);
         if (a + 4 <= MEM && a % 4 == 0) std::memcpy(&C.mem[a], &w, 4);
         else FAIL("card %d: write outside the memory at 0x%llx\n", c, (unsigned long long)a);
 #endif
@@ -457,9 +475,10 @@ int main(int argc, char** argv) {
     std::printf("rate bytes %llu cycles %llu milli_gbps %llu\n", (unsigned long long)payload_bytes,
                 (unsigned long long)(last_done - first_cmd),
                 (unsigned long long)(payload_bytes * 8 * 200 * 1000 / 1000 / std::max<uint64_t>(1, last_done - first_cmd)));
-  std::printf("cycles %llu ok %ld failed %ld events %ld replays %u flips %llu drops %llu overflow %u errors %llu\n",
-              (unsigned long long)cyc, ops_ok, ops_err, long(expected_events.size()), replays,
-              (unsigned long long)flips, (unsigned long long)drops, overflow, (unsigned long long)g_errors);
+  std::printf("cycles %llu ok %ld failed %ld events %ld replays %u flips %llu drops %llu overflow %u bursts %llu "
+              "errors %llu\n", (unsigned long long)cyc, ops_ok, ops_err, long(expected_events.size()), replays,
+              (unsigned long long)flips, (unsigned long long)drops, overflow, (unsigned long long)bursts,
+              (unsigned long long)g_errors);
   for (auto& C : card) { C.m->final(); delete C.m; }
   return g_errors ? 1 : pending ? 3 : 0;
 }
