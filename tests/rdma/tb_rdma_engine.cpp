@@ -15,7 +15,7 @@
 //           error rate (a bit flipped in a random beat); 40-cycle cables, a memory that
 //           serves a line per cycle after MEM_LAT cycles. Prints the payload rate.
 //   tb MODE X Y OPS P_FLIP P_DROP SEED MAX_CYCLES [DOWN_FROM DOWN_TO [K]]
-//   tb rate 2 1 OPS PER 0 SEED MAX_CYCLES LINE_GBPS PKT_WORDS KIND BYTES K MEM_LAT
+//   tb rate 2 1 OPS PER 0 SEED MAX_CYCLES LINE_GBPS PKT_WORDS KIND BYTES K MEM_LAT [OFF_LOCAL OFF_REMOTE]
 // K (random mode): operations each card keeps in flight at once (<= the engine's MAX_OPS);
 // each in-flight operation of a card has its own lane of the destination windows.
 // Built with -DLANES=16 or 32 the nodes are wide: the engine's memory ports move 64-byte
@@ -105,6 +105,9 @@ int main(int argc, char** argv) {
   const int rate_kind = rate ? std::atoi(arg(11, "0")) : 0;
   const uint64_t rate_bytes = rate ? std::strtoull(arg(12, "1048576"), nullptr, 10) : 0;
   const uint64_t mem_lat = rate ? std::strtoull(arg(14, "50"), nullptr, 10) : 0;
+  // rate: byte offsets of the local and the remote range (4-byte aligned: off-line transfers)
+  const uint64_t off_l = rate ? std::strtoull(arg(15, "0"), nullptr, 10) : 0;
+  const uint64_t off_r = rate ? std::strtoull(arg(16, "0"), nullptr, 10) : 0;
   const int lat_dst = mode == "lat" ? std::atoi(arg(9, "1")) : 1;
   const uint64_t down_from = argc > 10 && !rate ? std::strtoull(argv[9], nullptr, 10) : 0;
   const uint64_t down_to = argc > 10 && !rate ? std::strtoull(argv[10], nullptr, 10) : 0;
@@ -283,7 +286,10 @@ int main(int argc, char** argv) {
           C.cur = Op();
           C.cur.kind = bench[bench_i].first, C.cur.dst = lat_dst, C.cur.len = bench[bench_i].second;
           C.cur.local = C.cur.kind == 1 ? GETWIN : 0, C.cur.remote = C.cur.kind == 1 ? 0 : PUTWIN;
-          if (rate) C.cur.local = 0, C.cur.remote = 0, C.cur.pkt = rate_pkt;
+          if (rate) {
+            C.cur.local = off_l, C.cur.remote = off_r, C.cur.pkt = rate_pkt;
+            if (off_l || off_r) C.cur.len -= 128;  // room for the offsets
+          }
           if (rate && !first_cmd) first_cmd = cyc;
           ++bench_i;
         }
