@@ -5,9 +5,10 @@ a PHY at 40 or 100 Gb/s (4 bytes a word of the packet, header and CRC included, 
 not), 200 ns cables (40 cycles), a memory that serves a line per cycle after 50 cycles, with
 64-byte and 1 KiB DATA packets, clean and at a 1e-4 packet error rate (16 MiB: 16 operations of
 1 MiB, two in flight); from command to the last completion, so the operations' start-up is
-included; two runs per width with off-line ranges (local at +4, remote at +60 bytes). And the latency of a 16-byte put from command to DONE over 1 and 4 hops (a ring of
-8 cards, 12-cycle cables, a 10-cycle memory). tests/rdma/tb_rdma_engine.cpp, modes rate and
-lat. Prints tables; --json writes the records."""
+included; two runs per width with off-line ranges (local at +4, remote at +60 bytes). And the
+latency of a 16-byte put from command to DONE over 1 and 4 hops (a ring of 8 cards, 12-cycle
+cables, a 10-cycle memory). tests/rdma/tb_rdma_engine.cpp, modes rate and lat. Prints tables;
+--json writes the records."""
 from __future__ import annotations
 
 import argparse

@@ -24,7 +24,8 @@ module rdma_node #(
     parameter integer QUEUE_DEPTH = 256,           // engine reply / request queues (>= cards x MAX_OPS)
     parameter integer EVENT_DEPTH = 16,            // engine target events
     parameter integer MAX_OPS = 4,                 // engine operations in flight
-    parameter integer PF_DEPTH = 32,               // engine read-ahead, words (covers the memory's read latency)
+    parameter integer PF_DEPTH = 32,               // engine read-ahead, words (covers the memory's read latency;
+                                                   // LANES > 1: at least 512, below that 2048, see rdma_engine)
     parameter integer STREAM = 0,                  // 1: stream endpoints on the local port
     parameter integer STREAM_DEPTH = 256,          // their receive FIFO, words (credits: the round trip)
     parameter integer LANES = 1,                   // words per beat of the network and the engine: 1, 16, 32
