@@ -100,8 +100,10 @@ WIDE_RUNS = [
     ("random", "2", "2", "60", "0", "0", "6", "2000000", "0", "0", "4"),
     ("random", "2", "4", "60", "0.02", "0.01", "5", "20000000", "15000", "20000"),
     ("random", "2", "4", "60", "0.02", "0.01", "7", "20000000", "10000", "14000", "4"),
+    ("random", "4", "4", "150", "0.01", "0.01", "9", "80000000", "30000", "45000", "4"),
 ]
-WIDE_IDS = ["clean", "faults-linkdown", "4inflight", "torus2x4-faults-linkdown", "torus2x4-4inflight-faults"]
+WIDE_IDS = ["clean", "faults-linkdown", "4inflight", "torus2x4-faults-linkdown", "torus2x4-4inflight-faults",
+            "torus4x4-4inflight-faults"]
 
 
 @pytest.mark.parametrize("lanes", [16, 32])
