@@ -8,19 +8,30 @@
 // the card, at once), REMOTE_RANGE (answered by the target), TIMEOUT (no answer within
 // OP_TIMEOUT cycles), LOCAL_RANGE, ALIGN -- the codes of the C API.
 //
-// Memory side: a read port and a write port, Avalon-MM style, 32-bit words at 4-byte
-// aligned byte addresses (the shell's DDR masters would sit behind a width adapter):
-//   mem_rd_read/address, waitrequest stalls; readdatavalid/readdata return the words in
+// LANES = 1: the word engine (rdma_engine_tx / rdma_engine_rx): a 32-bit word a cycle on
+// the router's port and on the memory ports, 16-word DATA packets. LANES = 16 or 32: the
+// wide engine (rdma_engine_wtx / rdma_engine_wrx): beats of LANES words on the router's
+// port, 64-byte lines on the memory ports, DATA packets of cmd_pkt_words words (bulk
+// packets up to 1 KiB), a line per cycle each way.
+//
+// Memory side: a read port and a write port, Avalon-MM style, at byte addresses:
+//   mem_rd_read/address, waitrequest stalls; readdatavalid/readdata return the data in
 //   request order, any latency.  mem_wr_write/address/writedata, waitrequest stalls; a
 //   write is visible to later reads once accepted.
+// LANES = 1: 32-bit words at 4-byte aligned addresses (mem_wr_byteenable is all ones).
+// LANES > 1: 512-bit lines at 64-byte aligned addresses, written with mem_wr_byteenable
+// (a transfer may start and end anywhere 4-byte aligned).
 `default_nettype none
 module rdma_engine #(
     parameter [63:0]  MEM_BYTES = 64'h2_0000_0000,  // card memory, bytes (range checks)
     parameter integer OP_TIMEOUT = 2000000,        // cycles before an operation fails
     parameter integer QUEUE_DEPTH = 256,           // reply and get-request queues (>= cards x MAX_OPS)
     parameter integer EVENT_DEPTH = 16,            // target events kept until read
-    parameter integer PF_DEPTH = 32,               // read-ahead FIFO, words
-    parameter integer MAX_OPS = 4                  // operations in flight as initiator (1, 2, 4, 8, 16)
+    parameter integer PF_DEPTH = 32,               // read-ahead FIFO, words; the wide engine's buffer is
+                                                   // PF_DEPTH words when >= 512, else 2048 (a read round
+                                                   // trip of ~100 cycles at a line per cycle + two 1 KiB packets)
+    parameter integer MAX_OPS = 4,                 // operations in flight as initiator (1, 2, 4, 8, 16)
+    parameter integer LANES = 1                    // words per beat on the router's port: 1, 16 or 32
 ) (
     input  wire         clk,
     input  wire         rst,
@@ -39,6 +50,10 @@ module rdma_engine #(
     input  wire [31:0]  cmd_count,
     input  wire [31:0]  cmd_local_stride,
     input  wire [31:0]  cmd_remote_stride,
+    // payload words per DATA packet (wide engine; the word engine always sends 16): 16..256
+    // in steps of 16 (64 B for the comparison with CIRCUS, 1 KiB bulk packets); 0 or above
+    // 256: 256; below 16: 16; rounded down to a multiple of 16
+    input  wire [8:0]   cmd_pkt_words,
     // operations: the id given to the last accepted command; one completion per cycle at
     // most (done pulse with the operation's id and status code)
     output reg  [31:0]  op_id,
@@ -56,22 +71,23 @@ module rdma_engine #(
     output wire [63:0]  mem_rd_address,
     output wire         mem_rd_read,
     input  wire         mem_rd_waitrequest,
-    input  wire [31:0]  mem_rd_readdata,
+    input  wire [(LANES > 1 ? 512 : 32)-1:0] mem_rd_readdata,
     input  wire         mem_rd_readdatavalid,
     output wire [63:0]  mem_wr_address,
     output wire         mem_wr_write,
-    output wire [31:0]  mem_wr_writedata,
+    output wire [(LANES > 1 ? 512 : 32)-1:0] mem_wr_writedata,
+    output wire [(LANES > 1 ? 64 : 4)-1:0] mem_wr_byteenable,
     input  wire         mem_wr_waitrequest,
     output wire         mem_wr_flush,    // end of a stream: a write buffer behind the port empties itself
     input  wire         mem_wr_pending,  // such a buffer holds written words (0 without one)
     // router engine port
     output wire         inj_valid,
     input  wire         inj_ready,
-    output wire [31:0]  inj_data,
+    output wire [32*LANES-1:0] inj_data,
     output wire         inj_last,
     input  wire         ej_valid,
     output wire         ej_ready,
-    input  wire [31:0]  ej_data,
+    input  wire [32*LANES-1:0] ej_data,
     input  wire         ej_last,
     // debug: RDMA_ENG_STATE, and RDMA_ENG_SLOT(s) for slots 0..15 ({live, timer 31, op 32})
     output wire [63:0]  dbg_state,
@@ -80,6 +96,12 @@ module rdma_engine #(
     localparam [7:0] E_NO_ROUTE = 8'd1, E_TIMEOUT = 8'd3, E_LOCAL_RANGE = 8'd4, E_ALIGN = 8'd5;
     localparam integer QW = $clog2(QUEUE_DEPTH);
     localparam integer EW = $clog2(EVENT_DEPTH);
+    localparam integer MW = LANES > 1 ? 512 : 32;  // memory port data bits
+    localparam integer WPF = PF_DEPTH >= 512 ? PF_DEPTH : 2048;
+    localparam integer RQW = LANES > 1 ? 335 : 326;  // a queued get request (+ packet size when wide)
+    // the packet size of a command, normalised
+    wire [8:0]  pkt = cmd_pkt_words == 9'd0 || cmd_pkt_words > 9'd256 ? 9'd256
+                    : cmd_pkt_words < 9'd16 ? 9'd16 : {cmd_pkt_words[8:4], 4'd0};
 
     // ---- initiator: checks, MAX_OPS operation slots, the command queue, timeouts ----------
     localparam integer SB = MAX_OPS > 1 ? $clog2(MAX_OPS) : 1;
@@ -164,8 +186,8 @@ module rdma_engine #(
         end
     end
 
-    // commands wait here for the sender: {get, dst, op, local, remote, len, count, block, lstride, rstride}
-    localparam integer CQW = 1 + 6 + 32 + 64 + 64 + 64 + 32 + 32 + 32 + 32;
+    // commands wait here for the sender: {get, dst, op, local, remote, len, count, block, lstride, rstride, pkt}
+    localparam integer CQW = 1 + 6 + 32 + 64 + 64 + 64 + 32 + 32 + 32 + 32 + 9;
     wire [CQW-1:0] cq_dout;
     /* verilator lint_off UNUSEDSIGNAL */
     wire [SB:0]    cq_count;
@@ -174,7 +196,7 @@ module rdma_engine #(
     shell_fifo #(.DATA_WIDTH(CQW), .FIFO_DEPTH(SLOTS > 1 ? SLOTS : 2)) u_cq (
         .clk(clk), .rst(rst), .s_axis_tvalid(accept && check == 8'd0), .s_axis_tready(cq_ready),
         .s_axis_tdata({cmd_get, cmd_dst, new_op, cmd_local, cmd_remote, len, cmd_count, cmd_block, cmd_local_stride,
-                       cmd_remote_stride}),
+                       cmd_remote_stride, pkt}),
         .m_axis_tvalid(cq_valid), .m_axis_tready(c_take), .m_axis_tdata(cq_dout), .level(cq_count));
     assign cq_full = !cq_ready;
     assign cq_empty = !cq_valid;
@@ -184,15 +206,16 @@ module rdma_engine #(
     wire [63:0] c_local = cq_dout[CQW-40 -: 64];
     wire [63:0] c_remote = cq_dout[CQW-104 -: 64];
     wire [63:0] c_len = cq_dout[CQW-168 -: 64];
-    wire [31:0] c_count = cq_dout[127:96];
-    wire [31:0] c_block = cq_dout[95:64];
-    wire [31:0] c_lstride = cq_dout[63:32];
-    wire [31:0] c_rstride = cq_dout[31:0];
+    wire [31:0] c_count = cq_dout[136:105];
+    wire [31:0] c_block = cq_dout[104:73];
+    wire [31:0] c_lstride = cq_dout[72:41];
+    wire [31:0] c_rstride = cq_dout[40:9];
+    wire [8:0]  c_pkt = cq_dout[8:0];
 
     // ---- queues -------------------------------------------------------------------------
     wire         rp_push, rp_full, rp_empty, rp_pop, rq_push, rq_full, rq_empty, rq_pop;
     wire [49:0]  rp_din, rp_dout;
-    wire [325:0] rq_din, rq_dout;
+    wire [RQW-1:0] rq_din, rq_dout;
     wire         rx_ev_push, tx_ev_push, ev_full, ev_empty;
     wire [137:0] rx_ev_data, tx_ev_data;
     wire [2:0]   rx_dbg;
@@ -206,7 +229,7 @@ module rdma_engine #(
     assign rp_full = !rp_ready;
     assign rp_empty = !rp_valid;
     wire rq_ready, rq_valid;
-    shell_fifo #(.DATA_WIDTH(326), .FIFO_DEPTH(QUEUE_DEPTH)) u_rq (
+    shell_fifo #(.DATA_WIDTH(RQW), .FIFO_DEPTH(QUEUE_DEPTH)) u_rq (
         .clk(clk), .rst(rst), .s_axis_tvalid(rq_push), .s_axis_tready(rq_ready), .s_axis_tdata(rq_din),
         .m_axis_tvalid(rq_valid), .m_axis_tready(rq_pop), .m_axis_tdata(rq_dout), .level(rq_count));
     assign rq_full = !rq_ready;
@@ -239,24 +262,50 @@ module rdma_engine #(
         else if (ev_push && ev_full && evt_lost != 16'hFFFF) evt_lost <= evt_lost + 16'd1;
     end
 
-    rdma_engine_rx #(.MEM_BYTES(MEM_BYTES)) u_rx (
-        .clk(clk), .rst(rst), .ej_valid(ej_valid), .ej_ready(ej_ready), .ej_data(ej_data), .ej_last(ej_last),
-        .mem_wr_address(mem_wr_address), .mem_wr_write(mem_wr_write), .mem_wr_writedata(mem_wr_writedata),
-        .mem_wr_waitrequest(mem_wr_waitrequest), .mem_wr_flush(mem_wr_flush), .mem_wr_pending(mem_wr_pending),
-        .q_op(q_op), .q_live(q_live), .comp_valid(comp_valid),
-        .comp_op(comp_op), .comp_code(comp_code), .rp_push(rp_push), .rp_data(rp_din), .rp_full(rp_full),
-        .rq_push(rq_push), .rq_data(rq_din), .rq_full(rq_full), .ev_push(rx_ev_push), .ev_data(rx_ev_data),
-        .dbg(rx_dbg));
-
-    rdma_engine_tx #(.PF_DEPTH(PF_DEPTH)) u_tx (
-        .clk(clk), .rst(rst), .card_id(card_id), .c_valid(!cq_empty), .c_take(c_take), .c_get(c_get), .c_dst(c_dst),
-        .c_op(c_op), .c_local(c_local), .c_remote(c_remote), .c_len(c_len), .c_count(c_count), .c_block(c_block),
-        .c_lstride(c_lstride), .c_rstride(c_rstride), .rp_empty(rp_empty), .rp_data(rp_dout), .rp_pop(rp_pop),
-        .rq_empty(rq_empty), .rq_data(rq_dout), .rq_pop(rq_pop), .ev_push(tx_ev_push), .ev_data(tx_ev_data),
-        .mem_rd_address(mem_rd_address), .mem_rd_read(mem_rd_read),
-        .mem_rd_waitrequest(mem_rd_waitrequest), .mem_rd_readdata(mem_rd_readdata),
-        .mem_rd_readdatavalid(mem_rd_readdatavalid), .inj_valid(inj_valid), .inj_ready(inj_ready),
-        .inj_data(inj_data), .inj_last(inj_last), .dbg(tx_dbg));
+    generate
+        if (LANES == 1) begin : g_word
+            rdma_engine_rx #(.MEM_BYTES(MEM_BYTES)) u_rx (
+                .clk(clk), .rst(rst), .ej_valid(ej_valid), .ej_ready(ej_ready), .ej_data(ej_data), .ej_last(ej_last),
+                .mem_wr_address(mem_wr_address), .mem_wr_write(mem_wr_write), .mem_wr_writedata(mem_wr_writedata),
+                .mem_wr_waitrequest(mem_wr_waitrequest), .mem_wr_flush(mem_wr_flush), .mem_wr_pending(mem_wr_pending),
+                .q_op(q_op), .q_live(q_live), .comp_valid(comp_valid),
+                .comp_op(comp_op), .comp_code(comp_code), .rp_push(rp_push), .rp_data(rp_din), .rp_full(rp_full),
+                .rq_push(rq_push), .rq_data(rq_din), .rq_full(rq_full), .ev_push(rx_ev_push), .ev_data(rx_ev_data),
+                .dbg(rx_dbg));
+            assign mem_wr_byteenable = {MW/8{1'b1}};
+            /* verilator lint_off UNUSEDSIGNAL */
+            wire unused_pkt = &{1'b0, c_pkt};  // the word engine's packets are 16 words
+            /* verilator lint_on UNUSEDSIGNAL */
+            rdma_engine_tx #(.PF_DEPTH(PF_DEPTH)) u_tx (
+                .clk(clk), .rst(rst), .card_id(card_id), .c_valid(!cq_empty), .c_take(c_take), .c_get(c_get), .c_dst(c_dst),
+                .c_op(c_op), .c_local(c_local), .c_remote(c_remote), .c_len(c_len), .c_count(c_count), .c_block(c_block),
+                .c_lstride(c_lstride), .c_rstride(c_rstride), .rp_empty(rp_empty), .rp_data(rp_dout), .rp_pop(rp_pop),
+                .rq_empty(rq_empty), .rq_data(rq_dout), .rq_pop(rq_pop), .ev_push(tx_ev_push), .ev_data(tx_ev_data),
+                .mem_rd_address(mem_rd_address), .mem_rd_read(mem_rd_read),
+                .mem_rd_waitrequest(mem_rd_waitrequest), .mem_rd_readdata(mem_rd_readdata),
+                .mem_rd_readdatavalid(mem_rd_readdatavalid), .inj_valid(inj_valid), .inj_ready(inj_ready),
+                .inj_data(inj_data), .inj_last(inj_last), .dbg(tx_dbg));
+        end else begin : g_wide
+            rdma_engine_wrx #(.MEM_BYTES(MEM_BYTES), .LANES(LANES)) u_rx (
+                .clk(clk), .rst(rst), .ej_valid(ej_valid), .ej_ready(ej_ready), .ej_data(ej_data), .ej_last(ej_last),
+                .mem_wr_address(mem_wr_address), .mem_wr_write(mem_wr_write), .mem_wr_writedata(mem_wr_writedata),
+                .mem_wr_byteenable(mem_wr_byteenable), .mem_wr_waitrequest(mem_wr_waitrequest),
+                .mem_wr_flush(mem_wr_flush), .mem_wr_pending(mem_wr_pending),
+                .q_op(q_op), .q_live(q_live), .comp_valid(comp_valid),
+                .comp_op(comp_op), .comp_code(comp_code), .rp_push(rp_push), .rp_data(rp_din), .rp_full(rp_full),
+                .rq_push(rq_push), .rq_data(rq_din), .rq_full(rq_full), .ev_push(rx_ev_push), .ev_data(rx_ev_data),
+                .dbg(rx_dbg));
+            rdma_engine_wtx #(.LANES(LANES), .PF_DEPTH(WPF)) u_tx (
+                .clk(clk), .rst(rst), .card_id(card_id), .c_valid(!cq_empty), .c_take(c_take), .c_get(c_get), .c_dst(c_dst),
+                .c_op(c_op), .c_local(c_local), .c_remote(c_remote), .c_len(c_len), .c_count(c_count), .c_block(c_block),
+                .c_lstride(c_lstride), .c_rstride(c_rstride), .c_pkt(c_pkt), .rp_empty(rp_empty), .rp_data(rp_dout),
+                .rp_pop(rp_pop), .rq_empty(rq_empty), .rq_data(rq_dout), .rq_pop(rq_pop), .ev_push(tx_ev_push),
+                .ev_data(tx_ev_data), .mem_rd_address(mem_rd_address), .mem_rd_read(mem_rd_read),
+                .mem_rd_waitrequest(mem_rd_waitrequest), .mem_rd_readdata(mem_rd_readdata),
+                .mem_rd_readdatavalid(mem_rd_readdatavalid), .inj_valid(inj_valid), .inj_ready(inj_ready),
+                .inj_data(inj_data), .inj_last(inj_last), .dbg(tx_dbg));
+        end
+    endgenerate
 
     // ---- debug: where an operation waits ------------------------------------------------
     integer d;
@@ -309,6 +358,7 @@ module rdma_engine #(
         if (MAX_OPS < 1 || MAX_OPS > 16 || (MAX_OPS & (MAX_OPS - 1)) != 0) $error("%m: MAX_OPS=%0d must be 1, 2, 4, 8 or 16", MAX_OPS);
         if (QUEUE_DEPTH < 2 || (QUEUE_DEPTH & (QUEUE_DEPTH - 1)) != 0) $error("%m: QUEUE_DEPTH=%0d must be a power of 2 >= 2", QUEUE_DEPTH);
         if (EVENT_DEPTH < 2 || (EVENT_DEPTH & (EVENT_DEPTH - 1)) != 0) $error("%m: EVENT_DEPTH=%0d must be a power of 2 >= 2", EVENT_DEPTH);
+        if (LANES != 1 && LANES != 16 && LANES != 32) $error("%m: LANES=%0d must be 1, 16 or 32", LANES);
     end
 endmodule
 `default_nettype wire

@@ -1,7 +1,8 @@
 // The router's local port shared by the RDMA engine and the stream endpoints: packets
 // from both are injected whole, round-robin; arriving packets go by type, STREAM (8)
-// and CREDIT (9) to the stream endpoints (always ready), the rest to the engine. Beats of
-// LANES words, the header in lane 0 of the first.
+// and CREDIT (9) to the stream endpoints (b_ej_ready: 1 where they take a word a cycle,
+// the ready of a width converter in a wide node), the rest to the engine. Beats of LANES
+// words, the header in lane 0 of the first.
 `default_nettype none
 module rdma_local_mux #(
     parameter integer LANES = 1  // 32-bit words per beat
@@ -31,7 +32,8 @@ module rdma_local_mux #(
     output wire        b_inj_ready,
     input  wire [32*LANES-1:0] b_inj_data,
     input  wire        b_inj_last,
-    output wire        b_ej_valid
+    output wire        b_ej_valid,
+    input  wire        b_ej_ready
 );
     `include "rdma_packet.vh"
     // injection: a source keeps the port from its header until its last word
@@ -64,7 +66,7 @@ module rdma_local_mux #(
     wire cur_b = in_pkt_reg ? to_b_reg : hdr_b;
     assign a_ej_valid = ej_valid && !cur_b;
     assign b_ej_valid = ej_valid && cur_b;
-    assign ej_ready = cur_b || a_ej_ready;
+    assign ej_ready = cur_b ? b_ej_ready : a_ej_ready;
     always @(posedge clk) begin
         if (rst) begin
             in_pkt_reg <= 1'b0;

@@ -6,6 +6,13 @@
 // (NO_ROUTE) instead of blocking the router. With STREAM = 1 a second endpoint pair
 // carries reductions' partial sums (rd_*; rdma_reduce on its core side), sharing the
 // stream side of the port by stream id (rdma_stream_mux).
+//
+// LANES = 1: a word per cycle everywhere. LANES = 16 or 32 (512- and 1024-bit networks for
+// 40 and 100 Gb/s lines): the wide engine (rdma_engine with LANES: beats on the router's
+// port, 64-byte lines on the memory ports, bulk DATA packets of cmd_pkt_words) sits on the
+// local port directly; the stream endpoints keep their word per cycle behind
+// rdma_lanes_pack / rdma_lanes_unpack and share the port with the engine at beat level
+// (rdma_local_mux with LANES).
 `default_nettype none
 module rdma_node #(
     parameter integer P = 4,                       // link ports
@@ -17,13 +24,12 @@ module rdma_node #(
     parameter integer QUEUE_DEPTH = 256,           // engine reply / request queues (>= cards x MAX_OPS)
     parameter integer EVENT_DEPTH = 16,            // engine target events
     parameter integer MAX_OPS = 4,                 // engine operations in flight
-    parameter integer PF_DEPTH = 32,               // engine read-ahead, words (covers the memory's read latency)
+    parameter integer PF_DEPTH = 32,               // engine read-ahead, words (covers the memory's read latency;
+                                                   // LANES > 1: at least 512, below that 2048, see rdma_engine)
     parameter integer STREAM = 0,                  // 1: stream endpoints on the local port
     parameter integer STREAM_DEPTH = 256,          // their receive FIFO, words (credits: the round trip)
-    parameter integer MAX_WORDS = 16,              // largest DATA payload, words (up to 256: bulk packets)
-    parameter integer LANES = 1                    // words per beat of the network (rdma_card_net); the
-                                                   // engine and the endpoints move a word per cycle behind
-                                                   // rdma_lanes_pack / rdma_lanes_unpack
+    parameter integer LANES = 1,                   // words per beat of the network and the engine: 1, 16, 32
+    parameter integer MAX_WORDS = LANES > 1 ? 256 : 16  // largest DATA payload the link ports hold (words)
 ) (
     input  wire            clk,
     input  wire            rst,
@@ -45,6 +51,7 @@ module rdma_node #(
     input  wire [31:0]     cmd_count,
     input  wire [31:0]     cmd_local_stride,
     input  wire [31:0]     cmd_remote_stride,
+    input  wire [8:0]      cmd_pkt_words,  // DATA payload words (LANES > 1; 0: 256), see rdma_engine
     output wire [31:0]     op_id,
     output wire            busy,
     output wire            done,
@@ -87,11 +94,12 @@ module rdma_node #(
     output wire [63:0]     mem_rd_address,
     output wire            mem_rd_read,
     input  wire            mem_rd_waitrequest,
-    input  wire [31:0]     mem_rd_readdata,
+    input  wire [(LANES > 1 ? 512 : 32)-1:0] mem_rd_readdata,  // a word, or a 64-byte line when LANES > 1
     input  wire            mem_rd_readdatavalid,
     output wire [63:0]     mem_wr_address,
     output wire            mem_wr_write,
-    output wire [31:0]     mem_wr_writedata,
+    output wire [(LANES > 1 ? 512 : 32)-1:0] mem_wr_writedata,
+    output wire [(LANES > 1 ? 64 : 4)-1:0]   mem_wr_byteenable,  // all ones when LANES = 1
     input  wire            mem_wr_waitrequest,
     output wire            mem_wr_flush,
     input  wire            mem_wr_pending,
@@ -117,42 +125,67 @@ module rdma_node #(
         else if (cfg_we) route_ok_reg[cfg_addr] <= {28'd0, cfg_port} <= P;
     end
 
-    wire        inj_valid, inj_ready, inj_last, ej_valid, ej_ready, ej_last;
-    wire [31:0] inj_data, ej_data;  // at the local port, a word per cycle
-    wire        e_inj_valid, e_inj_ready, e_inj_last, e_ej_valid, e_ej_ready;
-    wire [31:0] e_inj_data;         // at the engine
+    // the router's side of the local port, LANES words a beat
+    wire                w_inj_valid, w_inj_ready, w_inj_last, w_ej_valid, w_ej_ready, w_ej_last;
+    wire [32*LANES-1:0] w_inj_data, w_ej_data;
+    // the engine's side
+    wire                e_inj_valid, e_inj_ready, e_inj_last, e_ej_valid, e_ej_ready;
+    wire [32*LANES-1:0] e_inj_data;
     rdma_engine #(.MEM_BYTES(MEM_BYTES), .OP_TIMEOUT(OP_TIMEOUT), .QUEUE_DEPTH(QUEUE_DEPTH),
-                  .EVENT_DEPTH(EVENT_DEPTH), .MAX_OPS(MAX_OPS), .PF_DEPTH(PF_DEPTH)) u_engine (
+                  .EVENT_DEPTH(EVENT_DEPTH), .MAX_OPS(MAX_OPS), .PF_DEPTH(PF_DEPTH), .LANES(LANES)) u_engine (
         .clk(clk), .rst(rst), .card_id(card_id), .route_ok(route_ok_reg), .cmd_valid(cmd_valid), .cmd_ready(cmd_ready),
         .cmd_get(cmd_get), .cmd_dst(cmd_dst), .cmd_local(cmd_local), .cmd_remote(cmd_remote), .cmd_len(cmd_len),
         .cmd_block(cmd_block), .cmd_count(cmd_count), .cmd_local_stride(cmd_local_stride),
-        .cmd_remote_stride(cmd_remote_stride), .op_id(op_id), .busy(busy), .done(done), .done_op(done_op),
-        .done_code(done_code), .ops_done(ops_done), .evt_valid(evt_valid), .evt_data(evt_data), .evt_ready(evt_ready),
-        .evt_lost(evt_lost), .mem_rd_address(mem_rd_address), .mem_rd_read(mem_rd_read),
+        .cmd_remote_stride(cmd_remote_stride), .cmd_pkt_words(cmd_pkt_words), .op_id(op_id), .busy(busy), .done(done),
+        .done_op(done_op), .done_code(done_code), .ops_done(ops_done), .evt_valid(evt_valid), .evt_data(evt_data),
+        .evt_ready(evt_ready), .evt_lost(evt_lost), .mem_rd_address(mem_rd_address), .mem_rd_read(mem_rd_read),
         .mem_rd_waitrequest(mem_rd_waitrequest), .mem_rd_readdata(mem_rd_readdata),
         .mem_rd_readdatavalid(mem_rd_readdatavalid), .mem_wr_address(mem_wr_address), .mem_wr_write(mem_wr_write),
-        .mem_wr_writedata(mem_wr_writedata), .mem_wr_waitrequest(mem_wr_waitrequest), .mem_wr_flush(mem_wr_flush),
+        .mem_wr_writedata(mem_wr_writedata), .mem_wr_byteenable(mem_wr_byteenable),
+        .mem_wr_waitrequest(mem_wr_waitrequest), .mem_wr_flush(mem_wr_flush),
         .mem_wr_pending(mem_wr_pending), .inj_valid(e_inj_valid),
         .inj_ready(e_inj_ready), .inj_data(e_inj_data), .inj_last(e_inj_last), .ej_valid(e_ej_valid),
-        .ej_ready(e_ej_ready), .ej_data(ej_data), .ej_last(ej_last), .dbg_state(eng_dbg), .dbg_slots(eng_slots));
+        .ej_ready(e_ej_ready), .ej_data(w_ej_data), .ej_last(w_ej_last), .dbg_state(eng_dbg), .dbg_slots(eng_slots));
 
     generate
         if (STREAM != 0) begin : g_stream
-            wire        s_inj_valid, s_inj_ready, s_inj_last, s_ej_valid;
-            wire [31:0] s_inj_data;
-            rdma_local_mux u_mux (
-                .clk(clk), .rst(rst), .inj_valid(inj_valid), .inj_ready(inj_ready), .inj_data(inj_data),
-                .inj_last(inj_last), .ej_valid(ej_valid), .ej_ready(ej_ready), .ej_data(ej_data), .ej_last(ej_last),
-                .a_inj_valid(e_inj_valid), .a_inj_ready(e_inj_ready), .a_inj_data(e_inj_data),
+            // the stream side of the local port, a word per cycle (behind the width converters
+            // when LANES > 1)
+            wire        s_inj_valid, s_inj_ready, s_inj_last, s_ej_valid, s_ej_last;
+            wire [31:0] s_inj_data, s_ej_data;
+            wire        b_inj_valid, b_inj_ready, b_inj_last, b_ej_valid, b_ej_ready;
+            wire [32*LANES-1:0] b_inj_data;
+            if (LANES == 1) begin : g_word
+                assign b_inj_valid = s_inj_valid;
+                assign s_inj_ready = b_inj_ready;
+                assign b_inj_data = s_inj_data;
+                assign b_inj_last = s_inj_last;
+                assign s_ej_valid = b_ej_valid;
+                assign b_ej_ready = 1'b1;
+                assign s_ej_data = w_ej_data;
+                assign s_ej_last = w_ej_last;
+            end else begin : g_conv
+                rdma_lanes_pack #(.LANES(LANES)) u_pack (
+                    .clk(clk), .rst(rst), .n_valid(s_inj_valid), .n_ready(s_inj_ready), .n_data(s_inj_data),
+                    .n_last(s_inj_last), .w_valid(b_inj_valid), .w_ready(b_inj_ready), .w_data(b_inj_data),
+                    .w_last(b_inj_last));
+                rdma_lanes_unpack #(.LANES(LANES)) u_unpack (
+                    .clk(clk), .rst(rst), .w_valid(b_ej_valid), .w_ready(b_ej_ready), .w_data(w_ej_data),
+                    .w_last(w_ej_last), .n_valid(s_ej_valid), .n_ready(1'b1), .n_data(s_ej_data), .n_last(s_ej_last));
+            end
+            rdma_local_mux #(.LANES(LANES)) u_mux (
+                .clk(clk), .rst(rst), .inj_valid(w_inj_valid), .inj_ready(w_inj_ready), .inj_data(w_inj_data),
+                .inj_last(w_inj_last), .ej_valid(w_ej_valid), .ej_ready(w_ej_ready), .ej_data(w_ej_data),
+                .ej_last(w_ej_last), .a_inj_valid(e_inj_valid), .a_inj_ready(e_inj_ready), .a_inj_data(e_inj_data),
                 .a_inj_last(e_inj_last), .a_ej_valid(e_ej_valid), .a_ej_ready(e_ej_ready),
-                .b_inj_valid(s_inj_valid), .b_inj_ready(s_inj_ready), .b_inj_data(s_inj_data),
-                .b_inj_last(s_inj_last), .b_ej_valid(s_ej_valid));
+                .b_inj_valid(b_inj_valid), .b_inj_ready(b_inj_ready), .b_inj_data(b_inj_data),
+                .b_inj_last(b_inj_last), .b_ej_valid(b_ej_valid), .b_ej_ready(b_ej_ready));
             wire        c_inj_valid, c_inj_ready, c_inj_last, c_ej_valid, r_inj_valid, r_inj_ready, r_inj_last, r_ej_valid;
             wire        x_ej_last;
             wire [31:0] c_inj_data, r_inj_data, x_ej_data;
             rdma_stream_mux u_smux (
                 .clk(clk), .rst(rst), .inj_valid(s_inj_valid), .inj_ready(s_inj_ready), .inj_data(s_inj_data),
-                .inj_last(s_inj_last), .ej_valid(s_ej_valid), .ej_data(ej_data), .ej_last(ej_last),
+                .inj_last(s_inj_last), .ej_valid(s_ej_valid), .ej_data(s_ej_data), .ej_last(s_ej_last),
                 .a_inj_valid(c_inj_valid), .a_inj_ready(c_inj_ready), .a_inj_data(c_inj_data), .a_inj_last(c_inj_last),
                 .a_ej_valid(c_ej_valid), .b_inj_valid(r_inj_valid), .b_inj_ready(r_inj_ready),
                 .b_inj_data(r_inj_data), .b_inj_last(r_inj_last), .b_ej_valid(r_ej_valid), .out_data(x_ej_data),
@@ -172,12 +205,12 @@ module rdma_node #(
                 .inj_data(c_inj_data), .inj_last(c_inj_last), .ej_valid(c_ej_valid), .ej_data(x_ej_data),
                 .ej_last(x_ej_last), .rx_overflow(st_errors[0]), .rx_misrouted(st_errors[1]));
         end else begin : g_no_stream
-            assign inj_valid = e_inj_valid;
-            assign inj_data = e_inj_data;
-            assign inj_last = e_inj_last;
-            assign e_inj_ready = inj_ready;
-            assign e_ej_valid = ej_valid;
-            assign ej_ready = e_ej_ready;
+            assign w_inj_valid = e_inj_valid;
+            assign w_inj_data = e_inj_data;
+            assign w_inj_last = e_inj_last;
+            assign e_inj_ready = w_inj_ready;
+            assign e_ej_valid = w_ej_valid;
+            assign w_ej_ready = e_ej_ready;
             assign st_s_ready = 1'b0;
             assign st_m_valid = 1'b0;
             assign st_m_data = 32'd0;
@@ -196,37 +229,14 @@ module rdma_node #(
         end
     endgenerate
 
-    // the router's side of the local port, LANES words a beat
-    wire                w_inj_valid, w_inj_ready, w_inj_last, w_ej_valid, w_ej_ready, w_ej_last;
-    wire [32*LANES-1:0] w_inj_data, w_ej_data;
-    generate
-        if (LANES == 1) begin : g_narrow
-            assign w_inj_valid = inj_valid;
-            assign inj_ready = w_inj_ready;
-            assign w_inj_data = inj_data;
-            assign w_inj_last = inj_last;
-            assign ej_valid = w_ej_valid;
-            assign w_ej_ready = ej_ready;
-            assign ej_data = w_ej_data;
-            assign ej_last = w_ej_last;
-        end else begin : g_wide
-            rdma_lanes_pack #(.LANES(LANES)) u_pack (
-                .clk(clk), .rst(rst), .n_valid(inj_valid), .n_ready(inj_ready), .n_data(inj_data), .n_last(inj_last),
-                .w_valid(w_inj_valid), .w_ready(w_inj_ready), .w_data(w_inj_data), .w_last(w_inj_last));
-            rdma_lanes_unpack #(.LANES(LANES)) u_unpack (
-                .clk(clk), .rst(rst), .w_valid(w_ej_valid), .w_ready(w_ej_ready), .w_data(w_ej_data),
-                .w_last(w_ej_last), .n_valid(ej_valid), .n_ready(ej_ready), .n_data(ej_data), .n_last(ej_last));
-        end
-    endgenerate
-
     rdma_card_net #(.P(P), .WINDOW(WINDOW), .VC_BUF(VC_BUF), .TIMEOUT(TIMEOUT), .LANES(LANES),
-                   .MAX_WORDS(MAX_WORDS)) u_net (
+                    .MAX_WORDS(MAX_WORDS)) u_net (
         .clk(clk), .rst(rst), .cfg_we(cfg_we), .cfg_addr(cfg_addr), .cfg_port(cfg_port), .port_dim(port_dim),
         .port_dateline(port_dateline), .inj_valid(w_inj_valid), .inj_ready(w_inj_ready), .inj_data(w_inj_data),
         .inj_last(w_inj_last), .ej_valid(w_ej_valid), .ej_ready(w_ej_ready), .ej_data(w_ej_data),
         .ej_last(w_ej_last),
         .link_out_valid(link_out_valid), .link_out_data(link_out_data), .link_out_last(link_out_last),
-        .link_out_ready(link_out_ready), .link_in_valid(link_in_valid), .link_in_data(link_in_data), .link_in_last(link_in_last),
-        .overflow(overflow), .replays(replays), .link_dbg(link_dbg), .router_dbg(router_dbg));
+        .link_out_ready(link_out_ready), .link_in_valid(link_in_valid), .link_in_data(link_in_data),
+        .link_in_last(link_in_last), .overflow(overflow), .replays(replays), .link_dbg(link_dbg), .router_dbg(router_dbg));
 endmodule
 `default_nettype wire

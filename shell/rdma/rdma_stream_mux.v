@@ -41,7 +41,7 @@ module rdma_stream_mux (
         .inj_last(inj_last), .ej_valid(1'b0), .ej_ready(unused_ej_ready), .ej_data(32'd0), .ej_last(1'b0),
         .a_inj_valid(a_inj_valid), .a_inj_ready(a_inj_ready), .a_inj_data(a_inj_data), .a_inj_last(a_inj_last),
         .a_ej_valid(unused_a_ej), .a_ej_ready(1'b1), .b_inj_valid(b_inj_valid), .b_inj_ready(b_inj_ready),
-        .b_inj_data(b_inj_data), .b_inj_last(b_inj_last), .b_ej_valid(unused_b_ej));
+        .b_inj_data(b_inj_data), .b_inj_last(b_inj_last), .b_ej_valid(unused_b_ej), .b_ej_ready(1'b1));
 
     // ejection: the header in hdr_reg until the id word, then one word of delay (q_*)
     reg        expect_id_reg;          // a header waits for its stream id word

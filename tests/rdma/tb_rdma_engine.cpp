@@ -8,9 +8,22 @@
 //   errors: absent card, remote range (put, get, block-stride), local range, alignment,
 //           a dead card (TIMEOUT); then a good put still works.
 //   bench:  put / get latency and throughput card 0 -> card 1 on a clean network.
+//   lat:    one 16-byte put from card 0 to card DST (argument 9): command to DONE, cycles.
+//   rate:   OPS puts (or gets: KIND 1) of BYTES each, K in flight, card 0 with card 1 over
+//           one link whose sender is paced by a PHY at LINE_GBPS (4 bytes a word of the
+//           packet, header and CRC included, idle lanes not; 200 MHz), P_FLIP: the packet
+//           error rate (a bit flipped in a random beat); 40-cycle cables, a memory that
+//           serves a line per cycle after MEM_LAT cycles. Prints the payload rate.
 //   tb MODE X Y OPS P_FLIP P_DROP SEED MAX_CYCLES [DOWN_FROM DOWN_TO [K]]
+//   tb rate 2 1 OPS PER 0 SEED MAX_CYCLES LINE_GBPS PKT_WORDS KIND BYTES K MEM_LAT [OFF_LOCAL OFF_REMOTE]
 // K (random mode): operations each card keeps in flight at once (<= the engine's MAX_OPS);
 // each in-flight operation of a card has its own lane of the destination windows.
+// Built with -DLANES=16 or 32 the nodes are wide: the engine's memory ports move 64-byte
+// lines (reads returned in order after a random latency, writes with byte enables) and
+// each operation picks its DATA packet size (cmd_pkt_words: 64 B, 1 KiB or random).
+#include <algorithm>
+#include <array>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -21,12 +34,23 @@
 #include <tuple>
 #include <vector>
 
+#ifdef ADAPTER  // the wide node behind its AFU memory adapter (tb_rdma_wide_card.v): Avalon-MM masters
+#include "Vtb_rdma_wide_card.h"
+using Node = Vtb_rdma_wide_card;
+#define MRD(x) avm_rd_##x
+#define MWR(x) avm_wr_##x
+#else
 #include "Vrdma_node.h"
+using Node = Vrdma_node;
+#define MRD(x) mem_rd_##x
+#define MWR(x) mem_wr_##x
+#endif
 #include "verilated.h"
 #include "rtl_links.hpp"
 #include "tb_lanes.hpp"
 
-static const uint64_t MEM = 1 << 20;  // MEM_BYTES of the build (test_rdma_rtl_engine.py)
+static const uint64_t MEM = 1 << 20;
+static const bool WIDE = LANES > 1;  // MEM_BYTES of the build (test_rdma_rtl_engine.py)
 static const uint64_t SRC = 0, SRC_END = 0x40000, PUTWIN = 0x40000, GETWIN = 0xC0000;
 static uint64_t WIN = 0x10000;  // put window per source card: 64 KiB, less beyond 8 cards
 
@@ -44,15 +68,17 @@ struct Op {
   int dst = 0;
   uint64_t local = 0, remote = 0, len = 0;
   uint32_t block = 0, count = 0, lstride = 0, rstride = 0;
+  uint32_t pkt = 0;  // DATA payload words (wide engine)
   int expect = 0;  // expected code
   uint64_t issued = 0;
   int lane = 0;
 };
 
 struct Card {
-  Vrdma_node* m = nullptr;
+  Node* m = nullptr;
   std::vector<uint8_t> mem, ref;
   std::deque<std::pair<uint64_t, uint64_t>> rdq;  // (ready cycle, address)
+  uint32_t wr_beat = 0;  // the next beat of a write burst (adapter)
   bool want = false, accepted = false;
   Op cur;                      // offered on the command port until accepted
   std::map<uint32_t, Op> inflight;  // by operation id
@@ -70,29 +96,41 @@ int main(int argc, char** argv) {
   const int X = std::atoi(argv[2]), Y = std::atoi(argv[3]), OPS = std::atoi(argv[4]);
   const double pflip = std::atof(argv[5]), pdrop = std::atof(argv[6]);
   std::mt19937_64 rng(std::strtoull(argv[7], nullptr, 10));
-  const uint64_t max_cyc = std::strtoull(argv[8], nullptr, 10), lat = 12;
-  const uint64_t down_from = argc > 10 ? std::strtoull(argv[9], nullptr, 10) : 0;
-  const uint64_t down_to = argc > 10 ? std::strtoull(argv[10], nullptr, 10) : 0;
-  const int K = mode == "random" && argc > 11 ? std::atoi(argv[11]) : 1;
+  const uint64_t max_cyc = std::strtoull(argv[8], nullptr, 10);
+  const bool rate = mode == "rate";
+  const uint64_t lat = rate ? 40 : 12;
+  auto arg = [&](int i, const char* d) { return argc > i ? argv[i] : d; };
+  const double line_bpc = rate ? std::atof(arg(9, "40")) / 1.6 : 0;  // PHY bytes per 5 ns cycle
+  const uint32_t rate_pkt = uint32_t(std::atoi(arg(10, "256")));
+  const int rate_kind = rate ? std::atoi(arg(11, "0")) : 0;
+  const uint64_t rate_bytes = rate ? std::strtoull(arg(12, "1048576"), nullptr, 10) : 0;
+  const uint64_t mem_lat = rate ? std::strtoull(arg(14, "50"), nullptr, 10) : 0;
+  // rate: byte offsets of the local and the remote range (4-byte aligned: off-line transfers)
+  const uint64_t off_l = rate ? std::strtoull(arg(15, "0"), nullptr, 10) : 0;
+  const uint64_t off_r = rate ? std::strtoull(arg(16, "0"), nullptr, 10) : 0;
+  const int lat_dst = mode == "lat" ? std::atoi(arg(9, "1")) : 1;
+  const uint64_t down_from = argc > 10 && !rate ? std::strtoull(argv[9], nullptr, 10) : 0;
+  const uint64_t down_to = argc > 10 && !rate ? std::strtoull(argv[10], nullptr, 10) : 0;
+  const int K = mode == "random" && argc > 11 ? std::atoi(argv[11]) : rate ? std::atoi(arg(13, "2")) : 1;
   std::uniform_real_distribution<double> u(0, 1);
   const int n = X * Y, dims[2] = {X, Y}, absent = n;
   if (n > 8) WIN = (GETWIN - PUTWIN) / uint64_t(n) / 4 * 4;
   const uint64_t PLANE = WIN / uint64_t(K) / 4 * 4, GLANE = (MEM - GETWIN) / uint64_t(K) / 4 * 4;
-  const double p_wait = mode == "bench" ? 0.0 : 0.2;
+  const double p_wait = mode == "bench" || mode == "lat" || rate ? 0.0 : 0.2;
   VerilatedContext ctx;
   std::vector<Card> card(n);
   const rdma_links::Torus links = rdma_links::torus(X, Y);
   const auto& peer = links.peer;
   const auto& dateline = links.dateline;
   for (int c = 0; c < n; ++c) {
-    card[c].m = new Vrdma_node(&ctx, ("c" + std::to_string(c)).c_str());
+    card[c].m = new Node(&ctx, ("c" + std::to_string(c)).c_str());
     card[c].mem.assign(MEM, 0);
     for (uint64_t a = SRC; a < SRC_END; ++a) card[c].mem[a] = uint8_t(rng());
     card[c].ref = card[c].mem;
   }
   std::map<std::pair<int, int>, Cable> cable;
   for (int c = 0; c < n; ++c) {
-    Vrdma_node* m = card[c].m;
+    Node* m = card[c].m;
     m->rst = 1;
     m->card_id = c;
     m->port_dim = 0b01010000;
@@ -115,6 +153,8 @@ int main(int argc, char** argv) {
     double r = u(rng);
     o.kind = r < 0.4 ? 0 : r < 0.7 ? 1 : r < 0.85 ? 2 : 3;
     o.dst = u(rng) < 0.1 ? s : int(rng() % n);
+    double q = u(rng);  // the DATA packet size: 64 B, 1 KiB or any whole number of 64-byte lines
+    o.pkt = q < 0.3 ? 16 : q < 0.7 ? 256 : uint32_t(16 * rnd(1, 16));
     if (o.kind == 0) {
       o.len = rsize();
       o.local = SRC + 4 * rnd(0, (SRC_END - SRC - o.len) / 4);
@@ -206,11 +246,23 @@ int main(int argc, char** argv) {
     for (int k = 0; k < 2; ++k)
       for (uint64_t sz = 16; sz <= 65536; sz *= 4) bench.push_back({k, sz});
     card[0].ops_left = int(bench.size());
+  } else if (mode == "lat") {
+    bench.push_back({0, 16});
+    card[0].ops_left = 1;
+  } else if (rate) {
+    for (int i = 0; i < OPS; ++i) bench.push_back({rate_kind, rate_bytes});
+    card[0].ops_left = OPS;
+    for (int c = 0; c < n; ++c)  // the whole memory is the source
+      for (uint64_t a = 0; a < MEM; ++a) card[c].mem[a] = card[c].ref[a] = uint8_t(rng());
   }
+  // the PHY behind each sender: bytes still to serialise, and the words left of the packet
+  // on the wire (header, payload, CRC)
+  std::map<std::pair<int, int>, std::pair<double, uint32_t>> phy;
+  uint64_t first_cmd = 0, last_done = 0, payload_bytes = 0;
   size_t bench_i = 0;
   long ops_ok = 0, ops_err = 0;
   uint64_t cyc = 0, bench_put_visible = 0;
-  uint64_t flips = 0, drops = 0;
+  uint64_t flips = 0, drops = 0, bursts = 0;  // bursts: multi-beat write bursts (adapter)
 
   int drain = 0;
   for (; cyc < max_cyc; ++cyc) {
@@ -219,7 +271,7 @@ int main(int argc, char** argv) {
       Card& C = card[c];
       if (C.ops_left > 0 || C.want || !C.inflight.empty()) all_done = false;
       if (dead == c) continue;
-      Vrdma_node* m = C.m;
+      Node* m = C.m;
       // a new command, when one of the card's K lanes is free
       m->cmd_valid = 0;
       if (C.lane_busy.empty()) C.lane_busy.assign(size_t(K), false);
@@ -233,8 +285,13 @@ int main(int argc, char** argv) {
         else if (mode == "errors") { C.cur = script.front(); script.pop_front(); }
         else {
           C.cur = Op();
-          C.cur.kind = bench[bench_i].first, C.cur.dst = 1, C.cur.len = bench[bench_i].second;
+          C.cur.kind = bench[bench_i].first, C.cur.dst = lat_dst, C.cur.len = bench[bench_i].second;
           C.cur.local = C.cur.kind == 1 ? GETWIN : 0, C.cur.remote = C.cur.kind == 1 ? 0 : PUTWIN;
+          if (rate) {
+            C.cur.local = off_l, C.cur.remote = off_r, C.cur.pkt = rate_pkt;
+            if (off_l || off_r) C.cur.len -= 128;  // room for the offsets
+          }
+          if (rate && !first_cmd) first_cmd = cyc;
           ++bench_i;
         }
         C.cur.lane = lane;
@@ -247,13 +304,34 @@ int main(int argc, char** argv) {
         m->cmd_local = C.cur.local, m->cmd_remote = C.cur.remote, m->cmd_len = C.cur.len;
         m->cmd_block = C.cur.strided() ? C.cur.block : 0, m->cmd_count = C.cur.count;
         m->cmd_local_stride = C.cur.lstride, m->cmd_remote_stride = C.cur.rstride;
+        m->cmd_pkt_words = C.cur.pkt;
       }
       // memory: waitrequest at random, reads back after a random latency, in order
-      m->mem_rd_waitrequest = u(rng) < p_wait;
-      m->mem_wr_waitrequest = u(rng) < p_wait;
-      rdma_links::answer_read(m, C.rdq, C.mem, cyc, [&](uint64_t a) {
-        FAIL("card %d: read past the memory at 0x%llx\n", c, (unsigned long long)a);
-      });
+      m->MRD(waitrequest) = u(rng) < p_wait;
+      m->MWR(waitrequest) = u(rng) < p_wait;
+      m->MRD(readdatavalid) = 0;
+      if (!C.rdq.empty() && C.rdq.front().first <= cyc) {
+        uint64_t a = C.rdq.front().second;
+        uint32_t w[16] = {};
+        if (a + 4 * (WIDE ? 16 : 1) <= MEM && a % (WIDE ? 64 : 4) == 0) std::memcpy(w, &C.mem[a], WIDE ? 64 : 4);
+        else FAIL("card %d: read outside the memory or misaligned at 0x%llx\n", c, (unsigned long long)a);
+        m->MRD(readdatavalid) = 1;
+#if LANES > 1
+        for (int i = 0; i < 16; ++i) m->MRD(readdata)[i] = w[i];
+#else
+        m->MRD(readdata) = w[0];
+#endif
+        C.rdq.pop_front();
+      }
+      if (rate) {  // the PHY has serialised another cycle's bytes; it takes a beat while it has room
+        uint32_t stall = 0;
+        for (int p = 0; p < 4; ++p) {
+          auto& ph = phy[{c, p}];
+          ph.first = std::max(0.0, ph.first - line_bpc);
+          if (ph.first >= 4.0 * LANES) stall |= 1u << p;
+        }
+        m->link_out_ready = ~stall & 0xFu;
+      }
       m->evt_ready = 1;
       rdma_links::receive(m, c, peer, cable, cyc);
       m->clk = 0;
@@ -263,7 +341,7 @@ int main(int argc, char** argv) {
     for (int c = 0; c < n; ++c) {
       Card& C = card[c];
       if (dead == c) continue;
-      Vrdma_node* m = C.m;
+      Node* m = C.m;
       if (m->cmd_valid && m->cmd_ready) C.want = false, C.accepted = true, --C.ops_left;
       auto done_it = m->done ? C.inflight.find(m->done_op) : C.inflight.end();
       if (m->done && done_it == C.inflight.end())
@@ -286,9 +364,10 @@ int main(int argc, char** argv) {
           uint64_t a = o.is_get() ? o.local : o.remote;
           check_range(w, a, o.written_span(), "at completion");
           expected_events.push_back({o.dst, o.is_get() ? 4 : 1, c, o.remote, o.len});
-          if (mode == "bench")
+          if (mode == "bench" || mode == "lat")
             std::printf("bench %s %llu cycles %llu\n", o.kind == 1 ? "get" : "put", (unsigned long long)o.len,
                         (unsigned long long)(cyc - o.issued));
+          if (rate) last_done = cyc, payload_bytes += o.len;
         } else {
           ++ops_err;
         }
@@ -304,18 +383,59 @@ int main(int argc, char** argv) {
                       (unsigned long long)(cyc - card[0].cur.issued));
         (void)bench_put_visible;
       }
-      if (m->mem_rd_read && !m->mem_rd_waitrequest)
-        C.rdq.push_back({cyc + 2 + (p_wait > 0 ? rng() % 20 : 8), m->mem_rd_address});
-      if (m->mem_wr_write && !m->mem_wr_waitrequest) {
-        uint64_t a = m->mem_wr_address;
-        uint32_t w = m->mem_wr_writedata;
+      if (m->MRD(read) && !m->MRD(waitrequest))
+        C.rdq.push_back({cyc + (rate ? mem_lat : 2 + (p_wait > 0 ? rng() % (WIDE ? 60 : 20) : 8)), m->MRD(address)});
+      if (m->MWR(write) && !m->MWR(waitrequest)) {
+        uint64_t a = m->MWR(address);
+#ifdef ADAPTER  // a burst: its beats go to consecutive lines from the address given with the first
+        const uint32_t nb = m->MWR(burstcount);
+        if (C.wr_beat == 0 && nb > 1) ++bursts;
+        if (nb < 1 || nb > 64) FAIL("card %d: write burst of %u beats\n", c, nb);
+        a += 64 * uint64_t(C.wr_beat);
+        C.wr_beat = C.wr_beat + 1 >= nb ? 0 : C.wr_beat + 1;
+#endif
+#if LANES > 1
+        {
+          const uint64_t be = m->MWR(byteenable);
+          if (a + 64 <= MEM && a % 64 == 0 && be != 0) {
+            for (int b = 0; b < 64; ++b)
+              if ((be >> b) & 1) C.mem[a + b] = uint8_t(m->MWR(writedata)[b / 4] >> (8 * (b % 4)));
+          } else {
+            FAIL("card %d: line write outside the memory, misaligned or empty at 0x%llx\n", c, (unsigned long long)a);
+          }
+        }
+#else
+        uint32_t w = m->MWR(writedata);
         if (a + 4 <= MEM && a % 4 == 0) std::memcpy(&C.mem[a], &w, 4);
         else FAIL("card %d: write outside the memory at 0x%llx\n", c, (unsigned long long)a);
+#endif
       }
-      rdma_links::send(m, c, cable, cyc, lat, [&](Cable& cb, int p) {
+      if (rate) {  // onto the cable through the PHY: a beat costs 4 bytes per word of the packet
+        for (int p = 0; p < 4; ++p) {
+          if (!((m->link_out_valid >> p) & 1) || !((m->link_out_ready >> p) & 1)) continue;
+          Cable& cb = cable[{c, p}];
+          auto& ph = phy[{c, p}];
+          std::array<uint32_t, LANES> w;
+          for (int i = 0; i < LANES; ++i) w[size_t(i)] = m->link_out_data[p * LANES + i];
+          if (!cb.in_pkt) {
+            cb.in_pkt = true, cb.widx = 0;
+            ph.second = 2 + rdma_packet::payload_words(rdma_packet::extract(w[0], rdma_packet::kHdrWords));
+            cb.flip_word = u(rng) < pflip ? int(rng() % ((ph.second + LANES - 1) / LANES)) : -1;
+            cb.flip_bit = int(rng() % (32 * LANES));
+            flips += cb.flip_word >= 0;
+          }
+          const uint32_t words = std::min<uint32_t>(LANES, ph.second);
+          ph.second -= words;
+          ph.first += 4.0 * words;
+          const bool last = (m->link_out_last >> p) & 1;
+          if (cb.widx++ == cb.flip_word) w[size_t(cb.flip_bit / 32)] ^= 1u << (cb.flip_bit % 32);
+          cb.q.push_back({cyc + lat + uint64_t(std::ceil(ph.first / line_bpc)), {w, last}});
+          if (last) cb.in_pkt = false;
+        }
+      } else rdma_links::send(m, c, cable, cyc, lat, [&](Cable& cb, int p) {
         auto it = peer.find({c, p});
         bool to_dead = it != peer.end() && it->second.first == dead;
-        rdma_links::draw_faults(cb, rng, pdrop, pflip, 18 / LANES + 1);
+        rdma_links::draw_faults(cb, rng, pdrop, pflip, (WIDE ? 258 : 18) / LANES + 1);
         cb.drop = cb.drop || to_dead || (cyc >= down_from && cyc < down_to);
         drops += cb.drop, flips += cb.flip_word >= 0;
       });
@@ -357,9 +477,14 @@ int main(int argc, char** argv) {
     pending |= card[c].ops_left > 0 || card[c].want || !card[c].inflight.empty();
   }
   if (overflow) FAIL("a link input buffer overflowed\n");
-  std::printf("cycles %llu ok %ld failed %ld events %ld replays %u flips %llu drops %llu overflow %u errors %llu\n",
-              (unsigned long long)cyc, ops_ok, ops_err, long(expected_events.size()), replays,
-              (unsigned long long)flips, (unsigned long long)drops, overflow, (unsigned long long)g_errors);
+  if (rate)
+    std::printf("rate bytes %llu cycles %llu milli_gbps %llu\n", (unsigned long long)payload_bytes,
+                (unsigned long long)(last_done - first_cmd),
+                (unsigned long long)(payload_bytes * 8 * 200 * 1000 / 1000 / std::max<uint64_t>(1, last_done - first_cmd)));
+  std::printf("cycles %llu ok %ld failed %ld events %ld replays %u flips %llu drops %llu overflow %u bursts %llu "
+              "errors %llu\n", (unsigned long long)cyc, ops_ok, ops_err, long(expected_events.size()), replays,
+              (unsigned long long)flips, (unsigned long long)drops, overflow, (unsigned long long)bursts,
+              (unsigned long long)g_errors);
   for (auto& C : card) { C.m->final(); delete C.m; }
   return g_errors ? 1 : pending ? 3 : 0;
 }

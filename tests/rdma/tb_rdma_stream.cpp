@@ -6,6 +6,9 @@
 // meanwhile (a stalled stream holds no router buffer), and every stream word must arrive
 // once, in order, with its last flag.
 //   tb W P_IN P_OUT STALL P_FLIP P_DROP SEED MAX_CYCLES
+// Built with -DLANES=16 or 32 the nodes are wide: the streams share the local port with the
+// wide engine at beat level (behind rdma_lanes_pack / unpack), the engine's memory ports move
+// 64-byte lines and its puts use 1 KiB packets.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -18,6 +21,7 @@
 #include "Vrdma_node.h"
 #include "verilated.h"
 #include "rtl_links.hpp"
+#include "tb_lanes.hpp"
 
 static const uint64_t MEM = 1 << 20;  // MEM_BYTES of the build
 static uint32_t mix(uint64_t x) {
@@ -26,7 +30,7 @@ static uint32_t mix(uint64_t x) {
 }
 static bool is_last(int src, uint64_t i) { return mix(uint64_t(src) << 40 | i | 1ull << 60) % 23 == 0; }
 
-using rdma_links::Cable;
+using Cable = rdma_links::CableT<LANES>;
 
 int main(int argc, char** argv) {
   if (argc < 9) return 2;
@@ -96,9 +100,14 @@ int main(int argc, char** argv) {
       }
       m->mem_rd_waitrequest = 0, m->mem_wr_waitrequest = 0, m->mem_rd_readdatavalid = 0;
       if (!rdq[c].empty() && rdq[c].front().first <= cyc) {
+#if LANES > 1
+        for (int i = 0; i < 16; ++i) std::memcpy(&m->mem_rd_readdata[i], &mem[c][rdq[c].front().second + 4 * i], 4);
+        m->mem_rd_readdatavalid = 1;
+#else
         uint32_t w;
         std::memcpy(&w, &mem[c][rdq[c].front().second], 4);
         m->mem_rd_readdatavalid = 1, m->mem_rd_readdata = w;
+#endif
         rdq[c].pop_front();
       }
       m->evt_ready = 1;
@@ -135,11 +144,17 @@ int main(int argc, char** argv) {
       }
       if (m->mem_rd_read) rdq[c].push_back({cyc + 8, m->mem_rd_address});
       if (m->mem_wr_write) {
+#if LANES > 1
+        const uint64_t be = m->mem_wr_byteenable;
+        for (int b = 0; b < 64; ++b)
+          if ((be >> b) & 1) mem[c][m->mem_wr_address + b] = uint8_t(m->mem_wr_writedata[b / 4] >> (8 * (b % 4)));
+#else
         uint32_t w = m->mem_wr_writedata;
         std::memcpy(&mem[c][m->mem_wr_address], &w, 4);
+#endif
       }
       rdma_links::send(m, c, cable, cyc, lat, [&](Cable& cb, int) {
-        rdma_links::draw_faults(cb, rng, pdrop, pflip, 19);
+        rdma_links::draw_faults(cb, rng, pdrop, pflip, (LANES > 1 ? 258 : 18) / LANES + 1);
         drops += cb.drop, flips += cb.flip_word >= 0;
       });
       m->clk = 1;

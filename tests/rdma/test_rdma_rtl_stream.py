@@ -20,6 +20,13 @@ def stream_model(*extra: str) -> Path:
     return verilate_tb("rdma_stream", "rdma_node", TB, *PARAMS, *extra)
 
 
+def wide_stream_model(lanes: int) -> Path:
+    """The same torus of wide nodes: the streams behind the width converters share the local port
+    with the wide engine at beat level."""
+    return verilate_tb(f"rdma_stream_w{lanes}", "rdma_node", TB, *PARAMS, f"-GLANES={lanes}", "-CFLAGS",
+                       f"-DLANES={lanes}")
+
+
 def run_stream(*args: str, model: Path | None = None) -> dict[str, int]:
     r = subprocess.run([str(model or stream_model()), *args], capture_output=True, text=True, check=False,
                        timeout=600)
@@ -33,7 +40,16 @@ def run_stream(*args: str, model: Path | None = None) -> dict[str, int]:
     ("3000", "0.6", "0.3", "15000", "0.02", "0.02", "3", "900000"),  # ... and faulty links
 ], ids=["clean", "backpressure-stall", "faults"])
 def test_rdma_rtl_stream_words_in_order(args: tuple) -> None:
-    f = run_stream(*args)
+    _check(args, run_stream(*args))
+
+
+@pytest.mark.parametrize("lanes", [16, 32])
+def test_rdma_rtl_stream_words_in_order_on_wide_nodes(lanes: int) -> None:
+    args = ("3000", "0.6", "0.3", "15000", "0.02", "0.02", "3", "900000")
+    _check(args, run_stream(*args, model=wide_stream_model(lanes)))
+
+
+def _check(args: tuple, f: dict[str, int]) -> None:
     assert f["errors"] == 0 and f["stream_errors"] == 0
     assert f["delivered"] == f["words"] == 4 * int(args[0])
     if args[3] != "0":  # the stalled stream did not stop the network

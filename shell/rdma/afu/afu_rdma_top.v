@@ -166,7 +166,13 @@ module afu_rdma_top #(
     wire [15:0]  evt_lost;
     wire [63:0]  e_rd_address, e_wr_address;
     wire         e_rd_read, e_rd_wait, e_rd_valid, e_wr_write, e_wr_wait, e_wr_flush, e_wr_pending;
-    wire [31:0]  e_rd_data, e_wr_data;
+    // the engine's memory side: 32-bit words (RDMA_LANES 1) or 64-byte lines (the wide engine)
+    localparam integer EMW = RDMA_LANES > 1 ? 512 : 32;
+    // reads in flight through the read arbiters: the word engine's read-ahead in words, the
+    // wide engine's 128 lines (the DDR's round trip through the shared master at a line a cycle)
+    localparam integer RD_INFLIGHT = RDMA_LANES > 1 ? 128 : RDMA_PF_DEPTH;
+    wire [EMW-1:0]   e_rd_data, e_wr_data;
+    wire [EMW/8-1:0] e_wr_be;
     wire [5:0]   st_tx_dst, st_rx_peer;
     wire [7:0]   st_tx_sid, st_rx_sid;
     wire         st_s_valid, st_s_ready, st_s_last, st_m_valid, st_m_ready, st_m_last;
@@ -227,9 +233,7 @@ module afu_rdma_top #(
         .in_brch(in_brch), .out_brch(out_brch), .tx_valid(st_s_valid), .tx_ready(st_s_ready), .rx_valid(st_m_valid), .rx_ready(st_m_ready),
         .errors(st_errors));
 
-    /* verilator lint_off UNUSEDSIGNAL */
-    wire [8:0] cmd_pkt_words;  // the word engine's DATA packets are 16 words whatever it asks
-    /* verilator lint_on UNUSEDSIGNAL */
+    wire [8:0] cmd_pkt_words;
     rdma_csr #(.P(P), .MAX_OPS(RDMA_MAX_OPS), .LANES(RDMA_LANES), .MAX_WORDS(RDMA_MAX_WORDS)) u_csr (
         .clk(clk), .rst(rst), .mmio_wr_valid(mmio_wr_valid && w_rdma), .mmio_wr_addr(mmio_wr_addr),
         .mmio_wr_data(mmio_wr_data), .mmio_rd_valid(mmio_rd_valid && r_rdma), .mmio_rd_addr(mmio_rd_addr),
@@ -250,12 +254,12 @@ module afu_rdma_top #(
         .port_dim(port_dim), .port_dateline(port_dateline), .cmd_valid(cmd_valid), .cmd_ready(cmd_ready),
         .cmd_get(cmd_get), .cmd_dst(cmd_dst), .cmd_local(cmd_local), .cmd_remote(cmd_remote), .cmd_len(cmd_len),
         .cmd_block(cmd_block), .cmd_count(cmd_count), .cmd_local_stride(cmd_lstride),
-        .cmd_remote_stride(cmd_rstride), .op_id(op_id), .busy(busy), .done(done), .done_op(done_op),
+        .cmd_remote_stride(cmd_rstride), .cmd_pkt_words(cmd_pkt_words), .op_id(op_id), .busy(busy), .done(done), .done_op(done_op),
         .done_code(done_code), .ops_done(ops_done), .evt_valid(evt_valid), .evt_data(evt_data), .evt_ready(evt_ready),
         .evt_lost(evt_lost), .mem_rd_address(e_rd_address), .mem_rd_read(e_rd_read),
         .mem_rd_waitrequest(e_rd_wait), .mem_rd_readdata(e_rd_data), .mem_rd_readdatavalid(e_rd_valid),
         .mem_wr_address(e_wr_address), .mem_wr_write(e_wr_write), .mem_wr_writedata(e_wr_data),
-        .mem_wr_waitrequest(e_wr_wait), .mem_wr_flush(e_wr_flush), .mem_wr_pending(e_wr_pending), .st_tx_dst(st_tx_dst), .st_tx_sid(st_tx_sid),
+        .mem_wr_byteenable(e_wr_be), .mem_wr_waitrequest(e_wr_wait), .mem_wr_flush(e_wr_flush), .mem_wr_pending(e_wr_pending), .st_tx_dst(st_tx_dst), .st_tx_sid(st_tx_sid),
         .st_rx_peer(st_rx_peer), .st_rx_sid(st_rx_sid), .st_s_valid(st_s_valid), .st_s_ready(st_s_ready),
         .st_s_data(st_s_data), .st_s_last(st_s_last), .st_m_valid(st_m_valid), .st_m_ready(st_m_ready),
         .st_m_data(st_m_data), .st_m_last(st_m_last),
@@ -288,7 +292,7 @@ module afu_rdma_top #(
     /* verilator lint_off UNUSEDSIGNAL */
     wire [511:0] unused_rdata;  // the same beats as dsc_data
     /* verilator lint_on UNUSEDSIGNAL */
-    rdma_rd_arb #(.READS(RDMA_PF_DEPTH)) u_rd_arb_red (
+    rdma_rd_arb #(.READS(RD_INFLIGHT)) u_rd_arb_red (
         .clk(clk), .rst(rst), .m0_address(er_address), .m0_read(er_read), .m0_burstcount(er_burst),
         .m0_waitrequest(er_wait), .m0_readdatavalid(er_valid), .m1_address(qr_address), .m1_read(qr_read),
         .m1_burstcount(qr_burst), .m1_waitrequest(qr_wait), .m1_readdatavalid(qr_valid), .readdata(unused_rdata),
@@ -300,17 +304,35 @@ module afu_rdma_top #(
         .m1_write(qw_write), .m1_burstcount(qw_burst), .m1_writedata(qw_data), .m1_byteenable(qw_be),
         .m1_waitrequest(qw_wait), .s_address(w_address), .s_write(w_write), .s_burstcount(w_burst),
         .s_writedata(w_data), .s_byteenable(w_be), .s_waitrequest(w_wait));
-    rdma_mem_adapter #(.READS(RDMA_PF_DEPTH), .WR_BURST(RDMA_WR_BURST)) u_mem (
-        .clk(clk), .rst(rst), .rd_address(e_rd_address), .rd_read(e_rd_read), .rd_waitrequest(e_rd_wait),
-        .rd_readdata(e_rd_data), .rd_readdatavalid(e_rd_valid), .wr_address(e_wr_address), .wr_write(e_wr_write),
-        .wr_writedata(e_wr_data), .wr_waitrequest(e_wr_wait), .wr_flush(e_wr_flush), .wr_pending(e_wr_pending),
-        .avm_rd_address(er_address), .avm_rd_read(er_read),
-        .avm_rd_burstcount(er_burst), .avm_rd_waitrequest(er_wait), .avm_rd_readdata(dsc_data),
-        .avm_rd_readdatavalid(er_valid), .avm_wr_address(ew_address), .avm_wr_write(ew_write),
-        .avm_wr_burstcount(ew_burst), .avm_wr_writedata(ew_data), .avm_wr_byteenable(ew_be),
-        .avm_wr_waitrequest(ew_wait));
+    generate
+        if (RDMA_LANES > 1) begin : g_line_mem
+            // the wide engine reads and writes whole lines: passed through, writes joined into bursts
+            rdma_line_adapter #(.WR_BURST(RDMA_WR_BURST)) u_mem (
+                .clk(clk), .rst(rst), .rd_address(e_rd_address), .rd_read(e_rd_read), .rd_waitrequest(e_rd_wait),
+                .rd_readdata(e_rd_data), .rd_readdatavalid(e_rd_valid), .wr_address(e_wr_address),
+                .wr_write(e_wr_write), .wr_writedata(e_wr_data), .wr_byteenable(e_wr_be), .wr_waitrequest(e_wr_wait),
+                .wr_flush(e_wr_flush), .wr_pending(e_wr_pending), .avm_rd_address(er_address), .avm_rd_read(er_read),
+                .avm_rd_burstcount(er_burst), .avm_rd_waitrequest(er_wait), .avm_rd_readdata(dsc_data),
+                .avm_rd_readdatavalid(er_valid), .avm_wr_address(ew_address), .avm_wr_write(ew_write),
+                .avm_wr_burstcount(ew_burst), .avm_wr_writedata(ew_data), .avm_wr_byteenable(ew_be),
+                .avm_wr_waitrequest(ew_wait));
+        end else begin : g_word_mem
+            /* verilator lint_off UNUSEDSIGNAL */
+            wire [EMW/8-1:0] unused_be = e_wr_be;  // all ones: whole words
+            /* verilator lint_on UNUSEDSIGNAL */
+            rdma_mem_adapter #(.READS(RDMA_PF_DEPTH), .WR_BURST(RDMA_WR_BURST)) u_mem (
+                .clk(clk), .rst(rst), .rd_address(e_rd_address), .rd_read(e_rd_read), .rd_waitrequest(e_rd_wait),
+                .rd_readdata(e_rd_data), .rd_readdatavalid(e_rd_valid), .wr_address(e_wr_address),
+                .wr_write(e_wr_write), .wr_writedata(e_wr_data), .wr_waitrequest(e_wr_wait), .wr_flush(e_wr_flush),
+                .wr_pending(e_wr_pending), .avm_rd_address(er_address), .avm_rd_read(er_read),
+                .avm_rd_burstcount(er_burst), .avm_rd_waitrequest(er_wait), .avm_rd_readdata(dsc_data),
+                .avm_rd_readdatavalid(er_valid), .avm_wr_address(ew_address), .avm_wr_write(ew_write),
+                .avm_wr_burstcount(ew_burst), .avm_wr_writedata(ew_data), .avm_wr_byteenable(ew_be),
+                .avm_wr_waitrequest(ew_wait));
+        end
+    endgenerate
 
-    rdma_rd_arb u_rd_arb (
+    rdma_rd_arb #(.READS(RD_INFLIGHT)) u_rd_arb (
         .clk(clk), .rst(rst), .m0_address(a_dsc_address), .m0_read(a_dsc_read), .m0_burstcount(a_dsc_burst),
         .m0_waitrequest(a_dsc_wait), .m0_readdatavalid(a_dsc_valid), .m1_address(r_address), .m1_read(r_read),
         .m1_burstcount(r_burst), .m1_waitrequest(r_wait), .m1_readdatavalid(r_valid), .readdata(dsc_data),

@@ -1,0 +1,303 @@
+// Sending side of the wide RDMA engine (rdma_engine with LANES = 16 or 32): the packets of
+// rdma_engine_tx, LANES words a beat (header in lane 0 of the first beat, unused lanes
+// zero), and data read from memory a 64-byte line at a time. Control packets (PUT /
+// GETRESP starts, GETREQ, DONE, ERR: at most 13 words) leave as one beat. A stream's DATA
+// packets carry the operation's packet size (c_pkt words, 16..256; bulk WORDS codes above
+// 16) and a shorter tail: whole 16-word units while more than 16 words are left, then the
+// rest. A GETREQ carries the initiator's packet size in an extra payload word (8 words, 12
+// for block-stride), and the target answers with packets of that size.
+//
+// Read-ahead: line requests cover the stream's words -- one request per line and block,
+// so a block may start and end mid-line -- and each request's {first word, words} waits in
+// a small queue until its line returns (in order, any latency); those words enter a word
+// buffer (rdma_wbuf) that takes up to 16 words and gives up to LANES words a cycle, so the
+// stream comes out contiguous at any 4-byte alignment. A request is made only when the
+// buffer has room for its words (counting those in flight), so returned lines never wait,
+// and a packet is offered only once its whole payload is in the buffer, so the link sees
+// no gaps. With the buffer covering the memory's round trip (PF_DEPTH words >= latency x
+// 16 + two packets) a stream moves a line per cycle.
+`default_nettype none
+module rdma_engine_wtx #(
+    parameter integer LANES = 16,     // words per beat (16 or 32)
+    parameter integer PF_DEPTH = 2048,// read-ahead buffer, words (power of 2, >= 512)
+    parameter integer RD_LINES = 128  // line reads in flight (power of 2)
+) (
+    input  wire         clk,
+    input  wire         rst,
+    input  wire [5:0]   card_id,
+    // the initiator's command (held until c_take)
+    input  wire         c_valid,
+    output reg          c_take,
+    input  wire         c_get,
+    input  wire [5:0]   c_dst,
+    input  wire [31:0]  c_op,
+    input  wire [63:0]  c_local,
+    input  wire [63:0]  c_remote,
+    input  wire [63:0]  c_len,      // bytes in all
+    input  wire [31:0]  c_count,    // blocks of a block-stride operation
+    input  wire [31:0]  c_block,    // 0: contiguous, else block-stride put or get
+    input  wire [31:0]  c_lstride,
+    input  wire [31:0]  c_rstride,
+    input  wire [8:0]   c_pkt,      // payload words per DATA packet (16..256, a multiple of 16)
+    // replies {dst 6, type 4, op 32, code 8}
+    input  wire         rp_empty,
+    input  wire [49:0]  rp_data,
+    output reg          rp_pop,
+    // get requests {src 6, op 32, remote 64, len 64, local 64, block 32, rstride 32, lstride 32, pkt 9}
+    input  wire         rq_empty,
+    input  wire [334:0] rq_data,
+    output reg          rq_pop,
+    // target events: a get served (its last packet left)
+    output reg          ev_push,
+    output wire [137:0] ev_data,
+    // memory read port: 64-byte lines, pipelined reads returned in order
+    output wire [63:0]  mem_rd_address,
+    output wire         mem_rd_read,
+    input  wire         mem_rd_waitrequest,
+    input  wire [511:0] mem_rd_readdata,
+    input  wire         mem_rd_readdatavalid,
+    // packets to the router
+    output reg          inj_valid,
+    input  wire         inj_ready,
+    output reg  [32*LANES-1:0] inj_data,
+    output reg          inj_last,
+    output wire [8:0]   dbg  // {stream's destination 6, stream active, state 2}
+);
+    `include "rdma_packet.vh"
+    localparam [1:0] S_IDLE = 2'd0, S_SMALL = 2'd1, S_DATA = 2'd2, S_EVT = 2'd3;
+    localparam integer PW = $clog2(PF_DEPTH);
+    localparam integer LW = $clog2(LANES);
+    localparam integer QA = $clog2(RD_LINES);
+
+    reg [1:0]  st_reg;
+    reg [31:0] sw [0:12];
+    reg [3:0]  s_cnt_reg;  // control packet: words after the header
+    wire [5:0]  q_src = rq_data[334:329];
+    wire [31:0] q_op = rq_data[328:297];
+    wire [63:0] q_remote = rq_data[296:233];
+    wire [63:0] q_len = rq_data[232:169];
+    wire [63:0] q_local = rq_data[168:105];
+    wire [31:0] q_block = rq_data[104:73];
+    wire [31:0] q_rstride = rq_data[72:41];
+    wire [31:0] q_lstride = rq_data[40:9];
+    wire [8:0]  q_pkt = rq_data[8:0];
+    // the stream being sent
+    reg        sa_reg;
+    reg [5:0]  s_dst_reg;
+    reg [63:0] pk_left_reg;  // bytes not yet in a packet
+    reg [8:0]  pkt_reg;      // its packet size, words
+    assign dbg = {s_dst_reg, sa_reg, st_reg};
+    reg        notify_reg;
+    reg [5:0]  n_peer_reg;
+    reg [63:0] n_addr_reg, n_len_reg;
+    reg [8:0]  d_n_reg, d_sent_reg;  // the DATA packet: payload words, words sent
+    reg        d_first_reg;
+    // read-ahead
+    reg [63:0] rd_left_reg, rd_cur_reg, rd_bstart_reg;
+    reg [31:0] rd_blk_reg, rd_brem_reg, rd_stride_reg;
+    reg [PW:0] pf_resv_reg;  // words in the buffer or on their way
+    wire [PW:0]         pf_count;
+    wire [32*LANES-1:0] pf_head;
+    reg  [LW:0]         pf_pop_n;
+    reg  [4:0]          pf_push_n;
+    reg  [511:0]        pf_push_data;
+    rdma_wbuf #(.DEPTH(PF_DEPTH), .IN(16), .OUT(LANES)) u_pf (
+        .clk(clk), .rst(rst), .push_n(pf_push_n), .push_data(pf_push_data), .pop_n(pf_pop_n), .head(pf_head),
+        .count(pf_count));
+
+    // line requests: the words of the current line that belong to the stream
+    wire [4:0]  rd_room = 5'd16 - {1'b0, rd_cur_reg[5:2]};  // words from the address to the line's end
+    wire [63:0] rd_lim = rd_blk_reg != 32'd0 ? {32'd0, rd_brem_reg} : rd_left_reg;  // bytes before a jump
+    wire [4:0]  rd_n = rd_lim >= {57'd0, rd_room, 2'b00} ? rd_room : rd_lim[6:2];
+    reg  [8:0]  rq_mem [0:RD_LINES-1];  // {first word 4, words - 1 4}: what each line in flight brings
+    reg  [QA:0] rq_wr_reg, rq_rd_reg;
+    wire        rq_room = rq_wr_reg - rq_rd_reg != RD_LINES[QA:0];
+    assign mem_rd_read = rd_left_reg != 64'd0 && rq_room
+                         && {{31-PW{1'b0}}, pf_resv_reg} + {27'd0, rd_n} <= PF_DEPTH;
+    assign mem_rd_address = {rd_cur_reg[63:6], 6'd0};
+    wire        rd_acc = mem_rd_read && !mem_rd_waitrequest;
+    wire        rd_jump = rd_blk_reg != 32'd0 && {25'd0, rd_n, 2'b00} == rd_brem_reg;
+    wire [8:0]  rq_head = rq_mem[rq_rd_reg[QA-1:0]];
+    always @(*) begin
+        pf_push_n = mem_rd_readdatavalid ? {1'b0, rq_head[3:0]} + 5'd1 : 5'd0;
+        pf_push_data = mem_rd_readdata >> {rq_head[7:4], 5'd0};
+    end
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire rq_unused = rq_head[8];
+    /* verilator lint_on UNUSEDSIGNAL */
+    assign ev_data = {RDMA_T_GETREQ, n_peer_reg, n_addr_reg, n_len_reg};
+
+    // the size of the next packet of a stream with `left` bytes to go: the packet size, or
+    // whole 16-word units, or the last words
+    /* verilator lint_off UNUSEDSIGNAL */
+    function automatic [8:0] pkt_words(input [63:0] left, input [8:0] pkt);  // left: a multiple of 4
+        if (left[63:2] >= {53'd0, pkt}) pkt_words = pkt;
+        else if (left[63:2] > 62'd16) pkt_words = {left[10:6], 4'd0};
+        else pkt_words = left[10:2];
+    endfunction
+    /* verilator lint_on UNUSEDSIGNAL */
+    wire [8:0]  next_n = pkt_words(pk_left_reg, pkt_reg);
+    wire [63:0] left_after = pk_left_reg - {53'd0, d_n_reg, 2'd0};
+    wire [8:0]  after_n = pkt_words(left_after, pkt_reg);
+    function automatic [31:0] hdr(input [5:0] dst, input [3:0] typ, input [8:0] words, input [5:0] src);
+        hdr = rdma_hdr(dst, src, typ, 1'b0, rdma_words_code(words), 10'd0);
+    endfunction
+
+    // the beat on the port; a DATA beat pops the words it carries
+    integer j;
+    wire [8:0] d_rest = d_n_reg - d_sent_reg;  // payload words of the packet still to send
+    wire [8:0] beat_cap = d_first_reg ? LANES[8:0] - 9'd1 : LANES[8:0];
+    wire [8:0] beat_n = d_rest < beat_cap ? d_rest : beat_cap;
+    always @(*) begin
+        inj_valid = 1'b0;
+        inj_data = {32*LANES{1'b0}};
+        inj_last = 1'b0;
+        pf_pop_n = {LW+1{1'b0}};
+        if (st_reg == S_SMALL) begin
+            inj_valid = 1'b1;
+            for (j = 0; j < 13; j = j + 1)
+                if (j <= {28'd0, s_cnt_reg}) inj_data[32 * j +: 32] = sw[j];
+            inj_last = 1'b1;
+        end else if (st_reg == S_DATA) begin
+            inj_valid = 1'b1;  // the whole payload is in the buffer
+            if (d_first_reg) begin
+                inj_data[31:0] = hdr(s_dst_reg, RDMA_T_DATA, d_n_reg, card_id);
+                for (j = 1; j < LANES; j = j + 1)
+                    if (j <= {23'd0, beat_n}) inj_data[32 * j +: 32] = pf_head[32 * (j - 1) +: 32];
+            end else begin
+                for (j = 0; j < LANES; j = j + 1)
+                    if (j < {23'd0, beat_n}) inj_data[32 * j +: 32] = pf_head[32 * j +: 32];
+            end
+            inj_last = beat_n == d_rest;
+            if (inj_ready) pf_pop_n = beat_n[LW:0];
+        end
+    end
+
+    always @(posedge clk) begin
+        c_take <= 1'b0;
+        rp_pop <= 1'b0;
+        rq_pop <= 1'b0;
+        ev_push <= 1'b0;
+        if (rst) begin
+            st_reg <= S_IDLE; sa_reg <= 1'b0; s_cnt_reg <= 4'd0; s_dst_reg <= 6'd0; pk_left_reg <= 64'd0;
+            pkt_reg <= 9'd16; notify_reg <= 1'b0; n_peer_reg <= 6'd0; n_addr_reg <= 64'd0; n_len_reg <= 64'd0;
+            d_n_reg <= 9'd0; d_sent_reg <= 9'd0; d_first_reg <= 1'b0;
+            rd_left_reg <= 64'd0; rd_cur_reg <= 64'd0; rd_bstart_reg <= 64'd0; rd_blk_reg <= 32'd0; rd_brem_reg <= 32'd0;
+            rd_stride_reg <= 32'd0; pf_resv_reg <= {PW+1{1'b0}}; rq_wr_reg <= {QA+1{1'b0}}; rq_rd_reg <= {QA+1{1'b0}};
+        end else begin
+            if (rd_acc) begin
+                rq_mem[rq_wr_reg[QA-1:0]] <= {1'b0, rd_cur_reg[5:2], rd_n[3:0] - 4'd1};
+                rq_wr_reg <= rq_wr_reg + 1'b1;
+                rd_left_reg <= rd_left_reg - {57'd0, rd_n, 2'b00};
+                if (rd_jump) begin
+                    rd_bstart_reg <= rd_bstart_reg + {32'd0, rd_stride_reg};
+                    rd_cur_reg <= rd_bstart_reg + {32'd0, rd_stride_reg};
+                    rd_brem_reg <= rd_blk_reg;
+                end else begin
+                    rd_cur_reg <= rd_cur_reg + {57'd0, rd_n, 2'b00};
+                    rd_brem_reg <= rd_brem_reg - {25'd0, rd_n, 2'b00};
+                end
+            end
+            if (mem_rd_readdatavalid) rq_rd_reg <= rq_rd_reg + 1'b1;
+            pf_resv_reg <= pf_resv_reg + (rd_acc ? {{PW-4{1'b0}}, rd_n} : {PW+1{1'b0}}) - {{PW-LW{1'b0}}, pf_pop_n};
+            case (st_reg)
+                S_IDLE: begin
+                    if (!rp_empty && !rp_pop) begin
+                        sw[0] <= hdr(rp_data[49:44], rp_data[43:40], 9'd2, card_id);
+                        sw[1] <= rp_data[39:8];
+                        sw[2] <= {24'd0, rp_data[7:0]};
+                        s_cnt_reg <= 4'd2;
+                        rp_pop <= 1'b1;
+                        st_reg <= S_SMALL;
+                    end else if (sa_reg) begin
+                        if ({{31-PW{1'b0}}, pf_count} >= {23'd0, next_n}) begin
+                            d_n_reg <= next_n;
+                            d_sent_reg <= 9'd0;
+                            d_first_reg <= 1'b1;
+                            st_reg <= S_DATA;
+                        end
+                    end else if (c_valid && !c_take) begin
+                        c_take <= 1'b1;
+                        st_reg <= S_SMALL;
+                        sw[1] <= c_op;
+                        sw[2] <= c_remote[31:0];
+                        sw[3] <= c_remote[63:32];
+                        sw[4] <= c_len[31:0];
+                        sw[5] <= c_len[63:32];
+                        if (c_get) begin
+                            // the packet size goes last: a word after the request the model knows
+                            sw[0] <= hdr(c_dst, RDMA_T_GETREQ, c_block != 32'd0 ? 9'd12 : 9'd8, card_id);
+                            sw[6] <= c_local[31:0];
+                            sw[7] <= c_local[63:32];
+                            sw[8] <= c_block != 32'd0 ? c_block : {23'd0, c_pkt};
+                            sw[9] <= c_count;
+                            sw[10] <= c_rstride;
+                            sw[11] <= c_lstride;
+                            sw[12] <= {23'd0, c_pkt};
+                            s_cnt_reg <= c_block != 32'd0 ? 4'd12 : 4'd8;
+                        end else begin
+                            sw[0] <= hdr(c_dst, RDMA_T_PUT, c_block != 32'd0 ? 9'd9 : 9'd5, card_id);
+                            sw[6] <= c_block;
+                            sw[7] <= 32'd0;
+                            sw[8] <= c_rstride;
+                            sw[9] <= 32'd0;
+                            s_cnt_reg <= c_block != 32'd0 ? 4'd9 : 4'd5;
+                            sa_reg <= 1'b1; s_dst_reg <= c_dst; pk_left_reg <= c_len; pkt_reg <= c_pkt;
+                            notify_reg <= 1'b0;
+                            rd_left_reg <= c_len; rd_cur_reg <= c_local; rd_bstart_reg <= c_local; rd_blk_reg <= c_block;
+                            rd_brem_reg <= c_block; rd_stride_reg <= c_lstride;
+                        end
+                    end else if (!rq_empty && !rq_pop) begin
+                        rq_pop <= 1'b1;
+                        st_reg <= S_SMALL;
+                        sw[0] <= hdr(q_src, RDMA_T_GETRESP, q_block != 32'd0 ? 9'd9 : 9'd5, card_id);
+                        sw[1] <= q_op;
+                        sw[2] <= q_local[31:0];
+                        sw[3] <= q_local[63:32];
+                        sw[4] <= q_len[31:0];
+                        sw[5] <= q_len[63:32];
+                        sw[6] <= q_block;
+                        sw[7] <= 32'd0;
+                        sw[8] <= q_lstride;
+                        sw[9] <= 32'd0;
+                        s_cnt_reg <= q_block != 32'd0 ? 4'd9 : 4'd5;
+                        sa_reg <= 1'b1; s_dst_reg <= q_src; pk_left_reg <= q_len; pkt_reg <= q_pkt; notify_reg <= 1'b1;
+                        n_peer_reg <= q_src; n_addr_reg <= q_remote; n_len_reg <= q_len;
+                        rd_left_reg <= q_len; rd_cur_reg <= q_remote; rd_bstart_reg <= q_remote;
+                        rd_blk_reg <= q_block; rd_brem_reg <= q_block; rd_stride_reg <= q_rstride;
+                    end
+                end
+                S_SMALL: if (inj_ready) st_reg <= S_IDLE;
+                S_DATA: if (inj_ready) begin
+                    d_first_reg <= 1'b0;
+                    d_sent_reg <= d_sent_reg + beat_n;
+                    if (inj_last) begin
+                        pk_left_reg <= left_after;
+                        if (left_after == 64'd0) begin
+                            sa_reg <= 1'b0;
+                            st_reg <= notify_reg ? S_EVT : S_IDLE;
+                        end else if (rp_empty && {{31-PW{1'b0}}, pf_count} >= {23'd0, after_n} + {23'd0, beat_n}) begin
+                            // the next packet of the stream is all there: its header beat follows at
+                            // once, so back-to-back packets lose no cycle at the router's port
+                            d_n_reg <= after_n;
+                            d_sent_reg <= 9'd0;
+                            d_first_reg <= 1'b1;
+                        end else begin
+                            st_reg <= S_IDLE;
+                        end
+                    end
+                end
+                default: begin  // S_EVT
+                    ev_push <= 1'b1;
+                    st_reg <= S_IDLE;
+                end
+            endcase
+        end
+    end
+    initial begin
+        if (LANES != 16 && LANES != 32) $error("%m: LANES=%0d must be 16 or 32", LANES);
+        if (PF_DEPTH < 512 || (PF_DEPTH & (PF_DEPTH - 1)) != 0) $error("%m: PF_DEPTH=%0d must be a power of 2 >= 512", PF_DEPTH);
+        if (RD_LINES < 2 || (RD_LINES & (RD_LINES - 1)) != 0) $error("%m: RD_LINES=%0d must be a power of 2 >= 2", RD_LINES);
+    end
+endmodule
+`default_nettype wire
