@@ -75,11 +75,12 @@ def _reg_defaults_literal(regs: tuple[tuple[str, int], ...]) -> str:
 # The RDMA block's link port per line rate (`--link-gbps`): LANES 32-bit words a beat, so one
 # port sustains its line at the card's 200 MHz (512 bits = 102.4 Gb/s for 40 Gb/s, 1024 bits
 # for 100 Gb/s: 1 KiB packets need 98.6 % of it), and buffers for 200 ns cables: an ACK and a
-# credit come back after about 130 cycles, in which a 40 Gb/s line sends about 45 64-byte
-# packets and a 100 Gb/s line about 110; credits count packets, so 128-packet windows and 64
-# packets per VC (at 40 Gb/s 32 and 16 held 64-byte packets to 15 Gb/s; docs/rdma.md).
+# credit come back after 130-250 cycles, in which a 40 Gb/s line sends 45-90 64-byte packets
+# and a 100 Gb/s line 110-220; credits count packets, so at 40 Gb/s 128-packet windows and 64
+# packets per VC (32 and 16 held 64-byte packets to 15 Gb/s), at 100 Gb/s 256 and 128 (128
+# and 64: 64 Gb/s); a 1 KiB packet's slot is 17 or 9 beats (docs/rdma.md, "Line rate").
 LINK_PORT = {40: {"RDMA_LANES": 16, "RDMA_WINDOW": 128, "RDMA_VC_BUF": 64},
-             100: {"RDMA_LANES": 32, "RDMA_WINDOW": 128, "RDMA_VC_BUF": 64}}
+             100: {"RDMA_LANES": 32, "RDMA_WINDOW": 256, "RDMA_VC_BUF": 128}}
 LINK_GBPS = tuple(LINK_PORT)
 
 
