@@ -8,7 +8,7 @@ runs of one grid through both cards side by side, alternating the models run by 
 A model named ``fast:plain`` or ``rtl:plain`` is the same card evaluated without the card
 library's shortcuts (SPGEN_CARD_EVAL=plain: every evaluation through Verilator's eval(),
 as before them), for before/after figures in one run; ``--baseline DIR`` measures the
-runtime and card library of another checkout as well (rows MODEL:base). ``--jobs N``
+cards of another checkout as well (its compiler, runtime and shell; rows MODEL:base). ``--jobs N``
 handles N depths at once (builds side by side on all CPUs, then each depth measured on
 a CPU of its own).
 Figures per run: simulated card cycles per wall second and per CPU second of the
@@ -120,9 +120,9 @@ def _run_once(card, rec, want) -> dict:
 
 
 class _Baseline:
-    """A model measured with the runtime and card library of another checkout (its
-    runtime/ and shell/ through SPGEN_ROOT, this checkout's compiler): this script in a
-    child process on the same CPU (one process loads one runtime), which answers each
+    """A model measured with the card of another checkout (its compiler first on
+    PYTHONPATH, which generates the fast core's wrapper, its runtime/ and shell/ through
+    SPGEN_ROOT): this script in a child process on the same CPU (one process loads one runtime), which answers each
     request with one run, so the two alternate run by run. Between its runs the child is
     stopped (SIGSTOP): an earlier runtime may clock an idle card without end."""
 
@@ -131,8 +131,10 @@ class _Baseline:
 
         cmd = [sys.executable, __file__, "--serve", f"{depth}:{model}", "--grid", args.grid,
                "--cpu", str(cpu)] + (["--fresh-cache"] if args.fresh_cache else [])
+        root = root.resolve()
+        path = os.pathsep.join(filter(None, [str(root / "compiler"), os.environ.get("PYTHONPATH")]))
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                                     env=dict(os.environ, SPGEN_ROOT=str(root.resolve())))
+                                     env=dict(os.environ, SPGEN_ROOT=str(root), PYTHONPATH=path))
         self.built = self._reply()
         os.kill(self.proc.pid, __import__("signal").SIGSTOP)
 
@@ -216,8 +218,8 @@ def main() -> int:
                          "own: its cards built beside the others' (on all CPUs), then "
                          "measured pinned to a CPU of its own (--cpu and the next ones)")
     ap.add_argument("--baseline", type=Path, metavar="DIR",
-                    help="also measure each model with the runtime and card library of the "
-                         "checkout DIR (e.g. an earlier revision's tree), rows MODEL:base, "
+                    help="also measure each model with the compiler, runtime and shell of "
+                         "the checkout DIR (e.g. an earlier revision's tree), rows MODEL:base, "
                          "run by run alternately with this checkout's, on the same CPU")
     ap.add_argument("--fresh-cache", action="store_true",
                     help="build each card in an empty SPGEN_CACHE of its own, so build "
