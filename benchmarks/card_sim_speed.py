@@ -63,18 +63,19 @@ def _child_cpu() -> float:
 @contextlib.contextmanager
 def _fresh_cache(fresh: bool):
     """With `fresh`, the build runs in an empty SPGEN_CACHE of its own (its time is a
-    first build's: kernel, lint, Verilator's library, the card) that is removed after;
-    yields `keep`, which moves a build folder out of that cache (runtime.open loads the
-    card library from the build folder)."""
+    first build's: kernel, lint, Verilator's library, the card) that is removed after.
+    Yields `keep`, which copies a build folder to a folder of this process's own
+    (runtime.open loads the card library from the build folder): the LBM bench folders
+    are one per depth and model in the cache, and another process's build (a
+    --baseline child's, of other sources) replaces the folder."""
+    def keep(build: Path) -> Path:
+        return Path(shutil.copytree(build, Path(tempfile.mkdtemp(prefix="spgen-card-")) / build.name))
     if not fresh:
-        yield lambda build: build
+        yield keep
         return
     old = os.environ.get("SPGEN_CACHE")
     tmp = tempfile.mkdtemp(prefix="spgen-cache-")
     os.environ["SPGEN_CACHE"] = tmp
-
-    def keep(build: Path) -> Path:
-        return Path(shutil.copytree(build, Path(tempfile.mkdtemp(prefix="spgen-card-")) / build.name))
     try:
         yield keep
     finally:
