@@ -1,9 +1,6 @@
-// A fast core model (spgen build --core-model fast): the DPI-C side of the generated
-// Verilog wrapper. Once per rising edge the wrapper calls spg_fast_cycle, which steps
-// the core's control (handshake, drain, output buffer, reset) register for register as
-// the RTL core's and returns the registers the wrapper's ports show; this file computes
-// the data of each element the core pushes. (The control was Verilog before: per core
-// and cycle it cost the Verilated model more than this call.)
+// The datapath of a fast core model (spgen build --core-model fast): the DPI-C side of
+// the generated Verilog wrapper, which keeps the core's exact handshake, drain and
+// output buffer and asks this file for the data of each element it pushes.
 //
 // The data come from the emulator's native kernel (spg_run, an object compiled by
 // llvmlite and linked into the card library), run on slices of the stream the
@@ -48,7 +45,6 @@ constexpr int kOut = sizeof(spg_fast_out_word) / sizeof(spg_fast_out_word[0]);
 constexpr int kKeys = sizeof(spg_fast_keys) / sizeof(spg_fast_keys[0]);
 constexpr int kPhases = sizeof(spg_fast_lags) / sizeof(spg_fast_lags[0]);
 constexpr int kInW = SPG_FAST_IN_WORDS, kOutW = SPG_FAST_OUT_WORDS;
-constexpr int64_t kLatency = SPG_FAST_LATENCY;  // S, the core's ticks from input to output
 
 struct Aligned {  // 64-byte aligned words (zeroed) that survive resizing by copy
     std::unique_ptr<uint32_t[]> raw;
@@ -124,80 +120,12 @@ public:
         return (up_ ? 1 : 0) | (down_ ? 2 : 0);
     }
 
-    // The data of the element entering this cycle, from the wrapper's s_data (cores
-    // whose input does not come from core k-1 here).
+    // The data of the element entering this tick, from the wrapper's s_data.
     void feed(const uint32_t* data) {
         if (staged_ == kStage) stage_in();
         std::memcpy(stage_ + staged_ * kInW, data, 4 * kInW);
     }
 
-    // One rising edge of clk: the control of the generated core (backend/verilog/_emit.py:
-    // one tick per accepted element, S drain ticks after s_last, a push once the element
-    // S ticks behind exists, the two-entry output buffer), register for register as the
-    // RTL's, from the wrapper's inputs; the data move in step(). Returns the registers
-    // the wrapper's ports show (kCount, kDraining, kLast0, kLinks), and kData when the
-    // data of output buffer entry 0 changed (cores that write m_data: output()).
-    int cycle(bool rst, bool s_valid, bool s_last, bool m_ready, const uint32_t* regs) {
-        // the wires of this edge, from the registers before it
-        const int count = count_;
-        const bool out_space = count != 2;
-        const bool s_fire = !draining_ && out_space && s_valid;
-        const bool ce = s_fire || (draining_ && out_space);
-        const bool stream_end = kLatency == 0 ? s_fire && s_last : draining_ && t_cnt_ == kLatency - 1;
-        const bool push = kLatency == 0 ? ce : ce && j_cnt_ == kLatency;
-        const bool last_out = kLatency == 0 ? s_last : stream_end;
-        const bool pop = count != 0 && m_ready;
-        const bool data = !down_;  // the wrapper's links[1] before the edge
-        int moved = 0;
-        if (rst) {
-            draining_ = false;
-            t_cnt_ = j_cnt_ = 0;
-            count_ = 0;
-            links_ = hard_reset();
-        } else {
-            if (ce) {
-                step(s_fire, s_last, push, stream_end, regs);
-                if (push && data) std::memcpy(y_data_, y_, 4 * kOutW);
-                if (stream_end) {
-                    draining_ = false;
-                    t_cnt_ = j_cnt_ = 0;
-                } else {
-                    if (j_cnt_ != kLatency) ++j_cnt_;
-                    if (draining_) ++t_cnt_;
-                    else if (s_last) draining_ = kLatency > 0;
-                }
-            }
-            if (push && !pop) ++count_;
-            if (pop && !push) --count_;
-        }
-        // the output buffer moves as in the RTL's (reset or not)
-        const bool to_q1 = push && (count == 2 || (count == 1 && !pop));
-        if (pop) last0_ = count == 2 ? last1_ : last_out;
-        else if (push && count == 0) last0_ = last_out;
-        if (to_q1) last1_ = last_out;
-        if (data) {
-            if (pop) {
-                std::memcpy(q0_data_, count == 2 ? q1_data_ : y_data_, 4 * kOutW);
-                moved = kData;
-            } else if (push && count == 0) {
-                std::memcpy(q0_data_, y_data_, 4 * kOutW);
-                moved = kData;
-            }
-            if (to_q1) std::memcpy(q1_data_, y_data_, 4 * kOutW);
-        }
-        return count_ | (draining_ ? kDraining : 0) | (last0_ ? kLast0 : 0) | (links_ << 4) | moved;
-    }
-
-    // The data of output buffer entry 0, for the wrapper's m_data.
-    void output(uint32_t* y) const { std::memcpy(y, q0_data_, 4 * kOutW); }
-
-    static constexpr int kDraining = 4, kLast0 = 8, kData = 64;  // cycle()'s bits above
-                                                                  // the count; links at 4-5
-
-private:
-    // One tick (ce) of the stream: the element entering (fire: from core k-1's hand-off
-    // ring, or staged by feed()), the element pushed (push: its data at y_, computed by
-    // slices, and handed to core k+1), the stream's end.
     void step(bool fire, bool last, bool push, bool end, const uint32_t* regs) {
         if (fire) {
             if (up_) {  // the oldest record in core k-1's output buffer
@@ -218,6 +146,10 @@ private:
         if (end) reset();
     }
 
+    // The data of the element pushed this tick, for the wrapper's output buffer.
+    void output(uint32_t* y) const { std::memcpy(y, y_, 4 * kOutW); }
+
+private:
     void reset() {
         first_ = received_ = pushed_ = out_lo_ = out_hi_ = 0;
         staged_ = 0;
@@ -332,14 +264,6 @@ private:
     int64_t first_ = 0, received_ = 0, pushed_ = 0, out_lo_ = 0, out_hi_ = 0, staged_ = 0;
     bool ended_ = false;
     const uint32_t* y_ = nullptr;
-    // the wrapper's control registers (cycle()) and, for a core that writes m_data, its
-    // pushed element and output buffer
-    int count_ = 0, links_ = 0;
-    bool draining_ = false, last0_ = false, last1_ = false;
-    int64_t t_cnt_ = 0, j_cnt_ = 0;
-    alignas(64) uint32_t y_data_[kOutW] = {};
-    alignas(64) uint32_t q0_data_[kOutW] = {};
-    alignas(64) uint32_t q1_data_[kOutW] = {};
     int64_t bases_[kKeys], offs_[kKeys], mods_[kKeys];
     // cascade links (hard_reset)
     std::pair<const void*, std::string> key_;
@@ -357,10 +281,12 @@ void* spg_fast_open() { return new FastCore(svGetScope()); }
 
 void spg_fast_close(void* h) { delete static_cast<FastCore*>(h); }
 
+int spg_fast_reset(void* h) { return static_cast<FastCore*>(h)->hard_reset(); }
+
 void spg_fast_feed(void* h, const svBitVecVal* s_data) { static_cast<FastCore*>(h)->feed(s_data); }
 
-int spg_fast_cycle(void* h, svBit rst, svBit s_valid, svBit s_last, svBit m_ready, const svBitVecVal* regs) {
-    return static_cast<FastCore*>(h)->cycle(rst, s_valid, s_last, m_ready, regs);
+void spg_fast_step(void* h, svBit fire, svBit last, svBit push, svBit end, const svBitVecVal* regs) {
+    static_cast<FastCore*>(h)->step(fire, last, push, end, regs);
 }
 
 void spg_fast_output(void* h, svBitVecVal* y) { static_cast<FastCore*>(h)->output(y); }

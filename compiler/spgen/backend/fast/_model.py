@@ -53,16 +53,17 @@ def fast_core_model(graph: Graph, report: dict, *, ftz: bool) -> FastCoreModel:
                          kernel.obj)
 
 
+def _clog2(x: int) -> int:
+    return max(1, (x - 1).bit_length())
+
+
 def wrapper_verilog(report: dict) -> str:
     """The core's module with the RTL's handshake, drain, output buffer and reset, whose
-    control and data come from ``spg_fast_cycle`` (DPI-C, ``fast_core.cpp``).
+    pushed data come from ``spg_fast_step`` (DPI-C, ``fast_core.cpp``).
 
-    The control is the generated core's (``backend/verilog/_emit.py``): one tick per
-    accepted element, ``S`` drain ticks after ``s_last``, a push once the element ``S``
-    ticks behind exists, a two-entry output buffer; ``FastCore::cycle`` steps it
-    register for register once per rising edge, and the module keeps the registers its
-    ports show (the buffer's fill, draining, the first entry's last flag and data).
-    One call per core and cycle: the control in Verilog cost more than the data side.
+    The control below is the generated core's (``backend/verilog/_emit.py``): one tick
+    per accepted element, ``S`` drain ticks after ``s_last``, a push once the element
+    ``S`` ticks behind exists, a two-entry output buffer. The datapath is replaced.
     """
     name, s = report["name"], int(report["latency_cycles"])
     iw = 32 * len(report["ports"]["s_data"])
@@ -70,11 +71,11 @@ def wrapper_verilog(report: dict) -> str:
     regs = [r["port"] for r in report["registers"]]
     rw = 32 * max(1, len(regs))
     reg_bus = "{" + ", ".join(reversed(regs)) + "}" if regs else "32'd0"
+    jw, tw = _clog2(s + 1), _clog2(max(s, 1))
     L = ["`default_nettype none",
          f"// {name}: fast model of the spgen core {name} for card simulation (spgen build",
-         "// --core-model fast). Same ports, handshake, drain and output buffer as the RTL",
-         f"// (latency {s}); the control steps in C++ and the data of each pushed element come",
-         "// from the emulator's kernel, over DPI-C.",
+         "// --core-model fast). Same ports, handshake, drain and output buffer as the RTL;",
+         "// the data of each pushed element come from the emulator's kernel over DPI-C.",
          f"module {name} (",
          "    input  wire clk,",
          "    input  wire rst,  // synchronous, active high",
@@ -93,38 +94,79 @@ def wrapper_verilog(report: dict) -> str:
           "    // records to each other in C++ (fast_core.cpp)",
           '    import "DPI-C" context function chandle spg_fast_open();',
           '    import "DPI-C" function void spg_fast_close(input chandle h);',
+          '    import "DPI-C" function int spg_fast_reset(input chandle h);',
           f'    import "DPI-C" function void spg_fast_feed(input chandle h, input bit [{iw - 1}:0] s_data);',
-          '    import "DPI-C" function int spg_fast_cycle(input chandle h, input bit rst, input bit s_valid,',
-          f'        input bit s_last, input bit m_ready, input bit [{rw - 1}:0] regs);',
+          '    import "DPI-C" function void spg_fast_step(input chandle h, input bit fire, input bit last,',
+          f'        input bit push, input bit done, input bit [{rw - 1}:0] regs);',
           f'    import "DPI-C" function void spg_fast_output(input chandle h, output bit [{ow - 1}:0] y);',
           "    chandle h;",
           "    initial h = spg_fast_open();",
           "    final spg_fast_close(h);",
+          "    // Set at reset by the C++ side: [0] the input records come from the fast core",
+          "    // before this one in the cascade, [1] the output records go to the one after it,",
+          "    // in C++; s_data, resp. the data of the output buffer (m_data), are then unused.",
+          "    reg [1:0] links = 2'b00;",
           "",
           f"    wire [{rw - 1}:0] regs = {reg_bus};",
-          "    // The registers the ports show, as FastCore::cycle leaves them at each edge:",
-          "    // [1:0] the output buffer's fill, [2] draining, [3] the last flag of its first",
-          "    // entry, [5:4] links (set at reset: [0] the input records come from the fast",
-          "    // core before this one in the cascade, [1] the output records go to the one",
-          "    // after it, in C++; s_data, resp. m_data, are then unused), [6] m_data changed.",
-          "    reg [6:0] state_reg;",
-          "    reg [6:0] st;",
-          f"    reg [{ow - 1}:0] q0_data, y;",
-          "    wire [1:0] count = state_reg[1:0];",
-          "    wire [1:0] links = state_reg[5:4];",
-          "    assign s_ready = !state_reg[2] && count != 2'd2;",
+          "    reg [1:0] count_reg;  // output buffer fill",
+          "    reg q0_last, q1_last;",
+          f"    reg [{ow - 1}:0] q0_data, q1_data, y;",
+          "    reg draining_reg;",
+          f"    reg [{tw - 1}:0] t_cnt;  // ticks since draining began",
+          f"    reg [{jw - 1}:0] j_cnt;  // ticks since the stream began, saturating at {s}",
+          "    wire out_space = count_reg != 2'd2;",
+          "    wire in_open = !draining_reg && out_space;",
+          "    assign s_ready = in_open;",
+          "    wire s_fire = in_open && s_valid;",
+          "    wire ce = s_fire || (draining_reg && out_space);"]
+    if s == 0:
+        L += ["    wire stream_end = s_fire && s_last;",
+              "    wire push = ce;",
+              "    wire last_out = s_last;"]
+    else:
+        L += [f"    wire stream_end = draining_reg && t_cnt == {tw}'d{s - 1};",
+              f"    wire push = ce && j_cnt == {jw}'d{s};",
+              "    wire last_out = stream_end;"]
+    L += ["    wire pop = m_valid && m_ready;",
           "    always @(posedge clk) begin",
-          "        if (!rst && s_valid && s_ready && !links[0]) spg_fast_feed(h, s_data);",
-          "        st = spg_fast_cycle(h, rst, s_valid, s_last, m_ready, regs);",
-          "        if (st[6]) begin",
-          "            spg_fast_output(h, y);",
-          "            q0_data <= y;",
+          "        if (rst) begin",
+          "            draining_reg <= 1'b0;",
+          f"            t_cnt <= {tw}'d0;",
+          f"            j_cnt <= {jw}'d0;",
+          "            count_reg <= 2'd0;",
+          "            links <= 2'(spg_fast_reset(h));",
+          "        end else begin",
+          "            if (ce) begin",
+          "                if (s_fire && !links[0]) spg_fast_feed(h, s_data);",
+          "                spg_fast_step(h, s_fire, s_last, push, stream_end, regs);",
+          "                if (push && !links[1]) spg_fast_output(h, y);",
+          "                if (stream_end) begin",
+          "                    draining_reg <= 1'b0;",
+          f"                    t_cnt <= {tw}'d0;",
+          f"                    j_cnt <= {jw}'d0;",
+          "                end else begin",
+          f"                    if (j_cnt != {jw}'d{s}) j_cnt <= j_cnt + 1'b1;"]
+    if s > 0:
+        L += ["                    if (draining_reg) t_cnt <= t_cnt + 1'b1;",
+              "                    else if (s_last) draining_reg <= 1'b1;"]
+    L += ["                end",
+          "            end",
+          "            if (push && !pop) count_reg <= count_reg + 2'd1;",
+          "            if (pop && !push) count_reg <= count_reg - 2'd1;",
           "        end",
-          "        state_reg <= st;",
+          "        // the output buffer moves as in the RTL's (reset or not)",
+          "        if (pop) q0_last <= (count_reg == 2'd2) ? q1_last : last_out;",
+          "        else if (push && count_reg == 2'd0) q0_last <= last_out;",
+          "        if (push && (count_reg == 2'd2 || (count_reg == 2'd1 && !pop))) q1_last <= last_out;",
+          "        if (!links[1]) begin",
+          "            if (pop) q0_data <= (count_reg == 2'd2) ? q1_data : y;",
+          "            else if (push && count_reg == 2'd0) q0_data <= y;",
+          "            if (push && (count_reg == 2'd2 || (count_reg == 2'd1 && !pop))) q1_data <= y;",
+          "        end",
           "    end",
-          "    assign m_valid = count != 2'd0;",
+          "    assign m_valid = count_reg != 2'd0;",
           "    assign m_data = q0_data;",
-          "    assign m_last = state_reg[3];",
+          "    assign m_last = q0_last;",
           "endmodule",
           "`default_nettype wire", ""]
     return "\n".join(L)
@@ -146,7 +188,6 @@ def _header(name: str, report: dict, k: NativeKernel) -> str:
         f"#define SPG_FAST_REACH_PAST {lay['reach_past']}",
         f"#define SPG_FAST_REACH_FUTURE {lay['reach_future']}",
         f"#define SPG_FAST_LOOKAHEAD {report['element_delay']}",
-        f"#define SPG_FAST_LATENCY {int(report['latency_cycles'])}",
         f"#define SPG_FAST_REGS {len(lay['regs'])}",
         f"#define SPG_FAST_IN_WORDS {len(report['ports']['s_data'])}  // s_data, 32-bit words",
         f"#define SPG_FAST_OUT_WORDS {len(report['ports']['m_data'])}  // m_data",
