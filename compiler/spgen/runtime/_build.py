@@ -407,7 +407,15 @@ def _compile_card(obj: Path, cpp: list[Path], defines: list[str], pins_dir: Path
         except SpgenError as e:
             print(f"spgen: note: the card's training run failed, built without a profile:\n{e}",
                   file=sys.stderr)
-    link(compile_all(profile), out, [])
+    try:
+        objs = compile_all(profile)
+    except SpgenError as e:  # (a profile the compiler refuses: build as without one)
+        if not profile:
+            raise
+        print(f"spgen: note: compiling with the card's profile failed, built without it:\n{e}",
+              file=sys.stderr)
+        objs = compile_all([])
+    link(objs, out, [])
 
 
 # Guided by the profile, the 12-core fast LBM card ran 1.14x (card library alone, paired
@@ -433,6 +441,7 @@ def _train(lib: Path, source: Path, csr_dir: Path, args: list[str], pins_dir: Pa
         _run([str(exe), str(lib), str(_TRAIN_RECORDS), *args], lib.parent, "the card's training run")
     except OSError as e:
         raise SpgenError(f"the card's training run: {e}") from None
+
 
 def link_bits() -> int:
     """Bits per cycle of one serial-link port of the RDMA RTL (rdma_link_port's word)."""
