@@ -8,9 +8,9 @@ runs of one grid through both cards side by side, alternating the models run by 
 A model named ``fast:plain`` or ``rtl:plain`` is the same card evaluated without the card
 library's shortcuts (SPGEN_CARD_EVAL=plain: every evaluation through Verilator's eval(),
 as before them), for before/after figures in one run; ``--baseline DIR`` measures the
-cards of another checkout as well (its compiler, runtime and shell; rows MODEL:base). ``--jobs N``
-handles N depths at once (builds side by side on all CPUs, then each depth measured on
-a CPU of its own).
+cards of another checkout as well (its compiler, runtime and shell; rows MODEL:base).
+``--jobs N`` handles N depths at once (builds side by side on all CPUs, then each depth
+measured on a CPU of its own).
 Figures per run: simulated card cycles per wall second and per CPU second of the
 process (the clock thread; the host thread sleeps meanwhile), the run's own cycles
 (its OUT_TOTAL_CYCLES counter) per CPU second, which idle cycles of a loaded machine
@@ -123,9 +123,10 @@ def _run_once(card, rec, want) -> dict:
 class _Baseline:
     """A model measured with the card of another checkout (its compiler first on
     PYTHONPATH, which generates the fast core's wrapper, its runtime/ and shell/ through
-    SPGEN_ROOT): this script in a child process on the same CPU (one process loads one runtime), which answers each
-    request with one run, so the two alternate run by run. Between its runs the child is
-    stopped (SIGSTOP): an earlier runtime may clock an idle card without end."""
+    SPGEN_ROOT): this script in a child process on the same CPU (one process loads one
+    runtime), which answers each request with one run, so the two alternate run by run.
+    Between its runs the child is stopped (SIGSTOP): an earlier runtime may clock an idle
+    card without end."""
 
     def __init__(self, root: Path, depth: int, model: str, args: argparse.Namespace, cpu: int):
         import subprocess
