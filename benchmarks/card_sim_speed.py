@@ -8,9 +8,9 @@ runs of one grid through both cards side by side, alternating the models run by 
 A model named ``fast:plain`` or ``rtl:plain`` is the same card evaluated without the card
 library's shortcuts (SPGEN_CARD_EVAL=plain: every evaluation through Verilator's eval(),
 as before them), for before/after figures in one run; ``--baseline DIR`` measures the
-runtime and card library of another checkout as well (rows MODEL:base). ``--jobs N``
-handles N depths at once (builds side by side on all CPUs, then each depth measured on
-a CPU of its own).
+cards of another checkout as well (its compiler, runtime and shell; rows MODEL:base).
+``--jobs N`` handles N depths at once (builds side by side on all CPUs, then each depth
+measured on a CPU of its own).
 Figures per run: simulated card cycles per wall second and per CPU second of the
 process (the clock thread; the host thread sleeps meanwhile), the run's own cycles
 (its OUT_TOTAL_CYCLES counter) per CPU second, which idle cycles of a loaded machine
@@ -63,18 +63,19 @@ def _child_cpu() -> float:
 @contextlib.contextmanager
 def _fresh_cache(fresh: bool):
     """With `fresh`, the build runs in an empty SPGEN_CACHE of its own (its time is a
-    first build's: kernel, lint, Verilator's library, the card) that is removed after;
-    yields `keep`, which moves a build folder out of that cache (runtime.open loads the
-    card library from the build folder)."""
+    first build's: kernel, lint, Verilator's library, the card) that is removed after.
+    Yields `keep`, which copies a build folder to a folder of this process's own
+    (runtime.open loads the card library from the build folder): the LBM bench folders
+    are one per depth and model in the cache, and another process's build (a
+    --baseline child's, of other sources) replaces the folder."""
+    def keep(build: Path) -> Path:
+        return Path(shutil.copytree(build, Path(tempfile.mkdtemp(prefix="spgen-card-")) / build.name))
     if not fresh:
-        yield lambda build: build
+        yield keep
         return
     old = os.environ.get("SPGEN_CACHE")
     tmp = tempfile.mkdtemp(prefix="spgen-cache-")
     os.environ["SPGEN_CACHE"] = tmp
-
-    def keep(build: Path) -> Path:
-        return Path(shutil.copytree(build, Path(tempfile.mkdtemp(prefix="spgen-card-")) / build.name))
     try:
         yield keep
     finally:
@@ -120,19 +121,22 @@ def _run_once(card, rec, want) -> dict:
 
 
 class _Baseline:
-    """A model measured with the runtime and card library of another checkout (its
-    runtime/ and shell/ through SPGEN_ROOT, this checkout's compiler): this script in a
-    child process on the same CPU (one process loads one runtime), which answers each
-    request with one run, so the two alternate run by run. Between its runs the child is
-    stopped (SIGSTOP): an earlier runtime may clock an idle card without end."""
+    """A model measured with the card of another checkout (its compiler first on
+    PYTHONPATH, which generates the fast core's wrapper, its runtime/ and shell/ through
+    SPGEN_ROOT): this script in a child process on the same CPU (one process loads one
+    runtime), which answers each request with one run, so the two alternate run by run.
+    Between its runs the child is stopped (SIGSTOP): an earlier runtime may clock an idle
+    card without end."""
 
     def __init__(self, root: Path, depth: int, model: str, args: argparse.Namespace, cpu: int):
         import subprocess
 
         cmd = [sys.executable, __file__, "--serve", f"{depth}:{model}", "--grid", args.grid,
                "--cpu", str(cpu)] + (["--fresh-cache"] if args.fresh_cache else [])
+        root = root.resolve()
+        path = os.pathsep.join(filter(None, [str(root / "compiler"), os.environ.get("PYTHONPATH")]))
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                                     env=dict(os.environ, SPGEN_ROOT=str(root.resolve())))
+                                     env=dict(os.environ, SPGEN_ROOT=str(root), PYTHONPATH=path))
         self.built = self._reply()
         os.kill(self.proc.pid, __import__("signal").SIGSTOP)
 
@@ -216,8 +220,8 @@ def main() -> int:
                          "own: its cards built beside the others' (on all CPUs), then "
                          "measured pinned to a CPU of its own (--cpu and the next ones)")
     ap.add_argument("--baseline", type=Path, metavar="DIR",
-                    help="also measure each model with the runtime and card library of the "
-                         "checkout DIR (e.g. an earlier revision's tree), rows MODEL:base, "
+                    help="also measure each model with the compiler, runtime and shell of "
+                         "the checkout DIR (e.g. an earlier revision's tree), rows MODEL:base, "
                          "run by run alternately with this checkout's, on the same CPU")
     ap.add_argument("--fresh-cache", action="store_true",
                     help="build each card in an empty SPGEN_CACHE of its own, so build "

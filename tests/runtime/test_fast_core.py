@@ -202,3 +202,22 @@ def test_cards_close_in_any_order(tmp_path):
     out = subprocess.run([sys.executable, "-c", code, str(build)], capture_output=True, text=True,
                          timeout=120, check=False)
     assert out.returncode == 0 and "closed" in out.stdout, out.stderr[-2000:]
+
+
+def test_profile_guided_build(tmp_path):
+    """A fast card is compiled guided by the profile of a training run: the library it
+    ships is the optimised one, not the instrumented one (no gcov counters, which would
+    slow every cycle and write profile files at exit); a training run that cannot run
+    reports an SpgenError, after which _compile_card builds the card without a profile."""
+    import subprocess
+
+    from spgen._diagnostics import SpgenError
+    from spgen.runtime import _build as b
+
+    lib = _build(tmp_path, ROOT / "cores" / "exprmix" / "exprmix.spd", 1, "fast") / "sim" / "libafucard.so"
+    syms = subprocess.run(["nm", "-D", str(lib)], capture_output=True, text=True, check=True).stdout
+    assert "spg_afu_eval" in syms and "gcov" not in syms
+    card = ROOT / "runtime" / "sim" / "card"
+    with pytest.raises(SpgenError, match="training run"):
+        b._train(tmp_path / "missing.so", card / "train_card.cpp", ROOT / "shell" / "include",
+                 ["5", "7", "1"], ROOT / "runtime" / "sim")

@@ -203,8 +203,11 @@ def build_card(sources: Iterable[Path], *, params: Mapping[str, object] | None =
     for f in sources:
         parts += [f.name, f.read_bytes()]
     fast_cpp = root / "runtime" / "sim" / "card" / "fast_core.cpp"
+    trainer = root / "runtime" / "sim" / "card" / "train_card.cpp"
+    csr_h = root / "shell" / "include" / "afushell_csr.h"
     if fast_core is not None:
-        parts += ["fast", fast_cpp.read_bytes(), fast_core.header, fast_core.obj]
+        parts += ["fast", fast_cpp.read_bytes(), fast_core.header, fast_core.obj,
+                  "pgo", trainer.read_bytes(), csr_h.read_bytes()]
     for d in incs:
         for f in sorted(d.glob("*.vh")):
             parts += [f.name, f.read_bytes()]
@@ -230,8 +233,12 @@ def build_card(sources: Iterable[Path], *, params: Mapping[str, object] | None =
         if fast_core is not None:
             (obj / "spg_fast_layout.h").write_text(fast_core.header)
             (obj / "spg_fast_kernel.o").write_bytes(fast_core.obj)
+        # A fast card is compiled guided by a profile of its own streaming run (below).
+        train = None if fast_core is None else (
+            trainer, csr_h.parent, [str(params.get(k, 1)) for k in ("RECORD_WORDS", "OUT_RECORD_WORDS")]
+            + [str(params.get("N_REGS", 0))])
         _compile_card(obj, [wrapper] + ([fast_cpp] if fast_core is not None else []), defines,
-                      pins.parent, out / "libafucard.so.tmp", jobs)
+                      pins.parent, out / "libafucard.so.tmp", jobs, train)
         (out / "libafucard.so.tmp").rename(lib)
 
     return _build_once(lib, build)
@@ -352,7 +359,7 @@ def _parallel(cmds: list[list[str]], cwd: Path, what: str, jobs: int = 2) -> lis
 
 
 def _compile_card(obj: Path, cpp: list[Path], defines: list[str], pins_dir: Path, out: Path,
-                  jobs: int) -> None:
+                  jobs: int, train: tuple[Path, Path, list[str]] | None = None) -> None:
     """Compiles the Verilated model in a few translation units and links the card library.
 
     The per-cycle code (the model's fast classes, the card ABI wrapper `cpp[0]` and the
@@ -361,7 +368,13 @@ def _compile_card(obj: Path, cpp: list[Path], defines: list[str], pins_dir: Path
     equal size where the model is large (RTL cores); the once-only code is one more unit
     at `_OPT_SLOW`. A few units parse Verilator's headers a few times, where a build per
     file with precompiled headers parsed them five times for a fast card; Verilator's
-    run-time library comes compiled from the cache."""
+    run-time library comes compiled from the cache.
+
+    With `train` (the trainer's source, the CSR header's folder and its arguments after
+    the record count: in and out record words, Regs), the per-cycle units are compiled
+    twice: instrumented, then guided by the profile of a training run, records streamed
+    through the card by `train_card.cpp` (_train). A failed training run leaves the
+    card as it would be without (a note on stderr)."""
     mk = obj / "Vafu_top_classes.mk"
     fast = [obj / f"{n}.cpp" for n in _make_list(mk, "VM_CLASSES_FAST") + _make_list(mk, "VM_SUPPORT_FAST")]
     slow = [obj / f"{n}.cpp" for n in _make_list(mk, "VM_CLASSES_SLOW") + _make_list(mk, "VM_SUPPORT_SLOW")]
@@ -373,15 +386,70 @@ def _compile_card(obj: Path, cpp: list[Path], defines: list[str], pins_dir: Path
     bins[0] += cpp
     base = [*_cxx_base(), f"-I{obj}", f"-I{pins_dir}", "-std=c++17", *defines,
             "-include", str(obj / "spg_card_info.h")]
-    cmds = []
-    for name, files, opt in [*((f"card_fast{i}", b, _OPT_FAST.split()) for i, b in enumerate(bins)),
-                             ("card_slow", slow, [_OPT_SLOW])]:
+    units = [*((f"card_fast{i}", b, _OPT_FAST.split()) for i, b in enumerate(bins)),
+             ("card_slow", slow, [_OPT_SLOW])]
+    for name, files, _ in units:
         (obj / f"{name}.cpp").write_text("".join(f'#include "{f}"\n' for f in files))
-        cmds.append([*base, *opt, "-c", str(obj / f"{name}.cpp"), "-o", str(obj / f"{name}.o")])
-    objs = _parallel(cmds, obj, "compiling the simulated card", jobs)
+
+    def compile_all(profile: list[str]) -> list[Path]:
+        cmds = [[*base, *opt, *(profile if name != "card_slow" else []), "-c", str(obj / f"{name}.cpp"),
+                 "-o", str(obj / f"{name}.o")] for name, _, opt in units]
+        return _parallel(cmds, obj, "compiling the simulated card", jobs)
+
     kernel = [obj / "spg_fast_kernel.o"] if (obj / "spg_fast_kernel.o").is_file() else []
-    _run(["g++", "-shared", "-fPIC", *map(str, objs + kernel), str(runtime_lib), "-o", str(out), "-pthread"],
-         obj, "linking the simulated card")
+
+    def link(objs: list[Path], lib: Path, extra: list[str]) -> None:
+        _run(["g++", "-shared", "-fPIC", *map(str, objs + kernel), str(runtime_lib), "-o", str(lib),
+              "-pthread", *extra], obj, "linking the simulated card")
+
+    profile: list[str] = []
+    if train is not None:
+        pgo = obj / "pgo"
+        try:
+            link(compile_all(["-fprofile-generate", f"-fprofile-dir={pgo}"]), obj / "libtrain.so",
+                 ["-fprofile-generate"])
+            _train(obj / "libtrain.so", *train, pins_dir)
+            # (the profile is found by the object's name: the same -o as instrumented)
+            profile = ["-fprofile-use", f"-fprofile-dir={pgo}", "-fprofile-partial-training",
+                       "-Wno-missing-profile"]
+        except SpgenError as e:
+            print(f"spgen: note: the card's training run failed, built without a profile:\n{e}",
+                  file=sys.stderr)
+    try:
+        objs = compile_all(profile)
+    except SpgenError as e:  # (a profile the compiler refuses: build as without one)
+        if not profile:
+            raise
+        print(f"spgen: note: compiling with the card's profile failed, built without it:\n{e}",
+              file=sys.stderr)
+        objs = compile_all([])
+    link(objs, out, [])
+
+
+# Guided by the profile, the 12-core fast LBM card ran 1.14x (card library alone, paired
+# runs) to 1.17x (through the runtime) the cycles per CPU-second, the same cycles and
+# bytes (docs/fast_core.md); the training run streams this many records, twice.
+_TRAIN_RECORDS = 3000
+
+
+def _train(lib: Path, source: Path, csr_dir: Path, args: list[str], pins_dir: Path) -> None:
+    """Runs the training program (`source`, compiled once per source and CPU into the
+    cache) on the instrumented card library `lib`."""
+    exe_dir = cache_dir("train") / content_hash(source.read_bytes(), (pins_dir / "afu_pins.h").read_bytes(),
+                                                 (csr_dir / "afushell_csr.h").read_bytes(), _cpu_model())
+    exe = exe_dir / "train_card"
+    if not exe.is_file():
+        with _locked(exe_dir.with_suffix(".lock")):
+            if not exe.is_file():
+                exe_dir.mkdir(parents=True, exist_ok=True)
+                _run(["g++", "-O2", "-std=c++17", f"-I{pins_dir}", f"-I{csr_dir}", str(source),
+                      "-o", str(exe_dir / "train_card.tmp"), "-ldl"], exe_dir, "compiling the card's trainer")
+                (exe_dir / "train_card.tmp").rename(exe)
+    try:
+        _run([str(exe), str(lib), str(_TRAIN_RECORDS), *args], lib.parent, "the card's training run")
+    except OSError as e:
+        raise SpgenError(f"the card's training run: {e}") from None
+
 
 def link_bits(params: Mapping[str, object]) -> int:
     """Bits per cycle of one serial-link port of an afu_rdma_top built with `params` (its
