@@ -589,7 +589,6 @@ void RtlCluster::send(uint64_t c0, const spg_afu_pins& pins, int p, int chi) {
     }
     const int words = std::max(1, std::min(units_, ch.pkt_words - ch.widx * units_));
     ch.wire_free = on_wire + 4.0 * words * ch.cycles_per_byte;
-    ch.wire_bytes += uint64_t(4 * words);
     std::array<uint32_t, SPG_LINK_WORDS + 1> w{};
     std::copy(pins.link_out_data[p], pins.link_out_data[p] + units_, w.begin());
     const bool last = (pins.link_out_last >> p) & 1;

@@ -70,7 +70,6 @@ public:
         int flip_word = -1, flip_bit = 0, widx = 0;  // flip_word, widx: beats of the packet
         int pkt_words = 0;                            // header + payload + CRC of the packet being sent
         uint64_t packets = 0, dropped = 0, corrupted = 0, delivered_words = 0, last_sent = 0, last_delivered = 0;
-        uint64_t wire_bytes = 0;                      // bytes put on the wire (the line's load)
         ClusterDesc::Fault fault;
         std::mt19937_64 rng;
     };
