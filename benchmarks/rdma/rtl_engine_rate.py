@@ -20,11 +20,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "rdma"))
+from rtl_bench_common import CARD_MHZ, VC_BUF, WINDOW, hop_latency, print_latency
 from test_rdma_rtl_engine import engine_model  # the engine testbench's build
 
-CARD_MHZ = 200.0
 MEM_LAT = 50           # cycles from a line read to its data
-WINDOW, VC_BUF = 64, 32  # replay window and input buffer per VC, packets (as rtl_line_rate.py)
 
 
 def run(exe: Path, *args: object) -> dict:
@@ -59,9 +58,7 @@ def latency(lanes: int) -> dict:
     exe = engine_model(lanes, f"-GWINDOW={WINDOW}", f"-GVC_BUF={VC_BUF}")
     one = run(exe, "lat", 8, 1, 0, 0, 0, 1, 100000, 1)["latency_cycles"]
     four = run(exe, "lat", 8, 1, 0, 0, 0, 1, 100000, 4)["latency_cycles"]
-    return {"lanes": lanes, "bits": 32 * lanes, "cycles_1_hop": one, "cycles_4_hops": four,
-            "per_hop_cycles": round((four - one) / 3, 1), "ns_1_hop": one * 1000 / CARD_MHZ,
-            "per_hop_ns": round((four - one) / 3 * 1000 / CARD_MHZ, 1)}
+    return hop_latency(lanes, one, four)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -71,11 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path)
     a = ap.parse_args(argv)
     lat = [latency(n) for n in a.lanes]
-    print("| datapath | 16 B put, command to DONE, 1 hop | added per hop (put + DONE back) |")
-    print("|---|---|---|")
-    for r in lat:
-        print(f"| {r['bits']} bits | {r['cycles_1_hop']} cycles = {r['ns_1_hop']:.0f} ns | "
-              f"{r['per_hop_cycles']} cycles = {r['per_hop_ns']} ns |")
+    print_latency(lat, "16 B put, command to DONE, 1 hop", "added per hop (put + DONE back)")
     rows = []
     print("\n| datapath | window, per VC | line | op | packets | PER | MiB | offsets | payload throughput | of the line | "
           "flips, replays |")

@@ -19,10 +19,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "rdma"))
 from rdma_rtl_tb import verilate_tb  # the testbenches' shared build
+from rtl_bench_common import CARD_MHZ, VC_BUF, WINDOW, hop_latency, print_latency
 
-CARD_MHZ = 200.0
 CABLE_CYCLES = 40      # 200 ns cables, as the cluster file's default
-WINDOW, VC_BUF = 64, 32  # replay window and input buffer per VC, packets
 TB_LINK = ROOT / "tests" / "rdma" / "tb_rdma_link.cpp"
 TB_NET = ROOT / "tests" / "rdma" / "tb_rdma_net.cpp"
 
@@ -58,9 +57,7 @@ def latency(lanes: int) -> dict:
     exe = verilate_tb(f"rdma_card_net_w{lanes}_bench", "rdma_card_net", TB_NET, *params(lanes))
     one = run(exe, 8, 1, 1, 0, 0, 1, 1, 10000, 16, 1)["cycles"]
     four = run(exe, 8, 1, 1, 0, 0, 1, 1, 10000, 16, 4)["cycles"]
-    return {"lanes": lanes, "bits": 32 * lanes, "cycles_1_hop": one, "cycles_4_hops": four,
-            "per_hop_cycles": round((four - one) / 3, 1), "ns_1_hop": one * 1000 / CARD_MHZ,
-            "per_hop_ns": round((four - one) / 3 * 1000 / CARD_MHZ, 1)}
+    return hop_latency(lanes, one, four)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -72,11 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path)
     a = ap.parse_args(argv)
     lat = [latency(n) for n in a.lanes]
-    print("| datapath | 64 B packet, 1 hop (12-cycle cables) | added per hop |")
-    print("|---|---|---|")
-    for r in lat:
-        print(f"| {r['bits']} bits | {r['cycles_1_hop']} cycles = {r['ns_1_hop']:.0f} ns | "
-              f"{r['per_hop_cycles']} cycles = {r['per_hop_ns']} ns |")
+    print_latency(lat, "64 B packet, 1 hop (12-cycle cables)", "added per hop")
     rows = []
     print("\n| datapath | window, per VC | line | packets | PER | MiB | payload throughput | of the line | "
           "CRC errors, replays |")

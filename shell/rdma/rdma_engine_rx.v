@@ -78,27 +78,20 @@ module rdma_engine_rx #(
     reg        k_act_reg, k_put_reg, k_disc_reg;
     reg [31:0] k_op_reg, k_blk_reg, k_brem_reg, k_stride_reg;
     reg [63:0] k_base_reg, k_len_reg, k_cur_reg, k_rem_reg, k_bstart_reg;
-    // stream set-up and block-stride check (len / block by shift-subtract)
-    reg [63:0] dq_reg, dr_reg;
-    reg [6:0]  di_reg;
+    // stream set-up: a bad range found by the checks below
     reg        bad_reg;
 
-    wire [63:0] a_addr = {w[2], w[1]};
-    wire [63:0] a_len = {w[4], w[3]};
-    wire [63:0] a_blk = {w[6], w[5]};
-    wire [63:0] a_stride = {w[8], w[7]};
-    wire        strided = (h_type_reg == RDMA_T_PUT || h_type_reg == RDMA_T_GETRESP) && h_words_reg >= 5'd9;
-    // a block-stride GETREQ: w[7] block, w[8] count, w[9] stride here, w[10] stride at the initiator
-    wire        g_strided = h_words_reg >= 5'd11;
-    wire [63:0] g_span = {32'd0, w[8] - 32'd1} * {32'd0, w[9]} + {32'd0, w[7]};
-    wire        g_bad = w[7] == 32'd0 || w[7][1:0] != 2'd0 || w[9][1:0] != 2'd0 || w[10][1:0] != 2'd0
-                        || w[9] < w[7] || w[10] < w[7] || w[8] == 32'd0 || a_len != {32'd0, w[7]} * {32'd0, w[8]}
-                        || a_addr[1:0] != 2'd0 || a_addr > MEM_BYTES || g_span > MEM_BYTES - a_addr;
-    wire        bad_plain = a_addr[1:0] != 2'd0 || a_len[1:0] != 2'd0 || a_len == 64'd0 || a_addr > MEM_BYTES
-                            || a_len > MEM_BYTES - a_addr;
-    wire        bad_stride = a_blk == 64'd0 || a_blk[1:0] != 2'd0 || a_stride[1:0] != 2'd0 || a_stride < a_blk
-                             || a_blk[63:32] != 32'd0 || a_stride[63:32] != 32'd0;
-    wire [63:0] span = (dq_reg - 64'd1) * {32'd0, a_stride[31:0]} + a_blk;  // dq < 2^32 when used
+    // range checks and the block-stride divider (shared with the other engine's receiver)
+    wire [63:0] a_addr, a_len;
+    wire [31:0] a_blk, a_stride;
+    wire        strided, g_strided, bad_plain, bad_stride, span_bad, g_bad, div_done, div_bad;
+    rdma_start_check #(.MEM_BYTES(MEM_BYTES)) u_chk (
+        .clk(clk), .rst(rst), .w({w[10], w[9], w[8], w[7], w[6], w[5], w[4], w[3], w[2], w[1]}), .typ(h_type_reg),
+        .words(h_words_reg),
+        .div_start(st_reg == R_EXEC && strided && !bad_plain && !bad_stride), .div_step(st_reg == R_DIV),
+        .div_done(div_done), .div_bad(div_bad), .a_addr(a_addr), .a_len(a_len), .a_blk(a_blk), .a_stride(a_stride),
+        .strided(strided), .g_strided(g_strided), .bad_plain(bad_plain), .bad_stride(bad_stride), .span_bad(span_bad),
+        .g_bad(g_bad));
     assign q_op = w[0];
     wire        mine = q_live;
     // the next values of the working stream after one data word
@@ -134,7 +127,6 @@ module rdma_engine_rx #(
             for (i = 0; i < 64; i = i + 1) s_act[i] <= 1'b0;
             comp_op <= 32'd0; comp_code <= 8'd0; rp_data <= 50'd0; rq_data <= 326'd0; ev_data <= 138'd0;
             idx_reg <= 4'd0; h_src_reg <= 6'd0; h_type_reg <= 4'd0; h_words_reg <= 5'd0; bad_reg <= 1'b0;
-            dq_reg <= 64'd0; dr_reg <= 64'd0; di_reg <= 7'd0;
         end else begin
             case (st_reg)
                 R_HDR: if (ej_valid) begin
@@ -210,8 +202,7 @@ module rdma_engine_rx #(
                         RDMA_T_PUT, RDMA_T_GETRESP: begin
                             bad_reg <= bad_plain;
                             if (strided && !bad_plain && !bad_stride) begin
-                                dq_reg <= a_len; dr_reg <= 64'd0; di_reg <= 7'd0;
-                                st_reg <= R_DIV;
+                                st_reg <= R_DIV;  // u_chk loads len / block
                             end else begin
                                 bad_reg <= bad_plain || (strided && bad_stride);
                                 st_reg <= R_CHK;
@@ -237,25 +228,13 @@ module rdma_engine_rx #(
                         default: ;  // stray or unknown: ignored
                     endcase
                 end
-                R_DIV: begin
-                    // restoring division len / block, one quotient bit per cycle
-                    if (di_reg == 7'd64) begin
-                        bad_reg <= dr_reg != 64'd0 || dq_reg[63:32] != 32'd0 || dq_reg == 64'd0;
-                        st_reg <= R_CHK;
-                    end else begin
-                        if ({dr_reg[62:0], dq_reg[63]} >= a_blk) begin
-                            dr_reg <= {dr_reg[62:0], dq_reg[63]} - a_blk;
-                            dq_reg <= {dq_reg[62:0], 1'b1};
-                        end else begin
-                            dr_reg <= {dr_reg[62:0], dq_reg[63]};
-                            dq_reg <= {dq_reg[62:0], 1'b0};
-                        end
-                        di_reg <= di_reg + 7'd1;
-                    end
+                R_DIV: if (div_done) begin  // u_chk: len / block, a quotient bit per cycle
+                    bad_reg <= div_bad;
+                    st_reg <= R_CHK;
                 end
                 R_CHK: begin
                     // stream set-up; a bad PUT answers ERR (a bad GETRESP is dropped silently)
-                    if (h_type_reg == RDMA_T_PUT && (bad_reg || (strided && span > MEM_BYTES - a_addr)) && rp_full) begin
+                    if (h_type_reg == RDMA_T_PUT && (bad_reg || span_bad) && rp_full) begin
                         st_reg <= R_CHK;
                     end else begin
                         st_reg <= R_HDR;
@@ -267,12 +246,12 @@ module rdma_engine_rx #(
                         s_cur[h_src_reg] <= a_addr;
                         s_rem[h_src_reg] <= a_len;
                         s_bstart[h_src_reg] <= a_addr;
-                        s_blk[h_src_reg] <= strided ? a_blk[31:0] : 32'd0;
-                        s_brem[h_src_reg] <= a_blk[31:0];
-                        s_stride[h_src_reg] <= a_stride[31:0];
+                        s_blk[h_src_reg] <= strided ? a_blk : 32'd0;
+                        s_brem[h_src_reg] <= a_blk;
+                        s_stride[h_src_reg] <= a_stride;
                         if (h_type_reg == RDMA_T_PUT) begin
-                            s_disc[h_src_reg] <= bad_reg || (strided && span > MEM_BYTES - a_addr);
-                            if (bad_reg || (strided && span > MEM_BYTES - a_addr)) begin
+                            s_disc[h_src_reg] <= bad_reg || span_bad;
+                            if (bad_reg || span_bad) begin
                                 rp_push <= 1'b1;
                                 rp_data <= {h_src_reg, RDMA_T_ERR, w[0], E_REMOTE_RANGE};
                             end

@@ -54,11 +54,12 @@ module rdma_engine_tx #(
     output wire [8:0]   dbg  // {stream's destination 6, stream active, state 2}
 );
     `include "rdma_packet.vh"
+    `include "rdma_ctrl_words.vh"
     localparam [1:0] S_IDLE = 2'd0, S_SMALL = 2'd1, S_DATA = 2'd2, S_EVT = 2'd3;
     localparam integer PW = $clog2(PF_DEPTH);
 
     reg [1:0]  st_reg;
-    reg [31:0] sw [0:11];
+    reg [383:0] sw_reg;  // the control packet, word k at 32 * k
     wire [5:0]  q_src = rq_data[325:320];
     wire [31:0] q_op = rq_data[319:288];
     wire [63:0] q_remote = rq_data[287:224];
@@ -114,7 +115,7 @@ module rdma_engine_tx #(
         inj_last = 1'b0;
         if (st_reg == S_SMALL) begin
             inj_valid = 1'b1;
-            inj_data = sw[s_idx_reg];
+            inj_data = sw_reg[32 * s_idx_reg +: 32];
             inj_last = s_idx_reg == s_cnt_reg - 4'd1;
         end else if (st_reg == S_DATA) begin
             inj_valid = d_idx_reg == 5'd0 || !pf_empty;
@@ -150,9 +151,8 @@ module rdma_engine_tx #(
                 S_IDLE: begin
                     s_idx_reg <= 4'd0;
                     if (!rp_empty && !rp_pop) begin
-                        sw[0] <= hdr(rp_data[49:44], rp_data[43:40], 5'd2, card_id);
-                        sw[1] <= rp_data[39:8];
-                        sw[2] <= {24'd0, rp_data[7:0]};
+                        sw_reg[95:0] <= {rdma_reply_words(rp_data[39:8], rp_data[7:0]),
+                                         hdr(rp_data[49:44], rp_data[43:40], 5'd2, card_id)};
                         s_cnt_reg <= 4'd3;
                         rp_pop <= 1'b1;
                         st_reg <= S_SMALL;
@@ -165,26 +165,14 @@ module rdma_engine_tx #(
                     end else if (c_valid && !c_take) begin
                         c_take <= 1'b1;
                         st_reg <= S_SMALL;
-                        sw[1] <= c_op;
-                        sw[2] <= c_remote[31:0];
-                        sw[3] <= c_remote[63:32];
-                        sw[4] <= c_len[31:0];
-                        sw[5] <= c_len[63:32];
                         if (c_get) begin
-                            sw[0] <= hdr(c_dst, RDMA_T_GETREQ, c_block != 32'd0 ? 5'd11 : 5'd7, card_id);
-                            sw[6] <= c_local[31:0];
-                            sw[7] <= c_local[63:32];
-                            sw[8] <= c_block;
-                            sw[9] <= c_count;
-                            sw[10] <= c_rstride;
-                            sw[11] <= c_lstride;
+                            sw_reg <= {rdma_getreq_words(c_op, c_remote, c_len, c_local, c_block, c_count, c_rstride,
+                                                         c_lstride, 9'd0),
+                                       hdr(c_dst, RDMA_T_GETREQ, c_block != 32'd0 ? 5'd11 : 5'd7, card_id)};
                             s_cnt_reg <= c_block != 32'd0 ? 4'd12 : 4'd8;
                         end else begin
-                            sw[0] <= hdr(c_dst, RDMA_T_PUT, c_block != 32'd0 ? 5'd9 : 5'd5, card_id);
-                            sw[6] <= c_block;
-                            sw[7] <= 32'd0;
-                            sw[8] <= c_rstride;
-                            sw[9] <= 32'd0;
+                            sw_reg[319:0] <= {rdma_start_words(c_op, c_remote, c_len, c_block, c_rstride),
+                                              hdr(c_dst, RDMA_T_PUT, c_block != 32'd0 ? 5'd9 : 5'd5, card_id)};
                             s_cnt_reg <= c_block != 32'd0 ? 4'd10 : 4'd6;
                             sa_reg <= 1'b1; s_dst_reg <= c_dst; pk_left_reg <= c_len; notify_reg <= 1'b0;
                             rd_left_reg <= c_len; rd_cur_reg <= c_local; rd_bstart_reg <= c_local; rd_blk_reg <= c_block;
@@ -193,16 +181,8 @@ module rdma_engine_tx #(
                     end else if (!rq_empty && !rq_pop) begin
                         rq_pop <= 1'b1;
                         st_reg <= S_SMALL;
-                        sw[0] <= hdr(q_src, RDMA_T_GETRESP, q_block != 32'd0 ? 5'd9 : 5'd5, card_id);
-                        sw[1] <= q_op;
-                        sw[2] <= q_local[31:0];
-                        sw[3] <= q_local[63:32];
-                        sw[4] <= q_len[31:0];
-                        sw[5] <= q_len[63:32];
-                        sw[6] <= q_block;
-                        sw[7] <= 32'd0;
-                        sw[8] <= q_lstride;
-                        sw[9] <= 32'd0;
+                        sw_reg[319:0] <= {rdma_start_words(q_op, q_local, q_len, q_block, q_lstride),
+                                          hdr(q_src, RDMA_T_GETRESP, q_block != 32'd0 ? 5'd9 : 5'd5, card_id)};
                         s_cnt_reg <= q_block != 32'd0 ? 4'd10 : 4'd6;
                         sa_reg <= 1'b1; s_dst_reg <= q_src; pk_left_reg <= q_len; notify_reg <= 1'b1;
                         n_peer_reg <= q_src; n_addr_reg <= q_remote; n_len_reg <= q_len;

@@ -92,28 +92,22 @@ module rdma_engine_wrx #(
     reg [4:0]  h_words_reg;
     reg [8:0]  e_left_reg;    // payload words of the DATA packet still to come
     reg [31:0] w [0:11];
-    reg [63:0] dq_reg, dr_reg;
-    reg [6:0]  di_reg;
     reg        bad_reg;
     wire [3:0] hd_type = ej_data[RDMA_HDR_TYPE_LSB +: RDMA_HDR_TYPE_W];
     wire [5:0] hd_src = ej_data[RDMA_HDR_SRC_LSB +: RDMA_HDR_SRC_W];
     wire [8:0] hd_n = rdma_words(ej_data[RDMA_HDR_WORDS_LSB +: RDMA_HDR_WORDS_W]);
 
-    wire [63:0] a_addr = {w[2], w[1]};
-    wire [63:0] a_len = {w[4], w[3]};
-    wire [63:0] a_blk = {w[6], w[5]};
-    wire [63:0] a_stride = {w[8], w[7]};
-    wire        strided = (h_type_reg == RDMA_T_PUT || h_type_reg == RDMA_T_GETRESP) && h_words_reg >= 5'd9;
-    wire        g_strided = h_words_reg >= 5'd11;
-    wire [63:0] g_span = {32'd0, w[8] - 32'd1} * {32'd0, w[9]} + {32'd0, w[7]};
-    wire        g_bad = w[7] == 32'd0 || w[7][1:0] != 2'd0 || w[9][1:0] != 2'd0 || w[10][1:0] != 2'd0
-                        || w[9] < w[7] || w[10] < w[7] || w[8] == 32'd0 || a_len != {32'd0, w[7]} * {32'd0, w[8]}
-                        || a_addr[1:0] != 2'd0 || a_addr > MEM_BYTES || g_span > MEM_BYTES - a_addr;
-    wire        bad_plain = a_addr[1:0] != 2'd0 || a_len[1:0] != 2'd0 || a_len == 64'd0 || a_addr > MEM_BYTES
-                            || a_len > MEM_BYTES - a_addr;
-    wire        bad_stride = a_blk == 64'd0 || a_blk[1:0] != 2'd0 || a_stride[1:0] != 2'd0 || a_stride < a_blk
-                             || a_blk[63:32] != 32'd0 || a_stride[63:32] != 32'd0;
-    wire [63:0] span = (dq_reg - 64'd1) * {32'd0, a_stride[31:0]} + a_blk;
+    // range checks and the block-stride divider (shared with the other engine's receiver)
+    wire [63:0] a_addr, a_len;
+    wire [31:0] a_blk, a_stride;
+    wire        strided, g_strided, bad_plain, bad_stride, span_bad, g_bad, div_done, div_bad;
+    rdma_start_check #(.MEM_BYTES(MEM_BYTES)) u_chk (
+        .clk(clk), .rst(rst), .w({w[10], w[9], w[8], w[7], w[6], w[5], w[4], w[3], w[2], w[1]}), .typ(h_type_reg),
+        .words(h_words_reg),
+        .div_start(st_reg == R_EXEC && !end_fires && strided && !bad_plain && !bad_stride), .div_step(st_reg == R_DIV),
+        .div_done(div_done), .div_bad(div_bad), .a_addr(a_addr), .a_len(a_len), .a_blk(a_blk), .a_stride(a_stride),
+        .strided(strided), .g_strided(g_strided), .bad_plain(bad_plain), .bad_stride(bad_stride), .span_bad(span_bad),
+        .g_bad(g_bad));
     assign q_op = w[0];
     // the initiator's DATA packet size in a GETREQ (16 without the extra word)
     function automatic [8:0] norm_pkt(input [31:0] x);
@@ -255,7 +249,7 @@ module rdma_engine_wrx #(
             for (i = 0; i < 64; i = i + 1) s_act[i] <= 1'b0;
             comp_op <= 32'd0; comp_code <= 8'd0; rp_data <= 50'd0; rq_data <= 335'd0; ev_data <= 138'd0;
             h_src_reg <= 6'd0; h_type_reg <= 4'd0; h_words_reg <= 5'd0; bad_reg <= 1'b0; e_left_reg <= 9'd0;
-            dq_reg <= 64'd0; dr_reg <= 64'd0; di_reg <= 7'd0; dq_wr_reg <= 5'd0; dq_rd_reg <= 5'd0;
+            dq_wr_reg <= 5'd0; dq_rd_reg <= 5'd0;
             win_wv_reg <= 32'd0; win_p_reg <= 5'd0; win_line_reg <= 58'd0; win_src_reg <= 6'd0; fl_reg <= 1'b0;
             out_valid_reg <= 1'b0; out_line_reg <= 58'd0; out_be_reg <= 64'd0;
             k_act_reg <= 1'b0; k_put_reg <= 1'b0; k_disc_reg <= 1'b0; k_end_reg <= 1'b0; k_left_reg <= 9'd0;
@@ -288,8 +282,7 @@ module rdma_engine_wrx #(
                         RDMA_T_PUT, RDMA_T_GETRESP: begin
                             bad_reg <= bad_plain;
                             if (strided && !bad_plain && !bad_stride) begin
-                                dq_reg <= a_len; dr_reg <= 64'd0; di_reg <= 7'd0;
-                                st_reg <= R_DIV;
+                                st_reg <= R_DIV;  // u_chk loads len / block
                             end else begin
                                 bad_reg <= bad_plain || (strided && bad_stride);
                                 st_reg <= R_CHK;
@@ -315,25 +308,14 @@ module rdma_engine_wrx #(
                         default: ;  // stray or unknown: ignored
                     endcase
                 end
-                R_DIV: begin
-                    if (di_reg == 7'd64) begin
-                        bad_reg <= dr_reg != 64'd0 || dq_reg[63:32] != 32'd0 || dq_reg == 64'd0;
-                        st_reg <= R_CHK;
-                    end else begin
-                        if ({dr_reg[62:0], dq_reg[63]} >= a_blk) begin
-                            dr_reg <= {dr_reg[62:0], dq_reg[63]} - a_blk;
-                            dq_reg <= {dq_reg[62:0], 1'b1};
-                        end else begin
-                            dr_reg <= {dr_reg[62:0], dq_reg[63]};
-                            dq_reg <= {dq_reg[62:0], 1'b0};
-                        end
-                        di_reg <= di_reg + 7'd1;
-                    end
+                R_DIV: if (div_done) begin  // u_chk: len / block, a quotient bit per cycle
+                    bad_reg <= div_bad;
+                    st_reg <= R_CHK;
                 end
                 R_CHK: begin
                     // stream set-up, once the writer holds no packet that could belong to the
                     // source's previous stream; a bad PUT answers ERR (a bad GETRESP is dropped)
-                    if (!writer_idle || (h_type_reg == RDMA_T_PUT && (bad_reg || (strided && span > MEM_BYTES - a_addr))
+                    if (!writer_idle || (h_type_reg == RDMA_T_PUT && (bad_reg || span_bad)
                                          && rp_full)) begin
                         st_reg <= R_CHK;
                     end else begin
@@ -346,12 +328,12 @@ module rdma_engine_wrx #(
                         s_cur[h_src_reg] <= a_addr;
                         s_rem[h_src_reg] <= a_len;
                         s_bstart[h_src_reg] <= a_addr;
-                        s_blk[h_src_reg] <= strided ? a_blk[31:0] : 32'd0;
-                        s_brem[h_src_reg] <= a_blk[31:0];
-                        s_stride[h_src_reg] <= a_stride[31:0];
+                        s_blk[h_src_reg] <= strided ? a_blk : 32'd0;
+                        s_brem[h_src_reg] <= a_blk;
+                        s_stride[h_src_reg] <= a_stride;
                         if (h_type_reg == RDMA_T_PUT) begin
-                            s_disc[h_src_reg] <= bad_reg || (strided && span > MEM_BYTES - a_addr);
-                            if (bad_reg || (strided && span > MEM_BYTES - a_addr)) begin
+                            s_disc[h_src_reg] <= bad_reg || span_bad;
+                            if (bad_reg || span_bad) begin
                                 rp_push <= 1'b1;
                                 rp_data <= {h_src_reg, RDMA_T_ERR, w[0], E_REMOTE_RANGE};
                             end

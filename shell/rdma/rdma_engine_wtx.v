@@ -64,13 +64,14 @@ module rdma_engine_wtx #(
     output wire [8:0]   dbg  // {stream's destination 6, stream active, state 2}
 );
     `include "rdma_packet.vh"
+    `include "rdma_ctrl_words.vh"
     localparam [1:0] S_IDLE = 2'd0, S_SMALL = 2'd1, S_DATA = 2'd2, S_EVT = 2'd3;
     localparam integer PW = $clog2(PF_DEPTH);
     localparam integer LW = $clog2(LANES);
     localparam integer QA = $clog2(RD_LINES);
 
     reg [1:0]  st_reg;
-    reg [31:0] sw [0:12];
+    reg [415:0] sw_reg;  // the control packet, word k at 32 * k
     reg [3:0]  s_cnt_reg;  // control packet: words after the header
     wire [5:0]  q_src = rq_data[334:329];
     wire [31:0] q_op = rq_data[328:297];
@@ -156,7 +157,7 @@ module rdma_engine_wtx #(
         if (st_reg == S_SMALL) begin
             inj_valid = 1'b1;
             for (j = 0; j < 13; j = j + 1)
-                if (j <= {28'd0, s_cnt_reg}) inj_data[32 * j +: 32] = sw[j];
+                if (j <= {28'd0, s_cnt_reg}) inj_data[32 * j +: 32] = sw_reg[32 * j +: 32];
             inj_last = 1'b1;
         end else if (st_reg == S_DATA) begin
             inj_valid = 1'b1;  // the whole payload is in the buffer
@@ -203,9 +204,8 @@ module rdma_engine_wtx #(
             case (st_reg)
                 S_IDLE: begin
                     if (!rp_empty && !rp_pop) begin
-                        sw[0] <= hdr(rp_data[49:44], rp_data[43:40], 9'd2, card_id);
-                        sw[1] <= rp_data[39:8];
-                        sw[2] <= {24'd0, rp_data[7:0]};
+                        sw_reg[95:0] <= {rdma_reply_words(rp_data[39:8], rp_data[7:0]),
+                                         hdr(rp_data[49:44], rp_data[43:40], 9'd2, card_id)};
                         s_cnt_reg <= 4'd2;
                         rp_pop <= 1'b1;
                         st_reg <= S_SMALL;
@@ -219,28 +219,15 @@ module rdma_engine_wtx #(
                     end else if (c_valid && !c_take) begin
                         c_take <= 1'b1;
                         st_reg <= S_SMALL;
-                        sw[1] <= c_op;
-                        sw[2] <= c_remote[31:0];
-                        sw[3] <= c_remote[63:32];
-                        sw[4] <= c_len[31:0];
-                        sw[5] <= c_len[63:32];
                         if (c_get) begin
                             // the packet size goes last: a word after the request the model knows
-                            sw[0] <= hdr(c_dst, RDMA_T_GETREQ, c_block != 32'd0 ? 9'd12 : 9'd8, card_id);
-                            sw[6] <= c_local[31:0];
-                            sw[7] <= c_local[63:32];
-                            sw[8] <= c_block != 32'd0 ? c_block : {23'd0, c_pkt};
-                            sw[9] <= c_count;
-                            sw[10] <= c_rstride;
-                            sw[11] <= c_lstride;
-                            sw[12] <= {23'd0, c_pkt};
+                            sw_reg <= {23'd0, c_pkt, rdma_getreq_words(c_op, c_remote, c_len, c_local, c_block, c_count,
+                                                                       c_rstride, c_lstride, c_pkt),
+                                       hdr(c_dst, RDMA_T_GETREQ, c_block != 32'd0 ? 9'd12 : 9'd8, card_id)};
                             s_cnt_reg <= c_block != 32'd0 ? 4'd12 : 4'd8;
                         end else begin
-                            sw[0] <= hdr(c_dst, RDMA_T_PUT, c_block != 32'd0 ? 9'd9 : 9'd5, card_id);
-                            sw[6] <= c_block;
-                            sw[7] <= 32'd0;
-                            sw[8] <= c_rstride;
-                            sw[9] <= 32'd0;
+                            sw_reg[319:0] <= {rdma_start_words(c_op, c_remote, c_len, c_block, c_rstride),
+                                              hdr(c_dst, RDMA_T_PUT, c_block != 32'd0 ? 9'd9 : 9'd5, card_id)};
                             s_cnt_reg <= c_block != 32'd0 ? 4'd9 : 4'd5;
                             sa_reg <= 1'b1; s_dst_reg <= c_dst; pk_left_reg <= c_len; pkt_reg <= c_pkt;
                             notify_reg <= 1'b0;
@@ -250,16 +237,8 @@ module rdma_engine_wtx #(
                     end else if (!rq_empty && !rq_pop) begin
                         rq_pop <= 1'b1;
                         st_reg <= S_SMALL;
-                        sw[0] <= hdr(q_src, RDMA_T_GETRESP, q_block != 32'd0 ? 9'd9 : 9'd5, card_id);
-                        sw[1] <= q_op;
-                        sw[2] <= q_local[31:0];
-                        sw[3] <= q_local[63:32];
-                        sw[4] <= q_len[31:0];
-                        sw[5] <= q_len[63:32];
-                        sw[6] <= q_block;
-                        sw[7] <= 32'd0;
-                        sw[8] <= q_lstride;
-                        sw[9] <= 32'd0;
+                        sw_reg[319:0] <= {rdma_start_words(q_op, q_local, q_len, q_block, q_lstride),
+                                          hdr(q_src, RDMA_T_GETRESP, q_block != 32'd0 ? 9'd9 : 9'd5, card_id)};
                         s_cnt_reg <= q_block != 32'd0 ? 4'd9 : 4'd5;
                         sa_reg <= 1'b1; s_dst_reg <= q_src; pk_left_reg <= q_len; pkt_reg <= q_pkt; notify_reg <= 1'b1;
                         n_peer_reg <= q_src; n_addr_reg <= q_remote; n_len_reg <= q_len;

@@ -10,34 +10,11 @@
 module rdma_line_adapter #(
     parameter integer WR_BURST = 4   // lines per write burst (power of 2, 1..64)
 ) (
-    input  wire         clk,
-    input  wire         rst,
-    // engine side (rdma_node mem_*)
-    input  wire [63:0]  rd_address,
-    input  wire         rd_read,
-    output wire         rd_waitrequest,
+    // the engine's 64-byte lines
     output wire [511:0] rd_readdata,
-    output wire         rd_readdatavalid,
-    input  wire [63:0]  wr_address,
-    input  wire         wr_write,
     input  wire [511:0] wr_writedata,
     input  wire [63:0]  wr_byteenable,
-    output wire         wr_waitrequest,
-    input  wire         wr_flush,
-    output wire         wr_pending,
-    // memory side
-    output wire [63:0]  avm_rd_address,
-    output wire         avm_rd_read,
-    output wire [7:0]   avm_rd_burstcount,
-    input  wire         avm_rd_waitrequest,
-    input  wire [511:0] avm_rd_readdata,
-    input  wire         avm_rd_readdatavalid,
-    output wire [63:0]  avm_wr_address,
-    output wire         avm_wr_write,
-    output wire [7:0]   avm_wr_burstcount,
-    output wire [511:0] avm_wr_writedata,
-    output wire [63:0]  avm_wr_byteenable,
-    input  wire         avm_wr_waitrequest
+    `include "rdma_adapter_ports.vh"
 );
     /* verilator lint_off UNUSEDSIGNAL */
     wire unused_ok = &{1'b0, rd_address[5:0]};  // the engine reads whole lines

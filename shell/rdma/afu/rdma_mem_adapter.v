@@ -13,33 +13,10 @@ module rdma_mem_adapter #(
     parameter integer READS = 64,    // word reads in flight (power of 2, >= the engine's PF_DEPTH)
     parameter integer WR_BURST = 4   // lines per write burst (power of 2, 1..64)
 ) (
-    input  wire         clk,
-    input  wire         rst,
-    // engine side
-    input  wire [63:0]  rd_address,
-    input  wire         rd_read,
-    output wire         rd_waitrequest,
+    // the engine's 32-bit words
     output wire [31:0]  rd_readdata,
-    output wire         rd_readdatavalid,
-    input  wire [63:0]  wr_address,
-    input  wire         wr_write,
     input  wire [31:0]  wr_writedata,
-    output wire         wr_waitrequest,
-    input  wire         wr_flush,
-    output wire         wr_pending,
-    // memory side
-    output wire [63:0]  avm_rd_address,
-    output wire         avm_rd_read,
-    output wire [7:0]   avm_rd_burstcount,
-    input  wire         avm_rd_waitrequest,
-    input  wire [511:0] avm_rd_readdata,
-    input  wire         avm_rd_readdatavalid,
-    output wire [63:0]  avm_wr_address,
-    output wire         avm_wr_write,
-    output wire [7:0]   avm_wr_burstcount,
-    output wire [511:0] avm_wr_writedata,
-    output wire [63:0]  avm_wr_byteenable,
-    input  wire         avm_wr_waitrequest
+    `include "rdma_adapter_ports.vh"
 );
     localparam integer AW = $clog2(READS);
     // the line of the previous request, while the run of requests lasts

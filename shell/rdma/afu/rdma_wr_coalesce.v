@@ -5,116 +5,28 @@
 // when a word does not continue it, when its BURST lines are full, or on `flush`.
 // `pending` stays high while any accepted word has not been accepted by the memory: the
 // engine raises `flush` at the end of a stream and waits for !pending before it reports
-// the data as written (DONE to a put's initiator, completion of a get).
+// the data as written (DONE to a put's initiator, completion of a get). The gathering and
+// the issuer are rdma_wr_lines', fed each word as a line write with its four byte enables
+// (bytes outside them are never enabled on the memory side).
 `default_nettype none
 module rdma_wr_coalesce #(
     parameter integer BURST = 4  // lines per burst (power of 2, 1..64)
 ) (
-    input  wire         clk,
-    input  wire         rst,
-    input  wire [63:0]  wr_address,
-    input  wire         wr_write,
-    input  wire [31:0]  wr_writedata,
-    output wire         wr_waitrequest,
-    input  wire         flush,
-    output wire         pending,
-    output wire [63:0]  avm_address,
-    output wire         avm_write,
-    output wire [7:0]   avm_burstcount,
-    output wire [511:0] avm_writedata,
-    output wire [63:0]  avm_byteenable,
-    input  wire         avm_waitrequest
+    input  wire [31:0]  wr_writedata,   // a word at wr_address
+    `include "rdma_wr_burst_ports.vh"
 );
-    localparam integer BW = BURST > 1 ? $clog2(BURST) : 1;
-
-    // the burst being gathered
-    reg           g_valid_reg;
-    reg  [57:0]   g_line_reg;            // its first line
-    reg  [BW:0]   g_idx_reg;             // the line being filled
-    reg  [511:0]  g_data_reg [0:BURST-1];
-    reg  [63:0]   g_be_reg [0:BURST-1];
-    // the burst being issued
-    reg           i_valid_reg;
-    reg  [57:0]   i_line_reg;
-    reg  [BW:0]   i_n_reg, i_beat_reg;
-    reg  [511:0]  i_data_reg [0:BURST-1];
-    reg  [63:0]   i_be_reg [0:BURST-1];
-
-    wire [57:0]   w_line = wr_address[63:6];
+    // a word is a line write of its four bytes: rdma_wr_lines gathers, merges and issues the
+    // bursts alike (a word continues the line it falls in, a full line the next), so both
+    // engines' writes leave through one burst issuer
     wire [3:0]    w_word = wr_address[5:2];
     /* verilator lint_off UNUSEDSIGNAL */
     wire          unused_ok = &{1'b0, wr_address[1:0]};  // word-aligned
     /* verilator lint_on UNUSEDSIGNAL */
-    wire [57:0]   g_cur_line = g_line_reg + {{57-BW{1'b0}}, g_idx_reg};
-    wire          g_cur_full = g_be_reg[g_idx_reg[BW-1:0]] == 64'hFFFF_FFFF_FFFF_FFFF;
-    wire          g_last_line = g_idx_reg == BURST[BW:0] - 1'b1;
-    wire          same_line = g_valid_reg && w_line == g_cur_line;
-    wire          next_line = g_valid_reg && g_cur_full && !g_last_line && w_line == g_cur_line + 58'd1;
-    wire          fits = !g_valid_reg || same_line || next_line;
-    // close: the word does not continue the burst, the burst is complete, or a flush
-    wire          burst_done = g_valid_reg && g_last_line && g_cur_full;
-    wire          want_close = g_valid_reg && ((wr_write && !fits) || burst_done || flush);
-    wire          i_free = !i_valid_reg || (i_beat_reg == i_n_reg - 1'b1 && !avm_waitrequest);
-    wire          close = want_close && i_free;
-    assign wr_waitrequest = wr_write && !fits && !close;
-    wire          take = wr_write && !wr_waitrequest;
-    assign pending = g_valid_reg || i_valid_reg;
-
-    assign avm_write = i_valid_reg;
-    assign avm_address = {i_line_reg, 6'd0};
-    assign avm_burstcount = {{7-BW{1'b0}}, i_n_reg};
-    assign avm_writedata = i_data_reg[i_beat_reg[BW-1:0]];
-    assign avm_byteenable = i_be_reg[i_beat_reg[BW-1:0]];
-
-    integer k;
-    always @(posedge clk) begin
-        if (rst) begin
-            g_valid_reg <= 1'b0; g_line_reg <= 58'd0; g_idx_reg <= {BW+1{1'b0}};
-            i_valid_reg <= 1'b0; i_line_reg <= 58'd0; i_n_reg <= {BW+1{1'b0}}; i_beat_reg <= {BW+1{1'b0}};
-            for (k = 0; k < BURST; k = k + 1) begin
-                g_be_reg[k] <= 64'd0;
-                i_be_reg[k] <= 64'd0;
-            end
-        end else begin
-            // the issuer: one beat per cycle the memory takes
-            if (i_valid_reg && !avm_waitrequest) begin
-                i_beat_reg <= i_beat_reg + 1'b1;
-                if (i_beat_reg == i_n_reg - 1'b1) i_valid_reg <= 1'b0;
-            end
-            if (close) begin
-                i_valid_reg <= 1'b1;
-                i_line_reg <= g_line_reg;
-                i_n_reg <= g_idx_reg + 1'b1;
-                i_beat_reg <= {BW+1{1'b0}};
-                for (k = 0; k < BURST; k = k + 1) begin
-                    i_data_reg[k] <= g_data_reg[k];
-                    i_be_reg[k] <= g_be_reg[k];
-                    g_be_reg[k] <= 64'd0;
-                end
-                g_valid_reg <= 1'b0;
-            end
-            // gather the word: a fresh burst after a close, else the current or next line
-            if (take) begin
-                if (close || !g_valid_reg) begin
-                    g_valid_reg <= 1'b1;
-                    g_line_reg <= w_line;
-                    g_idx_reg <= {BW+1{1'b0}};
-                    g_data_reg[0][32 * w_word +: 32] <= wr_writedata;
-                    g_be_reg[0] <= 64'hF << {w_word, 2'b00};
-                end else if (same_line) begin
-                    g_data_reg[g_idx_reg[BW-1:0]][32 * w_word +: 32] <= wr_writedata;
-                    g_be_reg[g_idx_reg[BW-1:0]] <= g_be_reg[g_idx_reg[BW-1:0]] | (64'hF << {w_word, 2'b00});
-                end else begin  // next_line
-                    g_idx_reg <= g_idx_reg + 1'b1;
-                    g_data_reg[g_idx_reg[BW-1:0] + 1'b1][32 * w_word +: 32] <= wr_writedata;
-                    g_be_reg[g_idx_reg[BW-1:0] + 1'b1] <= 64'hF << {w_word, 2'b00};
-                end
-            end
-        end
-    end
-    initial begin
-        if (BURST < 1 || BURST > 64 || (BURST & (BURST - 1)) != 0)
-            $error("%m: BURST=%0d must be a power of 2 in 1..64", BURST);
-    end
+    rdma_wr_lines #(.BURST(BURST)) u_lines (
+        .clk(clk), .rst(rst), .wr_address({wr_address[63:6], 6'd0}), .wr_write(wr_write),
+        .wr_writedata({16{wr_writedata}}), .wr_byteenable(64'hF << {w_word, 2'b00}),
+        .wr_waitrequest(wr_waitrequest), .flush(flush), .pending(pending), .avm_address(avm_address),
+        .avm_write(avm_write), .avm_burstcount(avm_burstcount), .avm_writedata(avm_writedata),
+        .avm_byteenable(avm_byteenable), .avm_waitrequest(avm_waitrequest));
 endmodule
 `default_nettype wire

@@ -1,7 +1,8 @@
 // The wide RDMA engine's 64-byte line writes (with byte enables) joined into multi-beat
-// Avalon-MM bursts of up to BURST lines: rdma_wr_coalesce at line granularity. A write to the
-// line being gathered merges into it (its byte enables OR-ed: the engine writes a partial
-// line at a packet's end only when the next packet of another stream comes first, and the
+// Avalon-MM bursts of up to BURST lines; the word engine's writes come through it too, each
+// word a line write with four byte enables (rdma_wr_coalesce). A write to the line being
+// gathered merges into it (its byte enables OR-ed: the engine writes a partial line at a
+// packet's end only when the next packet of another stream comes first, and the
 // rest of that line later); a write to the next line continues the burst once the current
 // line is complete; anything else, a full burst, or `flush` closes the burst, which goes to
 // the issuer and leaves while the next one gathers. `pending` stays high while any accepted
@@ -11,21 +12,9 @@
 module rdma_wr_lines #(
     parameter integer BURST = 4  // lines per burst (power of 2, 1..64)
 ) (
-    input  wire         clk,
-    input  wire         rst,
-    input  wire [63:0]  wr_address,     // 64-byte aligned
-    input  wire         wr_write,
-    input  wire [511:0] wr_writedata,
+    input  wire [511:0] wr_writedata,   // a line at wr_address (64-byte aligned)
     input  wire [63:0]  wr_byteenable,
-    output wire         wr_waitrequest,
-    input  wire         flush,
-    output wire         pending,
-    output wire [63:0]  avm_address,
-    output wire         avm_write,
-    output wire [7:0]   avm_burstcount,
-    output wire [511:0] avm_writedata,
-    output wire [63:0]  avm_byteenable,
-    input  wire         avm_waitrequest
+    `include "rdma_wr_burst_ports.vh"
 );
     localparam integer BW = BURST > 1 ? $clog2(BURST) : 1;
 
