@@ -54,7 +54,7 @@ def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
 def test_rdma_into_card_while_cascade_runs_c_api(build, core, tmp_path) -> None:
     """Through the C API only: card 0 of a two-card cluster, opened as an ordinary card, runs
     its cascade while card 1 puts into its memory B and gets from its memory A (the grid the
-    cores read). The put is still in flight when the run returns; the cascade's output after
+    cores read). The put (256 KiB, longer than the run at 40 Gb/s) is still in flight when the run returns; the cascade's output after
     3 x 2 steps equals the emulator bit for bit, the get read the grid after 2 steps, the
     put's bytes are right, and the run's input stall rate is reported."""
     rt = build_runtime()
@@ -67,7 +67,7 @@ def test_rdma_into_card_while_cascade_runs_c_api(build, core, tmp_path) -> None:
     lbm.to_records(f, attr).tofile(tmp_path / "in.rec")
     spec = tmp_path / "cluster.json"
     spec.write_text(json.dumps({"topology": "mesh", "dims": [2], "card": str(build)}))
-    r = subprocess.run([str(exe), str(spec), str(tmp_path / "in.rec"), str(tmp_path / "o"), "65536"],
+    r = subprocess.run([str(exe), str(spec), str(tmp_path / "in.rec"), str(tmp_path / "o"), "262144"],
                        capture_output=True, text=True, timeout=300, check=False)
     assert r.returncode == 0, r.stdout + r.stderr
     print(r.stdout)

@@ -185,7 +185,7 @@ def rtl_table(recs: list[dict]) -> str:
         rows.append(f"{f'16 B put, 1 hop, {what} (us)':{_LABEL}}" + cell(
             lambda r, k=key: opt(r[k][hs[0]] / 1000 if r[k] else None, ".3f")))
         if len(hs) > 1:
-            rows.append(f"{f'  added per hop (us)':{_LABEL}}" + cell(
+            rows.append(f"{'  added per hop (us)':{_LABEL}}" + cell(
                 lambda r, k=key: opt((r[k][hs[-1]] - r[k][hs[0]]) / (hs[-1] - hs[0]) / 1000 if r[k] else None, ".3f")))
     for kind in ("put", "get"):
         for n in recs[0][f"{kind}_gbps"]:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import json
 import os
 import subprocess
@@ -517,7 +518,7 @@ class Cluster:
         if code:
             raise RDMAError(code if code > 0 else 101, err)
         result = np.frombuffer(out, dtype=records.dtype).copy() if hasattr(records, "dtype") else out
-        line = [self.sim.line_gbps(a, b) for a, b in zip(chain, chain[1:], strict=False)]
+        line = [self.sim.line_gbps(a, b) for a, b in itertools.pairwise(chain)]
         return result, PipelineRun(list(chain), len(raw) // rec_bytes, passes, cycles, cards,
                                    self.sim.clock_mhz, rec_bytes, line)
 
