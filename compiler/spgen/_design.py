@@ -29,6 +29,7 @@ class Design:
     graph: Graph
     ftz: bool = False
     fast_math: bool = False
+    hard_fp: bool = False
     diagnostics: Diagnostics = field(default_factory=Diagnostics)
     _verilog: Any = None
     last_sim: dict | None = None
@@ -43,7 +44,7 @@ class Design:
         if self._verilog is None:
             from .backend.verilog import generate
 
-            self._verilog = generate(self.graph, ftz=self.ftz)
+            self._verilog = generate(self.graph, ftz=self.ftz, hard_fp=self.hard_fp)
         return self._verilog
 
     @property
@@ -82,8 +83,13 @@ class Design:
 
 
 def compile(path: str | Path, *, top: str | None = None, params: Mapping[str, Any] | None = None,
-            ftz: bool = False, fast_math: bool = False) -> Design:
-    """Parse, check and lower an ``.spd`` file; raise ``CompileError`` with every diagnostic."""
+            ftz: bool = False, fast_math: bool = False, hard_fp: bool = False) -> Design:
+    """Parse, check and lower an ``.spd`` file; raise ``CompileError`` with every diagnostic.
+
+    ``hard_fp`` maps f32 add, sub and mul onto the Arria 10's hardened FP DSP blocks
+    (docs/oplib.md); they flush subnormals, so it implies ``ftz``.
+    """
+    ftz = ftz or hard_fp
     from .frontend import load_program
     from .passes import optimize
 
@@ -93,5 +99,6 @@ def compile(path: str | Path, *, top: str | None = None, params: Mapping[str, An
     # HDL statements with a number instead of `auto` must state the callee's real latency
     from .backend.verilog import check_instance_latencies
 
-    check_instance_latencies(program, ftz=ftz, fast_math=fast_math)
-    return Design(Path(path), program, graph, ftz=ftz, fast_math=fast_math, diagnostics=diags)
+    check_instance_latencies(program, ftz=ftz, fast_math=fast_math, hard_fp=hard_fp)
+    return Design(Path(path), program, graph, ftz=ftz, fast_math=fast_math, hard_fp=hard_fp,
+                  diagnostics=diags)

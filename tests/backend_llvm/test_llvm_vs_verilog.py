@@ -23,6 +23,7 @@ HERE = Path(__file__).parent
 ROOT = HERE.parent.parent
 SINGLE = [("fadd", True), ("fmul", True), ("fdiv", False), ("fsqrt", True), ("fmin", True),
           ("fle", True), ("fptosi", False), ("sdiv", False), ("ashr", False)]
+HARD_FP_OPS = ["fadd", "fsub", "fmul"]
 
 
 def _renamed(g, name):
@@ -42,7 +43,15 @@ def suite():
         g = single_op(op)
         cases[f"{g.name}_ftz" if ftz else g.name] = (
             _renamed(g, f"{g.name}_ftz") if ftz else g, ftz)
-    cores = {k: generate(g, ftz=ftz) for k, (g, ftz) in cases.items()}
+    # f32 add, sub and mul in FP DSP blocks (--hard-fp, names ending _hfp): the emulator's
+    # --ftz mode computes their bits
+    for op in HARD_FP_OPS:
+        g = single_op(op)
+        cases[f"{g.name}_hfp"] = (_renamed(g, f"{g.name}_hfp"), True)
+    cases["jacobi5_w16_hfp"] = (_renamed(spgen.compile(ROOT / "cores/jacobi5/jacobi5.spd",
+                                                       params={"W": 16}, hard_fp=True).graph,
+                                         "jacobi5_w16_hfp"), True)
+    cores = {k: generate(g, ftz=ftz, hard_fp=k.endswith("_hfp")) for k, (g, ftz) in cases.items()}
     bundle = build(list(cores.values()))
     return cases, cores, bundle
 

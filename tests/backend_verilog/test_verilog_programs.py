@@ -9,7 +9,7 @@ import pytest
 from reference import evaluate, nan_equal
 from spgen.backend.verilog import simulate
 from spgen.ir import Type
-from verilog_suite import EXTERNS, FTZ_PROGRAMS, PROGRAMS
+from verilog_suite import EXTERNS, FTZ_PROGRAMS, HARD_FP_PROGRAMS, PROGRAMS
 
 pytestmark = [pytest.mark.xdist_group("verilog_bundle"),
               pytest.mark.filterwarnings("ignore::RuntimeWarning")]  # inf/NaN in numpy refs
@@ -78,7 +78,8 @@ def _check(design, core, bundle, n: int, stall, seed: int) -> None:
         assert stats["cycles"] <= 2 * (n + lat + 3) + k + lat + 3
 
 
-NAMES = [p.stem for p in PROGRAMS] + [f"{s}_ftz" for s in FTZ_PROGRAMS]
+NAMES = ([p.stem for p in PROGRAMS] + [f"{s}_ftz" for s in FTZ_PROGRAMS]
+         + [f"{s}_hfp" for s in HARD_FP_PROGRAMS])
 
 
 def test_at_least_25_programs():

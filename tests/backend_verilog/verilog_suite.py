@@ -4,11 +4,14 @@ from pathlib import Path
 import numpy as np
 import spgen
 
-__all__ = ["EXTERNS", "FTZ_PROGRAMS", "HERE", "PROGRAMS", "program_design"]
+__all__ = ["EXTERNS", "FTZ_PROGRAMS", "HARD_FP_PROGRAMS", "HERE", "PROGRAMS", "program_design"]
 
 HERE = Path(__file__).parent
 PROGRAMS = sorted((HERE / "programs").glob("*.spd"))
 FTZ_PROGRAMS = ["f_addsub", "f_muldiv", "f_sqrt"]
+# Built with f32 add, sub and mul in FP DSP blocks (--hard-fp) in the normal suite; the
+# slow suite builds every program that has one of them.
+HARD_FP_PROGRAMS = ["f_addsub", "f_muldiv", "jacobi", "shift_mixed"]
 
 
 def _ext_mac(a, b):
@@ -19,8 +22,11 @@ def _ext_mac(a, b):
 EXTERNS = {"ext_mac": _ext_mac}
 
 
-def program_design(path: Path, ftz: bool = False):
-    d = spgen.compile(path, ftz=ftz)
-    if ftz:
-        d.graph.name += "_ftz"  # one build holds both variants: names must differ
+def program_design(path: Path, ftz: bool = False, hard_fp: bool = False):
+    d = spgen.compile(path, ftz=ftz, hard_fp=hard_fp)
+    # one build holds every variant: names must differ
+    if hard_fp:
+        d.graph.name += "_hfp"
+    elif ftz:
+        d.graph.name += "_ftz"
     return d

@@ -22,9 +22,10 @@ N_RECORDS = 700
 REG_SETTLE = 200  # cycles between the Reg writes and the run (over any Reg-only chain)
 
 
-def _build(tmp: Path, prog: Path, cascade: int, model: str, params=()) -> Path:
-    out = tmp / f"{prog.stem}_c{cascade}_{model}"
+def _build(tmp: Path, prog: Path, cascade: int, model: str, params=(), hard_fp=False) -> Path:
+    out = tmp / (f"{prog.stem}_c{cascade}_{model}" + ("_hfp" if hard_fp else ""))
     args = ["build", str(prog), "--cascade", str(cascade), "--core-model", model, "-o", str(out)]
+    args += ["--hard-fp"] if hard_fp else []
     for p in params:
         args += ["-P", p]
     assert main(args) == 0
@@ -44,19 +45,22 @@ def _inputs(design, n: int, rng) -> np.ndarray:
     return x
 
 
-def _session(build: Path, design, seed: int) -> list:
+def _session(build: Path, design, seed: int) -> tuple[list, np.ndarray, dict]:
     """Two runs through the cores (a started one, then an armed one over its output) under
-    random memory back-pressure: every counter, the cycle each finished, the bytes out."""
+    random memory back-pressure: every counter, the cycle each finished, the bytes out;
+    with the input records and the Reg values (bits) it used."""
     rng = np.random.default_rng(seed)
     x = _inputs(design, N_RECORDS, rng)
     in_b, out_b = x.itemsize, 4 * len(design.output_dtype().names)
     card = LockstepCard(build / "sim" / "libafucard.so", seed, busy=rng.uniform(0.2, 0.9),
                         gap=rng.uniform(0.0, 0.6))
     seen: list = []
+    regs = {r.name: r.default for r in design.graph.regs}
     try:
         for i, r in enumerate(design.graph.regs):
             if str(r.type) == "f32":
-                card.write(0x800 + 8 * i, int(np.float32(rng.uniform(0.1, 0.9)).view(np.uint32)))
+                regs[r.name] = int(np.float32(rng.uniform(0.1, 0.9)).view(np.uint32))
+                card.write(0x800 + 8 * i, regs[r.name])
         # Values computed from Regs alone (static_regs: sqrt(a*a + b*b) / b) run free in the
         # RTL core and are valid that operator chain's latency after a Reg write; a host
         # takes far longer to set up a run, this test's memory does not.
@@ -70,7 +74,7 @@ def _session(build: Path, design, seed: int) -> list:
             seen.append((res, card.cycle, bytes(card.mem[dst:dst + N_RECORDS * out_b])))
     finally:
         card.close()
-    return seen
+    return seen, x, regs
 
 
 def _same_bits(a: bytes, b: bytes, design) -> bool:
@@ -87,14 +91,34 @@ def _same_bits(a: bytes, b: bytes, design) -> bool:
     return bool(np.array_equal(np.where(both, 0, x), np.where(both, 0, y)))
 
 
-def _compare(prog: Path, cascade: int, tmp: Path, seeds=(1, 2), params=()) -> None:
-    design = spgen.compile(prog, params=dict(p.split("=") for p in params) or None)
-    fast = _build(tmp, prog, cascade, "fast", params)
+def _emulated(design, x: np.ndarray, regs: dict, cascade: int, runs: int) -> list[bytes]:
+    """What the emulator gives for the session's runs (the second over the first's output)."""
+    reg_values = {k: np.uint32(v).view(np.float32) if str(t) == "f32" else v
+                  for (k, v), t in zip(regs.items(), (r.type for r in design.graph.regs))}
+    out = []
+    for _ in range(runs):
+        y = design.emulate(x, regs=reg_values, steps=cascade)
+        out.append(y.tobytes())
+        x = np.frombuffer(y.tobytes(), dtype=design.input_dtype())
+    return out
+
+
+def _compare(prog: Path, cascade: int, tmp: Path, seeds=(1, 2), params=(),
+             hard_fp=False) -> None:
+    """The fast card equals the RTL card; with ``hard_fp`` both also equal the emulator
+    (in --ftz mode, the DSP blocks' arithmetic)."""
+    design = spgen.compile(prog, params=dict(p.split("=") for p in params) or None,
+                           hard_fp=hard_fp)
+    fast = _build(tmp, prog, cascade, "fast", params, hard_fp)
     assert json.loads((fast / "build.json").read_text())["core_model"] == "fast"
-    rtl = _build(tmp, prog, cascade, "rtl", params)
+    rtl = _build(tmp, prog, cascade, "rtl", params, hard_fp)
     for seed in seeds:
-        a, b = _session(fast, design, seed), _session(rtl, design, seed)
+        (a, x, regs), (b, _, _) = _session(fast, design, seed), _session(rtl, design, seed)
         assert len(a) == len(b) > 0
+        if hard_fp:
+            for i, want in enumerate(_emulated(design, x, regs, cascade, len(b))):
+                assert _same_bits(b[i][2], want, design), \
+                    f"{prog.stem} cascade {cascade} seed {seed} run {i}: RTL card != emulator"
         for i, ((ra, ca, da), (rb, cb, db)) in enumerate(zip(a, b)):
             where = f"{prog.stem} cascade {cascade} seed {seed} run {i}"
             assert ra == rb, f"{where}: counters {ra} vs {rb}"
@@ -109,6 +133,14 @@ def _compare(prog: Path, cascade: int, tmp: Path, seeds=(1, 2), params=()) -> No
 ])
 def test_fast_card_equals_rtl_card(prog, cascade, tmp_path, loopback_lib):
     _compare(prog, cascade, tmp_path)
+
+
+@pytest.mark.parametrize("prog,cascade", [
+    (ROOT / "cores" / "exprmix" / "exprmix.spd", 1),
+    (ROOT / "cores" / "jacobi5" / "jacobi5.spd", 2),
+])
+def test_hard_fp_cards_equal_emulator(prog, cascade, tmp_path, loopback_lib):
+    _compare(prog, cascade, tmp_path, seeds=(6,), hard_fp=True)
 
 
 def test_external_verilog_falls_back_to_rtl(tmp_path, capsys):
@@ -148,6 +180,8 @@ def test_fast_card_equals_rtl_card_everywhere(prog, cascade, tmp_path, capsys, l
         assert json.loads((tmp_path / "check" / "build.json").read_text())["core_model"] == "rtl"
         return
     _compare(prog, cascade, tmp_path, seeds=(3,))
+    if any(n.op in ("fadd", "fsub", "fmul") for n in d.graph.nodes):
+        _compare(prog, cascade, tmp_path, seeds=(3,), hard_fp=True)
 
 
 def test_card_shortcuts_change_no_cycle(tmp_path, monkeypatch):
@@ -162,9 +196,9 @@ def test_card_shortcuts_change_no_cycle(tmp_path, monkeypatch):
         assert b"registered_outputs=1" in info, f"{model}: the shortcut is not built in"
         for seed in (4, 5):
             monkeypatch.delenv("SPGEN_CARD_EVAL", raising=False)
-            short = _session(build, design, seed)
+            short = _session(build, design, seed)[0]
             monkeypatch.setenv("SPGEN_CARD_EVAL", "plain")
-            plain = _session(build, design, seed)
+            plain = _session(build, design, seed)[0]
             assert short == plain, f"{model} seed {seed}"
 
 

@@ -22,6 +22,10 @@ def add_program_arguments(parser: argparse.ArgumentParser, *, optional: bool = F
         parser.add_argument("--ftz", action="store_true",
                             help="flush subnormal f32 operands and results to zero, as the "
                                  "Arria 10 FP DSPs do")
+        parser.add_argument("--hard-fp", action="store_true",
+                            help="f32 add, sub and mul in the Arria 10's hardened floating-point "
+                                 "DSP blocks (3-cycle latency, a fraction of the logic); implies "
+                                 "--ftz, the blocks' arithmetic (docs/oplib.md)")
 
 
 def name_values(items: list[str], option: str) -> dict[str, str]:

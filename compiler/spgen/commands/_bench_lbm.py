@@ -49,6 +49,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="transfer sizes in bytes, each rounded up to whole grid rows "
                         "(default: 4 sizes from 8 rows to the --grid height)")
     p.add_argument("--omega", type=float, default=1.6, help="relaxation rate (default 1.6)")
+    p.add_argument("--hard-fp", action="store_true",
+                   help="cores with f32 add, sub and mul in FP DSP blocks (spgen build "
+                        "--hard-fp), verified against the emulator in --ftz mode")
     p.add_argument("--core-model", choices=("fast", "rtl"), default="fast",
                    help="core model of the simulated cards (default fast: cycle-identical to "
                         "the RTL, see spgen build --core-model)")
@@ -100,31 +103,32 @@ def _parse(args: argparse.Namespace) -> tuple[list[int], int, list[int]]:
     return depths, w, sorted(set(rows))
 
 
-def build_card(core_path: Path, width: int, depth: int, model: str = "fast", links: int = 0) -> Path:
+def build_card(core_path: Path, width: int, depth: int, model: str = "fast", links: int = 0,
+               hard_fp: bool = False) -> Path:
     """`spgen build` of the core for this cascade depth (its simulated card is cached by
     content); ``model``: the card's core model (``--core-model``); ``links``: RDMA link
-    ports (``--links``, for clusters of cards)."""
+    ports (``--links``, for clusters of cards); ``hard_fp``: ``--hard-fp``."""
     from .._tools import cache_dir, locked
     from . import _build as build_command
 
     out = cache_dir("bench_lbm") / (f"W{width}_c{depth}" + ("" if model == "rtl" else f"_{model}")
-                                    + (f"_l{links}" if links else ""))
+                                    + (f"_l{links}" if links else "") + ("_hfp" if hard_fp else ""))
+    flags = (["--links", str(links)] if links else []) + (["--hard-fp"] if hard_fp else [])
     # Build beside, then swap folders: a card library still loaded in this process
     # must never be overwritten in place (renaming and unlinking it are safe). The lock
     # keeps two processes (pytest workers) from swapping the same folder at once.
     with locked(out.with_name(out.name + ".lock")):
-        return _build_and_swap(build_command, out, core_path, width, depth, model, links)
+        return _build_and_swap(build_command, out, core_path, width, depth, model, flags)
 
 
 def _build_and_swap(build_command, out: Path, core_path: Path, width: int, depth: int,
-                    model: str, links: int) -> Path:
+                    model: str, flags: list[str]) -> Path:
     stage = out.with_name(f"{out.name}.new-{os.getpid()}")
     shutil.rmtree(stage, ignore_errors=True)
     parser = argparse.ArgumentParser(prog="spgen build")
     build_command.add_arguments(parser)
     args = parser.parse_args([str(core_path), "-P", f"W={width}", "--cascade", str(depth),
-                              "--core-model", model, "-o", str(stage)]
-                             + (["--links", str(links)] if links else []))
+                              "--core-model", model, "-o", str(stage)] + flags)
     try:
         with contextlib.redirect_stdout(io.StringIO()):     # the build's file listing
             build_command.run(args)
@@ -398,7 +402,7 @@ def run(args: argparse.Namespace) -> int:
     from ..lbm import CORE_PATH, compile_core
 
     depths, width, rows_list = _parse(args)
-    design = compile_core(width)
+    design = compile_core(width, hard_fp=args.hard_fp)
     flops = design.graph.flops()["total"]
     if args.resources:
         rows = resource_estimate(design.report, depths, yosys=not args.no_yosys)
@@ -416,7 +420,7 @@ def run(args: argparse.Namespace) -> int:
     for depth in depths:
         bar.set_postfix_str(f"building cascade {depth}")
         try:
-            build = build_card(CORE_PATH, width, depth, args.core_model)
+            build = build_card(CORE_PATH, width, depth, args.core_model, hard_fp=args.hard_fp)
         except SpgenError as e:      # report it and go on with the other depths
             failed.append(f"cascade {depth}: {e}")
             bar.update(len(rows_list) + 1)

@@ -79,10 +79,10 @@ def run(args: argparse.Namespace) -> int:
         from .. import compile as spgen_compile
 
         design = spgen_compile(args.program, top=args.top, params=parse_param_args(args.params),
-                               ftz=args.ftz)
+                               ftz=args.ftz, hard_fp=args.hard_fp)
         design.diagnostics.print(sys.stderr)
         vcore = design.verilog
-        core, text = core_interface(vcore.report), vcore.text
+        core, text = core_interface(vcore.report), vcore.hw_text
         out.mkdir(parents=True, exist_ok=True)
         (out / "core.json").write_text(json.dumps(vcore.report, indent=2) + "\n")
     if args.links and not 1 <= args.links <= 4:
@@ -90,7 +90,8 @@ def run(args: argparse.Namespace) -> int:
     if args.op_timeout < 1000:
         raise SpgenError(f"--op-timeout {args.op_timeout}: at least 1000 cycles")
     project = write_project(out, core, text, args.cascade, links=args.links, link_gbps=args.link_gbps,
-                            op_timeout=args.op_timeout, sort_scatter=args.sort_scatter)
+                            op_timeout=args.op_timeout, sort_scatter=args.sort_scatter,
+                            dsp=vcore.dsp_sources() if core else None)
     # The project's checks (mostly Verilator's lint) run beside the card's build: they are
     # independent and of about the same length, so the build takes the time of one of them.
     pool = ThreadPoolExecutor(max_workers=1)
@@ -157,7 +158,8 @@ def run(args: argparse.Namespace) -> int:
                "core_model": model,
                "core_params": dict(design.graph.params) if core else {},
                "links": args.links, "link_gbps": args.link_gbps if args.links else None,
-               "rtl": project.rtl, "files": project.files, "checks": checks,
+               "rtl": project.rtl, "hw_rtl": project.hw_rtl, "files": project.files,
+               "checks": checks,
                "card": str(card) if card else None}
     (out / "build.json").write_text(json.dumps(summary, indent=2) + "\n")
     what = f"{args.cascade} x {core.name}" if core else "loop-back"

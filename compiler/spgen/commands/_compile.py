@@ -41,6 +41,11 @@ def summary(report: dict, seconds: float | None = None) -> str:
              f"  FLOPs per element  {r['flops_per_element']['total']} ("
              + ", ".join(f"{k} {v}" for k, v in r["flops_per_element"].items() if k != "total")
              + ")",
+             "  floating point     " + (
+                 f"{r['dsp_blocks']} Arria 10 FP DSP blocks (f32 add, sub, mul), the rest in "
+                 "logic; subnormals flushed" if r.get("hard_fp") else
+                 "in logic" + ("; subnormals flushed" if r.get("ftz") else "")
+                 + " (--hard-fp: add, sub, mul in FP DSP blocks)"),
              (f"  delay bits         {db['minimised']['total']} minimised "
               f"({db['minimised']['registers']} in registers, {db['minimised']['ram']} in "
               f"{r['ring_buffers']} RAM ring buffers); {db['asap']['total']} scheduled ASAP")]
@@ -69,7 +74,8 @@ def run(args: argparse.Namespace) -> int:
 
     t0 = time.perf_counter()
     design = spgen_compile(args.program, top=args.top, params=parse_param_args(args.params),
-                           ftz=args.ftz, fast_math=args.fast_math)
+                           ftz=args.ftz, fast_math=args.fast_math,
+                           hard_fp=args.hard_fp)
     design.diagnostics.print(sys.stderr)  # warnings only: errors raised above
     if args.emit == "ir":
         sys.stdout.write(design.graph.to_text())

@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
         raise SpgenError(f"--threads must be at least 1, got {args.threads}")
     regs = name_values(args.regs, "--reg")
     design = compile(args.program, top=args.top, params=parse_param_args(args.params),
-                     ftz=args.ftz)
+                     ftz=args.ftz, hard_fp=args.hard_fp)
     design.diagnostics.print(sys.stderr)
     main = _streams.load_npy(args.input)
     inputs = main if args.brch_input is None else {
@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     n, bits = _streams.check_inputs(design.graph, inputs)
     reg_bits = _streams.parse_regs(design.graph, regs)
     out = emulate_on(args.device, design.graph, n, bits, reg_bits, steps=args.steps,
-                     ftz=args.ftz, threads=args.threads, fuse=not args.no_fuse)
+                     ftz=design.ftz, threads=args.threads, fuse=not args.no_fuse)
     dt = time.perf_counter() - t0
     _streams.save_npy(args.output, _streams.pack_outputs(design.graph, out, n))
     if not args.quiet:

@@ -34,7 +34,8 @@ def run(args: argparse.Namespace) -> int:
     regs = name_values(args.reg, "--reg")
     arr = _streams.load_npy(args.input)
     design = spgen_compile(args.program, top=args.top, params=parse_param_args(args.params),
-                           ftz=args.ftz, fast_math=args.fast_math)
+                           ftz=args.ftz, fast_math=args.fast_math,
+                           hard_fp=args.hard_fp)
     design.diagnostics.print(sys.stderr)
     t0 = time.perf_counter()
     out = design.simulate(arr, regs=regs, stall_seed=args.stall_pattern, trace=args.trace)

@@ -8,7 +8,8 @@ from pathlib import Path
 from spgen._diagnostics import SpgenError
 from spgen.ir import OPS, Graph
 
-from ._emit import emit, plan_bits
+from ._emit import emit, plan_bits, prefixed
+from ._oplib import dsp_files
 from ._schedule import schedule
 
 __all__ = ["REG_STRIDE", "VerilogCore", "csr_header", "generate"]
@@ -26,6 +27,18 @@ class VerilogCore:
     text: str
     report: dict
     iface: dict = field(default_factory=dict)
+    hw_text: str = ""                      # ``text`` without the FP DSP models (Quartus)
+    dsp_ops: list[str] = field(default_factory=list)
+
+    def dsp_sources(self) -> dict[str, tuple[str, str]]:
+        """Per FP DSP module the core instantiates (``<core>_spg_dsp_<op>``): the text of
+        (our behavioural model, the Quartus wrapper over ``twentynm_fp_mac``)."""
+        out = {}
+        for op in self.dsp_ops:
+            model, primitive = dsp_files(op)
+            out[f"{self.name}_spg_dsp_{op}"] = (prefixed(self.name, model.read_text()),
+                                                 prefixed(self.name, primitive.read_text()))
+        return out
 
     def write(self, directory: str | Path) -> list[Path]:
         """Write ``<name>.v`` and ``<name>.json`` (the report) into ``directory``."""
@@ -98,9 +111,15 @@ def csr_header(report: dict) -> str:
     return "\n".join(lines)
 
 
-def generate(graph: Graph, *, ftz: bool = False) -> VerilogCore:
-    """Schedule ``graph`` (delay bits minimised) and emit its Verilog core with a report."""
-    best, asap = schedule(graph)
+def generate(graph: Graph, *, ftz: bool = False, hard_fp: bool = False) -> VerilogCore:
+    """Schedule ``graph`` (delay bits minimised) and emit its Verilog core with a report.
+
+    ``hard_fp`` puts f32 add, sub and mul into Arria 10 FP DSP blocks, which flush
+    subnormals: it needs ``ftz`` so that the emulator computes the same bits.
+    """
+    if hard_fp and not ftz:
+        raise SpgenError("hard floating point flushes subnormals: it needs ftz=True")
+    best, asap = schedule(graph, hard_fp=hard_fp)
     em = emit(graph, best, ftz=ftz)
     asap_regs, asap_rams = plan_bits(asap)
     counts = graph.op_counts()
@@ -111,6 +130,9 @@ def generate(graph: Graph, *, ftz: bool = False) -> VerilogCore:
         "latency_cycles": best.sink,
         "element_delay": _element_delay(graph),
         "ftz": ftz,
+        "hard_fp": hard_fp,
+        # FP DSP blocks (--hard-fp): one per f32 add, sub or mul, static ones included
+        "dsp_blocks": sum(counts.get(op, 0) for op in em.dsp_ops),
         "operations": counts,
         "operations_by_kind": _by_kind(counts),
         "operators": sum(v for k, v in counts.items()
@@ -134,7 +156,7 @@ def generate(graph: Graph, *, ftz: bool = False) -> VerilogCore:
         "regs": [r.name for r in graph.regs],
         "settle": _static_depth(graph, best),
     }
-    return VerilogCore(graph.name, em.text, report, iface)
+    return VerilogCore(graph.name, em.text, report, iface, em.hw_text, em.dsp_ops)
 
 
 def _static_depth(graph: Graph, sched) -> int:
@@ -144,6 +166,6 @@ def _static_depth(graph: Graph, sched) -> int:
     depth: dict[int, int] = {}
     for n in graph.nodes:
         if n.id in sched.static:
-            depth[n.id] = latency_of(n) + max((depth[a.id] for a in n.args), default=0)
+            depth[n.id] = latency_of(n, sched.hard_fp) + max((depth[a.id] for a in n.args), default=0)
     return max(depth.values(), default=0)
 

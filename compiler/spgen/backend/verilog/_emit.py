@@ -8,10 +8,10 @@ from pathlib import Path
 from spgen._diagnostics import SpgenError
 from spgen.ir import OPS, Graph, Node, Type
 
-from ._oplib import op_params, op_rtl
+from ._oplib import DSP_OPS, dsp_files, op_params, op_rtl
 from ._schedule import SINK, Schedule
 
-__all__ = ["RAM_MIN_BITS", "RAM_MIN_DEPTH", "Emitted", "emit", "segment_plan"]
+__all__ = ["RAM_MIN_BITS", "RAM_MIN_DEPTH", "Emitted", "emit", "prefixed", "segment_plan"]
 
 # A delay segment becomes a RAM ring buffer (block RAM on the FPGA, one array write
 # per tick in simulation) when it is at least this long and this many bits; shorter
@@ -38,11 +38,17 @@ _KEYWORDS = frozenset({
 
 @dataclass
 class Emitted:
+    """``text`` is self-contained (the FP DSP blocks as our behavioural models, for every
+    simulator and Yosys); ``hw_text`` leaves the DSP modules out, for the Quartus project,
+    which adds the wrappers over the vendor primitive instead (``dsp_ops``)."""
+
     text: str
     reg_bits: int = 0   # delay-register bits (register chains)
     ram_bits: int = 0   # ring-buffer bits (RAM)
     rings: int = 0
     helpers: list[str] = field(default_factory=list)
+    hw_text: str = ""
+    dsp_ops: list[str] = field(default_factory=list)
 
 
 def segment_plan(taps: list[int], width: int) -> list[tuple[int, int, str]]:
@@ -189,16 +195,22 @@ def _rename(text: str, names: list[str], prefix: str) -> str:
     return pat.sub(lambda m: prefix + m.group(1), text)
 
 
-def _library_text(core: str, ops: set[str]) -> str:
-    """The operator RTL the core uses, every module renamed <core>_spg_* (no clashes)."""
+def _library_text(core: str, files: list[Path]) -> str:
+    """Operator library files, every module renamed <core>_spg_* (no clashes)."""
+    return "\n".join(f"// ---- operator library: {f.name}\n{prefixed(core, f.read_text())}"
+                     for f in files)
+
+
+def prefixed(core: str, text: str) -> str:
+    """Library RTL with its modules renamed <core>_spg_*, as the core instantiates them."""
+    return re.sub(r"\bspg_", f"{core}_spg_", text)
+
+
+def _op_files(ops: set[str]) -> list[Path]:
     files: list[Path] = []
     for op in sorted(ops):
         files += [f for f in op_rtl(op) if f not in files]
-    out = []
-    for f in files:
-        out.append(f"// ---- operator library: {f.name}\n")
-        out.append(re.sub(r"\bspg_", f"{core}_spg_", f.read_text()))
-    return "\n".join(out)
+    return files
 
 
 def _extern_text(core: str, node: Node) -> tuple[str, str]:
@@ -224,7 +236,8 @@ class _Writer:
         self.names: dict[int, str] = {}
         self.unused: list[str] = []
         self.ks: set[int] = set()
-        self.ops: set[str] = set()
+        self.ops: set[str] = set()       # soft operators (library modules in logic)
+        self.dsp_ops: set[str] = set()   # operators in FP DSP blocks (--hard-fp)
         self.rings = 0
 
     def w(self, line: str = "") -> None:
@@ -287,13 +300,19 @@ class _Writer:
         if u.id in self.s.static:
             return self.name(u)
         lat = self.s.tau[v.id] - self.s.tau[u.id]
-        from ._schedule import latency_of
-
-        return self.tap(u, lat - latency_of(v))
+        return self.tap(u, lat - self.s.latency(v))
 
     def operator(self, n: Node, static: bool, ce: str) -> None:
         if n.op not in OPS or OPS[n.op].arity is None:
             raise SpgenError(f"cannot emit operator {n.op!r}")
+        if self.s.hard_fp and n.op in DSP_OPS:
+            self.dsp_ops.add(n.op)
+            nm = self.name(n)
+            a, b = (self.operand(n, x) for x in n.args)
+            self.w(f"    wire [31:0] {nm};")
+            self.w(f"    {self.core}_spg_dsp_{n.op} u_{nm} (.clk(clk), .ce({ce}), .a({a}), "
+                   f".b({b}), .y({nm}));")
+            return
         self.ops.add(n.op)
         params = op_params(n.op)
         ps = []
@@ -346,6 +365,15 @@ class _Writer:
                            f"u_{dst} (.clk(clk), .ce(ce), .d({src}), .q({dst}));")
                 bits += width * (b - a)
         return bits
+
+
+_DECLARATION = re.compile(r"\s*(wire|reg)\b[^=]*;")
+
+
+def _split_declarations(lines: list[str]) -> tuple[list[str], list[str]]:
+    """(plain net declarations, everything else) of ``lines``, each in its order."""
+    decls = [ln for ln in lines if _DECLARATION.fullmatch(ln)]
+    return decls, [ln for ln in lines if not _DECLARATION.fullmatch(ln)]
 
 
 def _clog2(x: int) -> int:
@@ -478,6 +506,12 @@ def emit(graph: Graph, sched: Schedule, *, ftz: bool = False) -> Emitted:
             else:  # the drain is shorter than K: every drained element exists
                 a(f"    wire real_{k} = {cj};")
     a("")
+    # Every net is declared before any statement reads it (stricter tools require it):
+    # operands are delay taps, declared with the delay lines that follow the datapath.
+    decls, body = _split_declarations(body)
+    tap_decls, delays = _split_declarations(delays)
+    a("    // ---- nets of the datapath and its delay lines")
+    L += decls + tap_decls
     a("    // ---- datapath")
     L += body
     a("    // ---- delay lines (shared taps)")
@@ -514,13 +548,15 @@ def emit(graph: Graph, sched: Schedule, *, ftz: bool = False) -> Emitted:
     a("// shares this one file, so file and module names cannot match.")
     a("/* verilator lint_off DECLFILENAME */")
     text = "\n".join(L) + "\n" + _helpers(core)
-    text += "\n" + _library_text(core, wr.ops)
+    text += "\n" + _library_text(core, _op_files(wr.ops))
     externs = {}
     for n in graph.nodes:
         if n.op == "extern" and n.attrs["module"] not in externs:
             fname, etext = _extern_text(core, n)
             externs[n.attrs["module"]] = f"// ---- external module: {fname}\n{etext}"
     text += "\n" + "\n".join(externs.values())
-    text += "\n/* verilator lint_on DECLFILENAME */\n`default_nettype wire\n"
+    end = "\n/* verilator lint_on DECLFILENAME */\n`default_nettype wire\n"
+    models = _library_text(core, [dsp_files(op)[0] for op in sorted(wr.dsp_ops)])
     regs_bits, ram_bits = plan_bits(sched)
-    return Emitted(text, regs_bits, ram_bits, wr.rings)
+    return Emitted(text + ("\n" + models if models else "") + end, regs_bits, ram_bits, wr.rings,
+                   hw_text=text + end, dsp_ops=sorted(wr.dsp_ops))

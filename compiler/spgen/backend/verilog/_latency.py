@@ -10,17 +10,17 @@ __all__ = ["check_instance_latencies", "module_latency"]
 
 
 def module_latency(program: Program, key: str, *, ftz: bool = False,
-                   fast_math: bool = False) -> int:
+                   fast_math: bool = False, hard_fp: bool = False) -> int:
     """Cycles from input to output of module ``key`` compiled on its own (`latency_cycles`)."""
     from spgen.passes import optimize
 
     graph = optimize(Program(program.modules, key), ftz=ftz, fast_math=fast_math)
-    best, _ = schedule(graph)
+    best, _ = schedule(graph, hard_fp=hard_fp)
     return best.sink
 
 
 def check_instance_latencies(program: Program, *, ftz: bool = False,
-                             fast_math: bool = False) -> None:
+                             fast_math: bool = False, hard_fp: bool = False) -> None:
     """Raise CompileError at every SPD instance whose stated latency is not the real one.
 
     Instances are inlined and scheduled with their parent, so ``auto`` is always
@@ -34,7 +34,8 @@ def check_instance_latencies(program: Program, *, ftz: bool = False,
                 continue
             key = n.attrs["module"]
             if key not in cache:
-                cache[key] = module_latency(program, key, ftz=ftz, fast_math=fast_math)
+                cache[key] = module_latency(program, key, ftz=ftz, fast_math=fast_math,
+                                            hard_fp=hard_fp)
             want, said = cache[key], int(n.attrs["latency"])
             if want != said:
                 loc = n.loc

@@ -6,7 +6,11 @@ from pathlib import Path
 from spgen._diagnostics import SpgenError
 from spgen.ir import OPS
 
-__all__ = ["op_latency", "op_params", "op_rtl"]
+__all__ = ["DSP_OPS", "dsp_files", "op_latency", "op_params", "op_rtl"]
+
+# f32 operators an Arria 10 floating-point DSP block computes with --hard-fp: one block each,
+# in its single-precision add or multiply mode (oplib/rtl/dsp/). Everything else stays logic.
+DSP_OPS = frozenset({"fadd", "fsub", "fmul"})
 
 
 def _oplib():
@@ -15,7 +19,10 @@ def _oplib():
     return oplib
 
 
-def op_latency(op: str) -> int:
+def op_latency(op: str, hard_fp: bool = False) -> int:
+    """Cycles from operands to result; with ``hard_fp`` the DSP block's for DSP_OPS."""
+    if hard_fp and op in DSP_OPS:
+        return int(_oplib().DSP_LATENCY)
     try:
         return int(_oplib().LATENCY[op])
     except KeyError:
@@ -34,3 +41,9 @@ def op_params(op: str) -> set[str]:
     """Parameter names the operator's module declares (the op table's float and width)."""
     info = OPS[op]
     return ({"FTZ"} if info.float else set()) | ({"WIDTH"} if info.width else set())
+
+
+def dsp_files(op: str) -> tuple[Path, Path]:
+    """(behavioural model, Quartus wrapper over twentynm_fp_mac) of DSP operator ``op``."""
+    lib = _oplib()
+    return lib.dsp_model_file(op), lib.dsp_primitive_file(op)

@@ -27,15 +27,16 @@ STATIC_OPS = {"const", "reg"}
 SINK = -1  # pseudo node id of the output alignment point
 
 
-def latency_of(node: Node) -> int:
-    """Cycles from operands to result, from the operator library's one table."""
+def latency_of(node: Node, hard_fp: bool = False) -> int:
+    """Cycles from operands to result, from the operator library's one table (``hard_fp``:
+    f32 add, sub and mul in Arria 10 FP DSP blocks)."""
     if node.op == "extern":
         return int(node.attrs["latency"])
     if node.op in ("proj", "input", "reg", "const"):
         return 0
     if node.op == "shift":
         return 1  # the fill multiplexer is registered
-    return op_latency(node.op)
+    return op_latency(node.op, hard_fp)
 
 
 @dataclass
@@ -52,6 +53,10 @@ class Schedule:
     taps: dict[int, list[int]] = field(default_factory=dict)
     static: set[int] = field(default_factory=set)
     widths: dict[int, int] = field(default_factory=dict)
+    hard_fp: bool = False   # f32 add, sub and mul scheduled at the FP DSP block's latency
+
+    def latency(self, node: Node) -> int:
+        return latency_of(node, self.hard_fp)
 
     def delay_bits(self) -> int:
         return sum(self.widths[u] * max(t) for u, t in self.taps.items() if t)
@@ -77,8 +82,8 @@ def _static_nodes(graph: Graph) -> set[int]:
     return out
 
 
-def _edges(graph: Graph, static: set[int]) -> tuple[list[tuple[int, int, int]], list[tuple[int, int]],
-                                                    dict[int, int]]:
+def _edges(graph: Graph, static: set[int], hard_fp: bool = False
+           ) -> tuple[list[tuple[int, int, int]], list[tuple[int, int]], dict[int, int]]:
     """Timing edges (u, v, w), equalities (proj = extern) and lower bounds tau[v] >= b."""
     edges: list[tuple[int, int, int]] = []
     equal: list[tuple[int, int]] = []
@@ -91,7 +96,7 @@ def _edges(graph: Graph, static: set[int]) -> tuple[list[tuple[int, int, int]], 
         if n.op == "proj":
             equal.append((n.args[0].id, n.id))
             continue
-        w = 1 - int(n.attrs["offset"]) if n.op == "shift" else latency_of(n)
+        w = 1 - int(n.attrs["offset"]) if n.op == "shift" else latency_of(n, hard_fp)
         # A shift's fill register is written one tick before its value is read: tick
         # >= 1 keeps that write inside the stream (a register written before the first
         # tick would hold reset garbage instead of the fill).
@@ -189,18 +194,19 @@ def _min_bits(graph: Graph, edges, equal, lower, static, widths) -> dict[int, in
     return tau
 
 
-def schedule(graph: Graph, *, minimise: bool = True) -> tuple[Schedule, Schedule]:
+def schedule(graph: Graph, *, minimise: bool = True,
+             hard_fp: bool = False) -> tuple[Schedule, Schedule]:
     """(chosen schedule, ASAP schedule); the chosen one never has more delay bits."""
     static = _static_nodes(graph)
-    edges, equal, lower = _edges(graph, static)
+    edges, equal, lower = _edges(graph, static, hard_fp)
     widths = {n.id: _width(n) for n in graph.nodes}
     asap_tau = _asap(graph, edges, equal, lower, static)
-    asap = Schedule(asap_tau, asap_tau[SINK], _taps(edges, asap_tau), static, widths)
+    asap = Schedule(asap_tau, asap_tau[SINK], _taps(edges, asap_tau), static, widths, hard_fp)
     best = asap
     if minimise:
         tau = _min_bits(graph, edges, equal, lower, static, widths)
         if tau is not None:
-            cand = Schedule(tau, tau[SINK], _taps(edges, tau), static, widths)
+            cand = Schedule(tau, tau[SINK], _taps(edges, tau), static, widths, hard_fp)
             if cand.delay_bits() <= asap.delay_bits():
                 best = cand
     return best, asap
