@@ -8,9 +8,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from ._dsp import DSP_LATENCY, DSP_OPS, dsp_model_file, dsp_primitive_file, dsp_stub_file
 from ._modules import GENERATED, generated_dir
 
-__all__ = ["LATENCY", "RTL_DIR", "rtl_dependencies", "rtl_files", "rtl_source"]
+__all__ = ["DSP_LATENCY", "DSP_OPS", "LATENCY", "RTL_DIR", "dsp_model_file", "dsp_primitive_file",
+           "dsp_stub_file", "rtl_dependencies", "rtl_files", "rtl_source"]
 
 RTL_DIR = Path(__file__).resolve().parent / "rtl"
 
