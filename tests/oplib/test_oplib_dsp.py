@@ -100,6 +100,7 @@ RULES = [
     ("fmul", 0x3F7FFFFE, 0x00800000, 0x00000000),  # rounds to a subnormal: flushed
     ("fmul", 0x3F000000, 0x80800000, 0x80000000),  # exact subnormal product: flushed, sign kept
     ("fmul", 0x00400000, 0x7F000000, 0x00000000),  # subnormal operand: a zero
+    ("fmul", 0x80000001, 0x3F800000, 0x80000000),  # ... of its own sign
     ("fmul", 0x5F800000, 0x5F800000, 0x7F800000),  # 2^128: overflow to inf
     ("fmul", 0x7F800000, 0x80000001, QNAN),         # inf * (flushed) zero: invalid
     ("fmul", 0x7F800000, 0x80800000, 0xFF800000),

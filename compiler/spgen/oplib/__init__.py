@@ -2,7 +2,9 @@
 
 Most modules are files in rtl/; the thin ones over a shared core (comparisons, integer
 division, conversions, bitwise and sign-bit operations) are written from the table in
-``_modules`` into a cache folder. Either way ``rtl_source`` gives a file."""
+``_modules`` into a cache folder. Either way ``rtl_source`` gives a file. The Arria 10
+hard floating-point operators (one DSP block each, ``_dsp``) have a Quartus file and a
+behavioural model each."""
 from __future__ import annotations
 
 import re
