@@ -8,7 +8,8 @@ setup(
     package_dir={"": "compiler"},
     packages=find_packages("compiler"),
     include_package_data=True,
-    package_data={"spgen": ["oplib/rtl/*.v", "frontend/grammar/*", "backend/verilog/*.cpp",
+    package_data={"spgen": ["oplib/rtl/*.v", "oplib/rtl/dsp/*.v", "oplib/rtl/dsp_model/*.v",
+                            "frontend/grammar/*", "backend/verilog/*.cpp",
                             "backend/verilog/*.v", "backend/verilog/*.h"]},
     python_requires=">=3.10",
     install_requires=[

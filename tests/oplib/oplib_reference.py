@@ -2,11 +2,16 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import softfloatpy as sf
+from spgen.oplib._harness import BOOL_RESULT
 
 __all__ = [
+    "ANY_NAN_OPS",
     "FLOAT_SPECIALS",
     "INT_SPECIALS",
+    "check",
+    "expected",
     "flush",
     "int_expected",
     "is_nan",
@@ -15,6 +20,7 @@ __all__ = [
     "rounding_pairs",
     "softfloat_expected",
     "special_pairs",
+    "vectors",
 ]
 
 U32 = np.uint32
@@ -27,9 +33,9 @@ INT_SPECIALS = [0, 1, 2, 3, 7, 31, 32, 33, 255, 0x7FFFFFFF, 0x80000000, 0x800000
                 0xFFFFFFFF, 0xFFFFFFFE, 0xFFFFFFE0, 0x12345678]
 
 
-def special_pairs() -> tuple[np.ndarray, np.ndarray]:
-    """Every ordered pair of float special classes, then of integer edge values."""
-    fs, ints = np.array(FLOAT_SPECIALS, U32), np.array(INT_SPECIALS, U32)
+def special_pairs(floats: list[int] = FLOAT_SPECIALS) -> tuple[np.ndarray, np.ndarray]:
+    """Every ordered pair of float special values (`floats`), then of integer edge values."""
+    fs, ints = np.array(floats, U32), np.array(INT_SPECIALS, U32)
     a = np.concatenate([np.repeat(fs, len(fs)), np.repeat(ints, len(ints))])
     b = np.concatenate([np.tile(fs, len(fs)), np.tile(ints, len(ints))])
     return a, b
@@ -284,3 +290,50 @@ def int_expected(op: str, width: int, a: np.ndarray, b: np.ndarray, s: np.ndarra
             }
             r = np.asarray(table[op]())
     return (np.asarray(r).astype(np.int64) & 0xFFFFFFFF).astype(U32)
+
+
+def vectors(n_random: int, seed: int, floats: list[int] = FLOAT_SPECIALS):
+    """Operands a, b, s: the special pairs (of `floats`), the rounding cases, `n_random`
+    random pairs."""
+    rng = np.random.default_rng(seed)
+    parts = [special_pairs(floats), rounding_pairs(rng), random_pairs(rng, n_random)]
+    a = np.concatenate([p[0] for p in parts])
+    b = np.concatenate([p[1] for p in parts])
+    s = rng.integers(0, 2, len(a)).astype(np.uint32)
+    return a, b, s
+
+
+# Float results that may be any quiet NaN when the IEEE result is NaN (fmin/fmax select an
+# operand, so their expected bits are exact).
+ANY_NAN_OPS = frozenset({"fadd", "fsub", "fmul", "fdiv", "fsqrt"})
+_BASE: dict[tuple[str, int, int], np.ndarray] = {}  # FTZ = 0 SoftFloat results, reused for FTZ = 1
+
+
+def expected(v, a, b, s):
+    """SoftFloat for float ops (after checking numpy float32 agrees), numpy for the rest."""
+    if v.op in SOFTFLOAT_OPS:
+        base = _BASE.get((v.op, id(a), len(a))) if v.ftz else None
+        ref = softfloat_expected(v.op, v.ftz, a, b, base)
+        if not v.ftz:
+            _BASE[(v.op, id(a), len(a))] = ref
+        cross = numpy_expected(v.op, v.ftz, a, b)
+        agree = (ref == cross) | (is_nan(ref) & is_nan(cross)) if v.op not in BOOL_RESULT else ref == cross
+        assert agree.all(), f"{v.op}: SoftFloat and numpy float32 disagree at {np.flatnonzero(~agree)[:5]}"
+        return ref
+    return int_expected(v.op, v.width, a, b, s)
+
+
+def check(v, a, b, s, got, exp: np.ndarray | None = None) -> int:
+    """Fail with the first wrong vectors unless `got` (variant `v`'s results) equals `exp`
+    (by default `expected(v, ...)`); returns the number of vectors checked."""
+    exp = expected(v, a, b, s) if exp is None else exp
+    ok = got == exp
+    if v.op in ANY_NAN_OPS:
+        quiet_nan = is_nan(got) & ((got & 0x00400000) != 0)
+        ok |= is_nan(exp) & quiet_nan
+    bad = np.flatnonzero(~ok)
+    if len(bad):
+        rows = [f"a={a[i]:08x} b={b[i]:08x} s={s[i]} got={got[i]:08x} want={exp[i]:08x}"
+                for i in bad[:8]]
+        pytest.fail(f"{v.name}: {len(bad)} of {len(a)} vectors wrong:\n" + "\n".join(rows))
+    return len(a)

@@ -2,15 +2,19 @@
 
 Most modules are files in rtl/; the thin ones over a shared core (comparisons, integer
 division, conversions, bitwise and sign-bit operations) are written from the table in
-``_modules`` into a cache folder. Either way ``rtl_source`` gives a file."""
+``_modules`` into a cache folder. Either way ``rtl_source`` gives a file. The Arria 10
+hard floating-point operators (one DSP block each, ``_dsp``) have a Quartus file and a
+behavioural model each."""
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
+from ._dsp import DSP_LATENCY, DSP_OPS, dsp_model_file, dsp_primitive_file, dsp_stub_file
 from ._modules import GENERATED, generated_dir
 
-__all__ = ["LATENCY", "RTL_DIR", "rtl_dependencies", "rtl_files", "rtl_source"]
+__all__ = ["DSP_LATENCY", "DSP_OPS", "LATENCY", "RTL_DIR", "dsp_model_file", "dsp_primitive_file",
+           "dsp_stub_file", "rtl_dependencies", "rtl_files", "rtl_source"]
 
 RTL_DIR = Path(__file__).resolve().parent / "rtl"
 

@@ -14,7 +14,7 @@ import numpy as np
 from .._diagnostics import SpgenError
 from .._tools import cache_dir, content_hash, verilator_bin, verilator_env
 from ..ir import OPS
-from . import LATENCY, rtl_dependencies
+from . import DSP_LATENCY, DSP_OPS, LATENCY, dsp_model_file, rtl_dependencies
 
 __all__ = ["Model", "Variant", "build", "testbench_verilog", "variants"]
 
@@ -31,12 +31,22 @@ class Variant:
 
     name: str        # port name suffix, e.g. "fadd_ftz1"
     op: str
-    ftz: int | None  # FTZ parameter, None when the op has none
+    ftz: int | None  # FTZ parameter, None when the op has none (1 for the DSP models)
     width: int       # operand width: 32, or 1 for the bool variants of WIDTH ops
+    dsp: bool = False  # the hard floating-point DSP model spg_dsp_<op> (no parameters)
 
     @property
     def latency(self) -> int:
-        return LATENCY[self.op]
+        return DSP_LATENCY if self.dsp else LATENCY[self.op]
+
+    @property
+    def module(self) -> str:
+        return f"spg_dsp_{self.op}" if self.dsp else f"spg_{self.op}"
+
+    @property
+    def sources(self) -> list[Path]:
+        """Its module's file first, then those of the modules it instantiates."""
+        return [dsp_model_file(self.op)] if self.dsp else rtl_dependencies(self.op)
 
     @property
     def out_width(self) -> int:
@@ -45,12 +55,15 @@ class Variant:
         return self.width
 
 
-def variants(ops: list[str] | None = None) -> list[Variant]:
-    """Every op (or `ops`) once per parameter setting: FTZ 0/1, WIDTH 32/1."""
+def variants(ops: list[str] | None = None, *, dsp: bool = False) -> list[Variant]:
+    """Every op (or `ops`) once per parameter setting: FTZ 0/1, WIDTH 32/1; with `dsp`,
+    also the hard floating-point DSP model of each op that has one (flushing, as FTZ 1)."""
     out = []
     for op in sorted(ops if ops is not None else LATENCY):
         if OPS[op].float:
             out += [Variant(f"{op}_ftz0", op, 0, 32), Variant(f"{op}_ftz1", op, 1, 32)]
+            if dsp and op in DSP_OPS:
+                out.append(Variant(f"{op}_dsp", op, 1, 32, dsp=True))
         elif OPS[op].width:
             out += [Variant(f"{op}_w32", op, None, 32), Variant(f"{op}_w1", op, None, 1)]
         else:
@@ -71,9 +84,9 @@ def testbench_verilog(vs: list[Variant]) -> str:
     body = []
     for v in vs:
         params = []
-        if v.ftz is not None:
+        if v.ftz is not None and not v.dsp:
             params.append(f".FTZ({v.ftz})")
-        if OPS[v.op].width:
+        if OPS[v.op].width and not v.dsp:
             params.append(f".WIDTH({v.width})")
         p = f" #({', '.join(params)})" if params else ""
         conns = [".clk(clk)", ".ce(ce)"]
@@ -86,7 +99,7 @@ def testbench_verilog(vs: list[Variant]) -> str:
         if v.op not in UNARY:
             conns.append(f".b({_operand('b', v.width)})")
         conns.append(f".y(y_{v.name})")
-        body.append(f"    spg_{v.op}{p} u_{v.name} ({', '.join(conns)});")
+        body.append(f"    {v.module}{p} u_{v.name} ({', '.join(conns)});")
     lint = ["    /* verilator lint_off UNUSEDSIGNAL */", "    wire unused_ok = s;",
             "    /* verilator lint_on UNUSEDSIGNAL */"] if not any(v.op == "select" for v in vs) else []
     return ("`default_nettype none\n// Test top: every operator variant on shared operands.\n"
@@ -203,7 +216,7 @@ def build(vs: list[Variant] | None = None, *, opt: str = "-O0") -> Model:
     top = testbench_verilog(vs)
     cpp = _testbench_cpp(vs)
     # with the modules they instantiate: shared cores, spg_fadd for spg_fsub
-    srcs = sorted({p for op in {v.op for v in vs} for p in rtl_dependencies(op)})
+    srcs = sorted({p for v in vs for p in v.sources})
     key = content_hash(top, cpp, opt, str(verilator_bin()),
                        *[p.name + p.read_text() for p in srcs])
     out = cache_dir("oplib") / key
