@@ -99,5 +99,6 @@ def run(args: argparse.Namespace) -> int:
         print(summary(core.report, seconds))
         if args.outdir:
             print(f"  wrote {Path(args.outdir) / (core.name + '.v')} and "
-                  f"{Path(args.outdir) / (core.name + '.json')}")
+                  f"{Path(args.outdir) / (core.name + '.json')}"
+                  + (f"; for Quartus {Path(args.outdir) / 'quartus'}/" if core.dsp_ops else ""))
     return 0

@@ -41,17 +41,23 @@ class VerilogCore:
         return out
 
     def write(self, directory: str | Path) -> list[Path]:
-        """Write ``<name>.v`` and ``<name>.json`` (the report) into ``directory``."""
+        """Write ``<name>.v`` and ``<name>.json`` (the report) into ``directory``; a core
+        with FP DSP blocks also gets ``quartus/``: the core without the blocks' models and
+        one wrapper over the vendor primitive per block kind, for a Quartus project."""
         d = Path(directory)
+        files = {d / f"{self.name}.v": self.text,
+                 d / f"{self.name}.json": json.dumps(self.report, indent=2) + "\n"}
+        if self.dsp_ops:
+            files[d / "quartus" / f"{self.name}.v"] = self.hw_text
+            for module, (_, primitive) in self.dsp_sources().items():
+                files[d / "quartus" / f"{module}.v"] = primitive
         try:
-            d.mkdir(parents=True, exist_ok=True)
-            v = d / f"{self.name}.v"
-            v.write_text(self.text)
-            j = d / f"{self.name}.json"
-            j.write_text(json.dumps(self.report, indent=2) + "\n")
+            for path, text in files.items():
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(text)
         except OSError as e:
             raise SpgenError(f"{directory}: cannot write ({e})") from None
-        return [v, j]
+        return list(files)
 
     def header(self) -> str:
         return csr_header(self.report)
