@@ -126,12 +126,16 @@ def _stub(name: str, texts: list[str]) -> str:
     if name != "twentynm_fp_mac":
         return _DSP_STUB.format(name=name)
     ports: list[str] = []
+    params: list[str] = []
     for t in texts:
-        for m in re.finditer(rf"\b{name}\b[^;]*?\(\s*(\..*?)\)\s*;", t, re.DOTALL):
-            ports += [p for p in re.findall(r"\.(\w+)\s*\(", m.group(1)) if p not in ports]
+        for m in re.finditer(rf"\b{name}\b\s*(?:#\s*\((.*?)\))?\s*\w+\s*\((.*?)\)\s*;", t,
+                             re.DOTALL):
+            params += [p for p in re.findall(r"\.(\w+)\s*\(", m.group(1) or "") if p not in params]
+            ports += [p for p in re.findall(r"\.(\w+)\s*\(", m.group(2)) if p not in ports]
+    prm = "#(" + ", ".join(f"parameter {p} = 0" for p in params) + ") " if params else ""
     decl = ", ".join(f"{'output' if _OUT_PORT.search(p) else 'input'} wire [31:0] {p}"
                      for p in ports)
-    return f"(* blackbox *) module {name} ({decl});\nendmodule\n"
+    return f"(* blackbox *) module {name} {prm}({decl});\nendmodule\n"
 
 
 def _script(top: str, params: dict, boxes: list[str], incs: str) -> str:
