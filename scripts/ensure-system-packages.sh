@@ -21,6 +21,8 @@ command -v mpicxx >/dev/null 2>&1 || missing="$missing libopenmpi-dev openmpi-bi
 command -v debootstrap >/dev/null 2>&1 || missing="$missing debootstrap"
 command -v mksquashfs >/dev/null 2>&1 || missing="$missing squashfs-tools"
 command -v siftool >/dev/null 2>&1 || missing="$missing siftool"
+# Native Yosys with ABC maps the RTL onto Arria 10 ALMs (spgen compile --resources, docs/fit.md).
+command -v yosys >/dev/null 2>&1 || missing="$missing yosys"
 [ -z "$missing" ] && exit 0
 echo "installing Debian packages:$missing"
 SUDO=""

