@@ -93,8 +93,9 @@ def _same_bits(a: bytes, b: bytes, design) -> bool:
 
 def _emulated(design, x: np.ndarray, regs: dict, cascade: int, runs: int) -> list[bytes]:
     """What the emulator gives for the session's runs (the second over the first's output)."""
-    reg_values = {k: np.uint32(v).view(np.float32) if str(t) == "f32" else v
-                  for (k, v), t in zip(regs.items(), (r.type for r in design.graph.regs))}
+    view = {"f32": np.float32, "i32": np.int32, "u32": np.uint32}
+    reg_values = {r.name: np.uint32(regs[r.name]).view(view[str(r.type)]).item()
+                  for r in design.graph.regs}
     out = []
     for _ in range(runs):
         y = design.emulate(x, regs=reg_values, steps=cascade)

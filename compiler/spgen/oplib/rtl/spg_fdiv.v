@@ -67,11 +67,14 @@ module spg_fdiv #(
         s1_mb_reg   <= mb;
     end
 
-    // ---- stage 2: normalize; exponent e = ea - lza - eb + lzb + 127 and 1 - e side by side
+    // ---- stage 2: normalize; exponent e = ea - lza - eb + lzb + 127 and 1 - e side by side,
+    // each also as it is when stage 3 pre-scales the dividend (e - 1, 2 - e), so that
+    // stage 3 only selects: its compare and an exponent adder in series miss 5 ns
     wire [10:0] pa = {3'd0, s1_ea_reg} + {6'd0, s1_lzb_reg};
     wire [10:0] pb = {3'd0, s1_eb_reg} + {6'd0, s1_lza_reg};
     reg         s2_sign_reg, s2_nan_reg, s2_inf_reg, s2_zero_reg;
-    reg  [10:0] s2_e_reg, s2_m_reg;  // two's complement: e, and 1 - e
+    reg  [10:0] s2_e_reg, s2_m_reg;      // two's complement: e, and 1 - e
+    reg  [10:0] s2_e1_reg, s2_m1_reg;    // e - 1, and 2 - e
     reg  [23:0] s2_na_reg, s2_nb_reg;
     always @(posedge clk) if (ce) begin
         s2_sign_reg <= s1_sign_reg;
@@ -80,13 +83,20 @@ module spg_fdiv #(
         s2_zero_reg <= s1_zero_reg;
         s2_e_reg    <= pa - pb + 11'd127;
         s2_m_reg    <= pb - pa - 11'd126;
+        s2_e1_reg   <= pa - pb + 11'd126;
+        s2_m1_reg   <= pb - pa - 11'd125;
         s2_na_reg   <= s1_ma_reg << s1_lza_reg;
         s2_nb_reg   <= s1_mb_reg << s1_lzb_reg;
     end
 
     // ---- stage 3: dividend in [nb, 2 nb), so the first quotient bit is 1
     wire        lt = s2_na_reg < s2_nb_reg;
-    wire [10:0] e3 = s2_e_reg - {10'd0, lt};
+    wire [7:0]  e3 = lt ? s2_e1_reg[7:0] : s2_e_reg[7:0];
+    // overflow, and subnormal or zero result, of both exponents beside the compare
+    wire        ovf0 = !s2_e_reg[10] && s2_e_reg >= 11'd255;
+    wire        ovf1 = !s2_e1_reg[10] && s2_e1_reg >= 11'd255;
+    wire        sub0 = s2_e_reg[10] || s2_e_reg == 11'd0;
+    wire        sub1 = s2_e1_reg[10] || s2_e1_reg == 11'd0;
     reg  [24:0] s3_r_reg;
     // side data that rides along the iterations: divisor, exponent, shift, flags
     localparam SIDE_WIDTH = 24 + 8 + 11 + 1 + 1 + 1 + 1 + 1 + 1;
@@ -94,10 +104,10 @@ module spg_fdiv #(
     always @(posedge clk) if (ce) begin
         s3_r_reg    <= lt ? {s2_na_reg, 1'b0} : {1'b0, s2_na_reg};
         s3_side_reg <= {s2_nb_reg,
-                        e3[7:0],
-                        s2_m_reg + {10'd0, lt},            // right shift 1 - e
-                        !e3[10] && e3 >= 11'd255,          // overflow
-                        e3[10] || e3 == 11'd0,             // subnormal or zero result
+                        e3,
+                        lt ? s2_m1_reg : s2_m_reg,         // right shift 1 - e
+                        lt ? ovf1 : ovf0,                  // overflow
+                        lt ? sub1 : sub0,                  // subnormal or zero result
                         s2_sign_reg, s2_nan_reg, s2_inf_reg, s2_zero_reg};
     end
 
