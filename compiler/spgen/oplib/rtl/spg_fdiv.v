@@ -42,12 +42,14 @@ module spg_fdiv #(
     wire [23:0] mb = {bf[30:23] != 8'd0, bf[22:0]};
     reg  [4:0]  lza, lzb;
     integer k;
+    // With FTZ every mantissa is 0 or has its hidden bit: no leading zeros to count (and
+    // counting them behind the flush would take this stage past 5 ns).
     always @* begin
         lza = 5'd0;
         lzb = 5'd0;
         for (k = 0; k < 24; k = k + 1) begin
-            if (ma[k]) lza = 5'd23 - k[4:0];
-            if (mb[k]) lzb = 5'd23 - k[4:0];
+            if (FTZ == 0 && ma[k]) lza = 5'd23 - k[4:0];
+            if (FTZ == 0 && mb[k]) lzb = 5'd23 - k[4:0];
         end
     end
     reg         s1_sign_reg, s1_nan_reg, s1_inf_reg, s1_zero_reg;
@@ -176,13 +178,16 @@ module spg_fdiv #(
     wire        sign = s29_flags_reg[3];
     wire        inc = s29_n_reg[1] & (s29_n_reg[0] | s29_n_reg[2]);
     wire [30:0] pk = {s29_e_reg, s29_n_reg[24:2]} + {30'd0, inc};
+    // pk's exponent is 0 exactly when e is and the increment does not carry into it:
+    // decided beside the adder, not after it (5 ns)
+    wire        pk_sub = s29_e_reg == 8'd0 && !(inc && &s29_n_reg[24:2]);
     reg  [31:0] y_reg;
     always @(posedge clk) if (ce) begin
         if (s29_flags_reg[2])
             y_reg <= 32'h7FC00000;
         else if (s29_flags_reg[1] || s29_ovf_reg)
             y_reg <= {sign, 31'h7F800000};
-        else if (s29_flags_reg[0] || (FTZ != 0 && pk[30:23] == 8'd0))
+        else if (s29_flags_reg[0] || (FTZ != 0 && pk_sub))
             y_reg <= {sign, 31'd0};
         else
             y_reg <= {sign, pk};
