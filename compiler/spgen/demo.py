@@ -1,5 +1,6 @@
 """`make demo`: the project's main job: compile every core, `spgen bench lbm` (cascades 1-12 on
-one card), then the LBM core across 1, 2 and 4 simulated cards."""
+one card, hard floating point) and their Arria 10 fit, then the LBM core across 1, 2 and 4
+simulated cards."""
 from __future__ import annotations
 
 import sys
@@ -37,10 +38,18 @@ def main() -> int:
 
     out = root.parent / "out"
     out.mkdir(exist_ok=True)
-    print("\nspgen bench lbm --cascade 1,2,4,8,12 --grid 32x410 (first run builds the simulated "
-          "cards)")
-    status = cli_main(["bench", "lbm", "--cascade", "1,2,4,8,12", "--grid", "32x410",
+    # The cores as a PAC would build them: f32 add, sub and mul in the hard FP DSP blocks.
+    print("\nspgen bench lbm --hard-fp --cascade 1,2,4,8,12 --grid 32x410 (first run builds the "
+          "simulated cards)")
+    status = cli_main(["bench", "lbm", "--hard-fp", "--cascade", "1,2,4,8,12", "--grid", "32x410",
                        "--json", str(out / "lbm_bench.json"), "--plot", str(out / "lbm_bench.png")])
+    if status:
+        return status
+    # Do those AFUs fit the PAC? Arria 10 resources and a timing estimate from Yosys.
+    print("\nspgen bench lbm --resources --hard-fp --cascade 1,2,4,8,12 (first run maps the "
+          "modules, a few minutes)")
+    status = cli_main(["bench", "lbm", "--resources", "--hard-fp", "--cascade", "1,2,4,8,12",
+                       "--grid", "32x410", "--json", str(out / "lbm_resources.json")])
     if status:
         return status
     # The same core across a line of simulated cards joined by 40 Gb/s links: each card a slab
