@@ -48,8 +48,8 @@ def installed(tmp_path_factory):
         _run([sys.executable, "-m", "pip", "--python", py, "install", "-q", "--no-deps",
               "--no-index", wheel], tmp)
         purelib = _run([py, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], tmp)
-        (Path(purelib.strip()) / "_spgen_test_deps.pth").write_text(
-            sysconfig.get_paths()["purelib"] + "\n")
+        paths = dict.fromkeys(sysconfig.get_paths()[k] for k in ("purelib", "platlib"))
+        (Path(purelib.strip()) / "_spgen_test_deps.pth").write_text("".join(f"{p}\n" for p in paths))
         env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "SPGEN_ROOT")}
         env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
         work = tmp / "elsewhere"
