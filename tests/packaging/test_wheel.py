@@ -27,16 +27,29 @@ def _run(cmd: list, cwd: Path, env: dict | None = None, timeout: int = 1800) -> 
     return r.stdout
 
 
+def _clean_env(venv: Path) -> dict:
+    """The environment of a command of `venv`: its bin first, no path to this checkout."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "SPGEN_ROOT")}
+    env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
+    return env
+
+
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory):
-    """(venv, environment, work folder): the wheel of a clean copy of the checkout installed in
-    a new venv whose only other packages are this interpreter's (a path in a .pth file, whose
-    own .pth files, among them the editable checkout's, are not read)."""
+def wheel(tmp_path_factory) -> Path:
+    """The wheel of a clean copy of the checkout (tracked and unignored files), as a user builds it."""
     tmp = tmp_path_factory.mktemp("wheel")
     stage_tree(ROOT, tmp / "src")
     _run([sys.executable, "-m", "pip", "wheel", tmp / "src", "--no-deps", "-w", tmp / "dist", "-q"],
          tmp)
-    wheel = next((tmp / "dist").glob("spgen-*.whl"))
+    return next((tmp / "dist").glob("spgen-*.whl"))
+
+
+@pytest.fixture(scope="module")
+def installed(wheel, tmp_path_factory):
+    """(venv, environment, work folder): the wheel installed in a new venv whose only other
+    packages are this interpreter's (a path in a .pth file, whose own .pth files, among them
+    the editable checkout's, are not read)."""
+    tmp = tmp_path_factory.mktemp("installed")
     # One venv path per machine: the runtime's CMake build folder is keyed by its source path,
     # so the installed copy's runtime is built once, not on every run.
     base = cache_dir("packaging")
@@ -50,11 +63,9 @@ def installed(tmp_path_factory):
         purelib = _run([py, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], tmp)
         paths = dict.fromkeys(sysconfig.get_paths()[k] for k in ("purelib", "platlib"))
         (Path(purelib.strip()) / "_spgen_test_deps.pth").write_text("".join(f"{p}\n" for p in paths))
-        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "SPGEN_ROOT")}
-        env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
         work = tmp / "elsewhere"
         work.mkdir()
-        yield venv, env, work
+        yield venv, _clean_env(venv), work
 
 
 def test_wheel_carries_the_data_folders(installed):
@@ -91,3 +102,36 @@ def test_installed_spgen_builds_cards_runs_dma_and_lbm(installed):
     assert found["dma"] is True
     assert "round trip intact" in found["native"], found["native"]
     assert found["lbm"] is True
+
+
+@pytest.mark.slow
+def test_wheel_installs_its_dependencies_from_the_registry(wheel, tmp_path):
+    """The wheel in a venv of its own, its requirements resolved by pip (registry or pip's
+    cache): they are consistent, and the installed spgen emulates a core bit for bit as this
+    one does."""
+    import numpy as np
+    import spgen
+
+    venv = tmp_path / "venv"
+    _run([sys.executable, "-m", "venv", venv], tmp_path)
+    _run([venv / "bin" / "python", "-m", "pip", "install", "-q", wheel], tmp_path)
+    _run([venv / "bin" / "python", "-m", "pip", "check"], tmp_path)
+    work = tmp_path / "elsewhere"
+    work.mkdir()
+    script = (
+        "import sys, numpy as np, spgen; from spgen._paths import cores_dir\n"
+        "d = spgen.compile(cores_dir() / 'jacobi5' / 'jacobi5.spd')\n"
+        "x = np.load(sys.argv[1]); out = d.emulate(x)\n"
+        "np.save(sys.argv[2], out); print(spgen.__file__)\n")
+    core = spgen.compile(ROOT / "cores" / "jacobi5" / "jacobi5.spd")
+    x = np.zeros(4096, dtype=core.input_dtype())
+    rng = np.random.default_rng(2)
+    for name in x.dtype.names:
+        x[name] = rng.standard_normal(len(x)) if x.dtype[name].kind == "f" else rng.integers(0, 3, len(x))
+    np.save(tmp_path / "x.npy", x)
+    where = _run([venv / "bin" / "python", "-c", script, tmp_path / "x.npy", tmp_path / "y.npy"],
+                 work, _clean_env(venv))
+    assert where.strip().startswith(str(venv))
+    got, want = np.load(tmp_path / "y.npy"), core.emulate(x)
+    assert got.dtype == want.dtype
+    assert all(np.array_equal(got[n].view(np.uint32), want[n].view(np.uint32)) for n in want.dtype.names)
