@@ -29,7 +29,7 @@ class BuildPyWithData(build_py):
         super().run()
         if getattr(self, "editable_mode", False):
             return  # an editable install reads the checkout's own folders
-        # Every RTL file of the operator library, in its subfolders too, whatever package_data lists.
+        # Every RTL file of the operator library, subfolders too, whatever package_data lists.
         rtl = HERE / "compiler" / "spgen" / "oplib" / "rtl"
         for f in rtl.rglob("*"):
             if f.suffix in (".v", ".vh", ".sv"):
@@ -39,8 +39,8 @@ class BuildPyWithData(build_py):
         dest = Path(self.build_lib) / "spgen" / "_data"
         for name in PATHS.DATA_DIRS:
             shutil.rmtree(dest / name, ignore_errors=True)
-            shutil.copytree(HERE / name, dest / name,
-                            ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.fst", "*.vcd", "build"))
+            skip = shutil.ignore_patterns("__pycache__", "*.pyc", "*.fst", "*.vcd", "build")
+            shutil.copytree(HERE / name, dest / name, ignore=skip)
 
 
 setup(

@@ -1,4 +1,4 @@
-"""Where spgen finds the shell RTL, runtime sources and cores: a checkout's folders or the package's copies."""
+"""Where spgen finds shell/, runtime/ and cores/: the checkout's folders or the package's copies."""
 from __future__ import annotations
 
 import os

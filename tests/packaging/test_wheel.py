@@ -36,7 +36,8 @@ def _clean_env(venv: Path) -> dict:
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
-    """The wheel of a clean copy of the checkout (tracked and unignored files), as a user builds it."""
+    """The wheel of a clean copy of the checkout (tracked and unignored files), built as a user
+    builds it."""
     tmp = tmp_path_factory.mktemp("wheel")
     stage_tree(ROOT, tmp / "src")
     _run([sys.executable, "-m", "pip", "wheel", tmp / "src", "--no-deps", "-w", tmp / "dist", "-q"],
@@ -62,7 +63,8 @@ def installed(wheel, tmp_path_factory):
               "--no-index", wheel], tmp)
         purelib = _run([py, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], tmp)
         paths = dict.fromkeys(sysconfig.get_paths()[k] for k in ("purelib", "platlib"))
-        (Path(purelib.strip()) / "_spgen_test_deps.pth").write_text("".join(f"{p}\n" for p in paths))
+        pth = Path(purelib.strip()) / "_spgen_test_deps.pth"
+        pth.write_text("".join(f"{p}\n" for p in paths))
         work = tmp / "elsewhere"
         work.mkdir()
         yield venv, _clean_env(venv), work
@@ -127,11 +129,13 @@ def test_wheel_installs_its_dependencies_from_the_registry(wheel, tmp_path):
     x = np.zeros(4096, dtype=core.input_dtype())
     rng = np.random.default_rng(2)
     for name in x.dtype.names:
-        x[name] = rng.standard_normal(len(x)) if x.dtype[name].kind == "f" else rng.integers(0, 3, len(x))
+        kind = x.dtype[name].kind
+        x[name] = rng.standard_normal(len(x)) if kind == "f" else rng.integers(0, 3, len(x))
     np.save(tmp_path / "x.npy", x)
     where = _run([venv / "bin" / "python", "-c", script, tmp_path / "x.npy", tmp_path / "y.npy"],
                  work, _clean_env(venv))
     assert where.strip().startswith(str(venv))
     got, want = np.load(tmp_path / "y.npy"), core.emulate(x)
     assert got.dtype == want.dtype
-    assert all(np.array_equal(got[n].view(np.uint32), want[n].view(np.uint32)) for n in want.dtype.names)
+    for n in want.dtype.names:
+        assert np.array_equal(got[n].view(np.uint32), want[n].view(np.uint32)), n

@@ -161,8 +161,8 @@ def bind_args(devices: list[str]) -> list[str]:
 def _repo_root(given: str | None) -> Path:
     root = Path(given) if given else checkout_root()
     if root is None or not (root / _DEF).is_file():
-        raise SpgenError(f"{root or 'this installed spgen'} has no {_DEF}: pass --repo with the spgen repository root "
-                         "(an installed spgen carries no recipe)")
+        raise SpgenError(f"{root or 'this installed spgen'} has no {_DEF}: pass --repo with the "
+                         "spgen repository root (an installed spgen carries no recipe)")
     return root
 
 

@@ -42,10 +42,11 @@ _ext: ModuleType | None = None
 
 
 def repo_root() -> Path:
-    """The tree holding runtime/ and shell/: the checkout, the installed package's copy, or $SPGEN_ROOT."""
+    """The tree holding runtime/ and shell/: $SPGEN_ROOT, the checkout or the package's copy."""
     root = data_root()
     if not (root / "runtime" / "CMakeLists.txt").is_file():
-        raise SpgenError(f"runtime sources not found under {root} (set SPGEN_ROOT to an spgen source tree)")
+        raise SpgenError(f"runtime sources not found under {root} "
+                         "(set SPGEN_ROOT to an spgen source tree)")
     return root
 
 
