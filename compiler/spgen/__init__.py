@@ -6,6 +6,7 @@ load_system_libstdcxx()
 
 from ._design import Design, compile
 from ._diagnostics import CompileError, Diagnostic, Diagnostics, SpgenError
+from ._paths import version
 
 __all__ = ["CompileError", "Design", "Diagnostic", "Diagnostics", "SpgenError", "compile"]
-__version__ = "0.1.0"
+__version__ = version()

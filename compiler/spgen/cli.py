@@ -24,13 +24,26 @@ _COMMANDS = {
 }
 
 
+class _Version(argparse.Action):
+    """--version: the release and the folder of shell/, runtime/ and cores/ (not line-wrapped)."""
+
+    def __init__(self, option_strings: list[str], dest: str, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0,
+                         help="show the version and where the shell, runtime and cores are")
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object) -> None:
+        from . import __version__
+        from ._paths import data_root
+
+        print(f"spgen {__version__} (shell, runtime and cores: {data_root()})")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="spgen",
         description="Stream-processing compiler and simulated FPGA platform for .spd programs.")
-    from . import __version__
-
-    parser.add_argument("--version", action="version", version=f"spgen {__version__}")
+    parser.add_argument("--version", action=_Version)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for verb, help_text in _COMMANDS.items():
         try:

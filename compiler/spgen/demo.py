@@ -8,12 +8,13 @@ from pathlib import Path
 
 from ._design import compile
 from ._diagnostics import SpgenError
+from ._paths import checkout_root, cores_dir
 
 __all__ = ["main"]
 
 
 def main() -> int:
-    root = Path(__file__).resolve().parents[2] / "cores"
+    root = cores_dir()
     cores = sorted(root.rglob("*.spd"))
     if not cores:
         print(f"no cores under {root}", file=sys.stderr)
@@ -36,7 +37,7 @@ def main() -> int:
     # the fast core model (cycle-identical to the RTL cores, spgen build --core-model).
     from .cli import main as cli_main
 
-    out = root.parent / "out"
+    out = (checkout_root() or Path.cwd()) / "out"  # an installed package's folder may be read-only
     out.mkdir(exist_ok=True)
     # The cores as a PAC would build them: f32 add, sub and mul in the hard FP DSP blocks.
     print("\nspgen bench lbm --hard-fp --cascade 1,2,4,8,12 --grid 32x410 (first run builds the "

@@ -1,7 +1,16 @@
 """The numpy reference of LBM.md agrees with lbmpy (SRT D2Q9, compressible, NoSlip, UBB)."""
+import sys
+from pathlib import Path
+
 import numpy as np
+import pytest
 from lbm_reference import E, run
 from spgen.lbm import MOVING_WALL, WALL, cavity, initial_f
+
+# lbmpy and pystencils announce what their next release removes as FutureWarning: fail here
+# first rather than on the next upgrade (setup.py bounds both to the release verified).
+pytestmark = pytest.mark.filterwarnings("error::FutureWarning")
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 
 
 def _lbmpy_run(attr, f0, omega, uw, steps):
@@ -53,3 +62,22 @@ def test_reference_matches_lbmpy_cavity_100_steps():
     assert diff.max() < 1e-6, diff.max()
     # and the flow really moved (the comparison is not between two resting states)
     assert np.abs(ours[:, fluid] - f0[:, fluid]).max() > 1e-2
+
+
+def test_benchmark_lbmpy_step_on_openmp_threads():
+    """benchmarks/emulate_bench.py's lbmpy kernel: OpenMP through pystencils' option categories,
+    the two-thread kernel's grid after 5 steps equal to the one-thread kernel's bit for bit."""
+    sys.path.insert(0, str(BENCHMARKS))
+    import emulate_bench
+
+    attr = cavity(34, 34)
+    one, two = (emulate_bench._lbmpy_step(34, attr, threads) for threads in (1, 2))
+    assert "omp parallel num_threads(2)" in two._lbmKernels[-1].code
+    assert "omp parallel" not in one._lbmKernels[-1].code
+    start = one.data_handling.cpu_arrays[one._pdf_arr_name].copy()
+    grids = []
+    for lb in (one, two):
+        lb.run(5)
+        grids.append(lb.data_handling.cpu_arrays[lb._pdf_arr_name])
+    assert np.array_equal(grids[0].view(np.uint32), grids[1].view(np.uint32))
+    assert np.abs(grids[0] - start).max() > 1e-3      # the lid moved the fluid

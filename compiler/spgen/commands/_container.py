@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .._diagnostics import SpgenError
+from .._paths import checkout_root
 from ._container_native import build_image, build_prerequisites, exec_in_image, require_tools
 from ._container_recipe import parse_recipe
 
@@ -158,10 +159,10 @@ def bind_args(devices: list[str]) -> list[str]:
 
 # ---- build ------------------------------------------------------------------------------
 def _repo_root(given: str | None) -> Path:
-    root = Path(given) if given else Path(__file__).resolve().parents[3]
-    if not (root / _DEF).is_file():
-        raise SpgenError(f"{root} has no {_DEF}: pass --repo with the spgen repository root "
-                         "(an installed spgen carries no recipe)")
+    root = Path(given) if given else checkout_root()
+    if root is None or not (root / _DEF).is_file():
+        raise SpgenError(f"{root or 'this installed spgen'} has no {_DEF}: pass --repo with the "
+                         "spgen repository root (an installed spgen carries no recipe)")
     return root
 
 

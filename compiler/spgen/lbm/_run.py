@@ -8,12 +8,13 @@ from typing import Any
 import numpy as np
 
 from .._diagnostics import SpgenError
+from .._paths import cores_dir
 from ..ir import Output, Port
 from ._grid import RECORD_DTYPE, check_grid, from_records, to_records
 
 __all__ = ["CORE_PATH", "as_core_input", "as_records", "compile_core", "run_emulator"]
 
-CORE_PATH = Path(__file__).resolve().parents[3] / "cores" / "lbm" / "lbm_d2q9.spd"
+CORE_PATH = cores_dir() / "lbm" / "lbm_d2q9.spd"
 
 
 def compile_core(width: int, path: str | Path | None = None, **kwargs: Any):

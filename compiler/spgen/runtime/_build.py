@@ -13,6 +13,7 @@ from pathlib import Path
 from types import ModuleType
 
 from .._diagnostics import SpgenError
+from .._paths import data_root
 from .._tools import cache_dir, content_hash, verilator_bin, verilator_env, verilator_root
 from .._tools import locked as _locked
 
@@ -41,11 +42,11 @@ _ext: ModuleType | None = None
 
 
 def repo_root() -> Path:
-    """The source tree holding runtime/ and shell/ (the package is installed editable)."""
-    env = os.environ.get("SPGEN_ROOT")
-    root = Path(env) if env else Path(__file__).resolve().parents[3]
+    """The tree holding runtime/ and shell/: $SPGEN_ROOT, the checkout or the package's copy."""
+    root = data_root()
     if not (root / "runtime" / "CMakeLists.txt").is_file():
-        raise SpgenError(f"runtime sources not found under {root} (set SPGEN_ROOT to the spgen checkout)")
+        raise SpgenError(f"runtime sources not found under {root} "
+                         "(set SPGEN_ROOT to an spgen source tree)")
     return root
 
 

@@ -13,6 +13,7 @@ from types import ModuleType
 from typing import Any
 
 from .._diagnostics import SpgenError
+from .._paths import data_root, runtime_src_dir, shell_dir
 from .._tools import cache_dir, content_hash
 
 __all__ = ["RTL_MEM_BYTES", "Cluster", "ClusterCard", "PipelineRun", "RDMAError", "RTLCluster", "RTLTransfer",
@@ -38,14 +39,14 @@ def _src_dir() -> Path:
     env = os.environ.get("SPGEN_RDMA_SRC")
     if env:
         return Path(env)
-    return Path(__file__).resolve().parents[3] / "runtime" / "rdma"
+    return runtime_src_dir() / "rdma"
 
 
 def rtl_includes() -> list[Path]:
     """The headers the RDMA RTL includes: the generated ones (packet format, CSR field offsets)
     its shared port lists (rdma_node's, the memory adapters' and their burst writers') and the
     engines' control-packet words: part of the key of every cached build of it."""
-    shell = Path(__file__).resolve().parents[3] / "shell"
+    shell = shell_dir()
     return [shell / "rdma_packet.vh", shell / "afushell_csr.vh", shell / "rdma_node_ports.vh",
             shell / "rdma_avm_ports.vh", shell / "rdma_adapter_ports.vh", shell / "rdma_wr_burst_ports.vh",
             shell / "rdma_ctrl_words.vh"]
@@ -57,7 +58,7 @@ def rtl_sources() -> list[Path]:
     stand-alone builds of rdma_node and its parts."""
     from spgen.oplib import RTL_DIR
 
-    shell = Path(__file__).resolve().parents[3] / "shell"
+    shell = shell_dir()
     return [*sorted((shell / "rdma").glob("*.v")), shell / "shell_fifo.v", RTL_DIR / "spg_fadd.v"]
 
 
@@ -728,7 +729,7 @@ def build_rtl_cluster(*, window: int = 8, vc_buf: int = 4) -> Path:
     for name, v in (("window", window), ("vc_buf", vc_buf)):
         if v < 2 or v & (v - 1) or v > 256:
             raise SpgenError(f"RTL cluster: {name} must be a power of 2 in 2..256, not {v}")
-    root = Path(__file__).resolve().parents[3]
+    root = data_root()
     rtl = rtl_sources()
     shim = root / "runtime" / "rdma" / "rtl_cluster.cpp"
     header = root / "runtime" / "rdma" / "include" / "afushell" / "rdma_rtl.h"

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .._diagnostics import SpgenError
+from .._paths import shell_dir
 
 __all__ = [
     "CSR_MAP_PATH",
@@ -20,7 +21,7 @@ __all__ = [
     "render_verilog_header",
 ]
 
-SHELL_DIR = Path(__file__).resolve().parents[3] / "shell"
+SHELL_DIR = shell_dir()
 CSR_MAP_PATH = SHELL_DIR / "csr_map.json"
 _ACCESS = {"ro": "read-only", "rw": "read/write", "wo": "write-only action (reads 0)",
            "w1c": "read; write 1 to clear a bit", "wc": "read; any write clears"}
