@@ -52,7 +52,7 @@ setup(
     include_package_data=True,
     package_data={"spgen": ["oplib/rtl/*.v", "oplib/rtl/dsp/*.v", "oplib/rtl/dsp_model/*.v",
                             "frontend/grammar/*", "backend/verilog/*.cpp",
-                            "backend/verilog/*.v", "backend/verilog/*.h"]},
+                            "backend/verilog/*.v", "backend/verilog/*.h", "fit/*.json"]},
     cmdclass={"build_py": BuildPyWithData},
     python_requires=">=3.10",
     install_requires=[
