@@ -218,12 +218,12 @@ def diag_range(view: FileView, line: int, col: int) -> tuple[int, int, int, int]
     c0 = col - 1
     parsed = view.parsed
     chunk = parsed.chunk_at(line, c0)
-    if chunk is None:
-        return _point(line, col)
-    toks = chunk.toks()
+    toks = chunk.toks() if chunk is not None else []
     i = next((k for k, t in enumerate(toks) if t.line == line and t.col == c0), None)
-    if i is None:  # between tokens: a missing token belongs there
-        return _point(line, col)
+    if i is None:  # a character the lexer dropped, or a missing token's place
+        text = view.lines[line - 1] if line <= len(view.lines) else ""
+        wide = c0 < len(text) and not text[c0].isspace()
+        return line - 1, c0, line - 1, c0 + wide
     e = view.index.exprs.get((line, c0))
     last = i
     if e is not None:
