@@ -11,7 +11,7 @@ from pytest_lsp import LanguageClient
 from spgen.frontend import check_file
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "frontend"))
-from spd_frontend_cases import HEADER, INVALID, INVALID_MULTI  # noqa: E402
+from spd_frontend_cases import HEADER, INVALID, INVALID_MULTI
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

@@ -128,12 +128,15 @@ class SpdServer(LanguageServer):
             else:
                 doc.update(text)
             kind = doc.due(self.budget_s)
+            shown, doc.showing_syntax = doc.showing_syntax, False
             if kind is not None:
                 doc.run_check(kind)
                 return doc.diagnostics(), doc.view.lines, False
             if doc.view.parsed.errors:
+                doc.showing_syntax = True
                 return doc.fast_diagnostics(), doc.view.lines, True
-            return None, doc.view.lines, True
+            # syntax errors fixed: clear them now; the check's findings follow the pause
+            return ([] if shown else None), doc.view.lines, True
 
         diags, lines, later = await self.on_worker(
             _guard(fast, path, lambda d: (d, [], False)))

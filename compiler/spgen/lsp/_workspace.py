@@ -123,6 +123,7 @@ class Document:
         self.checked_view: FileView | None = None
         self.costs: dict[str, float] = {}  # "check" / "exact": seconds of the last such run
         self.last_parse_s = 0.0
+        self.showing_syntax = False  # the client shows per-statement syntax errors
 
     def update(self, text: str) -> FileView:
         t0 = time.perf_counter()
