@@ -178,8 +178,13 @@ class IncrementalParser:
         if pos < len(text):
             bounds.append(len(text))
         for end in bounds:
-            col0 = pos - (text.rfind("\n", 0, pos) + 1)
             chunk_text = text[pos:end]
+            nl = chunk_text.find("\n")
+            first = chunk_text[:nl].lstrip() if nl >= 0 else "x"
+            if not first or first[0] == "#" or first[:2] == "//":
+                col0 = 0  # no token on the first line: where the chunk starts cannot matter
+            else:
+                col0 = pos - (text.rfind("\n", 0, pos) + 1)
             key = (chunk_text, col0, in_module)
             entry = new.get(key)
             fresh = entry is not None
