@@ -12,6 +12,7 @@ leaves the rest of the tree usable for hover, definitions and completion.
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -106,7 +107,7 @@ class Chunk:
         return [Tok(t.type, t.text, t.line + dl, t.column, t.column + len(t.text))
                 for t in self.entry.tokens]
 
-    @property
+    @functools.cached_property
     def span(self) -> tuple[tuple[int, int], tuple[int, int]] | None:
         """(line, col) of the first token and (line, end col) of the last, or None."""
         ts = self.entry.tokens
@@ -126,8 +127,9 @@ class ParsedFile:
     chunks: list[Chunk] = field(default_factory=list)
     reparsed: int = 0  # chunks parsed afresh (not from the cache)
 
-    def __post_init__(self):
-        self._starts = [c.span[0] if c.span else (c.line, 0) for c in self.chunks]
+    @functools.cached_property
+    def _starts(self) -> list[tuple[int, int]]:
+        return [c.span[0] if c.span else (c.line, 0) for c in self.chunks]
 
     def chunk_at(self, line: int, col: int) -> Chunk | None:
         """The chunk whose tokens start at or before (line, col) (1-based line, 0-based col)."""
@@ -148,6 +150,23 @@ class ParsedFile:
                     return t
                 best = t
         return best
+
+    def expr_at(self, line: int, col: int) -> A.Expr | None:
+        """The expression node (not a plain name) whose own position is (line, col)."""
+        c = self.chunk_at(line, col)
+        stack = [getattr(it, f) for it in (c.items if c else ())
+                 for f in ("value", "args") if hasattr(it, f)]
+        stack += [hp.value for it in (c.items if c else ()) if type(it) is A.Hdl
+                  for hp in it.params if hp.value is not None]
+        while stack:
+            x = stack.pop()
+            if isinstance(x, list):
+                stack.extend(x)
+            elif type(x) is not A.NameRef:
+                if (x.loc.line, x.loc.col - 1) == (line, col):
+                    return x
+                stack.extend(A.children(x))
+        return None
 
     def tokens_before(self, line: int, col: int) -> list[Tok]:
         """The tokens of the statement around (line, col) that end at or before it."""

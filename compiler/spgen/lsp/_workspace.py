@@ -1,6 +1,9 @@
 """Open documents and the files they include: parsed and indexed per edit, checked when due."""
 from __future__ import annotations
 
+import contextlib
+import functools
+import gc
 import os
 import time
 from dataclasses import dataclass, field
@@ -21,19 +24,25 @@ _BIG_TEXT = 40_000
 
 @dataclass(eq=False)
 class FileView:
-    """One version of a file: its text, parse and index."""
+    """One version of a file: its text and parse; the index is built when first asked for
+    (hover, definitions, completion, symbols), not on every keystroke."""
 
     path: str
     parsed: ParsedFile
-    index: Index
-    modules: dict[str, Symbol]  # every module visible here (this file's and included ones)
-    _lines: list[str] | None = None
+    others: dict[str, Symbol]  # the modules of included files
 
-    @property
+    @functools.cached_property
+    def index(self) -> Index:
+        return build_index(self.parsed, self.others)
+
+    @functools.cached_property
+    def modules(self) -> dict[str, Symbol]:
+        """Every module visible here: this file's and the included ones."""
+        return {**self.others, **self.index.modules}
+
+    @functools.cached_property
     def lines(self) -> list[str]:
-        if self._lines is None:
-            self._lines = self.parsed.text.split("\n")
-        return self._lines
+        return self.parsed.text.split("\n")
 
 
 @dataclass
@@ -45,6 +54,19 @@ class Diag:
     range: tuple[int, int, int, int]
     related: list[tuple[str, tuple[int, int, int, int], str]] = field(default_factory=list)
     unused: bool = False
+
+
+@contextlib.contextmanager
+def _no_gc():
+    """Cyclic GC off while parsing and checking, as in the front end: the cached parse
+    trees are millions of objects that a full collection would walk on every edit."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 class Workspace:
@@ -101,8 +123,7 @@ class Workspace:
             if v is not None:
                 for name, sym in v.modules.items():
                     others.setdefault(name, sym)
-        ix = build_index(parsed, others)
-        return FileView(path, parsed, ix, {**others, **ix.modules})
+        return FileView(path, parsed, others)
 
 
 def includes(parsed: ParsedFile) -> list[str]:
@@ -127,8 +148,9 @@ class Document:
 
     def update(self, text: str) -> FileView:
         t0 = time.perf_counter()
-        self.view = self.ws._make_view(self.parser, self.path, text,
-                                       frozenset({os.path.realpath(self.path)}))
+        with _no_gc():
+            self.view = self.ws._make_view(self.parser, self.path, text,
+                                           frozenset({os.path.realpath(self.path)}))
         self.last_parse_s = time.perf_counter() - t0
         return self.view
 
@@ -158,7 +180,8 @@ class Document:
         me = os.path.realpath(self.path)
         if kind == "exact":
             asts.pop(me, None)
-        res = check(self.path, texts, asts)
+        with _no_gc():
+            res = check(self.path, texts, asts)
         self.costs[kind] = res.seconds
         self.check, self.checked_view = res, view
         return res
@@ -225,7 +248,7 @@ def diag_range(view: FileView, line: int, col: int) -> tuple[int, int, int, int]
         text = view.lines[line - 1] if line <= len(view.lines) else ""
         wide = c0 < len(text) and not text[c0].isspace()
         return line - 1, c0, line - 1, c0 + wide
-    e = view.index.exprs.get((line, c0))
+    e = parsed.expr_at(line, c0)
     last = i
     if e is not None:
         leaf = expr_end_loc(e)

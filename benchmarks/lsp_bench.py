@@ -1,0 +1,168 @@
+"""Language server speed: time per edit of a 2,000-line `.spd` file, medians per kind of edit.
+
+Usage: python benchmarks/lsp_bench.py [--lines 2000] [--json FILE]
+
+Each edit goes through what `spgen lsp` runs for a didChange on its worker thread
+(spgen.lsp's Document): the incremental parse and index, then the compiler's checks
+when they fit the server's budget; the columns split the two. "first answer" is the
+time to the first diagnostics (or, for a check deferred to the pause, to the parse
+and index that hover, definitions and completion use); "check" is the compiler's check
+of that text (on the tree already parsed, or the whole-file parse when the edit left a
+syntax error), run on every edit here to measure it.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import statistics
+import sys
+import tempfile
+import time
+from datetime import date
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from frontend_bench import generate  # noqa: E402 -- the front end's benchmark programs
+
+from spgen.lsp._server import BUDGET_S  # noqa: E402
+from spgen.lsp._workspace import Workspace  # noqa: E402
+
+
+def one_module(lines: int) -> str:
+    return generate(lines - 5)
+
+
+def many_modules(lines: int, per: int = 50) -> str:
+    """Modules of ``per`` lines each, as a library file would hold them."""
+    out = []
+    for i in range(lines // per):
+        body = generate(per - 5).split("\n")[1:]  # without the comment line
+        out.append("\n".join(body).replace("Name bench;", f"Name m{i};"))
+    return "".join(out)
+
+
+def edits(text: str) -> list[tuple[str, str]]:
+    """(kind, new text) for a sequence of edits, each applied to the text before it."""
+    out = []
+    lines = text.split("\n")
+    literal = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])")
+    k = next(i for i in range(len(lines) // 2, len(lines))
+             if lines[i].startswith("EQU") and literal.search(lines[i]))
+    m = literal.search(lines[k])
+    cur = lines[:]
+    for n in range(20):  # typing digits into a literal in the middle: 0.5, 0.51, 0.512...
+        digits = "1234567890"[:n % 10]
+        cur[k] = lines[k][:m.end()] + digits + lines[k][m.end():]
+        out.append(("type in a line", "\n".join(cur)))
+    base = "\n".join(cur)
+    stmt = "EQU ex, sx = s10 * 0.25 + s11;"
+    at = base.rindex("EQU ")  # a new statement before the module's last one
+    for n in range(1, len(stmt) + 1):
+        out.append(("type a new statement", base[:at] + stmt[:n] + "\n" + base[at:]))
+    base = out[-1][1]
+    for n in range(10):  # Enter near the top: every statement below moves down a line
+        at = base.index("\n", base.index("Param")) + 1
+        base = base[:at] + "\n" + base[at:]
+        out.append(("insert a line on top", base))
+    return out
+
+
+def measure(name: str, text: str, budget: float) -> list[dict]:
+    with tempfile.TemporaryDirectory() as d:
+        path = str(Path(d) / f"{name}.spd")
+        Path(path).write_text(text)
+        ws = Workspace()
+        t0 = time.perf_counter()
+        doc = ws.open(path, text)
+        doc.run_check("check")
+        opened = time.perf_counter() - t0
+        rows: dict[str, list[dict]] = {}
+        for kind, new in edits(text):
+            t0 = time.perf_counter()
+            doc.update(new)
+            parsed = time.perf_counter() - t0
+            due = doc.due(budget)
+            if due is not None:
+                doc.run_check(due)
+                doc.diagnostics()
+            first = time.perf_counter() - t0
+            check_kind = "exact" if doc.view.parsed.errors else "check"
+            if due is None:
+                t1 = time.perf_counter()
+                doc.run_check(check_kind)
+                doc.diagnostics()
+                check_s = time.perf_counter() - t1
+            else:
+                check_s = first - parsed
+            rows.setdefault(kind, []).append({
+                "parse_index_s": parsed, "first_answer_s": first, "check_s": check_s,
+                "checked_at_once": due is not None, "syntax_error": bool(doc.view.parsed.errors),
+                "reparsed_chunks": doc.view.parsed.reparsed})
+    out = []
+    for kind, rs in rows.items():
+        out.append({
+            "file": name, "lines": text.count("\n") + 1, "edit": kind, "edits": len(rs),
+            "open_s": opened,
+            "median_parse_index_s": statistics.median(r["parse_index_s"] for r in rs),
+            "median_first_answer_s": statistics.median(r["first_answer_s"] for r in rs),
+            "median_check_s": statistics.median(r["check_s"] for r in rs),
+            "checked_at_once": sum(r["checked_at_once"] for r in rs),
+            "with_syntax_error": sum(r["syntax_error"] for r in rs),
+            "median_reparsed_chunks": statistics.median(r["reparsed_chunks"] for r in rs)})
+    allr = [r for rs in rows.values() for r in rs]
+    out.append({"file": name, "lines": text.count("\n") + 1, "edit": "all", "edits": len(allr),
+                "open_s": opened,
+                "median_parse_index_s": statistics.median(r["parse_index_s"] for r in allr),
+                "median_first_answer_s": statistics.median(r["first_answer_s"] for r in allr),
+                "median_check_s": statistics.median(r["check_s"] for r in allr),
+                "checked_at_once": sum(r["checked_at_once"] for r in allr),
+                "with_syntax_error": sum(r["syntax_error"] for r in allr),
+                "median_reparsed_chunks": statistics.median(r["reparsed_chunks"]
+                                                            for r in allr)})
+    return out
+
+
+def _cpu() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--lines", type=int, default=2000)
+    ap.add_argument("--budget-ms", type=float, default=BUDGET_S * 1000,
+                    help="the server's check budget (initializationOptions checkBudgetMs)")
+    ap.add_argument("--json", default=str(Path(__file__).parent / "lsp_bench_results.json"),
+                    help="where to write the results")
+    args = ap.parse_args(argv)
+    budget = args.budget_ms / 1000
+    lbm = (Path(__file__).parents[1] / "cores" / "lbm" / "lbm_d2q9.spd").read_text()
+    rows = (measure("one_module", one_module(args.lines), budget)
+            + measure("modules_of_50_lines", many_modules(args.lines), budget)
+            + [r for r in measure("lbm_d2q9", lbm, budget) if r["edit"] == "all"])
+    head = (f"{'file':<20} {'lines':>5} {'edit':<21} {'n':>3} {'parse+index':>11} "
+            f"{'first answer':>12} {'check':>7} {'at once':>7} {'syntax err':>10}")
+    print(head)
+    for r in rows:
+        print(f"{r['file']:<20} {r['lines']:>5} {r['edit']:<21} {r['edits']:>3} "
+              f"{r['median_parse_index_s'] * 1e3:>8.1f} ms {r['median_first_answer_s'] * 1e3:>9.1f} ms"
+              f" {r['median_check_s'] * 1e3:>4.0f} ms {r['checked_at_once']:>7} "
+              f"{r['with_syntax_error']:>10}")
+    out = {"date": date.today().isoformat(), "cpu": _cpu(), "cpus": os.cpu_count(),
+           "python": platform.python_version(), "load_avg": os.getloadavg(),
+           "budget_s": budget, "unit": "seconds, medians per edit", "results": rows}
+    Path(args.json).write_text(json.dumps(out, indent=2) + "\n")
+    print(f"wrote {args.json}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
