@@ -61,18 +61,12 @@ class _Entry:
         self.locs: list[A.Loc] = []
         self.line = 0
 
-    def items_at(self, path: str, line: int, in_module: bool, fresh: bool) -> list:
-        """The built items with the chunk's text starting at ``line``.
-
-        ``fresh``: the entry's own tree is already used elsewhere in this parse (the
-        same text twice), so build another one.
-        """
+    def items_at(self, path: str, line: int, in_module: bool) -> list:
+        """The built items with the chunk's text starting at ``line``."""
         if self.tree is None:
             return []
-        if fresh or self.items is None:
+        if self.items is None:
             items = _items(self.tree, path, line - 1, in_module)
-            if fresh:
-                return items
             self.items, self.locs, self.line = items, _locs(items), line
         elif self.line != line:
             d = line - self.line
@@ -193,6 +187,7 @@ class IncrementalParser:
         cur: A.Module | None = None
         in_module = False
         pos, line, reparsed = 0, 1, 0
+        twins: dict[tuple, int] = {}
         bounds = [m.end() for m in _SPLIT.finditer(text) if m.group() == ";"]
         if pos < len(text):
             bounds.append(len(text))
@@ -204,16 +199,21 @@ class IncrementalParser:
                 col0 = 0  # no token on the first line: where the chunk starts cannot matter
             else:
                 col0 = pos - (text.rfind("\n", 0, pos) + 1)
-            key = (chunk_text, col0, in_module)
-            entry = new.get(key)
-            fresh = entry is not None
+            # the n-th chunk of the same text has its own entry: its tree is placed apart
+            base = (chunk_text, col0, in_module)
+            n = twins.get(base, 0)
+            twins[base] = n + 1
+            key = (*base, n)
+            entry = old.get(key)
             if entry is None:
-                entry = old.get(key)
-                if entry is None:
+                twin = new.get((*base, 0)) if n else None
+                if twin is not None:  # the same parse, a tree of its own
+                    entry = _Entry(twin.tokens, twin.tree, twin.errors)
+                else:
                     entry = self._parse_chunk(chunk_text, col0, in_module)
                     reparsed += 1
-                new[key] = entry
-            items = entry.items_at(self.path, line, in_module, fresh)
+            new[key] = entry
+            items = entry.items_at(self.path, line, in_module)
             chunk = Chunk(line, entry, items, in_module)
             chunks.append(chunk)
             for msg, rl, col in entry.errors:

@@ -132,11 +132,12 @@ class SpdServer(LanguageServer):
             if kind is not None:
                 doc.run_check(kind)
                 return doc.diagnostics(), doc.view.lines, False
+            later = doc.deferred() is not None
             if doc.view.parsed.errors:
                 doc.showing_syntax = True
-                return doc.fast_diagnostics(), doc.view.lines, True
+                return doc.fast_diagnostics(), doc.view.lines, later
             # syntax errors fixed: clear them now; the check's findings follow the pause
-            return ([] if shown else None), doc.view.lines, True
+            return ([] if shown else None), doc.view.lines, later
 
         diags, lines, later = await self.on_worker(
             _guard(fast, path, lambda d: (d, [], False)))
@@ -152,9 +153,10 @@ class SpdServer(LanguageServer):
 
         def full():
             doc = self.ws.docs.get(_real(path))
-            if doc is None:
+            kind = doc.deferred() if doc is not None else None
+            if kind is None:
                 return None, []
-            doc.run_check("exact" if doc.view.parsed.errors else "check")
+            doc.run_check(kind)
             return doc.diagnostics(), doc.view.lines
 
         diags, lines = await self.on_worker(_guard(full, path, lambda d: (d, [])))

@@ -167,6 +167,17 @@ class Document:
             return None
         return kind if cost is None or cost <= budget_s else None
 
+    def deferred(self) -> str | None:
+        """The check to run once typing pauses, if any.
+
+        A big file with syntax errors keeps its per-statement errors: the compiler's
+        whole-file parse would only add the follow-on errors of its recovery, and would
+        hold the server for seconds.
+        """
+        if not self.view.parsed.errors:
+            return "check"
+        return "exact" if len(self.view.parsed.text) <= _BIG_TEXT else None
+
     def run_check(self, kind: str) -> CheckResult:
         view = self.view
         texts = {real: d.view.parsed.text for real, d in self.ws.docs.items() if d.view}
