@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .._diagnostics import CompileError, Diagnostic, Diagnostics, SpgenError
+from .._diagnostics import CompileError, Diagnostic, Diagnostics
 from .._fpenv import ieee_fp
 from ..frontend import _ast as A
 from ..frontend import _load_into, _sort
@@ -101,9 +101,9 @@ def stages(res: CheckResult) -> tuple[dict[tuple[str, int, int], list[int]], int
             with ieee_fp():
                 graph = optimize(res.program)
             best, _ = schedule(graph)
-        except SpgenError:
+        except Exception:  # noqa: BLE001 -- no stages then; hover still shows the rest
             res._stages = ({}, -1)
-            return res._stages
+            return None
         ticks: dict[tuple[str, int, int], list[int]] = {}
         for n in graph.nodes:
             t = best.tau.get(n.id)

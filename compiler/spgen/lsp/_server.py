@@ -99,7 +99,8 @@ class SpdServer(LanguageServer):
         return sp.line, sp.character
 
     # ---- diagnostics -------------------------------------------------------------------
-    def publish(self, uri: str, version: int | None, diags: list[Diag], lines: list[str]):
+    def lsp_diagnostics(self, diags: list[Diag], lines: list[str]) -> list[T.Diagnostic]:
+        """On the worker: related places in other files need their (cached) text."""
         out = []
         for d in diags:
             related = [T.DiagnosticRelatedInformation(
@@ -110,8 +111,11 @@ class SpdServer(LanguageServer):
                 severity=_SEVERITY[d.severity], source="spgen",
                 related_information=related or None,
                 tags=[T.DiagnosticTag.Unnecessary] if d.unused else None))
+        return out
+
+    def publish(self, uri: str, version: int | None, diags: list[T.Diagnostic]) -> None:
         self.text_document_publish_diagnostics(
-            T.PublishDiagnosticsParams(uri=uri, diagnostics=out, version=version))
+            T.PublishDiagnosticsParams(uri=uri, diagnostics=diags, version=version))
 
     async def analyze(self, uri: str, version: int | None, text: str) -> None:
         """Parse and index at once; check at once when it is cheap, else after a pause."""
@@ -131,18 +135,18 @@ class SpdServer(LanguageServer):
             shown, doc.showing_syntax = doc.showing_syntax, False
             if kind is not None:
                 doc.run_check(kind)
-                return doc.diagnostics(), doc.view.lines, False
+                return self.lsp_diagnostics(doc.diagnostics(), doc.view.lines), False
             later = doc.deferred() is not None
             if doc.view.parsed.errors:
                 doc.showing_syntax = True
-                return doc.fast_diagnostics(), doc.view.lines, later
+                return self.lsp_diagnostics(doc.fast_diagnostics(), doc.view.lines), later
             # syntax errors fixed: clear them now; the check's findings follow the pause
-            return ([] if shown else None), doc.view.lines, later
+            return ([] if shown else None), later
 
-        diags, lines, later = await self.on_worker(
-            _guard(fast, path, lambda d: (d, [], False)))
+        diags, later = await self.on_worker(
+            _guard(fast, path, lambda d: (self.lsp_diagnostics(d, []), False)))
         if diags is not None:
-            self.publish(uri, version, diags, lines)
+            self.publish(uri, version, diags)
         if later:
             self.pending[uri] = asyncio.ensure_future(self._later(uri, version, path))
 
@@ -155,13 +159,13 @@ class SpdServer(LanguageServer):
             doc = self.ws.docs.get(_real(path))
             kind = doc.deferred() if doc is not None else None
             if kind is None:
-                return None, []
+                return None
             doc.run_check(kind)
-            return doc.diagnostics(), doc.view.lines
+            return self.lsp_diagnostics(doc.diagnostics(), doc.view.lines)
 
-        diags, lines = await self.on_worker(_guard(full, path, lambda d: (d, [])))
+        diags = await self.on_worker(_guard(full, path, lambda d: self.lsp_diagnostics(d, [])))
         if diags is not None and self.versions.get(uri) == version:
-            self.publish(uri, version, diags, lines)
+            self.publish(uri, version, diags)
 
     def doc(self, uri: str) -> Document | None:
         return self.ws.docs.get(_real(to_fs_path(uri) or uri))
