@@ -15,6 +15,7 @@ error), run after every edit here to measure it.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
 import platform
@@ -117,6 +118,40 @@ def measure(name: str, text: str, budget: float) -> list[dict]:
             for kind, rs in [*rows.items(), ("all", allr)]]
 
 
+async def _over_stdio(text: str, n: int) -> dict:
+    """`spgen lsp` in a subprocess: a one-character edit, then a hover right after it;
+    the time from sending the edit to the hover's answer, which waits for the edit's
+    analysis on the server's worker (JSON-RPC both ways included)."""
+    from lsprotocol import types as T
+    from pytest_lsp import ClientServerConfig
+
+    client = await ClientServerConfig([sys.executable, "-m", "spgen", "lsp"]).start()
+    try:
+        await client.initialize_session(T.InitializeParams(capabilities=T.ClientCapabilities()))
+        with tempfile.TemporaryDirectory() as d:
+            uri = Path(d, "stdio.spd").as_uri()
+            client.text_document_did_open(T.DidOpenTextDocumentParams(
+                T.TextDocumentItem(uri, "spd", 1, text)))
+            lines = text.split("\n")
+            k = len(lines) // 2
+            times = []
+            for i in range(n):
+                col = len(lines[k])
+                pos = T.Position(k, col - 1)
+                edit = " " if i % 2 == 0 else ""  # a blank typed after the ';', then removed
+                rng = T.Range(T.Position(k, col), T.Position(k, col + (i % 2)))
+                t0 = time.perf_counter()
+                client.text_document_did_change(T.DidChangeTextDocumentParams(
+                    T.VersionedTextDocumentIdentifier(uri=uri, version=i + 2),
+                    [T.TextDocumentContentChangePartial(range=rng, text=edit)]))
+                await client.text_document_hover_async(
+                    T.HoverParams(T.TextDocumentIdentifier(uri), pos))
+                times.append(time.perf_counter() - t0)
+        return {"edits": n, "median_edit_then_hover_s": statistics.median(times[1:])}
+    finally:
+        await client.shutdown_session()
+
+
 def _summary(name: str, text: str, kind: str, rs: list[dict], opened: float) -> dict:
     checks = [r["check_s"] for r in rs if r["check_s"] is not None]
     return {
@@ -157,6 +192,9 @@ def main(argv: list[str] | None = None) -> int:
     rows = (measure("one_module", one_module(args.lines), budget)
             + measure("modules_of_50_lines", many_modules(args.lines), budget)
             + [r for r in measure("lbm_d2q9", lbm, budget) if r["edit"] == "all"])
+    stdio = asyncio.run(_over_stdio(one_module(args.lines), 41))
+    print(f"over stdio, {args.lines} lines, one module: an edit, then a hover: "
+          f"median {stdio['median_edit_then_hover_s'] * 1e3:.1f} ms")
     head = (f"{'file':<20} {'lines':>5} {'edit':<21} {'n':>3} {'parse':>8} "
             f"{'first answer':>12} {'(CPU)':>8} {'hover':>8} {'(CPU)':>8} {'check':>8} {'checks':>6} "
             f"{'at once':>7} {'syntax err':>10}")
@@ -174,7 +212,8 @@ def main(argv: list[str] | None = None) -> int:
               f"{r['checked_at_once']:>7} {r['with_syntax_error']:>10}")
     out = {"date": date.today().isoformat(), "cpu": _cpu(), "cpus": os.cpu_count(),
            "python": platform.python_version(), "load_avg": os.getloadavg(),
-           "budget_s": budget, "unit": "seconds, medians per edit", "results": rows}
+           "budget_s": budget, "unit": "seconds, medians per edit", "results": rows,
+           "stdio": stdio}
     Path(args.json).write_text(json.dumps(out, indent=2) + "\n")
     print(f"wrote {args.json}", file=sys.stderr)
     return 0
