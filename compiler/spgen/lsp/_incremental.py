@@ -12,7 +12,6 @@ leaves the rest of the tree usable for hover, definitions and completion.
 from __future__ import annotations
 
 import bisect
-import functools
 import re
 from dataclasses import dataclass, field
 
@@ -51,7 +50,7 @@ class _Entry:
     the next parse of its document.
     """
 
-    __slots__ = ("errors", "items", "line", "locs", "tokens", "tree")
+    __slots__ = ("errors", "items", "line", "locs", "span", "tokens", "tree")
 
     def __init__(self, tokens, tree, errors):
         self.tokens = tokens  # the chunk's own tokens, lines relative to the chunk (1-based)
@@ -60,6 +59,10 @@ class _Entry:
         self.items: list | None = None
         self.locs: list[A.Loc] = []
         self.line = 0
+        # (relative line, col) of the first token and (relative line, end col) of the last
+        self.span = ((tokens[0].line, tokens[0].column),
+                     (tokens[-1].line, tokens[-1].column + len(tokens[-1].text))) \
+            if tokens else None
 
     def items_at(self, path: str, line: int, in_module: bool) -> list:
         """The built items with the chunk's text starting at ``line``."""
@@ -87,29 +90,25 @@ class _ShiftedBuilder(_Builder):
         return A.Loc(self.f, tok.line + self.dl, tok.column + 1)
 
 
-@dataclass(eq=False)
 class Chunk:
     """One statement (or include, or module header) and its place in the file."""
 
-    line: int  # 1-based line where the chunk's text starts
-    entry: _Entry
-    items: list  # built syntax-tree pieces (empty when it has a syntax error)
-    in_module: bool
+    __slots__ = ("entry", "in_module", "items", "line", "span")
+
+    def __init__(self, line: int, entry: _Entry, items: list, in_module: bool):
+        self.line = line  # 1-based line where the chunk's text starts
+        self.entry = entry
+        self.items = items  # built syntax-tree pieces (empty when it has a syntax error)
+        self.in_module = in_module
+        # (line, col) of the first token and (line, end col) of the last, or None
+        rel = entry.span
+        self.span = None if rel is None else ((rel[0][0] + line - 1, rel[0][1]),
+                                              (rel[1][0] + line - 1, rel[1][1]))
 
     def toks(self) -> list[Tok]:
         dl = self.line - 1
         return [Tok(t.type, t.text, t.line + dl, t.column, t.column + len(t.text))
                 for t in self.entry.tokens]
-
-    @functools.cached_property
-    def span(self) -> tuple[tuple[int, int], tuple[int, int]] | None:
-        """(line, col) of the first token and (line, end col) of the last, or None."""
-        ts = self.entry.tokens
-        if not ts:
-            return None
-        dl = self.line - 1
-        a, b = ts[0], ts[-1]
-        return (a.line + dl, a.column), (b.line + dl, b.column + len(b.text))
 
 
 @dataclass(eq=False)
@@ -120,13 +119,12 @@ class ParsedFile:
     errors: list[Diagnostic]
     chunks: list[Chunk] = field(default_factory=list)
     reparsed: int = 0  # chunks parsed afresh (not from the cache)
-
-    @functools.cached_property
-    def _starts(self) -> list[tuple[int, int]]:
-        return [c.span[0] if c.span else (c.line, 0) for c in self.chunks]
+    _starts: list | None = None
 
     def chunk_at(self, line: int, col: int) -> Chunk | None:
         """The chunk whose tokens start at or before (line, col) (1-based line, 0-based col)."""
+        if self._starts is None:
+            self._starts = [c.span[0] if c.span else (c.line, 0) for c in self.chunks]
         i = bisect.bisect_right(self._starts, (line, col)) - 1
         while i >= 0 and self.chunks[i].span is None:
             i -= 1

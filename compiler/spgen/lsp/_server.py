@@ -223,11 +223,11 @@ def create_server() -> SpdServer:
         ls.text_document_publish_diagnostics(T.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
     async def query(ls: SpdServer, uri: str, fn, default):
-        doc = ls.doc(uri)
-        if doc is None or doc.view is None:
-            return default
+        def run():  # on the worker, so it sees the document as of the edits before it
+            doc = ls.doc(uri)
+            return default if doc is None or doc.view is None else fn(doc)
         try:
-            return await ls.on_worker(fn, doc)
+            return await ls.on_worker(run)
         except Exception:  # noqa: BLE001 -- answer nothing rather than fail the request
             log.error("spgen lsp: request failed on %s:\n%s", uri, traceback.format_exc())
             return default
