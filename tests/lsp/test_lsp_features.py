@@ -263,3 +263,21 @@ async def test_slow_checks_are_debounced(tmp_path):
         await asyncio.sleep(0)
     finally:
         await client.shutdown_session()
+
+
+async def test_a_request_right_after_an_edit_sees_the_edit(client, tmp_path):
+    path = tmp_path / "quick.spd"
+    text = JACOBI.read_text()
+    client.text_document_did_open(T.DidOpenTextDocumentParams(T.TextDocumentItem(
+        path.as_uri(), "spd", 1, text)))
+    # no waiting for the diagnostics: the hover queues behind the opening's analysis
+    h = await client.text_document_hover_async(T.HoverParams(doc_id(path),
+                                                             position_of(text, "s  =")))
+    assert h is not None and h.contents.value.startswith("**s** : f32")
+    client.text_document_did_change(T.DidChangeTextDocumentParams(
+        T.VersionedTextDocumentIdentifier(uri=path.as_uri(), version=2),
+        [T.TextDocumentContentChangeWholeDocument(text=text.replace("s  =", "sum  =")
+                                                  .replace("w * s", "w * sum"))]))
+    h = await client.text_document_hover_async(T.HoverParams(doc_id(path),
+                                                             position_of(text, "s  =")))
+    assert h.contents.value.startswith("**sum** : f32")
