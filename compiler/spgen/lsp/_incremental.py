@@ -169,26 +169,46 @@ class ParsedFile:
 
 
 class IncrementalParser:
-    """Parses one document again and again, reusing every unchanged statement."""
+    """Parses one document again and again, reusing every unchanged statement.
+
+    An edit that keeps the number of lines (typing within a line, the common case)
+    walks only the chunks around the change: those before its first changed character
+    and those after a line break past its last one are taken over as they are.
+    """
 
     def __init__(self, path: str):
         self.path = path
         self._cache: dict[tuple, _Entry] = {}
+        self._prev: ParsedFile | None = None
+        self._offsets: list[int] = []  # where each chunk of the last parse starts
+        self._keys: list[tuple] = []  # each chunk's cache key
+        self._twins: dict[tuple, int] = {}  # chunks per (text, col0, in_module)
 
     def parse(self, text: str) -> ParsedFile:
         text = text.removeprefix("\ufeff")
-        old, new = self._cache, {}
-        chunks: list[Chunk] = []
-        errors: list[Diagnostic] = []
-        includes: list[A.Include] = []
-        modules: list[A.Module] = []
-        cur: A.Module | None = None
-        in_module = False
-        pos, line, reparsed = 0, 1, 0
-        twins: dict[tuple, int] = {}
-        bounds = [m.end() for m in _SPLIT.finditer(text) if m.group() == ";"]
-        if pos < len(text):
-            bounds.append(len(text))
+        got = self._reuse(text) if self._prev is not None else None
+        if got is None:
+            new: dict[tuple, _Entry] = {}
+            twins: dict[tuple, int] = {}
+            chunks, offsets, keys, _, _, reparsed = self._split(
+                text, 0, len(text), 1, False, twins, self._cache, new, None)
+            got = (chunks, offsets, keys, twins, new, reparsed)
+        chunks, self._offsets, self._keys, self._twins, self._cache, reparsed = got
+        source, errors = self._assemble(chunks)
+        self._prev = ParsedFile(self.path, text, source, errors, chunks, reparsed)
+        return self._prev
+
+    def _split(self, text, lo, hi, line, in_module, twins, old, new, outside):
+        """Chunks of ``text[lo:hi]`` (``hi`` ends a chunk), from the cache where possible.
+
+        ``outside``: chunk texts also present outside [lo, hi) make this return None
+        (numbering such twins needs the whole file).
+        """
+        chunks, offsets, keys, reparsed = [], [], [], 0
+        pos = lo
+        bounds = [m.end() for m in _SPLIT.finditer(text, lo, hi) if m.group() == ";"]
+        if (bounds[-1] if bounds else lo) < hi:
+            bounds.append(hi)  # a last statement without its ';' yet
         for end in bounds:
             chunk_text = text[pos:end]
             nl = chunk_text.find("\n")
@@ -199,6 +219,8 @@ class IncrementalParser:
                 col0 = pos - (text.rfind("\n", 0, pos) + 1)
             # the n-th chunk of the same text has its own entry: its tree is placed apart
             base = (chunk_text, col0, in_module)
+            if outside is not None and outside.get(base, 0) > 0:
+                return None
             n = twins.get(base, 0)
             twins[base] = n + 1
             key = (*base, n)
@@ -211,13 +233,60 @@ class IncrementalParser:
                     entry = self._parse_chunk(chunk_text, col0, in_module)
                     reparsed += 1
             new[key] = entry
-            items = entry.items_at(self.path, line, in_module)
-            chunk = Chunk(line, entry, items, in_module)
-            chunks.append(chunk)
-            for msg, rl, col in entry.errors:
-                errors.append(Diagnostic("error", msg, self.path, rl + line - 1, col))
+            chunks.append(Chunk(line, entry, entry.items_at(self.path, line, in_module),
+                                in_module))
+            offsets.append(pos)
+            keys.append(key)
             if entry.tokens and entry.tokens[0].type == SPDLexer.NAME:
                 in_module = True
+            line += text.count("\n", pos, end)
+            pos = end
+        return chunks, offsets, keys, in_module, line, reparsed
+
+    def _reuse(self, text: str):
+        """The parse of ``text`` from the last one when the edit kept the line count."""
+        prev = self._prev
+        old_text, chunks, offs = prev.text, prev.chunks, self._offsets
+        if not chunks or text.count("\n") != old_text.count("\n"):
+            return None
+        p = _common_prefix(old_text, text)
+        s = _common_suffix(old_text, text, min(len(old_text), len(text)) - p)
+        n = len(chunks)
+        ends = offs[1:] + [len(old_text)]
+        # Kept: chunks before the changed line and after a line break past the change (a
+        # string or comment never spans lines, so the split there cannot change); the
+        # last chunk may grow, so it is never kept.
+        i = min(bisect.bisect_right(ends, old_text.rfind("\n", 0, p) + 1), n - 1)
+        nl = old_text.find("\n", len(old_text) - s)
+        j = n if nl < 0 else bisect.bisect_right(offs, nl)
+        delta = len(text) - len(old_text)
+        hi = offs[j] + delta if j < n else len(text)
+        twins = dict(self._twins)
+        for key in self._keys[i:j]:
+            twins[key[:3]] -= 1
+        new = dict(self._cache)
+        for key in self._keys[i:j]:
+            del new[key]
+        got = self._split(text, offs[i], hi, chunks[i].line, chunks[i].in_module, {},
+                          self._cache, new, twins)
+        if got is None:
+            return None
+        mid, mid_offs, mid_keys, in_module, line, reparsed = got
+        if j < n and (in_module != chunks[j].in_module or line != chunks[j].line):
+            return None  # a module started or ended: the rest sits in another context
+        for key in mid_keys:
+            twins[key[:3]] = twins.get(key[:3], 0) + 1
+        return (chunks[:i] + mid + chunks[j:], offs[:i] + mid_offs + [o + delta for o in offs[j:]],
+                self._keys[:i] + mid_keys + self._keys[j:], twins, new, reparsed)
+
+    def _assemble(self, chunks: list[Chunk]) -> tuple[A.SourceFile, list[Diagnostic]]:
+        errors: list[Diagnostic] = []
+        includes: list[A.Include] = []
+        modules: list[A.Module] = []
+        cur: A.Module | None = None
+        for chunk in chunks:
+            for msg, rl, col in chunk.entry.errors:
+                errors.append(Diagnostic("error", msg, self.path, rl + chunk.line - 1, col))
             for it in chunk.items:
                 t = type(it)
                 if t is A.Include:
@@ -235,11 +304,7 @@ class IncrementalParser:
                     cur.regs.append(it)
                 else:
                     cur.stmts.append(it)
-            line += text.count("\n", pos, end)
-            pos = end
-        self._cache = new
-        return ParsedFile(self.path, text, A.SourceFile(self.path, includes, modules), errors,
-                          chunks, reparsed)
+        return A.SourceFile(self.path, includes, modules), errors
 
     def _parse_chunk(self, chunk_text: str, col0: int, in_module: bool) -> _Entry:
         diags = Diagnostics()
@@ -254,6 +319,30 @@ class IncrementalParser:
         prefix = [_Token(t, -1, -1, s, 0, 0) for t, s in _PREFIX] if in_module else []
         tree = parse_stream(FastTokenStream(prefix + toks), self.path, diags)
         return _Entry(body, None if diags.items else tree, _errs(diags, col0, n_lex, body[0]))
+
+
+def _common_prefix(a: str, b: str) -> int:
+    """Length of the common prefix (halving: each step one C-level comparison)."""
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[lo:mid] == b[lo:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _common_suffix(a: str, b: str, limit: int) -> int:
+    """Length of the common suffix, at most ``limit``."""
+    lo, hi = 0, max(limit, 0)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[len(a) - mid:len(a) - lo] == b[len(b) - mid:len(b) - lo]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
 
 
 def _errs(diags: Diagnostics, col0: int, n_lex: int,
