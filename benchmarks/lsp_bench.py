@@ -40,10 +40,12 @@ def one_module(lines: int) -> str:
 
 
 def many_modules(lines: int, per: int = 50) -> str:
-    """Modules of ``per`` lines each, as a library file would hold them."""
+    """Modules of ``per`` lines each, as a library file would hold them (no two statements
+    alike: a statement repeated word for word makes edits near it walk the whole file)."""
     out = []
     for i in range(lines // per):
         body = generate(per - 5).split("\n")[1:]  # without the comment line
+        body = [ln + f"  # m{i}" if ln.endswith(";") else ln for ln in body]
         out.append("\n".join(body).replace("Name bench;", f"Name m{i};"))
     return "".join(out)
 
