@@ -99,8 +99,8 @@ def measure(name: str, text: str, budget: float) -> list[dict]:
             first = time.perf_counter() - t0
             first_cpu = time.thread_time() - c0
             t1, c1 = time.perf_counter(), time.thread_time()  # builds the index
-            last = new.rstrip().rsplit("\n", 1)[-1]
-            hover(ws, doc, new.rstrip().count("\n"), len(last) - 3)
+            last = new.rstrip().rsplit("\n", 1)[-1]  # on the name the last EQU defines
+            hover(ws, doc, new.rstrip().count("\n"), last.find(",") + 2)
             hover_s, hover_cpu = time.perf_counter() - t1, time.thread_time() - c1
             check_kind = doc.deferred()
             if due is None and check_kind is None:
