@@ -46,7 +46,6 @@ class Index:
     occurrences: list[Occurrence] = field(default_factory=list)
     exprs: dict[tuple[int, int], A.Expr] = field(default_factory=dict)  # (line, col0) -> node
     module_spans: list[tuple[A.Module, tuple, tuple]] = field(default_factory=list)
-    calls: list[tuple[A.Hdl, A.Module]] = field(default_factory=list)  # HDL -> its module
 
     def __post_init__(self):
         self._keys: list[tuple[int, int]] = []
@@ -171,8 +170,6 @@ def _index_module(ix: Index, m: A.Module, spans: dict, modules: dict[str, Symbol
                 _occ(ix, loc, name, scope.get(name), "ref")
         else:
             callee = modules.get(st.callee)
-            if callee is not None:
-                ix.calls.append((st, callee.node))
             _occ(ix, st.callee_loc, st.callee, callee, "ref")
             for a in st.args:
                 _index_expr(ix, a, scope)

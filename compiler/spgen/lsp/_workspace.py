@@ -5,7 +5,6 @@ import contextlib
 import functools
 import gc
 import os
-import time
 from dataclasses import dataclass, field
 
 from .._diagnostics import Diagnostic
@@ -143,15 +142,12 @@ class Document:
         self.check: CheckResult | None = None
         self.checked_view: FileView | None = None
         self.costs: dict[str, float] = {}  # "check" / "exact": seconds of the last such run
-        self.last_parse_s = 0.0
         self.showing_syntax = False  # the client shows per-statement syntax errors
 
     def update(self, text: str) -> FileView:
-        t0 = time.perf_counter()
         with _no_gc():
             self.view = self.ws._make_view(self.parser, self.path, text,
                                            frozenset({os.path.realpath(self.path)}))
-        self.last_parse_s = time.perf_counter() - t0
         return self.view
 
     # ---- checks ---------------------------------------------------------------------
