@@ -79,6 +79,8 @@ setup(
             # lbmpy's and pystencils' 2.0 APIs (CreateKernelConfig's option categories)
             "lbmpy>=2.0,<2.1",
             "pystencils>=2.0,<2.1",
+            "pygls>=2.1,<3",  # the language server (tests/lsp)
+            "pytest-lsp>=1.0",
             # the GPU back end's PTX checks run without a GPU (tests/backend_cuda)
             "cuda-bindings>=13",
             "nvidia-cuda-nvrtc>=13",
@@ -86,6 +88,8 @@ setup(
         # `spgen emulate --device cuda`: CuPy for device memory and launches, NVRTC
         # through cuda-python to compile the generated CUDA C (docs/gpu.md)
         "cuda": ["cupy-cuda13x>=13.6", "cuda-bindings>=13", "nvidia-cuda-nvrtc>=13"],
+        # `spgen lsp`, the language server for editors (docs/editor.md)
+        "lsp": ["pygls>=2.1,<3"],
     },
     entry_points={"console_scripts": ["spgen=spgen.cli:main"]},
 )

@@ -21,6 +21,7 @@ _COMMANDS = {
     "container": "Build the Singularity/Apptainer image, or say what is missing.",
     "cluster": "Cluster of simulated cards: status of every card's RDMA engine and links.",
     "cache": "The build cache: size per kind, and pruning of entries not used for a while.",
+    "lsp": "The SPD language server for editors (LSP on stdin/stdout).",
 }
 
 

@@ -101,8 +101,9 @@ def _sort(diags: Diagnostics) -> None:
 
 
 def _load_into(diags: Diagnostics, path: Path, top: str | None,
-               params: Mapping[str, Any] | None, timings: dict[str, float] | None):
-    ld = Loader(diags, timings)
+               params: Mapping[str, Any] | None, timings: dict[str, float] | None,
+               loader: Loader | None = None):
+    ld = loader or Loader(diags, timings)
     file = str(path)
     ld.load_file(file)
     if not ld.syntax_ok or diags.has_errors:

@@ -42,7 +42,11 @@ class _Signal:
 def lower_module(loader: Loader, mod: A.Module, params: dict[str, Any], key: str,
                  stack: tuple[str, ...]) -> Graph | None:
     """Check and lower ``mod`` with the given Param values; ``None`` when it has errors."""
-    return _ModuleLowering(loader, mod, params, key, stack).run()
+    lw = _ModuleLowering(loader, mod, params, key, stack)
+    try:
+        return lw.run()
+    finally:
+        loader.lowered(mod, params, lw.signals, lw.g)
 
 
 class _ModuleLowering:

@@ -16,7 +16,7 @@ from ._generated.SPDLexer import SPDLexer
 from ._generated.SPDParser import SPDParser
 from ._lexer import FastTokenStream, tokenize
 
-__all__ = ["parse_text"]
+__all__ = ["parse_stream", "parse_text", "too_deep"]
 
 P = SPDParser
 _KIND = {P.MAIN_IN: "Main_In", P.MAIN_OUT: "Main_Out", P.BRCH_IN: "Brch_In",
@@ -132,6 +132,35 @@ def _too_deep(tokens) -> object | None:
     return None
 
 
+def too_deep(tokens, file: str, diags: Diagnostics) -> bool:
+    """Report the first token nested more than MAX_NESTING levels deep, if any."""
+    deep = _too_deep(tokens)
+    if deep is not None:
+        diags.error(f"expression nested too deeply (more than {MAX_NESTING} levels of "
+                    "parentheses, prefix operators or conditionals)", file, deep.line,
+                    deep.column + 1)
+    return deep is not None
+
+
+def parse_stream(stream: FastTokenStream, file: str, diags: Diagnostics):
+    """The parse tree of ``stream``; syntax errors go to ``diags``."""
+    parser = SPDParser(stream)
+    parser.removeErrorListeners()
+    # Two-stage parsing: SLL is much faster and exact for correct input; only a
+    # failure is re-parsed with full LL to get the real error and recovery.
+    parser._interp.predictionMode = PredictionMode.SLL
+    parser._errHandler = BailErrorStrategy()
+    try:
+        return parser.file_()
+    except ParseCancellationException:
+        stream.seek(0)
+        parser.reset()
+        parser.addErrorListener(_Listener(diags, file))
+        parser._errHandler = DefaultErrorStrategy()
+        parser._interp.predictionMode = PredictionMode.LL
+        return parser.file_()
+
+
 def parse_text(text: str, file: str, diags: Diagnostics,
                timings: dict[str, float] | None = None) -> A.SourceFile | None:
     """Parse one file; syntax errors go to ``diags`` and give ``None``.
@@ -142,29 +171,11 @@ def parse_text(text: str, file: str, diags: Diagnostics,
     t0 = time.thread_time()
     n_before = len(diags.errors)
     stream = _tokens(text, file, diags)
-    deep = _too_deep(stream.tokens)
-    if deep is not None:
-        diags.error(f"expression nested too deeply (more than {MAX_NESTING} levels of "
-                    "parentheses, prefix operators or conditionals)", file, deep.line,
-                    deep.column + 1)
+    if too_deep(stream.tokens, file, diags):
         return None
     t1 = time.thread_time()
     timings["lex"] = timings.get("lex", 0.0) + t1 - t0
-    parser = SPDParser(stream)
-    parser.removeErrorListeners()
-    # Two-stage parsing: SLL is much faster and exact for correct input; only a
-    # failure is re-parsed with full LL to get the real error and recovery.
-    parser._interp.predictionMode = PredictionMode.SLL
-    parser._errHandler = BailErrorStrategy()
-    try:
-        tree = parser.file_()
-    except ParseCancellationException:
-        stream.seek(0)
-        parser.reset()
-        parser.addErrorListener(_Listener(diags, file))
-        parser._errHandler = DefaultErrorStrategy()
-        parser._interp.predictionMode = PredictionMode.LL
-        tree = parser.file_()
+    tree = parse_stream(stream, file, diags)
     t2 = time.thread_time()
     timings["parse"] = timings.get("parse", 0.0) + t2 - t1
     if len(diags.errors) > n_before:

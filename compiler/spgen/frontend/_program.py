@@ -63,8 +63,7 @@ class Loader:
         if key in self.files:
             return
         try:
-            with open(path, "rb") as fh:
-                raw = fh.read()
+            raw = self.read(path)
         except OSError as ex:
             msg = f"cannot read '{path}': {ex.strerror or ex}"
             if at is None:
@@ -86,7 +85,7 @@ class Loader:
         text = text.removeprefix("\ufeff")
         self.diags.sources[path] = text
         try:
-            sf = parse_text(text, path, self.diags, self.timings)
+            sf = self.parse(text, path)
         except RecursionError:
             self.report("error", "the program is nested too deeply to parse",
                         A.Loc(path, 1, 1))
@@ -105,6 +104,18 @@ class Loader:
                 self.report("note", f"previous definition of '{m.name}' is here", prev.loc)
             else:
                 self.modules[m.name] = m
+
+    # Hooks for tools that serve unsaved editor text and keep what the checks found
+    # (the language server, spgen/lsp): the compiler itself uses them as they are.
+    def read(self, path: str) -> bytes:
+        with open(path, "rb") as fh:
+            return fh.read()
+
+    def parse(self, text: str, path: str) -> A.SourceFile | None:
+        return parse_text(text, path, self.diags, self.timings)
+
+    def lowered(self, mod: A.Module, params: dict[str, Any], signals: dict, graph: Graph) -> None:
+        """Called after each module instance is checked, with its signals and (partial) graph."""
 
     def has_module(self, name: str) -> bool:
         return name in self.modules
