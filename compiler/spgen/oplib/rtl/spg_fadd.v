@@ -43,26 +43,24 @@ module spg_fadd #(
     wire        b_nan = b[30:23] == 8'hFF && b[22:0] != 23'd0;
     wire        a_inf = a[30:0] == 31'h7F800000;
     wire        b_inf = b[30:0] == 31'h7F800000;
+    /* verilator lint_off UNUSEDSIGNAL */
     wire [31:0] dm = {1'b0, a[30:0]} - {1'b0, b[30:0]};  // bit 31: |b| > |a|
+    /* verilator lint_on UNUSEDSIGNAL */
     wire        swap = (FTZ != 0) ? !bz && (az || dm[31]) : dm[31];
     wire [7:0]  ea = {a[30:24], a[23] | az};  // subnormals: exponent 1, no hidden bit
     wire [7:0]  eb = {b[30:24], b[23] | bz};
     // |ea - eb| from the raw exponents, which keeps the subnormal test off the carry
     // chains: one less if exactly one operand is subnormal (its exponent 0 counts as 1)
     wire [8:0]  rab = {1'b0, a[30:23]} - {1'b0, b[30:23]};
-    wire [8:0]  rba = {1'b0, b[30:23]} - {1'b0, a[30:23]};
-    wire [8:0]  rab1 = {1'b0, a[30:23]} + {1'b0, ~b[30:23]};  // ae - be - 1
-    wire [8:0]  rba1 = {1'b0, b[30:23]} + {1'b0, ~a[30:23]};
-    wire [7:0]  d = rab[8] ? (az ^ bz ? rba1[7:0] : rba[7:0])
-                           : (az ^ bz ? rab1[7:0] : rab[7:0]);
-    // sticky mask for stage 2: ms[j] shifts out past guard and round for j + 3 <= d
-    // (a shift of a constant, where a compare per bit would become a carry chain)
-    wire [31:0] below = ~(32'hFFFFFFFF << d[4:0]);  // bits j < d
+    wire [7:0]  rba = b[30:23] - a[30:23];
+    wire [7:0]  rab1 = a[30:23] + ~b[30:23];  // ae - be - 1
+    wire [7:0]  rba1 = b[30:23] + ~a[30:23];
+    wire [7:0]  d = rab[8] ? (az ^ bz ? rba1 : rba) : (az ^ bz ? rab1 : rab[7:0]);
     wire        big = d[7:5] != 3'd0;  // 32 or more: everything shifts into the sticky bit
     reg         s1_sign_reg, s1_sub_reg, s1_nan_reg, s1_inf_reg, s1_big_reg;
     reg  [7:0]  s1_el_reg;
     reg  [4:0]  s1_d_reg;
-    reg  [23:0] s1_ml_reg, s1_ms_reg, s1_smask_reg;
+    reg  [23:0] s1_ml_reg, s1_ms_reg;
     always @(posedge clk) if (ce) begin
         s1_sign_reg <= swap ? b[31] : a[31];
         s1_sub_reg  <= a[31] ^ b[31];
@@ -71,7 +69,6 @@ module spg_fadd #(
         s1_el_reg   <= swap ? eb : ea;
         s1_d_reg    <= d[4:0];
         s1_big_reg  <= big;
-        s1_smask_reg  <= below[25:2] | {24{big}};
         s1_ml_reg   <= swap ? {!bz, fb} : {!az, fa};
         s1_ms_reg   <= swap ? {!az, fa} : {!bz, fb};
     end
@@ -79,14 +76,21 @@ module spg_fadd #(
     // ---- stage 2: align the smaller operand (mantissa, guard, round); the bits shifted
     // out collapse into the sticky bit
     wire [25:0] al = {s1_ms_reg, 2'b00} >> s1_d_reg;
+    // ms[j] shifts out past guard and round for j + 3 <= d (a shift of a constant,
+    // where a compare per bit would become a carry chain)
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [25:0] below = ~(26'h3FFFFFF << s1_d_reg);  // bits j < d
+    /* verilator lint_on UNUSEDSIGNAL */
+    wire [23:0] smask = below[25:2] | {24{s1_big_reg}};
     // stage 4 may shift left by at most el - 1: a one at bit 27 - el of the sum stops
     // its leading-zero count there
     reg  [27:0] lim;
     integer j;
-    always @* for (j = 0; j < 28; j = j + 1) lim[j] = s1_el_reg == 27 - j;
+    always @* for (j = 0; j < 28; j = j + 1) lim[j] = {24'd0, s1_el_reg} == 27 - j;
     reg         s2_sign_reg, s2_sub_reg, s2_nan_reg, s2_inf_reg, s2_el254_reg;
     reg  [7:0]  s2_el1_reg;  // el + 1: the exponent if the sum carries
     reg  [27:0] s2_lim_reg;
+    reg  [6:0]  s2_limnz_reg;  // nibbles of the mask that hold its one
     reg  [23:0] s2_ml_reg;
     reg  [26:0] s2_ms_reg;  // mantissa, guard, round, sticky
     always @(posedge clk) if (ce) begin
@@ -97,8 +101,9 @@ module spg_fadd #(
         s2_el254_reg <= s1_el_reg == 8'd254;
         s2_el1_reg   <= s1_el_reg + 8'd1;
         s2_lim_reg   <= lim;
+        for (j = 0; j < 7; j = j + 1) s2_limnz_reg[j] <= lim[4*j +: 4] != 4'd0;
         s2_ml_reg    <= s1_ml_reg;
-        s2_ms_reg    <= {s1_big_reg ? 26'd0 : al, (s1_ms_reg & s1_smask_reg) != 24'd0};
+        s2_ms_reg    <= {s1_big_reg ? 26'd0 : al, (s1_ms_reg & smask) != 24'd0};
     end
 
     // ---- stage 3: add or subtract magnitudes (larger minus smaller: never negative);
@@ -110,7 +115,7 @@ module spg_fadd #(
     reg  [13:0] nlz;      // its leading zeros, 0..3
     integer i;
     always @* for (i = 0; i < 7; i = i + 1) begin
-        nz[i]          = v[4*i +: 4] != 4'd0;
+        nz[i]          = sum[4*i +: 4] != 4'd0 || s2_limnz_reg[i];
         nlz[2*i + 1]   = v[4*i + 3 -: 2] == 2'd0;
         nlz[2*i]       = !v[4*i + 3] && (v[4*i + 2] || !v[4*i + 1]);
     end
