@@ -4,13 +4,13 @@
 // the quiet NaN 0x7FC00000; an exact zero sum is +0 unless both operands are -0.
 // Latency 6, one carry chain or shifter (at most 5 LUT levels) per 5 ns cycle at
 // 200 MHz on Arria 10:
-//   1 magnitude compare (31-bit carry chain) and operand swap, FTZ flush beside it;
-//     exponent differences both ways, selected by the sign of one of them
+//   1 magnitude compare and operand swap, FTZ flush beside it; exponent differences
+//     both ways, selected by the sign of one of them
 //   2 alignment shift (26-bit barrel shifter); the sticky bit from a mask of the
 //     shift amount, beside it; the exponent limit of stage 4 as a one-hot mask
-//   3 28-bit add/subtract
-//   4 leading-zero count of the sum ORed with that mask, so that subnormal results
-//     shift only as far as exponent 1 allows, without a compare after the count
+//   3 28-bit add/subtract; leading zeros per nibble of the sum ORed with that mask
+//   4 leading-zero count from the nibbles: the mask stops it where subnormal results
+//     reach exponent 1, without a compare after the count
 //   5 normalization shift (28-bit barrel shifter), exponent subtraction beside it,
 //     rounding decision
 //   6 round to nearest even (31-bit increment, which also carries into the

@@ -30,8 +30,7 @@ module spg_fmul #(
         end
     end
 
-    // ---- stage 1: flush, classify, leading zeros; exponent sum ea + eb - 126 (the
-    // biased exponent when both mantissas are normalized and the product's bit 47 is set)
+    // ---- stage 1: flush, classify, leading zeros, exponent sum
     wire [31:0] af = (FTZ != 0 && a[30:23] == 8'd0) ? {a[31], 31'd0} : a;
     wire [31:0] bf = (FTZ != 0 && b[30:23] == 8'd0) ? {b[31], 31'd0} : b;
     wire        a_nan = af[30:23] == 8'hFF && af[22:0] != 23'd0;
@@ -71,7 +70,8 @@ module spg_fmul #(
         s1_mb_reg   <= mb;
     end
 
-    // ---- stage 2: normalize both mantissas (bit 23 set unless zero)
+    // ---- stage 2: normalize both mantissas (bit 23 set unless zero); e0 = ea + eb - 126
+    // - lza - lzb is the biased exponent if the product's bit 47 is set
     reg         s2_sign_reg, s2_nan_reg, s2_inf_reg, s2_zero_reg;
     reg  [9:0]  s2_e0_reg;  // two's complement, -170..382
     reg  [23:0] s2_na_reg, s2_nb_reg;
