@@ -1,7 +1,8 @@
 // TX DMA (memory -> stream), modelled on the Modular SGDMA read master: descriptors
 // from shell_desc_queue, 1-D or 2-D block-stride reads as Avalon-MM bursts of 512-bit
-// beats, word realignment of any 4-byte source alignment, and a packed 512-bit output
-// stream whose final word of an EOP descriptor carries last.
+// beats, word realignment of any 4-byte source alignment (shell_word_pack: one
+// rotator), and a packed 512-bit output stream whose final word of an EOP descriptor
+// carries last (words of a short beat past m_axis_cnt are undefined).
 `default_nettype none
 
 module shell_tx_dma #(
@@ -212,21 +213,19 @@ module shell_tx_dma #(
     // read data buffer: never back-pressures the memory (credits above)
     wire                  d_valid, d_ready, d_in_ready;
     wire [BEAT_WIDTH-1:0] d;
-    shell_fifo #(.DATA_WIDTH(BEAT_WIDTH), .FIFO_DEPTH(MAX_READS)) data_fifo (
+    shell_fifo #(.DATA_WIDTH(BEAT_WIDTH), .FIFO_DEPTH(MAX_READS), .FWD_WRITES(0)) data_fifo (
         .clk (clk), .rst (erst),
         .s_axis_tvalid (take_beat), .s_axis_tready (d_in_ready), .s_axis_tdata (beat_in),
         .m_axis_tvalid (d_valid), .m_axis_tready (d_ready), .m_axis_tdata (d),
         .level (data_level)
     );
 
-    wire        g_inner;
-    shell_word_gearbox #(.WORD_WIDTH(32), .IN_WORDS(16), .OUT_WORDS(16), .SPAN_OUT(0)) realign (
+    shell_word_pack #(.IN_WORDS(16), .FILL_STEP(1)) realign (
         .clk (clk), .rst (erst),
         .s_axis_tvalid (d_valid), .s_axis_tready (d_ready), .s_axis_tdata (d[511:0]),
         .s_axis_lo (d[515:512]), .s_axis_cnt (d[520:516]), .s_axis_tlast (d[521]),
-        .req_valid (1'b0), .req_off (4'd0), .req_cnt (5'd0),
         .m_axis_tvalid (m_axis_tvalid), .m_axis_tready (m_axis_tready), .m_axis_tdata (m_axis_tdata),
-        .m_axis_cnt (m_axis_cnt), .m_axis_tlast (m_axis_tlast), .m_axis_inner_last (g_inner)
+        .m_axis_cnt (m_axis_cnt), .m_axis_tlast (m_axis_tlast)
     );
 
     wire d_fire   = d_valid && d_ready;
@@ -270,7 +269,7 @@ module shell_tx_dma #(
                      q_chaining, q_level == 8'd0, q_full, busy};
     assign error  = {err_seq, 16'd0, err_count, err_code};
 
-    wire unused_ok = &{1'b0, inflight_sum[31:READS_BITS+1], blk_span[5:0], blk_last[63:6], blk_last[1:0], g_inner, d_in_ready, binfo_valid, binfo_level_nz};
+    wire unused_ok = &{1'b0, inflight_sum[31:READS_BITS+1], blk_span[5:0], blk_last[63:6], blk_last[1:0], d_in_ready, binfo_valid, binfo_level_nz};
 endmodule
 
 `default_nettype wire
