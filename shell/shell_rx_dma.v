@@ -115,6 +115,7 @@ module shell_rx_dma #(
     wire cmd_ready, wbuf_ready;
     wire g_valid, g_last, g_inner;
     wire [511:0] g_data;
+    wire [4:0]   g_cnt;
     wire req_valid = state_reg == E_BEAT && (!new_burst || cmd_ready) && wbuf_ready;
     wire g_ready   = req_valid;
     wire g_fire    = g_valid && g_ready;
@@ -122,10 +123,10 @@ module shell_rx_dma #(
     shell_word_unpack realign (
         .clk (clk), .rst (erst),
         .s_axis_tvalid (s_axis_tvalid), .s_axis_tready (s_axis_tready), .s_axis_tdata (s_axis_tdata),
-        .s_axis_cnt (s_axis_cnt), .s_axis_tlast (s_axis_tlast),
+        .s_axis_lo (4'd0), .s_axis_cnt (s_axis_cnt), .s_axis_tlast (s_axis_tlast),
         .req_valid (req_valid), .req_off (span_off), .req_cnt (span_cnt),
         .m_axis_tvalid (g_valid), .m_axis_tready (g_ready), .m_axis_tdata (g_data),
-        .m_axis_tlast (g_last), .m_axis_inner_last (g_inner)
+        .m_axis_cnt (g_cnt), .m_axis_tlast (g_last), .m_axis_inner_last (g_inner)
     );
 
     wire desc_final = last_beat && last_blk;
@@ -279,7 +280,7 @@ module shell_rx_dma #(
                      q_chaining, q_level == 8'd0, q_full, busy};
     assign error  = {err_seq, 16'd0, err_count, err_code};
 
-    wire unused_ok = &{1'b0, burst_w[26:8], blk_span[5:0], blk_last[63:6], blk_last[1:0], w_valid};
+    wire unused_ok = &{1'b0, burst_w[26:8], blk_span[5:0], blk_last[63:6], blk_last[1:0], g_cnt, w_valid};
 endmodule
 
 `default_nettype wire

@@ -1,12 +1,13 @@
 // TX DMA (memory -> stream), modelled on the Modular SGDMA read master: descriptors
 // from shell_desc_queue, 1-D or 2-D block-stride reads as Avalon-MM bursts of 512-bit
-// beats, word realignment of any 4-byte source alignment (shell_word_pack: one
-// rotator), and a packed 512-bit output stream whose final word of an EOP descriptor
-// carries last (words of a short beat past m_axis_cnt are undefined).
+// beats, word realignment of any 4-byte source alignment (shell_word_unpack: one
+// rotator), and a packed output stream of 512-bit beats, or straight of the core's
+// records (STREAM_WORDS), whose final word of an EOP descriptor carries last.
 `default_nettype none
 
 module shell_tx_dma #(
     parameter integer RECORD_WORDS    = 1,     // stream record width in words (length check)
+    parameter integer STREAM_WORDS    = 16,    // output: 16 for packed 512-bit beats, or records of this many words
     parameter integer DESC_FIFO_DEPTH = 16,    // MMIO descriptor FIFO entries
     parameter integer MAX_BURST       = 16,    // beats per read burst, power of two 2..64
     parameter integer MAX_READS       = 256,   // beats in flight or buffered, power of two
@@ -23,11 +24,11 @@ module shell_tx_dma #(
     input  wire         rd_waitrequest,
     input  wire [511:0] rd_readdata,
     input  wire         rd_readdatavalid,
-    // packed 512-bit stream
+    // packed stream of STREAM_WORDS-word beats
     output wire         m_axis_tvalid,
     input  wire         m_axis_tready,
-    output wire [511:0] m_axis_tdata,
-    output wire [4:0]   m_axis_cnt,
+    output wire [STREAM_WORDS*32-1:0] m_axis_tdata,
+    output wire [4:0]   m_axis_cnt,          // STREAM_WORDS, fewer (zero-padded) only with last
     output wire         m_axis_tlast,
     // status
     `include "dma_status_ports.vh"
@@ -46,6 +47,10 @@ module shell_tx_dma #(
     initial begin
         if (MAX_BURST < 2 || MAX_BURST > 64 || (1 << BURST_BITS) != MAX_BURST) begin
             $display("shell_tx_dma: MAX_BURST=%0d must be a power of two 2..64", MAX_BURST);
+            $finish;
+        end
+        if (STREAM_WORDS < 1 || STREAM_WORDS > 16) begin
+            $display("shell_tx_dma: STREAM_WORDS=%0d must be 1..16", STREAM_WORDS);
             $finish;
         end
         if (MAX_READS < 2 * MAX_BURST || (1 << READS_BITS) != MAX_READS) begin
@@ -220,12 +225,14 @@ module shell_tx_dma #(
         .level (data_level)
     );
 
-    shell_word_pack #(.IN_WORDS(16), .FILL_STEP(1)) realign (
+    wire g_inner;
+    shell_word_unpack #(.OUT_WORDS(STREAM_WORDS), .CUT_AT_LAST(1)) realign (
         .clk (clk), .rst (erst),
         .s_axis_tvalid (d_valid), .s_axis_tready (d_ready), .s_axis_tdata (d[511:0]),
         .s_axis_lo (d[515:512]), .s_axis_cnt (d[520:516]), .s_axis_tlast (d[521]),
+        .req_valid (1'b1), .req_off (4'd0), .req_cnt (STREAM_WORDS[4:0]),
         .m_axis_tvalid (m_axis_tvalid), .m_axis_tready (m_axis_tready), .m_axis_tdata (m_axis_tdata),
-        .m_axis_cnt (m_axis_cnt), .m_axis_tlast (m_axis_tlast)
+        .m_axis_cnt (m_axis_cnt), .m_axis_tlast (m_axis_tlast), .m_axis_inner_last (g_inner)
     );
 
     wire d_fire   = d_valid && d_ready;
@@ -269,7 +276,7 @@ module shell_tx_dma #(
                      q_chaining, q_level == 8'd0, q_full, busy};
     assign error  = {err_seq, 16'd0, err_count, err_code};
 
-    wire unused_ok = &{1'b0, inflight_sum[31:READS_BITS+1], blk_span[5:0], blk_last[63:6], blk_last[1:0], d_in_ready, binfo_valid, binfo_level_nz};
+    wire unused_ok = &{1'b0, inflight_sum[31:READS_BITS+1], blk_span[5:0], blk_last[63:6], blk_last[1:0], g_inner, d_in_ready, binfo_valid, binfo_level_nz};
 endmodule
 
 `default_nettype wire

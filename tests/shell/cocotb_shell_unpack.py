@@ -39,7 +39,7 @@ async def unpack_random(dut):
     for pv, pq in ((0.6, 0.5), (1.0, 0.4), (0.4, 1.0), (1.0, 1.0)):
         items, words = packed_stream(rng, 12)
         spans = random_spans(rng, len(words))
-        src = cocotb.start_soon(drive(dut, items, pv, rng, lo_sig=False))
+        src = cocotb.start_soon(drive(dut, items, pv, rng))
         pos = cycles = 0
         for fired, (off, cnt) in enumerate(spans, 1):
             while True:
@@ -76,7 +76,7 @@ async def unpack_full_rate_misaligned(dut):
     p = [rng.getrandbits(32) for _ in range(16 * 40)]
     items = [(pack(p[k:k + 16]), 0, 16, k + 16 >= len(p)) for k in range(0, len(p), 16)]
     spans = [(5, 11)] + [(0, 16)] * 39 + [(0, 5)]
-    src = cocotb.start_soon(drive(dut, items, 1.0, rng, lo_sig=False))
+    src = cocotb.start_soon(drive(dut, items, 1.0, rng))
     fires, cycle, pos = [], 0, 0
     for off, cnt in spans:
         while True:

@@ -1,4 +1,4 @@
-"""The DMA engines' word packer (any span, several record widths) and unpacker (cocotb)."""
+"""The word packer (record widths) and unpacker (RX spans; TX to beats and records), cocotb."""
 from __future__ import annotations
 
 import pytest
@@ -6,7 +6,7 @@ from shell_tb import SHELL_DIR, run_cocotb
 
 
 @pytest.mark.xdist_group("shell_words")
-@pytest.mark.parametrize(("in_words", "fill_step"), [(16, 1), (10, 2), (4, 4), (3, 1)])
+@pytest.mark.parametrize(("in_words", "fill_step"), [(16, 1), (10, 2), (4, 4), (3, 1), (1, 1)])
 def test_word_pack(tmp_path, monkeypatch, in_words, fill_step):
     monkeypatch.setenv("IN_WORDS", str(in_words))
     monkeypatch.setenv("FILL_STEP", str(fill_step))
@@ -14,6 +14,16 @@ def test_word_pack(tmp_path, monkeypatch, in_words, fill_step):
                                [SHELL_DIR / "shell_word_pack.v"], "cocotb_shell_pack",
                                parameters={"IN_WORDS": in_words, "FILL_STEP": fill_step}, tmp_path=tmp_path)
     assert tests == 1 and failed == 0
+
+
+@pytest.mark.xdist_group("shell_words")
+@pytest.mark.parametrize("out_words", [16, 10, 3, 1])
+def test_word_unpack_cut(tmp_path, monkeypatch, out_words):
+    monkeypatch.setenv("OUT_WORDS", str(out_words))
+    tests, failed = run_cocotb(f"cut{out_words}", "shell_word_unpack", [SHELL_DIR / "shell_word_unpack.v"],
+                               "cocotb_shell_cut", parameters={"OUT_WORDS": out_words, "CUT_AT_LAST": 1},
+                               tmp_path=tmp_path)
+    assert tests == 2 and failed == 0
 
 
 @pytest.mark.xdist_group("shell_words")
