@@ -27,6 +27,10 @@ OUT = ROOT / "benchmarks" / "results" / "shell_resources.json"
 # blocks of the published TX + RX DMAC with its width converters; the others it has not
 DMAC = ("shell_tx_dma", "shell_rx_dma", "shell_word_unpack", "shell_word_pack", "shell_width_up",
         "shell_width_down", "shell_fifo", "shell_dma_status")
+
+
+def in_dmac(block: str) -> bool:
+    return block.split(" (")[0] in DMAC
 PUBLISHED = {"alms": 2910, "registers": 3055, "block_memory_bits": 135040, "m20k": 27}
 SMALL = ("MISTRAL_ALUT2", "MISTRAL_ALUT3", "MISTRAL_ALUT4", "MISTRAL_ALUT5", "MISTRAL_NOT")
 
@@ -69,9 +73,14 @@ def synth(params: dict[str, int], work: Path) -> dict[str, dict[str, int]]:
         while stack and stack[-1][0] >= depth:
             stack.pop()
         name = module.split("\\")[-1]
-        # a FIFO belongs to the block around it (the descriptor queue's is not the DMAC's)
-        owner = stack[-1][1] if name == "shell_fifo" and stack and stack[-1][1] == "shell_desc_queue" \
-            else name
+        # a FIFO belongs to the block around it (the descriptor queue's is not the DMAC's);
+        # an engine's parts are named after it
+        parent = stack[-1][1] if stack else ""
+        owner = name
+        if name == "shell_fifo" and parent == "shell_desc_queue":
+            owner = parent
+        elif parent in ("shell_tx_dma", "shell_rx_dma") and name != "shell_desc_queue":
+            owner = f"{name} ({parent[6:8].upper()})"
         stack.append((depth, name))
         acc = blocks.setdefault(owner, {})
         for k, v in per_module.get(module, {}).items():
@@ -86,7 +95,7 @@ def measure(name: str, params: dict[str, int]) -> dict:
         took = round(time.perf_counter() - t0, 1)
     rows = {b: alm_row(c) for b, c in sorted(blocks.items()) if alm_row(c)["alms"] or alm_row(c)["m20k"]}
     groups = {}
-    for group, member in (("dmac", lambda b: b in DMAC), ("other", lambda b: b not in DMAC)):
+    for group, member in (("dmac", in_dmac), ("other", lambda b: not in_dmac(b))):
         total: dict[str, int] = {}
         for b, c in blocks.items():
             if member(b):
@@ -98,11 +107,11 @@ def measure(name: str, params: dict[str, int]) -> dict:
 
 
 def table(r: dict) -> str:
-    head = f"{'block':<22} {'LUT6':>6} {'<6 LUT':>7} {'arith':>6} {'FFs':>6} {'ALMs':>6} {'M20K':>5}"
+    head = f"{'block':<26} {'LUT6':>6} {'<6 LUT':>7} {'arith':>6} {'FFs':>6} {'ALMs':>6} {'M20K':>5}"
     lines = [f"{r['config']} {r['params']}", head]
 
     def row(n: str, x: dict) -> str:
-        return (f"{n:<22} {x['lut6']:>6} {x['small_luts']:>7} {x['arith_luts']:>6} {x['ffs']:>6} "
+        return (f"{n:<26} {x['lut6']:>6} {x['small_luts']:>7} {x['arith_luts']:>6} {x['ffs']:>6} "
                 f"{x['alms']:>6} {x['m20k']:>5}")
     lines += [row(b, x) for b, x in r["blocks"].items()]
     lines.append(row("TX+RX DMAC+converters", r["dmac"]))

@@ -28,7 +28,7 @@ module shell_tx_dma #(
     output wire         m_axis_tvalid,
     input  wire         m_axis_tready,
     output wire [STREAM_WORDS*32-1:0] m_axis_tdata,
-    output wire [4:0]   m_axis_cnt,          // STREAM_WORDS, fewer (zero-padded) only with last
+    output wire [4:0]   m_axis_cnt,          // STREAM_WORDS, fewer only with last (rest undefined)
     output wire         m_axis_tlast,
     // status
     `include "dma_status_ports.vh"
@@ -225,8 +225,10 @@ module shell_tx_dma #(
         .level (data_level)
     );
 
+    // every TX packet is whole records (the queue checks each length), so no output
+    // is ever cut inside a record and none needs zero padding
     wire g_inner;
-    shell_word_unpack #(.OUT_WORDS(STREAM_WORDS), .CUT_AT_LAST(1)) realign (
+    shell_word_unpack #(.OUT_WORDS(STREAM_WORDS), .CUT_AT_LAST(1), .ZERO_PAD(0)) realign (
         .clk (clk), .rst (erst),
         .s_axis_tvalid (d_valid), .s_axis_tready (d_ready), .s_axis_tdata (d[511:0]),
         .s_axis_lo (d[515:512]), .s_axis_cnt (d[520:516]), .s_axis_tlast (d[521]),

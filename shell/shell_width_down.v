@@ -33,7 +33,7 @@ module shell_width_down #(
 
     wire [4:0] cnt;
     wire       inner_last;
-    shell_word_unpack #(.OUT_WORDS (RECORD_WORDS), .CUT_AT_LAST (1)) unpack (
+    shell_word_unpack #(.OUT_WORDS (RECORD_WORDS), .CUT_AT_LAST (1), .ZERO_PAD (1)) unpack (
         .clk (clk), .rst (rst),
         .s_axis_tvalid (s_axis_tvalid), .s_axis_tready (s_axis_tready), .s_axis_tdata (s_axis_tdata),
         .s_axis_lo (4'd0), .s_axis_cnt (s_axis_cnt), .s_axis_tlast (s_axis_tlast),

@@ -5,19 +5,20 @@
 //    spans; the stream runs on across last flags, which are reported per span;
 //  - TX realigner (CUT_AT_LAST=1, req 0/OUT_WORDS): memory beats at any alignment to
 //    packed beats (OUT_WORDS=16) or straight to records of OUT_WORDS words; a last ends
-//    an output early (m_axis_cnt words, the rest zero).
+//    an output early (m_axis_cnt words, the rest zero with ZERO_PAD).
 // An output needs the rest of the held beat and the start of the next one, which lie
 // in that order in lanes [pos, 16) and [0, pos) when the held beat runs to lane 15 and
 // the next one starts at lane 0: one lane-wise choice and one rotator place them, so
 // no word is shifted twice. Where the input has a gap (a block or descriptor boundary,
 // a short beat at a last), the held beat's rest is kept, in place, in a partial output
 // that later words complete (one extra cycle at each gap). Words of an output outside
-// the span are undefined unless CUT_AT_LAST.
+// the span are undefined unless ZERO_PAD.
 `default_nettype none
 
 module shell_word_unpack #(
     parameter integer OUT_WORDS   = 16,  // lanes of an output beat, 1..16
-    parameter integer CUT_AT_LAST = 0    // 1: a last ends an output beat (zero-padded)
+    parameter integer CUT_AT_LAST = 0,   // 1: a last ends an output beat
+    parameter integer ZERO_PAD    = 0    // 1: words of a cut output past its count are zero
 ) (
     input  wire                   clk,
     input  wire                   rst,
@@ -47,6 +48,10 @@ module shell_word_unpack #(
         end
         if (CUT_AT_LAST != 0 && CUT_AT_LAST != 1) begin
             $display("shell_word_unpack: CUT_AT_LAST=%0d must be 0 or 1", CUT_AT_LAST);
+            $finish;
+        end
+        if (ZERO_PAD != 0 && (ZERO_PAD != 1 || CUT_AT_LAST == 0)) begin
+            $display("shell_word_unpack: ZERO_PAD=%0d must be 0, or 1 with CUT_AT_LAST", ZERO_PAD);
             $finish;
         end
     end
@@ -106,7 +111,7 @@ module shell_word_unpack #(
         for (l = 0; l < OUT_WORDS; l = l + 1)
             if (l < dst)
                 m_axis_tdata[l*32 +: 32] = part_reg[l*32 +: 32];
-            else if (cut && l >= out_end)
+            else if (ZERO_PAD != 0 && l >= out_end)
                 m_axis_tdata[l*32 +: 32] = 32'd0;
             else
                 m_axis_tdata[l*32 +: 32] = rot[l*32 +: 32];

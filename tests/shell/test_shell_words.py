@@ -17,11 +17,13 @@ def test_word_pack(tmp_path, monkeypatch, in_words, fill_step):
 
 
 @pytest.mark.xdist_group("shell_words")
-@pytest.mark.parametrize("out_words", [16, 10, 3, 1])
-def test_word_unpack_cut(tmp_path, monkeypatch, out_words):
+@pytest.mark.parametrize(("out_words", "zero_pad"), [(16, 0), (10, 0), (10, 1), (3, 1), (1, 0)])
+def test_word_unpack_cut(tmp_path, monkeypatch, out_words, zero_pad):
     monkeypatch.setenv("OUT_WORDS", str(out_words))
-    tests, failed = run_cocotb(f"cut{out_words}", "shell_word_unpack", [SHELL_DIR / "shell_word_unpack.v"],
-                               "cocotb_shell_cut", parameters={"OUT_WORDS": out_words, "CUT_AT_LAST": 1},
+    monkeypatch.setenv("ZERO_PAD", str(zero_pad))
+    tests, failed = run_cocotb(f"cut{out_words}_{zero_pad}", "shell_word_unpack",
+                               [SHELL_DIR / "shell_word_unpack.v"], "cocotb_shell_cut",
+                               parameters={"OUT_WORDS": out_words, "CUT_AT_LAST": 1, "ZERO_PAD": zero_pad},
                                tmp_path=tmp_path)
     assert tests == 2 and failed == 0
 
