@@ -140,11 +140,13 @@ module afu_shell #(
     );
 
     // TX DMA
+    // the loop-back moves packed beats; cores take their records straight from the engine
+    localparam integer TX_WORDS = N_CORES > 0 ? IN_WORDS : 16;
     wire         tx_valid, tx_ready, tx_last;
-    wire [511:0] tx_data;
+    wire [TX_WORDS*32-1:0] tx_data;
     wire [4:0]   tx_cnt;
     shell_tx_dma #(
-        .RECORD_WORDS (IN_WORDS), .DESC_FIFO_DEPTH (DESC_FIFO_DEPTH),
+        .RECORD_WORDS (IN_WORDS), .STREAM_WORDS (TX_WORDS), .DESC_FIFO_DEPTH (DESC_FIFO_DEPTH),
         .MAX_BURST (MAX_BURST), .MAX_READS (MAX_READS)
     ) tx (
         .clk (clk), .rst (rst), .srst (tx_srst),
@@ -197,13 +199,11 @@ module afu_shell #(
             wire                   c_out_valid, c_out_ready, c_out_last, cw_valid, cw_ready;
             wire [OUT_WORDS*32-1:0] c_out_data;
 
-            shell_width_down #(.RECORD_WORDS (IN_WORDS)) conv_in (
-                .clk (clk), .rst (drst),
-                .s_axis_tvalid (tx_valid), .s_axis_tready (tx_ready), .s_axis_tdata (tx_data),
-                .s_axis_cnt (tx_cnt), .s_axis_tlast (tx_last),
-                .m_axis_tvalid (cv_valid), .m_axis_tready (cv_ready), .m_axis_tdata (cv_data),
-                .m_axis_tlast (cv_last), .partial_record (partial_in)
-            );
+            assign cv_valid   = tx_valid;
+            assign tx_ready   = cv_ready;
+            assign cv_data    = tx_data;
+            assign cv_last    = tx_last;
+            assign partial_in = tx_valid && tx_ready && tx_cnt != IN_WORDS[4:0];
 
             // the first core's input: the TX DMA's records or a link's; an armed run
             // holds the stream here

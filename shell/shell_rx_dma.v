@@ -1,6 +1,7 @@
 // RX DMA (stream -> memory), modelled on the Modular SGDMA write master: descriptors
 // from shell_desc_queue, 1-D or 2-D block-stride destinations, words of the packed
-// 512-bit input stream realigned to any 4-byte destination alignment and written as
+// 512-bit input stream realigned to any 4-byte destination alignment (shell_word_unpack:
+// one rotator) and written as
 // Avalon-MM bursts with byte enables (bytes outside the destination are never
 // written). A burst starts only when all its beats are buffered, so write stays high
 // through it.
@@ -119,7 +120,7 @@ module shell_rx_dma #(
     wire g_ready   = req_valid;
     wire g_fire    = g_valid && g_ready;
 
-    shell_word_gearbox #(.WORD_WIDTH(32), .IN_WORDS(16), .OUT_WORDS(16), .SPAN_OUT(1)) realign (
+    shell_word_unpack realign (
         .clk (clk), .rst (erst),
         .s_axis_tvalid (s_axis_tvalid), .s_axis_tready (s_axis_tready), .s_axis_tdata (s_axis_tdata),
         .s_axis_lo (4'd0), .s_axis_cnt (s_axis_cnt), .s_axis_tlast (s_axis_tlast),
@@ -142,7 +143,7 @@ module shell_rx_dma #(
     wire [WBUF_BITS:0]    w_level;
     wire [4:0]            cmd_level;
     reg                   cmd_pop;
-    shell_fifo #(.DATA_WIDTH(BEAT_WIDTH), .FIFO_DEPTH(WBUF_DEPTH)) wbuf (
+    shell_fifo #(.DATA_WIDTH(BEAT_WIDTH), .FIFO_DEPTH(WBUF_DEPTH), .FWD_WRITES(0)) wbuf (
         .clk (clk), .rst (erst),
         .s_axis_tvalid (g_fire), .s_axis_tready (wbuf_ready), .s_axis_tdata (beat_in),
         .m_axis_tvalid (w_valid), .m_axis_tready (w_pop), .m_axis_tdata (w),

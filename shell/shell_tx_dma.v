@@ -1,11 +1,13 @@
 // TX DMA (memory -> stream), modelled on the Modular SGDMA read master: descriptors
 // from shell_desc_queue, 1-D or 2-D block-stride reads as Avalon-MM bursts of 512-bit
-// beats, word realignment of any 4-byte source alignment, and a packed 512-bit output
-// stream whose final word of an EOP descriptor carries last.
+// beats, word realignment of any 4-byte source alignment (shell_word_unpack: one
+// rotator), and a packed output stream of 512-bit beats, or straight of the core's
+// records (STREAM_WORDS), whose final word of an EOP descriptor carries last.
 `default_nettype none
 
 module shell_tx_dma #(
     parameter integer RECORD_WORDS    = 1,     // stream record width in words (length check)
+    parameter integer STREAM_WORDS    = 16,    // output: 16 for packed 512-bit beats, or records of this many words
     parameter integer DESC_FIFO_DEPTH = 16,    // MMIO descriptor FIFO entries
     parameter integer MAX_BURST       = 16,    // beats per read burst, power of two 2..64
     parameter integer MAX_READS       = 256,   // beats in flight or buffered, power of two
@@ -22,11 +24,11 @@ module shell_tx_dma #(
     input  wire         rd_waitrequest,
     input  wire [511:0] rd_readdata,
     input  wire         rd_readdatavalid,
-    // packed 512-bit stream
+    // packed stream of STREAM_WORDS-word beats
     output wire         m_axis_tvalid,
     input  wire         m_axis_tready,
-    output wire [511:0] m_axis_tdata,
-    output wire [4:0]   m_axis_cnt,
+    output wire [STREAM_WORDS*32-1:0] m_axis_tdata,
+    output wire [4:0]   m_axis_cnt,          // STREAM_WORDS, fewer only with last (rest undefined)
     output wire         m_axis_tlast,
     // status
     `include "dma_status_ports.vh"
@@ -45,6 +47,10 @@ module shell_tx_dma #(
     initial begin
         if (MAX_BURST < 2 || MAX_BURST > 64 || (1 << BURST_BITS) != MAX_BURST) begin
             $display("shell_tx_dma: MAX_BURST=%0d must be a power of two 2..64", MAX_BURST);
+            $finish;
+        end
+        if (STREAM_WORDS < 1 || STREAM_WORDS > 16) begin
+            $display("shell_tx_dma: STREAM_WORDS=%0d must be 1..16", STREAM_WORDS);
             $finish;
         end
         if (MAX_READS < 2 * MAX_BURST || (1 << READS_BITS) != MAX_READS) begin
@@ -212,19 +218,21 @@ module shell_tx_dma #(
     // read data buffer: never back-pressures the memory (credits above)
     wire                  d_valid, d_ready, d_in_ready;
     wire [BEAT_WIDTH-1:0] d;
-    shell_fifo #(.DATA_WIDTH(BEAT_WIDTH), .FIFO_DEPTH(MAX_READS)) data_fifo (
+    shell_fifo #(.DATA_WIDTH(BEAT_WIDTH), .FIFO_DEPTH(MAX_READS), .FWD_WRITES(0)) data_fifo (
         .clk (clk), .rst (erst),
         .s_axis_tvalid (take_beat), .s_axis_tready (d_in_ready), .s_axis_tdata (beat_in),
         .m_axis_tvalid (d_valid), .m_axis_tready (d_ready), .m_axis_tdata (d),
         .level (data_level)
     );
 
-    wire        g_inner;
-    shell_word_gearbox #(.WORD_WIDTH(32), .IN_WORDS(16), .OUT_WORDS(16), .SPAN_OUT(0)) realign (
+    // every TX packet is whole records (the queue checks each length), so no output
+    // is ever cut inside a record and none needs zero padding
+    wire g_inner;
+    shell_word_unpack #(.OUT_WORDS(STREAM_WORDS), .CUT_AT_LAST(1), .ZERO_PAD(0)) realign (
         .clk (clk), .rst (erst),
         .s_axis_tvalid (d_valid), .s_axis_tready (d_ready), .s_axis_tdata (d[511:0]),
         .s_axis_lo (d[515:512]), .s_axis_cnt (d[520:516]), .s_axis_tlast (d[521]),
-        .req_valid (1'b0), .req_off (4'd0), .req_cnt (5'd0),
+        .req_valid (1'b1), .req_off (4'd0), .req_cnt (STREAM_WORDS[4:0]),
         .m_axis_tvalid (m_axis_tvalid), .m_axis_tready (m_axis_tready), .m_axis_tdata (m_axis_tdata),
         .m_axis_cnt (m_axis_cnt), .m_axis_tlast (m_axis_tlast), .m_axis_inner_last (g_inner)
     );

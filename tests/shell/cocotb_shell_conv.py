@@ -134,6 +134,8 @@ async def check_up(dut, n, rng, p_valid, p_ready):
     src = cocotb.start_soon(source(dut, f"u{n}", items, p_valid, rng, False))
     out, _ = await sink(dut, f"u{n}", len(expect), p_ready, rng, ("m_data", "m_cnt", "m_last"))
     _, stalls = await src
+    # words past the count are undefined
+    out = [(d & ((1 << (32 * c)) - 1), c, la) for d, c, la in out]
     assert out == expect, f"width {n}: beats differ"
     return stalls
 
