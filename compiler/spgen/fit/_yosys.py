@@ -23,6 +23,7 @@ _VERSION = "fit-1"
 _MODULE = re.compile(r"^[ \t]*module\s+(\w+)\b.*?^[ \t]*endmodule\b", re.DOTALL | re.MULTILINE)
 # `name #(` or `name inst (` / `name inst [N:0] (`: filtered by the known module names
 _INSTANCE = re.compile(r"^\s*(\w+)\s*(?:#\s*\(|\w+\s*(?:\[[^\]]*\]\s*)?\()", re.MULTILINE)
+_INCLUDE = re.compile(r'^\s*`include\s+"([^"]+)"', re.MULTILINE)
 # An Arria 10 hard floating-point DSP: spgen's wrappers (renamed <core>_spg_dsp_* inside a
 # core) and the Quartus primitive they instantiate. Always a black box of one DSP.
 _HARD_FP = re.compile(r"(?:^|_)spg_dsp_\w+$|^twentynm_fp_mac$")
@@ -87,14 +88,25 @@ class Sources:
                     boxes.append(c)
         return mapped, boxes
 
-    def _includes(self) -> list[str]:
-        return [f.read_text() for d in self.include_dirs for f in sorted(Path(d).glob("*.vh"))]
+    def _includes(self, texts: list[str]) -> list[str]:
+        """The include files `texts` name (found in the include folders), recursively."""
+        names: list[str] = []
+        out: list[str] = []
+        todo = list(texts)
+        while todo:
+            for n in _INCLUDE.findall(todo.pop()):
+                found = [Path(d) / n for d in self.include_dirs if (Path(d) / n).is_file()]
+                if n not in names and found:
+                    names.append(n)
+                    out.append(found[0].read_text())
+                    todo.append(out[-1])
+        return [f"{n}\n{t}" for n, t in sorted(zip(names, out))]
 
     def key(self, top: str, params: dict) -> str:
         mapped, boxes = self.closure(top)
         texts = [self.modules.get(m, m) for m in mapped + boxes]
         return content_hash(_VERSION, FAMILY, top, json.dumps(sorted(params.items())),
-                            json.dumps(boxes), *texts, *self._includes())
+                            json.dumps(boxes), *texts, *self._includes(texts))
 
 
 def _param_value(v) -> str:
