@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -159,9 +160,21 @@ def _script(top: str, params: dict, boxes: list[str], incs: str) -> str:
     lines += [f"{run} -run begin:map_bram",
               # the logical memories (width x depth) before they become blocks, MLABs or FFs
               "tee -q -o mems.txt dump t:$mem_v2",
-              f"{run} -run map_bram:",
+              # synth_intel_alm's own map_bram step, with a map file that accepts the
+              # initial contents Yosys 0.23's M20K rules let through (and its map rejects)
+              "memory_bram -rules +/intel_alm/common/bram_m20k.txt",
+              "techmap -map m20k_map.v",
+              f"{run} -run map_lutram:",
               "write_json net.json"]
     return "\n".join(lines) + "\n"
+
+
+def _m20k_map() -> str:
+    """Yosys' M20K map file with an INIT parameter (an M20K's initial contents cost no
+    resources; the 0.23 file lacks it and fails on memories with an `initial` block)."""
+    share = Path(os.path.realpath(yosys_exe())).parent.parent / "share" / "yosys"
+    text = (share / "intel_alm" / "common" / "bram_m20k_map.v").read_text()
+    return text.replace("parameter CFG_ABITS", "parameter INIT = 0;\nparameter CFG_ABITS", 1)
 
 
 def _memories(dump: str, cells: dict) -> list[dict]:
@@ -197,6 +210,7 @@ def map_unit(src: Sources, top: str, params: dict) -> dict:
         Path(d, "unit.v").write_text("\n".join(texts + unit) + "\n")
         incs = " ".join(f"-I{Path(i).resolve()}" for i in src.include_dirs)
         Path(d, "unit.ys").write_text(_script(top, params, boxes, incs))
+        Path(d, "m20k_map.v").write_text(_m20k_map())
         r = subprocess.run([yosys_exe(), "-q", "-l", "log.txt", "-s", "unit.ys"], cwd=d,
                            capture_output=True, text=True, check=False)
         if r.returncode:
