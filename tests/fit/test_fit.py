@@ -108,6 +108,30 @@ def test_shell_module_maps_alone_with_its_children_as_parameterised_black_boxes(
     assert u3["children"][0]["params"]["IN_WORDS"] == 3
 
 
+_INIT_MEM = """
+module initmem (input wire clk, input wire we, input wire [8:0] wa, input wire [8:0] ra,
+                input wire [31:0] d, output reg [31:0] q);
+    reg [31:0] mem [0:511];
+    integer i;
+    initial for (i = 0; i < 512; i = i + 1) mem[i] = 32'd0;
+    always @(posedge clk) begin
+        if (we) mem[wa] <= d;
+        q <= mem[ra];
+    end
+endmodule
+"""
+
+
+def test_memory_with_initial_contents_maps_to_m20k():
+    src = fit.Sources()
+    src.add_text(_INIT_MEM)
+    u = fit.map_unit(src, "initmem", {})
+    assert u["memories"] == [{"name": "mem", "width": 32, "depth": 512, "kind": "m20k",
+                              "blocks": 1}]
+    r = fit.resources(u["cells"], u["memories"])
+    assert r.m20k == 1 and r.bram_bits == 32 * 512
+
+
 def test_alm_packing_rule():
     r = fit.resources({"MISTRAL_ALUT6": 2, "MISTRAL_ALUT5": 3, "MISTRAL_ALUT3": 4,
                        "MISTRAL_ALUT4": 3, "MISTRAL_ALUT_ARITH": 5, "MISTRAL_FF": 8}, [])
