@@ -379,7 +379,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _resources(args: argparse.Namespace, design, depths: list[int]) -> int:
     """`--resources`: the mapped AFU per cascade depth beside the published resources."""
-    from ..fit import cascade_report, published_table
+    from ..fit import cascade_report, published_table, timing_lines
     from ..shellgen import core_interface
 
     vcore = design.verilog
@@ -389,9 +389,7 @@ def _resources(args: argparse.Namespace, design, depths: list[int]) -> int:
     print(f"LBM core {vcore.name}: {core['alms']:,} ALMs, {core['ffs']:,} FFs, {core['m20k']} "
           f"M20K ({core['bram_bits']:,} bits), {core['dsps']} DSPs ({core['hard_fp']} hard FP)")
     print(published_table(rep["rows"]))
-    fails = rep["timing_failures"]
-    print(f"timing estimate: {len(fails)} module(s) over 5 ns" + "".join(
-        f"\n  {f['module']}: {f['delay_ns']:.2f} ns ({f['lut_levels']} LUT levels)" for f in fails))
+    print("\n".join(timing_lines(rep["timing_failures"])))
     print(f"({rep['mapped']} modules mapped, {rep['seconds']:.1f} s)")
     if args.json:
         args.json.write_text(json.dumps({"benchmark": "lbm-resources", **rep}, indent=1) + "\n")

@@ -13,6 +13,7 @@ from ._report import (
     format_report,
     published_rows,
     published_table,
+    timing_lines,
     write_json,
 )
 from ._timing import CLOCK_NS, MODEL
@@ -40,6 +41,7 @@ __all__ = [
     "published_rows",
     "published_table",
     "resources",
+    "timing_lines",
 ]
 
 # The project's modules are counted apart in a build's report (spgen build).
@@ -80,11 +82,11 @@ def project_report(project, core_name: str | None = None, progress: bool = True)
     rep = design_report(src, project.top, dict(project.params), groups=groups,
                         progress=progress, desc=f"fit {project.top}")
     g = rep["groups"]
-    total = Resources(**{**rep["total"], "dsps": rep["total"]["dsps"]})
-    if project.top != "afu_shell" and "shell" in g:
-        # everything beside afu_shell is the RDMA block (afu_rdma_top) or a thin top
-        g["rdma" if project.top == "afu_rdma_top" else "top"] = _json(
-            total - Resources(**g["shell"]["all"]))
+    total = Resources(**rep["total"])
+    if project.top == "afu_rdma_top" and "shell" in g:
+        rdma = (total - Resources(**g["shell"]["all"])).to_json()
+        g["rdma"] = {"module": "afu_rdma_top beside afu_shell", "instances": 1, "one": rdma,
+                     "all": rdma}
     shell = Resources(**g["shell"]["all"]) if "shell" in g else total
     for inner in ("cascade", "sort_scatter"):
         if inner in g:
@@ -92,10 +94,6 @@ def project_report(project, core_name: str | None = None, progress: bool = True)
     g["shell"] = {"module": "afu_shell without the cascade and the sort writer",
                   "instances": 1, "one": shell.to_json(), "all": shell.to_json()}
     return rep
-
-
-def _json(r: Resources) -> dict:
-    return {"module": "beside afu_shell", "instances": 1, "one": r.to_json(), "all": r.to_json()}
 
 
 def build_report(project, core_name: str | None, progress: bool = True) -> str:

@@ -13,7 +13,7 @@ from ._timing import CLOCK_NS, MODEL
 from ._yosys import FAMILY, Sources, is_hard_fp, map_unit
 
 __all__ = ["FIM_ALLOWANCE", "PUBLISHED_RESOURCES", "design_report", "fit", "fit_lines", "format_report",
-           "published_rows", "published_table", "write_json"]
+           "published_rows", "published_table", "timing_lines", "write_json"]
 
 # Published resources of the RIKEN LBM design on the Intel PAC, FIM included
 # (docs/reference.md): cores -> ALMs, block-memory bits, RAM blocks, DSPs.
@@ -179,7 +179,7 @@ def published_table(rows: list[dict]) -> str:
 
 
 def _params(p: dict) -> str:
-    s = ",".join(f"{k}={v}" for k, v in p.items())
+    s = ",".join(f"{k}={v}" for k, v in p.items() if len(str(v)) <= 12)  # no IDs, no defaults
     return s if len(s) <= 40 else s[:37] + "..."
 
 
@@ -208,14 +208,20 @@ def format_report(rep: dict, title: str) -> str:
                  f"{t['m20k']:,} M20K ({t['bram_bits']:,} bits), {t['dsps']:,} DSPs "
                  f"({t['hard_fp']} hard FP)")
     lines += fit_lines(rep["fit"])
-    fails = rep["timing_failures"]
-    lines.append("  timing (estimate, no placement or routing): "
-                 + (f"{len(fails)} module(s) over {rep['clock_ns']} ns" if fails
-                    else f"every module within {rep['clock_ns']} ns"))
-    for f in fails:
-        lines.append(f"    {f['module']}: {f['delay_ns']:.2f} ns, {f['lut_levels']} LUT levels"
-                     f" + {f['carry_bits']} carry bits, {f['from']} -> {f['to']}")
+    lines += timing_lines(rep["timing_failures"], rep["clock_ns"])
     return "\n".join(lines)
+
+
+def timing_lines(fails: list[dict], clock_ns: float = CLOCK_NS) -> list[str]:
+    """The modules whose worst path is past the clock, with that path."""
+    lines = ["  timing (estimate, no placement or routing): "
+             + (f"{len(fails)} module(s) over {clock_ns} ns" if fails
+                else f"every module within {clock_ns} ns")]
+    for f in sorted(fails, key=lambda f: -f["delay_ns"]):
+        name = f["module"] + (f" ({_params(f['params'])})" if f["params"] else "")
+        lines.append(f"    {name}: {f['delay_ns']:.2f} ns, {f['lut_levels']} LUT levels"
+                     f" + {f['carry_bits']} carry bits, {f['from']} -> {f['to']}")
+    return lines
 
 
 def fit_lines(f: dict) -> list[str]:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -23,6 +24,7 @@ _VERSION = "fit-1"
 _MODULE = re.compile(r"^[ \t]*module\s+(\w+)\b.*?^[ \t]*endmodule\b", re.DOTALL | re.MULTILINE)
 # `name #(` or `name inst (` / `name inst [N:0] (`: filtered by the known module names
 _INSTANCE = re.compile(r"^\s*(\w+)\s*(?:#\s*\(|\w+\s*(?:\[[^\]]*\]\s*)?\()", re.MULTILINE)
+_INCLUDE = re.compile(r'^\s*`include\s+"([^"]+)"', re.MULTILINE)
 # An Arria 10 hard floating-point DSP: spgen's wrappers (renamed <core>_spg_dsp_* inside a
 # core) and the Quartus primitive they instantiate. Always a black box of one DSP.
 _HARD_FP = re.compile(r"(?:^|_)spg_dsp_\w+$|^twentynm_fp_mac$")
@@ -87,14 +89,25 @@ class Sources:
                     boxes.append(c)
         return mapped, boxes
 
-    def _includes(self) -> list[str]:
-        return [f.read_text() for d in self.include_dirs for f in sorted(Path(d).glob("*.vh"))]
+    def _includes(self, texts: list[str]) -> list[str]:
+        """The include files `texts` name (found in the include folders), recursively."""
+        names: list[str] = []
+        out: list[str] = []
+        todo = list(texts)
+        while todo:
+            for n in _INCLUDE.findall(todo.pop()):
+                found = [Path(d) / n for d in self.include_dirs if (Path(d) / n).is_file()]
+                if n not in names and found:
+                    names.append(n)
+                    out.append(found[0].read_text())
+                    todo.append(out[-1])
+        return [f"{n}\n{t}" for n, t in sorted(zip(names, out))]
 
     def key(self, top: str, params: dict) -> str:
         mapped, boxes = self.closure(top)
         texts = [self.modules.get(m, m) for m in mapped + boxes]
         return content_hash(_VERSION, FAMILY, top, json.dumps(sorted(params.items())),
-                            json.dumps(boxes), *texts, *self._includes())
+                            json.dumps(boxes), *texts, *self._includes(texts))
 
 
 def _param_value(v) -> str:
@@ -147,9 +160,21 @@ def _script(top: str, params: dict, boxes: list[str], incs: str) -> str:
     lines += [f"{run} -run begin:map_bram",
               # the logical memories (width x depth) before they become blocks, MLABs or FFs
               "tee -q -o mems.txt dump t:$mem_v2",
-              f"{run} -run map_bram:",
+              # synth_intel_alm's own map_bram step, with a map file that accepts the
+              # initial contents Yosys 0.23's M20K rules let through (and its map rejects)
+              "memory_bram -rules +/intel_alm/common/bram_m20k.txt",
+              "techmap -map m20k_map.v",
+              f"{run} -run map_lutram:",
               "write_json net.json"]
     return "\n".join(lines) + "\n"
+
+
+def _m20k_map() -> str:
+    """Yosys' M20K map file with an INIT parameter (an M20K's initial contents cost no
+    resources; the 0.23 file lacks it and fails on memories with an `initial` block)."""
+    share = Path(os.path.realpath(yosys_exe())).parent.parent / "share" / "yosys"
+    text = (share / "intel_alm" / "common" / "bram_m20k_map.v").read_text()
+    return text.replace("parameter CFG_ABITS", "parameter INIT = 0;\nparameter CFG_ABITS", 1)
 
 
 def _memories(dump: str, cells: dict) -> list[dict]:
@@ -185,6 +210,7 @@ def map_unit(src: Sources, top: str, params: dict) -> dict:
         Path(d, "unit.v").write_text("\n".join(texts + unit) + "\n")
         incs = " ".join(f"-I{Path(i).resolve()}" for i in src.include_dirs)
         Path(d, "unit.ys").write_text(_script(top, params, boxes, incs))
+        Path(d, "m20k_map.v").write_text(_m20k_map())
         r = subprocess.run([yosys_exe(), "-q", "-l", "log.txt", "-s", "unit.ys"], cwd=d,
                            capture_output=True, text=True, check=False)
         if r.returncode:
