@@ -58,6 +58,17 @@ module shell_csr #(
             $display("shell_csr: N_REGS=%0d must be 0..%0d", N_REGS, CSR_CORE_REG_COUNT);
             $finish;
         end
+        // the read mux assumes each page's registers within its 128 bytes
+        if (CSR_IRQ_ENABLE_ADDR[17:7] != CSR_DFH_ADDR[17:7]
+            || CSR_TX_BUSY_CYCLES_ADDR[17:7] != CSR_TX_DESC_SRC_ADDR[17:7]
+            || CSR_RX_BUSY_CYCLES_ADDR != CSR_TX_BUSY_CYCLES_ADDR + 18'h100
+            || CSR_RX_STATUS_ADDR != CSR_TX_STATUS_ADDR + 18'h100
+            || CSR_RX_DESC_SRC_ADDR[17:7] != CSR_TX_DESC_SRC_ADDR[17:7] + 11'd2
+            || CSR_CORE_PRIME_CYCLES_ADDR[17:7] != CSR_CORE_CTRL_ADDR[17:7]
+            || CSR_CORE_REG_ADDR != 18'h00800 || CSR_CORE_CTRL_ADDR[17:11] != 7'd0) begin
+            $display("shell_csr: csr_map.json does not fit the read mux's pages");
+            $finish;
+        end
         if (N_CORES < 0 || N_CORES > 255) begin
             $display("shell_csr: N_CORES=%0d must be 0..255", N_CORES);
             $finish;
@@ -65,7 +76,7 @@ module shell_csr #(
     end
 
     wire [17:0] wa = {mmio_wr_addr[17:3], 3'b000};
-    wire [17:0] ra = {mmio_rd_addr[17:3], 3'b000};
+    wire [17:3] ra = mmio_rd_addr[17:3];
     wire [63:0] wd = mmio_wr_data;
     wire        wr = mmio_wr_valid;
 
@@ -105,10 +116,10 @@ module shell_csr #(
     assign core_arm     = wr && wa == CSR_CORE_CTRL_ADDR && wd[CSR_CORE_CTRL_ARM_LSB];
     assign irq          = irq_status_reg & irq_enable_reg;
 
-    wire       reg_hit_w = wa >= CSR_CORE_REG_ADDR && wa < CSR_CORE_REG_ADDR + 18'd8 * N_REGS[17:0];
+    // the used Reg slots as a constant mask: a look-up, not a magnitude compare's carry chain
+    localparam [255:0] REG_USED = {256{1'b1}} >> (256 - N_REGS);
     wire [7:0] reg_idx_w = wa[10:3];
-    wire       reg_hit_r = ra >= CSR_CORE_REG_ADDR && ra < CSR_CORE_REG_ADDR + 18'd8 * N_REGS[17:0];
-    wire [7:0] reg_idx_r = ra[10:3];
+    wire       reg_hit_w = wa[17:11] == CSR_CORE_REG_ADDR[17:11] && REG_USED[reg_idx_w];
 
     integer e, k;
     always @(posedge clk) begin
@@ -163,50 +174,85 @@ module shell_csr #(
     wire [63:0] shell_info = {8'd0, DESC_FIFO_DEPTH[7:0], N_REGS[7:0], OUT_RECORD_WORDS[7:0],
                               IN_RECORD_WORDS[7:0], N_CORES[7:0], CSR_VERSION_MAJOR, CSR_VERSION_MINOR};
 
-    reg [63:0] rd_data;
+    // The read mux is split by address: each 128-byte page of 16 registers is a 16-way mux
+    // on ra[6:3] (two LUT levels), and ra[11:7] picks the page (three more), with the
+    // window check ra[17:12] == 0 beside it; a single case on all address bits maps to six
+    // or seven LUT levels, over 5 ns. Pages: 0x000 header, 0x100 TX, 0x200 RX, 0x400 core,
+    // 0x800 + 128 g the Reg values 16 g ... 16 g + 15 (slots >= N_REGS read 0).
+    wire [3:0]  ri = ra[6:3];
+    wire [4:0]  rp = ra[11:7];
+    reg  [63:0] rd_hdr, rd_core, rd_page;
+    wire [63:0] rd_data = ra[17:12] == 6'd0 ? rd_page : 64'd0;
+    wire [32*16-1:0] rd_regs;   // the Reg pages' muxes, 16 x 32 bits
+    // a DMA engine's page (RX's addresses are TX's + 0x100)
+    function automatic [63:0] eng_read(input [3:0] i, input [63:0] src, input [63:0] dst,
+                                       input [31:0] len, input [63:0] str, input [63:0] nxt,
+                                       input [31:0] ctl, input [63:0] status, input [63:0] error,
+                                       input [63:0] bytes, input [63:0] busy_cycles);
+        case (i)
+        CSR_TX_DESC_SRC_ADDR[6:3]:    eng_read = src;
+        CSR_TX_DESC_DST_ADDR[6:3]:    eng_read = dst;
+        CSR_TX_DESC_LEN_ADDR[6:3]:    eng_read = {32'd0, len};
+        CSR_TX_DESC_STRIDE_ADDR[6:3]: eng_read = str;
+        CSR_TX_DESC_NEXT_ADDR[6:3]:   eng_read = nxt;
+        CSR_TX_DESC_CTRL_ADDR[6:3]:   eng_read = {32'd0, ctl};
+        CSR_TX_STATUS_ADDR[6:3]:      eng_read = status;
+        CSR_TX_ERROR_ADDR[6:3]:       eng_read = error;
+        CSR_TX_BYTES_ADDR[6:3]:       eng_read = bytes;
+        CSR_TX_BUSY_CYCLES_ADDR[6:3]: eng_read = busy_cycles;
+        default:                      eng_read = 64'd0;
+        endcase
+    endfunction
+    wire [63:0] rd_tx = eng_read(ri, src_reg[0], dst_reg[0], len_reg[0], str_reg[0], nxt_reg[0],
+                                 ctl_reg[0], tx_status, tx_error, tx_bytes, tx_busy_cycles);
+    wire [63:0] rd_rx = eng_read(ri, src_reg[1], dst_reg[1], len_reg[1], str_reg[1], nxt_reg[1],
+                                 ctl_reg[1], rx_status, rx_error, rx_bytes, rx_busy_cycles);
     always @* begin
-        rd_data = 64'd0;
-        case (ra)
-        CSR_DFH_ADDR:              rd_data = 64'h1000010000000000;
-        CSR_AFU_ID_L_ADDR:         rd_data = AFU_ID_L;
-        CSR_AFU_ID_H_ADDR:         rd_data = AFU_ID_H;
-        CSR_SHELL_INFO_ADDR:       rd_data = shell_info;
-        CSR_SCRATCH_ADDR:          rd_data = scratch_reg;
-        CSR_CYCLES_ADDR:           rd_data = cycles_reg;
-        CSR_IRQ_STATUS_ADDR:       rd_data = {62'd0, irq_status_reg};
-        CSR_IRQ_ENABLE_ADDR:       rd_data = {62'd0, irq_enable_reg};
-        CSR_TX_DESC_SRC_ADDR:      rd_data = src_reg[0];
-        CSR_TX_DESC_DST_ADDR:      rd_data = dst_reg[0];
-        CSR_TX_DESC_LEN_ADDR:      rd_data = {32'd0, len_reg[0]};
-        CSR_TX_DESC_STRIDE_ADDR:   rd_data = str_reg[0];
-        CSR_TX_DESC_NEXT_ADDR:     rd_data = nxt_reg[0];
-        CSR_TX_DESC_CTRL_ADDR:     rd_data = {32'd0, ctl_reg[0]};
-        CSR_TX_STATUS_ADDR:        rd_data = tx_status;
-        CSR_TX_ERROR_ADDR:         rd_data = tx_error;
-        CSR_TX_BYTES_ADDR:         rd_data = tx_bytes;
-        CSR_TX_BUSY_CYCLES_ADDR:   rd_data = tx_busy_cycles;
-        CSR_RX_DESC_SRC_ADDR:      rd_data = src_reg[1];
-        CSR_RX_DESC_DST_ADDR:      rd_data = dst_reg[1];
-        CSR_RX_DESC_LEN_ADDR:      rd_data = {32'd0, len_reg[1]};
-        CSR_RX_DESC_STRIDE_ADDR:   rd_data = str_reg[1];
-        CSR_RX_DESC_NEXT_ADDR:     rd_data = nxt_reg[1];
-        CSR_RX_DESC_CTRL_ADDR:     rd_data = {32'd0, ctl_reg[1]};
-        CSR_RX_STATUS_ADDR:        rd_data = rx_status;
-        CSR_RX_ERROR_ADDR:         rd_data = rx_error;
-        CSR_RX_BYTES_ADDR:         rd_data = rx_bytes;
-        CSR_RX_BUSY_CYCLES_ADDR:   rd_data = rx_busy_cycles;
-        CSR_CORE_STATUS_ADDR:      rd_data = {56'd0, core_status};
-        CSR_CORE_ELEMENTS_ADDR:    rd_data = core_elements;
-        CSR_CORE_IN_TOTAL_CYCLES_ADDR:  rd_data = in_total;
-        CSR_CORE_IN_MOVED_CYCLES_ADDR:  rd_data = in_moved;
-        CSR_CORE_OUT_TOTAL_CYCLES_ADDR: rd_data = out_total;
-        CSR_CORE_OUT_MOVED_CYCLES_ADDR: rd_data = out_moved;
-        CSR_CORE_PRIME_CYCLES_ADDR:     rd_data = prime_cycles;
-        default:
-            if (reg_hit_r)
-                rd_data = {32'd0, regs_reg[reg_idx_r]};
+        rd_hdr = 64'd0;
+        case (ri)
+        CSR_DFH_ADDR[6:3]:        rd_hdr = 64'h1000010000000000;
+        CSR_AFU_ID_L_ADDR[6:3]:   rd_hdr = AFU_ID_L;
+        CSR_AFU_ID_H_ADDR[6:3]:   rd_hdr = AFU_ID_H;
+        CSR_SHELL_INFO_ADDR[6:3]: rd_hdr = shell_info;
+        CSR_SCRATCH_ADDR[6:3]:    rd_hdr = scratch_reg;
+        CSR_CYCLES_ADDR[6:3]:     rd_hdr = cycles_reg;
+        CSR_IRQ_STATUS_ADDR[6:3]: rd_hdr = {62'd0, irq_status_reg};
+        CSR_IRQ_ENABLE_ADDR[6:3]: rd_hdr = {62'd0, irq_enable_reg};
+        default:                  rd_hdr = 64'd0;
+        endcase
+        rd_core = 64'd0;
+        case (ri)
+        CSR_CORE_STATUS_ADDR[6:3]:           rd_core = {56'd0, core_status};
+        CSR_CORE_ELEMENTS_ADDR[6:3]:         rd_core = core_elements;
+        CSR_CORE_IN_TOTAL_CYCLES_ADDR[6:3]:  rd_core = in_total;
+        CSR_CORE_IN_MOVED_CYCLES_ADDR[6:3]:  rd_core = in_moved;
+        CSR_CORE_OUT_TOTAL_CYCLES_ADDR[6:3]: rd_core = out_total;
+        CSR_CORE_OUT_MOVED_CYCLES_ADDR[6:3]: rd_core = out_moved;
+        CSR_CORE_PRIME_CYCLES_ADDR[6:3]:     rd_core = prime_cycles;
+        default:                             rd_core = 64'd0;
+        endcase
+        case (rp)
+        CSR_DFH_ADDR[11:7]:         rd_page = rd_hdr;
+        CSR_TX_DESC_SRC_ADDR[11:7]: rd_page = rd_tx;
+        CSR_RX_DESC_SRC_ADDR[11:7]: rd_page = rd_rx;
+        CSR_CORE_CTRL_ADDR[11:7]:   rd_page = rd_core;
+        default:                    rd_page = rp[4] ? {32'd0, rd_regs[32*rp[3:0] +: 32]} : 64'd0;
         endcase
     end
+    genvar p;
+    generate
+        for (p = 0; p < 16; p = p + 1) begin : g_reg_page
+            reg [31:0] v;
+            integer j;
+            always @* begin
+                v = 32'd0;
+                for (j = 0; j < 16; j = j + 1)
+                    if (ri == j[3:0] && 16 * p + j < N_REGS)
+                        v = regs_reg[16 * p + j];
+            end
+            assign rd_regs[32*p +: 32] = v;
+        end
+    endgenerate
 
     always @(posedge clk) begin
         if (rst) begin

@@ -54,7 +54,7 @@ module shell_fabric_desc #(
     wire host_push = host_tx_push || host_rx_push;
     reg  [3:0]  quiet_reg;
     reg         run_reg, tx_pend_reg, rx_pend_reg;
-    reg  [31:0] tx_prev_reg, rx_prev_reg, tx_fab_reg, rx_fab_reg;
+    reg  [31:0] tx_prev_reg, rx_prev_reg, tx_fab_reg, rx_fab_reg;  // prev: DONE_COUNT + 1
     wire [31:0] tx_done = tx_status[63:32], rx_done = rx_status[63:32];
     wire        idle = !tx_status[0] && !rx_status[0];
 
@@ -72,9 +72,10 @@ module shell_fabric_desc #(
     assign push_next   = fab_push ? 64'd0 : host_next;
     assign push_ctrl   = fab_push ? CTRL_PACKET : host_ctrl;
 
-    // an increment of DONE_COUNT (a reset to 0 is not one)
-    wire tx_inc = tx_done == tx_prev_reg + 32'd1;
-    wire rx_inc = rx_done == rx_prev_reg + 32'd1;
+    // an increment of DONE_COUNT (a reset to 0 is not one); the previous count + 1 is
+    // registered, so only the equality is in front of the run's control
+    wire tx_inc = tx_done == tx_prev_reg;
+    wire rx_inc = rx_done == rx_prev_reg;
     wire tx_mine = run_reg && tx_pend_reg && tx_inc;
     wire rx_mine = run_reg && rx_pend_reg && rx_inc;
 
@@ -87,15 +88,15 @@ module shell_fabric_desc #(
             run_reg     <= 1'b0;
             tx_pend_reg <= 1'b0;
             rx_pend_reg <= 1'b0;
-            tx_prev_reg <= 32'd0;
-            rx_prev_reg <= 32'd0;
+            tx_prev_reg <= 32'd1;
+            rx_prev_reg <= 32'd1;
             tx_fab_reg  <= 32'd0;
             rx_fab_reg  <= 32'd0;
             m_done      <= 1'b0;
             m_aborted   <= 1'b0;
         end else begin
-            tx_prev_reg <= tx_done;
-            rx_prev_reg <= rx_done;
+            tx_prev_reg <= tx_done + 32'd1;
+            rx_prev_reg <= rx_done + 32'd1;
             quiet_reg   <= host_push ? QUIET_CYCLES[3:0] : (quiet_reg != 4'd0 ? quiet_reg - 4'd1 : 4'd0);
             m_done      <= 1'b0;
             m_aborted   <= 1'b0;

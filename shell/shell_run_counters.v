@@ -33,9 +33,21 @@ module shell_run_counters (
     output reg  [63:0] out_moved,
     output reg  [63:0] prime_cycles
 );
-    wire by_count  = elements != 64'd0;
-    wire in_final  = in_fire && (by_count ? in_moved + 64'd1 == elements : in_last);
-    wire out_final = out_fire && (by_count ? out_moved + 64'd1 == elements : out_last);
+    // ELEMENTS is an MMIO register written before the START or ARM write, so the compares
+    // with it are registered: whether the count equals ELEMENTS - 1 (no record counted
+    // this cycle) or ELEMENTS - 2 (one counted) is decided a cycle ahead, and which of
+    // the two holds is picked after the registers; no 64-bit adder and equality in series
+    // with the run's control. A write of ELEMENTS during a run is seen two cycles later
+    // than the counts' own updates.
+    reg  [63:0] elements_m1, elements_m2;
+    reg         by_count, in_eq0, in_eq1, in_inc, out_eq0, out_eq1, out_inc;
+    always @(posedge clk) begin
+        elements_m1 <= elements - 64'd1;
+        elements_m2 <= elements - 64'd2;
+        by_count    <= elements != 64'd0;
+    end
+    wire in_final  = in_fire && (by_count ? (in_inc ? in_eq1 : in_eq0) : in_last);
+    wire out_final = out_fire && (by_count ? (out_inc ? out_eq1 : out_eq0) : out_last);
 
     // an armed run waits for a TX descriptor, so arming before pushing cannot start early
     reg  pushed;
@@ -66,6 +78,12 @@ module shell_run_counters (
 
     always @(posedge clk) begin
         // a reset and a new (or armed) run clear the same state; only a begun run runs
+        in_eq0  <= rst || begin_run || arm ? elements == 64'd1 : in_moved == elements_m1;
+        in_eq1  <= in_moved == elements_m2;
+        in_inc  <= !(rst || begin_run || arm) && running && !in_done && in_fire;
+        out_eq0 <= rst || begin_run || arm ? elements == 64'd1 : out_moved == elements_m1;
+        out_eq1 <= out_moved == elements_m2;
+        out_inc <= !(rst || begin_run || arm) && running && out_fire;
         if (rst || begin_run || arm) begin
             running   <= !rst && begin_run;
             done      <= 1'b0;

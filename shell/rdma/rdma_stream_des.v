@@ -25,13 +25,21 @@ module rdma_stream_des #(
     assign m_data = rec_reg;
     assign m_last = rlast_reg;
     wire take = s_valid && s_ready;
+    // one enable per word: an indexed part-select would build a multiplier-shifter
+    integer w;
+    always @(posedge clk)
+        if (rst)
+            rec_reg <= {32*WORDS{1'b0}};
+        else if (take)
+            for (w = 0; w < WORDS; w = w + 1)
+                if (idx_reg == w[IW-1:0])
+                    rec_reg[32*w +: 32] <= s_data;
     always @(posedge clk) begin
         if (rst) begin
-            full_reg <= 1'b0; rlast_reg <= 1'b0; idx_reg <= {IW{1'b0}}; rec_reg <= {32*WORDS{1'b0}};
+            full_reg <= 1'b0; rlast_reg <= 1'b0; idx_reg <= {IW{1'b0}};
         end else begin
             if (m_valid && m_ready) full_reg <= 1'b0;
             if (take) begin
-                rec_reg[32 * idx_reg +: 32] <= s_data;
                 if (idx_reg == LAST[IW-1:0]) begin
                     idx_reg <= {IW{1'b0}};
                     full_reg <= 1'b1;

@@ -54,7 +54,7 @@ module rdma_csr #(
     `include "afushell_csr.vh"
 
     wire [17:0] wa = {mmio_wr_addr[17:3], 3'b000};
-    wire [17:0] ra = {mmio_rd_addr[17:3], 3'b000};
+    wire [17:3] ra = mmio_rd_addr[17:3];
     wire [63:0] wd = mmio_wr_data;
     wire        wr = mmio_wr_valid;
     // ROUTE(c): 64 registers from CSR_RDMA_ROUTE_ADDR
@@ -71,6 +71,15 @@ module rdma_csr #(
     /* verilator lint_on UNUSEDSIGNAL */
     // ENG_SLOT(s): 16 words from CSR_RDMA_ENG_SLOT_ADDR
     wire        r_slot = ra[17:7] == CSR_RDMA_ENG_SLOT_ADDR[17:7];
+    // INFO .. ROUTER_STATE: one 256-byte page
+    wire        r_main = ra[17:8] == CSR_RDMA_INFO_ADDR[17:8];
+    initial begin
+        if (CSR_RDMA_ROUTER_STATE_ADDR[17:8] != CSR_RDMA_INFO_ADDR[17:8]
+            || CSR_RDMA_DONE_INFO_ADDR[17:8] != CSR_RDMA_INFO_ADDR[17:8]) begin
+            $display("rdma_csr: the main registers of csr_map.json span more than 256 bytes");
+            $finish;
+        end
+    end
 
     reg [63:0] port_cfg_reg, block_reg, strides_reg, local_reg, remote_reg, len_reg;
     reg [3:0]  route [0:63];
@@ -111,29 +120,35 @@ module rdma_csr #(
     always @(*) begin
         rd_data = 64'd0;
         if (r_route) rd_data = {60'd0, route[ra[8:3]]};
-        else if (r_link) rd_data = link_dbg4[256 * r_port + 64 * ra[4:3] +: 64];
+        else if (r_link) rd_data = link_dbg4[64 * {r_port, ra[4:3]} +: 64];   // no index adder
         else if (r_slot) rd_data = eng_slots[64 * ra[6:3] +: 64];
-        else case (ra)
-            CSR_RDMA_INFO_ADDR:       rd_data = info;
-            CSR_RDMA_CARD_ID_ADDR:    rd_data = {58'd0, card_id};
-            CSR_RDMA_PORT_CFG_ADDR:   rd_data = port_cfg_reg;
-            CSR_RDMA_LOCAL_ADDR:      rd_data = local_reg;
-            CSR_RDMA_REMOTE_ADDR:     rd_data = remote_reg;
-            CSR_RDMA_LEN_ADDR:        rd_data = len_reg;
-            CSR_RDMA_BLOCK_ADDR:      rd_data = block_reg;
-            CSR_RDMA_STRIDES_ADDR:    rd_data = strides_reg;
-            CSR_RDMA_STATUS_ADDR:     rd_data = status;
-            CSR_RDMA_OP_ID_ADDR:      rd_data = {32'd0, op_id};
-            CSR_RDMA_EVT_INFO_ADDR:   rd_data = evt_info;
-            CSR_RDMA_EVT_ADDR_ADDR:   rd_data = evt_data[127:64];
-            CSR_RDMA_EVT_LEN_ADDR:    rd_data = evt_data[63:0];
-            CSR_RDMA_IRQ_STATUS_ADDR: rd_data = {62'd0, irq_status_reg};
-            CSR_RDMA_IRQ_ENABLE_ADDR: rd_data = {62'd0, irq_enable_reg};
-            CSR_RDMA_REPLAYS_ADDR:    rd_data = replays64;
-            CSR_RDMA_DONE_INFO_ADDR:  rd_data = done_info;
-            CSR_RDMA_ENG_STATE_ADDR:  rd_data = eng_dbg;
-            CSR_RDMA_ROUTER_STATE_ADDR: rd_data = router_dbg;
-            default:                  rd_data = 64'd0;
+        else if (r_main) rd_data = rd_main;
+    end
+    // the main page's registers: a 32-way mux on ra[7:3], its page check beside it (a case
+    // on all address bits maps to seven or eight LUT levels, over 5 ns)
+    reg [63:0] rd_main;
+    always @(*) begin
+        case (ra[7:3])
+            CSR_RDMA_INFO_ADDR[7:3]:       rd_main = info;
+            CSR_RDMA_CARD_ID_ADDR[7:3]:    rd_main = {58'd0, card_id};
+            CSR_RDMA_PORT_CFG_ADDR[7:3]:   rd_main = port_cfg_reg;
+            CSR_RDMA_LOCAL_ADDR[7:3]:      rd_main = local_reg;
+            CSR_RDMA_REMOTE_ADDR[7:3]:     rd_main = remote_reg;
+            CSR_RDMA_LEN_ADDR[7:3]:        rd_main = len_reg;
+            CSR_RDMA_BLOCK_ADDR[7:3]:      rd_main = block_reg;
+            CSR_RDMA_STRIDES_ADDR[7:3]:    rd_main = strides_reg;
+            CSR_RDMA_STATUS_ADDR[7:3]:     rd_main = status;
+            CSR_RDMA_OP_ID_ADDR[7:3]:      rd_main = {32'd0, op_id};
+            CSR_RDMA_EVT_INFO_ADDR[7:3]:   rd_main = evt_info;
+            CSR_RDMA_EVT_ADDR_ADDR[7:3]:   rd_main = evt_data[127:64];
+            CSR_RDMA_EVT_LEN_ADDR[7:3]:    rd_main = evt_data[63:0];
+            CSR_RDMA_IRQ_STATUS_ADDR[7:3]: rd_main = {62'd0, irq_status_reg};
+            CSR_RDMA_IRQ_ENABLE_ADDR[7:3]: rd_main = {62'd0, irq_enable_reg};
+            CSR_RDMA_REPLAYS_ADDR[7:3]:    rd_main = replays64;
+            CSR_RDMA_DONE_INFO_ADDR[7:3]:  rd_main = done_info;
+            CSR_RDMA_ENG_STATE_ADDR[7:3]:  rd_main = eng_dbg;
+            CSR_RDMA_ROUTER_STATE_ADDR[7:3]: rd_main = router_dbg;
+            default:                  rd_main = 64'd0;
         endcase
     end
 

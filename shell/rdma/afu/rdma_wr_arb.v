@@ -43,7 +43,7 @@ module rdma_wr_arb (
             left_reg <= 8'd0;
         end else if (beat) begin
             if (!lock_reg) begin
-                lock_reg <= s_burstcount > 8'd1;
+                lock_reg <= s_burstcount[7:1] != 7'd0;   // > 1, without a carry chain
                 owner_reg <= sel1;
                 left_reg <= s_burstcount - 8'd1;
             end else begin
