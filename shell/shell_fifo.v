@@ -43,11 +43,13 @@ module shell_fifo #(
 
     reg [DATA_WIDTH-1:0] mem [0:FIFO_DEPTH-1];
     reg [ADDR_WIDTH:0]   wr_ptr_reg, rd_ptr_reg, shown_ptr_reg;
+    reg [ADDR_WIDTH:0]   rd_inc_reg;  // rd_ptr_reg + 1, kept so a pop needs no adder
     reg [DATA_WIDTH-1:0] rd_data_reg;
 
     // entries before shown_ptr may be read: all written ones, or those written before this cycle
     wire [ADDR_WIDTH:0] shown = FWD_WRITES != 0 ? wr_ptr_reg : shown_ptr_reg;
-    wire full  = (wr_ptr_reg - rd_ptr_reg) == FIFO_DEPTH[ADDR_WIDTH:0];
+    // same entry, other lap: an equality, not a subtraction, on the push path
+    wire full  = (wr_ptr_reg ^ rd_ptr_reg) == FIFO_DEPTH[ADDR_WIDTH:0];
     wire empty = shown == rd_ptr_reg;
     wire push  = s_axis_tvalid && !full;
     wire pop   = m_axis_tready && !empty;
@@ -56,8 +58,8 @@ module shell_fifo #(
     assign m_axis_tvalid = !empty;
     assign level         = wr_ptr_reg - rd_ptr_reg;
 
-    // the entry shown next cycle
-    wire [ADDR_WIDTH:0] rd_next = rd_ptr_reg + {{ADDR_WIDTH{1'b0}}, pop};
+    // the entry shown next cycle: a select between two registers, no carry chain
+    wire [ADDR_WIDTH:0] rd_next = pop ? rd_inc_reg : rd_ptr_reg;
 
     always @(posedge clk) begin
         if (push)
@@ -66,10 +68,14 @@ module shell_fifo #(
         if (rst) begin
             wr_ptr_reg    <= 0;
             rd_ptr_reg    <= 0;
+            rd_inc_reg    <= 1;
             shown_ptr_reg <= 0;
         end else begin
             if (push) wr_ptr_reg <= wr_ptr_reg + 1'b1;
-            if (pop)  rd_ptr_reg <= rd_ptr_reg + 1'b1;
+            if (pop) begin
+                rd_ptr_reg <= rd_inc_reg;
+                rd_inc_reg <= rd_inc_reg + 1'b1;
+            end
             shown_ptr_reg <= wr_ptr_reg;
         end
     end
@@ -79,7 +85,12 @@ module shell_fifo #(
             reg [DATA_WIDTH-1:0] fwd_data_reg;
             reg                  fwd_reg;
             always @(posedge clk) begin
-                fwd_reg      <= push && wr_ptr_reg[ADDR_WIDTH-1:0] == rd_next[ADDR_WIDTH-1:0];
+                // write slot == rd_next, without waiting for pop: equal slots with pop low
+                // mean empty (or full, and then no push); a pop needs !empty, so the
+                // slot after rd_ptr_reg matches only when the ready input pops
+                fwd_reg      <= push && (wr_ptr_reg[ADDR_WIDTH-1:0] == rd_ptr_reg[ADDR_WIDTH-1:0]
+                                         || (m_axis_tready
+                                             && wr_ptr_reg[ADDR_WIDTH-1:0] == rd_inc_reg[ADDR_WIDTH-1:0]));
                 fwd_data_reg <= s_axis_tdata;
             end
             assign m_axis_tdata = fwd_reg ? fwd_data_reg : rd_data_reg;

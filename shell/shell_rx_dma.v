@@ -96,21 +96,26 @@ module shell_rx_dma #(
     reg [4:0]  end_hi_reg;
     reg        first_beat_reg;
     reg [3:0]  ctrl_reg;
-    reg [7:0]  burst_left_reg;       // beats left in the burst being filled
+    reg        new_burst_reg;        // the next beat starts a burst
     reg        mism_reg;             // EOP descriptor: last flag misplaced so far
 
     wire [32:0] blk_span   = {27'd0, blk_addr_reg[5:0]} + {1'b0, len_reg} + 33'd63;
     wire [63:0] blk_last   = blk_addr_reg + {32'd0, len_reg} - 64'd1;
-    wire [BURST_BITS:0] to_boundary = MAX_BURST[BURST_BITS:0]
-                                    - {1'b0, beat_addr_reg[6 +: BURST_BITS]};
+    // beats from beat_addr_reg to the next MAX_BURST boundary, read only when a burst
+    // starts: a block's first burst starts at the block's address, every later one
+    // at a boundary (a burst ends at the boundary or at the block's end)
+    reg [BURST_BITS:0] to_boundary_reg;
+    wire [BURST_BITS:0] to_boundary = to_boundary_reg;
     wire [26:0] burst_w    = beats_left_reg < {{(26-BURST_BITS){1'b0}}, to_boundary}
                            ? beats_left_reg : {{(26-BURST_BITS){1'b0}}, to_boundary};
     wire        last_beat  = beats_left_reg == 27'd1;
     wire        last_blk   = blk_left_reg == 32'd1;
     wire [3:0]  span_off   = first_beat_reg ? first_lo_reg : 4'd0;
-    wire [4:0]  span_hi    = last_beat ? end_hi_reg : 5'd16;
-    wire [4:0]  span_cnt   = span_hi - {1'b0, span_off};
-    wire        new_burst  = burst_left_reg == 8'd0;
+    // both differences beside the last_beat comparison, selected by it
+    wire [4:0]  span_cnt_last = end_hi_reg - {1'b0, span_off};
+    wire [4:0]  span_cnt_full = 5'd16 - {1'b0, span_off};
+    wire [4:0]  span_cnt   = last_beat ? span_cnt_last : span_cnt_full;
+    wire        new_burst  = new_burst_reg;
 
     wire cmd_ready, wbuf_ready;
     wire g_valid, g_last, g_inner;
@@ -164,7 +169,7 @@ module shell_rx_dma #(
     always @(posedge clk) begin
         if (erst) begin
             state_reg      <= E_IDLE;
-            burst_left_reg <= 8'd0;
+            new_burst_reg  <= 1'b1;
         end else begin
             case (state_reg)
             E_IDLE:
@@ -179,20 +184,24 @@ module shell_rx_dma #(
                 end
             E_SETUP: begin
                 beat_addr_reg  <= {blk_addr_reg[63:6], 6'd0};
+                to_boundary_reg <= MAX_BURST[BURST_BITS:0] - {1'b0, blk_addr_reg[6 +: BURST_BITS]};
                 beats_left_reg <= blk_span[32:6];
                 first_lo_reg   <= blk_addr_reg[5:2];
                 end_hi_reg     <= {1'b0, blk_last[5:2]} + 5'd1;
                 first_beat_reg <= 1'b1;
-                burst_left_reg <= 8'd0;
+                new_burst_reg  <= 1'b1;
                 state_reg      <= E_BEAT;
             end
             E_BEAT:
                 if (g_fire) begin
                     mism_reg       <= mism_reg || beat_mism;
                     beat_addr_reg  <= beat_addr_reg + 64'd64;
+                    to_boundary_reg <= MAX_BURST[BURST_BITS:0];
                     beats_left_reg <= beats_left_reg - 27'd1;
                     first_beat_reg <= 1'b0;
-                    burst_left_reg <= (new_burst ? burst_w[7:0] : burst_left_reg) - 8'd1;
+                    // a burst (min(beats left, beats to the boundary) long) ends at the
+                    // block's last beat or at a MAX_BURST boundary: no beat counter
+                    new_burst_reg  <= last_beat || &beat_addr_reg[6 +: BURST_BITS];
                     if (last_beat) begin
                         blk_addr_reg <= blk_addr_reg + {32'd0, stride_reg};
                         blk_left_reg <= blk_left_reg - 32'd1;
@@ -210,9 +219,12 @@ module shell_rx_dma #(
     reg [7:0]  wr_count_reg, wr_left_reg;
     wire       wr_accept = wr_active_reg && !wr_waitrequest;
     wire       wr_final  = wr_accept && wr_left_reg == 8'd1;
-    wire [WBUF_BITS:0] avail = w_level - (wr_accept ? 1 : 0);
-    wire       can_load  = cmd_valid && !srst_pend_reg && !srst
-                        && {{(31-WBUF_BITS){1'b0}}, avail} >= {24'd0, cmd[71:64]};
+    // buffered beats (less the one leaving now) cover the burst: both comparisons are
+    // made beside the waitrequest input and selected by it
+    wire [31:0] w_level32 = {{(31-WBUF_BITS){1'b0}}, w_level};
+    wire        buf_ge    = w_level32 >= {24'd0, cmd[71:64]};
+    wire        buf_gt    = w_level32 >  {24'd0, cmd[71:64]};
+    wire       can_load  = cmd_valid && !srst_pend_reg && !srst && (wr_accept ? buf_gt : buf_ge);
     wire       load      = can_load && (!wr_active_reg || wr_final);
     always @* cmd_pop = load;
     assign w_pop = wr_accept;

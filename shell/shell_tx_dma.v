@@ -87,7 +87,10 @@ module shell_tx_dma #(
     wire [READS_BITS:0] data_level;
     wire                binfo_level_nz;
 
-    localparam [1:0] E_IDLE = 2'd0, E_SETUP = 2'd1, E_ISSUE = 2'd2;
+    // a burst takes E_CALC (its length), one E_ISSUE cycle for its credit and one to issue:
+    // a request every 3 cycles, far above the beat rate with bursts of 16 (the data
+    // side moves one beat a cycle)
+    localparam [1:0] E_IDLE = 2'd0, E_SETUP = 2'd1, E_CALC = 2'd2, E_ISSUE = 2'd3;
     reg [1:0]  state_reg;
     reg [63:0] blk_addr_reg;          // current block's first byte
     reg [63:0] beat_addr_reg;         // next read beat (64-byte aligned)
@@ -96,21 +99,38 @@ module shell_tx_dma #(
     reg [3:0]  first_lo_reg;          // word offset of the block's first beat
     reg [4:0]  end_hi_reg;            // words used of the block's last beat
     reg        first_burst_reg;
-    reg [31:0] len_reg, stride_reg;
+    reg [31:0] stride_reg;
     reg [3:0]  ctrl_reg;
 
-    wire [32:0] blk_span   = {27'd0, blk_addr_reg[5:0]} + {1'b0, len_reg} + 33'd63;
-    wire [63:0] blk_last   = blk_addr_reg + {32'd0, len_reg} - 64'd1;
-    wire [BURST_BITS:0] to_boundary = MAX_BURST[BURST_BITS:0]
-                                    - {1'b0, beat_addr_reg[6 +: BURST_BITS]};
-    wire [26:0] burst_w    = beats_left_reg < {{(26-BURST_BITS){1'b0}}, to_boundary}
-                           ? beats_left_reg : {{(26-BURST_BITS){1'b0}}, to_boundary};
-    wire [7:0]  burst      = burst_w[7:0];
-    wire        last_burst = beats_left_reg == burst_w;
+    // one two-input sum each (len + 63 and len - 1 are made as the descriptor is taken)
+    reg  [32:0] len63_reg;
+    reg  [5:0]  len_m1_reg;
+    wire [32:0] blk_span   = {27'd0, blk_addr_reg[5:0]} + len63_reg;
+    wire [5:0]  blk_last   = blk_addr_reg[5:0] + len_m1_reg;
+    // beats from beat_addr_reg to the next MAX_BURST boundary: a block's first burst
+    // starts at the block's address, every later one at a boundary
+    reg [BURST_BITS:0] to_boundary_reg;
+    reg [7:0]   burst_reg;            // the burst to issue (from E_CALC on)
+    reg         last_burst_reg;       // it ends the block
+    reg         credit_ok_reg;        // its beats fit, by last cycle's counts
+    reg         credit_fresh_reg;     // credit_ok_reg was made with this burst_reg
+    wire        last_calc  = beats_left_reg <= {{(26-BURST_BITS){1'b0}}, to_boundary_reg};
+    wire [7:0]  burst      = burst_reg;
+    wire        last_burst = last_burst_reg;
     wire        last_blk   = blk_left_reg == 32'd1;
-    wire [31:0] reserved   = {{(31-READS_BITS){1'b0}}, inflight_reg}
-                           + {{(31-READS_BITS){1'b0}}, data_level} + {24'd0, burst};
-    wire        credit_ok  = reserved <= MAX_READS;
+    // inflight + buffered (each <= MAX_READS) against the room the burst leaves
+    // (room_reg, made with burst_reg in E_CALC): one sum, one comparison
+    reg  [READS_BITS+1:0] room_reg;
+    wire [READS_BITS+1:0] held = {1'b0, inflight_reg} + {1'b0, data_level};
+    // held <= room_reg as the borrow of one subtraction: a carry chain, not a LUT tree
+    wire [READS_BITS+2:0] spare = {1'b0, room_reg} - {1'b0, held};
+    wire [READS_BITS+1:0] room_last = MAX_READS[READS_BITS+1:0]
+                                    - {{(READS_BITS-BURST_BITS+1){1'b0}}, beats_left_reg[BURST_BITS:0]};
+    wire [READS_BITS+1:0] room_full = MAX_READS[READS_BITS+1:0]
+                                    - {{(READS_BITS-BURST_BITS){1'b0}}, to_boundary_reg};
+    // inflight + buffered never grows in a cycle without an accepted request, so a
+    // credit from last cycle, when none was accepted, still holds
+    wire        credit_ok  = credit_ok_reg && credit_fresh_reg;
     wire        binfo_ready;
     wire        issue      = state_reg == E_ISSUE && credit_ok && binfo_ready && discard_reg == 0;
     wire        issue_ok   = issue && !rd_waitrequest;
@@ -134,7 +154,8 @@ module shell_tx_dma #(
                 if (q_valid && !q_skip) begin
                     blk_addr_reg <= q_addr;
                     blk_left_reg <= q_count;
-                    len_reg      <= q_len;
+                    len63_reg    <= {1'b0, q_len} + 33'd63;
+                    len_m1_reg   <= q_len[5:0] - 6'd1;
                     stride_reg   <= q_stride;
                     ctrl_reg     <= q_ctrl;
                     state_reg    <= E_SETUP;
@@ -144,24 +165,36 @@ module shell_tx_dma #(
                 beats_left_reg  <= blk_span[32:6];
                 first_lo_reg    <= blk_addr_reg[5:2];
                 end_hi_reg      <= {1'b0, blk_last[5:2]} + 5'd1;
+                to_boundary_reg <= MAX_BURST[BURST_BITS:0] - {1'b0, blk_addr_reg[6 +: BURST_BITS]};
                 first_burst_reg <= 1'b1;
-                state_reg       <= E_ISSUE;
+                state_reg       <= E_CALC;
+            end
+            E_CALC: begin
+                burst_reg      <= last_calc ? beats_left_reg[7:0] : {{(7-BURST_BITS){1'b0}}, to_boundary_reg};
+                last_burst_reg <= last_calc;
+                room_reg       <= last_calc ? room_last : room_full;
+                state_reg      <= E_ISSUE;
             end
             E_ISSUE:
                 if (issue_ok) begin
                     beat_addr_reg   <= beat_addr_reg + {50'd0, burst, 6'd0};
-                    beats_left_reg  <= beats_left_reg - burst_w;
+                    beats_left_reg  <= beats_left_reg - {19'd0, burst};
+                    to_boundary_reg <= MAX_BURST[BURST_BITS:0];
                     first_burst_reg <= 1'b0;
                     if (last_burst) begin
                         blk_addr_reg <= blk_addr_reg + {32'd0, stride_reg};
                         blk_left_reg <= blk_left_reg - 32'd1;
                         state_reg    <= last_blk ? E_IDLE : E_SETUP;
+                    end else begin
+                        state_reg    <= E_CALC;
                     end
                 end
             default:
                 state_reg <= E_IDLE;
             endcase
         end
+        credit_ok_reg    <= !spare[READS_BITS+2];
+        credit_fresh_reg <= state_reg == E_ISSUE && !issue_ok;
     end
 
     // burst info, consumed beat by beat as the data returns (in order)
@@ -175,9 +208,12 @@ module shell_tx_dma #(
     wire                   binfo_valid;
     wire [BINFO_WIDTH-1:0] binfo;
     wire [READS_BITS:0]    binfo_level;
-    reg  [7:0]             beat_idx_reg;
-    wire                   take_beat = rd_readdatavalid && discard_reg == 0;
-    wire                   burst_end = take_beat && beat_idx_reg == binfo[7:0] - 8'd1;
+    reg  [7:0]             beat_num_reg;    // 1-based number of the next beat in its burst
+    reg                    beat_first_reg;  // the next beat is its burst's first
+    reg                    srst_d_reg;      // engine reset last cycle: discard_reg is loaded now
+    wire                   take_beat = rd_readdatavalid && discard_reg == 0 && !srst_d_reg;
+    wire                   b_last;
+    wire                   burst_end = take_beat && b_last;
 
     shell_fifo #(.DATA_WIDTH(BINFO_WIDTH), .FIFO_DEPTH(MAX_READS)) binfo_fifo (
         .clk (clk), .rst (erst),
@@ -187,32 +223,42 @@ module shell_tx_dma #(
     );
     assign binfo_level_nz = binfo_level != 0;
 
-    wire       b_first = beat_idx_reg == 8'd0;
-    wire       b_last  = beat_idx_reg == binfo[7:0] - 8'd1;
-    wire [3:0] beat_lo = b_first ? binfo[11:8] : 4'd0;
-    wire [4:0] beat_hi = b_last ? binfo[16:12] : 5'd16;
-    wire [4:0] beat_cnt = beat_hi - {1'b0, beat_lo};
+    assign b_last = beat_num_reg == binfo[7:0];
+    wire [3:0] beat_lo = beat_first_reg ? binfo[11:8] : 4'd0;
+    // both differences beside the b_last comparison, selected by it
+    wire [4:0] beat_cnt_last = binfo[16:12] - {1'b0, beat_lo};
+    wire [4:0] beat_cnt_full = 5'd16 - {1'b0, beat_lo};
+    wire [4:0] beat_cnt = b_last ? beat_cnt_last : beat_cnt_full;
     wire [BEAT_WIDTH-1:0] beat_in = {binfo[19] && b_last, binfo[18] && b_last, binfo[17] && b_last,
                                      beat_cnt, beat_lo, rd_readdata};
 
-    wire [31:0] inflight_sum = {{(31-READS_BITS){1'b0}}, inflight_reg} + (issue_ok ? {24'd0, burst} : 32'd0)
-                             - (rd_readdatavalid ? 32'd1 : 32'd0);
-    wire [READS_BITS:0] inflight_next = inflight_sum[READS_BITS:0];
+    // both sums beside the issue decision, selected by it
+    wire [READS_BITS:0] inflight_dec  = inflight_reg - {{READS_BITS{1'b0}}, rd_readdatavalid};
+    wire [READS_BITS:0] inflight_inc  = inflight_dec + {{(READS_BITS-BURST_BITS){1'b0}}, burst[BURST_BITS:0]};
+    wire [READS_BITS:0] inflight_next = issue_ok ? inflight_inc : inflight_dec;
+    // the reads in flight after an engine reset are counted the cycle after it (the
+    // engine is idle then, so nothing is issued, and an answer arriving then is
+    // dropped and not counted), off the register rather than the issue decision
     always @(posedge clk) begin
         if (rst) begin
             inflight_reg <= 0;
             discard_reg  <= 0;
+            srst_d_reg   <= 1'b0;
         end else begin
             inflight_reg <= inflight_next;
-            if (srst)
-                discard_reg <= inflight_next;
+            srst_d_reg   <= srst;
+            if (srst_d_reg)
+                discard_reg <= inflight_dec;
             else if (rd_readdatavalid && discard_reg != 0)
                 discard_reg <= discard_reg - 1;
         end
-        if (erst)
-            beat_idx_reg <= 8'd0;
-        else if (take_beat)
-            beat_idx_reg <= burst_end ? 8'd0 : beat_idx_reg + 8'd1;
+        if (erst) begin
+            beat_num_reg   <= 8'd1;
+            beat_first_reg <= 1'b1;
+        end else if (take_beat) begin
+            beat_num_reg   <= burst_end ? 8'd1 : beat_num_reg + 8'd1;
+            beat_first_reg <= burst_end;
+        end
     end
 
     // read data buffer: never back-pressures the memory (credits above)
@@ -271,14 +317,14 @@ module shell_tx_dma #(
                                                               : MAX_READS[READS_BITS:0];
     assign primed = data_level >= prime_level
                  || (inflight_reg == 0 && !binfo_level_nz
-                     && ((state_reg == E_ISSUE && !credit_ok)
+                     && ((state_reg == E_ISSUE && credit_fresh_reg && !credit_ok_reg)
                          || (state_reg == E_IDLE && !q_valid && !q_busy && q_level == 8'd0)));
 
     assign status = {done_count, 16'd0, q_level, 2'b00, in_packet_reg, err_code != 8'd0,
                      q_chaining, q_level == 8'd0, q_full, busy};
     assign error  = {err_seq, 16'd0, err_count, err_code};
 
-    wire unused_ok = &{1'b0, inflight_sum[31:READS_BITS+1], blk_span[5:0], blk_last[63:6], blk_last[1:0], g_inner, d_in_ready, binfo_valid, binfo_level_nz};
+    wire unused_ok = &{1'b0, spare[READS_BITS+1:0], blk_span[5:0], blk_last[1:0], g_inner, d_in_ready, binfo_valid, binfo_level_nz};
 endmodule
 
 `default_nettype wire
