@@ -98,10 +98,10 @@ def test_hard_fp_dsps_are_black_boxes_of_one_dsp_and_no_alms():
 def test_shell_module_maps_alone_with_its_children_as_parameterised_black_boxes():
     src = _budget._sources("shell")
     u = fit.map_unit(src, "shell_width_up", {"RECORD_WORDS": 10})
-    assert u["children"] == [{"module": "shell_word_gearbox", "count": 1, "params": {
-        "IN_WORDS": 10, "OUT_WORDS": 16, "SPAN_OUT": 0, "WORD_WIDTH": 32}}]
+    assert u["children"] == [{"module": "shell_word_pack", "count": 1, "params": {
+        "FILL_STEP": 2, "IN_WORDS": 10}}]
     own = fit.resources(u["cells"], u["memories"])
-    assert own.alms < 20 and own.m20k == 0  # the converter is its gearbox
+    assert own.alms < 20 and own.m20k == 0  # the converter is its packer
     assert u["timing"]["meets"]
     # another parameter value is another unit with its own child
     u3 = fit.map_unit(src, "shell_width_up", {"RECORD_WORDS": 3})
