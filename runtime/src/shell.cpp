@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "afushell_csr.h"
+#include "afushell_csr_names.h"  // every register by name, generated from csr_map.json
 #ifdef AFUSHELL_SIM
 #include <opae/spgen_sim.h>
 #endif
@@ -60,33 +61,6 @@ std::string hex(uint64_t v) {
     std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
     return b;
 }
-
-struct RegName { const char* name; uint64_t off; };
-const RegName kShellRegs[] = {
-    {"DFH", AFUSHELL_DFH}, {"AFU_ID_L", AFUSHELL_AFU_ID_L}, {"AFU_ID_H", AFUSHELL_AFU_ID_H},
-    {"SHELL_INFO", AFUSHELL_SHELL_INFO}, {"SCRATCH", AFUSHELL_SCRATCH}, {"CYCLES", AFUSHELL_CYCLES},
-    {"IRQ_STATUS", AFUSHELL_IRQ_STATUS}, {"IRQ_ENABLE", AFUSHELL_IRQ_ENABLE},
-    {"SHELL_CTRL", AFUSHELL_SHELL_CTRL},
-    {"CORE_CTRL", AFUSHELL_CORE_CTRL}, {"CORE_STATUS", AFUSHELL_CORE_STATUS},
-    {"CORE_ELEMENTS", AFUSHELL_CORE_ELEMENTS},
-    {"CORE_IN_TOTAL_CYCLES", AFUSHELL_CORE_IN_TOTAL_CYCLES},
-    {"CORE_IN_MOVED_CYCLES", AFUSHELL_CORE_IN_MOVED_CYCLES},
-    {"CORE_OUT_TOTAL_CYCLES", AFUSHELL_CORE_OUT_TOTAL_CYCLES},
-    {"CORE_OUT_MOVED_CYCLES", AFUSHELL_CORE_OUT_MOVED_CYCLES},
-    {"P2P_SRC", AFUSHELL_P2P_SRC}, {"P2P_DST", AFUSHELL_P2P_DST}, {"P2P_LEN", AFUSHELL_P2P_LEN},
-    {"P2P_PATTERN", AFUSHELL_P2P_PATTERN}, {"P2P_STEP", AFUSHELL_P2P_STEP}, {"P2P_CTRL", AFUSHELL_P2P_CTRL},
-    {"P2P_STATUS", AFUSHELL_P2P_STATUS}, {"P2P_LAST_CYCLES", AFUSHELL_P2P_LAST_CYCLES},
-    {"P2P_SEQ_CYCLES", AFUSHELL_P2P_SEQ_CYCLES}, {"P2P_END_CYCLE", AFUSHELL_P2P_END_CYCLE},
-    {"P2P_WAIT_CYCLES", AFUSHELL_P2P_WAIT_CYCLES},
-};
-const RegName kDmaRegs[] = {
-    {"DESC_SRC", AFUSHELL_DMA_DESC_SRC}, {"DESC_DST", AFUSHELL_DMA_DESC_DST},
-    {"DESC_LEN", AFUSHELL_DMA_DESC_LEN}, {"DESC_STRIDE", AFUSHELL_DMA_DESC_STRIDE},
-    {"DESC_NEXT", AFUSHELL_DMA_DESC_NEXT}, {"DESC_CTRL", AFUSHELL_DMA_DESC_CTRL},
-    {"STATUS", AFUSHELL_DMA_STATUS}, {"ERROR", AFUSHELL_DMA_ERROR},
-    {"CONTROL", AFUSHELL_DMA_CONTROL}, {"BYTES", AFUSHELL_DMA_BYTES},
-    {"BUSY_CYCLES", AFUSHELL_DMA_BUSY_CYCLES},
-};
 
 // Finds the simulated card library a sim: URI names.
 #ifdef AFUSHELL_SIM  // a real card's runtime has no simulated card libraries
@@ -742,21 +716,20 @@ int64_t Shell::core_param(const std::string& name) const {
 }
 
 uint64_t Shell::reg_offset(const std::string& name) const {
-    for (const auto& r : kShellRegs)
-        if (name == r.name) return r.off;
-    for (int e = 0; e < 2; ++e) {
-        std::string pre = e == 0 ? "TX_" : "RX_";
-        if (name.rfind(pre, 0) == 0)
-            for (const auto& r : kDmaRegs)
-                if (name.substr(3) == r.name) return kBase[e] + r.off;
+    // A shell register by its name in the CSR map; an array element as NAME<index>
+    // ("CORE_REG3", "RDMA_ROUTE5").
+    for (const auto& r : afushell_csr_regs) {
+        const size_t n = std::strlen(r.name);
+        if (name.compare(0, n, r.name) != 0) continue;
+        if (r.count == 1 && name.size() == n) return r.address;
+        if (r.count > 1 && name.size() > n && name.size() <= n + 3 &&
+            std::all_of(name.begin() + long(n), name.end(), [](char ch) { return ch >= '0' && ch <= '9'; })) {
+            const unsigned long i = std::strtoul(name.c_str() + n, nullptr, 10);
+            if (i < r.count && (i == 0 || name[n] != '0')) return r.address + i * r.stride;
+        }
     }
     auto it = core_regs_.find(name);
     if (it != core_regs_.end()) return AFUSHELL_CORE_REG(it->second);
-    if (name.rfind("CORE_REG", 0) == 0 && name.size() > 8) {
-        char* end;
-        unsigned long i = std::strtoul(name.c_str() + 8, &end, 10);
-        if (!*end && i < AFUSHELL_CORE_REG_COUNT) return AFUSHELL_CORE_REG(i);
-    }
     throw Error(AFU_ERR_UNKNOWN_REG, "no register named '" + name + "'");
 }
 
