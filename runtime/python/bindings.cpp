@@ -170,7 +170,9 @@ PYBIND11_MODULE(_afushell, m) {
         d["elapsed_ns"] = c.elapsed_ns;
         return res(r, d);
     });
-    m.def("done", [](uintptr_t q) { return afuShellRequestDone(reinterpret_cast<afu_shell_request>(q)); });
+    // a poll of a simulated card spends host time while the card runs: without the GIL
+    m.def("done", [](uintptr_t q) { return afuShellRequestDone(reinterpret_cast<afu_shell_request>(q)); },
+          py::call_guard<py::gil_scoped_release>());
     m.def("reg_offset", [](uintptr_t h, const std::string& name) {
         uint64_t off = 0;
         afu_result r = afuShellRegOffset(H(h), name.c_str(), &off);

@@ -60,6 +60,7 @@ PYBIND11_MODULE(_spgen_rdma, m) {
       .def("put", &Cluster::put)
       .def("put_strided", &Cluster::put_strided)
       .def("get", &Cluster::get)
+      .def("get_strided", &Cluster::get_strided)
       .def("reduce", &Cluster::reduce, py::arg("chain"), py::arg("addr"), py::arg("len"), py::arg("f32") = false,
            py::arg("all") = false, py::arg("dst") = rdma::kInPlace)
       .def("status", [](const Cluster& c, uint64_t h) {

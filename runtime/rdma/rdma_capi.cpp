@@ -190,12 +190,11 @@ static int issue(afu_rdma_cluster c, const Request& r, afu_rdma_handle* h) {
     return rtl_issue(c, op, h);
   }
 #endif
-  if (r.strided && !r.put) {
-    g_last_error = "block-stride get runs on RTL cards; the network model has block-stride put only";
-    return AFU_RDMA_BAD_ARG;
-  }
   if (r.strided)
-    *h = c->sim->put_strided(r.card, r.peer, r.local, r.remote, r.block, r.count, r.local_stride, r.remote_stride);
+    *h = r.put ? c->sim->put_strided(r.card, r.peer, r.local, r.remote, r.block, r.count, r.local_stride,
+                                     r.remote_stride)
+               : c->sim->get_strided(r.card, r.peer, r.local, r.remote, r.block, r.count, r.local_stride,
+                                     r.remote_stride);
   else
     *h = r.put ? c->sim->put(r.card, r.peer, r.local, r.remote, r.block)
                : c->sim->get(r.card, r.peer, r.local, r.remote, r.block);

@@ -526,7 +526,7 @@ bool Cluster::engine_packet(Card& c, Packet& pk) {
       s = RxStream();
       s.type = pk.type, s.op = get32(b), s.addr = get64(b + 4), s.len = s.remaining = get64(b + 12);
       s.origin = src;
-      if (pk.type == P_PUT && pk.len >= 36) {  // block-stride destination
+      if ((pk.type == P_PUT || pk.type == P_GETRESP) && pk.len >= 36) {  // block-stride destination
         s.block = get64(b + 20), s.stride = get64(b + 28);
       }
       if (pk.type == P_RED) {
@@ -616,11 +616,20 @@ bool Cluster::engine_packet(Card& c, Packet& pk) {
     case P_GETREQ: {
       uint32_t op = get32(b);
       uint64_t ra = get64(b + 4), len = get64(b + 12), la = get64(b + 20);
-      if (bad_range(ra, len)) {
+      const uint64_t block = pk.len >= 44 ? get32(b + 28) : 0, rstride = block ? get32(b + 36) : 0;
+      // a block-stride get reads count blocks rstride apart (the initiator checked the shape)
+      const uint64_t span = block ? (len / block - 1) * rstride + block : len;
+      if (bad_range(ra, span) || (block && (len / block - 1) > c.mem.size / std::max<uint64_t>(rstride, 1))) {
         ctrl_msg(c, src, P_ERR, op, E_REMOTE_RANGE, now);
       } else {
         auto m = std::make_unique<OutMsg>();
         m->type = P_GETRESP, m->op = op, m->src_addr = ra, m->dst_addr = la, m->len = len;
+        if (block) {
+          m->block = block, m->src_stride = rstride;
+          m->start.resize(16);
+          put64(m->start.data(), block);
+          put64(m->start.data() + 8, get32(b + 40));
+        }
         m->ready = now + prm.engine_latency + prm.mem_read_latency;
         m->notify_kind = P_GETREQ, m->notify_peer = src;
         c.bulk[src].push_back(std::move(m));
@@ -651,10 +660,10 @@ uint64_t Cluster::issue(int card, int kind, int dst, uint64_t local, uint64_t re
   op.issued = now, op.kind = kind, op.peer = dst, op.len = len;
   op.deadline = now + prm.op_timeout;
   auto fail = [&](int code) { op.state = OP_ERROR, op.code = code, op.done = now; };
-  if (dst < 0 || dst >= int(cards.size())) fail(E_BAD_CARD);
+  if (dst < 0 || dst >= int(cards.size())) fail(E_NO_ROUTE);  // as an absent card: no route
   else if (len == 0 || len % 4 || local % 4 || remote % 4) fail(E_ALIGN);
   else if (local > c.mem.size || len > c.mem.size - local) fail(E_LOCAL_RANGE);
-  else if (c.route[dst] == -2) fail(E_NO_ROUTE);
+  else if (c.route[size_t(dst)] == -2) fail(E_NO_ROUTE);
   *out = &op;
   return uint64_t(card) << 32 | id;
 }
@@ -695,15 +704,39 @@ uint64_t Cluster::put_strided(int card, int dst, uint64_t local, uint64_t remote
 }
 
 uint64_t Cluster::get(int card, int dst, uint64_t local, uint64_t remote, uint64_t len) {
+  return get_request(card, dst, local, remote, false, 0, len, 0, 0);
+}
+
+uint64_t Cluster::get_strided(int card, int dst, uint64_t local, uint64_t remote, uint64_t block, uint64_t count,
+                              uint64_t local_stride, uint64_t remote_stride) {
+  return get_request(card, dst, local, remote, true, block, count, local_stride, remote_stride);
+}
+
+uint64_t Cluster::get_request(int card, int dst, uint64_t local, uint64_t remote, bool strided, uint64_t block,
+                              uint64_t count, uint64_t local_stride, uint64_t remote_stride) {
   Op* op;
-  uint64_t h = issue(card, P_GETREQ, dst, local, remote, len, &op);
+  const uint64_t len = strided ? block * count : count;
+  const uint64_t span = !strided ? len : count ? (count - 1) * local_stride + block : 0;
+  uint64_t h = issue(card, P_GETREQ, dst, local, remote, strided && !span ? 4 : span, &op);
   if (op->state != OP_PENDING) return h;
+  op->len = len;
+  if (strided && (!block || !count || block % 4 || local_stride % 4 || remote_stride % 4 ||
+                  local_stride < block || remote_stride < block)) {
+    op->state = OP_ERROR, op->code = E_ALIGN, op->done = now;
+    return h;
+  }
   Packet k;
-  k.dst = uint8_t(dst), k.src = uint8_t(card), k.type = P_GETREQ, k.len = 28;
+  k.dst = uint8_t(dst), k.src = uint8_t(card), k.type = P_GETREQ, k.len = strided ? 44 : 28;
   put32(k.data.data(), uint32_t(h));
   put64(k.data.data() + 4, remote);
   put64(k.data.data() + 12, len);
   put64(k.data.data() + 20, local);
+  if (strided) {  // the RTL engine's 11-word GETREQ: block, count, remote stride, local stride
+    put32(k.data.data() + 28, uint32_t(block));
+    put32(k.data.data() + 32, uint32_t(count));
+    put32(k.data.data() + 36, uint32_t(remote_stride));
+    put32(k.data.data() + 40, uint32_t(local_stride));
+  }
   k.ready = now + prm.engine_latency;
   cards[card].ctrl_out[dst].push_back(k);
   return h;

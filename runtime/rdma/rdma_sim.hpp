@@ -239,6 +239,9 @@ class Cluster {
   uint64_t put_strided(int card, int dst, uint64_t local, uint64_t remote, uint64_t block, uint64_t count,
                        uint64_t local_stride, uint64_t remote_stride);
   uint64_t get(int card, int dst, uint64_t local, uint64_t remote, uint64_t len);
+  // block-stride get: `count` blocks of `block` bytes from card dst, strides on each side
+  uint64_t get_strided(int card, int dst, uint64_t local, uint64_t remote, uint64_t block, uint64_t count,
+                       uint64_t local_stride, uint64_t remote_stride);
   /// Pipelined sum of the vectors at `src` along `chain` into the last card's `dst`
   /// (kInPlace: `src`): u32 (wrapping) or, with f32, IEEE-754 sums in chain order
   /// ((v0 + v1) + v2) + ... With `all` (allreduce) the last card then streams the result
@@ -256,6 +259,9 @@ class Cluster {
 
  private:
   uint64_t issue(int card, int kind, int dst, uint64_t local, uint64_t remote, uint64_t len, Op** op);
+  // a get: `count` bytes, or with `strided` count blocks of `block` bytes
+  uint64_t get_request(int card, int dst, uint64_t local, uint64_t remote, bool strided, uint64_t block,
+                       uint64_t count, uint64_t local_stride, uint64_t remote_stride);
   void link_rx(Card& c, Port& p);
   void send_ctrl(Card& c, Port& p, Channel& ch);
   void link_tx(Card& c, Port& p);

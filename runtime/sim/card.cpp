@@ -17,6 +17,8 @@ constexpr uint64_t kChanMask = 0xFFFFFFFFull;
 // An MMIO read the AFU never answers completes with all ones, as PCIe does on timeout.
 constexpr uint64_t kMmioTimeout = 200000;
 constexpr int kBatch = 16;
+// The host lane of the calling thread (Card::lane_enter): 0 for the program's threads.
+thread_local int tl_lane = 0;
 }  // namespace
 
 std::shared_ptr<CardLib> CardLib::load(const std::string& path, std::string* err) {
@@ -57,6 +59,7 @@ Card::Card(std::shared_ptr<CardLib> lib, const Params& p, bool own_clock)
         lib_->eval(afu_, &pins_, 1);
     }
     pins_.rst = 0;
+    det_ = own_clock && p_.realtime == 0;
     if (own_clock) thread_ = std::thread([this] { run(); });
 }
 
@@ -93,20 +96,45 @@ void Card::mmio_write(uint32_t addr, uint64_t value) {
     std::function<void()> wake;
     {
         std::lock_guard<std::mutex> g(m_);
-        uint64_t issue = std::max<uint64_t>(now_cycles(), host_write_at_) +
-                         uint64_t(p_.cycles(p_.mmio_write_issue_ns));
-        host_write_at_ = issue;
-        uint64_t at = issue + uint64_t(p_.cycles(p_.mmio_write_latency_ns));
-        if (!mmio_in_.empty()) at = std::max(at, mmio_in_.back().at);
-        mmio_in_.push_back(MmioOp{at, true, addr, value, 0});
+        if (det_) {
+            // at the lane's host time plus the write's costs, whatever the card's cycle now
+            Lane& L = lane_locked();
+            L.cursor = std::max<uint64_t>(L.cursor, now_cycles()) + uint64_t(p_.cycles(p_.mmio_write_issue_ns));
+            L.last_at = std::max(L.last_at, L.cursor + uint64_t(p_.cycles(p_.mmio_write_latency_ns)));
+            insert_locked(MmioOp{L.last_at, true, addr, value, 0, tl_lane, seq_++});
+        } else {
+            uint64_t issue = std::max<uint64_t>(now_cycles(), host_write_at_) +
+                             uint64_t(p_.cycles(p_.mmio_write_issue_ns));
+            host_write_at_ = issue;
+            uint64_t at = issue + uint64_t(p_.cycles(p_.mmio_write_latency_ns));
+            if (!mmio_in_.empty()) at = std::max(at, mmio_in_.back().at);
+            mmio_in_.push_back(MmioOp{at, true, addr, value, 0});
+        }
         wake = wake_;
     }
     cv_work_.notify_all();
     if (wake) wake();
 }
 
+void Card::insert_locked(const MmioOp& op) {
+    // by arrival, then lane, then issue order: the same queue whichever thread got here first
+    auto later = [&](const MmioOp& x) {
+        return x.at != op.at ? x.at > op.at : x.lane != op.lane ? x.lane > op.lane : x.seq > op.seq;
+    };
+    auto it = mmio_in_.end();
+    while (it != mmio_in_.begin() && later(*std::prev(it))) --it;
+    mmio_in_.insert(it, op);
+}
+
 uint64_t Card::queue_read_locked(uint32_t addr) {
     uint64_t id = next_id_++;
+    if (det_) {
+        Lane& L = lane_locked();
+        L.cursor = std::max<uint64_t>(L.cursor, now_cycles());
+        L.last_at = std::max(L.last_at, L.cursor + uint64_t(p_.cycles(p_.mmio_read_latency_ns / 2)));
+        insert_locked(MmioOp{L.last_at, false, addr, 0, id, tl_lane, seq_++});
+        return id;
+    }
     uint64_t at = std::max<uint64_t>(now_cycles(), host_write_at_) +
                   uint64_t(p_.cycles(p_.mmio_read_latency_ns / 2));
     if (!mmio_in_.empty()) at = std::max(at, mmio_in_.back().at);
@@ -129,6 +157,11 @@ uint64_t Card::mmio_read(uint32_t addr) {
     uint64_t id = queue_read_locked(addr);
     ++waiters_;
     ++pending_reads_;
+    if (det_) {  // the lane blocks until the result reaches the host
+        if (tl_lane == 0) ++user_blocked_;
+        else lanes_[tl_lane].read_id = id;
+        read_lane_.emplace_back(id, tl_lane);
+    }
     cv_work_.notify_all();
     if (wake_) {
         auto wake = wake_;
@@ -141,6 +174,141 @@ uint64_t Card::mmio_read(uint32_t addr) {
     --waiters_;
     --pending_reads_;
     return value;
+}
+
+Card::Lane& Card::lane_locked() { return lanes_[tl_lane]; }
+
+bool Card::running_locked(int lane) const {
+    if (lane == 0) return user_blocked_ == 0;
+    const Lane& L = lanes_[lane];
+    return L.entered && !L.idle && L.wait_irq < 0 && L.read_id == 0;
+}
+
+uint64_t Card::limit_locked() const {
+    uint64_t lim = UINT64_MAX;
+    for (int l = 0; l < 3; ++l)
+        if (running_locked(l)) lim = std::min(lim, lanes_[l].cursor);
+    return lim;
+}
+
+void Card::lane_enter(int lane) {
+    tl_lane = lane;
+    std::lock_guard<std::mutex> g(m_);
+    lanes_[lane] = Lane();
+    lanes_[lane].entered = true;
+}
+
+void Card::lane_idle(bool idle) {
+    {
+        std::lock_guard<std::mutex> g(m_);
+        lane_locked().idle = idle;
+    }
+    cv_work_.notify_all();
+}
+
+void Card::wait_irq_begin(unsigned vector) {
+    std::function<void()> wake;
+    {
+        std::lock_guard<std::mutex> g(m_);
+        ++waiters_;
+        // an interrupt already delivered and not taken: the poll returns at once, the lane runs on
+        if (det_ && !irq_host_[vector % 3]) lane_locked().wait_irq = int(vector % 3);
+        wake = wake_;
+    }
+    cv_work_.notify_all();
+    if (wake) wake();
+}
+
+void Card::wait_irq_end(unsigned vector, bool fired) {
+    std::lock_guard<std::mutex> g(m_);
+    --waiters_;
+    Lane& L = lane_locked();
+    L.wait_irq = -1;  // a poll timeout leaves the cursor as it was: the lane does nothing with it
+    if (fired) {  // drained here, where the clock thread writes it: no interrupt falls between
+        uint64_t n;
+        if (event_fd_[vector % 3] >= 0) {
+            ssize_t r = ::read(event_fd_[vector % 3], &n, sizeof n);
+            (void)r;
+        }
+        irq_host_[vector % 3] = false;
+        L.cursor = std::max(L.cursor, irq_at_[vector % 3].load());
+    }
+}
+
+void Card::user_block() {
+    {
+        std::lock_guard<std::mutex> g(m_);
+        ++user_blocked_;
+    }
+    cv_work_.notify_all();
+}
+
+void Card::user_wake() {
+    std::lock_guard<std::mutex> g(m_);
+    if (user_blocked_ > 0) --user_blocked_;
+    lanes_[0].cursor = std::max(lanes_[0].cursor, lane_locked().cursor);
+}
+
+void Card::user_unblock() {
+    std::lock_guard<std::mutex> g(m_);
+    if (user_blocked_ > 0) --user_blocked_;
+    lanes_[0].cursor = std::max(lanes_[0].cursor, now_cycles());
+}
+
+uint64_t Card::host_now() {
+    std::lock_guard<std::mutex> g(m_);
+    return det_ ? lane_locked().cursor : now_cycles();
+}
+
+void Card::host_sync(uint64_t cycle, unsigned writes) {
+    std::lock_guard<std::mutex> g(m_);
+    const uint64_t after = cycle + writes * uint64_t(p_.cycles(p_.mmio_write_issue_ns));
+    lane_locked().cursor = std::max(lane_locked().cursor, after);
+}
+
+void Card::host_sleep(uint64_t cycles) {
+    std::unique_lock<std::mutex> lk(m_);
+    if (!det_) return;
+    Lane& L = lane_locked();
+    const uint64_t target = std::max<uint64_t>(L.cursor, now_cycles()) + cycles;
+    L.cursor = target;
+    ++sleepers_;
+    cv_work_.notify_all();
+    // an idle card has nothing to do in that time: the host's time moves on alone (a card
+    // held while a worker writes descriptors is not idle: it goes on once they are written)
+    cv_done_.wait(lk, [&] { return stop_ || now_cycles() >= target || (!active_locked() && holds_ == 0); });
+    --sleepers_;
+}
+
+// Read results and interrupts that reached the host in the batch just run: the lanes they
+// wake resume at this cycle (the clock thread stopped right after delivering them).
+void Card::account_locked(std::vector<std::pair<uint64_t, uint64_t>>& published, const int fds[3]) {
+    const uint64_t c = now_cycles();
+    for (const auto& r : published) {
+        rd_results_.push_back(r);
+        for (size_t i = 0; i < read_lane_.size(); ++i) {
+            if (read_lane_[i].first != r.first) continue;
+            const int l = read_lane_[i].second;
+            if (l == 0 && user_blocked_ > 0) --user_blocked_;
+            if (l != 0) lanes_[l].read_id = 0;
+            lanes_[l].cursor = std::max(lanes_[l].cursor, c);
+            read_lane_.erase(read_lane_.begin() + long(i));
+            break;
+        }
+    }
+    if (!published.empty() || sleepers_) cv_done_.notify_all();
+    published.clear();
+    for (unsigned v : irq_new_) {
+        irq_host_[v] = true;
+        for (Lane& L : lanes_)
+            if (L.wait_irq == int(v)) L.wait_irq = -1, L.cursor = std::max(L.cursor, c);
+        if (fds[v] >= 0) {
+            uint64_t one = 1;
+            ssize_t r = ::write(fds[v], &one, sizeof one);
+            (void)r;
+        }
+    }
+    irq_new_.clear();
 }
 
 void Card::set_event(unsigned vector, int fd) {
@@ -172,6 +340,7 @@ void Card::release() {
         wake = wake_;
     }
     cv_work_.notify_all();
+    cv_done_.notify_all();  // a host_sleep waiting on a held card that now has nothing to do
     if (wake) wake();
 }
 
@@ -196,38 +365,72 @@ void Card::run() {
     std::vector<std::pair<uint64_t, uint64_t>> published;
     while (true) {
         int fds[3];
+        int n = kBatch;
         {
             std::unique_lock<std::mutex> lk(m_);
-            if (!published.empty()) {
+            for (int v = 0; v < 3; ++v) fds[v] = event_fd_[v];
+            if (det_) {
+                account_locked(published, fds);
+            } else if (!published.empty()) {
                 rd_results_.insert(rd_results_.end(), published.begin(), published.end());
                 published.clear();
                 cv_done_.notify_all();
             }
-            cv_work_.wait(lk, [&] { return stop_ || active_locked(); });
-            if (stop_) break;
-            while (!mmio_in_.empty()) {
-                mmio_local_.push_back(mmio_in_.front());
-                mmio_in_.pop_front();
+            // Deterministic: never past the host time of a lane that is running (it may still
+            // send something that enters the card then).
+            // Every change a sleeping host thread may be waiting for (the card going idle while
+            // held back, say) wakes this thread, which passes it on.
+            while (!(stop_ || (active_locked() && (!det_ || now_cycles() < limit_locked())))) {
+                if (sleepers_) cv_done_.notify_all();
+                cv_work_.wait(lk);
             }
-            for (int v = 0; v < 3; ++v) fds[v] = event_fd_[v];
+            if (stop_) break;
+            if (det_) {
+                n = int(std::min<uint64_t>(kBatch, limit_locked() - now_cycles()));
+                while (!mmio_in_.empty()) {  // both queues stay in (arrival, lane, order)
+                    const MmioOp& op = mmio_in_.front();
+                    auto it = mmio_local_.end();
+                    while (it != mmio_local_.begin() &&
+                           (std::prev(it)->at > op.at || (std::prev(it)->at == op.at && std::prev(it)->lane > op.lane)))
+                        --it;
+                    mmio_local_.insert(it, op);
+                    mmio_in_.pop_front();
+                }
+            } else {
+                while (!mmio_in_.empty()) {
+                    mmio_local_.push_back(mmio_in_.front());
+                    mmio_in_.pop_front();
+                }
+            }
         }
         auto t0 = std::chrono::steady_clock::now();
-        for (int i = 0; i < kBatch; ++i) cycle();
-        deliver(published, fds);
-        busy_cycles_ += kBatch;
+        int done = 0;
+        while (done < n) {
+            cycle();
+            ++done;
+            // deterministic: stop at the cycle an event reaches the host, which may wake a lane
+            if (deliver(published, fds) && det_) break;
+        }
+        busy_cycles_ += uint64_t(done);
         busy_wall_ns_ += uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
                                       std::chrono::steady_clock::now() - t0).count());
     }
+    std::lock_guard<std::mutex> g(m_);
+    cv_done_.notify_all();
 }
 
 // Interrupts and MMIO read results whose host-side cycle has come.
-void Card::deliver(std::vector<std::pair<uint64_t, uint64_t>>& published, const int fds[3]) {
+bool Card::deliver(std::vector<std::pair<uint64_t, uint64_t>>& published, const int fds[3]) {
     const uint64_t c = cycle_.load(std::memory_order_relaxed);
+    bool any = false;
     while (!irq_pending_.empty() && irq_pending_.front().first <= c) {
         unsigned v = irq_pending_.front().second;
         irq_at_[v].store(irq_pending_.front().first);
         ++irq_count_[v];
-        if (fds[v] >= 0) {
+        any = true;
+        if (det_) {
+            irq_new_.push_back(v);  // written to its eventfd when the lanes are accounted
+        } else if (fds[v] >= 0) {
             uint64_t one = 1;
             ssize_t r = ::write(fds[v], &one, sizeof one);
             (void)r;
@@ -237,7 +440,9 @@ void Card::deliver(std::vector<std::pair<uint64_t, uint64_t>>& published, const 
     while (!rd_done_local_.empty() && rd_done_local_.front().first <= c) {
         published.emplace_back(rd_done_local_.front().second.id, rd_done_local_.front().second.data);
         rd_done_local_.pop_front();
+        any = true;
     }
+    return any;
 }
 
 void Card::step() {

@@ -43,6 +43,25 @@ public:
     void set_event(unsigned vector, int fd);  // fd < 0 clears
     void wait_begin();
     void wait_end();
+
+    // Deterministic host timing (own clock, realtime=0; docs/runtime.md "Host time"): every
+    // host thread is a lane (0 the program's threads, 1 and 2 the runtime's TX and RX
+    // workers) with a host-time cursor in cycles. A lane's MMIO accesses enter the card at
+    // its cursor plus their modelled costs, never at the cycle the card has reached when they
+    // arrive, and the card only advances past a running lane's cursor when that lane blocks
+    // on it: a lane woken by the card (interrupt, read result) resumes at that event's cycle.
+    void lane_enter(int lane);          // the calling thread is worker lane 1 or 2, running
+    void lane_idle(bool idle);          // a worker blocks on (or returns from) its work queue
+    void wait_irq_begin(unsigned vector);
+    void wait_irq_end(unsigned vector, bool fired);
+    void user_block();                  // a program thread waits for a request to complete
+    void user_wake();                   // a worker completed it: the program resumes at its cursor
+    void user_unblock();                // the wait ended another way (failure, close)
+    uint64_t host_now();                // the calling lane's cursor (cycles)
+    /// the calling lane's cursor is at least `cycle` plus the issue cost of `writes` MMIO writes
+    void host_sync(uint64_t cycle, unsigned writes = 0);
+    void host_sleep(uint64_t cycles);   // the calling lane spends `cycles` while the card runs
+    bool deterministic() const { return det_; }
     void hold();
     void release();
 
@@ -87,10 +106,23 @@ public:
 private:
     struct Beat { uint64_t ready; uint64_t data[8]; };
     struct WriteBurst { int target = -1; uint64_t addr = 0; unsigned left = 0; };
-    struct MmioOp { uint64_t at; bool write; uint32_t addr; uint64_t data; uint64_t id; };
+    struct MmioOp { uint64_t at; bool write; uint32_t addr; uint64_t data; uint64_t id; int lane = 0; uint64_t seq = 0; };
+    struct Lane {
+        bool entered = false, idle = false;
+        int wait_irq = -1;      // blocked waiting for this interrupt vector
+        uint64_t read_id = 0;   // blocked on this MMIO read
+        uint64_t cursor = 0;    // host time (cycles)
+        uint64_t last_at = 0;   // arrival of its latest MMIO access (PCIe keeps a lane's order)
+    };
+    Lane& lane_locked();
+    bool running_locked(int lane) const;
+    uint64_t limit_locked() const;  // the card may run while cycle_ < this
+    void account_locked(std::vector<std::pair<uint64_t, uint64_t>>& published, const int fds[3]);
+    void insert_locked(const MmioOp& op);
 
     void run();
-    void deliver(std::vector<std::pair<uint64_t, uint64_t>>& published, const int fds[3]);
+    // true when something reached the host
+    bool deliver(std::vector<std::pair<uint64_t, uint64_t>>& published, const int fds[3]);
     bool active_locked() const;
     // A host read of `addr` into the MMIO queue (m_ held): it reaches the AFU half a read
     // round trip from now, behind the accesses already queued. Its id.
@@ -140,6 +172,14 @@ private:
     std::atomic<uint64_t> irq_count_[3];
     std::atomic<uint64_t> bus_errors_{0}, busy_cycles_{0}, busy_wall_ns_{0};
     std::function<void()> wake_;  // guarded by m_; called without it
+    bool det_ = false;
+    Lane lanes_[3];
+    int user_blocked_ = 0;            // program threads blocked in a wait (lane 0 not running)
+    int sleepers_ = 0;                // threads in host_sleep
+    bool irq_host_[3] = {};           // an interrupt written to its eventfd, not yet taken
+    uint64_t seq_ = 0;
+    std::vector<unsigned> irq_new_;   // interrupts delivered since the last accounting (clock thread)
+    std::vector<std::pair<uint64_t, int>> read_lane_;  // blocking reads in flight: id, lane
     std::thread thread_;
 };
 

@@ -420,6 +420,9 @@ uint64_t RtlCluster::issue(const Op& o) {
     op.packet_bytes = packet_bytes_;
     op.code = RTL_PENDING;
     if (!present(op.card)) op.code = RTL_BAD_CARD;
+    // a peer outside the cluster has no route, as an absent one (its number does not fit
+    // RDMA_CMD.DST either, which would wrap it onto another card)
+    else if (op.peer < 0 || op.peer >= n_) op.code = RTL_NO_ROUTE;
     ops_.push_back(op);
     const uint64_t h = ops_.size() - 1;
     if (op.code == RTL_PENDING) drv_[size_t(op.card)]->queue.push_back(h);

@@ -31,6 +31,8 @@ const Field kFields[] = {
     {"mmio_read_latency_ns", &Params::mmio_read_latency_ns},
     {"irq_latency_ns", &Params::irq_latency_ns},
     {"idle_cycles", &Params::idle_cycles},
+    {"host_poll_ns", &Params::host_poll_ns},
+    {"realtime", &Params::realtime},
     {"peer_pcie_gen", &Params::peer_pcie_gen},
     {"peer_pcie_lanes", &Params::peer_pcie_lanes},
     {"peer_read_latency_ns", &Params::peer_read_latency_ns},

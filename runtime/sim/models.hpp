@@ -38,6 +38,8 @@ struct Params {
     double mmio_read_latency_ns = 1000;   // host-visible round trip of a 64-bit read
     double irq_latency_ns = 1000;         // MSI -> host thread woken
     double idle_cycles = 64;              // keep clocking this long after the last activity
+    double host_poll_ns = 1000;           // a done() poll that finds the request running: one status read
+    double realtime = 0;                  // 1: host calls enter at the cycle they arrive (wall clock)
     // A GPU-like peer on the same root complex (docs/p2p.md: values and their sources)
     double peer_pcie_gen = 3;             // peer's link generation (1..5)
     double peer_pcie_lanes = 16;          // ... and width: Gen3 x16, the published node's GPU

@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -355,7 +356,49 @@ const char* fpgaErrStr(fpga_result e) {
 
 uint64_t spgenSimNowNs(fpga_handle handle) {
     Handle* h = live(handle);
-    return h ? uint64_t(h->card->to_ns(h->card->now_cycles())) : 0;
+    return h ? uint64_t(h->card->to_ns(h->card->host_now())) : 0;
+}
+
+uint64_t spgenSimHostCycle(fpga_handle handle) {
+    Handle* h = live(handle);
+    return h ? h->card->host_now() : 0;
+}
+
+void spgenSimHostSync(fpga_handle handle, uint64_t cycle, uint32_t after_writes) {
+    if (Handle* h = live(handle)) h->card->host_sync(cycle, after_writes);
+}
+
+void spgenSimHostSleep(fpga_handle handle, uint64_t ns) {
+    if (Handle* h = live(handle)) h->card->host_sleep(uint64_t(h->card->params().cycles(double(ns))));
+}
+
+uint64_t spgenSimHostPollNs(fpga_handle handle) {
+    Handle* h = live(handle);
+    return h && h->card->deterministic() ? std::max<uint64_t>(1, uint64_t(h->card->params().host_poll_ns)) : 0;
+}
+
+void spgenSimLaneEnter(fpga_handle handle, int lane) {
+    if (Handle* h = live(handle)) h->card->lane_enter(lane);
+}
+
+void spgenSimLaneIdle(fpga_handle handle, int idle) {
+    if (Handle* h = live(handle)) h->card->lane_idle(idle != 0);
+}
+
+void spgenSimWaitIrqBegin(fpga_handle handle, uint32_t vector) {
+    if (Handle* h = live(handle)) h->card->wait_irq_begin(vector);
+}
+
+void spgenSimWaitIrqEnd(fpga_handle handle, uint32_t vector, int fired) {
+    if (Handle* h = live(handle)) h->card->wait_irq_end(vector, fired != 0);
+}
+
+void spgenSimUserBlock(fpga_handle handle) {
+    if (Handle* h = live(handle)) h->card->user_block();
+}
+
+void spgenSimUserWake(fpga_handle handle) {
+    if (Handle* h = live(handle)) h->card->user_wake();
 }
 
 uint64_t spgenSimIrqNs(fpga_handle handle, uint32_t vector) {

@@ -214,6 +214,11 @@ int afuShellRequestDone(afu_shell_request req) {
         std::lock_guard<std::mutex> g(g_m);
         if (!req || !g_requests.count(req)) return -1;
     }
+    {
+        std::lock_guard<std::mutex> g(req->req->m);
+        if (req->req->done) return 1;
+    }
+    req->shell->poll_pause();  // simulated: a poll costs host time, in which the card runs
     std::lock_guard<std::mutex> g(req->req->m);
     return req->req->done ? 1 : 0;
 }

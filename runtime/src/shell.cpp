@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "afushell_csr.h"
+#include "afushell_csr_names.h"  // every register by name, generated from csr_map.json
 #ifdef AFUSHELL_SIM
 #include <opae/spgen_sim.h>
 #endif
@@ -60,33 +61,6 @@ std::string hex(uint64_t v) {
     std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
     return b;
 }
-
-struct RegName { const char* name; uint64_t off; };
-const RegName kShellRegs[] = {
-    {"DFH", AFUSHELL_DFH}, {"AFU_ID_L", AFUSHELL_AFU_ID_L}, {"AFU_ID_H", AFUSHELL_AFU_ID_H},
-    {"SHELL_INFO", AFUSHELL_SHELL_INFO}, {"SCRATCH", AFUSHELL_SCRATCH}, {"CYCLES", AFUSHELL_CYCLES},
-    {"IRQ_STATUS", AFUSHELL_IRQ_STATUS}, {"IRQ_ENABLE", AFUSHELL_IRQ_ENABLE},
-    {"SHELL_CTRL", AFUSHELL_SHELL_CTRL},
-    {"CORE_CTRL", AFUSHELL_CORE_CTRL}, {"CORE_STATUS", AFUSHELL_CORE_STATUS},
-    {"CORE_ELEMENTS", AFUSHELL_CORE_ELEMENTS},
-    {"CORE_IN_TOTAL_CYCLES", AFUSHELL_CORE_IN_TOTAL_CYCLES},
-    {"CORE_IN_MOVED_CYCLES", AFUSHELL_CORE_IN_MOVED_CYCLES},
-    {"CORE_OUT_TOTAL_CYCLES", AFUSHELL_CORE_OUT_TOTAL_CYCLES},
-    {"CORE_OUT_MOVED_CYCLES", AFUSHELL_CORE_OUT_MOVED_CYCLES},
-    {"P2P_SRC", AFUSHELL_P2P_SRC}, {"P2P_DST", AFUSHELL_P2P_DST}, {"P2P_LEN", AFUSHELL_P2P_LEN},
-    {"P2P_PATTERN", AFUSHELL_P2P_PATTERN}, {"P2P_STEP", AFUSHELL_P2P_STEP}, {"P2P_CTRL", AFUSHELL_P2P_CTRL},
-    {"P2P_STATUS", AFUSHELL_P2P_STATUS}, {"P2P_LAST_CYCLES", AFUSHELL_P2P_LAST_CYCLES},
-    {"P2P_SEQ_CYCLES", AFUSHELL_P2P_SEQ_CYCLES}, {"P2P_END_CYCLE", AFUSHELL_P2P_END_CYCLE},
-    {"P2P_WAIT_CYCLES", AFUSHELL_P2P_WAIT_CYCLES},
-};
-const RegName kDmaRegs[] = {
-    {"DESC_SRC", AFUSHELL_DMA_DESC_SRC}, {"DESC_DST", AFUSHELL_DMA_DESC_DST},
-    {"DESC_LEN", AFUSHELL_DMA_DESC_LEN}, {"DESC_STRIDE", AFUSHELL_DMA_DESC_STRIDE},
-    {"DESC_NEXT", AFUSHELL_DMA_DESC_NEXT}, {"DESC_CTRL", AFUSHELL_DMA_DESC_CTRL},
-    {"STATUS", AFUSHELL_DMA_STATUS}, {"ERROR", AFUSHELL_DMA_ERROR},
-    {"CONTROL", AFUSHELL_DMA_CONTROL}, {"BYTES", AFUSHELL_DMA_BYTES},
-    {"BUSY_CYCLES", AFUSHELL_DMA_BUSY_CYCLES},
-};
 
 // Finds the simulated card library a sim: URI names.
 #ifdef AFUSHELL_SIM  // a real card's runtime has no simulated card libraries
@@ -189,6 +163,9 @@ void Shell::init(const std::string& uri) {
     fpgaDestroyToken(&tok);
     check(r, "fpgaOpen");
     check(fpgaMapMMIO(h_, 0, nullptr), "fpgaMapMMIO");
+#ifdef AFUSHELL_SIM
+    if (simulated_) poll_ns_ = spgenSimHostPollNs(h_), deterministic_ = poll_ns_ != 0;
+#endif
     if (mmio_r(AFUSHELL_AFU_ID_L) != AFUSHELL_AFU_ID_VALUE_L ||
         mmio_r(AFUSHELL_AFU_ID_H) != AFUSHELL_AFU_ID_VALUE_H)
         throw Error(FPGA_NOT_FOUND, uri + " is not an AFU shell (AFU ID mismatch)");
@@ -432,6 +409,9 @@ void Shell::submit(const std::shared_ptr<Request>& r) {
                 r->held[e] = true;
             }
 #endif
+#ifdef AFUSHELL_SIM
+        if (simulated_) r->host_cycle = spgenSimHostCycle(h_);
+#endif
         // Both queues get requests in one order: the loop-back pairs TX and RX bytes in order.
         eng_[0].queue.push_back(r);
         eng_[1].queue.push_back(r);
@@ -442,6 +422,26 @@ void Shell::submit(const std::shared_ptr<Request>& r) {
 afu_result Shell::wait(const std::shared_ptr<Request>& r, uint64_t timeout_ns, std::string* msg) {
     uint64_t t0 = now_ns();
     std::unique_lock<std::mutex> lk(r->m);
+#ifdef AFUSHELL_SIM
+    if (deterministic_ && !r->done) {
+        if (timeout_ns == UINT64_MAX) {
+            // blocked: the card runs until the worker that completes the request wakes us
+            r->user_blocked = true;
+            spgenSimUserBlock(h_);
+        } else {
+            // a bounded wait is host time spent in polls of host_poll_ns each
+            for (uint64_t waited = 0; !r->done; waited += poll_ns_) {
+                if (waited >= timeout_ns) {
+                    *msg = "request not complete after " + std::to_string(timeout_ns) + " ns";
+                    return AFU_ERR_TIMEOUT;
+                }
+                lk.unlock();
+                spgenSimHostSleep(h_, std::min(poll_ns_, timeout_ns - waited));
+                lk.lock();
+            }
+        }
+    }
+#endif
     while (!r->done) {
         if (timeout_ns != UINT64_MAX && now_ns() - t0 >= timeout_ns) {
             *msg = "request not complete after " + std::to_string(timeout_ns) + " ns";
@@ -455,6 +455,9 @@ afu_result Shell::wait(const std::shared_ptr<Request>& r, uint64_t timeout_ns, s
 
 void Shell::worker(int e) {
     Engine& E = eng_[e];
+#ifdef AFUSHELL_SIM
+    if (simulated_) spgenSimLaneEnter(h_, 1 + e);
+#endif
     std::unique_lock<std::mutex> lk(m_);
     int quiet = 0;
     while (!stop_) {
@@ -485,21 +488,32 @@ void Shell::worker(int e) {
             continue;
         }
         if (E.inflight.empty()) {
+#ifdef AFUSHELL_SIM
+            if (simulated_) spgenSimLaneIdle(h_, 1);
             cv_.wait(lk);
+            if (simulated_) spgenSimLaneIdle(h_, 0);
+#else
+            cv_.wait(lk);
+#endif
             continue;
         }
         // Requests that must wait for a FIFO slot cannot keep the clock stopped.
         for (auto& q : E.queue) release_locked(*q, e);
         lk.unlock();
         bool fired = wait_irq(e, 2);
-        // A lost interrupt would stall a real card: look at the status now and then anyway.
+        // A lost interrupt would stall a real card: look at the status now and then anyway
+        // (a simulated card with deterministic host time loses none, and a look at a
+        // wall-clock moment would make its timing depend on the machine's load).
         quiet = fired ? 0 : quiet + 1;
-        if (fired || quiet >= 250) {
+        if (fired || (quiet >= 250 && !deterministic_)) {
             quiet = 0;
             service(e);
         }
         lk.lock();
     }
+#ifdef AFUSHELL_SIM
+    if (simulated_) spgenSimLaneIdle(h_, 1);
+#endif
 }
 
 void Shell::push(int e, const std::shared_ptr<Request>& r) {
@@ -517,6 +531,11 @@ void Shell::push(int e, const std::shared_ptr<Request>& r) {
         std::memcpy(table + (i - 1) * AFUSHELL_DESC_BYTES, &d, sizeof d);
     }
     uint32_t ctrl = kGo | kSop | (k > 1 ? kChain : (kEop | kIrq));
+#ifdef AFUSHELL_SIM
+    // From the program's submission on, the TX descriptor's six writes first, then the RX
+    // one's: the host's posted writes go out one after the other, whichever worker runs first.
+    if (simulated_) spgenSimHostSync(h_, r->host_cycle, e == 1 ? 6 : 0);
+#endif
     mmio_w(base + AFUSHELL_DMA_DESC_SRC, e == 0 ? spans[0].addr : 0);
     mmio_w(base + AFUSHELL_DMA_DESC_DST, e == 1 ? spans[0].addr : 0);
     mmio_w(base + AFUSHELL_DMA_DESC_LEN, spans[0].len);
@@ -528,13 +547,19 @@ void Shell::push(int e, const std::shared_ptr<Request>& r) {
 bool Shell::wait_irq(int e, int wall_ms) {
     struct pollfd p{fd_[e], POLLIN, 0};
 #ifdef AFUSHELL_SIM
-    if (simulated_) spgenSimWaitBegin(h_);
+    if (simulated_) spgenSimWaitIrqBegin(h_, uint32_t(e));
 #endif
     int n = poll(&p, 1, wall_ms);
+    const bool fired = n > 0 && (p.revents & POLLIN);
 #ifdef AFUSHELL_SIM
-    if (simulated_) spgenSimWaitEnd(h_);
+    if (simulated_) {
+        // the card takes the interrupt from the eventfd itself, so that one written while
+        // this thread goes on is never taken unnoticed
+        spgenSimWaitIrqEnd(h_, uint32_t(e), fired);
+        return fired;
+    }
 #endif
-    if (n > 0 && (p.revents & POLLIN)) {
+    if (fired) {
         uint64_t v;
         ssize_t got = read(fd_[e], &v, sizeof v);
         (void)got;
@@ -592,6 +617,7 @@ void Shell::finish(const std::shared_ptr<Request>& r, int e, uint64_t end_ns) {
         if (r->end_ns < r->start_ns) r->end_ns = r->start_ns;
         last_elapsed_ns_ = r->end_ns - r->start_ns;
         r->done = true;
+        wake_waiter(*r);
         r->cv.notify_all();
     }
 }
@@ -602,8 +628,15 @@ void Shell::recover(int e, uint64_t err, uint64_t epoch) {
                       (code < 8 ? kErrNames[code] : "an unknown error") + " (" + std::to_string(code) +
                       ") for descriptor " + std::to_string(err >> AFUSHELL_DMA_ERROR_SEQ_SHIFT) +
                       "; the shell's datapath was reset and requests in flight failed";
+#ifdef AFUSHELL_SIM
+    // waiting for the other worker, which may need the card to run to finish a read
+    if (simulated_) spgenSimLaneIdle(h_, 1);
+#endif
     std::lock_guard<std::mutex> p0(eng_[0].push_m);
     std::lock_guard<std::mutex> p1(eng_[1].push_m);
+#ifdef AFUSHELL_SIM
+    if (simulated_) spgenSimLaneIdle(h_, 0);
+#endif
     {
         // Another worker already reset the shell for this error (or a later one).
         std::lock_guard<std::mutex> g(m_);
@@ -648,6 +681,20 @@ void Shell::recover(int e, uint64_t err, uint64_t epoch) {
     cv_.notify_all();
 }
 
+void Shell::poll_pause() {
+#ifdef AFUSHELL_SIM
+    if (deterministic_) spgenSimHostSleep(h_, poll_ns_);
+#endif
+}
+
+void Shell::wake_waiter(Request& r) {
+    if (!r.user_blocked) return;
+    r.user_blocked = false;
+#ifdef AFUSHELL_SIM
+    spgenSimUserWake(h_);  // the program resumes at this thread's host time
+#endif
+}
+
 void Shell::release_locked(Request& r, int e) {
     if (!r.held[e]) return;
     r.held[e] = false;
@@ -675,6 +722,7 @@ void Shell::fail_all(afu_result code, const std::string& msg) {
         r->result = code;
         r->message = msg;
         r->done = true;
+        wake_waiter(*r);
         r->cv.notify_all();
     }
 }
@@ -742,21 +790,20 @@ int64_t Shell::core_param(const std::string& name) const {
 }
 
 uint64_t Shell::reg_offset(const std::string& name) const {
-    for (const auto& r : kShellRegs)
-        if (name == r.name) return r.off;
-    for (int e = 0; e < 2; ++e) {
-        std::string pre = e == 0 ? "TX_" : "RX_";
-        if (name.rfind(pre, 0) == 0)
-            for (const auto& r : kDmaRegs)
-                if (name.substr(3) == r.name) return kBase[e] + r.off;
+    // A shell register by its name in the CSR map; an array element as NAME<index>
+    // ("CORE_REG3", "RDMA_ROUTE5").
+    for (const auto& r : afushell_csr_regs) {
+        const size_t n = std::strlen(r.name);
+        if (name.compare(0, n, r.name) != 0) continue;
+        if (r.count == 1 && name.size() == n) return r.address;
+        if (r.count > 1 && name.size() > n && name.size() <= n + 3 &&
+            std::all_of(name.begin() + long(n), name.end(), [](char ch) { return ch >= '0' && ch <= '9'; })) {
+            const unsigned long i = std::strtoul(name.c_str() + n, nullptr, 10);
+            if (i < r.count && (i == 0 || name[n] != '0')) return r.address + i * r.stride;
+        }
     }
     auto it = core_regs_.find(name);
     if (it != core_regs_.end()) return AFUSHELL_CORE_REG(it->second);
-    if (name.rfind("CORE_REG", 0) == 0 && name.size() > 8) {
-        char* end;
-        unsigned long i = std::strtoul(name.c_str() + 8, &end, 10);
-        if (!*end && i < AFUSHELL_CORE_REG_COUNT) return AFUSHELL_CORE_REG(i);
-    }
     throw Error(AFU_ERR_UNKNOWN_REG, "no register named '" + name + "'");
 }
 

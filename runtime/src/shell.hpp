@@ -42,6 +42,8 @@ struct Request {
     std::mutex m;
     std::condition_variable cv;
     bool done = false;
+    bool user_blocked = false;   // a program thread waits on it (simulated host time; guarded by m)
+    uint64_t host_cycle = 0;     // simulated host time of its submission
     afu_result result = FPGA_OK;
     std::string message;
 };
@@ -120,6 +122,12 @@ private:
     void finish(const std::shared_ptr<Request>& r, int e, uint64_t end_ns);
     void fail_all(afu_result code, const std::string& msg);
     void release_locked(Request& r, int e);
+public:
+    /// A poll of a request that found it running: with deterministic host time, host_poll_ns
+    /// of host time in which the card runs; else nothing.
+    void poll_pause();
+private:
+    void wake_waiter(Request& r);  // r.m held
     void mmio_w(uint64_t off, uint64_t v);
     uint64_t mmio_r(uint64_t off);
 
@@ -127,6 +135,8 @@ private:
     fpga_event_handle ev_[2] = {nullptr, nullptr};
     int fd_[2] = {-1, -1};
     bool simulated_ = false;
+    bool deterministic_ = false;  // simulated card with deterministic host time
+    uint64_t poll_ns_ = 0;        // ... and the host time of one poll of a request (host_poll_ns)
     afu_shell_info info_{};
     std::map<std::string, unsigned> core_regs_;
     std::map<std::string, std::string> core_reg_types_;  // Reg name -> f32, i32, u32, bool

@@ -44,7 +44,7 @@ module rdma_router #(
 );
     `include "rdma_packet.vh"
     localparam integer N = P + 1;
-    localparam integer IB = $clog2(N + 1);
+    localparam integer IB = $clog2(N);  // input index width: exactly the index of [P:0] (N >= 2)
     localparam integer DW = 32 * LANES;
     localparam integer FAST = LANES > 1 ? 1 : 0;  // pass the first beat in the grant cycle
 

@@ -136,7 +136,7 @@ def test_rdma_errors_absent_and_out_of_range() -> None:
         cl[0].put(3, (1 << 20) - 4, 0, 8)
     with pytest.raises(rdma.RDMAError, match="ALIGN"):
         cl[0].put(3, 0, 0, 6)
-    with pytest.raises(rdma.RDMAError, match="BAD_CARD"):
+    with pytest.raises(rdma.RDMAError, match="NO_ROUTE"):  # no card 9: as on RTL cards
         cl[0].put(9, 0, 0, 8)
     # the network still works afterwards
     cl[1].write(0, b"abcd" * 16)

@@ -8,10 +8,11 @@ import sys
 from .._diagnostics import SpgenError
 from ._build import build_runtime, link_card, loopback_card
 
-# Tests that run host threads against the card: the ThreadSanitizer subset.
+# Tests that run host threads against the card: the ThreadSanitizer subset (with the cluster
+# clock thread: cards of a cluster opened from host threads, and a cluster's dead link).
 _THREADED = (
     "Runtime.EightThreads*:Runtime.WaitTimes*:Runtime.LargeTransfers*:Runtime.CurrentShell*:Runtime.PeerTransfers*"
-    ":Cluster.CardDmaAndRdmaFromThreads"
+    ":Cluster.CardDmaAndRdmaFromThreads:Cluster.DeadLinkTimesOutWithDump"
 )
 
 

@@ -82,7 +82,7 @@ def _run(cmd: list[str], cwd: Path, what: str, env: Mapping[str, str] | None = N
 def runtime_dir(sanitize: str = "") -> Path:
     """Build folder of the runtime for these sources (not necessarily built yet)."""
     root = repo_root()
-    files = _tree_files(root, ["runtime", "shell/include/afushell_csr.h", "examples/dma_roundtrip"],
+    files = _tree_files(root, ["runtime", "shell/include", "examples/dma_roundtrip"],
                         (".cpp", ".hpp", ".h", ".txt"))
     # The checkout's path too: CMake ties a build folder to its source folder, so two
     # checkouts with the same sources sharing one cache must not share the folder.

@@ -208,6 +208,11 @@ class Card:
             return _check(core.ext.reg_offset(core.handle, reg))
         return int(reg)
 
+    def reg_offset(self, reg: str) -> int:
+        """The MMIO byte offset of a register: a shell register by its csr_map.json name (an
+        array element as NAME<index>, e.g. "RDMA_ROUTE5"), or a core Reg by name."""
+        return self._offset(reg)
+
     def reg_type(self, reg: str) -> str:
         """"f32", "i32", "u32" or "bool" for a core Reg (as the build's core.json says), ""
         for a shell register (64 raw bits)."""

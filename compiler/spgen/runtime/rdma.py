@@ -234,17 +234,23 @@ class ClusterCard:
         self._cl._raise_now(t)
         return t
 
+    def _issue(self, call: str, *args: int) -> Transfer:
+        try:
+            handle = getattr(self._cl.sim, call)(self.id, *args)
+        except self._cl.ext.ModelError as e:  # the model refuses an initiator outside the cluster
+            raise RDMAError(6, f"{self._cl.ext.error_text(6)} ({e})") from None
+        return self._started(handle)
+
     def put_async(self, dst: int, local: int, remote: int, nbytes: int) -> Transfer:
-        return self._started(self._cl.sim.put(self.id, dst, local, remote, nbytes))
+        return self._issue("put", dst, local, remote, nbytes)
 
     def get_async(self, src: int, local: int, remote: int, nbytes: int) -> Transfer:
-        return self._started(self._cl.sim.get(self.id, src, local, remote, nbytes))
+        return self._issue("get", src, local, remote, nbytes)
 
     def put_strided_async(self, dst: int, local: int, remote: int, block: int, count: int,
                           local_stride: int, remote_stride: int) -> Transfer:
         """Block-stride put (halo exchange): `count` blocks of `block` bytes, a stride on each side."""
-        return self._started(self._cl.sim.put_strided(self.id, dst, local, remote, block, count,
-                                                      local_stride, remote_stride))
+        return self._issue("put_strided", dst, local, remote, block, count, local_stride, remote_stride)
 
     def put_strided(self, dst: int, local: int, remote: int, block: int, count: int,
                     local_stride: int, remote_stride: int) -> int:
@@ -253,11 +259,8 @@ class ClusterCard:
 
     def get_strided_async(self, src: int, local: int, remote: int, block: int, count: int,
                           local_stride: int, remote_stride: int) -> Transfer:
-        """Block-stride get (RTL cards): `count` blocks of `block` bytes from card src."""
-        if not self._cl.rtl:
-            raise SpgenError("block-stride get runs on RTL cards; the network model has block-stride put only")
-        return self._started(self._cl.sim.get_strided(self.id, src, local, remote, block, count,
-                                                      local_stride, remote_stride))
+        """Block-stride get: `count` blocks of `block` bytes from card src, a stride on each side."""
+        return self._issue("get_strided", src, local, remote, block, count, local_stride, remote_stride)
 
     def get_strided(self, src: int, local: int, remote: int, block: int, count: int,
                     local_stride: int, remote_stride: int) -> int:

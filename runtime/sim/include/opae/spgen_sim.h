@@ -24,6 +24,22 @@ uint64_t spgenSimNowNs(fpga_handle handle);
 /* Simulated time at which the latest interrupt on vector reached the host. */
 uint64_t spgenSimIrqNs(fpga_handle handle, uint32_t vector);
 void spgenSimWaitBegin(fpga_handle handle);
+/* Deterministic host timing (docs/runtime.md "Host time"): the calling thread's host time
+ * in cycles (spgenSimNowNs gives it in ns); raising it to at least `cycle` plus the issue
+ * cost of `after_writes` MMIO writes; a host pause of `ns` in which the card runs; the host
+ * time of one poll of a request (0: the card runs in real time); the runtime's worker
+ * threads (lane 1 TX, 2 RX) entering, idling and waiting for interrupts; a program thread
+ * blocking on a request, and the worker that completes it waking it. */
+uint64_t spgenSimHostCycle(fpga_handle handle);
+void spgenSimHostSync(fpga_handle handle, uint64_t cycle, uint32_t after_writes);
+void spgenSimHostSleep(fpga_handle handle, uint64_t ns);
+uint64_t spgenSimHostPollNs(fpga_handle handle);
+void spgenSimLaneEnter(fpga_handle handle, int lane);
+void spgenSimLaneIdle(fpga_handle handle, int idle);
+void spgenSimWaitIrqBegin(fpga_handle handle, uint32_t vector);
+void spgenSimWaitIrqEnd(fpga_handle handle, uint32_t vector, int fired);
+void spgenSimUserBlock(fpga_handle handle);
+void spgenSimUserWake(fpga_handle handle);
 void spgenSimWaitEnd(fpga_handle handle);
 /* Stops the clock while the host prepares a request (its descriptor writes then all
  * land at the simulated instant of the request); every hold needs a release. */

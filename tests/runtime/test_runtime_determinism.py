@@ -1,0 +1,107 @@
+"""Deterministic host timing (docs/runtime.md, "Host time"): a program's host calls enter the
+simulated card at cycles that follow from the program and the host time model, so the same
+program gives the same cycles and figures on an idle machine and on one whose every CPU is
+busy with other work."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+import pytest
+from spgen import lbm, runtime
+from spgen.cli import main
+
+pytestmark = pytest.mark.xdist_group("runtime")
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@contextmanager
+def loaded_machine() -> Iterator[None]:
+    """Every CPU busy with a spinning process while the block runs."""
+    spin = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(os.cpu_count() or 2)]
+    try:
+        yield
+    finally:
+        for p in spin:
+            p.kill()
+            p.wait()
+
+
+def dma_sweep(tmp: Path) -> list[dict]:
+    """`spgen bench dma --quick`: every simulated figure of every record (not wall time)."""
+    out = tmp / "dma.json"
+    assert main(["bench", "dma", "--quick", "--no-progress", "--json", str(out)]) == 0
+    return [{k: v for k, v in r.items() if "wall" not in k} for r in json.loads(out.read_text())["records"]]
+
+
+def host_sequence(_: Path) -> list[int]:
+    """Synchronous and overlapping transfers, polls, a bounded wait and register reads."""
+    got = []
+    with runtime.open("loopback") as card:
+        src, dst = card.alloc(1 << 20), card.alloc(1 << 20)
+        src[:] = np.arange(1 << 20, dtype=np.uint32).view(np.uint8)[: 1 << 20]
+        for n in (64, 4096, 256 << 10):
+            got.append(card.dma(0x1000, src, n, "H2F"))
+            got.append(card.dma(dst, 0x1000, n, "F2H"))
+        reqs = [card.dma_async(0x100000 * (k + 1), src[k << 16:], 64 << 10, "H2F") for k in range(4)]
+        got.append(int(reqs[0].wait(timeout_ns=500)))      # a bounded wait that runs out
+        while not reqs[1].done:                               # polls cost host time
+            pass
+        for r in reqs:
+            r.wait()
+            got.append(r.elapsed_ns)
+        got += [card.read_reg_bits("CYCLES"), card.read_reg_bits("TX_BUSY_CYCLES"),
+                card.read_reg_bits("RX_BUSY_CYCLES")]
+    return got
+
+
+def lbm_counters(_: Path) -> list:
+    """An LBM cascade-2 card (W = 32): every run's counters (prime, run, stall cycles)."""
+    from spgen.commands._bench_lbm import build_card
+    from spgen.lbm._grid import perturbed_cavity
+
+    build = build_card(ROOT / "cores" / "lbm" / "lbm_d2q9.spd", 32, 2)
+    f, attr = perturbed_cavity(32, 12, 3)
+    _, runs = lbm.run_card(build, f, attr, 8, omega=1.2, uw=(0.05, 0.0))
+    return [(r.total_cycles, r.moved_cycles, r.in_total_cycles, r.in_moved_cycles, r.prime_cycles,
+             r.elapsed_ns) for r in runs]
+
+
+WORKLOADS: dict[str, Callable[[Path], object]] = {
+    "dma_sweep": dma_sweep, "host_sequence": host_sequence, "lbm_cascade2": lbm_counters,
+}
+
+
+def _repeat(name: str, times: int, tmp: Path) -> None:
+    work = WORKLOADS[name]
+    idle = work(tmp)
+    with loaded_machine():
+        loaded = [work(tmp) for _ in range(times)]
+    for k, got in enumerate(loaded):
+        assert got == idle, f"{name}: run {k + 1} on the loaded machine differs from the idle run"
+
+
+@pytest.mark.parametrize("name", ["dma_sweep", "host_sequence"])
+def test_single_card_figures_repeat_under_load(name, loopback_lib, tmp_path) -> None:
+    _repeat(name, 3, tmp_path)
+
+
+def test_realtime_is_an_option(loopback_lib) -> None:
+    """realtime=1 keeps the earlier behaviour (host calls land where the clock thread is)."""
+    with runtime.open("loopback", params={"realtime": 1}) as card:
+        buf = card.alloc(4096)
+        assert card.dma(0, buf, 4096, "H2F") > 0
+    with runtime.open("loopback") as card:
+        assert card.sim_params()["realtime"] == 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(WORKLOADS))
+def test_single_card_figures_repeat_ten_times_under_load(name, loopback_lib, tmp_path) -> None:
+    _repeat(name, 10, tmp_path)
