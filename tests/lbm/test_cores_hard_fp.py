@@ -109,8 +109,8 @@ def test_exprmix_hard_fp_equals_emulation(designs):
     rng = np.random.default_rng(19)
     x = np.zeros(300, dtype=d.input_dtype())
     for name in x.dtype.names:
-        if x.dtype[name] == np.float32:
-            x[name] = (rng.standard_normal(x.size) * rng.choice([1e-39, 1.0, 1e38], x.size)
+        if x.dtype[name] == np.float32:      # subnormal, ordinary and near-overflow values
+            x[name] = (rng.standard_normal(x.size) * rng.choice([1e-39, 1.0, 1e37], x.size)
                        ).astype(np.float32)
         else:
             x[name] = rng.integers(0, 2**32, x.size, dtype=np.uint64).astype(x.dtype[name])
