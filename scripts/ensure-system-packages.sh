@@ -23,6 +23,8 @@ command -v mksquashfs >/dev/null 2>&1 || missing="$missing squashfs-tools"
 command -v siftool >/dev/null 2>&1 || missing="$missing siftool"
 # Native Yosys with ABC maps the RTL onto Arria 10 ALMs (spgen compile --resources, docs/fit.md).
 command -v yosys >/dev/null 2>&1 || missing="$missing yosys"
+# The VS Code extension's script is syntax-checked with Node.js (tests/lsp).
+command -v node >/dev/null 2>&1 || missing="$missing nodejs"
 [ -z "$missing" ] && exit 0
 echo "installing Debian packages:$missing"
 SUDO=""
