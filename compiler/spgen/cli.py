@@ -49,12 +49,30 @@ def build_parser() -> argparse.ArgumentParser:
     for verb, help_text in _COMMANDS.items():
         try:
             mod = importlib.import_module(f"spgen.commands._{verb}")
-        except ModuleNotFoundError:
-            continue  # a verb whose component is not installed in this build
+        except ModuleNotFoundError as e:
+            # Only a missing third-party package is the user's to fix; a module of spgen
+            # itself that fails to import is a bug and must not hide its verb.
+            if not e.name or e.name.split(".")[0] == "spgen":
+                raise
+            # no option prefixes: whatever the user typed reaches the clear error below
+            p = sub.add_parser(verb, help=help_text, description=help_text, prefix_chars="\0",
+                               add_help=False)
+            p.add_argument("_ignored", nargs="*", help=argparse.SUPPRESS)
+            p.set_defaults(_run=_missing_package(verb, e.name))
+            continue
         p = sub.add_parser(verb, help=help_text, description=help_text)
         mod.add_arguments(p)
         p.set_defaults(_run=mod.run)
     return parser
+
+
+def _missing_package(verb: str, package: str):
+    """A verb whose Python dependency is not installed: it says which, instead of vanishing."""
+    def run(_args):
+        raise SpgenError(f"'spgen {verb}' needs the Python package '{package}', which is not "
+                         f"installed here (pip install '{package}', or reinstall spgen with "
+                         "its dependencies)")
+    return run
 
 
 def main(argv: list[str] | None = None) -> int:
