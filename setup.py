@@ -76,6 +76,7 @@ setup(
             "antlr4-tools>=0.2",
             "spython>=0.3",
             "ruff>=0.6",
+            "grimp>=3.5",  # the import graph (tests/test_imports.py)
             # lbmpy's and pystencils' 2.0 APIs (CreateKernelConfig's option categories)
             "lbmpy>=2.0,<2.1",
             "pystencils>=2.0,<2.1",

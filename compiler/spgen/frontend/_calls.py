@@ -1,15 +1,11 @@
 """Built-in functions of SPD expressions (SPD.md "Expressions") lowered to IR ops."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ..ir import Type
 from . import _ast as A
 from ._consts import ConstError
+from ._context import Lowering
 from ._values import ARITY, ERR, IntC, expr_loc, sloc
-
-if TYPE_CHECKING:
-    from ._lower import _ModuleLowering
 
 __all__ = ["lower_call"]
 
@@ -17,7 +13,7 @@ _MINMAX = {("min", Type.F32): "fmin", ("max", Type.F32): "fmax", ("min", Type.I3
            ("max", Type.I32): "smax", ("min", Type.U32): "umin", ("max", Type.U32): "umax"}
 
 
-def lower_call(lw: _ModuleLowering, e: A.Call, args: list):
+def lower_call(lw: Lowering, e: A.Call, args: list):
     name, loc = e.name, e.loc
     if name not in ARITY:
         if lw.ld.has_module(name):
@@ -108,7 +104,7 @@ def lower_call(lw: _ModuleLowering, e: A.Call, args: list):
     return g.add("bitcast", Type.F32, (x,), loc=sl)
 
 
-def _shift(lw: _ModuleLowering, e: A.Call, x):
+def _shift(lw: Lowering, e: A.Call, x):
     loc = e.loc
     x = lw.materialize(x, None, loc)
     try:

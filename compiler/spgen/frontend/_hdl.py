@@ -2,20 +2,17 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
 
 from ..ir import Node, Type
 from . import _ast as A
 from ._consts import ConstError
+from ._context import Lowering
 from ._values import ERR, TYPES, IntC, expr_loc, sloc
-
-if TYPE_CHECKING:
-    from ._lower import _ModuleLowering
 
 __all__ = ["lower_hdl"]
 
 
-def _fail(lw: _ModuleLowering, st: A.Hdl) -> None:
+def _fail(lw: Lowering, st: A.Hdl) -> None:
     lw.ok = False  # reported already (here or inside the callee); the module is not usable
     for o in st.outs:
         s = lw.signals.get(o.name)
@@ -23,7 +20,7 @@ def _fail(lw: _ModuleLowering, st: A.Hdl) -> None:
             s.value = ERR
 
 
-def lower_hdl(lw: _ModuleLowering, st: A.Hdl) -> None:
+def lower_hdl(lw: Lowering, st: A.Hdl) -> None:
     args = [lw.expr(a) for a in st.args]
     latency: int | None = None
     if st.latency != "auto":

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..ir import Graph, Node, Output, Port, RegDecl, Type
 from . import _ast as A
@@ -16,11 +16,9 @@ from ._consts import (
     postorder,
     real_literal,
 )
+from ._context import ModuleLoader
 from ._hdl import lower_hdl
 from ._values import ERR, TYPES, IntC, expr_loc, sloc
-
-if TYPE_CHECKING:
-    from ._program import Loader
 
 __all__ = ["TYPES", "lower_module"]
 
@@ -39,7 +37,7 @@ class _Signal:
         self.uses = 0
 
 
-def lower_module(loader: Loader, mod: A.Module, params: dict[str, Any], key: str,
+def lower_module(loader: ModuleLoader, mod: A.Module, params: dict[str, Any], key: str,
                  stack: tuple[str, ...]) -> Graph | None:
     """Check and lower ``mod`` with the given Param values; ``None`` when it has errors."""
     lw = _ModuleLowering(loader, mod, params, key, stack)
@@ -50,7 +48,7 @@ def lower_module(loader: Loader, mod: A.Module, params: dict[str, Any], key: str
 
 
 class _ModuleLowering:
-    def __init__(self, loader, mod: A.Module, params: dict[str, Any], key: str, stack):
+    def __init__(self, loader: ModuleLoader, mod: A.Module, params: dict[str, Any], key: str, stack):
         self.ld = loader
         self.mod = mod
         self.params = params

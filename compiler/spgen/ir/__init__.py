@@ -11,9 +11,9 @@ from ._graph import (
                      SourceLoc,
                      edit_count,
                      format_node,
+                     verify_graph,
 )
 from ._ops import FLOP_KINDS, OPS, OpInfo, Type
-from ._verify import verify_graph
 
 __all__ = [
            "FLOP_KINDS",

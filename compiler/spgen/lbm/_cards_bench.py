@@ -36,7 +36,8 @@ import numpy as np
 
 from .._diagnostics import SpgenError
 from .._plotting import finish_axes, pyplot, save
-from ._cards import RECORD_BYTES, run_cards
+from ._cards import run_cards
+from ._cards_common import RECORD_BYTES
 from ._cards_slabs import slab_layout
 from ._grid import perturbed_cavity
 

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from .._diagnostics import SpgenError
-from ._cards import (
+from ._cards_common import (
     RECORD_BYTES,
     CardsResult,
     check_cards,

@@ -11,12 +11,18 @@ from pathlib import Path
 import numpy as np
 
 from .._diagnostics import SpgenError
-from ._cards import CardsResult, check_cards, cluster_spec, finish, open_build_info
-from ._grid import RECORD_DTYPE, check_grid, from_records, to_records
+from ._cards_common import (
+    RECORD_BYTES,
+    CardsResult,
+    check_cards,
+    cluster_spec,
+    finish,
+    open_build_info,
+)
+from ._grid import check_grid, from_records, to_records
 
 __all__ = ["pipeline_card", "run_pipeline"]
 
-RECORD_BYTES = RECORD_DTYPE.itemsize  # 40: f0..f8 and attr
 
 
 _BUILT: dict[tuple, Path] = {}  # pipeline cards built by this process

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from .._diagnostics import SpgenError
-from ._cards import (
+from ._cards_common import (
     RECORD_BYTES,
     CardsResult,
     check_cards,

@@ -12,29 +12,14 @@ import numpy as np
 
 from .._diagnostics import SpgenError
 from ._build import load_extension, loopback_card
+from ._errors import AfuError
+from ._errors import check as _check
 from ._peer import CardDmaResult, PeerBuffer, register
 
 __all__ = ["KINDS", "AfuError", "Card", "Request", "RunResult", "open"]
 
 KINDS = {"H2F": 0, "F2H": 1, "F2F": 2, "H2H": 3, "P2F": 4, "F2P": 5}
 _GUID = re.compile(r"^(afu:)?[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$")
-
-
-class AfuError(SpgenError):
-    """A runtime call failed; `code` is the C API's afu_result, `name` its short name."""
-
-    def __init__(self, code: int, message: str) -> None:
-        ext = load_extension()
-        self.code = code
-        self.name = next((k for k, v in ext.CODES.items() if v == code), str(code))
-        super().__init__(f"{message} [{ext.error_name(code)}]")
-
-
-def _check(result: tuple[int, str, Any]) -> Any:
-    code, msg, value = result
-    if code:
-        raise AfuError(code, msg)
-    return value
 
 
 @dataclass(frozen=True)
@@ -178,12 +163,12 @@ class Card:
     # -- peer devices (docs/p2p.md) ---------------------------------------------------
     def peer_alloc(self, nbytes: int) -> PeerBuffer:
         """Simulated peer-device (GPU) memory, zeroed, in the peer's BAR on the card's PCIe."""
-        return register(self, nbytes=nbytes)
+        return register(self._live(), nbytes=nbytes)
 
     def peer_register(self, cuda_array: Any) -> PeerBuffer:
         """A CuPy array's GPU memory in the simulated peer's BAR: the card's P2F/F2P
         transfers then read and write the GPU's memory for real (needs the CUDA driver)."""
-        return register(self, cuda_array=cuda_array)
+        return register(self._live(), cuda_array=cuda_array)
 
     def peer_staged(self, dst: Any, src: Any, nbytes: int, kind: str) -> int:
         """The CPU-staged path (P2F: peer -> host -> FPGA, F2P the reverse), store and

@@ -2,14 +2,20 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from ._card import Card, _Core
+from ._errors import check
 
 __all__ = ["CardDmaResult", "PeerBuffer"]
+
+
+class _Live(Protocol):
+    """An open card's extension module and handle (``_card._Core``)."""
+
+    ext: Any
+    handle: Any
 
 
 class PeerBuffer:
@@ -20,7 +26,7 @@ class PeerBuffer:
     (``buf.bus + offset``, or the buffer itself for offset 0). Unregistered when dropped.
     """
 
-    def __init__(self, core: _Core, bus: int, nbytes: int, owner: Any = None) -> None:
+    def __init__(self, core: _Live, bus: int, nbytes: int, owner: Any = None) -> None:
         self._core = core
         self.bus = bus
         self.nbytes = nbytes
@@ -28,17 +34,13 @@ class PeerBuffer:
 
     def write(self, data: Any, offset: int = 0) -> None:
         """Copies host bytes into the buffer (as cudaMemcpy host-to-device does)."""
-        from ._card import _check
-
         arr = np.ascontiguousarray(data).view(np.uint8).reshape(-1)
-        _check(self._core.ext.peer_write(self._core.handle, self.bus + int(offset), arr))
+        check(self._core.ext.peer_write(self._core.handle, self.bus + int(offset), arr))
 
     def read(self, nbytes: int | None = None, offset: int = 0) -> np.ndarray:
         """The buffer's bytes (uint8) from offset on."""
-        from ._card import _check
-
         n = self.nbytes - int(offset) if nbytes is None else int(nbytes)
-        return _check(self._core.ext.peer_read(self._core.handle, self.bus + int(offset), n))
+        return check(self._core.ext.peer_read(self._core.handle, self.bus + int(offset), n))
 
     def __del__(self) -> None:
         if self._core.handle:
@@ -73,13 +75,11 @@ def cuda_pointer(array: Any) -> tuple[int, int]:
     return int(iface["data"][0]), int(array.nbytes)
 
 
-def register(card: Card, nbytes: int | None = None, cuda_array: Any = None) -> PeerBuffer:
-    from ._card import _check
-
-    core = card._live()
+def register(core: _Live, nbytes: int | None = None, cuda_array: Any = None) -> PeerBuffer:
+    """Peer memory of ``nbytes`` (simulated) or ``cuda_array``'s, registered with the card."""
     if cuda_array is not None:
         ptr, n = cuda_pointer(cuda_array)
     else:
         ptr, n = 0, int(nbytes or 0)
-    bus = _check(core.ext.peer_register(core.handle, ptr, n))
+    bus = check(core.ext.peer_register(core.handle, ptr, n))
     return PeerBuffer(core, bus, n, cuda_array)
