@@ -31,3 +31,9 @@ def test_cycle_finder_finds_one():
     g.add_import(importer="p.b", imported="p.c")
     g.add_import(importer="p.c", imported="p.a")
     assert _cycles(g) == [("p.a", "p.b"), ("p.a", "p.c"), ("p.b", "p.c")]
+
+
+def test_only_the_entry_point_imports_the_command_line():
+    """Builders, runners and the demo are library calls (`spgen.build`...), not `cli.main`."""
+    graph = grimp.build_graph("spgen")
+    assert graph.find_modules_that_directly_import("spgen.cli") == {"spgen.__main__"}

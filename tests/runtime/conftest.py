@@ -5,7 +5,7 @@ import os
 
 import pytest
 from spgen import runtime
-from spgen.runtime._build import link_card
+from spgen._afu_build import link_card
 
 
 @pytest.fixture(scope="session")

@@ -2,8 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
 import json
 import os
 import re
@@ -14,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._afu_build import build
 from .._diagnostics import SpgenError
 from .._plotting import finish_axes, pyplot, save
 from ..lbm._grid import perturbed_cavity
@@ -107,37 +106,26 @@ def build_card(core_path: Path, width: int, depth: int, model: str = "fast", lin
     content); ``model``: the card's core model (``--core-model``); ``links``: RDMA link
     ports (``--links``, for clusters of cards); ``hard_fp``: ``--hard-fp``."""
     from .._tools import cache_dir, locked
-    from . import _build as build_command
 
     out = cache_dir("bench_lbm") / (f"W{width}_c{depth}" + ("" if model == "rtl" else f"_{model}")
                                     + (f"_l{links}" if links else "") + ("_hfp" if hard_fp else ""))
-    flags = (["--links", str(links)] if links else []) + (["--hard-fp"] if hard_fp else [])
     # Build beside, then swap folders: a card library still loaded in this process
     # must never be overwritten in place (renaming and unlinking it are safe). The lock
     # keeps two processes (pytest workers) from swapping the same folder at once.
     with locked(out.with_name(out.name + ".lock")):
-        return _build_and_swap(build_command, out, core_path, width, depth, model, flags)
-
-
-def _build_and_swap(build_command, out: Path, core_path: Path, width: int, depth: int,
-                    model: str, flags: list[str]) -> Path:
-    stage = out.with_name(f"{out.name}.new-{os.getpid()}")
-    shutil.rmtree(stage, ignore_errors=True)
-    parser = argparse.ArgumentParser(prog="spgen build")
-    build_command.add_arguments(parser)
-    args = parser.parse_args([str(core_path), "-P", f"W={width}", "--cascade", str(depth),
-                              "--core-model", model, "-o", str(stage)] + flags)
-    try:
-        with contextlib.redirect_stdout(io.StringIO()):     # the build's file listing
-            build_command.run(args)
-    except SpgenError:  # the CLI reports it (a CompileError with its diagnostics)
+        stage = out.with_name(f"{out.name}.new-{os.getpid()}")
         shutil.rmtree(stage, ignore_errors=True)
-        raise
-    retired = out.with_name(f"{out.name}.old-{os.getpid()}")
-    if out.exists():
-        os.replace(out, retired)
-    os.replace(stage, out)
-    shutil.rmtree(retired, ignore_errors=True)
+        try:
+            build(core_path, stage, params={"W": width}, cascade=depth, core_model=model,
+                  links=links, hard_fp=hard_fp)
+        except SpgenError:
+            shutil.rmtree(stage, ignore_errors=True)
+            raise
+        retired = out.with_name(f"{out.name}.old-{os.getpid()}")
+        if out.exists():
+            os.replace(out, retired)
+        os.replace(stage, out)
+        shutil.rmtree(retired, ignore_errors=True)
     return out
 
 

@@ -2,13 +2,7 @@
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import shutil
 import sys
-import time
-from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 from .._diagnostics import SpgenError
 from ._args import add_program_arguments, parse_param_args
@@ -54,126 +48,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                      "set and checked with Verilator lint, tclsh and JSON checks.")
 
 
-def _fast_model(design, out: Path):
-    """The fast core model written to ``sim/``, or None (RTL) with the reason on stderr."""
-    from ..backend.fast import FastModelUnsupported, fast_core_model
-
-    try:
-        fast = fast_core_model(design.graph, design.verilog.report, ftz=design.ftz)
-    except FastModelUnsupported as e:
-        print(f"spgen build: note: {e}; the card simulates the RTL core instead",
-              file=sys.stderr)
-        return None
-    (out / "sim").mkdir(parents=True, exist_ok=True)
-    (out / "sim" / f"{fast.name}_fast.v").write_text(fast.verilog)
-    return fast
-
-
 def run(args: argparse.Namespace) -> int:
-    from ..shellgen import check_project, core_interface, write_project
+    from .. import build
 
-    t0 = time.perf_counter()
     if args.loopback == bool(args.program):
         raise SpgenError("give either PROG.spd or --loopback")
-    if not 1 <= args.cascade <= 255:
-        raise SpgenError(f"--cascade {args.cascade}: must be 1..255")
-    out = Path(args.outdir).resolve()   # tools run with the build folder as cwd
-    core = text = None
-    if args.program:
-        from .. import compile as spgen_compile
-
-        design = spgen_compile(args.program, top=args.top, params=parse_param_args(args.params),
-                               ftz=args.ftz, hard_fp=args.hard_fp)
-        design.diagnostics.print(sys.stderr)
-        vcore = design.verilog
-        core, text = core_interface(vcore.report), vcore.hw_text
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "core.json").write_text(json.dumps(vcore.report, indent=2) + "\n")
-    if args.links and not 1 <= args.links <= 4:
-        raise SpgenError(f"--links {args.links}: must be 1..4")
-    if args.op_timeout < 1000:
-        raise SpgenError(f"--op-timeout {args.op_timeout}: at least 1000 cycles")
-    project = write_project(out, core, text, args.cascade, links=args.links, link_gbps=args.link_gbps,
-                            op_timeout=args.op_timeout, sort_scatter=args.sort_scatter,
-                            dsp=vcore.dsp_sources() if core else None)
-    # The project's checks (mostly Verilator's lint) run beside the card's build: they are
-    # independent and of about the same length, so the build takes the time of one of them.
-    pool = ThreadPoolExecutor(max_workers=1)
-    checking = pool.submit(check_project, project)
-    pool.shutdown(wait=False)
-    checks: list[str] = []
-    sources = [out / f for f in project.rtl]
-    fast = None
-    model = "rtl" if core else None
-    if core and args.core_model == "fast":
-        fast = _fast_model(design, out)
-        if fast is not None:
-            sources[project.rtl.index(project.core_file)] = out / "sim" / f"{core.name}_fast.v"
-            model = "fast"
-
-    card = None
-    if not args.no_sim:
-        try:
-            from ..runtime._build import build_card, link_bits
-        except ImportError:
-            raise SpgenError("the runtime package (spgen.runtime) is missing: "
-                             "build with --no-sim or install the runtime") from None
-        info: dict[str, object] = {"target": core.name if core else "loopback",
-                                   "n_cores": project.params["N_CORES"]}
-        if args.links:
-            info.update(links=args.links, link_bits=link_bits(project.params), link_gbps=args.link_gbps,
-                        rdma_op_timeout=args.op_timeout)
-            # what the cluster checks between cards: a stream's element size on both ends
-            if core and core.brch_in_words:
-                info["brch_in_words"] = core.brch_in_words
-            if core and core.brch_out_words:
-                info["brch_out_words"] = core.brch_out_words
-        if args.sort_scatter:
-            info["sort_scatter"] = 1
-        for i, (name, _) in enumerate(core.regs if core else ()):
-            info[f"reg.{name}"] = i
-        # the records' fields (name:type, port 0 first), so the runtime returns typed records
-        for key in (("s_data", "in_ports"), ("m_data", "out_ports")) if core else ():
-            info[key[1]] = ",".join(f"{q['name']}:{q['type']}" for q in vcore.report["ports"][key[0]])
-        # each Reg's type, so the runtime converts values by it (a float to its binary32 bits)
-        for r in (vcore.report.get("registers", []) if core else ()):
-            info[f"regtype.{r['name']}"] = r["type"]
-        # the core's Params as built: the runtime and host helpers check them (a stencil
-        # core's line buffers hold rows of exactly W cells: another width gives wrong results)
-        for name, value in (design.graph.params.items() if core else ()):
-            info[f"param.{name}"] = value
-        if model == "fast":  # RTL cards keep their content hash (and cached builds)
-            info["core_model"] = model
-        lib = build_card(sources, params=project.params,
-                         include_dirs=[out / "rtl" / "shell"], info=info, top=project.top,
-                         fast_core=fast)
-        (out / "sim").mkdir(exist_ok=True)
-        card = out / "sim" / "libafucard.so"
-        # a new file renamed over the old one, never written in place: a simulation still
-        # running the previous build has that file mapped, and truncating it kills the
-        # simulation with SIGBUS
-        tmp = card.with_name(f"{card.name}.{os.getpid()}.tmp")
-        shutil.copyfile(lib, tmp)
-        os.replace(tmp, card)
-        checks.append(f"simulated card: {card} (cached build {lib.parent.name})")
-
-    checks = checking.result() + checks
-    summary = {"core": core.name if core else None, "params": project.params,
-               "core_model": model,
-               "core_params": dict(design.graph.params) if core else {},
-               "links": args.links, "link_gbps": args.link_gbps if args.links else None,
-               "rtl": project.rtl, "hw_rtl": project.hw_rtl, "files": project.files,
-               "checks": checks,
-               "card": str(card) if card else None}
-    (out / "build.json").write_text(json.dumps(summary, indent=2) + "\n")
-    what = f"{args.cascade} x {core.name}" if core else "loop-back"
-    print(f"AFU ({what}) in {out}  ({time.perf_counter() - t0:.1f} s)")
-    for c in checks:
-        print(f"  ok  {c}")
-    for role, path in project.files.items():
-        print(f"  {role:<14} {out / path}")
+    result = build(args.program, args.outdir, top=args.top, params=parse_param_args(args.params),
+                   ftz=args.ftz, hard_fp=args.hard_fp, cascade=args.cascade, links=args.links,
+                   link_gbps=args.link_gbps, op_timeout=args.op_timeout,
+                   sort_scatter=args.sort_scatter, sim=not args.no_sim,
+                   core_model=args.core_model)
+    if result.diagnostics is not None:
+        result.diagnostics.print(sys.stderr)
+    for note in result.notes:
+        print(f"spgen build: note: {note}", file=sys.stderr)
+    print(result.summary(args.cascade))
     if args.resources:
         from ..fit import build_report
 
-        print(build_report(project, core.name if core else None))
+        print(build_report(result.project, result.core))
     return 0

@@ -34,11 +34,9 @@ def pipeline_card(width: int, cascade: int, *, link_gbps: int = 40, core: str | 
     model), 2 link ports. Built once per process into a temporary folder; the simulated
     card itself comes from the build cache (SPGEN_CACHE) while its sources stay the same."""
     import atexit
-    import io
     import shutil
-    from contextlib import redirect_stderr, redirect_stdout
 
-    from ..cli import main
+    from .._afu_build import build
     from ._run import CORE_PATH
 
     spd = Path(core or CORE_PATH).resolve()
@@ -48,12 +46,8 @@ def pipeline_card(width: int, cascade: int, *, link_gbps: int = 40, core: str | 
     if key not in _BUILT:
         out = Path(tempfile.mkdtemp(prefix=f"spgen-pipeline-{spd.stem}-"))
         atexit.register(shutil.rmtree, out, True)
-        log = io.StringIO()
-        with redirect_stdout(log), redirect_stderr(log):
-            rc = main(["build", str(spd), "-P", f"W={width}", "--cascade", str(cascade), "--links", "2",
-                       "--link-gbps", str(link_gbps), "--core-model", "fast", "-o", str(out)])
-        if rc:
-            raise SpgenError(f"building the pipeline card failed:\n{log.getvalue()[-2000:]}")
+        build(spd, out, params={"W": int(width)}, cascade=int(cascade), links=2,
+              link_gbps=int(link_gbps), core_model="fast")
         _BUILT[key] = out
     return _BUILT[key]
 

@@ -20,7 +20,6 @@ from .._tools import locked as _locked
 __all__ = [
     "build_card",
     "build_runtime",
-    "link_card",
     "load_extension",
     "loopback_card",
     "repo_root",
@@ -456,21 +455,6 @@ def link_bits(params: Mapping[str, object]) -> int:
     """Bits per cycle of one serial-link port of an afu_rdma_top built with `params` (its
     RDMA_LANES words a beat, shell/rdma/afu/afu_rdma_top.v)."""
     return 32 * int(params.get("RDMA_LANES", 16))  # type: ignore[call-overload]
-
-
-def link_card(links: int = 4, op_timeout: int = 100_000) -> Path:
-    """A loop-back card with `links` RDMA link ports (C++ tests, make sanitize): `spgen build
-    --loopback --links N` into the cache, its library reused while the sources stay."""
-    import io
-    from contextlib import redirect_stdout
-
-    from ..cli import main
-
-    out = cache_dir("card") / f"loopback-links{links}-timeout{op_timeout}"
-    with _locked(out.with_suffix(".lock")), redirect_stdout(io.StringIO()) as log:
-        if main(["build", "--loopback", "--links", str(links), "--op-timeout", str(op_timeout), "-o", str(out)]):
-            raise SpgenError(f"building the card with links failed:\n{log.getvalue()[-2000:]}")
-    return out / "sim" / "libafucard.so"
 
 
 def loopback_card() -> Path:
