@@ -1,6 +1,7 @@
 // CSR map generated from shell/csr_map.json by shell/gen_csr.py; do not edit.
 // Included inside module bodies: byte addresses, field positions, error codes.
 /* verilator lint_off UNUSEDPARAM */
+localparam integer CSR_CLOCK_MHZ = 200;
 localparam integer CSR_ERR_NONE = 0;
 localparam integer CSR_ERR_BAD_LENGTH = 1;
 localparam integer CSR_ERR_BAD_ALIGN = 2;

@@ -10,6 +10,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "afushell_csr.h"
+
 namespace spgsim {
 
 struct PeerTiming;  // peer.hpp
@@ -17,7 +19,7 @@ struct PeerTiming;  // peer.hpp
 /// Every timing figure of the simulated card; each one can be overridden by name
 /// ("key=value,key=value" in SPGEN_SIM_PARAMS or after '?' in a sim: URI).
 struct Params {
-    double clock_mhz = 200.0;             // shell and core clock
+    double clock_mhz = AFUSHELL_CLOCK_MHZ;  // shell and core clock (shell/csr_map.json)
     // DDR4-2133 channel behind a 512-bit Avalon-MM port at the shell clock
     double ddr_read_latency = 30;         // cycles from command to first read beat
     double ddr_refresh_interval_ns = 7800;  // tREFI

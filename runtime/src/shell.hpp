@@ -15,6 +15,7 @@
 #include <opae/fpga.h>
 
 #include "afushell/afushell.h"
+#include "afushell_csr.h"
 
 namespace afushell {
 
@@ -160,7 +161,7 @@ private:
     mutable std::mutex peer_m_;
     std::map<uint64_t, uint64_t> peer_bufs_;  // bus address -> bytes
     std::mutex p2p_m_;                          // the card's one P2P controller
-    double clock_mhz_ = 200.0;
+    double clock_mhz_ = AFUSHELL_CLOCK_MHZ;  // until the card says (its info clock_mhz=)
     std::atomic<uint64_t> last_run_ns_{0};
 };
 

@@ -11,6 +11,7 @@
 #define AFUSHELL_AFU_ID_VALUE_L 0xAC3CF1E8BEAEFCCAull
 #define AFUSHELL_AFU_ID_VALUE_H 0x48AE995A649B4C39ull
 
+#define AFUSHELL_CLOCK_MHZ 0xC8  /* The clock of the shell, the cores and the RDMA block, MHz (5 ns a cycle): the card's one clock, as the Quartus project constrains it. */
 #define AFUSHELL_ERR_NONE 0x0  /* No error. */
 #define AFUSHELL_ERR_BAD_LENGTH 0x1  /* Block length 0 without CHAIN, or not a multiple of 4 bytes. */
 #define AFUSHELL_ERR_BAD_ALIGN 0x2  /* Address or stride not a multiple of 4 bytes, or a descriptor-table address (NEXT) not 64-byte aligned. */

@@ -15,7 +15,9 @@ import numpy as np
 from .._afu_build import build
 from .._diagnostics import SpgenError
 from .._plotting import finish_axes, pyplot, save
+from ..lbm._cards_common import RECORD_BYTES
 from ..lbm._grid import perturbed_cavity
+from ..shellgen import card_clock_mhz
 
 __all__ = [
     "CLOCK_HZ",
@@ -29,8 +31,7 @@ __all__ = [
 
 HELP = ("LBM throughput, stall rate and effective GFLOPS through cascades of the D2Q9 core "
         "on the simulated card, verified against the emulator.")
-CLOCK_HZ = 200e6
-RECORD_BYTES = 40
+CLOCK_HZ = card_clock_mhz() * 1e6
 # Sano & Yamamoto (RIKEN) on the Intel PAC (REFERENCE.md), quoted beside our figures.
 PUBLISHED = {"flops_per_cell": 131, "stages": 830, "gflops_per_core": 26.2,
              "stall_rate_max": 0.0003, "stall_size_bytes": 524_160}
@@ -218,7 +219,7 @@ def _plot(rows: list[dict], path: Path) -> None:
         b.plot(x, [r["in_total_cycles"] - r["in_moved_cycles"] for r in rs], marker="o", ms=3,
                label=f"{depth} core(s)")
     a.axhline(RECORD_BYTES * CLOCK_HZ / 1e9, color="grey", ls="--", lw=0.8,
-              label="1 record/cycle at 200 MHz (8 GB/s)")
+              label=f"1 record/cycle at {CLOCK_HZ / 1e6:g} MHz ({RECORD_BYTES * CLOCK_HZ / 1e9:g} GB/s)")
     sizes = sorted({r["bytes"] for r in rows})
     b.plot(sizes, [PUBLISHED["stall_rate_max"] * s / RECORD_BYTES for s in sizes], color="grey",
            ls="--", lw=0.8, label="published bound: 0.03 % of the records")
@@ -339,7 +340,7 @@ def run(args: argparse.Namespace) -> int:
     print(_table(results))
     big = [r for r in results if r["bytes"] >= PUBLISHED["stall_size_bytes"]]
     print(f"\nFLOPs per cell {flops} (published design: {PUBLISHED['flops_per_cell']}); peak per "
-          f"core {flops * CLOCK_HZ / 1e9:.1f} GFLOPS at 200 MHz (published "
+          f"core {flops * CLOCK_HZ / 1e9:.1f} GFLOPS at {CLOCK_HZ / 1e6:g} MHz (published "
           f"{PUBLISHED['gflops_per_core']}).")
     fits = stall_fit(results)
     for depth, (start, per_rec) in sorted(fits.items()):

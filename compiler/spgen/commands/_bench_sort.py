@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from .._diagnostics import SpgenError
+from ..shellgen import card_clock_mhz
 
 __all__ = ["HELP", "OPTWEB", "add_arguments", "model", "run"]
 
@@ -20,7 +21,7 @@ HELP = "Distributed counting sort over 2..8 simulated cards: GB/s and time per p
 # OPTWEB (8 Stratix 10 MX cards, full mesh): T = N * min(W*M*C/A, B/m), its final design.
 OPTWEB = {"gbps": 243, "model_gbps": 307, "N": 8, "W_bytes": 32, "M": 8, "C_mhz": 150, "A": 1,
           "B_gbps": 50, "m": 1, "key_values": 64, "keys": 2 ** 27, "key_bytes": 4}
-CLOCK_MHZ = 200.0      # the card's clock (shell, cores, RDMA block)
+CLOCK_MHZ = float(card_clock_mhz())  # the card's clock (shell, cores, RDMA block)
 BUS_BYTES = 64         # the shell's 512-bit Avalon-MM masters
 WRITER_BYTES = 4       # the scatter writer takes one 32-bit key per cycle
 MEM_CHANNELS = 1       # one read and one write master serve a pass

@@ -1,6 +1,7 @@
 """CSR map of the AFU shell: load shell/csr_map.json, check it, emit C/Verilog headers and docs."""
 from __future__ import annotations
 
+import functools
 import json
 import uuid
 from dataclasses import dataclass, field
@@ -15,6 +16,7 @@ __all__ = [
     "CsrMap",
     "Field",
     "Register",
+    "card_clock_mhz",
     "load_csr_map",
     "render_c_header",
     "render_markdown",
@@ -239,7 +241,8 @@ def render_markdown(m: CsrMap) -> str:
             f"MMIO space. AFU ID `{m.afu_id}`."), "",
            "Access: " + "; ".join(f"`{k}` {v}" for k, v in _ACCESS.items()) + ".", "",
            "## Constants", "", "| name | value | meaning |", "|---|---|---|"]
-    out += [f"| `{n}` | {v:#x} | {d} |" for n, v, d in m.constants]
+    # small values (codes, sizes, the clock) in decimal, addresses and masks in hex
+    out += [f"| `{n}` | {v if v < 0x10000 else hex(v)} | {d} |" for n, v, d in m.constants]
     for blk in m.blocks:
         bases = ", ".join(f"`{i['prefix'] or blk['name']}` at {i['base']}" for i in blk["instances"])
         out += ["", f"## {blk['name']} ({bases})", "", blk["description"], "",
@@ -253,3 +256,9 @@ def render_markdown(m: CsrMap) -> str:
                 bits = f"[{hi}:{f['lsb']}]" if f["width"] > 1 else f"[{f['lsb']}]"
                 out.append(f"| | `.{f['name']}` {bits} | | | {f['description']} |")
     return "\n".join(out) + "\n"
+
+
+@functools.cache
+def card_clock_mhz() -> int:
+    """The card's one clock (shell, cores, RDMA block), MHz: the map's ``CLOCK_MHZ``."""
+    return load_csr_map().constant("CLOCK_MHZ")
