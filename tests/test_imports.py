@@ -37,3 +37,20 @@ def test_only_the_entry_point_imports_the_command_line():
     """Builders, runners and the demo are library calls (`spgen.build`...), not `cli.main`."""
     graph = grimp.build_graph("spgen")
     assert graph.find_modules_that_directly_import("spgen.cli") == {"spgen.__main__"}
+
+
+def test_no_back_end_imports_another_back_ends_private_modules():
+    """What several back ends share (the streaming plan) lives in `spgen.backend` itself;
+    one back end uses another only through its package's public names."""
+    graph = grimp.build_graph("spgen")
+    crossing = []
+    for m in graph.modules:
+        if m.count(".") < 2 or not m.startswith("spgen.backend."):
+            continue
+        own = m.split(".")[2]
+        for n in graph.find_modules_directly_imported_by(m):
+            parts = n.split(".")
+            if (n.startswith("spgen.backend.") and len(parts) > 3 and parts[2] != own
+                    and any(p.startswith("_") for p in parts[3:])):
+                crossing.append((m, n))
+    assert crossing == []

@@ -15,9 +15,9 @@ import pytest
 import spgen
 from llvm_graphs import single_op
 from spgen import CompileError, SpgenError
+from spgen.backend._plan import feedback, make_plan
 from spgen.backend.cuda import NVRTC_OPTIONS, _device, module_source
 from spgen.backend.cuda._ptx import nvrtc_unavailable, ptx
-from spgen.backend.llvm._plan import feedback, make_plan
 from spgen.ir import OPS
 
 ROOT = Path(__file__).parent.parent.parent

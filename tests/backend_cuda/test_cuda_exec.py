@@ -21,7 +21,7 @@ from llvm_graphs import F32_SPECIAL, I32_SPECIAL, SIGNATURES, pairs, random_bits
 from reference import mismatches
 from spgen import CompileError, _streams
 from spgen.backend import cuda, llvm
-from spgen.backend.llvm._plan import feedback
+from spgen.backend._plan import feedback
 from spgen.ir import Type
 
 pytestmark = pytest.mark.skipif(cuda.cuda_unavailable() is not None,

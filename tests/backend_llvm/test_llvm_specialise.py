@@ -9,8 +9,8 @@ import spgen
 from llvm_graphs import F32_SPECIAL, GraphBuilder, random_bits
 from reference import evaluate, mismatches
 from spgen import _streams
+from spgen.backend._plan import CHUNK, make_plan
 from spgen.backend.llvm import _spec, emulate
-from spgen.backend.llvm._plan import CHUNK, make_plan
 from spgen.ir import Type
 from spgen.lbm import MOVING_WALL, WALL, as_core_input, compile_core, to_records
 

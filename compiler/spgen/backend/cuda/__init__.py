@@ -31,7 +31,7 @@ def emulate(graph: Graph, n: int, inputs: Mapping[str, np.ndarray], regs: Mappin
         raise SpgenError(f"steps must be a positive integer, got {steps!r}")
     if group is not None and (not isinstance(group, (int, np.integer)) or group < 1):
         raise SpgenError(f"group must be a positive integer, got {group!r}")
-    from ..llvm._plan import make_plan
+    from .._plan import make_plan
 
     make_plan(graph)  # unsupported graphs (external Verilog) fail before any GPU check
     prog = get_program(graph, ftz)

@@ -10,7 +10,7 @@ import numpy as np
 from ..._diagnostics import SpgenError
 from ..._tools import cache_dir, content_hash
 from ...ir import Graph
-from ..llvm._plan import Plan, feedback, make_plan
+from .._plan import Plan, feedback, make_plan
 from ._ptx import cubin, nvrtc_unavailable
 from ._source import NVRTC_OPTIONS, THREADS, module_source, reaches
 

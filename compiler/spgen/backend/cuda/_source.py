@@ -18,7 +18,7 @@ Two kinds of kernel:
 from __future__ import annotations
 
 from ...ir import OPS, Node, Type
-from ..llvm._plan import Plan
+from .._plan import Plan
 
 __all__ = ["NVRTC_OPTIONS", "THREADS", "module_source", "reaches"]
 

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 from ..._diagnostics import SpgenError
 from ...ir import Graph
-from ..llvm._native import NativeKernel, native_kernel
+from ..llvm import NativeKernel, native_kernel
 
 __all__ = ["FastCoreModel", "FastModelUnsupported", "fast_core_model"]
 

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 from llvmlite import ir
 
+from .._plan import CHUNK
 from . import _spec
 from ._dispatch import dispatch
 from ._ir import I32, I64, P8, P32, P64, VOID, c64, loop, to_bits
 from ._phase import PhaseGen
-from ._plan import CHUNK
 
 __all__ = ["block_loop", "chunk_loop"]
 

@@ -16,13 +16,13 @@ from __future__ import annotations
 
 from llvmlite import ir
 
+from .._plan import Plan
 from ._chunk import chunk_loop
 from ._edge import edge_loop
 from ._fpenv import fp_entry
 from ._ops import Emitter
 from ._phase import PhaseGen
 from ._pipeline import class_loop
-from ._plan import Plan
 from ._spec import spec_variants, stage_invariant
 from ._sweep import NO_RING, key_counts, phase_fn, sweep_fn
 

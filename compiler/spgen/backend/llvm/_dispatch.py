@@ -4,10 +4,10 @@ from __future__ import annotations
 from llvmlite import ir
 
 from ...ir import Node
+from .._plan import CHUNK
 from . import _spec
 from ._ir import I1, I8, I32, I64, P64, c64, loop
 from ._phase import PhaseGen
-from ._plan import CHUNK
 from ._spec import cone
 
 __all__ = ["dispatch"]

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from llvmlite import ir
 
+from .._plan import CHUNK
 from ._ir import I1, I32, I64, P32, VOID, c32, loop, to_bits
 from ._phase import PhaseGen
-from ._plan import CHUNK
 
 __all__ = ["edge_loop"]
 

@@ -13,9 +13,9 @@ import llvmlite.binding as llvm
 
 from ..._tools import cache_dir, content_hash
 from ...ir import Graph, edit_count
+from .._plan import CHUNK, Plan, make_plan
 from . import _spec
 from ._codegen import RUN_SYMBOL, emit_module
-from ._plan import CHUNK, Plan, make_plan
 
 __all__ = ["Kernel", "clear_memory_cache", "get_kernel"]
 

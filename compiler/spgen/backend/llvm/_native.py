@@ -13,9 +13,9 @@ from dataclasses import dataclass
 import llvmlite.binding as llvm
 
 from ...ir import Graph
+from .._plan import CHUNK, make_plan
 from ._codegen import NO_RING, RUN_SYMBOL
 from ._jit import Kernel, _compile_object, _new_target_machine
-from ._plan import CHUNK, make_plan
 from ._run import _STAGGER, _keys, _layout
 
 __all__ = ["NativeKernel", "native_kernel"]

@@ -4,8 +4,8 @@ from __future__ import annotations
 from llvmlite import ir
 
 from ...ir import OPS, Node, Type
+from .._plan import Plan
 from ._ir import F32, I32, Reader, c32, const, from_bits, reg_name, to_bits
-from ._plan import Plan
 
 __all__ = ["Emitter"]
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 from llvmlite import ir
 
 from ...ir import Node
+from .._plan import Plan
 from ._ir import I32, P32, VOID, Reader
 from ._ops import Emitter
-from ._plan import Plan
 
 __all__ = ["PhaseGen"]
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 from llvmlite import ir
 
 from ...ir import Node
+from .._plan import Plan
 from . import _spec
 from ._ir import I1, I32, I64, P8, VOID, c64, to_bits
 from ._ops import Emitter
 from ._phase import PhaseGen
-from ._plan import Plan
 
 __all__ = ["class_loop", "split"]
 

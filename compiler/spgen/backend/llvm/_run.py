@@ -15,8 +15,8 @@ import numpy as np
 
 from ..._diagnostics import SpgenError
 from ...ir import Graph
+from .._plan import CHUNK, feedback, ring_sizes, stage_lags
 from ._jit import Kernel, get_kernel
-from ._plan import CHUNK, feedback, ring_sizes, stage_lags
 from ._spec import cls_bytes
 from ._sweep import NO_RING, key_counts
 

@@ -5,7 +5,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from ...ir import OPS, Node, Type
-from ._plan import CHUNK, Plan, feedback
+from .._plan import CHUNK, Plan, feedback
 
 __all__ = ["SPECIALISE", "SUB", "cls_bytes", "cls_entry", "cone", "spec_variants",
            "specialisation", "stage_invariant"]

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 from llvmlite import ir
 
+from .._plan import CHUNK, Plan
 from . import _spec
 from ._chunk import block_loop
 from ._ir import I32, I64, P8, P32, P64, VOID, loop
 from ._phase import PhaseGen
-from ._plan import CHUNK, Plan
 
 __all__ = ["NO_RING", "key_counts", "phase_fn", "sweep_fn"]
 

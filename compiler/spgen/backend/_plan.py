@@ -1,10 +1,11 @@
-"""Streaming plan of one module: phases, materialised signals, buffer slots, reaches and lags."""
+"""Streaming plan of one module (shared by the LLVM and CUDA back ends): phases, materialised
+signals, buffer slots, reaches and lags."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..._diagnostics import SpgenError
-from ...ir import Graph, Node, Type
+from .._diagnostics import SpgenError
+from ..ir import Graph, Node, Type
 
 __all__ = ["CHUNK", "Plan", "feedback", "make_plan", "ring_sizes", "stage_lags"]
 
