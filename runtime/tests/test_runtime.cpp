@@ -278,3 +278,51 @@ TEST(Runtime, PeerTransfersFromCWithConcurrentHostDma) {
     EXPECT_EQ(int(afuShellPeerUnregister(h, src)), FPGA_NOT_FOUND);
     ASSERT_EQ(afuShellClose(h), FPGA_OK);
 }
+
+// Reprogramming the card's AFU slot (docs/reconf.md) through the C API and the RAII layer:
+// refused while a transfer is in flight, DDR kept or cleared, the AFU ID checked.
+TEST(Runtime, ReconfigureKeepsOrClearsDdrAndChecksTheAfu) {
+    const char* lib = std::getenv("SPGEN_LOOPBACK_CARD");
+    ASSERT_NE(lib, nullptr);
+    auto card = open_card();
+    const size_t n = 1 << 16;
+    auto a = card->alloc(n), b = card->alloc(n);
+    fill(a->data(), n, 21);
+    card->dma(fpga(0x1000), a->data(), n, H2F);
+    card->dma(fpga(kB + 0x1000), a->data(), n, H2F);
+    {
+        auto t = card->dma_async(b->data(), fpga(0x1000), n, F2H);
+        try {
+            card->reconfigure(lib, true);
+            FAIL() << "reconfigured with a transfer in flight";
+        } catch (const afushell::Failure& e) {
+            EXPECT_EQ(e.code(), FPGA_BUSY);
+            EXPECT_NE(std::string(e.what()).find("in flight"), std::string::npos) << e.what();
+        }
+        EXPECT_TRUE(t->wait());
+        EXPECT_EQ(std::memcmp(a->data(), b->data(), n), 0);
+    }
+    const uint64_t t0 = card->sim_stats().now_ns;
+    EXPECT_EQ(card->reconfigure(lib, true), 1390000000u);
+    EXPECT_GE(card->sim_stats().now_ns - t0, 1390000000u);
+    for (uint64_t at : {uint64_t(0x1000), kB + 0x1000}) {
+        std::memset(b->data(), 0, n);
+        card->dma(b->data(), fpga(at), n, F2H);
+        EXPECT_EQ(std::memcmp(a->data(), b->data(), n), 0) << at;
+    }
+    EXPECT_EQ(card->reconfigure(lib), 1390000000u);
+    std::vector<uint8_t> zeros(n, 0);
+    card->dma(b->data(), fpga(kB + 0x1000), n, F2H);
+    EXPECT_EQ(std::memcmp(zeros.data(), b->data(), n), 0);
+    uint64_t ns = 0;
+    afu_shell_handle h = card->handle();
+    EXPECT_EQ(afuShellReconfigure(h, lib, 0, "not-an-id", &ns), FPGA_INVALID_PARAM);
+    EXPECT_EQ(afuShellReconfigure(h, lib, 0, "00000000-0000-0000-0000-000000000001", &ns), AFU_ERR_AFU_ID);
+    EXPECT_NE(std::string(afuShellLastError()).find("not loaded"), std::string::npos) << afuShellLastError();
+    EXPECT_STREQ(afuShellErrStr(AFU_ERR_AFU_ID), "AFU ID mismatch");
+    EXPECT_EQ(afuShellReconfigure(h, lib, 8, nullptr, &ns), FPGA_INVALID_PARAM);
+    EXPECT_EQ(afuShellReconfigure(h, "/nonexistent", 0, nullptr, &ns), AFU_ERR_BAD_URI);
+    card->dma(fpga(0x2000), a->data(), n, H2F);  // the card still works
+    card->dma(b->data(), fpga(0x2000), n, F2H);
+    EXPECT_EQ(std::memcmp(a->data(), b->data(), n), 0);
+}
