@@ -48,6 +48,10 @@ def run(args: argparse.Namespace) -> int:
     if args.reconf_s is not None and not args.reconf_s >= 0:
         raise SpgenError(f"--reconf-s needs a time >= 0 in seconds, got {args.reconf_s}")
     params = {"reconf_s": args.reconf_s} if args.reconf_s is not None else None
+    for build in (args.card, *args.builds):  # before the card is opened
+        if build != "loopback" and not Path(build).is_dir():
+            raise SpgenError(f"no such directory: {build} (a card holds a spgen build directory "
+                             "or 'loopback')")
     with runtime.open(args.card, params=params) as card:
         print(f"card opened holding {_describe(args.card)} ({args.card})")
         for build in args.builds:
