@@ -61,6 +61,7 @@ ExpectedAfu expected_afu(const std::string& target) {
     ExpectedAfu x;
     x.afu_id = AFUSHELL_AFU_ID;
     x.source = "the AFU shell's ID";
+    if (target.empty()) return x;
     const std::string json = target + "/hw/afu.json";
     std::ifstream f(json);
     if (!f) return x;
