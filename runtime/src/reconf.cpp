@@ -93,22 +93,27 @@ void Shell::read_afu(const ExpectedAfu& x, const std::string& where) {
                                         x.afu_id + " (" + x.source + ")");
     uint64_t si = mmio_r(AFUSHELL_SHELL_INFO);
     auto field = [si](uint64_t mask, unsigned shift) { return uint32_t((si & mask) >> shift); };
-    info_.n_cores = field(AFUSHELL_SHELL_INFO_N_CORES_MASK, AFUSHELL_SHELL_INFO_N_CORES_SHIFT);
-    info_.in_record_words = field(AFUSHELL_SHELL_INFO_IN_RECORD_WORDS_MASK, AFUSHELL_SHELL_INFO_IN_RECORD_WORDS_SHIFT);
-    info_.out_record_words = field(AFUSHELL_SHELL_INFO_OUT_RECORD_WORDS_MASK, AFUSHELL_SHELL_INFO_OUT_RECORD_WORDS_SHIFT);
-    info_.n_regs = field(AFUSHELL_SHELL_INFO_N_REGS_MASK, AFUSHELL_SHELL_INFO_N_REGS_SHIFT);
-    info_.desc_fifo_depth = field(AFUSHELL_SHELL_INFO_DESC_FIFO_DEPTH_MASK, AFUSHELL_SHELL_INFO_DESC_FIFO_DEPTH_SHIFT);
-    info_.simulated = simulated_;
-    if (!info_.in_record_words) info_.in_record_words = 1;
-    if (!info_.out_record_words) info_.out_record_words = 1;
+    afu_shell_info ni{};  // published under m_ below (transfers of other threads read it)
+    ni.n_cores = field(AFUSHELL_SHELL_INFO_N_CORES_MASK, AFUSHELL_SHELL_INFO_N_CORES_SHIFT);
+    ni.in_record_words = field(AFUSHELL_SHELL_INFO_IN_RECORD_WORDS_MASK, AFUSHELL_SHELL_INFO_IN_RECORD_WORDS_SHIFT);
+    ni.out_record_words = field(AFUSHELL_SHELL_INFO_OUT_RECORD_WORDS_MASK, AFUSHELL_SHELL_INFO_OUT_RECORD_WORDS_SHIFT);
+    ni.n_regs = field(AFUSHELL_SHELL_INFO_N_REGS_MASK, AFUSHELL_SHELL_INFO_N_REGS_SHIFT);
+    ni.desc_fifo_depth = field(AFUSHELL_SHELL_INFO_DESC_FIFO_DEPTH_MASK, AFUSHELL_SHELL_INFO_DESC_FIFO_DEPTH_SHIFT);
+    ni.simulated = simulated_;
+    if (!ni.in_record_words) ni.in_record_words = 1;
+    if (!ni.out_record_words) ni.out_record_words = 1;
+    {
+        std::lock_guard<std::mutex> g(m_);
+        info_ = ni;
+    }
     // Every spgen build carries the shell's AFU ID: the build's shape tells builds apart.
     auto differs = [](long want, uint32_t got) { return want >= 0 && uint32_t(want) != got; };
-    if (differs(x.n_cores, info_.n_cores) || differs(x.in_words, info_.in_record_words) ||
-        differs(x.out_words, info_.out_record_words))
+    if (differs(x.n_cores, ni.n_cores) || differs(x.in_words, ni.in_record_words) ||
+        differs(x.out_words, ni.out_record_words))
         throw Error(AFU_ERR_AFU_ID,
-                    where + ": the card's AFU has " + std::to_string(info_.n_cores) + " core(s), " +
-                        std::to_string(info_.in_record_words) + "-word records in and " +
-                        std::to_string(info_.out_record_words) + "-word out; the program expects " +
+                    where + ": the card's AFU has " + std::to_string(ni.n_cores) + " core(s), " +
+                        std::to_string(ni.in_record_words) + "-word records in and " +
+                        std::to_string(ni.out_record_words) + "-word out; the program expects " +
                         std::to_string(x.n_cores) + ", " + std::to_string(x.in_words) + " and " +
                         std::to_string(x.out_words) + " (" + x.json + ")");
 #ifdef AFUSHELL_SIM
@@ -132,9 +137,11 @@ unsigned Shell::fifo_slots() const {
     return std::max(1u, std::min(info_.desc_fifo_depth ? info_.desc_fifo_depth : 1u, 16u));
 }
 
-void Shell::usable_locked() const {
+void Shell::usable_locked(const Request* r) const {
     if (reconfiguring_) throw Error(FPGA_BUSY, "the card's AFU slot is being reconfigured");
     if (!afu_wrong_.empty()) throw Error(AFU_ERR_AFU_ID, afu_wrong_);
+    if (r && r->afu_gen != UINT64_MAX && r->afu_gen != afu_gen_)
+        throw Error(FPGA_BUSY, "the card was reconfigured while the transfer was prepared: submit it again");
 }
 
 uint64_t Shell::reconfigure(const std::string& build, bool keep_ddr, const std::string& afu_id) {
@@ -169,6 +176,7 @@ uint64_t Shell::reconfigure(const std::string& build, bool keep_ddr, const std::
             throw Error(FPGA_BUSY, std::to_string(n) + " transfer(s) in flight on the card: wait for "
                                        "them before reconfiguring it");
         reconfiguring_ = true;
+        ++afu_gen_;
     }
     struct Done {
         Shell* s;

@@ -345,8 +345,16 @@ std::shared_ptr<Request> Shell::dma(uint64_t dst, uint64_t src, uint64_t count, 
         if (count % 4) throw Error(AFU_ERR_BAD_COUNT, "count " + std::to_string(count) + " is not a multiple of 4 bytes");
     }
     auto r = std::make_shared<Request>();
-    const uint64_t in_b = uint64_t(info_.in_record_words) * 4, out_b = uint64_t(info_.out_record_words) * 4;
-    if (info_.n_cores && (in_b != out_b || in_b % 64)) {
+    afu_shell_info info;
+    {
+        // the AFU's record widths as one reconfiguration left them; submit() checks it is still loaded
+        std::lock_guard<std::mutex> g(m_);
+        usable_locked();
+        info = info_;
+        r->afu_gen = afu_gen_;
+    }
+    const uint64_t in_b = uint64_t(info.in_record_words) * 4, out_b = uint64_t(info.out_record_words) * 4;
+    if (info.n_cores && (in_b != out_b || in_b % 64)) {
         // With cores every transfer streams through them: count bytes of input records
         // leave as count / in_b output records.
         if (checks_ && count % in_b)
@@ -371,7 +379,7 @@ void Shell::submit(const std::shared_ptr<Request>& r) {
     {
         std::lock_guard<std::mutex> g(m_);
         if (stop_) throw Error(AFU_ERR_CLOSED, "the shell is closed");
-        usable_locked();
+        usable_locked(r.get());
 #ifdef AFUSHELL_SIM
         if (simulated_)
             for (int e = 0; e < 2; ++e) {

@@ -64,6 +64,7 @@ struct Request {
     uint64_t host_cycle = 0;     // simulated host time of its submission
     afu_result result = FPGA_OK;
     std::string message;
+    uint64_t afu_gen = UINT64_MAX;  // the AFU it was prepared for (Shell::afu_gen_), if it matters
 };
 
 class Shell : public std::enable_shared_from_this<Shell> {
@@ -130,7 +131,9 @@ private:
     /// SHELL_INFO and the simulated card's Regs, Params and clock (reconf.cpp).
     void read_afu(const ExpectedAfu& x, const std::string& where);
     unsigned fifo_slots() const;  // request slots per engine for the AFU's descriptor FIFO
-    void usable_locked() const;   // throws while the card is reconfigured or holds a wrong AFU (m_ held)
+    /// Throws while the card is reconfigured or holds a wrong AFU, or when it was reconfigured
+    /// since r was prepared (m_ held).
+    void usable_locked(const Request* r = nullptr) const;
     uint64_t card_addr(const void* p, uint64_t n, bool host, const char* what) const;
     /// The master address of [bus, bus+n) in one registered peer buffer (peer.cpp).
     uint64_t peer_addr(uint64_t bus, uint64_t n, const char* what) const;
@@ -182,6 +185,7 @@ private:
     unsigned slots_ = 1, pool_slots_ = 1;  // in use; room in the descriptor pool
     bool reconfiguring_ = false;           // guarded by m_
     std::string afu_wrong_;                // guarded by m_: why the loaded AFU is refused
+    uint64_t afu_gen_ = 0;                 // guarded by m_: reconfigurations so far
     std::atomic<uint64_t> max_desc_{256ull << 20};
     std::atomic<bool> checks_{true};
     std::atomic<uint64_t> last_elapsed_ns_{0};

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -179,6 +181,69 @@ def test_reconfiguring_during_transfers_is_refused(builds):
         got = back.view(np.uint32).reshape(len(x), 7)
         for i, name in enumerate(ref.dtype.names):
             assert np.array_equal(got[:, i], ref[name].view(np.uint32)), name
+
+
+def test_reconfiguring_beside_a_transferring_thread_never_corrupts(builds):
+    """One thread streams through the card while another swaps exprmix and jacobi5 in and
+    out: every transfer is refused (BUSY) or completes bit-exact with the emulator for one
+    of the two AFUs (the thread cannot know which one it met), and every reconfiguration
+    happens or is refused (BUSY)."""
+    ex = _exprmix_in(300, 8)   # 6000 bytes: whole records of both cores
+    for name in ("n", "m"):    # small integers: as f32 bits, subnormals rather than NaNs
+        ex[name] = np.arange(len(ex)) % 97
+    inputs = [ex.view(np.uint8), _jacobi_in(10, 9).view(np.uint8)]  # 6000 and 5120 bytes
+    designs = {c: spgen.compile(ROOT / "cores" / c / f"{c}.spd") for c in ("exprmix", "jacobi5")}
+    outcomes = []  # per input: the output bytes of each core
+    for raw in inputs:
+        outs = []
+        for d in designs.values():
+            ref = d.emulate(raw.view(d.input_dtype()))
+            outs.append(np.stack([ref[n].view(np.uint32) for n in ref.dtype.names], axis=1).view(np.uint8).ravel())
+        outcomes.append(outs)
+    with runtime.open(builds["exprmix"]) as card:
+        bufs = []
+        for raw in inputs:
+            bufs.append((card.alloc(raw.nbytes), card.alloc(8400)))  # the most: exprmix on 6000 B
+            bufs[-1][0][:] = raw
+        stop, seen, errors = threading.Event(), {"ok": 0, "busy": 0}, []
+
+        def stream() -> None:
+            k = 0
+            while not stop.is_set():
+                k += 1
+                host_in, host_out = bufs[k % 2]
+                host_out[:] = 0
+                try:
+                    card.dma(host_out, host_in, host_in.nbytes, "H2H")
+                except runtime.AfuError as e:
+                    seen["busy"] += 1
+                    if e.name != "BUSY":
+                        errors.append(str(e))
+                    time.sleep(0.001)
+                    continue
+                if not any(np.array_equal(host_out[:len(o)], o) and not host_out[len(o):].any()
+                           for o in outcomes[k % 2]):
+                    errors.append(f"input {k % 2}: output of neither AFU")
+                seen["ok"] += 1
+                time.sleep(0.001)
+
+        mover = threading.Thread(target=stream)
+        mover.start()
+        loads, refused, t0 = 0, 0, time.monotonic()
+        try:
+            while loads < 6 and time.monotonic() - t0 < 120:
+                try:
+                    card.reconfigure(builds["jacobi5" if loads % 2 == 0 else "exprmix"])
+                    loads += 1
+                except runtime.AfuError as e:
+                    assert e.name == "BUSY", e
+                    refused += 1
+                time.sleep(0.002)
+        finally:
+            stop.set()
+            mover.join()
+        assert not errors, errors[:3]
+        assert loads == 6 and seen["ok"] > 0, (loads, refused, seen)
 
 
 def test_reconfiguration_time_is_a_parameter(builds):
