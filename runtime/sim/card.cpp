@@ -386,9 +386,11 @@ void Card::run() {
             // Every change a sleeping host thread may be waiting for (the card going idle while
             // held back, say) wakes this thread, which passes it on.
             while (!(stop_ || (active_locked() && (!det_ || now_cycles() < limit_locked())))) {
+                idle_parked_ = !active_locked();
                 if (sleepers_) cv_done_.notify_all();
                 cv_work_.wait(lk);
             }
+            idle_parked_ = false;
             if (stop_) break;
             if (det_) {
                 n = int(std::min<uint64_t>(kBatch, limit_locked() - now_cycles()));

@@ -183,6 +183,7 @@ private:
     Lane lanes_[3];
     int user_blocked_ = 0;            // program threads blocked in a wait (lane 0 not running)
     int sleepers_ = 0;                // threads in host_sleep
+    bool idle_parked_ = false;        // the clock thread waits with nothing to do (reconf.cpp)
     bool irq_host_[3] = {};           // an interrupt written to its eventfd, not yet taken
     uint64_t seq_ = 0;
     std::vector<unsigned> irq_new_;   // interrupts delivered since the last accounting (clock thread)

@@ -27,7 +27,10 @@ std::string Card::reconfigure(std::shared_ptr<CardLib> lib, bool keep_ddr, uint6
     else me.idle = true;
     ++sleepers_;
     cv_work_.notify_all();
-    cv_done_.wait(lk, [&] { return !active_locked() && holds_ == 0; });
+    // what the clock thread owns is judged by it (idle_parked_), what host threads change here
+    cv_done_.wait(lk, [&] {
+        return idle_parked_ && mmio_in_.empty() && holds_ == 0 && waiters_ == 0 && pending_reads_ == 0;
+    });
     --sleepers_;
     if (program) --user_blocked_;
     else me.idle = false;
