@@ -17,6 +17,7 @@ _COMMANDS = {
     "emulate": "Run a program natively (LLVM JIT), bit-exact with the hardware.",
     "sim": "Simulate the generated core cycle by cycle in Verilator.",
     "build": "Build the simulated card and the hardware project for a core.",
+    "conf": "Reprogram a simulated card's AFU slot with builds, timed (as OPAE's fpgaconf).",
     "bench": "Benchmarks: DMA bandwidth, LBM throughput and stall rate, RDMA.",
     "container": "Build the Singularity/Apptainer image, or say what is missing.",
     "cluster": "Cluster of simulated cards: status of every card's RDMA engine and links.",

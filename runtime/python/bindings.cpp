@@ -60,6 +60,8 @@ PYBIND11_MODULE(_afushell, m) {
     codes["RECORD_WIDTH"] = int(AFU_ERR_RECORD_WIDTH);
     codes["BAD_REQUEST"] = int(AFU_ERR_BAD_REQUEST);
     codes["REG_VALUE"] = int(AFU_ERR_REG_VALUE);
+    codes["AFU_ID"] = int(AFU_ERR_AFU_ID);
+    codes["BUSY"] = int(FPGA_BUSY);
     codes["INVALID_PARAM"] = int(FPGA_INVALID_PARAM);
     codes["NOT_FOUND"] = int(FPGA_NOT_FOUND);
     codes["NOT_SUPPORTED"] = int(FPGA_NOT_SUPPORTED);
@@ -119,6 +121,16 @@ PYBIND11_MODULE(_afushell, m) {
         {
             py::gil_scoped_release nogil;
             r = afuShellWait(reinterpret_cast<afu_shell_request>(q), timeout_ns, &ns);
+        }
+        return res(r, py::int_(ns));
+    });
+    m.def("reconfigure", [](uintptr_t h, const std::string& build, bool keep_ddr, const std::string& afu_id) {
+        afu_result r;
+        uint64_t ns = 0;
+        {
+            py::gil_scoped_release nogil;
+            r = afuShellReconfigure(H(h), build.c_str(), keep_ddr ? AFU_RECONF_KEEP_DDR : 0u,
+                                    afu_id.empty() ? nullptr : afu_id.c_str(), &ns);
         }
         return res(r, py::int_(ns));
     });

@@ -52,13 +52,7 @@ std::shared_ptr<CardLib> CardLib::load(const std::string& path, std::string* err
 Card::Card(std::shared_ptr<CardLib> lib, const Params& p, bool own_clock)
     : lib_(std::move(lib)), p_(p), ddr_{DdrChannel(p), DdrChannel(p)}, pcie_(p), peer_timing_(p) {
     for (int v = 0; v < 3; ++v) irq_at_[v] = 0, irq_count_[v] = 0;
-    afu_ = lib_->make();
-    pins_.rst = 1;
-    for (int i = 0; i < 16; ++i) {
-        lib_->eval(afu_, &pins_, 0);
-        lib_->eval(afu_, &pins_, 1);
-    }
-    pins_.rst = 0;
+    reset_afu();
     det_ = own_clock && p_.realtime == 0;
     if (own_clock) thread_ = std::thread([this] { run(); });
 }
@@ -71,6 +65,17 @@ Card::~Card() {
     cv_work_.notify_all();
     if (thread_.joinable()) thread_.join();
     lib_->destroy(afu_);
+}
+
+void Card::reset_afu() {
+    afu_ = lib_->make();
+    pins_ = spg_afu_pins{};
+    pins_.rst = 1;
+    for (int i = 0; i < 16; ++i) {
+        lib_->eval(afu_, &pins_, 0);
+        lib_->eval(afu_, &pins_, 1);
+    }
+    pins_.rst = 0;
 }
 
 void Card::set_wake(std::function<void()> wake) {
@@ -381,9 +386,11 @@ void Card::run() {
             // Every change a sleeping host thread may be waiting for (the card going idle while
             // held back, say) wakes this thread, which passes it on.
             while (!(stop_ || (active_locked() && (!det_ || now_cycles() < limit_locked())))) {
+                idle_parked_ = !active_locked();
                 if (sleepers_) cv_done_.notify_all();
                 cv_work_.wait(lk);
             }
+            idle_parked_ = false;
             if (stop_) break;
             if (det_) {
                 n = int(std::min<uint64_t>(kBatch, limit_locked() - now_cycles()));

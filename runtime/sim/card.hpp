@@ -100,6 +100,11 @@ public:
     uint64_t busy_cycles() const { return busy_cycles_.load(); }
     const Params& params() const { return p_; }
     const std::string& info() const { return lib_->info; }
+    /// Partial reconfiguration (reconf.cpp, docs/reconf.md): the card's traffic completes,
+    /// then the AFU is torn down and one from `lib` loaded and reset; the DDR kept or cleared;
+    /// the card's and the host's time move on by reconf_s. "" and the cycles charged, or why
+    /// not (a card of a cluster; host threads still using the card).
+    std::string reconfigure(std::shared_ptr<CardLib> lib, bool keep_ddr, uint64_t* cycles);
     HostMemory host;
     PeerDevice peer;  // a GPU-like device beside host memory (docs/p2p.md)
 
@@ -136,6 +141,8 @@ private:
     bool wr_can_accept(const spg_wr_master& m, const WriteBurst& b);
     void wr_accept(spg_wr_master& m, WriteBurst& b);
     void peer_read_beat(uint64_t addr, uint64_t* data);
+    void reset_afu();                       // a new model through its reset
+    std::string busy_locked() const;        // what still uses the stopped card ("" if nothing)
 
     std::shared_ptr<CardLib> lib_;
     Params p_;
@@ -176,6 +183,7 @@ private:
     Lane lanes_[3];
     int user_blocked_ = 0;            // program threads blocked in a wait (lane 0 not running)
     int sleepers_ = 0;                // threads in host_sleep
+    bool idle_parked_ = false;        // the clock thread waits with nothing to do (reconf.cpp)
     bool irq_host_[3] = {};           // an interrupt written to its eventfd, not yet taken
     uint64_t seq_ = 0;
     std::vector<unsigned> irq_new_;   // interrupts delivered since the last accounting (clock thread)

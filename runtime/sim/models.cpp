@@ -33,6 +33,7 @@ const Field kFields[] = {
     {"idle_cycles", &Params::idle_cycles},
     {"host_poll_ns", &Params::host_poll_ns},
     {"realtime", &Params::realtime},
+    {"reconf_s", &Params::reconf_s},
     {"peer_pcie_gen", &Params::peer_pcie_gen},
     {"peer_pcie_lanes", &Params::peer_pcie_lanes},
     {"peer_read_latency_ns", &Params::peer_read_latency_ns},

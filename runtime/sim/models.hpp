@@ -42,6 +42,7 @@ struct Params {
     double idle_cycles = 64;              // keep clocking this long after the last activity
     double host_poll_ns = 1000;           // a done() poll that finds the request running: one status read
     double realtime = 0;                  // 1: host calls enter at the cycle they arrive (wall clock)
+    double reconf_s = 1.39;               // reprogramming the AFU slot (fpgaconf, DDR cleared): docs/reconf.md
     // A GPU-like peer on the same root complex (docs/p2p.md: values and their sources)
     double peer_pcie_gen = 3;             // peer's link generation (1..5)
     double peer_pcie_lanes = 16;          // ... and width: Gen3 x16, the published node's GPU

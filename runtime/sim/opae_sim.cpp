@@ -50,6 +50,7 @@ struct Handle {
     std::shared_ptr<Card> card;
     std::string info;
     std::function<void()> detach;  // a cluster's card: hand it back on close
+    uint64_t reconf_ns = 0;        // its latest reconfiguration
 };
 
 struct Event {
@@ -58,6 +59,7 @@ struct Event {
 };
 
 std::mutex g_m;
+thread_local std::string t_reconf_error;  // fpgaReconfigureSlot's latest failure
 std::vector<Registration> g_regs;
 std::set<Handle*> g_handles;
 
@@ -436,6 +438,39 @@ double spgenSimWallSeconds(fpga_handle handle) {
     Handle* h = live(handle);
     return h ? h->card->busy_wall_s() : 0.0;
 }
+
+fpga_result fpgaReconfigureSlot(fpga_handle fpga, uint32_t slot, const uint8_t* bitstream,
+                                size_t bitstream_len, int flags) {
+    std::string& err = t_reconf_error;
+    Handle* h = live(fpga);
+    if (!h || slot != 0 || !bitstream || !bitstream_len) {
+        err = "fpgaReconfigureSlot: a live handle, slot 0 and a bitstream are needed";
+        return FPGA_INVALID_PARAM;
+    }
+    // the simulated bitstream: a build directory or its card library, by path
+    std::string path(reinterpret_cast<const char*>(bitstream), bitstream_len);
+    path.resize(std::strlen(path.c_str()));
+    if (path.size() < 3 || path.compare(path.size() - 3, 3, ".so") != 0) path += "/sim/libafucard.so";
+    if (h->detach) {
+        err = "a card of a cluster cannot be reconfigured (its clock is the cluster's)";
+        return FPGA_NOT_SUPPORTED;
+    }
+    auto lib = CardLib::load(path, &err);
+    if (!lib) return FPGA_INVALID_PARAM;
+    uint64_t cycles = 0;
+    err = h->card->reconfigure(lib, (flags & SPGEN_SIM_RECONF_KEEP_DDR) != 0, &cycles);
+    if (!err.empty()) return FPGA_BUSY;
+    h->info = h->card->info() + h->card->params().describe();
+    h->reconf_ns = uint64_t(h->card->to_ns(cycles));
+    return FPGA_OK;
+}
+
+uint64_t spgenSimReconfNs(fpga_handle handle) {
+    Handle* h = live(handle);
+    return h ? h->reconf_ns : 0;
+}
+
+const char* spgenSimReconfError(void) { return t_reconf_error.c_str(); }
 
 const char* spgenSimInfo(fpga_handle handle) {
     Handle* h = live(handle);

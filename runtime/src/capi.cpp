@@ -143,6 +143,7 @@ const char* afuShellErrStr(afu_result code) {
         case AFU_ERR_RECORD_WIDTH: return "element count does not fit the core";
         case AFU_ERR_BAD_REQUEST: return "unknown or finished request";
         case AFU_ERR_REG_VALUE: return "value does not fit the register's type";
+        case AFU_ERR_AFU_ID: return "AFU ID mismatch";
         default:
             // only OPAE's own values may become an fpga_result (its enumeration ends there)
             return code >= FPGA_OK && code <= FPGA_RECONF_ERROR ? fpgaErrStr(fpga_result(code))
@@ -352,6 +353,16 @@ afu_result afuShellCardDMA(afu_shell_handle h, void* dst, const void* src, size_
         if (!result) throw Error(AFU_ERR_NULL_POINTER, "result is NULL");
         *result = shell_of(h)->card_dma(reinterpret_cast<uint64_t>(dst), reinterpret_cast<uint64_t>(src), count,
                                         int(type), repeat, src_step, dst_step);
+    });
+}
+
+afu_result afuShellReconfigure(afu_shell_handle h, const char* build, uint32_t flags,
+                               const char* afu_id, uint64_t* reconf_ns) {
+    return guarded([&] {
+        if (!build) throw Error(AFU_ERR_NULL_POINTER, "build is NULL");
+        if (flags & ~AFU_RECONF_KEEP_DDR) throw Error(FPGA_INVALID_PARAM, "unknown reconfiguration flags");
+        uint64_t ns = shell_of(h)->reconfigure(build, (flags & AFU_RECONF_KEEP_DDR) != 0, afu_id ? afu_id : "");
+        if (reconf_ns) *reconf_ns = ns;
     });
 }
 

@@ -153,6 +153,10 @@ afu_shell_card_dma_result Shell::card_dma(uint64_t dst, uint64_t src, uint64_t c
     uint64_t s = 0, d = 0;
     side_addrs(type, dst, src, s_span, d_span, &d, &s);
     std::lock_guard<std::mutex> g(p2p_m_);
+    {
+        std::lock_guard<std::mutex> q(m_);
+        usable_locked();
+    }
     uint64_t t0 = now_ns();
 #ifdef AFUSHELL_SIM
     if (simulated_) spgenSimHold(h_);  // the five writes and GO land at one instant, as in submit()

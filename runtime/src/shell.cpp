@@ -37,6 +37,8 @@ const char* const kErrNames[] = {"ERR_NONE", "ERR_BAD_LENGTH", "ERR_BAD_ALIGN", 
                                  "ERR_RECORD_WIDTH", "ERR_FIFO_OVERFLOW", "ERR_LAST_MISMATCH",
                                  "ERR_PARTIAL_RECORD"};
 
+}  // namespace
+
 void check(fpga_result r, const char* what) {
     if (r != FPGA_OK) throw Error(r, std::string(what) + ": " + fpgaErrStr(r));
 }
@@ -56,7 +58,7 @@ bool parse_guid(const std::string& s, fpga_guid out) {
     return true;
 }
 
-std::string hex(uint64_t v) {
+static std::string hex(uint64_t v) {
     char b[32];
     std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
     return b;
@@ -93,8 +95,6 @@ std::string card_library(const std::string& target) {
     return lib;
 }
 #endif
-
-}  // namespace
 
 std::shared_ptr<Shell> Shell::open(const std::string& uri) {
     std::shared_ptr<Shell> s(new Shell);
@@ -166,40 +166,9 @@ void Shell::init(const std::string& uri) {
 #ifdef AFUSHELL_SIM
     if (simulated_) poll_ns_ = spgenSimHostPollNs(h_), deterministic_ = poll_ns_ != 0;
 #endif
-    if (mmio_r(AFUSHELL_AFU_ID_L) != AFUSHELL_AFU_ID_VALUE_L ||
-        mmio_r(AFUSHELL_AFU_ID_H) != AFUSHELL_AFU_ID_VALUE_H)
-        throw Error(FPGA_NOT_FOUND, uri + " is not an AFU shell (AFU ID mismatch)");
-    uint64_t si = mmio_r(AFUSHELL_SHELL_INFO);
-    auto field = [si](uint64_t mask, unsigned shift) { return uint32_t((si & mask) >> shift); };
-    info_.n_cores = field(AFUSHELL_SHELL_INFO_N_CORES_MASK, AFUSHELL_SHELL_INFO_N_CORES_SHIFT);
-    info_.in_record_words = field(AFUSHELL_SHELL_INFO_IN_RECORD_WORDS_MASK, AFUSHELL_SHELL_INFO_IN_RECORD_WORDS_SHIFT);
-    info_.out_record_words = field(AFUSHELL_SHELL_INFO_OUT_RECORD_WORDS_MASK, AFUSHELL_SHELL_INFO_OUT_RECORD_WORDS_SHIFT);
-    info_.n_regs = field(AFUSHELL_SHELL_INFO_N_REGS_MASK, AFUSHELL_SHELL_INFO_N_REGS_SHIFT);
-    info_.desc_fifo_depth = field(AFUSHELL_SHELL_INFO_DESC_FIFO_DEPTH_MASK, AFUSHELL_SHELL_INFO_DESC_FIFO_DEPTH_SHIFT);
-    info_.simulated = simulated_;
-    if (!info_.in_record_words) info_.in_record_words = 1;
-    if (!info_.out_record_words) info_.out_record_words = 1;
-#ifdef AFUSHELL_SIM
-    if (simulated_) {
-        std::stringstream ss(spgenSimInfo(h_));
-        std::string line;
-        while (std::getline(ss, line))
-            if (line.rfind("reg.", 0) == 0) {
-                auto eq = line.find('=');
-                if (eq != std::string::npos)
-                    core_regs_[line.substr(4, eq - 4)] = unsigned(std::strtoul(line.c_str() + eq + 1, nullptr, 10));
-            } else if (line.rfind("regtype.", 0) == 0) {
-                auto eq = line.find('=');
-                if (eq != std::string::npos) core_reg_types_[line.substr(8, eq - 8)] = line.substr(eq + 1);
-            } else if (line.rfind("param.", 0) == 0) {
-                auto eq = line.find('=');
-                if (eq != std::string::npos) core_params_[line.substr(6, eq - 6)] = line.substr(eq + 1);
-            } else if (line.rfind("clock_mhz=", 0) == 0) {
-                clock_mhz_ = std::strtod(line.c_str() + 10, nullptr);
-            }
-    }
-#endif
-    slots_ = std::max(1u, std::min(info_.desc_fifo_depth ? info_.desc_fifo_depth : 1u, 16u));
+    // A build directory's afu.json says which AFU the program expects there.
+    read_afu(expected_afu(target.rfind("sim:", 0) == 0 ? target.substr(4) : ""), uri);
+    slots_ = pool_slots_ = fifo_slots();
     uint64_t pool_bytes = uint64_t(2) * slots_ * kSlotDescs * AFUSHELL_DESC_BYTES;
     void* pool = nullptr;
     check(fpgaPrepareBuffer(h_, pool_bytes, &pool, &pool_wsid_, 0), "fpgaPrepareBuffer (descriptors)");
@@ -376,8 +345,16 @@ std::shared_ptr<Request> Shell::dma(uint64_t dst, uint64_t src, uint64_t count, 
         if (count % 4) throw Error(AFU_ERR_BAD_COUNT, "count " + std::to_string(count) + " is not a multiple of 4 bytes");
     }
     auto r = std::make_shared<Request>();
-    const uint64_t in_b = uint64_t(info_.in_record_words) * 4, out_b = uint64_t(info_.out_record_words) * 4;
-    if (info_.n_cores && (in_b != out_b || in_b % 64)) {
+    afu_shell_info info;
+    {
+        // the AFU's record widths as one reconfiguration left them; submit() checks it is still loaded
+        std::lock_guard<std::mutex> g(m_);
+        usable_locked();
+        info = info_;
+        r->afu_gen = afu_gen_;
+    }
+    const uint64_t in_b = uint64_t(info.in_record_words) * 4, out_b = uint64_t(info.out_record_words) * 4;
+    if (info.n_cores && (in_b != out_b || in_b % 64)) {
         // With cores every transfer streams through them: count bytes of input records
         // leave as count / in_b output records.
         if (checks_ && count % in_b)
@@ -402,6 +379,7 @@ void Shell::submit(const std::shared_ptr<Request>& r) {
     {
         std::lock_guard<std::mutex> g(m_);
         if (stop_) throw Error(AFU_ERR_CLOSED, "the shell is closed");
+        usable_locked(r.get());
 #ifdef AFUSHELL_SIM
         if (simulated_)
             for (int e = 0; e < 2; ++e) {

@@ -30,6 +30,24 @@ private:
 
 class Shell;
 
+void check(fpga_result r, const char* what);  // throws Error(r) unless FPGA_OK
+bool parse_guid(const std::string& s, fpga_guid out);
+#ifdef AFUSHELL_SIM
+std::string card_library(const std::string& target);  // the card library a sim: target names
+#endif
+
+/// What a program expects of the AFU it opens or loads (reconf.cpp): the AFU ID (afu.json's
+/// accelerator-type-uuid) and, where a build's afu.json says them, its cores and record widths.
+struct ExpectedAfu {
+    std::string afu_id;  // lower case, with dashes
+    std::string source;  // where the expectation comes from, for messages
+    std::string json;    // the afu.json giving the shape
+    long n_cores = -1, in_words = -1, out_words = -1;  // -1: not said
+};
+/// From a build directory's hw/afu.json; anything else (a card library, "loopback", a
+/// hardware card) expects the shell's own AFU ID.
+ExpectedAfu expected_afu(const std::string& target);
+
 struct Span { uint64_t addr; uint64_t len; };
 
 /// One asynchronous request: a DMA transfer or a core run, TX and RX halves.
@@ -47,6 +65,7 @@ struct Request {
     uint64_t host_cycle = 0;     // simulated host time of its submission
     afu_result result = FPGA_OK;
     std::string message;
+    uint64_t afu_gen = UINT64_MAX;  // the AFU it was prepared for (Shell::afu_gen_), if it matters
 };
 
 class Shell : public std::enable_shared_from_this<Shell> {
@@ -90,6 +109,10 @@ public:
     void peer_unregister(uint64_t bus);
     void peer_access(uint64_t bus, void* buf, uint64_t bytes, bool write);
     uint64_t peer_staged(uint64_t dst, uint64_t src, uint64_t count, int type);
+    /// Reprograms the card's AFU slot with a build (reconf.cpp, docs/reconf.md), refused while
+    /// requests are in flight; checks the loaded AFU against afu_id (empty: the build's
+    /// afu.json). The simulated time it took, in ns.
+    uint64_t reconfigure(const std::string& build, bool keep_ddr, const std::string& afu_id);
     afu_shell_card_dma_result card_dma(uint64_t dst, uint64_t src, uint64_t count, int type,
                                        uint32_t repeat, uint32_t src_step, uint32_t dst_step);
 
@@ -105,6 +128,13 @@ private:
 
     Shell() = default;
     void init(const std::string& uri);
+    /// The loaded AFU's ID and shape against `x` (AFU_ERR_AFU_ID), then its build facts:
+    /// SHELL_INFO and the simulated card's Regs, Params and clock (reconf.cpp).
+    void read_afu(const ExpectedAfu& x, const std::string& where);
+    unsigned fifo_slots() const;  // request slots per engine for the AFU's descriptor FIFO
+    /// Throws while the card is reconfigured or holds a wrong AFU, or when it was reconfigured
+    /// since r was prepared (m_ held).
+    void usable_locked(const Request* r = nullptr) const;
     uint64_t card_addr(const void* p, uint64_t n, bool host, const char* what) const;
     /// The master address of [bus, bus+n) in one registered peer buffer (peer.cpp).
     uint64_t peer_addr(uint64_t bus, uint64_t n, const char* what) const;
@@ -153,7 +183,10 @@ private:
     Engine eng_[2];
     uint8_t* pool_ = nullptr;
     uint64_t pool_wsid_ = 0, pool_iova_ = 0;
-    unsigned slots_ = 1;
+    unsigned slots_ = 1, pool_slots_ = 1;  // in use; room in the descriptor pool
+    bool reconfiguring_ = false;           // guarded by m_
+    std::string afu_wrong_;                // guarded by m_: why the loaded AFU is refused
+    uint64_t afu_gen_ = 0;                 // guarded by m_: reconfigurations so far
     std::atomic<uint64_t> max_desc_{256ull << 20};
     std::atomic<bool> checks_{true};
     std::atomic<uint64_t> last_elapsed_ns_{0};

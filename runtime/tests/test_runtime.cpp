@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <afushell/afushell.hpp>
+#include <opae/spgen_sim.h>
+
+#include "afushell_csr.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -277,4 +280,127 @@ TEST(Runtime, PeerTransfersFromCWithConcurrentHostDma) {
     ASSERT_EQ(afuShellPeerUnregister(h, src), FPGA_OK);
     EXPECT_EQ(int(afuShellPeerUnregister(h, src)), FPGA_NOT_FOUND);
     ASSERT_EQ(afuShellClose(h), FPGA_OK);
+}
+
+// Reprogramming the card's AFU slot (docs/reconf.md) through the C API and the RAII layer:
+// refused while a transfer is in flight, DDR kept or cleared, the AFU ID checked.
+TEST(Runtime, ReconfigureKeepsOrClearsDdrAndChecksTheAfu) {
+    const char* lib = std::getenv("SPGEN_LOOPBACK_CARD");
+    ASSERT_NE(lib, nullptr);
+    auto card = open_card();
+    const size_t n = 1 << 16;
+    auto a = card->alloc(n), b = card->alloc(n);
+    fill(a->data(), n, 21);
+    card->dma(fpga(0x1000), a->data(), n, H2F);
+    card->dma(fpga(kB + 0x1000), a->data(), n, H2F);
+    {
+        auto t = card->dma_async(b->data(), fpga(0x1000), n, F2H);
+        try {
+            card->reconfigure(lib, true);
+            FAIL() << "reconfigured with a transfer in flight";
+        } catch (const afushell::Failure& e) {
+            EXPECT_EQ(e.code(), FPGA_BUSY);
+            EXPECT_NE(std::string(e.what()).find("in flight"), std::string::npos) << e.what();
+        }
+        EXPECT_TRUE(t->wait());
+        EXPECT_EQ(std::memcmp(a->data(), b->data(), n), 0);
+    }
+    const uint64_t t0 = card->sim_stats().now_ns;
+    EXPECT_EQ(card->reconfigure(lib, true), 1390000000u);
+    EXPECT_GE(card->sim_stats().now_ns - t0, 1390000000u);
+    for (uint64_t at : {uint64_t(0x1000), kB + 0x1000}) {
+        std::memset(b->data(), 0, n);
+        card->dma(b->data(), fpga(at), n, F2H);
+        EXPECT_EQ(std::memcmp(a->data(), b->data(), n), 0) << at;
+    }
+    EXPECT_EQ(card->reconfigure(lib), 1390000000u);
+    std::vector<uint8_t> zeros(n, 0);
+    card->dma(b->data(), fpga(kB + 0x1000), n, F2H);
+    EXPECT_EQ(std::memcmp(zeros.data(), b->data(), n), 0);
+    uint64_t ns = 0;
+    afu_shell_handle h = card->handle();
+    EXPECT_EQ(afuShellReconfigure(h, lib, 0, "not-an-id", &ns), FPGA_INVALID_PARAM);
+    EXPECT_EQ(afuShellReconfigure(h, lib, 0, "00000000-0000-0000-0000-000000000001", &ns), AFU_ERR_AFU_ID);
+    EXPECT_NE(std::string(afuShellLastError()).find("not loaded"), std::string::npos) << afuShellLastError();
+    EXPECT_STREQ(afuShellErrStr(AFU_ERR_AFU_ID), "AFU ID mismatch");
+    EXPECT_EQ(afuShellReconfigure(h, lib, 8, nullptr, &ns), FPGA_INVALID_PARAM);
+    EXPECT_EQ(afuShellReconfigure(h, "/nonexistent", 0, nullptr, &ns), AFU_ERR_BAD_URI);
+    card->dma(fpga(0x2000), a->data(), n, H2F);  // the card still works
+    card->dma(b->data(), fpga(0x2000), n, F2H);
+    EXPECT_EQ(std::memcmp(a->data(), b->data(), n), 0);
+}
+
+namespace {
+
+// One descriptor on engine base (TX reads src, RX writes dst), as the runtime writes it.
+void push_desc(fpga_handle h, uint64_t base, uint64_t src, uint64_t dst, uint64_t len) {
+    const uint64_t v[] = {src, dst, len, 0, 0,
+                          AFUSHELL_DMA_DESC_CTRL_GO_MASK | AFUSHELL_DMA_DESC_CTRL_SOP_MASK |
+                              AFUSHELL_DMA_DESC_CTRL_EOP_MASK | AFUSHELL_DMA_DESC_CTRL_IRQ_MASK};
+    const uint64_t off[] = {AFUSHELL_DMA_DESC_SRC, AFUSHELL_DMA_DESC_DST, AFUSHELL_DMA_DESC_LEN,
+                            AFUSHELL_DMA_DESC_STRIDE, AFUSHELL_DMA_DESC_NEXT, AFUSHELL_DMA_DESC_CTRL};
+    for (int i = 0; i < 6; ++i) ASSERT_EQ(fpgaWriteMMIO64(h, 0, base + off[i], v[i]), FPGA_OK);
+}
+
+uint64_t rx_done(fpga_handle h) {
+    uint64_t st = 0;
+    fpgaReadMMIO64(h, 0, AFUSHELL_RX_BASE + AFUSHELL_DMA_STATUS, &st);
+    return st >> AFUSHELL_DMA_STATUS_DONE_COUNT_SHIFT;
+}
+
+}  // namespace
+
+// The simulated OPAE library itself, driven as a program without the runtime would: a
+// transfer in flight when fpgaReconfigureSlot comes completes first, and lands intact.
+TEST(Runtime, OpaeReconfigureSlotCompletesTrafficFirst) {
+    const char* lib = std::getenv("SPGEN_LOOPBACK_CARD");
+    ASSERT_NE(lib, nullptr);
+    fpga_guid guid;
+    char err[256] = {0};
+    ASSERT_EQ(spgenSimRegisterCard(lib, "", guid, err, sizeof err), FPGA_OK) << err;
+    fpga_properties filter = nullptr;
+    ASSERT_EQ(fpgaGetProperties(nullptr, &filter), FPGA_OK);
+    fpgaPropertiesSetGUID(filter, guid);
+    fpga_token tok = nullptr;
+    uint32_t n_tok = 0;
+    ASSERT_EQ(fpgaEnumerate(&filter, 1, &tok, 1, &n_tok), FPGA_OK);
+    fpgaDestroyProperties(&filter);
+    fpga_handle h = nullptr;
+    ASSERT_EQ(fpgaOpen(tok, &h, 0), FPGA_OK);
+    fpgaDestroyToken(&tok);
+    const uint64_t n = 1 << 18, host_bit = 1ull << AFUSHELL_HOST_ADDR_BIT;
+    void *src = nullptr, *dst = nullptr;
+    uint64_t ws = 0, wd = 0, io_s = 0, io_d = 0;
+    ASSERT_EQ(fpgaPrepareBuffer(h, n, &src, &ws, 0), FPGA_OK);
+    ASSERT_EQ(fpgaPrepareBuffer(h, n, &dst, &wd, 0), FPGA_OK);
+    fpgaGetIOAddress(h, ws, &io_s);
+    fpgaGetIOAddress(h, wd, &io_d);
+    fill(src, n, 31);
+    fpgaWriteMMIO64(h, 0, AFUSHELL_SHELL_CTRL, AFUSHELL_SHELL_CTRL_SOFT_RESET_MASK);
+    push_desc(h, AFUSHELL_TX_BASE, host_bit | io_s, 0, n);  // host -> memory A at 0x0
+    push_desc(h, AFUSHELL_RX_BASE, 0, 0x0, n);
+    EXPECT_EQ(rx_done(h), 0u);  // 256 KiB take far longer than one status read
+    const std::string path = lib;
+    const uint64_t t0 = spgenSimNowNs(h);
+    ASSERT_EQ(fpgaReconfigureSlot(h, 0, reinterpret_cast<const uint8_t*>(path.data()), path.size(),
+                                  SPGEN_SIM_RECONF_KEEP_DDR), FPGA_OK) << spgenSimReconfError();
+    EXPECT_EQ(spgenSimReconfNs(h), 1390000000u);
+    EXPECT_GE(spgenSimNowNs(h) - t0, 1390000000u);
+    EXPECT_EQ(rx_done(h), 0u);  // a new AFU: its engines count from 0
+    fpgaWriteMMIO64(h, 0, AFUSHELL_SHELL_CTRL, AFUSHELL_SHELL_CTRL_SOFT_RESET_MASK);
+    push_desc(h, AFUSHELL_TX_BASE, 0x0, 0, n);  // memory A -> host: what the old AFU wrote
+    push_desc(h, AFUSHELL_RX_BASE, 0, host_bit | io_d, n);
+    for (int i = 0; i < 100000 && rx_done(h) < 1; ++i) {}
+    EXPECT_EQ(rx_done(h), 1u);
+    EXPECT_EQ(std::memcmp(src, dst, n), 0);
+    EXPECT_EQ(spgenSimBusErrors(h), 0u);
+    EXPECT_EQ(fpgaReconfigureSlot(h, 1, reinterpret_cast<const uint8_t*>(path.data()), path.size(), 0),
+              FPGA_INVALID_PARAM);
+    const std::string none = "/nonexistent/libafucard.so";
+    EXPECT_EQ(fpgaReconfigureSlot(h, 0, reinterpret_cast<const uint8_t*>(none.data()), none.size(), 0),
+              FPGA_INVALID_PARAM);
+    EXPECT_NE(std::string(spgenSimReconfError()).find("cannot load"), std::string::npos);
+    fpgaReleaseBuffer(h, ws);
+    fpgaReleaseBuffer(h, wd);
+    fpgaClose(h);
 }

@@ -20,6 +20,7 @@ INTEL_FILES = {"types_enum.h": "__FPGA_TYPES_ENUM_H__", "types.h": "__FPGA_TYPES
                "access.h": "__FPGA_ACCESS_H__", "buffer.h": "__FPGA_BUFFER_H__",
                "enum.h": "__FPGA_ENUM_H__", "event.h": "__FPGA_EVENT_H__", "mmio.h": "__FPGA_MMIO_H__",
                "properties.h": "__FPGA_PROPERTIES_H__", "utils.h": "__FPGA_UTILS_H__",
+               "manage.h": "__FPGA_MANAGE_H__",
                "fpga.h": "__FPGA_FPGA_H__"}
 
 

@@ -310,6 +310,23 @@ class Card:
                 continue   # build facts, not model parameters
         return out
 
+    # -- reconfiguration (docs/reconf.md) -----------------------------------------------
+    def reconfigure(self, build: str | os.PathLike[str], keep_ddr: bool = False,
+                    afu_id: str | None = None) -> int:
+        """Reprograms the card's AFU slot with a `spgen build` directory (or "loopback"), as
+        fpgaconf does; returns the simulated time it took in ns (model parameter reconf_s,
+        1.39 s by default as published). The card's DDR is cleared unless keep_ddr; buffers
+        from `alloc` stay. Refused (AfuError BUSY) while requests of this card are in flight.
+        The loaded AFU must have `afu_id` (default: the build's afu.json
+        accelerator-type-uuid) and afu.json's cores and record widths, else AfuError AFU_ID:
+        a named ID the build does not hold is refused before loading, and an AFU that turns
+        out wrong refuses transfers and runs until the next reconfiguration succeeds."""
+        core = self._live()
+        target = _target(build)
+        ns = _check(core.ext.reconfigure(core.handle, target, bool(keep_ddr), afu_id or ""))
+        self.uri = f"sim:{target}"
+        return ns
+
     def set_max_descriptor(self, nbytes: int) -> None:
         core = self._live()
         _check(core.ext.set_max_descriptor(core.handle, int(nbytes)))
@@ -320,18 +337,24 @@ class Card:
         _check(core.ext.set_checks(core.handle, bool(enabled)))
 
 
+def _target(build: str | os.PathLike[str],
+            what: str = "a card holds a spgen build directory or 'loopback'") -> str:
+    """What a simulated card loads: the loop-back card's library or a build directory."""
+    t = os.fspath(build)
+    if t in ("loopback", "sim:loopback"):
+        return str(loopback_card())
+    t = t.removeprefix("sim:")
+    if not Path(t).exists():
+        raise AfuError(load_extension().CODES["BAD_URI"], f"no such directory: {t} ({what})")
+    return str(Path(t).resolve())
+
+
 def _uri(target: str | os.PathLike[str], params: Mapping[str, float] | None) -> str:
     t = os.fspath(target)
-    if t in ("loopback", "sim:loopback"):
-        uri = f"sim:{loopback_card()}"
-    elif t.startswith("sim:") or _GUID.match(t):
+    if (t.startswith("sim:") and t != "sim:loopback") or _GUID.match(t):
         uri = t
-    elif Path(t).exists():
-        uri = f"sim:{Path(t).resolve()}"
     else:
-        raise AfuError(load_extension().CODES["BAD_URI"],
-                       f"no such directory: {t} (a target is a spgen build directory, 'loopback', "
-                       "sim:... or an AFU ID)")
+        uri = "sim:" + _target(t, "a target is a spgen build directory, 'loopback', sim:... or an AFU ID")
     if params:
         uri += "?" + ",".join(f"{k}={v}" for k, v in params.items())
     return uri

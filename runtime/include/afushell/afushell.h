@@ -53,7 +53,8 @@ enum afu_shell_error {
     AFU_ERR_UNKNOWN_REG,          /**< no register of that name or offset */
     AFU_ERR_RECORD_WIDTH,         /**< element count / record size does not fit the core */
     AFU_ERR_BAD_REQUEST,          /**< the request was already waited for, or is unknown */
-    AFU_ERR_REG_VALUE             /**< a value the register's type cannot hold */
+    AFU_ERR_REG_VALUE,            /**< a value the register's type cannot hold */
+    AFU_ERR_AFU_ID                /**< the card's AFU is not the one the program expects */
 };
 
 typedef struct afu_shell_s *afu_shell_handle;
@@ -162,6 +163,22 @@ afu_result afuShellSimStats(afu_shell_handle h, afu_shell_sim_stats *stats);
 /** The simulated card's build facts and every model parameter as "key=value" lines (the
  *  string lives as long as the handle; FPGA_NOT_SUPPORTED on a real card). */
 afu_result afuShellSimInfo(afu_shell_handle h, const char **text);
+
+/* ---- reconfiguration (docs/reconf.md) ----------------------------------------------- */
+
+/** afuShellReconfigure flag: the card's DDR keeps its contents (fpgaconf clears it). */
+#define AFU_RECONF_KEEP_DDR 1u
+/** Reprograms the card's AFU slot with a `spgen build` directory (the simulated card's
+ *  fpgaReconfigureSlot): refused with FPGA_BUSY while transfers, runs or card-initiated DMA
+ *  of the handle are in flight. The loaded AFU's ID must be afu_id (NULL: the build's
+ *  hw/afu.json accelerator-type-uuid) and its cores and record widths those afu.json gives,
+ *  else AFU_ERR_AFU_ID: a wrong ID named is refused before loading; an AFU that turns out
+ *  wrong stays loaded but refuses transfers and runs until a reconfiguration succeeds. The
+ *  handle's buffers stay; Regs, Params and record widths become the new build's.
+ *  reconf_ns (may be NULL): the simulated time it took (model parameter reconf_s, default
+ *  1.39 s as published). FPGA_NOT_SUPPORTED on a real card (use fpgaconf). */
+afu_result afuShellReconfigure(afu_shell_handle h, const char *build, uint32_t flags,
+                               const char *afu_id, uint64_t *reconf_ns);
 
 /* ---- peer devices (docs/p2p.md) ----------------------------------------------------- */
 

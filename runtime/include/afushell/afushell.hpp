@@ -170,6 +170,14 @@ public:
         ok(afuShellSimStats(h_, &s));
         return s;
     }
+    /** Reprograms the card's AFU slot with a `spgen build` directory (afuShellReconfigure,
+     *  docs/reconf.md); returns the simulated time it took in ns. */
+    uint64_t reconfigure(const std::string& build, bool keep_ddr = false, const std::string& afu_id = "") {
+        uint64_t ns = 0;
+        ok(afuShellReconfigure(h_, build.c_str(), keep_ddr ? AFU_RECONF_KEEP_DDR : 0u,
+                               afu_id.empty() ? nullptr : afu_id.c_str(), &ns));
+        return ns;
+    }
     void set_max_descriptor(uint64_t bytes) { ok(afuShellSetMaxDescriptor(h_, bytes)); }
     void set_checks(bool on) { ok(afuShellSetChecks(h_, on ? 1 : 0)); }
     afu_shell_handle handle() const { return h_; }

@@ -10,6 +10,7 @@
 #include <opae/buffer.h>
 #include <opae/enum.h>
 #include <opae/event.h>
+#include <opae/manage.h>
 #include <opae/mmio.h>
 #include <opae/properties.h>
 #include <opae/utils.h>

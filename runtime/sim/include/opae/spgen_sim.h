@@ -51,6 +51,13 @@ uint64_t spgenSimCycles(fpga_handle handle);
 double spgenSimWallSeconds(fpga_handle handle);
 /* "key=value" lines: the card library's build info, then every model parameter. */
 const char *spgenSimInfo(fpga_handle handle);
+/* fpgaReconfigureSlot flag of the simulation: the card's DDR keeps its contents (the
+ * published flow clears it). */
+#define SPGEN_SIM_RECONF_KEEP_DDR (1 << 16)
+/* Simulated time the handle's latest fpgaReconfigureSlot took (the reconf_s parameter),
+ * and the calling thread's message of its latest failed one. */
+uint64_t spgenSimReconfNs(fpga_handle handle);
+const char *spgenSimReconfError(void);
 
 /* The peer device (a GPU) on the card's simulated PCIe (docs/p2p.md). Registers bytes of
  * peer memory in its BAR: simulated memory when cuda_ptr is 0, else the CUDA device

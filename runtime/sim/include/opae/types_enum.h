@@ -43,4 +43,9 @@ enum fpga_buffer_flags {
 enum fpga_open_flags {
     FPGA_OPEN_SHARED = (1u << 0)
 };
+
+enum fpga_reconf_flags {
+    FPGA_RECONF_FORCE = (1u << 0),
+    FPGA_RECONF_SKIP_USRCLK = (1u << 1)
+};
 #endif /* __FPGA_TYPES_ENUM_H__ */
