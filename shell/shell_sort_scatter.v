@@ -1,26 +1,33 @@
 // The sort's scatter writer (SORT_* registers, docs/sort.md "The scatter writer"): a stage
 // on the RX engine's write master, behind the cascade's output. Enabled (CFG.ENABLE), it
-// takes the 32-bit words of the RX stream as keys, one per cycle, instead of letting the
-// engine write them at its destination:
-//   - it counts the keys per bin, ((key - COUNT_LO) >> COUNT_SHIFT) & 255, and keeps the
-//     smallest and largest key;
+// takes a whole 64-byte beat of the RX stream a cycle, 16 32-bit keys (with CFG.PAIRS 8
+// key-payload pairs), instead of letting the engine write them at its destination:
+//   - it counts the keys per bin, ((key - COUNT_LO) >> COUNT_SHIFT) & (2^BITS - 1), and
+//     keeps the smallest and largest key;
 //   - with CFG.SCATTER it writes each key to DST + 4 * (start[bin] + keys of the bin so
-//     far), bin = ((key - BIN_LO) >> BIN_SHIFT) & 255, where start[] are the prefix sums
-//     of the counts of the previous pass (computed on START). That is one stable counting
-//     pass, and a key's bin in the next pass is counted while it passes: a histogram pass
-//     is fused into every scatter pass. The keys of a bin land at consecutive addresses,
-//     so each bin has one 64-byte write buffer (OPTWEB's per-bin write buffers): a line
-//     goes to memory when the bin fills it, partial lines at the end of the pass;
-//   - with CFG.DUMP it writes the range and the 256 counts to HIST at the end;
+//     far), bin = ((key - BIN_LO) >> BIN_SHIFT) & (2^BITS - 1), where start[] are the prefix
+//     sums of the counts of the previous pass (computed on START). That is one stable
+//     counting pass, and a key's bin in the next pass is counted while it passes: a
+//     histogram pass is fused into every scatter pass;
+//   - with CFG.DUMP it writes the range and the 2^BITS counts to HIST at the end;
 //   - with CFG.PAIRS the stream's elements are (key, payload) word pairs, written as pairs
 //     (8 bytes) at DST + 8 * place: the payload follows its key.
+// Stability with 16 keys a cycle: a key's place is its bin's next place plus the number of
+// keys of its bin in the earlier lanes of the beat (a 16 x 16 compare of the lanes' bins),
+// and the bin's last lane in the beat moves the bin's place and count on by the beat's keys.
+// The keys of a bin land at consecutive addresses, so each bin has one 64-byte line buffer
+// (OPTWEB's per-bin write buffers): a lane whose key fills the last word of a line sends
+// the line, merged from the bin's buffer and the beat's lanes of that line, to a write
+// queue that takes up to 16 lines a cycle; the bin's last lane otherwise keeps the merged
+// line in the buffer. Partial lines go at the end of the pass, 16 bins a cycle.
 // The final beat of the pass is taken from the RX engine only once every write is in
 // memory, so the engine's completion (the host's DMA completion) means the pass is done.
 // Disabled, it is a wire between the RX engine and memory.
 `default_nettype none
 
 module shell_sort_scatter #(
-    parameter integer FIFO_DEPTH = 8    // lines waiting for the memory
+    parameter integer FIFO_DEPTH = 64,  // lines waiting for the memory (a power of 2, >= 32)
+    parameter integer MAX_BITS   = 11   // widest bin: 2^MAX_BITS counters, places, line buffers
 ) (
     `include "mmio_ports.vh"
     output reg  [63:0]  mmio_rd_resp_data,
@@ -41,9 +48,27 @@ module shell_sort_scatter #(
 );
     `include "afushell_csr.vh"
 
+    localparam integer LANES     = 16;                  // 32-bit words of a beat
+    localparam integer NB        = 1 << MAX_BITS;       // bins
+    localparam integer GROUPS    = NB / LANES;          // bins handled a cycle in PREP and FLUSH
+    localparam integer GW        = MAX_BITS - 4;        // group index bits
+    localparam integer IW        = MAX_BITS - 2;        // dump line index: 0..GROUPS
+    localparam integer QW        = $clog2(FIFO_DEPTH);   // >= 5: a beat pushes up to 16 lines
+    localparam integer LINE_BITS = 58 + 512 + 16;       // line address, words, word mask
+
+    initial begin
+        if (MAX_BITS < 8 || MAX_BITS > 12) begin
+            $display("shell_sort_scatter: MAX_BITS=%0d must be 8..12", MAX_BITS);
+            $finish;
+        end
+        if (FIFO_DEPTH < 2 * LANES || (FIFO_DEPTH & (FIFO_DEPTH - 1)) != 0) begin
+            $display("shell_sort_scatter: FIFO_DEPTH=%0d must be a power of 2, at least %0d", FIFO_DEPTH, 2 * LANES);
+            $finish;
+        end
+    end
+
     localparam [2:0] S_IDLE = 3'd0, S_PREP = 3'd1, S_STREAM = 3'd2, S_FLUSH = 3'd3, S_DUMP = 3'd4,
                      S_DRAIN = 3'd5, S_ACK = 3'd6;
-    localparam integer LINE_BITS = 58 + 512 + 16;   // line address, words, word mask
 
     // ---- registers -------------------------------------------------------------------
     wire [17:0] wa = {mmio_wr_addr[17:3], 3'b000};
@@ -54,138 +79,203 @@ module shell_sort_scatter #(
     reg        en_reg, scatter_reg, dump_reg, pairs_reg;
     reg [31:0] bin_lo_reg, count_lo_reg, n_reg;
     reg [4:0]  bin_sh_reg, count_sh_reg;
+    reg [3:0]  bits_reg;      // as written; bits_eff is what the writer uses
     reg [63:0] dst_reg, hist_reg;
 
     reg [2:0]  state_reg;
     reg        done_reg, overrun_reg, hold_reg;
     reg [31:0] keys_reg, min_reg, max_reg, full_reg, partial_reg, acc_reg;
     reg [63:0] cycles_reg;
-    reg [8:0]  idx_reg;       // bin (prepare, flush) or dump line
-    reg [3:0]  slot_reg;      // word of the current beat
+    reg [IW-1:0] idx_reg;     // group (prepare, flush) or dump line
 
-    // per bin: the count, the next place, the write buffer
-    reg [31:0]  cnt_mem   [0:255];
-    reg [31:0]  ptr_mem   [0:255];
-    reg [511:0] words_mem [0:255];
-    reg [15:0]  mask_mem  [0:255];
-    reg [57:0]  line_mem  [0:255];
-    reg [255:0] bvalid_reg;
-    integer i;
+    wire [3:0] bits_eff = bits_reg == 4'd0 ? 4'd8 : bits_reg > MAX_BITS[3:0] ? MAX_BITS[3:0] : bits_reg;
+    wire [MAX_BITS-1:0] bin_mask = ~({MAX_BITS{1'b1}} << bits_eff);
+    // dump lines after the range line: 2^bits / 16, at least one
+    wire [IW-1:0] dump_last = bits_eff <= 4'd4 ? {{(IW-1){1'b0}}, 1'b1} : ({{(IW-1){1'b0}}, 1'b1} << (bits_eff - 4'd4));
+
+    // per bin: the count, the next place, the line buffer (its line is that of the next place)
+    reg [31:0]  cnt_mem   [0:NB-1];
+    reg [31:0]  ptr_mem   [0:NB-1];
+    reg [511:0] words_mem [0:NB-1];
+    reg [15:0]  mask_mem  [0:NB-1];
+    reg [NB-1:0] bvalid_reg;
+    integer i, j;
     initial begin
-        for (i = 0; i < 256; i = i + 1) begin
+        for (i = 0; i < NB; i = i + 1) begin
             cnt_mem[i] = 32'd0;
             ptr_mem[i] = 32'd0;
             words_mem[i] = 512'd0;
             mask_mem[i] = 16'd0;
-            line_mem[i] = 58'd0;
         end
     end
 
     wire busy  = state_reg != S_IDLE;
     wire start = wr && wa == CSR_SORT_CTRL_ADDR && wd[CSR_SORT_CTRL_START_LSB] && !busy;
 
-    // ---- the write queue to memory ---------------------------------------------------
-    reg                  push;
-    reg [LINE_BITS-1:0]  push_data;
-    wire                 q_ready, q_valid;
-    wire [LINE_BITS-1:0] q_data;
-    wire [$clog2(FIFO_DEPTH):0] q_level;
-    shell_fifo #(.DATA_WIDTH (LINE_BITS), .FIFO_DEPTH (FIFO_DEPTH)) queue (
-        .clk (clk), .rst (rst),
-        .s_axis_tvalid (push), .s_axis_tready (q_ready), .s_axis_tdata (push_data),
-        .m_axis_tvalid (q_valid), .m_axis_tready (!m_waitrequest), .m_axis_tdata (q_data),
-        .level (q_level)
-    );
+    // ---- the write queue to memory: up to LANES lines in a cycle, one out -----------------
+    reg [LINE_BITS-1:0] q_mem [0:FIFO_DEPTH-1];
+    reg [QW-1:0] q_head_reg, q_tail_reg;
+    reg [QW:0]   q_level_reg;
+    wire         q_valid = q_level_reg != 0;
+    wire [LINE_BITS-1:0] q_data = q_mem[q_head_reg];
+    wire         q_pop = q_valid && !m_waitrequest && en_reg;
+    wire         q_room_one  = {{(32-QW-1){1'b0}}, q_level_reg} < FIFO_DEPTH;
     wire [63:0] q_be;
     genvar g;
     generate
-        for (g = 0; g < 16; g = g + 1) begin : g_be
+        for (g = 0; g < LANES; g = g + 1) begin : g_be
             assign q_be[4*g +: 4] = {4{q_data[g]}};
         end
     endgenerate
 
-    // ---- one key of the current beat ---------------------------------------------------
-    wire [31:0] key    = s_writedata[32*slot_reg +: 32];
-    wire [3:0]  pay_slot = slot_reg | 4'd1;
-    wire [31:0] pay    = s_writedata[32*pay_slot +: 32];   // PAIRS: the key's payload
-    wire [3:0]  last_slot = pairs_reg ? 4'd14 : 4'd15;              // an element's first word
-    wire        has    = s_byteenable[4*slot_reg];
-    wire [31:0] sdiff  = key - bin_lo_reg;
-    wire [31:0] cdiff  = key - count_lo_reg;
+    // ---- the lanes of the current beat --------------------------------------------------
+    wire [3:0] last_slot = pairs_reg ? 4'd14 : 4'd15;     // an element's first word
+    reg  [LANES-1:0] has, take;
+    reg  [31:0] key    [0:LANES-1];
+    reg  [31:0] pay    [0:LANES-1];
+    reg  [MAX_BITS-1:0] sbin [0:LANES-1];
+    reg  [MAX_BITS-1:0] cbin [0:LANES-1];
+    reg  [4:0]  srank  [0:LANES-1];      // earlier lanes of the same scatter bin
+    reg  [4:0]  crank  [0:LANES-1];      // ... of the same counted bin
+    reg  [LANES-1:0] slast, clast;       // the bin's last lane in the beat
+    reg  [31:0] pos    [0:LANES-1];
+    reg  [63:0] addr   [0:LANES-1];
+    reg  [63:0] base_a [0:LANES-1];      // the bin's buffered line
+    reg  [3:0]  wslot  [0:LANES-1];
+    reg  [LANES-1:0] line_out;
+    reg  [511:0] lwords [0:LANES-1];     // the lane's line: buffer and the beat's lanes of it
+    reg  [15:0]  lmask  [0:LANES-1];
+    reg  [4:0]  takes, louts, lfull;
+    reg  [4:0]  qslot  [0:LANES-1];      // the lane's line's place among the beat's lines
+    reg  [31:0] bmin, bmax;
+    reg         extra;                   // words past N in this beat
+    reg  [31:0] sdiff, cdiff;
     /* verilator lint_off UNUSEDSIGNAL */
-    wire [31:0] sshift = sdiff >> bin_sh_reg;     // bins are the low 8 bits
-    wire [31:0] cshift = cdiff >> count_sh_reg;
+    reg  [31:0] sshift, cshift;           // bins are the low MAX_BITS bits
     /* verilator lint_on UNUSEDSIGNAL */
-    wire [7:0]  sbin   = sshift[7:0];
-    wire [7:0]  cbin   = cshift[7:0];
-    wire [31:0] pos    = ptr_mem[sbin];
-    wire [63:0] addr   = dst_reg + (pairs_reg ? {29'd0, pos, 3'b000} : {30'd0, pos, 2'b00});
-    wire [3:0]  wslot  = addr[5:2];
-    wire        bvalid = bvalid_reg[sbin];
-    wire [15:0] new_mask = (bvalid ? mask_mem[sbin] : 16'd0) | ((pairs_reg ? 16'd3 : 16'd1) << wslot);
-    reg  [511:0] new_words;
+    reg  [15:0] wmask;
+    reg         same;
     always @* begin
-        for (i = 0; i < 16; i = i + 1)
-            new_words[32*i +: 32] = (wslot == i[3:0]) ? key
-                                  : (pairs_reg && (wslot | 4'd1) == i[3:0]) ? pay
-                                  : (bvalid ? words_mem[sbin][32*i +: 32] : 32'd0);
+        for (i = 0; i < LANES; i = i + 1) begin
+            key[i] = s_writedata[32*i +: 32];
+            pay[i] = s_writedata[32*(i | 1) +: 32];
+            has[i] = s_byteenable[4*i] && (!pairs_reg || i[0] == 1'b0);
+        end
+        takes = 5'd0;
+        extra = 1'b0;
+        wmask = 16'd0;
+        bmin = min_reg;
+        bmax = max_reg;
+        for (i = 0; i < LANES; i = i + 1) begin
+            take[i] = has[i] && ({1'b0, keys_reg} + {28'd0, takes} < {1'b0, n_reg});
+            if (take[i]) begin
+                takes = takes + 5'd1;
+                if (key[i] < bmin) bmin = key[i];
+                if (key[i] > bmax) bmax = key[i];
+            end
+            if (has[i] && !take[i]) extra = 1'b1;
+            sdiff = key[i] - bin_lo_reg;
+            cdiff = key[i] - count_lo_reg;
+            sshift = sdiff >> bin_sh_reg;
+            cshift = cdiff >> count_sh_reg;
+            sbin[i] = sshift[MAX_BITS-1:0] & bin_mask;
+            cbin[i] = cshift[MAX_BITS-1:0] & bin_mask;
+        end
+        for (i = 0; i < LANES; i = i + 1) begin
+            srank[i] = 5'd0;
+            crank[i] = 5'd0;
+            slast[i] = take[i];
+            clast[i] = take[i];
+            for (j = 0; j < LANES; j = j + 1) begin
+                if (j < i && take[j] && sbin[j] == sbin[i]) srank[i] = srank[i] + 5'd1;
+                if (j < i && take[j] && cbin[j] == cbin[i]) crank[i] = crank[i] + 5'd1;
+                if (j > i && take[j] && sbin[j] == sbin[i]) slast[i] = 1'b0;
+                if (j > i && take[j] && cbin[j] == cbin[i]) clast[i] = 1'b0;
+            end
+            pos[i] = ptr_mem[sbin[i]] + {27'd0, srank[i]};
+            addr[i] = dst_reg + (pairs_reg ? {29'd0, pos[i], 3'b000} : {30'd0, pos[i], 2'b00});
+            base_a[i] = dst_reg + (pairs_reg ? {29'd0, ptr_mem[sbin[i]], 3'b000} : {30'd0, ptr_mem[sbin[i]], 2'b00});
+            wslot[i] = addr[i][5:2];
+            line_out[i] = scatter_reg && take[i] && wslot[i] == last_slot;
+        end
+        for (i = 0; i < LANES; i = i + 1) begin
+            // the bin's buffer holds the line of its next place, so it belongs to this
+            // lane's line when the lane's place is in that line
+            same = bvalid_reg[sbin[i]] && base_a[i][63:6] == addr[i][63:6];
+            lwords[i] = same ? words_mem[sbin[i]] : 512'd0;
+            lmask[i] = same ? mask_mem[sbin[i]] : 16'd0;
+            for (j = 0; j < LANES; j = j + 1) begin
+                if (take[j] && sbin[j] == sbin[i] && addr[j][63:6] == addr[i][63:6]) begin
+                    wmask = (pairs_reg ? 16'd3 : 16'd1) << wslot[j];
+                    lmask[i] = lmask[i] | wmask;
+                    lwords[i][32*wslot[j] +: 32] = key[j];
+                    if (pairs_reg) lwords[i][32*{28'd0, wslot[j] | 4'd1} +: 32] = pay[j];
+                end
+            end
+        end
+        louts = 5'd0;
+        lfull = 5'd0;
+        for (i = 0; i < LANES; i = i + 1) begin
+            qslot[i] = louts;
+            if (line_out[i]) louts = louts + 5'd1;
+            if (line_out[i] && lmask[i] == 16'hffff) lfull = lfull + 5'd1;
+        end
     end
-    wire take     = has && keys_reg != n_reg;             // words past N are dropped (OVERRUN)
-    wire line_out = scatter_reg && take && wslot == last_slot;   // the bin's line is complete here
-    wire step     = state_reg == S_STREAM && s_write && q_ready;
-    wire last_key = keys_reg + {31'd0, take} == n_reg;
-    wire beat_end = step && slot_reg == last_slot;
-    wire accept   = (beat_end && !last_key)
-                 || (state_reg == S_ACK && s_write)
-                 || (state_reg == S_IDLE && s_write);     // no pass: dropped (OVERRUN)
+    // the beat's lines must fit the queue: lines go out at one a cycle and come in at one
+    // per 16 keys on average, so the queue absorbs the bins' random bursts
+    wire q_room_beat = {{(32-QW-1){1'b0}}, q_level_reg} + {27'd0, louts} <= FIFO_DEPTH;
+    wire step      = state_reg == S_STREAM && s_write && q_room_beat;
+    wire last_beat = keys_reg + {27'd0, takes} == n_reg;
+    wire accept    = (step && !last_beat)
+                  || (state_reg == S_ACK && s_write)
+                  || (state_reg == S_IDLE && s_write);     // no pass: dropped (OVERRUN)
 
-    // the dump's lines: the range, then 16 counts per line
-    wire [8:0] dump_idx = idx_reg - 9'd1;
-    wire [3:0] dump_row = dump_idx[3:0];
+    // ---- prefix sums of a group of 16 bins (PREP) --------------------------------------
+    reg [31:0] run_sum [0:LANES];
+    always @* begin
+        run_sum[0] = acc_reg;
+        for (i = 0; i < LANES; i = i + 1)
+            run_sum[i + 1] = run_sum[i] + cnt_mem[{idx_reg[GW-1:0], i[3:0]}];
+    end
+
+    // ---- the flush: the group's first buffered bin -------------------------------------
+    wire [LANES-1:0] fvalid = bvalid_reg[{idx_reg[GW-1:0], 4'd0} +: LANES];
+    reg  [3:0] flane;
+    always @* begin
+        flane = 4'd0;
+        for (i = LANES - 1; i >= 0; i = i - 1)
+            if (fvalid[i]) flane = i[3:0];
+    end
+    wire [MAX_BITS-1:0] fbin = {idx_reg[GW-1:0], flane};
+    wire [31:0] fptr  = ptr_mem[fbin];
+    wire [63:0] faddr = dst_reg + (pairs_reg ? {29'd0, fptr, 3'b000} : {30'd0, fptr, 2'b00});
+
+    // ---- the dump's lines: the range, then 16 counts per line ----------------------------
+    wire [IW-1:0] dump_idx = idx_reg - {{(IW-1){1'b0}}, 1'b1};
     reg  [511:0] dump_words;
     always @* begin
-        if (idx_reg == 9'd0) begin
+        if (idx_reg == {IW{1'b0}}) begin
             dump_words = 512'd0;
             dump_words[31:0]    = min_reg;
             dump_words[95:64]   = max_reg;
             dump_words[159:128] = keys_reg;
         end else begin
-            for (i = 0; i < 16; i = i + 1)
-                dump_words[32*i +: 32] = cnt_mem[{dump_row, i[3:0]}];
+            for (i = 0; i < LANES; i = i + 1)
+                dump_words[32*i +: 32] = cnt_mem[{dump_idx[GW-1:0], i[3:0]}];
         end
     end
-    wire [63:0] dump_addr = hist_reg + {49'd0, idx_reg, 6'd0};
-    wire [7:0]  fbin = idx_reg[7:0];
-
-    always @* begin
-        push = 1'b0;
-        push_data = {LINE_BITS{1'b0}};
-        case (state_reg)
-        S_STREAM: if (step && line_out) begin
-            push = 1'b1;
-            push_data = {addr[63:6], new_words, new_mask};
-        end
-        S_FLUSH: if (bvalid_reg[fbin]) begin
-            push = 1'b1;
-            push_data = {line_mem[fbin], words_mem[fbin], mask_mem[fbin]};
-        end
-        S_DUMP: begin
-            push = 1'b1;
-            push_data = {dump_addr[63:6], dump_words, 16'hffff};
-        end
-        default: ;
-        endcase
-    end
+    wire [63:0] dump_addr = hist_reg + {{(58-IW){1'b0}}, idx_reg, 6'd0};
 
     always @(posedge clk) begin
         if (rst) begin
             en_reg <= 1'b0; scatter_reg <= 1'b0; dump_reg <= 1'b0; pairs_reg <= 1'b0;
             bin_lo_reg <= 32'd0; count_lo_reg <= 32'd0; bin_sh_reg <= 5'd0; count_sh_reg <= 5'd0;
-            dst_reg <= 64'd0; hist_reg <= 64'd0; n_reg <= 32'd0;
+            bits_reg <= 4'd0; dst_reg <= 64'd0; hist_reg <= 64'd0; n_reg <= 32'd0;
             state_reg <= S_IDLE; done_reg <= 1'b0; overrun_reg <= 1'b0; hold_reg <= 1'b0;
             keys_reg <= 32'd0; min_reg <= 32'hffffffff; max_reg <= 32'd0;
             full_reg <= 32'd0; partial_reg <= 32'd0; acc_reg <= 32'd0; cycles_reg <= 64'd0;
-            idx_reg <= 9'd0; slot_reg <= 4'd0; bvalid_reg <= 256'd0;
+            idx_reg <= {IW{1'b0}}; bvalid_reg <= {NB{1'b0}};
+            q_head_reg <= {QW{1'b0}}; q_tail_reg <= {QW{1'b0}}; q_level_reg <= {(QW+1){1'b0}};
         end else begin
             if (wr && !busy) begin   // configuration holds still while a pass runs
                 case (wa)
@@ -202,6 +292,7 @@ module shell_sort_scatter #(
                 CSR_SORT_SHIFT_ADDR: begin
                     bin_sh_reg   <= wd[CSR_SORT_SHIFT_BIN_SHIFT_LSB +: 5];
                     count_sh_reg <= wd[CSR_SORT_SHIFT_COUNT_SHIFT_LSB +: 5];
+                    bits_reg     <= wd[CSR_SORT_SHIFT_BITS_LSB +: 4];
                 end
                 CSR_SORT_DST_ADDR:  dst_reg  <= {wd[63:2], 2'b00};   // PAIRS: keep it a multiple of 8
                 CSR_SORT_HIST_ADDR: hist_reg <= {wd[63:6], 6'd0};
@@ -212,76 +303,99 @@ module shell_sort_scatter #(
             if (busy) cycles_reg <= cycles_reg + 64'd1;
             if (state_reg == S_IDLE && s_write && en_reg) overrun_reg <= 1'b1;
 
+            // the queue: this cycle's lines in at the tail, one out at the head
+            begin : queue
+                reg [QW:0] pushed;
+                pushed = {(QW+1){1'b0}};
+                if (step) begin
+                    for (i = 0; i < LANES; i = i + 1)
+                        if (line_out[i])
+                            q_mem[q_tail_reg + {{(QW-5){1'b0}}, qslot[i]}] <= {addr[i][63:6], lwords[i], lmask[i]};
+                    pushed = {{(QW-4){1'b0}}, louts};
+                end
+                if (state_reg == S_FLUSH && fvalid != 0 && q_room_one) begin
+                    q_mem[q_tail_reg] <= {faddr[63:6], words_mem[fbin], mask_mem[fbin]};
+                    pushed = {{QW{1'b0}}, 1'b1};
+                end
+                if (state_reg == S_DUMP && q_room_one) begin
+                    q_mem[q_tail_reg] <= {dump_addr[63:6], dump_words, 16'hffff};
+                    pushed = {{QW{1'b0}}, 1'b1};
+                end
+                q_tail_reg <= q_tail_reg + pushed[QW-1:0];
+                q_level_reg <= q_level_reg + pushed - {{QW{1'b0}}, q_pop};
+                if (q_pop) q_head_reg <= q_head_reg + {{(QW-1){1'b0}}, 1'b1};
+            end
+
             case (state_reg)
             S_IDLE: if (start) begin
                 state_reg <= S_PREP;
                 done_reg <= 1'b0; overrun_reg <= 1'b0; hold_reg <= 1'b0;
                 keys_reg <= 32'd0; min_reg <= 32'hffffffff; max_reg <= 32'd0;
                 full_reg <= 32'd0; partial_reg <= 32'd0; acc_reg <= 32'd0; cycles_reg <= 64'd0;
-                idx_reg <= 9'd0; slot_reg <= 4'd0;
+                idx_reg <= {IW{1'b0}};
             end
             S_PREP: begin   // start[b] = keys of the bins before b (last pass's counts); counts from 0
-                ptr_mem[idx_reg[7:0]] <= acc_reg;
-                cnt_mem[idx_reg[7:0]] <= 32'd0;
-                acc_reg <= acc_reg + cnt_mem[idx_reg[7:0]];
-                idx_reg <= idx_reg + 9'd1;
-                if (idx_reg == 9'd255) begin
-                    idx_reg <= 9'd0;
+                for (i = 0; i < LANES; i = i + 1) begin
+                    ptr_mem[{idx_reg[GW-1:0], i[3:0]}] <= run_sum[i];
+                    cnt_mem[{idx_reg[GW-1:0], i[3:0]}] <= 32'd0;
+                end
+                acc_reg <= run_sum[LANES];
+                idx_reg <= idx_reg + {{(IW-1){1'b0}}, 1'b1};
+                if ({{(32-IW){1'b0}}, idx_reg} == GROUPS - 1) begin
+                    idx_reg <= {IW{1'b0}};
                     state_reg <= n_reg == 32'd0 ? S_FLUSH : S_STREAM;
                 end
             end
             S_STREAM: if (step) begin
-                if (take) begin
-                    keys_reg <= keys_reg + 32'd1;
-                    if (key < min_reg) min_reg <= key;
-                    if (key > max_reg) max_reg <= key;
-                    cnt_mem[cbin] <= cnt_mem[cbin] + 32'd1;
-                    if (scatter_reg) begin
-                        ptr_mem[sbin] <= pos + 32'd1;
-                        if (line_out) begin
-                            bvalid_reg[sbin] <= 1'b0;
-                            if (new_mask == 16'hffff) full_reg <= full_reg + 32'd1;
-                            else partial_reg <= partial_reg + 32'd1;
-                        end else begin
-                            bvalid_reg[sbin] <= 1'b1;
-                            words_mem[sbin] <= new_words;
-                            mask_mem[sbin] <= new_mask;
-                            line_mem[sbin] <= addr[63:6];
+                keys_reg <= keys_reg + {27'd0, takes};
+                min_reg <= bmin;
+                max_reg <= bmax;
+                if (extra) overrun_reg <= 1'b1;
+                for (i = 0; i < LANES; i = i + 1) begin
+                    if (clast[i]) cnt_mem[cbin[i]] <= cnt_mem[cbin[i]] + {27'd0, crank[i]} + 32'd1;
+                    if (scatter_reg && slast[i]) begin
+                        ptr_mem[sbin[i]] <= pos[i] + 32'd1;
+                        bvalid_reg[sbin[i]] <= !line_out[i];
+                        if (!line_out[i]) begin
+                            words_mem[sbin[i]] <= lwords[i];
+                            mask_mem[sbin[i]] <= lmask[i];
                         end
                     end
-                end else if (has) begin
-                    overrun_reg <= 1'b1;
                 end
-                slot_reg <= slot_reg + (pairs_reg ? 4'd2 : 4'd1);
-                if (beat_end && last_key) begin   // hold this beat until the pass is in memory
+                full_reg <= full_reg + {27'd0, lfull};
+                partial_reg <= partial_reg + {27'd0, louts - lfull};
+                if (last_beat) begin   // hold this beat until the pass is in memory
                     hold_reg <= 1'b1;
-                    idx_reg <= 9'd0;
+                    idx_reg <= {IW{1'b0}};
                     state_reg <= S_FLUSH;
                 end
             end
-            S_FLUSH: if (!bvalid_reg[fbin] || q_ready) begin
-                if (bvalid_reg[fbin]) begin
-                    bvalid_reg[fbin] <= 1'b0;
-                    partial_reg <= partial_reg + 32'd1;
-                end
-                idx_reg <= idx_reg + 9'd1;
-                if (idx_reg == 9'd255) begin
-                    idx_reg <= 9'd0;
-                    state_reg <= dump_reg ? S_DUMP : S_DRAIN;
+            S_FLUSH: begin
+                if (fvalid != 0) begin
+                    if (q_room_one) begin
+                        bvalid_reg[fbin] <= 1'b0;
+                        partial_reg <= partial_reg + 32'd1;
+                    end
+                end else begin
+                    idx_reg <= idx_reg + {{(IW-1){1'b0}}, 1'b1};
+                    if ({{(32-IW){1'b0}}, idx_reg} == GROUPS - 1) begin
+                        idx_reg <= {IW{1'b0}};
+                        state_reg <= dump_reg ? S_DUMP : S_DRAIN;
+                    end
                 end
             end
-            S_DUMP: if (q_ready) begin
-                idx_reg <= idx_reg + 9'd1;
-                if (idx_reg == 9'd16) state_reg <= S_DRAIN;
+            S_DUMP: if (q_room_one) begin
+                idx_reg <= idx_reg + {{(IW-1){1'b0}}, 1'b1};
+                if (idx_reg == dump_last) state_reg <= S_DRAIN;
             end
-            S_DRAIN: if (q_level == 0) state_reg <= hold_reg ? S_ACK : S_IDLE;
+            S_DRAIN: if (q_level_reg == 0) state_reg <= hold_reg ? S_ACK : S_IDLE;
             S_ACK: if (s_write) begin
                 hold_reg <= 1'b0;
                 state_reg <= S_IDLE;
             end
             default: state_reg <= S_IDLE;
             endcase
-            if ((state_reg == S_DRAIN && q_level == 0 && !hold_reg) || (state_reg == S_ACK && s_write))
+            if ((state_reg == S_DRAIN && q_level_reg == 0 && !hold_reg) || (state_reg == S_ACK && s_write))
                 done_reg <= 1'b1;
         end
     end
@@ -299,11 +413,11 @@ module shell_sort_scatter #(
         case (ra)
         CSR_SORT_CFG_ADDR:    rd_data = {60'd0, pairs_reg, dump_reg, scatter_reg, en_reg};
         CSR_SORT_BINS_ADDR:   rd_data = {count_lo_reg, bin_lo_reg};
-        CSR_SORT_SHIFT_ADDR:  rd_data = {51'd0, count_sh_reg, 3'd0, bin_sh_reg};
+        CSR_SORT_SHIFT_ADDR:  rd_data = {44'd0, bits_reg, 3'd0, count_sh_reg, 3'd0, bin_sh_reg};
         CSR_SORT_DST_ADDR:    rd_data = dst_reg;
         CSR_SORT_HIST_ADDR:   rd_data = hist_reg;
         CSR_SORT_N_ADDR:      rd_data = {32'd0, n_reg};
-        CSR_SORT_STATUS_ADDR: rd_data = {keys_reg, 29'd0, overrun_reg, done_reg, busy};
+        CSR_SORT_STATUS_ADDR: rd_data = {keys_reg, 20'd0, MAX_BITS[3:0], 5'd0, overrun_reg, done_reg, busy};
         CSR_SORT_RANGE_ADDR:  rd_data = {max_reg, min_reg};
         CSR_SORT_LINES_ADDR:  rd_data = {partial_reg, full_reg};
         CSR_SORT_CYCLES_ADDR: rd_data = cycles_reg;
@@ -315,7 +429,8 @@ module shell_sort_scatter #(
         else if (mmio_rd_valid) mmio_rd_resp_data <= rd_data;
     end
 
-    wire unused_ok = &{1'b0, mmio_wr_addr[2:0], mmio_rd_addr[2:0], addr[1:0], dump_addr[5:0], dump_idx[8:4]};
+    wire unused_ok = &{1'b0, mmio_wr_addr[2:0], mmio_rd_addr[2:0], dump_addr[5:0], dump_idx,
+                       faddr[5:0]};
 endmodule
 
 `default_nettype wire

@@ -76,6 +76,18 @@ class Layout:
     def end(self) -> int:
         return 8 * self.region
 
+    # DDR bank B (card addresses from 4 GiB): the scatter writer's passes read one bank and
+    # write the other, so a pass's reads and writes do not share one bank's bus
+    bank_b: int = 1 << 32
+
+    @property
+    def send_b(self) -> int:      # keys grouped by destination, in bank B
+        return self.bank_b
+
+    @property
+    def recv_b(self) -> int:      # keys from every source, in bank B
+        return self.bank_b + self.region
+
 
 LAYOUT = Layout()
 _RANGE_SLOT = 16  # bytes per card in the range exchange: min and max as uint64
@@ -326,22 +338,38 @@ class _ScatterWriter:
     def __init__(self, cl, cards: list[int], pairs: bool = False) -> None:
         self.cl, self.handles, self.pairs = cl, {c: cl[c].open() for c in cards}, pairs
         self.passes: dict[int, int] = dict.fromkeys(cards, 0)   # passes over the keys per card
+        # the widest digit: 0 on writers of one key a cycle (256 bins), else a beat a cycle
+        self.max_bits = min((cl[c].read_csr("SORT_STATUS") >> 8) & 0xF for c in cards) if cards else 0
+        self.wide = self.max_bits > 0
+
+    def digit_bits(self, sort_bits: int, elements: int) -> int:
+        """The digit width of the local passes over `sort_bits` bits of `elements` keys per
+        card: fewer, wider passes cost a flush of the bins' last lines each (2^bits lines,
+        16 bins a cycle before that), so the widest digit wins only where the keys outnumber
+        the bins; a pass costs its beats, those lines and its start (the registers, the DMA
+        and the polls: about 800 cycles of the card's clock)."""
+        if not self.wide or sort_bits <= 0:
+            return 8
+        beats = elements * (8 if self.pairs else 4) / 64
+        best = min(range(-(-sort_bits // self.max_bits), -(-sort_bits // 1) + 1),
+                   key=lambda p: p * (beats + (1 << -(-sort_bits // p)) * 17 / 16 + 800))
+        return -(-sort_bits // best)
 
     def close(self) -> None:
         for h in self.handles.values():
             h.close()
 
     def run(self, c: int, src: int, n: int, *, count: tuple[int, int], scatter: tuple[int, int, int] | None = None,
-            dump: int | None = None) -> int:
+            dump: int | None = None, bits: int = 8) -> int:
         """One pass over the n keys (with `pairs` key-payload pairs) at src on card c; returns
         its ns. `count`: (lo, shift) of the bins counted; `scatter`: (lo, shift, destination)
         to write every key at its place by the bins counted in the card's previous pass;
-        `dump`: where the range and the counts go afterwards."""
+        `dump`: where the range and the counts go afterwards; `bits`: the bins' width."""
         card = self.cl[c]
         (clo, csh), (slo, ssh, dst) = count, scatter or (0, 0, 0)
         card.write_csr("SORT_CFG", 1 | (2 if scatter else 0) | (4 if dump is not None else 0) | (8 if self.pairs else 0))
         card.write_csr("SORT_BINS", (slo & 0xFFFFFFFF) | (clo & 0xFFFFFFFF) << 32)
-        card.write_csr("SORT_SHIFT", ssh | csh << 8)
+        card.write_csr("SORT_SHIFT", ssh | csh << 8 | (bits if self.wide else 0) << 16)
         card.write_csr("SORT_DST", dst)
         card.write_csr("SORT_HIST", dump or 0)
         card.write_csr("SORT_N", n)
@@ -382,28 +410,31 @@ def _card_mode(cl, s: Spread, partition_bits: int, digit_bits: int) -> tuple[str
                     "nor the counting core (`spgen build cores/sort/sort_rank.spd --links N`)")
     if s.dtype != np.uint32:
         return mode, f"the cards take uint32 keys, these are {s.dtype}"
-    if partition_bits > 8 or digit_bits != 8:
-        return mode, "the cards count 256 bins: partition_bits <= 8 and digit_bits = 8"
+    widest = (cl[s.cards[0]].read_csr("SORT_STATUS") >> 8) & 0xF if mode == "scatter" else 0
+    if partition_bits > 8 or digit_bits not in (None, 8) and digit_bits > widest:
+        return mode, ("the cards count 256 bins: partition_bits <= 8 and digit_bits = 8"
+                      + (f" (or up to {widest}: their writer has {1 << widest} bins)" if widest else ""))
     return mode, ""
 
 
-def _check_options(partition_bits: int, digit_bits: int, counting: str) -> None:
+def _check_options(partition_bits: int, digit_bits: int | None, counting: str) -> None:
     if counting not in ("auto", "card", "host"):
         raise SpgenError(f"sort: counting must be 'auto', 'card' or 'host', got {counting!r}")
     if not 1 <= partition_bits <= 16:
         raise SpgenError(f"sort: partition_bits must be 1..16, got {partition_bits}")
-    if digit_bits not in (4, 8, 11, 16):
+    if digit_bits not in (None, 4, 8, 11, 16):
         raise SpgenError(f"sort: digit_bits must be 4, 8, 11 or 16, got {digit_bits}")
 
 
-def sort_spread(cl, s: Spread, *, partition_bits: int = 8, digit_bits: int = 8, counting: str = "auto",
+def sort_spread(cl, s: Spread, *, partition_bits: int = 8, digit_bits: int | None = None, counting: str = "auto",
                 progress: Callable[[str], None] | None = None) -> SortRun:
     """Sorts an array spread over the cards (from `spread`) in place: afterwards the cards
     hold the sorted array (card order, then memory order) at the same addresses, with new
     per-card counts (the returned run's `output`). `counting`: "card" runs the counting
     passes (histogram and ranks) on the cards' cascades (RTL cards built from
     cores/sort/sort_rank.spd, uint32 keys), "host" in numpy, "auto" on the cards when
-    they can."""
+    they can. `digit_bits`: the local passes' digit (None: 8 on the host and the counting
+    core; on writers of a beat a cycle the width that makes the fewest cycles)."""
     _check_options(partition_bits, digit_bits, counting)
     mode, why = _card_mode(cl, s, partition_bits, digit_bits) if counting != "host" else ("", "host")
     if counting == "card" and why:
@@ -412,16 +443,16 @@ def sort_spread(cl, s: Spread, *, partition_bits: int = 8, digit_bits: int = 8, 
         raise SpgenError("sort: keys and payloads in pairs sort on cards with the scatter writer only "
                          f"(here: {why})")
     if why:
-        return _sort_spread(cl, s, partition_bits, digit_bits, None, progress)
+        return _sort_spread(cl, s, partition_bits, digit_bits or 8, None, progress)
     if mode == "scatter":
         writer = _ScatterWriter(cl, s.cards, s.pairs)
         try:
-            return _sort_on_cards(cl, s, writer, progress)
+            return _sort_on_cards(cl, s, writer, digit_bits, progress)
         finally:
             writer.close()
     counter = _CardCounting(cl, s.cards)
     try:
-        return _sort_spread(cl, s, partition_bits, digit_bits, counter, progress)
+        return _sort_spread(cl, s, partition_bits, digit_bits or 8, counter, progress)
     finally:
         counter.close()
 
@@ -624,7 +655,8 @@ def _aligned_shift(lo: int, hi: int, bits: int) -> int:
     return sh
 
 
-def _sort_on_cards(cl, s: Spread, writer: _ScatterWriter, progress: Callable[[str], None] | None) -> SortRun:
+def _sort_on_cards(cl, s: Spread, writer: _ScatterWriter, digit_bits: int | None,
+                   progress: Callable[[str], None] | None) -> SortRun:
     """The sort with every key (and payload, in pairs) moved by the cards: the scatter writers count, find the
     range and write every key to its place in each card's memory, RDMA puts move the keys
     between cards, and the host only computes the prefix sums from the exchanged counts and
@@ -683,39 +715,56 @@ def _sort_on_cards(cl, s: Spread, writer: _ScatterWriter, progress: Callable[[st
 
     clock.host("prefix sums", prefix)
 
-    # 3. grouping by destination: a scatter pass in bin order (destination order too)
+    # 3. grouping by destination: a scatter pass in bin order (destination order too), into
+    #    bank B on writers of a beat a cycle (reads from bank A, writes to bank B)
+    send = L.send_b if writer.wide else L.send_keys
     on_cards("group by card", lambda i, c, k: writer.run(c, L.keys, k, count=(lo, 0),
-                                                          scatter=(base, shift, L.send_keys)))
-    # 4. every key to its destination: with one key value per bin straight to its final place
-    target = L.keys if exact else L.recv_keys
-    clock.network("scatter", [(c, cards[j], L.send_keys + es * at, target + es * there, es * n)
-                              for c in cards for at, j, there, n in plans[c][0]])
-
-    # 5. local counting passes: count the first digit, then one scatter per digit
+                                                          scatter=(base, shift, send)))
+    # 4., 5. local counting passes: count the first digit, then one scatter per digit, each
+    #    counting the next; each pass reads one bank and writes the other, the last one
+    #    into the keys' region (bank A), so the keys arrive in bank A after an even number
+    #    of digits and in bank B after an odd one
     sort_bits = 0 if exact else (hi - lo).bit_length()
-    digits = list(range(0, sort_bits, 8))
+    bits = digit_bits or writer.digit_bits(sort_bits, max(p[1] for p in plans.values()))
+    digits = list(range(0, sort_bits, bits))
+    if not writer.wide:
+        recv, other = L.recv_keys, (L.send_keys, L.recv_keys)
+    else:
+        recv = L.recv_b if len(digits) % 2 else L.recv_keys
+        other = (L.recv_keys, L.send_b)   # (bank A, bank B) scratch, free once the puts are done
+    #    every key to its destination: with one key value per bin straight to its final place
+    target = L.keys if exact else recv
+    clock.network("scatter", [(c, cards[j], send + es * at, target + es * there, es * n)
+                              for c in cards for at, j, there, n in plans[c][0]])
 
     def local(i: int, c: int, k: int) -> int:
         k = plans[c][1]
         if not digits or not k:
             return 0
-        ns = writer.run(c, L.recv_keys, k, count=(lo, 0))
-        bufs = [L.recv_keys, L.send_keys]
+        ns = writer.run(c, recv, k, count=(lo, 0), bits=bits)
+        src = recv
         for j, sh in enumerate(digits):
-            dst = bufs[(j + 1) % 2] if j + 1 < len(digits) else L.keys
-            ns += writer.run(c, bufs[j % 2], k, count=(lo, sh + 8 if sh + 8 < 32 else 0),
-                             scatter=(lo, sh, dst))
+            if j + 1 == len(digits):
+                dst = L.keys
+            elif writer.wide:
+                dst = other[0] if src >= L.bank_b else other[1]
+            else:
+                dst = other[j % 2]
+            ns += writer.run(c, src, k, count=(lo, sh + bits if sh + bits < 32 else 0),
+                             scatter=(lo, sh, dst), bits=bits)
+            src = dst
         return ns
 
     on_cards("local counting", local)
     run = SortRun(s, Spread(cards, [plans[c][1] for c in cards], s.dtype, s.payloads, s.pairs), clock.phases, 8, shift,
                   len(digits))
-    run.extra.update(fused=fused, card_passes=max(writer.passes.values()), moved_by="cards")
+    run.extra.update(fused=fused, card_passes=max(writer.passes.values()), moved_by="cards", digit_bits=bits,
+                     writer_bytes=64 if writer.wide else 4, banks=2 if writer.wide else 1)
     return run
 
 
 def sort(cl, keys: np.ndarray, payloads: np.ndarray | None = None, *, partition_bits: int = 8,
-         digit_bits: int = 8, counting: str = "auto", progress: Callable[[str], None] | None = None) -> SortRun:
+         digit_bits: int | None = None, counting: str = "auto", progress: Callable[[str], None] | None = None) -> SortRun:
     """Sorts uint32 or uint64 `keys` (with uint32 `payloads` following their keys, stably)
     on the cluster `cl` (`spgen.runtime.rdma.cluster(...)`, RTL cards or the network model):
     spreads them over the cards, sorts them there and reads the result back into the

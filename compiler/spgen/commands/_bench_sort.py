@@ -23,7 +23,7 @@ OPTWEB = {"gbps": 243, "model_gbps": 307, "N": 8, "W_bytes": 32, "M": 8, "C_mhz"
           "B_gbps": 50, "m": 1, "key_values": 64, "keys": 2 ** 27, "key_bytes": 4}
 CLOCK_MHZ = float(card_clock_mhz())  # the card's clock (shell, cores, RDMA block)
 BUS_BYTES = 64         # the shell's 512-bit Avalon-MM masters
-WRITER_BYTES = 4       # the scatter writer takes one 32-bit key per cycle
+WRITER_BYTES = 4       # the first scatter writer took one 32-bit key per cycle (cards that report no MAX_BITS)
 MEM_CHANNELS = 1       # one read and one write master serve a pass
 RTL_ENGINE_GBPS = BUS_BYTES * CLOCK_MHZ / 1e3  # the RTL engine moves a 64-byte line per cycle
 MODEL_ENGINE_GBPS = 64 * 390.625e6 / 1e9  # the network model's engine: a 64 B packet per cycle
@@ -153,13 +153,14 @@ def _one(n: int, args: argparse.Namespace, dtype, bar) -> dict:
                         "cycles": int(med([r.phase(ph.name).cycles for r in runs])), "bytes": ph.bytes_moved}
               for ph in first.phases}
     card_s = sum(p["seconds"] for p in phases.values() if p["where"] == "card")
-    mod = model(n, passes, links, engine, factor, WRITER_BYTES if moved else BUS_BYTES)
+    mod = model(n, passes, links, engine, factor, first.extra.get("writer_bytes", WRITER_BYTES) if moved else BUS_BYTES)
     return {"cards": n, "backend": "rtl" if args.rtl else "model", "topology": spec["topology"],
             "dims": spec.get("dims"), "keys": first.input.n, "dtype": str(first.input.dtype),
             "payloads": args.payloads, "bytes": nbytes, "phases": phases, "network_s": net, "host_s": host,
             "card_s": card_s, "gbps": nbytes / (net + host + card_s) / 1e9, "network_gbps": nbytes / net / 1e9,
             "counting": "card" if card_s else "host", "moved_by": "cards" if moved else "host",
-            "fused": bool(first.extra.get("fused")),
+            "fused": bool(first.extra.get("fused")), "digit_bits": first.extra.get("digit_bits"),
+            "card_passes": first.extra.get("card_passes"), "banks": first.extra.get("banks"),
             "model": mod, "model_gbps": mod["gbps"], "model_network_gbps": mod["network_gbps"],
             "network_vs_model": nbytes / net / 1e9 / mod["network_gbps"],
             "local_passes": first.local_passes, "key_values": args.key_values, "imbalance": max(r.imbalance for r in runs),
@@ -263,8 +264,8 @@ def run(args: argparse.Namespace) -> int:
           f" GB/s with W={o['W_bytes']} B, M={o['M']}, C={o['C_mhz']} MHz, A={o['A']}, B={o['B_gbps']} GB/s, "
           f"m={o['m']}, {o['key_values']} key values (6 bits, one pass). Here: W={BUS_BYTES} B, M={MEM_CHANNELS},"
           f" C={CLOCK_MHZ:g} MHz, A = 4 + local passes (x payload factor), B as in the table, full 32/64-bit keys;"
-          f" keys moved by the cards' scatter writers: W={WRITER_BYTES} B (a key per cycle), A = the writer's passes"
-          " + the network scatter.")
+          f" keys moved by the cards' scatter writers: W={BUS_BYTES} B (a beat a cycle; {WRITER_BYTES} B on writers of"
+          " a key a cycle), A = the writer's passes + the network scatter.")
     wall = time.monotonic() - t0
     print(f"wall {wall:.1f} s")
     if args.json:

@@ -295,16 +295,35 @@ class ScatterWriter {
             if (!(cfg & 1))
                 return "the cards carry no scatter writer (build them with spgen build --loopback --links N "
                        "--sort-scatter)";
+            uint64_t status = 0;
+            afuShellRDMACardReadCSR(cl_, int(c), AFUSHELL_SORT_STATUS, &status);
+            const int bits = int(status >> 8) & 0xF;  // 0: a writer of a key a cycle, 256 bins
+            max_bits = c == 0 ? bits : std::min(max_bits, bits);
         }
         return "";
     }
+    // The local passes' digit over sort_bits bits of `elements` keys per card (docs/sort.md,
+    // "The digit width"): a pass costs its beats, the flush of its 2^d bins' last lines (16
+    // bins a cycle before that) and about 800 cycles of start; the fewest cycles win.
+    int digit_bits(int sort_bits, uint64_t elements) const {
+        if (max_bits == 0 || sort_bits <= 0) return 8;
+        const double beats = double(elements) * (pairs_ ? 8 : 4) / 64;
+        int best = 0;
+        double best_cost = 0;
+        for (int p = (sort_bits + max_bits - 1) / max_bits; p <= sort_bits; ++p) {
+            const int d = (sort_bits + p - 1) / p;
+            const double cost = p * (beats + double(uint64_t(1) << d) * 17 / 16 + 800);
+            if (!best || cost < best_cost) best = p, best_cost = cost;
+        }
+        return (sort_bits + best - 1) / best;
+    }
     // "" or what went wrong; adds the pass's ns to ns
     std::string run(int c, uint64_t src, uint64_t n, uint32_t count_lo, int count_sh, Scatter sc, uint64_t dump,
-                    uint64_t &ns) {
+                    uint64_t &ns, int bits = 8) {
         auto w = [&](uint32_t off, uint64_t v) { afuShellRDMACardWriteCSR(cl_, c, off, v); };
         w(AFUSHELL_SORT_CFG, 1 | (sc.on ? 2 : 0) | (dump ? 4 : 0) | (pairs_ ? 8 : 0));
         w(AFUSHELL_SORT_BINS, uint64_t(sc.lo) | uint64_t(count_lo) << 32);
-        w(AFUSHELL_SORT_SHIFT, uint64_t(sc.sh) | uint64_t(count_sh) << 8);
+        w(AFUSHELL_SORT_SHIFT, uint64_t(sc.sh) | uint64_t(count_sh) << 8 | uint64_t(max_bits ? bits : 0) << 16);
         w(AFUSHELL_SORT_DST, sc.dst);
         w(AFUSHELL_SORT_HIST, dump);
         w(AFUSHELL_SORT_N, n);
@@ -340,6 +359,7 @@ class ScatterWriter {
 
   public:
     std::vector<int> passes;  // passes over the keys per card
+    int max_bits = 0;         // the widest digit of every card's writer (0: a key a cycle, 8 bits)
 };
 
 // The smallest shift that puts [lo, hi] into 2^bits bins (key >> shift) - (lo >> shift).
@@ -532,8 +552,10 @@ SortResult distributed_sort(afu_rdma_cluster cl, const Key *keys, const uint32_t
 // (key, payload) pair (docs/sort.md, "The scatter writer"): per
 // card a range pass (which counts the top digit too; a histogram pass follows when the keys
 // span fewer of its values), a grouping pass by destination, the RDMA puts, a count of the
-// first digit and one scatter per digit (each counting the next digit). The host computes
-// the prefix sums from the exchanged counts and issues the passes and the puts.
+// first digit and one scatter per digit (each counting the next digit; digits of 8 bits, or
+// up to the writer's MAX_BITS where that takes fewer cycles), the passes alternating DDR
+// banks on writers of a beat a cycle. The host computes the prefix sums from the exchanged
+// counts and issues the passes and the puts.
 inline SortResult distributed_sort_on_cards(afu_rdma_cluster cl, const uint32_t *keys, const uint32_t *payloads,
                                             uint64_t n, std::vector<uint32_t> &out_keys,
                                             std::vector<uint32_t> *out_payloads = nullptr) {
@@ -594,24 +616,34 @@ inline SortResult distributed_sort_on_cards(afu_rdma_cluster cl, const uint32_t 
     clock.host("prefix sums", [&] {
         for (int c = 0; c < N; ++c) received[c] = plan(read<uint32_t>(cl, c, hist_at, B * N), N, c, exact, pieces[c]);
     });
+    // Writers of a beat a cycle read one DDR bank and write the other (bank B from 4 GiB):
+    // the grouping writes bank B, and the puts deliver to the bank from which the digit
+    // passes, alternating banks, end in the keys' region in bank A.
+    const bool wide = writer.max_bits > 0;
+    const uint64_t bank_b = uint64_t(1) << 32, send = wide ? bank_b : 3 * R;
     if (std::string e = on_cards("group by card", [&](int c, uint64_t &ns) {
-            return writer.run(c, 0, part[c], uint32_t(lo), 0, {true, base, shift, 3 * R}, 0, ns); }); !e.empty())
+            return writer.run(c, 0, part[c], uint32_t(lo), 0, {true, base, shift, send}, 0, ns); }); !e.empty())
         return fail(e);
-    const uint64_t target = exact ? 0 : 5 * R;  // one key value per bin: straight to the final place
+    const int sort_bits = exact ? 0 : bit_length(hi - lo);
+    const int bits = writer.digit_bits(sort_bits, *std::max_element(received.begin(), received.end()));
+    const int digits = sort_bits ? (sort_bits + bits - 1) / bits : 0;
+    const uint64_t recv = wide && digits % 2 ? bank_b + R : 5 * R;
+    const uint64_t target = exact ? 0 : recv;  // one key value per bin: straight to the final place
     std::vector<Put> puts;
     for (int c = 0; c < N; ++c)
-        for (const Put &p : pieces[c]) puts.push_back({c, p.dst, 3 * R + es * p.local, target + es * p.remote, es * p.bytes});
+        for (const Put &p : pieces[c]) puts.push_back({c, p.dst, send + es * p.local, target + es * p.remote, es * p.bytes});
     if ((r.code = clock.network("scatter", puts))) return r;
-    const int sort_bits = exact ? 0 : bit_length(hi - lo);
     if (std::string e = on_cards("local counting", [&](int c, uint64_t &ns) {
             const uint64_t k = received[c];
             if (!sort_bits || !k) return std::string();
-            std::string e = writer.run(c, 5 * R, k, uint32_t(lo), 0, none, 0, ns);
-            const uint64_t bufs[2] = {5 * R, 3 * R};
-            for (int sh = 0, j = 0; sh < sort_bits && e.empty(); sh += 8, ++j) {
-                const uint64_t dst = sh + 8 < sort_bits ? bufs[(j + 1) % 2] : 0;
-                e = writer.run(c, bufs[j % 2], k, uint32_t(lo), sh + 8 < 32 ? sh + 8 : 0,
-                               {true, uint32_t(lo), sh, dst}, 0, ns);
+            std::string e = writer.run(c, recv, k, uint32_t(lo), 0, none, 0, ns, bits);
+            uint64_t src = recv;
+            for (int sh = 0, j = 0; sh < sort_bits && e.empty(); sh += bits, ++j) {
+                uint64_t dst = 0;  // the last pass: the keys' region
+                if (sh + bits < sort_bits) dst = wide ? (src >= bank_b ? 5 * R : bank_b) : (j % 2 ? 5 * R : 3 * R);
+                e = writer.run(c, src, k, uint32_t(lo), sh + bits < 32 ? sh + bits : 0,
+                               {true, uint32_t(lo), sh, dst}, 0, ns, bits);
+                src = dst;
             }
             return e; }); !e.empty())
         return fail(e);
