@@ -255,7 +255,7 @@ def run_slabs(build, f: np.ndarray, attr: np.ndarray, steps: int, *, cards: int 
     util = link_bytes / (directed * gbps / 8 * 1e9 * cycles / (clock * 1e6)) if directed and cycles else 0.0
     return finish(from_records(out, w)[0], a, mode="slabs", cards=cards, depth=depth, steps=steps,
                   cycles=cycles, clock_mhz=clock, stall_rate=stall, runs=runs, link_bytes=link_bytes,
-                  link_gbps=gbps, link_utilisation=util, transfers=sorted(transfers, key=lambda t: t["issued"]),
+                  link_gbps=gbps, link_utilisation=util, transfers=sorted(transfers, key=lambda t: (t["issued"], t["from"], t["to"])),
                   wall_s=time.monotonic() - t_wall,
                   details={"slabs": [(s.lo, s.hi) for s in layout], "halo_rows": depth,
                            "passes": passes, "link_stats": cl.stats(), "simulated_cycles": simulated,
