@@ -176,11 +176,6 @@ def test_cluster_figures_repeat_under_load(tmp_path) -> None:
     _repeat("slabs4_threaded", 2, tmp_path)
 
 
-def test_threaded_and_mpi_slabs_agree(tmp_path) -> None:
-    """The threaded runner and 2 MPI ranks: one host time model, the same cycles and grid."""
-    assert slabs(None)(tmp_path) == slabs(2)(tmp_path)
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(WORKLOADS))
 def test_figures_repeat_ten_times_under_load(name, loopback_lib, tmp_path) -> None:

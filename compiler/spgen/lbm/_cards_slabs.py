@@ -158,7 +158,7 @@ def run_slabs(build, f: np.ndarray, attr: np.ndarray, steps: int, *, cards: int 
 
     def put_done_at(k: int, p: int) -> int | None:
         got = inbox[k][p]
-        return max(t for _, _, t in got) if len(got) == len(neighbours[k]) else None
+        return max((t for _, _, t in got), default=0) if len(got) == len(neighbours[k]) else None
 
     def halo_puts(k: int, p: int) -> None:
         """Card k's edge rows after pass p into its neighbours' halos (memory of pass p)."""
