@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from spgen import lbm, runtime
+from spgen import SpgenError, lbm, runtime
 from spgen.cli import main
 
 pytestmark = pytest.mark.xdist_group("runtime")
@@ -166,8 +166,13 @@ def test_realtime_is_an_option(loopback_lib) -> None:
     with runtime.open("loopback", params={"realtime": 1}) as card:
         buf = card.alloc(4096)
         assert card.dma(0, buf, 4096, "H2F") > 0
+        assert card.sim_host_time() is None            # no host time to hand over
     with runtime.open("loopback") as card:
         assert card.sim_params()["realtime"] == 0
+        t = card.sim_host_time()
+        assert card.sim_host_time("sync", t + 500) == t + 500
+        with pytest.raises(SpgenError, match="unknown operation 'later'"):
+            card.sim_host_time("later")
 
 
 def test_cluster_figures_repeat_under_load(tmp_path) -> None:
