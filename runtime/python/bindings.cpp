@@ -261,6 +261,11 @@ PYBIND11_MODULE(_afushell, m) {
         d["bus_errors"] = s.bus_errors;
         return res(r, d);
     });
+    m.def("sim_host_time", [](uintptr_t h, int op, uint64_t cycle) {
+        uint64_t now = 0;
+        afu_result r = afuShellSimHostTime(H(h), op, cycle, &now);
+        return res(r, py::int_(now));
+    });
     m.def("set_max_descriptor", [](uintptr_t h, uint64_t b) { return res(afuShellSetMaxDescriptor(H(h), b)); });
     m.def("set_checks", [](uintptr_t h, bool on) { return res(afuShellSetChecks(H(h), on ? 1 : 0)); });
 }

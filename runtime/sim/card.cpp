@@ -21,6 +21,67 @@ constexpr int kBatch = 16;
 thread_local int tl_lane = 0;
 }  // namespace
 
+int Card::swap_thread_lane(int lane) {
+    const int old = tl_lane;
+    tl_lane = lane;
+    return old;
+}
+
+namespace {
+// The calling thread's host time per cluster (by the cluster's id); gone when it ends.
+struct HostThreads {
+    std::map<int, std::shared_ptr<HostThread>> by_domain;
+    ~HostThreads() {
+        for (auto& d : by_domain) d.second->gone = true;
+    }
+};
+thread_local HostThreads tl_hosts;
+}  // namespace
+
+std::shared_ptr<HostThread> Card::thread_host(int domain) {
+    auto it = tl_hosts.by_domain.find(domain);
+    return it == tl_hosts.by_domain.end() ? nullptr : it->second;
+}
+
+std::shared_ptr<HostThread> Card::host_locked() {
+    auto& h = tl_hosts.by_domain[domain_];
+    if (!h) {  // a thread new to the cluster starts where the clock is
+        h = std::make_shared<HostThread>();
+        h->cursor = now_cycles();
+    }
+    if (h->left) h->left = false, h->cursor = std::max<uint64_t>(h->cursor, now_cycles());
+    if (std::find(users_.begin(), users_.end(), h) == users_.end()) users_.push_back(h);
+    return h;
+}
+
+void Card::push_locked() {
+    if (shared_ && tl_lane == 0) tl_hosts.by_domain[domain_]->cursor = lanes_[0].cursor;
+}
+
+void Card::wake_waiter_locked(uint64_t cycle) {
+    if (user_waiters_.empty()) return;
+    auto h = user_waiters_.front();
+    user_waiters_.pop_front();
+    h->cursor = std::max<uint64_t>(h->cursor, cycle);
+    --h->blocked;
+}
+
+bool Card::release_holders(uint64_t cycle) {
+    std::lock_guard<std::mutex> g(m_);
+    bool any = false;
+    for (const auto& h : users_)
+        if (!h->gone && !h->left && h->blocked <= 0 && h->cursor <= cycle) h->left = any = true;
+    return any;
+}
+
+void Card::leave() {
+    {
+        std::lock_guard<std::mutex> g(m_);
+        if (shared_) host_locked()->left = true;
+    }
+    kick();
+}
+
 std::shared_ptr<CardLib> CardLib::load(const std::string& path, std::string* err) {
     static std::mutex m;
     static std::map<std::string, std::weak_ptr<CardLib>> cache;
@@ -107,6 +168,7 @@ void Card::mmio_write(uint32_t addr, uint64_t value) {
             L.cursor = std::max<uint64_t>(L.cursor, now_cycles()) + uint64_t(p_.cycles(p_.mmio_write_issue_ns));
             L.last_at = std::max(L.last_at, L.cursor + uint64_t(p_.cycles(p_.mmio_write_latency_ns)));
             insert_locked(MmioOp{L.last_at, true, addr, value, 0, tl_lane, seq_++});
+            push_locked();
         } else {
             uint64_t issue = std::max<uint64_t>(now_cycles(), host_write_at_) +
                              uint64_t(p_.cycles(p_.mmio_write_issue_ns));
@@ -138,6 +200,7 @@ uint64_t Card::queue_read_locked(uint32_t addr) {
         L.cursor = std::max<uint64_t>(L.cursor, now_cycles());
         L.last_at = std::max(L.last_at, L.cursor + uint64_t(p_.cycles(p_.mmio_read_latency_ns / 2)));
         insert_locked(MmioOp{L.last_at, false, addr, 0, id, tl_lane, seq_++});
+        push_locked();
         return id;
     }
     uint64_t at = std::max<uint64_t>(now_cycles(), host_write_at_) +
@@ -163,8 +226,15 @@ uint64_t Card::mmio_read(uint32_t addr) {
     ++waiters_;
     ++pending_reads_;
     if (det_) {  // the lane blocks until the result reaches the host
-        if (tl_lane == 0) ++user_blocked_;
-        else lanes_[tl_lane].read_id = id;
+        if (tl_lane == 0 && shared_) {
+            auto h = host_locked();
+            ++h->blocked;
+            read_host_[id] = h;
+        } else if (tl_lane == 0) {
+            ++user_blocked_;
+        } else {
+            lanes_[tl_lane].read_id = id;
+        }
         read_lane_.emplace_back(id, tl_lane);
     }
     cv_work_.notify_all();
@@ -181,9 +251,15 @@ uint64_t Card::mmio_read(uint32_t addr) {
     return value;
 }
 
-Card::Lane& Card::lane_locked() { return lanes_[tl_lane]; }
+Card::Lane& Card::lane_locked() {
+    if (tl_lane == 0) {
+        if (shared_) lanes_[0].cursor = host_locked()->cursor;  // push_locked() writes it back
+    }
+    return lanes_[tl_lane];
+}
 
 bool Card::running_locked(int lane) const {
+    if (lane == kDriverLane) return false;  // acts on the cluster clock, never ahead of it
     if (lane == 0) return user_blocked_ == 0;
     const Lane& L = lanes_[lane];
     return L.entered && !L.idle && L.wait_irq < 0 && L.read_id == 0;
@@ -191,8 +267,11 @@ bool Card::running_locked(int lane) const {
 
 uint64_t Card::limit_locked() const {
     uint64_t lim = UINT64_MAX;
-    for (int l = 0; l < 3; ++l)
+    for (int l = shared_ ? 1 : 0; l < 3; ++l)
         if (running_locked(l)) lim = std::min(lim, lanes_[l].cursor);
+    if (shared_)
+        for (const auto& h : users_)
+            if (!h->gone && !h->left && h->blocked <= 0) lim = std::min<uint64_t>(lim, h->cursor);
     return lim;
 }
 
@@ -208,7 +287,18 @@ void Card::lane_idle(bool idle) {
         std::lock_guard<std::mutex> g(m_);
         lane_locked().idle = idle;
     }
+    kick();
+}
+
+// A lane's state changed: the clock (the card's own, or its cluster's) looks again.
+void Card::kick() {
+    std::function<void()> wake;
+    {
+        std::lock_guard<std::mutex> g(m_);
+        wake = wake_;
+    }
     cv_work_.notify_all();
+    if (wake) wake();
 }
 
 void Card::wait_irq_begin(unsigned vector) {
@@ -243,21 +333,57 @@ void Card::wait_irq_end(unsigned vector, bool fired) {
 void Card::user_block() {
     {
         std::lock_guard<std::mutex> g(m_);
-        ++user_blocked_;
+        if (shared_) {
+            auto h = host_locked();
+            ++h->blocked;
+            user_waiters_.push_back(h);
+        } else {
+            ++user_blocked_;
+        }
     }
-    cv_work_.notify_all();
+    kick();
 }
 
 void Card::user_wake() {
     std::lock_guard<std::mutex> g(m_);
+    if (shared_) return wake_waiter_locked(lane_locked().cursor);
     if (user_blocked_ > 0) --user_blocked_;
     lanes_[0].cursor = std::max(lanes_[0].cursor, lane_locked().cursor);
 }
 
+void Card::user_wake_at(uint64_t cycle) {
+    std::lock_guard<std::mutex> g(m_);
+    if (shared_) return wake_waiter_locked(cycle);
+    if (user_blocked_ > 0) --user_blocked_;
+    lanes_[0].cursor = std::max(lanes_[0].cursor, cycle);
+}
+
 void Card::user_unblock() {
     std::lock_guard<std::mutex> g(m_);
+    if (shared_) return wake_waiter_locked(now_cycles());
     if (user_blocked_ > 0) --user_blocked_;
     lanes_[0].cursor = std::max(lanes_[0].cursor, now_cycles());
+}
+
+void Card::enable_host_time(uint64_t at, int domain) {
+    std::lock_guard<std::mutex> g(m_);
+    if (p_.realtime != 0) return;
+    det_ = shared_ = true;
+    domain_ = domain;
+    lanes_[0].cursor = std::max(lanes_[0].cursor, at);
+    lanes_[kDriverLane].cursor = std::max(lanes_[kDriverLane].cursor, host_write_at_);
+}
+
+uint64_t Card::host_limit() {
+    std::lock_guard<std::mutex> g(m_);
+    if (!det_) return UINT64_MAX;
+    // a host thread writing a request's descriptors stops the clock where it is
+    return holds_ > 0 && pending_reads_ == 0 ? 0 : limit_locked();
+}
+
+uint64_t Card::host_cycle() {
+    std::lock_guard<std::mutex> g(m_);
+    return det_ ? lane_locked().cursor : host_write_at_;
 }
 
 uint64_t Card::host_now() {
@@ -269,6 +395,7 @@ void Card::host_sync(uint64_t cycle, unsigned writes) {
     std::lock_guard<std::mutex> g(m_);
     const uint64_t after = cycle + writes * uint64_t(p_.cycles(p_.mmio_write_issue_ns));
     lane_locked().cursor = std::max(lane_locked().cursor, after);
+    push_locked();
 }
 
 void Card::host_sleep(uint64_t cycles) {
@@ -277,8 +404,15 @@ void Card::host_sleep(uint64_t cycles) {
     Lane& L = lane_locked();
     const uint64_t target = std::max<uint64_t>(L.cursor, now_cycles()) + cycles;
     L.cursor = target;
+    push_locked();
     ++sleepers_;
     cv_work_.notify_all();
+    if (wake_) {  // a cluster's clock: it may now run up to the new cursor
+        auto wake = wake_;
+        lk.unlock();
+        wake();
+        lk.lock();
+    }
     // an idle card has nothing to do in that time: the host's time moves on alone (a card
     // held while a worker writes descriptors is not idle: it goes on once they are written)
     cv_done_.wait(lk, [&] { return stop_ || now_cycles() >= target || (!active_locked() && holds_ == 0); });
@@ -294,6 +428,14 @@ void Card::account_locked(std::vector<std::pair<uint64_t, uint64_t>>& published,
         for (size_t i = 0; i < read_lane_.size(); ++i) {
             if (read_lane_[i].first != r.first) continue;
             const int l = read_lane_[i].second;
+            auto rh = read_host_.find(r.first);
+            if (rh != read_host_.end()) {  // a cluster card's program thread
+                rh->second->cursor = std::max<uint64_t>(rh->second->cursor, c);
+                --rh->second->blocked;
+                read_host_.erase(rh);
+                read_lane_.erase(read_lane_.begin() + long(i));
+                break;
+            }
             if (l == 0 && user_blocked_ > 0) --user_blocked_;
             if (l != 0) lanes_[l].read_id = 0;
             lanes_[l].cursor = std::max(lanes_[l].cursor, c);
@@ -392,23 +534,8 @@ void Card::run() {
             }
             idle_parked_ = false;
             if (stop_) break;
-            if (det_) {
-                n = int(std::min<uint64_t>(kBatch, limit_locked() - now_cycles()));
-                while (!mmio_in_.empty()) {  // both queues stay in (arrival, lane, order)
-                    const MmioOp& op = mmio_in_.front();
-                    auto it = mmio_local_.end();
-                    while (it != mmio_local_.begin() &&
-                           (std::prev(it)->at > op.at || (std::prev(it)->at == op.at && std::prev(it)->lane > op.lane)))
-                        --it;
-                    mmio_local_.insert(it, op);
-                    mmio_in_.pop_front();
-                }
-            } else {
-                while (!mmio_in_.empty()) {
-                    mmio_local_.push_back(mmio_in_.front());
-                    mmio_in_.pop_front();
-                }
-            }
+            if (det_) n = int(std::min<uint64_t>(kBatch, limit_locked() - now_cycles()));
+            drain_locked();
         }
         auto t0 = std::chrono::steady_clock::now();
         int done = 0;
@@ -452,19 +579,44 @@ bool Card::deliver(std::vector<std::pair<uint64_t, uint64_t>>& published, const 
     return any;
 }
 
-void Card::step() {
-    std::vector<std::pair<uint64_t, uint64_t>> published;
-    int fds[3];
-    {
-        std::lock_guard<std::mutex> g(m_);
-        while (!mmio_in_.empty()) {
-            mmio_local_.push_back(mmio_in_.front());
+// The host's MMIO accesses into the clock's queue (m_ held).
+void Card::drain_locked() {
+    if (det_) {
+        while (!mmio_in_.empty()) {  // both queues stay in (arrival, lane, order)
+            const MmioOp& op = mmio_in_.front();
+            auto it = mmio_local_.end();
+            while (it != mmio_local_.begin() &&
+                   (std::prev(it)->at > op.at || (std::prev(it)->at == op.at && std::prev(it)->lane > op.lane)))
+                --it;
+            mmio_local_.insert(it, op);
             mmio_in_.pop_front();
         }
+        return;
+    }
+    while (!mmio_in_.empty()) {
+        mmio_local_.push_back(mmio_in_.front());
+        mmio_in_.pop_front();
+    }
+}
+
+bool Card::step() {
+    std::vector<std::pair<uint64_t, uint64_t>> published;
+    int fds[3];
+    bool det;
+    {
+        std::lock_guard<std::mutex> g(m_);
+        drain_locked();
         for (int v = 0; v < 3; ++v) fds[v] = event_fd_[v];
+        det = det_;
     }
     cycle();
-    deliver(published, fds);
+    const bool reached = deliver(published, fds);
+    ++busy_cycles_;
+    if (det) {  // the lanes an event wakes resume at this cycle: the cluster's clock looks again
+        std::lock_guard<std::mutex> g(m_);
+        account_locked(published, fds);
+        return reached;
+    }
     if (!published.empty()) {
         {
             std::lock_guard<std::mutex> g(m_);
@@ -472,7 +624,7 @@ void Card::step() {
         }
         cv_done_.notify_all();  // a host thread blocked in mmio_read
     }
-    ++busy_cycles_;
+    return reached;
 }
 
 uint64_t Card::post_read(uint32_t addr) {

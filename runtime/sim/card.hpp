@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -26,6 +27,14 @@ struct CardLib {
     spg_afu_free_fn destroy = nullptr;
     spg_afu_eval_fn eval = nullptr;
     static std::shared_ptr<CardLib> load(const std::string& path, std::string* err);
+};
+
+/// A host thread's time on the cards of one cluster (deterministic host time): one cursor
+/// whichever of the cluster's cards it calls, and whether it waits (holds no clock back).
+struct HostThread {
+    std::atomic<uint64_t> cursor{0};
+    std::atomic<int> blocked{0};
+    std::atomic<bool> gone{false}, left{false};
 };
 
 class Card {
@@ -57,18 +66,41 @@ public:
     void user_block();                  // a program thread waits for a request to complete
     void user_wake();                   // a worker completed it: the program resumes at its cursor
     void user_unblock();                // the wait ended another way (failure, close)
+    /// a program thread's wait ended by an event at `cycle` (handed over by the thread or the
+    /// clock that saw it, while the clock stands at or before it)
+    void user_wake_at(uint64_t cycle);
     uint64_t host_now();                // the calling lane's cursor (cycles)
     /// the calling lane's cursor is at least `cycle` plus the issue cost of `writes` MMIO writes
     void host_sync(uint64_t cycle, unsigned writes = 0);
     void host_sleep(uint64_t cycles);   // the calling lane spends `cycles` while the card runs
     bool deterministic() const { return det_; }
+    /// A card of a cluster opened through a handle: deterministic host time from now on
+    /// (unless realtime=1), its program lane at `at` (docs/rdma.md "Cards of a cluster").
+    void enable_host_time(uint64_t at, int domain);
+    /// The calling thread's host time in a cluster's domain (nullptr: it has called none of
+    /// its cards yet).
+    static std::shared_ptr<HostThread> thread_host(int domain);
+    /// The calling thread leaves the cluster's host time (holds no clock back) until its
+    /// next call on one of its cards.
+    void leave();
+    /// Threads holding the clock at or before `cycle` leave (the cluster's fallback for a
+    /// thread that waits on something it did not declare); true if there was one.
+    bool release_holders(uint64_t cycle);
+    /// The cycle the clock may not reach while a lane is running (deterministic host time;
+    /// UINT64_MAX otherwise): the earliest cursor of a running lane.
+    uint64_t host_limit();
+    /// The lane of the calling thread from now on (the previous one returned): a cluster's
+    /// clock and drivers use the driver lane, which never holds the clock back.
+    static int swap_thread_lane(int lane);
+    static constexpr int kDriverLane = 3;
+
     void hold();
     void release();
 
     // Cluster clock (own_clock = false): one cycle of the card, then the interrupts and MMIO
-    // read results due by now delivered. The link pins are read after step() (outputs of
-    // that cycle) and written before the next (inputs).
-    void step();
+    // read results due by now delivered (true when one reached the host). The link pins are
+    // read after step() (outputs of that cycle) and written before the next (inputs).
+    bool step();
     spg_afu_pins& pins() { return pins_; }
     /// What the card asks of an external clock: nothing to do, cycles wanted (the host
     /// waits on it, MMIO or DMA traffic is under way, interrupts are due), or held (a host
@@ -89,8 +121,8 @@ public:
     /// The card's FPGA memory directly (cluster set-up and checks): memory A at 0, B at 2^32;
     /// false for a range outside both.
     bool mem_access(uint64_t addr, void* buf, uint64_t n, bool write);
-    /// Simulated cycle at which the host's next MMIO write would reach the card.
-    uint64_t host_cycle() const { return host_write_at_; }
+    /// Simulated cycle at which the calling thread's latest MMIO write was issued.
+    uint64_t host_cycle();
 
     uint64_t now_cycles() const { return cycle_.load(std::memory_order_acquire); }
     double to_ns(uint64_t cycles) const { return double(cycles) * 1000.0 / p_.clock_mhz; }
@@ -120,10 +152,15 @@ private:
         uint64_t last_at = 0;   // arrival of its latest MMIO access (PCIe keeps a lane's order)
     };
     Lane& lane_locked();
+    void push_locked();  // a program lane's cursor back to its thread (cluster cards)
+    std::shared_ptr<HostThread> host_locked();  // the calling thread's, registered as a user
+    void wake_waiter_locked(uint64_t cycle);
     bool running_locked(int lane) const;
     uint64_t limit_locked() const;  // the card may run while cycle_ < this
     void account_locked(std::vector<std::pair<uint64_t, uint64_t>>& published, const int fds[3]);
     void insert_locked(const MmioOp& op);
+    void drain_locked();
+    void kick();
 
     void run();
     // true when something reached the host
@@ -180,7 +217,7 @@ private:
     std::atomic<uint64_t> bus_errors_{0}, busy_cycles_{0}, busy_wall_ns_{0};
     std::function<void()> wake_;  // guarded by m_; called without it
     bool det_ = false;
-    Lane lanes_[3];
+    Lane lanes_[4];  // 0..2 host threads, kDriverLane a cluster's driver
     int user_blocked_ = 0;            // program threads blocked in a wait (lane 0 not running)
     int sleepers_ = 0;                // threads in host_sleep
     bool idle_parked_ = false;        // the clock thread waits with nothing to do (reconf.cpp)
@@ -188,6 +225,13 @@ private:
     uint64_t seq_ = 0;
     std::vector<unsigned> irq_new_;   // interrupts delivered since the last accounting (clock thread)
     std::vector<std::pair<uint64_t, int>> read_lane_;  // blocking reads in flight: id, lane
+    // cluster cards: the program lane is every host thread that calls the card, each with its
+    // own host time (HostThread), shared with the cluster's other cards
+    bool shared_ = false;
+    int domain_ = 0;
+    std::vector<std::shared_ptr<HostThread>> users_;
+    std::deque<std::shared_ptr<HostThread>> user_waiters_;      // blocked on a request
+    std::map<uint64_t, std::shared_ptr<HostThread>> read_host_;  // blocked on a read, by id
     std::thread thread_;
 };
 

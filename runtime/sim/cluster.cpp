@@ -28,7 +28,21 @@ constexpr uint64_t kValid = 1ull << 40, kEvtValid = 1ull << 16, kPending = 1u <<
 constexpr int kNoRoute = 15;
 constexpr uint64_t kBranchSid = 2;  // the stream id of branch streams (pipelines use 1)
 constexpr int kClockBatch = 16;  // cycles the clock thread steps per look at the cards
+// wall time a host thread may hold the cluster clock without a call before it is taken to
+// wait on something undeclared
+constexpr std::chrono::steady_clock::duration kHostSilence = std::chrono::seconds(2);
 std::atomic<int> g_clusters{0};
+
+// The calling thread acts as the cluster's driver (its MMIO accesses on the driver lane,
+// which follows the cluster clock) while this lives.
+class DriverLane {
+public:
+    DriverLane() : old_(Card::swap_thread_lane(Card::kDriverLane)) {}
+    ~DriverLane() { Card::swap_thread_lane(old_); }
+
+private:
+    int old_;
+};
 }  // namespace
 
 // The OPAE layer (opae_sim.cpp) enumerates a cluster's cards under these names.
@@ -336,11 +350,15 @@ std::string RtlCluster::card_name(int c) {
 std::shared_ptr<Card> RtlCluster::attach(int c) {
     Gate g(*this);
     if (!present(c)) return nullptr;
-    if (attached_[size_t(c)]++ == 0)
+    if (attached_[size_t(c)]++ == 0) {
         cards_[size_t(c)]->set_wake([this] {
             woken_ = true;
             clk_cv_.notify_all();
         });
+        // the program's threads start at the cycle the card is opened, which the clock
+        // cannot pass until they wait on something (docs/rdma.md "Cards of a cluster")
+        cards_[size_t(c)]->enable_host_time(cyc_, anchor_->id);
+    }
     if (!clk_thread_.joinable()) clk_thread_ = std::thread([this] { clock_loop(); });
     return cards_[size_t(c)];
 }
@@ -354,8 +372,19 @@ void RtlCluster::detach(int c) {
 // operation, or traffic is under way, and no host thread is mid-way through a request.
 bool RtlCluster::waited_due() const {
     for (const auto& w : waited_)
-        if (ops_.at(size_t(w.first)).code != RTL_PENDING || cyc_ >= w.second) return true;
+        if (ops_.at(size_t(w.h)).code != RTL_PENDING || cyc_ >= w.until) return true;
     return false;
+}
+
+void RtlCluster::end_waits() {
+    for (auto& w : waited_) {
+        if (w.ended || (ops_.at(size_t(w.h)).code == RTL_PENDING && cyc_ < w.until)) continue;
+        w.ended = true;
+        if (w.home) {
+            w.home->cursor = std::max<uint64_t>(w.home->cursor, cyc_);
+            --w.home->blocked;
+        }
+    }
 }
 
 bool RtlCluster::wants_clock() {
@@ -373,17 +402,40 @@ bool RtlCluster::wants_clock() {
     return active && !held;
 }
 
+uint64_t RtlCluster::host_limit() {
+    uint64_t lim = UINT64_MAX;
+    for (int c = 0; c < n_; ++c)
+        if (present(c) && attached_[size_t(c)] > 0) lim = std::min(lim, cards_[size_t(c)]->host_limit());
+    return lim;
+}
+
 void RtlCluster::clock_loop() {
+    Card::swap_thread_lane(Card::kDriverLane);
     std::unique_lock<std::mutex> lk(clk_m_);
     while (!clk_stop_) {
         woken_ = false;
-        if (!wants_clock()) {
+        // never past the host time of a thread that is running: it may still act then
+        const bool want = wants_clock();
+        if (want && cyc_ >= host_limit()) {
+            // A thread that holds the clock and makes no call for kHostSilence waits on
+            // something it did not declare (another thread, a join): it leaves the cluster's
+            // host time until its next call, so the program does not hang (the run's timing
+            // then depends on the machine; docs/runtime.md "Host time").
+            const auto t = std::chrono::steady_clock::now();
+            if (!held_since_) held_since_ = t.time_since_epoch().count();
+            else if (t.time_since_epoch().count() - held_since_ > kHostSilence.count())
+                for (int c = 0; c < n_; ++c)
+                    if (present(c) && attached_[size_t(c)] > 0) cards_[size_t(c)]->release_holders(cyc_);
+        } else {
+            held_since_ = 0;
+        }
+        if (!want || cyc_ >= host_limit()) {
             // woken_ set after the test above is seen here, so no wake-up is lost; the
             // timeout only bounds the cost of a missed one
             clk_cv_.wait_for(lk, std::chrono::milliseconds(20), [&] { return clk_stop_ || woken_.load(); });
             continue;
         }
-        for (int i = 0; i < kClockBatch; ++i) tick();
+        for (int i = 0; i < kClockBatch && (i == 0 || cyc_ < host_limit()); ++i) tick();
         // Callers queued at the gate go first; an RDMA wait whose operation has ended (or
         // whose cycles ran out) returns before the clock moves on, as on a single card.
         clk_cv_.notify_all();
@@ -402,6 +454,7 @@ uint64_t RtlCluster::csr_read(int c, uint32_t addr) {
 }
 
 uint64_t RtlCluster::csr_read_locked(int c, uint32_t addr) {
+    DriverLane lane;
     Card& k = *cards_[size_t(c)];
     uint64_t id = k.post_read(addr), v = 0;
     while (!k.read_result(id, &v)) tick();
@@ -417,6 +470,8 @@ uint64_t RtlCluster::issue(const Op& o) {
     Gate g(*this);
     Op op = o;
     op.issued = cyc_;
+    // deterministic host time: at the host time of the calling thread on the card it opened
+    if (auto home = Card::thread_host(anchor_->id)) op.issued = std::max<uint64_t>(op.issued, home->cursor);
     op.packet_bytes = packet_bytes_;
     op.code = RTL_PENDING;
     if (!present(op.card)) op.code = RTL_BAD_CARD;
@@ -425,7 +480,12 @@ uint64_t RtlCluster::issue(const Op& o) {
     else if (op.peer < 0 || op.peer >= n_) op.code = RTL_NO_ROUTE;
     ops_.push_back(op);
     const uint64_t h = ops_.size() - 1;
-    if (op.code == RTL_PENDING) drv_[size_t(op.card)]->queue.push_back(h);
+    if (op.code == RTL_PENDING) {  // the driver's queue in (host time, issue) order
+        auto& q = drv_[size_t(op.card)]->queue;
+        auto it = q.end();
+        while (it != q.begin() && ops_[size_t(*std::prev(it))].issued > op.issued) --it;
+        q.insert(it, h);
+    }
     woken_ = true;
     return h;
 }
@@ -441,12 +501,23 @@ void RtlCluster::set_packet_bytes(uint32_t bytes) {
 bool RtlCluster::wait(uint64_t h, uint64_t max_cycles) {
     Gate g(*this);
     if (clk_thread_.joinable()) {  // cards are open: the clock thread steps, this waits
-        const std::pair<uint64_t, uint64_t> w{h, cyc_ + max_cycles};
-        waited_.push_back(w);
+        // a thread that opened a card holds the clock at its host time until it waits; the
+        // wait starts there, and the tick that ends it hands the thread that cycle
+        std::shared_ptr<HostThread> home = Card::thread_host(anchor_->id);
+        uint64_t from = cyc_;
+        if (home) from = std::max<uint64_t>(from, home->cursor);
+        waited_.push_back(Waiter{h, from + max_cycles, home, false});
+        const uint64_t until = waited_.back().until;
+        if (home) ++home->blocked;
         woken_ = true;
         clk_cv_.notify_all();
-        clk_cv_.wait(g.lock(), [&] { return ops_.at(size_t(h)).code != RTL_PENDING || cyc_ >= w.second || clk_stop_; });
-        waited_.erase(std::find(waited_.begin(), waited_.end(), w));
+        clk_cv_.wait(g.lock(), [&] { return ops_.at(size_t(h)).code != RTL_PENDING || cyc_ >= until || clk_stop_; });
+        auto it = std::find_if(waited_.begin(), waited_.end(), [&](const Waiter& w) { return w.h == h && w.until == until; });
+        if (!it->ended && home) {  // ended at once, or the cluster stops
+            home->cursor = std::max<uint64_t>(home->cursor, cyc_);
+            --home->blocked;
+        }
+        waited_.erase(it);
     } else {
         for (uint64_t i = 0; ops_.at(size_t(h)).code == RTL_PENDING && i < max_cycles; ++i) tick();
     }
@@ -547,7 +618,7 @@ void RtlCluster::drive(int c) {
         k.mmio_write(AFUSHELL_RDMA_IRQ_STATUS, 3);
         return read(AFUSHELL_RDMA_DONE_INFO, Driver::DONE_INFO);
     }
-    if (dv.queue.empty() || dv.inflight >= dv.max_ops) return;
+    if (dv.queue.empty() || dv.inflight >= dv.max_ops || ops_[size_t(dv.queue.front())].issued > cyc_) return;
     dv.cur = dv.queue.front();
     dv.queue.pop_front();
     Op& op = ops_[size_t(dv.cur)];
@@ -604,6 +675,7 @@ void RtlCluster::send(uint64_t c0, const spg_afu_pins& pins, int p, int chi) {
 }
 
 void RtlCluster::tick() {
+    DriverLane lane;
     const uint64_t c0 = cyc_;
     // link inputs of this cycle
     for (int c = 0; c < n_; ++c) {
@@ -647,6 +719,7 @@ void RtlCluster::tick() {
     ++cyc_;
     for (int c = 0; c < n_; ++c)
         if (present(c)) drive(c);
+    end_waits();
 }
 
 std::vector<int> RtlCluster::path(int from, int to) const {

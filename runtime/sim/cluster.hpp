@@ -178,8 +178,14 @@ private:
     std::condition_variable clk_cv_;
     std::thread clk_thread_;
     bool clk_stop_ = false;
-    std::vector<std::pair<uint64_t, uint64_t>> waited_;  // RDMA waits: (handle, last cycle)
+    // RDMA waits of host threads while the clock thread runs: a thread that waits on a card
+    // it opened (home) holds no clock back; the tick that ends its wait hands it that cycle
+    struct Waiter { uint64_t h, until; std::shared_ptr<HostThread> home; bool ended; };
+    std::vector<Waiter> waited_;
+    int64_t held_since_ = 0;        // steady-clock ticks since the clock waits for a running thread
     bool waited_due() const;
+    void end_waits();               // in tick(): waits whose operation ended or time ran out
+    uint64_t host_limit();          // the clock may not reach this cycle (host threads running)
     std::vector<int> attached_;
     struct Anchor;  // what card handles hold of the cluster, cleared when it goes
     std::shared_ptr<Anchor> anchor_;

@@ -403,6 +403,14 @@ void spgenSimUserWake(fpga_handle handle) {
     if (Handle* h = live(handle)) h->card->user_wake();
 }
 
+void spgenSimUserWakeAt(fpga_handle handle, uint64_t cycle) {
+    if (Handle* h = live(handle)) h->card->user_wake_at(cycle);
+}
+
+void spgenSimHostLeave(fpga_handle handle) {
+    if (Handle* h = live(handle)) h->card->leave();
+}
+
 uint64_t spgenSimIrqNs(fpga_handle handle, uint32_t vector) {
     Handle* h = live(handle);
     return h ? uint64_t(h->card->to_ns(h->card->irq_cycle(vector))) : 0;

@@ -236,6 +236,29 @@ bool Shell::sim_stats(afu_shell_sim_stats* s) const {
     return false;
 }
 
+bool Shell::sim_host_time(int op, uint64_t cycle, uint64_t* now) {
+#ifdef AFUSHELL_SIM
+    if (deterministic_) {
+        if (op == AFU_SIM_HOST_BLOCK) spgenSimUserBlock(h_);
+        if (op == AFU_SIM_HOST_LEAVE) {  // a look at the host time would take the thread back
+            spgenSimHostLeave(h_);
+            *now = 0;
+            return true;
+        }
+        if (op == AFU_SIM_HOST_SYNC) spgenSimHostSync(h_, cycle, 0);
+        if (op == AFU_SIM_HOST_WAKE) {  // the program lane, whichever thread hands it over
+            spgenSimUserWakeAt(h_, cycle);
+            *now = cycle;
+            return true;
+        }
+        *now = spgenSimHostCycle(h_);
+        return true;
+    }
+#endif
+    (void)op, (void)cycle, (void)now;
+    return false;
+}
+
 void* Shell::alloc(size_t bytes) {
     if (!bytes) throw Error(AFU_ERR_ZERO_COUNT, "cannot allocate 0 bytes");
     void* p = nullptr;

@@ -101,6 +101,9 @@ public:
     void set_max_descriptor(uint64_t bytes);
     void set_checks(bool on) { checks_ = on; }
     bool sim_stats(afu_shell_sim_stats* s) const;
+    /// Deterministic host time of the calling program thread (afuShellSimHostTime): its
+    /// cycle; false where the card has none (real card, realtime=1).
+    bool sim_host_time(int op, uint64_t cycle, uint64_t* now);
     /// "key=value" lines of the simulated card (build facts, model parameters).
     const char* sim_info() const;
 

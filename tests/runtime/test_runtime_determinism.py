@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from spgen import lbm, runtime
+from spgen import SpgenError, lbm, runtime
 from spgen.cli import main
 
 pytestmark = pytest.mark.xdist_group("runtime")
@@ -73,8 +73,77 @@ def lbm_counters(_: Path) -> list:
              r.elapsed_ns) for r in runs]
 
 
+def _lbm_cards_build() -> Path:
+    from spgen.commands._bench_lbm import build_card
+
+    return build_card(lbm.CORE_PATH, 32, 2, "fast", links=2)
+
+
+def _cards_figures(r) -> list:
+    """Every simulated figure of a run_cards result (not wall time)."""
+    return [r.cycles, r.stall_rate, r.link_bytes, [(t["from"], t["to"], t["after_pass"], t["cycles"])
+                                                  for t in r.transfers]]
+
+
+def slabs(ranks: int | None) -> Callable[[Path], list]:
+    """`spgen.lbm.run_cards` in slabs mode on 4 cards (threaded, or in `ranks` MPI ranks)."""
+    def work(_: Path) -> list:
+        from spgen.lbm._grid import perturbed_cavity
+
+        f, attr = perturbed_cavity(32, 64, 3)
+        kw = {"ranks": ranks} if ranks else {}
+        r = lbm.run_cards(_lbm_cards_build(), f, attr, 8, cards=4, mode="slabs", omega=1.2, uw=(0.05, 0.0), **kw)
+        return _cards_figures(r) + [r.f.tobytes()]
+    return work
+
+
+def pipeline2(_: Path) -> list:
+    """`spgen.lbm.run_cards` in pipeline mode on 2 cards."""
+    from spgen.lbm._grid import perturbed_cavity
+
+    f, attr = perturbed_cavity(32, 24, 3)
+    r = lbm.run_cards(_lbm_cards_build(), f, attr, 8, cards=2, mode="pipeline", omega=1.2, uw=(0.05, 0.0))
+    return _cards_figures(r) + [r.f.tobytes()]
+
+
+def _link_cluster(cards: int, topology: str = "mesh"):
+    from spgen.runtime import rdma
+    from spgen.runtime._build import link_card
+
+    card = str(link_card().parents[1])
+    spec = {"topology": topology, "cards": cards, "card": card} if topology == "fullmesh" else \
+        {"topology": topology, "dims": [cards], "card": card}
+    return rdma.cluster(spec)
+
+
+def rdma_latency(_: Path) -> list:
+    """16 B puts and gets over 1..3 hops on a line of 4 RTL cards, card 0 opened as an
+    ordinary card (its clock thread runs): host and card cycles of each."""
+    cl = _link_cluster(4)
+    got = []
+    with cl[0].open() as card:
+        buf = card.alloc(4096)
+        got.append(card.dma(0x1000, buf, 4096, "H2F"))
+        for hop in (1, 2, 3):
+            for t in (cl[0].put_async(hop, 0x1000, 0x2000, 16), cl[0].get_async(hop, 0x3000, 0x2000, 16)):
+                got.append((t.wait(), t.card_cycles))
+    return got
+
+
+def sort4(_: Path) -> list:
+    """A distributed sort of 4,000 keys on 4 RTL cards (a full mesh)."""
+    from spgen import sort
+
+    keys = np.random.default_rng(3).integers(0, 2**32, 4000, dtype=np.uint32)
+    run = sort.sort(_link_cluster(4, "fullmesh"), keys)
+    assert np.array_equal(run.keys, np.sort(keys))
+    return [(p.name, p.seconds) for p in run.phases if p.where == "network"] + [list(run.output.counts)]
+
+
 WORKLOADS: dict[str, Callable[[Path], object]] = {
     "dma_sweep": dma_sweep, "host_sequence": host_sequence, "lbm_cascade2": lbm_counters,
+    "slabs4_threaded": slabs(None), "slabs4_mpi2": slabs(2), "pipeline2": pipeline2,
+    "rdma_latency": rdma_latency, "sort4": sort4,
 }
 
 
@@ -97,11 +166,22 @@ def test_realtime_is_an_option(loopback_lib) -> None:
     with runtime.open("loopback", params={"realtime": 1}) as card:
         buf = card.alloc(4096)
         assert card.dma(0, buf, 4096, "H2F") > 0
+        assert card.sim_host_time() is None            # no host time to hand over
     with runtime.open("loopback") as card:
         assert card.sim_params()["realtime"] == 0
+        t = card.sim_host_time()
+        assert card.sim_host_time("sync", t + 500) == t + 500
+        with pytest.raises(SpgenError, match="unknown operation 'later'"):
+            card.sim_host_time("later")
+
+
+def test_cluster_figures_repeat_under_load(tmp_path) -> None:
+    """Threads on the cards of a cluster (slabs on 4 cards: a thread per card, halo puts
+    between them) give the same figures on an idle and on a loaded machine."""
+    _repeat("slabs4_threaded", 2, tmp_path)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(WORKLOADS))
-def test_single_card_figures_repeat_ten_times_under_load(name, loopback_lib, tmp_path) -> None:
+def test_figures_repeat_ten_times_under_load(name, loopback_lib, tmp_path) -> None:
     _repeat(name, 10, tmp_path)

@@ -108,11 +108,17 @@ def run_slabs(build, f: np.ndarray, attr: np.ndarray, steps: int, *, cards: int 
         for name, value in (("omega", omega), ("uw_x", uw[0]), ("uw_y", uw[1])):
             card.write_reg(name, float(value))
 
-    # done[k][p]: card k's pass p has written its memory; inbox[k][p]: puts into card k
-    # after pass p (their Transfers, appended by the neighbours' threads)
+    # done[k][p]: the host cycle at which card k's pass p had written its memory (None: not
+    # yet); inbox[k][p]: puts into card k after pass p (sender, Transfer, host cycle of the
+    # issue), appended by the neighbours' threads
     cond = threading.Condition()
-    done = [[False] * passes for _ in range(cards)]
+    done: list[list[int | None]] = [[None] * passes for _ in range(cards)]
     inbox: list[list[list[Any]]] = [[[] for _ in range(passes)] for _ in range(cards)]
+    # Deterministic host time (docs/runtime.md "Host time"): a thread waiting for another's
+    # fact holds no clock back; the thread that makes the fact true hands the waiter the
+    # fact's host cycle, so where it resumes does not depend on the machine's load.
+    hosted = handles[0].sim_host_time() is not None
+    waiting: dict[int, tuple[Callable[[], int | None], str]] = {}
     errors: list[BaseException] = []
     runs: list[list[Any]] = [[] for _ in range(cards)]
     t_start: list[int] = [0] * cards
@@ -122,18 +128,43 @@ def run_slabs(build, f: np.ndarray, attr: np.ndarray, steps: int, *, cards: int 
     out = np.empty(h * w, dtype=RECORD_DTYPE)
     neighbours = [[j for j in (k - 1, k + 1) if 0 <= j < cards] for k in range(cards)]
 
-    def wait_for(pred: Callable[[], bool], what: str) -> None:
+    def wait_for(k: int, at: Callable[[], int | None], what: str) -> None:
+        """Card k's thread waits until at() gives the host cycle of what it waits for."""
         with cond:
-            if not cond.wait_for(lambda: pred() or bool(errors), timeout=WAIT_S):
+            t = at()
+            if t is not None or errors:
+                if hosted and t is not None:
+                    handles[k].sim_host_time("sync", t)
+            elif hosted:
+                handles[k].sim_host_time("block")
+                waiting[k] = (at, what)
+                if not cond.wait_for(lambda: k not in waiting, timeout=WAIT_S):
+                    del waiting[k]
+                    handles[k].sim_host_time("wake", 0)
+                    raise SpgenError(f"slabs: {what} did not happen within {WAIT_S:.0f} s")
+            elif not cond.wait_for(lambda: at() is not None or bool(errors), timeout=WAIT_S):
                 raise SpgenError(f"slabs: {what} did not happen within {WAIT_S:.0f} s")
             if errors:
                 raise SpgenError("slabs: another card failed")
+
+    def changed() -> None:
+        """A fact was set (cond held): waiters it completes resume at its host cycle."""
+        for j, (at, _) in list(waiting.items()):
+            t = at() if not errors else 0
+            if t is not None:
+                del waiting[j]
+                handles[j].sim_host_time("wake", t)
+        cond.notify_all()
+
+    def put_done_at(k: int, p: int) -> int | None:
+        got = inbox[k][p]
+        return max((t for _, _, t in got), default=0) if len(got) == len(neighbours[k]) else None
 
     def halo_puts(k: int, p: int) -> None:
         """Card k's edge rows after pass p into its neighbours' halos (memory of pass p)."""
         s, m = layout[k], MEM[p % 2]
         for j in neighbours[k]:
-            wait_for(lambda j=j: done[j][p], f"pass {p} of card {j}")
+            wait_for(k, lambda j=j: done[j][p], f"pass {p} of card {j}")
             t = layout[j]
             if j > k:   # my top own rows -> j's bottom halo (its first rows)
                 src, dst = s.hi - depth - s.first, 0
@@ -141,12 +172,20 @@ def run_slabs(build, f: np.ndarray, attr: np.ndarray, steps: int, *, cards: int 
                 src, dst = s.lo - s.first, t.rows - depth
             tr = cl[k].put_strided_async(j, m + src * row_b, m + dst * row_b, row_b, depth, row_b, row_b)
             with cond:
-                inbox[j][p].append((k, tr))
-                cond.notify_all()
+                inbox[j][p].append((k, tr, tr.status()[2]))
+                changed()
+
+    t_host0 = handles[0].sim_host_time() if hosted else 0
+    started = [0]
 
     def card_thread(k: int) -> None:
         card, s = handles[k], layout[k]
         try:
+            if hosted:  # the thread starts at the host time of the one that started it
+                card.sim_host_time("sync", t_host0)
+            with cond:
+                started[0] += 1
+                cond.notify_all()
             buf = card.alloc(s.rows * row_b)
             buf[:] = rec[s.first * w:s.last * w].view(np.uint8)
             n = s.rows * w
@@ -154,11 +193,11 @@ def run_slabs(build, f: np.ndarray, attr: np.ndarray, steps: int, *, cards: int 
             pass_ns[k][0] = card.dma(MEM[0], buf, s.rows * row_b, "H2F")
             for p in range(1, passes):
                 with cond:
-                    done[k][p - 1] = True
-                    cond.notify_all()
+                    done[k][p - 1] = card.sim_host_time() if hosted else 0
+                    changed()
                 halo_puts(k, p - 1)
-                wait_for(lambda p=p: len(inbox[k][p - 1]) == len(neighbours[k]), f"halo puts into card {k}")
-                for peer, tr in inbox[k][p - 1]:
+                wait_for(k, lambda p=p: put_done_at(k, p - 1), f"halo puts into card {k}")
+                for peer, tr, _ in inbox[k][p - 1]:
                     cycles = tr.wait()
                     _, _, issued, finished = tr.status()
                     with cond:
@@ -179,12 +218,19 @@ def run_slabs(build, f: np.ndarray, attr: np.ndarray, steps: int, *, cards: int 
         except BaseException as e:  # noqa: BLE001 -- handed to the caller's thread
             with cond:
                 errors.append(e)
-                cond.notify_all()
+                changed()
+        finally:
+            if hosted:  # done: its host time holds the others' clock no more
+                card.sim_host_time("leave")
 
     threads = [threading.Thread(target=card_thread, args=(k,), name=f"slab-card-{k}") for k in range(cards)]
     try:
         for t in threads:
             t.start()
+        with cond:  # every thread has taken over its card's host time: this one leaves
+            cond.wait_for(lambda: started[0] == cards or bool(errors), timeout=WAIT_S)
+        if hosted:
+            handles[0].sim_host_time("leave")
         for t in threads:
             t.join()
     finally:
@@ -209,7 +255,7 @@ def run_slabs(build, f: np.ndarray, attr: np.ndarray, steps: int, *, cards: int 
     util = link_bytes / (directed * gbps / 8 * 1e9 * cycles / (clock * 1e6)) if directed and cycles else 0.0
     return finish(from_records(out, w)[0], a, mode="slabs", cards=cards, depth=depth, steps=steps,
                   cycles=cycles, clock_mhz=clock, stall_rate=stall, runs=runs, link_bytes=link_bytes,
-                  link_gbps=gbps, link_utilisation=util, transfers=sorted(transfers, key=lambda t: t["issued"]),
+                  link_gbps=gbps, link_utilisation=util, transfers=sorted(transfers, key=lambda t: (t["issued"], t["from"], t["to"])),
                   wall_s=time.monotonic() - t_wall,
                   details={"slabs": [(s.lo, s.hi) for s in layout], "halo_rows": depth,
                            "passes": passes, "link_stats": cl.stats(), "simulated_cycles": simulated,

@@ -296,6 +296,23 @@ class Card:
         core = self._live()
         return _check(core.ext.sim_stats(core.handle))
 
+    def sim_host_time(self, op: str = "now", cycle: int = 0) -> int | None:
+        """Deterministic host time of the program's threads on this simulated card, in cycles
+        (docs/runtime.md "Host time"), after `op`: "now" (nothing), "block" (a program thread
+        waits for another host thread, not for the card: the clock may run on), "sync" (the
+        host time raised to at least `cycle`), "wake" (that wait ended by an event at `cycle`;
+        called by the thread that ends it), "leave" (a card of a cluster: the thread holds the
+        cluster's clock back no more until its next call on one of its cards). None where the
+        card has no deterministic host time (a real card, ``realtime=1``)."""
+        core = self._live()
+        ops = {"now": 0, "block": 1, "sync": 2, "wake": 3, "leave": 4}
+        if op not in ops:
+            raise SpgenError(f"sim_host_time: unknown operation {op!r} (one of {', '.join(ops)})")
+        code, msg, value = core.ext.sim_host_time(core.handle, ops[op], int(cycle))
+        if code == core.ext.CODES["NOT_SUPPORTED"]:
+            return None
+        return _check((code, msg, value))
+
     def sim_params(self) -> dict[str, float]:
         """The simulated card's model parameters (docs/runtime.md, docs/p2p.md), as used."""
         core = self._live()

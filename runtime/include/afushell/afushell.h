@@ -163,6 +163,18 @@ afu_result afuShellSimStats(afu_shell_handle h, afu_shell_sim_stats *stats);
 /** The simulated card's build facts and every model parameter as "key=value" lines (the
  *  string lives as long as the handle; FPGA_NOT_SUPPORTED on a real card). */
 afu_result afuShellSimInfo(afu_shell_handle h, const char **text);
+/** Deterministic host time (docs/runtime.md "Host time"): a program thread that waits on
+ *  another host thread (not on the card) says so, and the thread it waits for hands it the
+ *  cycle of the event it waited for. op: AFU_SIM_HOST_NOW (the calling thread's host time in
+ *  cycles), AFU_SIM_HOST_BLOCK (the program's threads wait: the clock may run on),
+ *  AFU_SIM_HOST_SYNC (the program's host time raised to at least `cycle`), AFU_SIM_HOST_WAKE
+ *  (the wait ended by an event at `cycle`; called by the thread that ends it),
+ *  AFU_SIM_HOST_LEAVE (a card of a cluster: the calling thread holds the cluster's clock
+ *  back no more until its next call on one of its cards). *now: the
+ *  host time after it. FPGA_NOT_SUPPORTED without deterministic host time. */
+enum { AFU_SIM_HOST_NOW = 0, AFU_SIM_HOST_BLOCK = 1, AFU_SIM_HOST_SYNC = 2, AFU_SIM_HOST_WAKE = 3,
+       AFU_SIM_HOST_LEAVE = 4 };
+afu_result afuShellSimHostTime(afu_shell_handle h, int op, uint64_t cycle, uint64_t *now);
 
 /* ---- reconfiguration (docs/reconf.md) ----------------------------------------------- */
 

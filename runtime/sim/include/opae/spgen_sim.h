@@ -40,6 +40,10 @@ void spgenSimWaitIrqBegin(fpga_handle handle, uint32_t vector);
 void spgenSimWaitIrqEnd(fpga_handle handle, uint32_t vector, int fired);
 void spgenSimUserBlock(fpga_handle handle);
 void spgenSimUserWake(fpga_handle handle);
+/* The program's wait on another host thread ended by an event at `cycle` (called by that thread). */
+void spgenSimUserWakeAt(fpga_handle handle, uint64_t cycle);
+/* A cluster card's program thread holds the clock back no more until its next call. */
+void spgenSimHostLeave(fpga_handle handle);
 void spgenSimWaitEnd(fpga_handle handle);
 /* Stops the clock while the host prepares a request (its descriptor writes then all
  * land at the simulated instant of the request); every hold needs a release. */
