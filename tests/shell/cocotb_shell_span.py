@@ -22,23 +22,25 @@ def input_beats(rng, in_words, n_packets):
     return items, words
 
 
+def block(off, n):
+    """A destination block of n words from lane off as (off, cnt, next) spans; next: the
+    following span's words when it continues this one from lane 0, else 0."""
+    cnts, lane = [], off
+    while n:
+        cnts.append(min(n, 16 - lane))
+        n -= cnts[-1]
+        lane = 0
+    return [(off if k == 0 else 0, c, cnts[k + 1] if k + 1 < len(cnts) else 0)
+            for k, c in enumerate(cnts)]
+
+
 def block_spans(rng, total):
-    """Destination blocks at random lanes as (off, cnt, next) spans; next: the following
-    span's words when it continues this one from lane 0, else 0."""
+    """Destination blocks at random lanes, of random lengths, for `total` words."""
     spans, left = [], total
     while left:
-        off = rng.randrange(16)
         n = min(left, rng.choice([rng.randint(1, 20), rng.randint(1, 200)]))
         left -= n
-        blk, lane = [], off
-        while n:
-            cnt = min(n, 16 - lane)
-            blk.append([lane, cnt, 0])
-            n -= cnt
-            lane = 0
-        for a, b in zip(blk, blk[1:]):
-            a[2] = b[1]
-        spans += [tuple(s) for s in blk]
+        spans += block(rng.randrange(16), n)
     return spans
 
 
@@ -117,15 +119,9 @@ async def span_full_rate(dut):
     items = [(pack(p[k:k + in_words]), len(p[k:k + in_words]), k + in_words >= n)
              for k in range(0, n, in_words)]
     words = [(w, j == n - 1) for j, w in enumerate(p)]
-    spans, lane, left = [], 5, n
-    while left:
-        spans.append([lane, min(left, 16 - lane), 0])
-        left -= spans[-1][1]
-        lane = 0
-    for a, b in zip(spans, spans[1:]):
-        a[2] = b[1]
+    spans = block(5, n)
     src = cocotb.start_soon(drive(dut, items, 1.0, rng))
-    cycles = await take(dut, [tuple(s) for s in spans], words, 1.0, 1.0, rng)
+    cycles = await take(dut, spans, words, 1.0, 1.0, rng)
     stalls = await src
     assert stalls == 0, f"input stalled {stalls} times"
     # the last span may need one cycle of its own (the overflow that completes it)
