@@ -69,8 +69,10 @@ async def take(dut, spans, words, p_req, p_ready, rng):
     """Requests every span (held until taken) and checks its words and flags; the cycles."""
     pos = cycles = 0
     for n, (off, cnt, nxt) in enumerate(spans, 1):
-        held = False
+        held, waited = False, 0
         while True:
+            waited += 1
+            assert waited < 5000, f"span {n} ({off}, {cnt}, {nxt}) never came"
             await FallingEdge(dut.clk)
             dut.req_off.value, dut.req_cnt.value, dut.req_next.value = off, cnt, nxt
             held = held or rng.random() < p_req
