@@ -94,7 +94,8 @@ module shell_rx_dma #(
     localparam [1:0] E_IDLE = 2'd0, E_SETUP = 2'd1, E_BEAT = 2'd2;
     reg [1:0]  state_reg;
     reg [63:0] blk_addr_reg, beat_addr_reg;
-    reg [31:0] blk_left_reg, len_reg, stride_reg;
+    reg [31:0] blk_left_reg, stride_reg;
+    reg [32:0] len63_reg;            // LENGTH + 63: a block's beats and end from one sum
     reg [26:0] beats_left_reg;
     reg [3:0]  first_lo_reg;
     reg [4:0]  end_hi_reg;
@@ -103,8 +104,7 @@ module shell_rx_dma #(
     reg        new_burst_reg;        // the next beat starts a burst
     reg        mism_reg;             // EOP descriptor: last flag misplaced so far
 
-    wire [32:0] blk_span   = {27'd0, blk_addr_reg[5:0]} + {1'b0, len_reg} + 33'd63;
-    wire [63:0] blk_last   = blk_addr_reg + {32'd0, len_reg} - 64'd1;
+    wire [32:0] blk_span   = {27'd0, blk_addr_reg[5:0]} + len63_reg;
     // beats from beat_addr_reg to the next MAX_BURST boundary, read only when a burst
     // starts: a block's first burst starts at the block's address, every later one
     // at a boundary (a burst ends at the boundary or at the block's end)
@@ -182,7 +182,7 @@ module shell_rx_dma #(
                 if (q_valid && !q_skip) begin
                     blk_addr_reg <= q_addr;
                     blk_left_reg <= q_count;
-                    len_reg      <= q_len;
+                    len63_reg    <= {1'b0, q_len} + 33'd63;
                     stride_reg   <= q_stride;
                     ctrl_reg     <= q_ctrl;
                     mism_reg     <= 1'b0;
@@ -193,7 +193,8 @@ module shell_rx_dma #(
                 to_boundary_reg <= MAX_BURST[BURST_BITS:0] - {1'b0, blk_addr_reg[6 +: BURST_BITS]};
                 beats_left_reg <= blk_span[32:6];
                 first_lo_reg   <= blk_addr_reg[5:2];
-                end_hi_reg     <= {1'b0, blk_last[5:2]} + 5'd1;
+                // the block's final byte is at blk_span[5:0] of its last beat
+                end_hi_reg     <= {1'b0, blk_span[5:2]} + 5'd1;
                 first_beat_reg <= 1'b1;
                 new_burst_reg  <= 1'b1;
                 state_reg      <= E_BEAT;
@@ -298,7 +299,7 @@ module shell_rx_dma #(
                      q_chaining, q_level == 8'd0, q_full, busy};
     assign error  = {err_seq, 16'd0, err_count, err_code};
 
-    wire unused_ok = &{1'b0, burst_w[26:8], blk_span[5:0], blk_last[63:6], blk_last[1:0], w_valid};
+    wire unused_ok = &{1'b0, burst_w[26:8], blk_span[1:0], w_valid};
 endmodule
 
 `default_nettype wire
