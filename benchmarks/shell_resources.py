@@ -25,8 +25,8 @@ SHELL = ROOT / "shell"
 OUT = ROOT / "benchmarks" / "results" / "shell_resources.json"
 
 # blocks of the published TX + RX DMAC with its width converters; the others it has not
-DMAC = ("shell_tx_dma", "shell_rx_dma", "shell_word_unpack", "shell_word_pack", "shell_width_up",
-        "shell_width_down", "shell_fifo", "shell_dma_status")
+DMAC = ("shell_tx_dma", "shell_rx_dma", "shell_word_unpack", "shell_word_pack", "shell_span_pack",
+        "shell_width_up", "shell_width_down", "shell_fifo", "shell_dma_status")
 
 
 def in_dmac(block: str) -> bool:
@@ -72,7 +72,9 @@ def synth(params: dict[str, int], work: Path) -> dict[str, dict[str, int]]:
         depth, module = len(m.group(1)), m.group(2)
         while stack and stack[-1][0] >= depth:
             stack.pop()
-        name = module.split("\\")[-1]
+        # "$paramod$<hash>\\name" or "$paramod\\name\\PARAM=value": the name follows $paramod
+        parts = module.split("\\")
+        name = parts[1] if len(parts) > 1 else parts[0]
         # a FIFO belongs to the block around it (the descriptor queue's is not the DMAC's);
         # an engine's parts are named after it
         parent = stack[-1][1] if stack else ""

@@ -1,14 +1,14 @@
 // RX DMA (stream -> memory), modelled on the Modular SGDMA write master: descriptors
-// from shell_desc_queue, 1-D or 2-D block-stride destinations, words of the packed
-// 512-bit input stream realigned to any 4-byte destination alignment (shell_word_unpack:
-// one rotator) and written as
-// Avalon-MM bursts with byte enables (bytes outside the destination are never
-// written). A burst starts only when all its beats are buffered, so write stays high
+// from shell_desc_queue, 1-D or 2-D block-stride destinations, words of the input
+// stream (records, or packed 512-bit beats) placed straight at any 4-byte destination
+// alignment (shell_span_pack: one rotator) and written as Avalon-MM bursts with byte
+// enables (bytes outside the destination are never written). A burst starts only when all its beats are buffered, so write stays high
 // through it.
 `default_nettype none
 
 module shell_rx_dma #(
     parameter integer RECORD_WORDS    = 1,     // stream record width in words (length check)
+    parameter integer STREAM_WORDS    = 16,    // words per input beat, 1..16 (records, or packed beats)
     parameter integer DESC_FIFO_DEPTH = 16,    // MMIO descriptor FIFO entries
     parameter integer MAX_BURST       = 16,    // beats per write burst, power of two 2..64
     parameter integer WBUF_DEPTH      = 64     // buffered write beats, power of two >= 2*MAX_BURST
@@ -19,11 +19,11 @@ module shell_rx_dma #(
     `include "dma_desc_ports.vh"
     // status
     `include "dma_status_ports.vh"
-    // packed 512-bit stream
-    input  wire         s_axis_tvalid,
-    output wire         s_axis_tready,
-    input  wire [511:0] s_axis_tdata,
-    input  wire [4:0]   s_axis_cnt,
+    // input stream: words [0, cnt) of each beat
+    input  wire                      s_axis_tvalid,
+    output wire                      s_axis_tready,
+    input  wire [STREAM_WORDS*32-1:0] s_axis_tdata,
+    input  wire [4:0]                s_axis_cnt,
     input  wire         s_axis_tlast,
     // Avalon-MM write master
     output wire [63:0]  wr_address,
@@ -44,6 +44,10 @@ module shell_rx_dma #(
     localparam integer CMD_WIDTH  = 64 + 8;
 
     initial begin
+        if (STREAM_WORDS < 1 || STREAM_WORDS > 16) begin
+            $display("shell_rx_dma: STREAM_WORDS=%0d must be 1..16", STREAM_WORDS);
+            $finish;
+        end
         if (MAX_BURST < 2 || MAX_BURST > 64 || (1 << BURST_BITS) != MAX_BURST) begin
             $display("shell_rx_dma: MAX_BURST=%0d must be a power of two 2..64", MAX_BURST);
             $finish;
@@ -86,11 +90,12 @@ module shell_rx_dma #(
         .m_nodata (q_nodata), .busy (q_busy), .chaining (q_chaining)
     );
 
-    // beat generator: one output span of the realigner per destination beat
+    // beat generator: one output span of the packer per destination beat
     localparam [1:0] E_IDLE = 2'd0, E_SETUP = 2'd1, E_BEAT = 2'd2;
     reg [1:0]  state_reg;
     reg [63:0] blk_addr_reg, beat_addr_reg;
-    reg [31:0] blk_left_reg, len_reg, stride_reg;
+    reg [31:0] blk_left_reg, stride_reg;
+    reg [32:0] len63_reg;            // LENGTH + 63: a block's beats and end from one sum
     reg [26:0] beats_left_reg;
     reg [3:0]  first_lo_reg;
     reg [4:0]  end_hi_reg;
@@ -99,8 +104,7 @@ module shell_rx_dma #(
     reg        new_burst_reg;        // the next beat starts a burst
     reg        mism_reg;             // EOP descriptor: last flag misplaced so far
 
-    wire [32:0] blk_span   = {27'd0, blk_addr_reg[5:0]} + {1'b0, len_reg} + 33'd63;
-    wire [63:0] blk_last   = blk_addr_reg + {32'd0, len_reg} - 64'd1;
+    wire [32:0] blk_span   = {27'd0, blk_addr_reg[5:0]} + len63_reg;
     // beats from beat_addr_reg to the next MAX_BURST boundary, read only when a burst
     // starts: a block's first burst starts at the block's address, every later one
     // at a boundary (a burst ends at the boundary or at the block's end)
@@ -115,23 +119,25 @@ module shell_rx_dma #(
     wire [4:0]  span_cnt_last = end_hi_reg - {1'b0, span_off};
     wire [4:0]  span_cnt_full = 5'd16 - {1'b0, span_off};
     wire [4:0]  span_cnt   = last_beat ? span_cnt_last : span_cnt_full;
+    // the next beat of the block continues this one from lane 0 (the packer's overflow)
+    wire [4:0]  span_next  = last_beat ? 5'd0 : beats_left_reg == 27'd2 ? end_hi_reg : 5'd16;
     wire        new_burst  = new_burst_reg;
 
     wire cmd_ready, wbuf_ready;
     wire g_valid, g_last, g_inner;
     wire [511:0] g_data;
-    wire [4:0]   g_cnt;
-    wire req_valid = state_reg == E_BEAT && (!new_burst || cmd_ready) && wbuf_ready;
-    wire g_ready   = req_valid;
+    // words that fill no beat are placed while the write buffer is full
+    wire req_valid = state_reg == E_BEAT;
+    wire g_ready   = (!new_burst || cmd_ready) && wbuf_ready;
     wire g_fire    = g_valid && g_ready;
 
-    shell_word_unpack realign (
+    shell_span_pack #(.IN_WORDS (STREAM_WORDS)) realign (
         .clk (clk), .rst (erst),
         .s_axis_tvalid (s_axis_tvalid), .s_axis_tready (s_axis_tready), .s_axis_tdata (s_axis_tdata),
-        .s_axis_lo (4'd0), .s_axis_cnt (s_axis_cnt), .s_axis_tlast (s_axis_tlast),
-        .req_valid (req_valid), .req_off (span_off), .req_cnt (span_cnt),
+        .s_axis_cnt (s_axis_cnt), .s_axis_tlast (s_axis_tlast),
+        .req_valid (req_valid), .req_off (span_off), .req_cnt (span_cnt), .req_next (span_next),
         .m_axis_tvalid (g_valid), .m_axis_tready (g_ready), .m_axis_tdata (g_data),
-        .m_axis_cnt (g_cnt), .m_axis_tlast (g_last), .m_axis_inner_last (g_inner)
+        .m_axis_tlast (g_last), .m_axis_inner_last (g_inner)
     );
 
     wire desc_final = last_beat && last_blk;
@@ -176,7 +182,7 @@ module shell_rx_dma #(
                 if (q_valid && !q_skip) begin
                     blk_addr_reg <= q_addr;
                     blk_left_reg <= q_count;
-                    len_reg      <= q_len;
+                    len63_reg    <= {1'b0, q_len} + 33'd63;
                     stride_reg   <= q_stride;
                     ctrl_reg     <= q_ctrl;
                     mism_reg     <= 1'b0;
@@ -187,7 +193,8 @@ module shell_rx_dma #(
                 to_boundary_reg <= MAX_BURST[BURST_BITS:0] - {1'b0, blk_addr_reg[6 +: BURST_BITS]};
                 beats_left_reg <= blk_span[32:6];
                 first_lo_reg   <= blk_addr_reg[5:2];
-                end_hi_reg     <= {1'b0, blk_last[5:2]} + 5'd1;
+                // the block's final byte is at blk_span[5:0] of its last beat
+                end_hi_reg     <= {1'b0, blk_span[5:2]} + 5'd1;
                 first_beat_reg <= 1'b1;
                 new_burst_reg  <= 1'b1;
                 state_reg      <= E_BEAT;
@@ -292,7 +299,7 @@ module shell_rx_dma #(
                      q_chaining, q_level == 8'd0, q_full, busy};
     assign error  = {err_seq, 16'd0, err_count, err_code};
 
-    wire unused_ok = &{1'b0, burst_w[26:8], blk_span[5:0], blk_last[63:6], blk_last[1:0], g_cnt, w_valid};
+    wire unused_ok = &{1'b0, burst_w[26:8], blk_span[1:0], w_valid};
 endmodule
 
 `default_nettype wire

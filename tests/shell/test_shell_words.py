@@ -1,4 +1,5 @@
-"""The word packer (record widths) and unpacker (RX spans; TX to beats and records), cocotb."""
+"""The word packer (record widths), unpacker (RX spans; TX to beats and records) and span packer
+(RX: records or beats to destination spans), cocotb."""
 from __future__ import annotations
 
 import pytest
@@ -32,4 +33,14 @@ def test_word_unpack_cut(tmp_path, monkeypatch, out_words, zero_pad):
 def test_word_unpack(tmp_path):
     tests, failed = run_cocotb("unpack", "shell_word_unpack", [SHELL_DIR / "shell_word_unpack.v"],
                                "cocotb_shell_unpack", tmp_path=tmp_path)
+    assert tests == 2 and failed == 0
+
+
+@pytest.mark.xdist_group("shell_words")
+@pytest.mark.parametrize("in_words", [16, 10, 3, 1])
+def test_span_pack(tmp_path, monkeypatch, in_words):
+    monkeypatch.setenv("IN_WORDS", str(in_words))
+    tests, failed = run_cocotb(f"span{in_words}", "shell_span_pack", [SHELL_DIR / "shell_span_pack.v"],
+                               "cocotb_shell_span", parameters={"IN_WORDS": in_words},
+                               tmp_path=tmp_path)
     assert tests == 2 and failed == 0
