@@ -1,0 +1,30 @@
+"""Shell modules on their own (descriptor queue, status, arbiter, run counters, RDMA checks), cocotb."""
+from __future__ import annotations
+
+import pytest
+from shell_tb import SHELL_DIR, run_cocotb
+
+
+@pytest.mark.xdist_group("shell_modules")
+@pytest.mark.parametrize(("record_words", "is_rx", "depth"),
+                         [(16, 0, 16), (10, 1, 16), (3, 0, 4), (1, 1, 8)])
+def test_desc_queue(tmp_path, monkeypatch, record_words, is_rx, depth):
+    for k, v in (("RECORD_WORDS", record_words), ("IS_RX", is_rx), ("DEPTH", depth)):
+        monkeypatch.setenv(k, str(v))
+    tests, failed = run_cocotb(f"descq{record_words}_{is_rx}_{depth}", "shell_desc_queue",
+                               [SHELL_DIR / "shell_desc_queue.v", SHELL_DIR / "shell_fifo.v"],
+                               "cocotb_shell_desc_queue",
+                               parameters={"RECORD_WORDS": record_words, "IS_RX": is_rx,
+                                           "DESC_FIFO_DEPTH": depth}, tmp_path=tmp_path)
+    assert tests == 1 and failed == 0
+
+
+@pytest.mark.xdist_group("shell_modules")
+@pytest.mark.parametrize(("top", "test_module"),
+                         [("shell_dma_status", "cocotb_shell_dma_status"),
+                          ("shell_dsc_arbiter", "cocotb_shell_dsc_arbiter"),
+                          ("shell_run_counters", "cocotb_shell_run_counters")])
+def test_unparametrised(tmp_path, top, test_module):
+    tests, failed = run_cocotb(top, top, [SHELL_DIR / f"{top}.v"], test_module, tmp_path=tmp_path)
+    assert tests == 1 and failed == 0
+
