@@ -28,3 +28,25 @@ def test_unparametrised(tmp_path, top, test_module):
     tests, failed = run_cocotb(top, top, [SHELL_DIR / f"{top}.v"], test_module, tmp_path=tmp_path)
     assert tests == 1 and failed == 0
 
+
+def _fabric_desc(tmp_path, quiet, testcase):
+    return run_cocotb(f"fabric_desc{quiet}", "shell_fabric_desc", [SHELL_DIR / "shell_fabric_desc.v"],
+                      "cocotb_shell_fabric_desc", parameters={"QUIET_CYCLES": quiet},
+                      testcase=testcase, tmp_path=tmp_path)
+
+
+@pytest.mark.xdist_group("shell_modules")
+@pytest.mark.parametrize("quiet", [2, 4, 15])
+def test_fabric_desc(tmp_path, monkeypatch, quiet):
+    monkeypatch.setenv("QUIET_CYCLES", str(quiet))
+    assert _fabric_desc(tmp_path, quiet, "fabric_desc_random") == (1, 0)
+
+
+@pytest.mark.xdist_group("shell_modules")
+@pytest.mark.xfail(strict=True, reason=(
+    "shell_fabric_desc: in the cycle an engine's DONE_COUNT shows the fabric descriptor's "
+    "completion, tx/rx_status_host still counts it (tx_fab_reg is incremented a cycle later): "
+    "the host's DONE_COUNT reads one too high for that cycle, e.g. 1 with no host descriptor"))
+def test_fabric_desc_host_count_exact(tmp_path, monkeypatch):
+    monkeypatch.setenv("QUIET_CYCLES", "4")
+    assert _fabric_desc(tmp_path, 4, "fabric_desc_host_count_exact") == (1, 0)
