@@ -29,6 +29,16 @@ def test_unparametrised(tmp_path, top, test_module):
     assert tests == 1 and failed == 0
 
 
+@pytest.mark.xdist_group("shell_modules")
+@pytest.mark.parametrize("mem_bytes", [0x2_0000_0000, 0x1000_0000])
+def test_rdma_start_check(tmp_path, monkeypatch, mem_bytes):
+    monkeypatch.setenv("MEM_BYTES", str(mem_bytes))
+    tests, failed = run_cocotb(f"rdma_start_check{mem_bytes:x}", "rdma_start_check",
+                               [SHELL_DIR / "rdma" / "rdma_start_check.v"], "cocotb_rdma_start_check",
+                               parameters={"MEM_BYTES": f"64'h{mem_bytes:x}"}, tmp_path=tmp_path)
+    assert tests == 1 and failed == 0
+
+
 def _fabric_desc(tmp_path, quiet, testcase):
     return run_cocotb(f"fabric_desc{quiet}", "shell_fabric_desc", [SHELL_DIR / "shell_fabric_desc.v"],
                       "cocotb_shell_fabric_desc", parameters={"QUIET_CYCLES": quiet},
@@ -50,3 +60,15 @@ def test_fabric_desc(tmp_path, monkeypatch, quiet):
 def test_fabric_desc_host_count_exact(tmp_path, monkeypatch):
     monkeypatch.setenv("QUIET_CYCLES", "4")
     assert _fabric_desc(tmp_path, 4, "fabric_desc_host_count_exact") == (1, 0)
+
+
+@pytest.mark.xdist_group("shell_modules")
+@pytest.mark.parametrize(("n_cores", "words"), [(0, 1), (2, 16)])
+def test_p2p_ctrl(tmp_path, monkeypatch, n_cores, words):
+    monkeypatch.setenv("N_CORES", str(n_cores))
+    monkeypatch.setenv("IN_WORDS", str(words))
+    tests, failed = run_cocotb(f"p2p_ctrl{n_cores}_{words}", "shell_p2p_ctrl",
+                               [SHELL_DIR / "shell_p2p_ctrl.v"], "cocotb_shell_p2p_ctrl",
+                               parameters={"N_CORES": n_cores, "IN_WORDS": words,
+                                           "OUT_WORDS": words}, tmp_path=tmp_path)
+    assert tests == 1 and failed == 0
