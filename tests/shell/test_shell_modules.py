@@ -1,0 +1,74 @@
+"""Shell modules on their own (descriptor queue, status, arbiter, run counters, RDMA checks), cocotb."""
+from __future__ import annotations
+
+import pytest
+from shell_tb import SHELL_DIR, run_cocotb
+
+
+@pytest.mark.xdist_group("shell_modules")
+@pytest.mark.parametrize(("record_words", "is_rx", "depth"),
+                         [(16, 0, 16), (10, 1, 16), (3, 0, 4), (1, 1, 8)])
+def test_desc_queue(tmp_path, monkeypatch, record_words, is_rx, depth):
+    for k, v in (("RECORD_WORDS", record_words), ("IS_RX", is_rx), ("DEPTH", depth)):
+        monkeypatch.setenv(k, str(v))
+    tests, failed = run_cocotb(f"descq{record_words}_{is_rx}_{depth}", "shell_desc_queue",
+                               [SHELL_DIR / "shell_desc_queue.v", SHELL_DIR / "shell_fifo.v"],
+                               "cocotb_shell_desc_queue",
+                               parameters={"RECORD_WORDS": record_words, "IS_RX": is_rx,
+                                           "DESC_FIFO_DEPTH": depth}, tmp_path=tmp_path)
+    assert tests == 1 and failed == 0
+
+
+@pytest.mark.xdist_group("shell_modules")
+@pytest.mark.parametrize(("top", "test_module"),
+                         [("shell_dma_status", "cocotb_shell_dma_status"),
+                          ("shell_dsc_arbiter", "cocotb_shell_dsc_arbiter"),
+                          ("shell_run_counters", "cocotb_shell_run_counters")])
+def test_unparametrised(tmp_path, top, test_module):
+    tests, failed = run_cocotb(top, top, [SHELL_DIR / f"{top}.v"], test_module, tmp_path=tmp_path)
+    assert tests == 1 and failed == 0
+
+
+@pytest.mark.xdist_group("shell_modules")
+@pytest.mark.parametrize("mem_bytes", [0x2_0000_0000, 0x1000_0000])
+def test_rdma_start_check(tmp_path, monkeypatch, mem_bytes):
+    monkeypatch.setenv("MEM_BYTES", str(mem_bytes))
+    tests, failed = run_cocotb(f"rdma_start_check{mem_bytes:x}", "rdma_start_check",
+                               [SHELL_DIR / "rdma" / "rdma_start_check.v"], "cocotb_rdma_start_check",
+                               parameters={"MEM_BYTES": f"64'h{mem_bytes:x}"}, tmp_path=tmp_path)
+    assert tests == 1 and failed == 0
+
+
+def _fabric_desc(tmp_path, quiet, testcase):
+    return run_cocotb(f"fabric_desc{quiet}", "shell_fabric_desc", [SHELL_DIR / "shell_fabric_desc.v"],
+                      "cocotb_shell_fabric_desc", parameters={"QUIET_CYCLES": quiet},
+                      testcase=testcase, tmp_path=tmp_path)
+
+
+@pytest.mark.xdist_group("shell_modules")
+@pytest.mark.parametrize("quiet", [2, 4, 15])
+def test_fabric_desc(tmp_path, monkeypatch, quiet):
+    monkeypatch.setenv("QUIET_CYCLES", str(quiet))
+    assert _fabric_desc(tmp_path, quiet, "fabric_desc_random") == (1, 0)
+
+
+@pytest.mark.xdist_group("shell_modules")
+@pytest.mark.xfail(strict=True, reason=(
+    "shell_fabric_desc: in the cycle an engine's DONE_COUNT shows the fabric descriptor's "
+    "completion, tx/rx_status_host still counts it (tx_fab_reg is incremented a cycle later): "
+    "the host's DONE_COUNT reads one too high for that cycle, e.g. 1 with no host descriptor"))
+def test_fabric_desc_host_count_exact(tmp_path, monkeypatch):
+    monkeypatch.setenv("QUIET_CYCLES", "4")
+    assert _fabric_desc(tmp_path, 4, "fabric_desc_host_count_exact") == (1, 0)
+
+
+@pytest.mark.xdist_group("shell_modules")
+@pytest.mark.parametrize(("n_cores", "words"), [(0, 1), (2, 16)])
+def test_p2p_ctrl(tmp_path, monkeypatch, n_cores, words):
+    monkeypatch.setenv("N_CORES", str(n_cores))
+    monkeypatch.setenv("IN_WORDS", str(words))
+    tests, failed = run_cocotb(f"p2p_ctrl{n_cores}_{words}", "shell_p2p_ctrl",
+                               [SHELL_DIR / "shell_p2p_ctrl.v"], "cocotb_shell_p2p_ctrl",
+                               parameters={"N_CORES": n_cores, "IN_WORDS": words,
+                                           "OUT_WORDS": words}, tmp_path=tmp_path)
+    assert tests == 1 and failed == 0
