@@ -146,7 +146,7 @@
 #define AFUSHELL_RX_BYTES 0x248  /* ro */
 #define AFUSHELL_RX_BUSY_CYCLES 0x250  /* ro */
 
-/* CORE: Core control and stream counters at the core input (after the TX converter) and output (before the RX converter). In loop-back the two points are the same stream. */
+/* CORE: Core control and stream counters at the core input (where the TX engine hands over records) and output (where the RX engine takes the stream). In loop-back the two points are the same stream. */
 #define AFUSHELL_CORE_CTRL 0x400  /* wo */
 #define AFUSHELL_CORE_CTRL_START_SHIFT 0
 #define AFUSHELL_CORE_CTRL_START_MASK 0x1ull
