@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "rdma"))
 from test_rdma_rtl_stream import LINES, stream_rate  # the testbench's build and run
 
-WORDS = 240_000  # words per run: 960 KB
+WORDS = 120_000  # words per run: 480 KB
 
 
 def measure(gbps: int, hops: int, kind: str, per: float, p_out: float) -> dict:

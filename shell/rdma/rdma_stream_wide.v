@@ -18,6 +18,8 @@ module rdma_stream_wide #(
     parameter integer RX_DEPTH = 8192,     // receive buffer, words (power of 2; the credits)
     parameter integer TX_DEPTH = 1024,     // send buffer, words (power of 2, >= 2 full packets)
     parameter integer FLUSH = 8,           // idle cycles before a partial packet is sent
+    parameter integer CREDIT_WAIT = 64,    // ... when the core is held for credit: they come back
+                                           // in batches, and waiting for the next keeps packets whole
     parameter integer CREDIT_BATCH = 512,  // freed words that trigger a CREDIT packet
     parameter integer CREDIT_FLUSH = 32    // cycles before fewer are returned
 ) (
@@ -103,10 +105,11 @@ module rdma_stream_wide #(
     wire [15:0] avail = {{15-$clog2(TX_DEPTH){1'b0}}, t_count};
     wire [15:0] seg_rem = sq_head - out_pos_reg;
     // a packet is due: a segment's end is in the buffer, a full packet waits, or the core
-    // paused (FLUSH) or ran out of credits, so that what it gave does not wait for more
+    // paused (FLUSH; CREDIT_WAIT when it is held for credit), so that what it gave does not
+    // wait for more
     wire [15:0] n_pkt = fit(min16(sq_valid ? seg_rem : avail, MAXD[15:0]));
-    wire        pkt_due = avail != 16'd0 && (sq_valid || avail >= MAXD[15:0] || idle_reg >= FLUSH[7:0]
-                                             || credits_reg < L16);
+    wire [7:0]  wait_for = credits_reg < L16 ? CREDIT_WAIT[7:0] : FLUSH[7:0];
+    wire        pkt_due = avail != 16'd0 && (sq_valid || avail >= MAXD[15:0] || idle_reg >= wait_for);
 
     // ---- receive side ----------------------------------------------------------------------
     // words with their last flag (bit 32), so that records end where segments do
@@ -273,6 +276,7 @@ module rdma_stream_wide #(
         if (TX_DEPTH < 2 * 256 || TX_DEPTH > 16384 || (TX_DEPTH & (TX_DEPTH - 1)) != 0)
             $error("%m: TX_DEPTH=%0d must be a power of 2 in 512..16384", TX_DEPTH);
         if (CREDIT_BATCH < 1 || CREDIT_BATCH > RX_DEPTH / 2) $error("%m: CREDIT_BATCH must be 1..RX_DEPTH/2");
+        if (FLUSH < 1 || FLUSH > 255 || CREDIT_WAIT < 1 || CREDIT_WAIT > 255) $error("%m: FLUSH and CREDIT_WAIT must be 1..255");
     end
 endmodule
 `default_nettype wire

@@ -6,7 +6,9 @@
 // short way), RECORDS_PER_CYCLE records a cycle at most (the producer: one for a core with
 // one output record a cycle); the consumer takes a record at a time with probability P_OUT;
 // every packet's bits are flipped with probability PER (the link replays it). Prints the
-// payload rate from the first word given to the last word taken, and its share of the line.
+// payload rate from the first word taken to the last (the stream's throughput, its pipeline
+// fill left out: first_latency, the cycles from the first word given to the first taken),
+// and its share of the line.
 //   rate GBPS HOPS RECORD_WORDS RECORDS_PER_CYCLE RECORDS P_OUT PER SEED
 #pragma once
 
@@ -50,7 +52,12 @@ int stream_rate(int argc, char** argv) {
   std::map<rdma_links::Port, double> wire_free;  // cycle at which each port's wire is free
   std::map<rdma_links::Port, std::pair<int, int>> pkt;  // words of the packet on it, and beats sent
   const uint64_t total = records * uint64_t(rw);
-  uint64_t sent = 0, got = 0, first = 0, last = 0, errors = 0, flips = 0, cyc = 0;
+  uint64_t first_n = 0, sent = 0, got = 0, given = 0, first = 0, last = 0, errors = 0, flips = 0, cyc = 0;
+  // card 0: cycles its producer was held, and its first port's PHY ready without a beat to send
+  uint64_t src_held = 0, phy_idle = 0;
+  // card 0's first port: STREAM packets and their data words, words of the other packets
+  uint64_t st_pkts = 0, st_words = 0, other_words = 0;
+  double wire_busy = 0;
   auto word = [](uint64_t i) { return uint32_t(i * 0x9E3779B97F4A7C15ull >> 32); };
   const uint64_t max_cyc = 200000 + uint64_t(40.0 * double(total) / words_per_cycle);
   for (; cyc < max_cyc && got < total; ++cyc) {
@@ -68,7 +75,7 @@ int stream_rate(int argc, char** argv) {
         set_beat(m->st_s_data, w);
         m->st_s_valid = 1, m->st_s_words = uint32_t(k), m->st_s_last = sent + k == total;
       }
-      if (c == hops) m->st_m_want = uint32_t(rw), m->st_m_ready = u(rng) < p_out;
+      if (c == hops) m->st_m_want = uint32_t(rw * rpc), m->st_m_ready = u(rng) < p_out;
       m->cmd_valid = 0, m->evt_ready = 1, m->mem_rd_waitrequest = 0, m->mem_wr_waitrequest = 0;
       m->mem_rd_readdatavalid = 0;
       rdma_links::receive(m, c, links.peer, cable, cyc);
@@ -77,13 +84,16 @@ int stream_rate(int argc, char** argv) {
     }
     for (int c = 0; c < n; ++c) {
       Node* m = card[size_t(c)];
+      if (c == 0 && sent < total && !m->st_s_ready) ++src_held;
+      if (c == 0 && sent > 0 && sent < total && (m->link_out_ready & 1) && !(m->link_out_valid & 1)) ++phy_idle;
       if (c == 0 && m->st_s_valid && m->st_s_ready) {
-        if (sent == 0) first = cyc;
+        if (sent == 0) given = cyc;
         sent += m->st_s_words;
       }
       if (c == hops && m->st_m_valid && m->st_m_ready) {
         std::vector<uint32_t> w;
         append_beat(m->st_m_data, w);
+        if (got == 0) first = cyc, first_n = m->st_m_words;
         for (uint32_t j = 0; j < m->st_m_words; ++j)
           if (got + j >= total || w[j] != word(got + j)) ++errors;
         got += m->st_m_words;
@@ -95,11 +105,17 @@ int stream_rate(int argc, char** argv) {
         std::array<uint32_t, LANES> w;
         for (int i = 0; i < LANES; ++i) w[size_t(i)] = m->link_out_data[p * LANES + i];
         auto& pk = pkt[{c, p}];
-        if (pk.second == 0)  // header, payload and CRC words on the wire
+        if (pk.second == 0) {  // header, payload and CRC words on the wire
           pk.first = 2 + int(rdma_packet::payload_words(rdma_packet::extract(w[0], rdma_packet::kHdrWords)));
+          if (c == 0 && p == 0) {
+            const bool st = rdma_packet::extract(w[0], rdma_packet::kHdrType) == rdma_packet::T_STREAM;
+            st_pkts += st, st_words += st ? uint64_t(pk.first - 3) : 0, other_words += st ? 0 : uint64_t(pk.first);
+          }
+        }
         const int on = std::max(1, std::min(LANES, pk.first - pk.second * LANES));
         double& wf = wire_free[{c, p}];
         wf = std::max(wf, double(cyc)) + on / words_per_cycle;
+        if (c == 0 && p == 0) wire_busy += on / words_per_cycle;
         const bool end = (m->link_out_last >> p) & 1;
         pk.second = end ? 0 : pk.second + 1;
         const uint64_t leaves = std::max<uint64_t>(cyc, uint64_t(std::ceil(wf)) - 1);
@@ -114,12 +130,17 @@ int stream_rate(int argc, char** argv) {
   }
   unsigned st_err = 0;
   for (auto* m : card) st_err |= m->st_errors | m->overflow;
-  const double span = double(last - first + 1), rate = double(got) * 32.0 * clock_mhz / 1000.0 / span;
+  // the words after the first take's, over the cycles after it
+  const double span = double(last - first), rate = double(got - first_n) * 32.0 * clock_mhz / 1000.0 / span;
   std::printf("cycles %llu words %llu delivered %llu flips %llu stream_errors %u errors %llu gbps_x1000 %lld "
-              "line_pct_x1000 %lld\n",
+              "line_pct_x1000 %lld first_latency %llu src_held %llu phy_idle %llu st_pkts %llu st_words %llu "
+              "other_words %llu wire_busy %lld\n",
               (unsigned long long)cyc, (unsigned long long)total, (unsigned long long)got, (unsigned long long)flips,
               st_err, (unsigned long long)errors, (long long)std::llround(rate * 1000),
-              (long long)std::llround(rate / gbps * 100000));
+              (long long)std::llround(rate / gbps * 100000), (unsigned long long)(first - given),
+              (unsigned long long)src_held,
+              (unsigned long long)phy_idle, (unsigned long long)st_pkts, (unsigned long long)st_words,
+              (unsigned long long)other_words, (long long)wire_busy);
   for (auto* m : card) { m->final(); delete m; }
   return errors || st_err ? 1 : got == total ? 0 : 3;
 }

@@ -51,7 +51,8 @@ def test_rdma_rtl_stream_words_in_order(args: tuple) -> None:
 
 @pytest.mark.parametrize("lanes", [16, 32])
 def test_rdma_rtl_stream_words_in_order_on_wide_nodes(lanes: int) -> None:
-    args = ("3000", "0.6", "0.3", "15000", "0.02", "0.02", "3", "900000")
+    # up to a beat a cycle each way: streams long enough to run into card 3's stall
+    args = ("40000", "0.6", "0.3", "15000", "0.02", "0.02", "3", "900000")
     _check(args, run_stream(*args, model=wide_stream_model(lanes)))
 
 
