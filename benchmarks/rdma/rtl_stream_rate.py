@@ -21,9 +21,15 @@ from test_rdma_rtl_stream import LINES, stream_rate  # the testbench's build and
 WORDS = 120_000  # words per run: 480 KB
 
 
-def measure(gbps: int, hops: int, kind: str, per: float, p_out: float) -> dict:
+def shapes(gbps: int) -> list[tuple[int, int]]:
+    """(record words, records a cycle) measured at this line: 10-word records packed into a beat
+    and one a cycle (the same on a 512-bit port), and full beats."""
     lanes = LINES[gbps]
-    rec, per_cycle = {"beat": (lanes, 1), "10w": (10, lanes // 10), "10w-core": (10, 1)}[kind]
+    return sorted({(10, lanes // 10), (10, 1), (lanes, 1)})
+
+
+def measure(gbps: int, hops: int, rec: int, per_cycle: int, per: float, p_out: float) -> dict:
+    lanes = LINES[gbps]
     t0 = time.time()
     f = stream_rate(gbps, hops, rec, per_cycle, WORDS // rec, p_out=p_out, per=per)
     assert f["errors"] == 0 and f["stream_errors"] == 0 and f["delivered"] == f["words"], f
@@ -43,9 +49,9 @@ def main(argv: list[str] | None = None) -> int:
     print("|---|---|---|---|---|---|---|")
     for gbps in a.rates:
         for hops in (1, 3):
-            for kind in ("10w", "10w-core", "beat"):
+            for rec, per_cycle in shapes(gbps):
                 for per, p_out in ((0.0, 1.0), (1e-4, 0.75)):
-                    r = measure(gbps, hops, kind, per, p_out)
+                    r = measure(gbps, hops, rec, per_cycle, per, p_out)
                     rows.append(r)
                     recs = f"{r['record_words']} words, {r['records_per_cycle']} a cycle"
                     print(f"| {gbps} Gb/s | {hops} | {recs} | {per:g}, {p_out:g} | {r['gbps']:.2f} Gb/s | "
