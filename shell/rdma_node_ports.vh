@@ -34,18 +34,22 @@
     output wire [137:0]    evt_data,
     input  wire            evt_ready,
     output wire [15:0]     evt_lost,
-    // stream endpoints (STREAM = 1; see rdma_stream)
+    // stream endpoints (STREAM = 1; see rdma_stream, with LANES > 1 rdma_stream_wide: up to a
+    // beat of words each way a cycle, st_s_words / st_m_words of them; 1 when LANES = 1)
     input  wire [5:0]      st_tx_dst,
     input  wire [7:0]      st_tx_sid,
     input  wire [5:0]      st_rx_peer,
     input  wire [7:0]      st_rx_sid,
     input  wire            st_s_valid,
     output wire            st_s_ready,
-    input  wire [31:0]     st_s_data,
+    input  wire [32*LANES-1:0] st_s_data,
+    input  wire [5:0]      st_s_words,
     input  wire            st_s_last,
     output wire            st_m_valid,
     input  wire            st_m_ready,
-    output wire [31:0]     st_m_data,
+    output wire [32*LANES-1:0] st_m_data,
+    input  wire [5:0]      st_m_want,     // words the consumer takes at a time (its record)
+    output wire [5:0]      st_m_words,    // words it gets: st_m_want, fewer where a segment ends
     output wire            st_m_last,
     output wire [1:0]      st_errors,     // {misrouted, overflow}, sticky
     // the reductions' endpoint pair (STREAM = 1; stream ids 128..255, see rdma_stream_mux)

@@ -50,6 +50,9 @@ def render_verilog(spec: dict) -> str:
         out.append(f"localparam integer RDMA_HDR_{f['name']}_W = {f['width']};")
     for t in spec["types"]:
         out.append(f"localparam [3:0] RDMA_T_{t['name']} = 4'd{t['value']};  // {t['description']}")
+    for f in spec["stream"]["fields"]:
+        out.append(f"localparam integer RDMA_STREAM_{f['name']}_LSB = {f['lsb']};  // {f['description']}")
+        out.append(f"localparam integer RDMA_STREAM_{f['name']}_W = {f['width']};")
     for c in spec["ctrl"]:
         out.append(f"localparam [4:0] RDMA_CTRL_{c['name']}_WORD = 5'd{c['word']};  // {c['description']}")
         out.append(f"localparam integer RDMA_CTRL_{c['name']}_LSB = {c['lsb']};")
@@ -89,6 +92,10 @@ def render_cpp(spec: dict) -> str:
     for t in spec["types"]:
         out.append(f"  T_{t['name']} = {t['value']},  // {t['description']}")
     out.append("};")
+    out.append("")
+    out.append(f"// {spec['stream']['description']}")
+    for f in spec["stream"]["fields"]:
+        out.append(f"constexpr Field kStream{f['name'].title()}{{{f['lsb']}, {f['width']}}};  // {f['description']}")
     out.append("")
     out.append("struct CtrlField { int word, lsb, width; };")
     for c in spec["ctrl"]:

@@ -12,18 +12,19 @@
 module rdma_wbuf #(
     parameter integer DEPTH = 1024,  // words (power of 2, >= 2 * max(IN, OUT))
     parameter integer IN = 16,       // most words pushed per cycle
-    parameter integer OUT = 16       // most words popped per cycle
+    parameter integer OUT = 16,      // most words popped per cycle
+    parameter integer WIDTH = 32     // bits per word (a stream's words carry a last flag above 32)
 ) (
     input  wire                      clk,
     input  wire                      rst,
     input  wire [$clog2(IN):0]       push_n,
-    input  wire [32*IN-1:0]          push_data,   // words 0..push_n-1
+    input  wire [WIDTH*IN-1:0]       push_data,   // words 0..push_n-1
     input  wire [$clog2(OUT):0]      pop_n,
-    output reg  [32*OUT-1:0]         head,        // the oldest OUT words (those beyond count: don't care)
+    output reg  [WIDTH*OUT-1:0]      head,        // the oldest OUT words (those beyond count: don't care)
     output wire [$clog2(DEPTH):0]    count
 );
     localparam integer AW = $clog2(DEPTH);
-    reg [31:0]   mem [0:DEPTH-1];
+    reg [WIDTH-1:0] mem [0:DEPTH-1];
     reg [AW-1:0] wr_reg, rd_reg;
     reg [AW:0]   count_reg;
     assign count = count_reg;
@@ -35,7 +36,7 @@ module rdma_wbuf #(
         jv = 32'd0;
         for (j = 0; j < OUT; j = j + 1) begin
             jv = j;
-            head[32 * j +: 32] = mem[rd_reg + jv[AW-1:0]];
+            head[WIDTH * j +: WIDTH] = mem[rd_reg + jv[AW-1:0]];
         end
     end
     always @(posedge clk) begin
@@ -45,7 +46,7 @@ module rdma_wbuf #(
             count_reg <= {AW+1{1'b0}};
         end else begin
             for (j = 0; j < IN; j = j + 1)
-                if (j < {{31-$clog2(IN){1'b0}}, push_n}) mem[wr_reg + j[AW-1:0]] <= push_data[32 * j +: 32];
+                if (j < {{31-$clog2(IN){1'b0}}, push_n}) mem[wr_reg + j[AW-1:0]] <= push_data[WIDTH * j +: WIDTH];
             wr_reg <= wr_reg + {{AW-$clog2(IN)-1{1'b0}}, push_n};
             rd_reg <= rd_reg + {{AW-$clog2(OUT)-1{1'b0}}, pop_n};
             count_reg <= count_reg + {{AW-$clog2(IN){1'b0}}, push_n} - {{AW-$clog2(OUT){1'b0}}, pop_n};

@@ -279,12 +279,12 @@ def test_bench_lbm_cards_mpi_ranks(build, tmp_path, capsys) -> None:
 
 def test_pipeline_model_link_rate() -> None:
     """The pipeline model's link bound: records at one per cycle and 200 MHz need 8 GB/s; a
-    link carries min(line, port) x 15/18 of record words."""
+    link carries min(line, port) x 255/258 of record words (15/18 behind a word-wide port)."""
     from spgen.lbm._cards_bench import pipeline_model_cycles
     from spgen.lbm._cards_pipeline import link_records_per_cycle
 
-    assert link_records_per_cycle(64, 1000) == pytest.approx(15 / 18)            # 8 GB/s line
-    assert link_records_per_cycle(40, 1000) == pytest.approx(5 / 8 * 15 / 18)    # 5 GB/s
+    assert link_records_per_cycle(64, 1000) == pytest.approx(255 / 258)          # 8 GB/s line
+    assert link_records_per_cycle(40, 102.4) == pytest.approx(5 / 8 * 255 / 258)  # 5 GB/s, 512-bit port
     assert link_records_per_cycle(100, 1000) > 1.0                               # keeps a cascade busy
     assert link_records_per_cycle(100, 6.4) == pytest.approx(0.8 / 8 * 15 / 18)  # 32-bit port at 200 MHz
     assert pipeline_model_cycles(205, 64, 2, 1000, 0.5) == 2 * (205 * 64 * 2 + 1000)

@@ -15,6 +15,8 @@ RTL = rtl_sources()
 LINKS = ROOT / "runtime" / "rdma" / "rtl_links.hpp"
 # what the testbenches of wide ports share (LANES, beats on Verilated ports)
 LANES_HPP = Path(__file__).with_name("tb_lanes.hpp")
+# the stream testbench's line-rate mode
+RATE_HPP = Path(__file__).with_name("tb_stream_rate.hpp")
 # the generated packet-format include (shell/rdma_packet.vh) every RDMA module reads
 PACKET_INC = (f"-I{ROOT / 'shell'}",)
 
@@ -29,4 +31,4 @@ def lint(top: str, *params: str) -> str:
 def verilate_tb(name: str, top: str, tb: Path, *params: str) -> Path:
     """The testbench `tb` around the RTL module `top`, Verilated with `params` (cached)."""
     return verilate_cached("rdma", name, top, [*RTL, tb], (*params, "-CFLAGS", f"-I{LINKS.parent}", *PACKET_INC),
-                           deps=[LINKS, LANES_HPP, *rtl_includes()])
+                           deps=[LINKS, LANES_HPP, RATE_HPP, *rtl_includes()])

@@ -6,9 +6,13 @@
 // meanwhile (a stalled stream holds no router buffer), and every stream word must arrive
 // once, in order, with its last flag.
 //   tb W P_IN P_OUT STALL P_FLIP P_DROP SEED MAX_CYCLES
-// Built with -DLANES=16 or 32 the nodes are wide: the streams share the local port with the
-// wide engine at beat level (behind rdma_lanes_pack / unpack), the engine's memory ports move
-// 64-byte lines and its puts use 1 KiB packets.
+// Built with -DLANES=16 or 32 the nodes are wide: the streams (rdma_stream_wide) share the
+// local port with the wide engine at beat level, the producer gives 1..LANES words a cycle
+// (cut at segment ends), the consumer asks for 1..LANES at a time; the engine's memory ports
+// move 64-byte lines and its puts use 1 KiB packets.
+//   tb rate GBPS HOPS RECORD_WORDS RECORDS_PER_CYCLE RECORDS P_OUT PER SEED
+// measures one stream over HOPS hops (a ring of 2 x HOPS cards) with ports held to a line of
+// GBPS at 200 MHz (tb_stream_rate.hpp).
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -22,6 +26,7 @@
 #include "verilated.h"
 #include "rtl_links.hpp"
 #include "tb_lanes.hpp"
+#include "tb_stream_rate.hpp"
 
 static const uint64_t MEM = 1 << 20;  // MEM_BYTES of the build
 static uint32_t mix(uint64_t x) {
@@ -33,6 +38,7 @@ static bool is_last(int src, uint64_t i) { return mix(uint64_t(src) << 40 | i | 
 using Cable = rdma_links::CableT<LANES>;
 
 int main(int argc, char** argv) {
+  if (argc >= 2 && std::string(argv[1]) == "rate") return stream_rate<Vrdma_node>(argc - 1, argv + 1);
   if (argc < 9) return 2;
   const uint64_t W = std::strtoull(argv[1], nullptr, 10);
   const double p_in = std::atof(argv[2]), p_out = std::atof(argv[3]);
@@ -63,7 +69,7 @@ int main(int argc, char** argv) {
     m->rst = 0;
     rdma_links::program_routes(m, c, n, X, dims, 64);
   }
-  std::vector<uint64_t> sent(n, 0), got(n, 0), first_word(n, 0), last_word(n, 0);
+  std::vector<uint64_t> sent(n, 0), got(n, 0), first_word(n, 0), last_word(n, 0), push_n(n, 0);
   uint64_t errors = 0, flips = 0, drops = 0;
   // RDMA puts, one at a time per card, during the stall: card c -> card (c + 1 + k) % n
   std::vector<int> put_k(n, 0);
@@ -83,9 +89,20 @@ int main(int argc, char** argv) {
     for (int c = 0; c < n; ++c) {
       Vrdma_node* m = card[c];
       // the producer: word i of card c's stream
+      // words sent[c].. (up to LANES, up to the end of their segment), and how many the
+      // consumer asks for
       m->st_s_valid = sent[c] < W && u(rng) < p_in;
-      m->st_s_data = mix(uint64_t(c) << 40 | sent[c]);
-      m->st_s_last = is_last(c, sent[c]) || sent[c] + 1 == W;
+      uint32_t words[LANES] = {};
+      uint64_t k = 0, want = 1 + rng() % LANES;
+      for (bool end = false; k < want && !end; ++k) {
+        words[k] = mix(uint64_t(c) << 40 | (sent[c] + k));
+        end = is_last(c, sent[c] + k) || sent[c] + k + 1 == W;
+        m->st_s_last = end;
+      }
+      set_beat(m->st_s_data, words);
+      m->st_s_words = uint32_t(k);
+      push_n[c] = k;
+      m->st_m_want = uint32_t(1 + rng() % LANES);
       m->st_m_ready = !(c == 3 && stalled) && u(rng) < p_out;
       // RDMA puts while the stall lasts (and a little longer)
       m->cmd_valid = 0;
@@ -119,16 +136,22 @@ int main(int argc, char** argv) {
       Vrdma_node* m = card[c];
       if (m->st_s_valid && m->st_s_ready) {
         if (sent[c] == 0) first_word[c] = cyc;
-        ++sent[c];
+        sent[c] += push_n[c];
       }
       if (m->st_m_valid && m->st_m_ready) {
+        // m_words words, the final one with its segment's last flag, the record short only there
         int src = 3 - c;
-        uint64_t i = got[c];
-        bool want_last = is_last(src, i) || i + 1 == W;
-        if (i >= W || m->st_m_data != mix(uint64_t(src) << 40 | i) || bool(m->st_m_last) != want_last) {
-          if (errors++ < 5) std::fprintf(stderr, "card %d: stream word %llu wrong\n", c, (unsigned long long)i);
+        std::vector<uint32_t> w;
+        append_beat(m->st_m_data, w);
+        const uint64_t n_got = LANES > 1 ? m->st_m_words : 1;
+        bool ok = n_got >= 1 && n_got <= (LANES > 1 ? m->st_m_want : 1u) && (m->st_m_last || n_got == (LANES > 1 ? m->st_m_want : 1u));
+        for (uint64_t j = 0; j < n_got; ++j) {
+          const uint64_t i = got[c] + j;
+          const bool want_last = is_last(src, i) || i + 1 == W;
+          ok = ok && i < W && w[j] == mix(uint64_t(src) << 40 | i) && want_last == (j + 1 == n_got && m->st_m_last);
         }
-        ++got[c];
+        if (!ok && errors++ < 5) std::fprintf(stderr, "card %d: stream words from %llu wrong\n", c, (unsigned long long)got[c]);
+        got[c] += n_got;
         last_word[c] = cyc;
       }
       if (c == 3 && stalled && m->st_m_valid && m->st_m_ready) ++errors;  // nothing taken while stalled

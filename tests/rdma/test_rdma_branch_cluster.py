@@ -75,10 +75,12 @@ def test_branch_stream_from_card_a_to_card_b_is_bit_exact(builds, tmp_path, faul
         assert s["dropped"] > 0 and s["corrupted"] > 0  # retransmission hid them
 
 
-def test_card_b_holds_card_a_by_credits(builds, tmp_path) -> None:
-    """Card 1's host drains its output in small chunks with long gaps: core_b stops, its
-    receive FIFO stops returning credits, and card 0's branch stream waits (TX_STALLS)
-    while nothing is lost."""
+def test_card_b_drained_slowly_loses_nothing(builds, tmp_path) -> None:
+    """Both hosts feed and drain in small chunks with long gaps: core_b stops now and then,
+    its receive buffer holds what card 0 sends meanwhile, and every branch word arrives
+    once. (The line-wide buffer, 4,096 words, holds more than these hosts ever leave
+    between the cards, so card 0 is not held here; a consumer stalled until the credits run
+    out: tests/rdma/test_rdma_rtl_stream.py.)"""
     both = spgen.compile(EXAMPLE / "both.spd")
     cl = _cluster(tmp_path, {"topology": "ring", "dims": [2],
                              "builds": {"0": str(builds["a"]), "1": str(builds["b"])},
@@ -91,7 +93,7 @@ def test_card_b_holds_card_a_by_credits(builds, tmp_path) -> None:
     out, run = cl.run_cores({0: a_in, 1: b_in}, max_chunk=64, max_gap=2000, seed=2)
     want = both.emulate(x)
     assert np.array_equal(out[1]["v"].view(np.uint32), want["v"].view(np.uint32))
-    assert run.stats[0]["stream_tx_stalls"] > 0 and run.stream_stall_rates[0] > 0
+    assert run.stats[0]["stream_tx_words"] == run.stats[1]["stream_rx_words"] == 2 * n
 
 
 def test_per_card_builds_are_checked_against_the_cluster(builds, tmp_path) -> None:

@@ -77,6 +77,23 @@ def test_spd_core_on_card_a_feeds_core_on_card_b(rec10_card, tmp_path, faults, b
         assert s["dropped"] > 0 and s["corrupted"] > 0  # retransmission hid them
 
 
+def test_pipeline_streams_at_the_line(rec10_card, tmp_path) -> None:
+    """The line-wide stream endpoints: card 1's cascade waits for its input only as long as a
+    40 Gb/s line makes it (1 - 255/258 x 40/64 = 38.2 % of the time at one 10-word record a
+    cycle; 91.7 % at the word-wide endpoints' 6.4 Gb/s), and a 100 Gb/s line is not the bound
+    (the first card's host feed is); bit for bit either way."""
+    d = spgen.compile(REC10)
+    x = _records(d, 6000, seed=3)
+    ref = d.emulate(x, regs={"k": 0.75}, steps=4)
+    for gbps, low, high in ((40, 0.36, 0.45), (100, 0.0, 0.2)):
+        cl = _cluster(tmp_path, rec10_card, 2, line_rate_gbps=gbps)
+        for c in (0, 1):
+            cl[c].write_reg("k", 0.75)
+        y, run = cl.pipeline([0, 1], x, passes=1)
+        assert np.array_equal(_bits(y), _bits(ref))
+        assert low <= run.stall_rates[1] <= high, (gbps, run.stall_rates)
+
+
 def test_pipeline_refuses_bad_chains_and_records(rec10_card, tmp_path) -> None:
     d = spgen.compile(REC10)
     cl = _cluster(tmp_path, rec10_card, 2)

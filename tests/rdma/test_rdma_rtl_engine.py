@@ -32,6 +32,8 @@ LINE_ADAPTER = [Path(__file__).resolve().parents[2] / "shell" / "rdma" / "afu" /
     ("rdma_engine", ("-GLANES=16",)), ("rdma_engine", ("-GLANES=32", "-GPF_DEPTH=4096")),
     ("rdma_engine_wtx", ()), ("rdma_engine_wtx", ("-GLANES=32",)), ("rdma_engine_wrx", ()),
     ("rdma_engine_wrx", ("-GLANES=32",)), ("rdma_wbuf", ()), ("rdma_wbuf", ("-GIN=32", "-GDEPTH=256")),
+    ("rdma_wbuf", ("-GWIDTH=33",)), ("rdma_stream_wide", ()), ("rdma_stream_wide", ("-GLANES=32",)),
+    ("rdma_local_mux", ("-GLANES=16", "-GBY_SID=1")),
 ])
 def test_rdma_rtl_engine_lint_clean(top: str, params: tuple) -> None:
     assert lint(top, *params) == ""

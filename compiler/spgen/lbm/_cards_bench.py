@@ -17,7 +17,7 @@ exchanges add up; exchanges of different cards overlap each other and other card
 
 In pipeline mode a pass moves the H W records through every card once, at the rate the
 slowest stage takes them: one record per cycle (the cascade), or the records a link
-carries, r = min(line rate, the card's port rate) x 15/18 (STREAM packets) / (40 B x 200
+carries, r = min(line rate, the card's port rate) x 255/258 (STREAM packets) / (40 B x 200
 MHz), whichever is less:
 
     T(N) = P (H W / min(1, r) + F)         stall at each card's first core = 1 - min(1, r)

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from .._diagnostics import SpgenError
+from ..runtime._build import link_bits
 from ._cards_common import (
     RECORD_BYTES,
     CardsResult,
@@ -110,8 +111,9 @@ def run_pipeline(build: str | Path | None, f: np.ndarray, attr: np.ndarray, step
     details = run.as_dict()
     details.update(needed_link_gbps=needed_link_gbps(run.clock_mhz), record_bytes=RECORD_BYTES,
                    simulated_cycles=run.cycles,
-                   # the stream endpoints' rate: a 32-bit word per cycle, whatever the link port's width
-                   port_gbps=32 * run.clock_mhz / 1e3)
+                   # the stream endpoints' rate: a beat of the link port per cycle (a word in
+                   # word-wide builds)
+                   port_gbps=link_bits(info.get("params", {})) * run.clock_mhz / 1e3)
     gbps = float(link_gbps if link_gbps is not None else 40.0)
     link_bytes = 4 * sum(c["stream_tx_words"] for c in run.cards)
     directed = cards - 1
@@ -122,20 +124,25 @@ def run_pipeline(build: str | Path | None, f: np.ndarray, attr: np.ndarray, step
                   wall_s=time.monotonic() - t_wall, details=details)
 
 
-STREAM_EFFICIENCY = 15 / 18   # record words per word on the cable: a packet's header, control word and CRC
+# record words per word on the cable (a packet's header, control word and CRC): the line-wide
+# endpoints' bulk STREAM packets, and the word-wide endpoints' 15-word packets
+STREAM_EFFICIENCY = 255 / 258
+WORD_STREAM_EFFICIENCY = 15 / 18
 
 
 def link_records_per_cycle(line_gbps: float, port_gbps: float, clock_mhz: float = 200.0,
                            record_bytes: int = RECORD_BYTES) -> float:
     """Records per cycle a link carries: the slower of its line and the card's port, times the
-    STREAM packets' efficiency, over the record size (at 200 MHz, 1.0 needs 8 GB/s of records)."""
-    payload_bytes_per_s = min(line_gbps, port_gbps) * 1e9 / 8 * STREAM_EFFICIENCY
+    STREAM packets' efficiency, over the record size (at 200 MHz, 1.0 needs 8 GB/s of records).
+    A port of a word a cycle is a word-wide build's, with its short packets."""
+    eff = WORD_STREAM_EFFICIENCY if port_gbps <= 32 * clock_mhz / 1e3 else STREAM_EFFICIENCY
+    payload_bytes_per_s = min(line_gbps, port_gbps) * 1e9 / 8 * eff
     return payload_bytes_per_s / (record_bytes * clock_mhz * 1e6)
 
 
 def needed_link_gbps(clock_mhz: float = 200.0, record_bytes: int = RECORD_BYTES) -> dict[str, float]:
     """The link rate a pipeline needs so that every card's first core takes one record per
     cycle: the records' payload alone, and with the STREAM packet format of the links
-    (a packet of 15 data words carries a header, a control word and a CRC: 15/18)."""
+    (a packet of 255 data words carries a header, a control word and a CRC)."""
     payload = record_bytes * 8 * clock_mhz * 1e6 / 1e9
-    return {"payload": payload, "on_link": payload * 18 / 15}
+    return {"payload": payload, "on_link": payload / STREAM_EFFICIENCY}

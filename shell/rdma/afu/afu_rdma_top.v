@@ -7,9 +7,10 @@
 // and the RDMA interrupt; with the block left out (afu_top alone) nothing changes.
 // The node's stream endpoints (rdma_stream, STREAM_* CSRs in rdma_stream_csr) carry the
 // cascade's records between cards: with STREAM_CFG.OUT_LINK the last core's records go,
-// word by word (rdma_stream_ser), to another card's stream instead of the RX DMA; with
-// IN_LINK the first core takes the records of the arriving stream (rdma_stream_des)
-// instead of the TX DMA's -- a pipeline of cascades across cards, credits end to end.
+// a record a cycle (rdma_stream_wide; word by word through rdma_stream_ser when RDMA_LANES
+// is 1), to another card's stream instead of the RX DMA; with IN_LINK the first core takes
+// the records of the arriving stream instead of the TX DMA's -- a pipeline of cascades
+// across cards, credits end to end.
 // With OUT_BRCH / IN_BRCH they carry the core's branch streams instead (rdma_stream_bind):
 // a core's Brch_Out on this card feeds a core's Brch_In on another.
 // The reduction unit (rdma_reduce, REDUCE_* CSRs in rdma_reduce_csr) sums vectors along a
@@ -176,7 +177,8 @@ module afu_rdma_top #(
     wire [5:0]   st_tx_dst, st_rx_peer;
     wire [7:0]   st_tx_sid, st_rx_sid;
     wire         st_s_valid, st_s_ready, st_s_last, st_m_valid, st_m_ready, st_m_last;
-    wire [31:0]  st_s_data, st_m_data;
+    wire [32*RDMA_LANES-1:0] st_s_data, st_m_data;
+    wire [5:0]   st_s_words, st_m_want, st_m_words;
     wire [1:0]   st_errors;
 
     // the reduction unit: CSRs, the unit, its endpoint pair's core side (in rdma_node)
@@ -213,16 +215,17 @@ module afu_rdma_top #(
         .m_last(rd_m_last));
 
     // the endpoints carry the cascade's records (IN_LINK / OUT_LINK) or the core's branch
-    // streams (IN_BRCH / OUT_BRCH), as 32-bit words
-    rdma_stream_bind #(.IN_WORDS(IN_WORDS), .OUT_WORDS(OUT_WORDS), .BI_WORDS(BRCH_IN_WORDS),
+    // streams (IN_BRCH / OUT_BRCH), a record a cycle
+    rdma_stream_bind #(.LANES(RDMA_LANES), .IN_WORDS(IN_WORDS), .OUT_WORDS(OUT_WORDS), .BI_WORDS(BRCH_IN_WORDS),
                        .BO_WORDS(BRCH_OUT_WORDS)) u_bind (
         .clk(clk), .rst(rst), .in_brch(in_brch), .out_brch(out_brch),
         .x_out_valid(x_out_valid), .x_out_ready(x_out_ready), .x_out_data(x_out_data), .x_out_last(x_out_last),
         .x_in_valid(x_in_valid), .x_in_ready(x_in_ready), .x_in_data(x_in_data), .x_in_last(x_in_last),
         .b_out_valid(b_out_valid), .b_out_ready(b_out_ready), .b_out_data(b_out_data), .b_out_last(b_out_last),
         .b_in_valid(b_in_valid), .b_in_ready(b_in_ready), .b_in_data(b_in_data), .b_in_last(b_in_last),
-        .st_s_valid(st_s_valid), .st_s_ready(st_s_ready), .st_s_data(st_s_data), .st_s_last(st_s_last),
-        .st_m_valid(st_m_valid), .st_m_ready(st_m_ready), .st_m_data(st_m_data), .st_m_last(st_m_last));
+        .st_s_valid(st_s_valid), .st_s_ready(st_s_ready), .st_s_data(st_s_data), .st_s_words(st_s_words),
+        .st_s_last(st_s_last), .st_m_valid(st_m_valid), .st_m_ready(st_m_ready), .st_m_data(st_m_data),
+        .st_m_want(st_m_want), .st_m_last(st_m_last));
 
     rdma_stream_csr #(.RECORD_WORDS(N_CORES > 0 ? OUT_RECORD_WORDS : 0), .BRCH_IN_WORDS(BRCH_IN_WORDS),
                       .BRCH_OUT_WORDS(BRCH_OUT_WORDS)) u_stream_csr (
@@ -230,8 +233,8 @@ module afu_rdma_top #(
         .mmio_wr_data(mmio_wr_data), .mmio_rd_valid(mmio_rd_valid && r_strm), .mmio_rd_addr(mmio_rd_addr),
         .mmio_rd_resp_valid(s_resp_valid), .mmio_rd_resp_data(s_resp_data), .tx_dst(st_tx_dst),
         .tx_sid(st_tx_sid), .rx_peer(st_rx_peer), .rx_sid(st_rx_sid), .in_link(in_link), .out_link(out_link),
-        .in_brch(in_brch), .out_brch(out_brch), .tx_valid(st_s_valid), .tx_ready(st_s_ready), .rx_valid(st_m_valid), .rx_ready(st_m_ready),
-        .errors(st_errors));
+        .in_brch(in_brch), .out_brch(out_brch), .tx_valid(st_s_valid), .tx_ready(st_s_ready), .tx_words(st_s_words), .rx_valid(st_m_valid),
+        .rx_ready(st_m_ready), .rx_words(st_m_words), .errors(st_errors));
 
     wire [8:0] cmd_pkt_words;
     rdma_csr #(.P(P), .MAX_OPS(RDMA_MAX_OPS), .LANES(RDMA_LANES), .MAX_WORDS(RDMA_MAX_WORDS)) u_csr (
@@ -261,8 +264,9 @@ module afu_rdma_top #(
         .mem_wr_address(e_wr_address), .mem_wr_write(e_wr_write), .mem_wr_writedata(e_wr_data),
         .mem_wr_byteenable(e_wr_be), .mem_wr_waitrequest(e_wr_wait), .mem_wr_flush(e_wr_flush), .mem_wr_pending(e_wr_pending), .st_tx_dst(st_tx_dst), .st_tx_sid(st_tx_sid),
         .st_rx_peer(st_rx_peer), .st_rx_sid(st_rx_sid), .st_s_valid(st_s_valid), .st_s_ready(st_s_ready),
-        .st_s_data(st_s_data), .st_s_last(st_s_last), .st_m_valid(st_m_valid), .st_m_ready(st_m_ready),
-        .st_m_data(st_m_data), .st_m_last(st_m_last),
+        .st_s_data(st_s_data), .st_s_words(st_s_words), .st_s_last(st_s_last), .st_m_valid(st_m_valid),
+        .st_m_ready(st_m_ready), .st_m_data(st_m_data), .st_m_want(st_m_want), .st_m_words(st_m_words),
+        .st_m_last(st_m_last),
         .st_errors(st_errors), .rd_rst(red_ep_rst), .rd_next(red_next), .rd_prev(red_prev), .rd_sid(red_sid),
         .rd_s_valid(rd_s_valid), .rd_s_ready(rd_s_ready), .rd_s_data(rd_s_data), .rd_s_last(rd_s_last),
         .rd_m_valid(rd_m_valid), .rd_m_ready(rd_m_ready), .rd_m_data(rd_m_data), .rd_m_last(rd_m_last),

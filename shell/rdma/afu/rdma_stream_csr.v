@@ -26,13 +26,15 @@ module rdma_stream_csr #(
     // the endpoints' core side, observed
     input  wire        tx_valid,
     input  wire        tx_ready,
+    input  wire [5:0]  tx_words,     // words of a transfer (a record on wide endpoints)
     input  wire        rx_valid,
     input  wire        rx_ready,
+    input  wire [5:0]  rx_words,
     input  wire [1:0]  errors       // {misrouted, overflow}, sticky in the endpoint
 );
     `include "afushell_csr.vh"
     reg [35:0] cfg;
-    reg [63:0] tx_words, rx_words, tx_stalls;
+    reg [63:0] tx_count, rx_count, tx_stalls;
     assign tx_dst   = cfg[5:0];
     assign tx_sid   = cfg[15:8];
     assign rx_peer  = cfg[21:16];
@@ -50,11 +52,11 @@ module rdma_stream_csr #(
             cfg <= {mmio_wr_data[35:24], 2'b00, mmio_wr_data[21:16], mmio_wr_data[15:8], 2'b00, mmio_wr_data[5:0]};
         end
         if (rst || cfg_write) begin
-            tx_words <= 64'd0; rx_words <= 64'd0; tx_stalls <= 64'd0;
+            tx_count <= 64'd0; rx_count <= 64'd0; tx_stalls <= 64'd0;
         end else begin
-            if (tx_valid && tx_ready) tx_words <= tx_words + 64'd1;
+            if (tx_valid && tx_ready) tx_count <= tx_count + {58'd0, tx_words};
             if (tx_valid && !tx_ready) tx_stalls <= tx_stalls + 64'd1;
-            if (rx_valid && rx_ready) rx_words <= rx_words + 64'd1;
+            if (rx_valid && rx_ready) rx_count <= rx_count + {58'd0, rx_words};
         end
     end
 
@@ -66,8 +68,8 @@ module rdma_stream_csr #(
         case (mmio_rd_addr)
             CSR_STREAM_CFG_ADDR:       mmio_rd_resp_data <= {28'd0, cfg};
             CSR_STREAM_STATUS_ADDR:    mmio_rd_resp_data <= {32'd0, BOW, BIW, RW, 6'd0, errors};
-            CSR_STREAM_TX_WORDS_ADDR:  mmio_rd_resp_data <= tx_words;
-            CSR_STREAM_RX_WORDS_ADDR:  mmio_rd_resp_data <= rx_words;
+            CSR_STREAM_TX_WORDS_ADDR:  mmio_rd_resp_data <= tx_count;
+            CSR_STREAM_RX_WORDS_ADDR:  mmio_rd_resp_data <= rx_count;
             CSR_STREAM_TX_STALLS_ADDR: mmio_rd_resp_data <= tx_stalls;
             default:                   mmio_rd_resp_data <= 64'd0;
         endcase

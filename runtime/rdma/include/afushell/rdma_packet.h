@@ -23,9 +23,13 @@ enum Type : uint8_t {
   T_DONE = 5,  // single packet: op completed at the target
   T_ERR = 6,  // single packet: op failed at the target (code)
   T_RED = 7,  // start of a reduction stream (C++ model)
-  T_STREAM = 8,  // stream endpoint data: {last, stream id} and up to 15 words
-  T_CREDIT = 9,  // stream endpoint credits: {stream id}, {freed words}
+  T_STREAM = 8,  // stream endpoint data: a control word (stream), then up to 15 data words, or with a bulk code 31..255 (wide endpoints: the payload's 16k words less the control word)
+  T_CREDIT = 9,  // stream endpoint credits: a control word (stream: its SID), then the receive-buffer words freed (low 16 bits)
 };
+
+// first payload word of STREAM and CREDIT packets; stream ids 128..255 (bit 7) are the reductions' endpoint pair
+constexpr Field kStreamSid{0, 8};  // stream id of the receiving endpoint (CREDIT: of the endpoint the credits are for)
+constexpr Field kStreamLast{8, 1};  // STREAM: the packet's final data word ends a segment (the producer's last)
 
 struct CtrlField { int word, lsb, width; };
 constexpr CtrlField kCtrlAckSeq{1, 0, 10};  // next sequence number expected (cumulative ACK)
