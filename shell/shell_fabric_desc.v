@@ -79,11 +79,8 @@ module shell_fabric_desc #(
     wire tx_mine = run_reg && tx_pend_reg && tx_inc;
     wire rx_mine = run_reg && rx_pend_reg && rx_inc;
 
-    // the completion seen this cycle is not yet in the *_fab_reg count: take it off too, so
-    // the host never sees a fabric descriptor's completion even for one cycle
-    // (done - fab - mine = done + ~fab + !mine: one adder with a carry-in)
-    assign tx_status_host = {tx_done + ~tx_fab_reg + {31'd0, ~tx_mine}, tx_status[31:0]};
-    assign rx_status_host = {rx_done + ~rx_fab_reg + {31'd0, ~rx_mine}, rx_status[31:0]};
+    assign tx_status_host = {tx_done - tx_fab_reg, tx_status[31:0]};
+    assign rx_status_host = {rx_done - rx_fab_reg, rx_status[31:0]};
 
     always @(posedge clk) begin
         if (rst) begin

@@ -25,7 +25,7 @@ CORE_A, CORE_B = (EXAMPLE / "core_a.spd").read_text(), (EXAMPLE / "core_b.spd").
 def builds(tmp_path_factory) -> dict[str, Path]:
     """core_a and core_b on cards with 2 links each, and the loop-back card with 4 links that
     the runtime's tests share (its library)."""
-    from spgen.runtime._build import link_card
+    from spgen._afu_build import link_card
 
     d = tmp_path_factory.mktemp("branch_builds")
     out = {"a": d / "a", "b": d / "b", "l4": link_card()}

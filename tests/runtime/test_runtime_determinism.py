@@ -107,8 +107,8 @@ def pipeline2(_: Path) -> list:
 
 
 def _link_cluster(cards: int, topology: str = "mesh"):
+    from spgen._afu_build import link_card
     from spgen.runtime import rdma
-    from spgen.runtime._build import link_card
 
     card = str(link_card().parents[1])
     spec = {"topology": topology, "cards": cards, "card": card} if topology == "fullmesh" else \

@@ -2,10 +2,11 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from pathlib import Path
 
-from spgen._tools import cache_dir, content_hash, verilator_env
+from spgen._tools import cache_dir, content_hash, locked, verilator_env
 from spgen.shellgen import SHELL_DIR
 
 HERE = Path(__file__).resolve().parent
@@ -45,11 +46,15 @@ def run_cocotb(name: str, top: str, sources: list[Path], test_module: str,
                        "MAKEFLAGS": MAKEFLAGS})
     try:
         runner = get_runner("verilator")
-        if not (build_dir / top).exists():
-            runner.build(sources=[str(s) for s in sources], hdl_toplevel=top,
-                         includes=[str(SHELL_DIR)], parameters=parameters,
-                         build_dir=str(build_dir),
-                         build_args=["-Wno-fatal", "-Wno-WIDTH", "-O2", "--x-assign", "0"])
+        # one builder at a time per model; a folder without the binary (a build that was
+        # interrupted) is built again from nothing, never reused half-made
+        with locked(build_dir.with_suffix(".lock")):
+            if not (build_dir / top).exists():
+                shutil.rmtree(build_dir, ignore_errors=True)
+                runner.build(sources=[str(s) for s in sources], hdl_toplevel=top,
+                             includes=[str(SHELL_DIR)], parameters=parameters,
+                             build_dir=str(build_dir),
+                             build_args=["-Wno-fatal", "-Wno-WIDTH", "-O2", "--x-assign", "0"])
         test_dir = tmp_path or build_dir
         pp = os.pathsep.join([str(HERE), *sys.path])
         results = runner.test(test_module=test_module, hdl_toplevel=top, hdl_toplevel_lang="verilog",

@@ -5,8 +5,9 @@ import os
 import subprocess
 import sys
 
+from .._afu_build import link_card
 from .._diagnostics import SpgenError
-from ._build import build_runtime, link_card, loopback_card
+from ._build import build_runtime, loopback_card
 
 # Tests that run host threads against the card: the ThreadSanitizer subset (with the cluster
 # clock thread: cards of a cluster opened from host threads, and a cluster's dead link).
