@@ -6,8 +6,10 @@
     runner(build, f, attr, steps, *, cards=2, omega=1.0, uw=(0.0, 0.0), link_gbps=None,
            faults=None, seed=1, progress=None) -> CardsResult
 
-``slabs`` is `spgen.lbm._cards_slabs.run_slabs`; ``pipeline`` is
-`spgen.lbm._cards_pipeline.run_pipeline` where that module is part of the build.
+``slabs`` is `spgen.lbm._cards_mpi.run_slabs_mpi` (the cards' host drivers as one CSR state
+machine, in one process or split over MPI ranks: one host schedule, so every rank count
+gives the same figures); ``pipeline`` is `spgen.lbm._cards_pipeline.run_pipeline` where that
+module is part of the build.
 """
 from __future__ import annotations
 
@@ -27,10 +29,6 @@ MODES = ("slabs", "pipeline")
 
 
 def _runner(mode: str) -> Callable[..., CardsResult]:
-    if mode == "slabs":
-        from ._cards_slabs import run_slabs
-
-        return run_slabs
     if mode == "pipeline":
         try:
             mod = importlib.import_module("spgen.lbm._cards_pipeline")
@@ -54,17 +52,18 @@ def run_cards(build: str | os.PathLike, f: np.ndarray, attr: np.ndarray, steps: 
     ``link_gbps`` sets every link's line rate (default: the cluster file's, 40);
     ``faults`` are the cluster file's ``faults`` (``{"per": 1e-4, "drop": 1e-3, ...}``,
     docs/rdma.md) on every link; ``progress`` is called with a short note per pass.
-    ``ranks=K`` (slabs only) splits the cards over K MPI processes (`mpirun`, the tool
-    ``lbm-slabs-mpi``: `spgen.lbm._cards_mpi`); every K gives the same grid and cycles.
+    Slabs run the tool ``lbm-slabs-mpi`` (`spgen.lbm._cards_mpi`) in one process, or with
+    ``ranks=K`` split over K MPI processes (`mpirun`); every K gives the same grid, cycles
+    and counters.
     Returns a `CardsResult` (``f, rho, u = result``).
     """
     check_grid(attr)
-    if ranks is not None:
-        if mode != "slabs":
-            raise SpgenError(f"MPI ranks run mode \"slabs\" only, not {mode!r}")
+    if ranks is not None and mode != "slabs":
+        raise SpgenError(f"MPI ranks run mode \"slabs\" only, not {mode!r}")
+    if mode == "slabs":
         from ._cards_mpi import run_slabs_mpi
 
-        return run_slabs_mpi(build, f, attr, steps, cards=cards, ranks=ranks, omega=omega, uw=uw,
-                             link_gbps=link_gbps, faults=faults, seed=seed, progress=progress)
+        return run_slabs_mpi(build, f, attr, steps, cards=cards, ranks=1 if ranks is None else ranks, omega=omega,
+                             uw=uw, link_gbps=link_gbps, faults=faults, seed=seed, progress=progress)
     return _runner(mode)(build, f, attr, steps, cards=cards, omega=omega, uw=uw, link_gbps=link_gbps,
                          faults=faults, seed=seed, progress=progress)

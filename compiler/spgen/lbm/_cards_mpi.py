@@ -1,12 +1,12 @@
-"""Slabs across cards split over MPI ranks: `run_cards(..., mode="slabs", ranks=K)`.
+"""Slabs across cards, the runner of `run_cards(..., mode="slabs")`, in one process or K MPI ranks.
 
 `runtime/rdma/lbm_slabs_mpi.cpp` (the tool ``lbm-slabs-mpi``, built with mpicxx against the
-runtime and cached by content) runs the same slabs and halo exchange as
-`spgen.lbm._cards_slabs.run_slabs`, but its host side is a state machine on the cluster
-clock that acts at the boundaries of the MPI look-ahead windows (the shortest link
-latency, as the RTL cluster over MPI ranks in docs/rdma.md), so 1 and K ranks give the
-same grid, the same cycles and the same counters. ``mpirun -np K`` starts it; each rank
-simulates a contiguous block of the cards.
+runtime and cached by content) runs the slabs and halo exchange of docs/lbm.md with the
+host side of every card as a CSR driver on the cluster clock: it polls the RX engine's
+``DONE_COUNT`` with posted MMIO reads and acts once per look-ahead window (L cycles, the
+shortest link latency), where the hosts learn every card's progress. That is the one host
+schedule of slabs mode: 1 and K ranks (``mpirun -np K``, each rank a contiguous block of
+the cards) give the same grid, the same cycles and the same counters.
 """
 from __future__ import annotations
 
@@ -62,7 +62,7 @@ def run_slabs_mpi(build, f: np.ndarray, attr: np.ndarray, steps: int, *, cards: 
                   faults: dict | None = None, seed: int = 1, progress: Callable[[str], None] | None = None,
                   timeout_s: float | None = None) -> CardsResult:
     """`run_cards(..., mode="slabs", ranks=K)`: the slabs on `cards` cards in `ranks` MPI
-    processes (1..cards). Same arguments and result as the threaded runner; ``cycles`` is
+    processes (1..cards). The runners' common arguments and result; ``cycles`` is
     the cluster clock from the first upload's request to the window in which the last card's
     download was seen done (identical for every rank count), ``details["ranks"]`` the ranks."""
     a = check_grid(attr)

@@ -1,4 +1,14 @@
-"""Slabs with halo exchange: each card of a line of RTL cards holds a slab of rows.
+"""Slabs with halo exchange driven through the runtime, one host thread per card.
+
+`spgen.lbm.run_cards` in slabs mode runs `spgen.lbm._cards_mpi` (the documented host
+schedule of docs/lbm.md, the same in any number of MPI ranks); `run_slabs` here is the same
+algorithm as an ordinary host program on the runtime's API, the Python counterpart of
+`afushell::lbm::run_slabs`: each card's thread calls `cl[k].open()` (transfers, runs,
+interrupts) and declares its waits for the other threads to the host time model
+(docs/runtime.md "Host time"), so its figures repeat to the cycle too, but they are those of
+another host program (interrupts instead of polls, no shared look-ahead window).
+
+Each card of a line of RTL cards holds a slab of rows.
 
 Card k holds its own rows ``[lo_k, hi_k)`` of the H x W grid plus halo rows of depth
 D (the cascade depth) on each side that has a neighbour, as one record stream in
