@@ -119,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--steps", type=int, default=4000, help="steps on the cards (default 4000)")
     p.add_argument("--cascade", type=int, default=2, help="cores per card (default 2)")
     p.add_argument("--ranks", type=int, default=1,
-                   help="MPI processes simulating the cards (default 1; 0: the threaded host drivers)")
+                   help="MPI processes simulating the cards (default 1)")
     p.add_argument("--re", type=float, default=100.0)
     p.add_argument("--lid", type=float, default=0.1, help="lid velocity in lattice units (default 0.1)")
     p.add_argument("-o", "--out", type=Path, default=Path("lbm_cavity_cards.png"))
@@ -128,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if a.size < 2 or a.cards < 1 or a.steps < 1:
             raise SpgenError("--size must be at least 2, --cards and --steps positive")
-        res = run(a.size, a.cards, a.steps, a.re, a.lid, a.cascade, a.ranks or None)
+        res = run(a.size, a.cards, a.steps, a.re, a.lid, a.cascade, a.ranks)
         plot(res, a.out)
     except SpgenError as e:
         print(f"lbm_cavity_cards: error: {e}", file=sys.stderr)

@@ -1,7 +1,7 @@
 // afushell::lbm::run_slabs (afushell/lbm_card.hpp) from C++: a grid across the cards of an
 // RTL cluster, slabs with halo exchange.
 //   lbm_slabs_cpp CLUSTER.json IN.records.npy WIDTH STEPS OUT.records.npy
-// Prints "ok N halo puts" and exits 0, or the error code's name and message and exits 1.
+// Prints "ok N halo puts, C cycles" and exits 0, or the error code's name and message and exits 1.
 #include <afushell/lbm_card.hpp>
 
 #include <cstdio>
@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
         return 1;
     }
     lbm::write_records_npy(argv[5], rec);
-    std::printf("ok %llu halo puts\n", static_cast<unsigned long long>(r.halo_puts));
+    std::printf("ok %llu halo puts, %llu cycles\n", static_cast<unsigned long long>(r.halo_puts),
+                static_cast<unsigned long long>(r.cycles));
     return 0;
 }

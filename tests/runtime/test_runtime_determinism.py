@@ -73,6 +73,15 @@ def lbm_counters(_: Path) -> list:
              r.elapsed_ns) for r in runs]
 
 
+def bench_lbm(tmp: Path) -> list:
+    """`spgen bench lbm` on one cascade-2 card: every simulated figure of every size (the
+    armed runs' read-ahead `prime_cycles` among them), not wall time."""
+    out = tmp / "lbm.json"
+    assert main(["bench", "lbm", "--cascade", "2", "--sizes", "10240", "130560", "524800", "--no-progress",
+                 "--json", str(out)]) == 0
+    return [{k: v for k, v in r.items() if "wall" not in k} for r in json.loads(out.read_text())["results"]]
+
+
 def _lbm_cards_build() -> Path:
     from spgen.commands._bench_lbm import build_card
 
@@ -152,7 +161,7 @@ def sort4(_: Path) -> list:
 
 
 WORKLOADS: dict[str, Callable[[Path], object]] = {
-    "dma_sweep": dma_sweep, "host_sequence": host_sequence, "lbm_cascade2": lbm_counters,
+    "dma_sweep": dma_sweep, "host_sequence": host_sequence, "lbm_cascade2": lbm_counters, "bench_lbm": bench_lbm,
     "slabs4": slabs(None), "slabs4_mpi2": slabs(2), "slabs4_runtime_threads": slabs_runtime_threads,
     "pipeline2": pipeline2,
     "rdma_latency": rdma_latency, "sort4": sort4,
@@ -168,7 +177,7 @@ def _repeat(name: str, times: int, tmp: Path) -> None:
         assert got == idle, f"{name}: run {k + 1} on the loaded machine differs from the idle run"
 
 
-@pytest.mark.parametrize("name", ["dma_sweep", "host_sequence"])
+@pytest.mark.parametrize("name", ["dma_sweep", "host_sequence", "bench_lbm"])
 def test_single_card_figures_repeat_under_load(name, loopback_lib, tmp_path) -> None:
     _repeat(name, 3, tmp_path)
 

@@ -15,6 +15,8 @@
 #include <condition_variable>
 #include <cstdint>
 #include <cstring>
+#include <functional>
+#include <map>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -214,6 +216,9 @@ struct SlabsResult {
     unsigned depth = 0;
     std::vector<std::vector<afu_shell_run_result>> runs;  // per card, its F2F runs
     std::uint64_t halo_puts = 0;
+    // host time from the start to the last card's download in cycles (simulated cards with
+    // deterministic host time; 0 otherwise): the same on every run of the same input
+    std::uint64_t cycles = 0;
     bool ok() const { return code == FPGA_OK; }
 };
 
@@ -222,7 +227,10 @@ struct SlabsResult {
 // file with dims [N] gives), each holding a slab of rows: after every pass through its
 // cascade (upload, F2F runs, download) a card puts its D edge rows into its neighbours'
 // halos (block-stride RDMA puts, one block per row); a card starts its next pass when its
-// neighbours' puts into it have landed. One host thread per card, as spgen.lbm does.
+// neighbours' puts into it have landed. One host thread per card; a thread waiting for
+// another (a neighbour's pass done, its put issued) declares it to the deterministic host
+// time (afuShellSimHostTime, docs/runtime.md "Host time"), and the thread that ends the wait
+// hands over the host cycle of the event, so the timing repeats on any load.
 // Bit for bit the same as `steps` emulated steps of the whole grid. On error `rec` is
 // unchanged.
 inline SlabsResult run_slabs(afu_rdma_cluster cl, std::vector<Record>& rec, int width, std::uint64_t steps,
@@ -276,13 +284,54 @@ inline SlabsResult run_slabs(afu_rdma_cluster cl, std::vector<Record>& rec, int 
     const int passes = int(steps / std::uint64_t(depth));
     std::mutex m;
     std::condition_variable cv;
-    std::vector<std::vector<char>> done(std::size_t(cards), std::vector<char>(std::size_t(passes), 0));
+    // done[k][q]: the host cycle at which card k's pass q had ended (kNotYet before);
+    // inbox[k][q]: the puts into card k after pass q with the host cycle of their issue
+    constexpr std::uint64_t kNotYet = ~std::uint64_t(0);
     const std::size_t n_cards = static_cast<std::size_t>(cards), n_passes = static_cast<std::size_t>(passes);
-    std::vector<std::vector<std::vector<afu_rdma_handle>>> inbox(n_cards, std::vector<std::vector<afu_rdma_handle>>(n_passes));
+    std::vector<std::vector<std::uint64_t>> done(n_cards, std::vector<std::uint64_t>(n_passes, kNotYet));
+    std::vector<std::vector<std::vector<std::pair<afu_rdma_handle, std::uint64_t>>>> inbox(
+        n_cards, std::vector<std::vector<std::pair<afu_rdma_handle, std::uint64_t>>>(n_passes));
+    std::uint64_t t_host0 = 0;
+    const bool hosted = afuShellSimHostTime(h[0], AFU_SIM_HOST_NOW, 0, &t_host0) == FPGA_OK;
+    auto host_now = [&](afu_shell_handle c) {
+        std::uint64_t t = 0;
+        if (hosted) afuShellSimHostTime(c, AFU_SIM_HOST_NOW, 0, &t);
+        return t;
+    };
+    // threads blocked on another's fact: what gives the fact's host cycle (kNotYet: not yet)
+    std::map<int, std::function<std::uint64_t()>> waiting;
     std::vector<Record> out(rec.size());
     res.runs.assign(std::size_t(cards), {});
     std::string first_error;
     afu_result first_code = FPGA_OK;
+    // A fact was set (m held): the waiters it completes resume at its host cycle (at once,
+    // with no cycle to hand over, after a failure).
+    auto changed = [&] {
+        for (auto it = waiting.begin(); it != waiting.end();) {
+            const std::uint64_t t = first_code != FPGA_OK ? 0 : it->second();
+            if (t == kNotYet) {
+                ++it;
+                continue;
+            }
+            afuShellSimHostTime(h[std::size_t(it->first)], AFU_SIM_HOST_WAKE, t, nullptr);
+            it = waiting.erase(it);
+        }
+        cv.notify_all();
+    };
+    // Card k's thread (lk held) until at() gives the host cycle of what it waits for.
+    auto wait_for = [&](int k, std::unique_lock<std::mutex>& lk, std::function<std::uint64_t()> at) {
+        const std::uint64_t t = at();
+        if (first_code != FPGA_OK) return;
+        if (t != kNotYet) {
+            if (hosted) afuShellSimHostTime(h[std::size_t(k)], AFU_SIM_HOST_SYNC, t, nullptr);
+            return;
+        }
+        if (!hosted) return cv.wait(lk, [&] { return at() != kNotYet || first_code != FPGA_OK; });
+        afuShellSimHostTime(h[std::size_t(k)], AFU_SIM_HOST_BLOCK, 0, nullptr);
+        waiting[k] = at;
+        cv.wait(lk, [&] { return waiting.count(k) == 0; });
+    };
+    int started = 0;
 
     auto card_thread = [&](int k) {
         const Slab s = slabs[std::size_t(k)];
@@ -290,8 +339,22 @@ inline SlabsResult run_slabs(afu_rdma_cluster cl, std::vector<Record>& rec, int 
         auto bad = [&](afu_result code, const std::string& what) {
             std::lock_guard<std::mutex> g(m);
             if (first_code == FPGA_OK) first_code = code, first_error = "card " + std::to_string(k) + ": " + what;
-            cv.notify_all();
+            changed();
         };
+        if (hosted)  // the thread starts at the host time of the one that started it
+            afuShellSimHostTime(c, AFU_SIM_HOST_SYNC, t_host0, nullptr);
+        {
+            std::lock_guard<std::mutex> g(m);
+            ++started;
+            cv.notify_all();
+        }
+        struct Leave {  // done: its host time holds the others' clock no more
+            afu_shell_handle c;
+            bool on;
+            ~Leave() {
+                if (on) afuShellSimHostTime(c, AFU_SIM_HOST_LEAVE, 0, nullptr);
+            }
+        } leave{c, hosted};
         auto failed = [&] {
             std::lock_guard<std::mutex> g(m);
             return first_code != FPGA_OK;
@@ -309,13 +372,13 @@ inline SlabsResult run_slabs(afu_rdma_cluster cl, std::vector<Record>& rec, int 
             const std::uint64_t mm = mem[(q - 1) % 2];
             {
                 std::lock_guard<std::mutex> g(m);
-                done[std::size_t(k)][std::size_t(q - 1)] = 1;
+                done[std::size_t(k)][std::size_t(q - 1)] = host_now(c);
+                changed();
             }
-            cv.notify_all();
             for (int j : {k - 1, k + 1}) {
                 if (j < 0 || j >= cards) continue;
                 std::unique_lock<std::mutex> lk(m);
-                cv.wait(lk, [&] { return done[std::size_t(j)][std::size_t(q - 1)] || first_code != FPGA_OK; });
+                wait_for(k, lk, [&done, j, q] { return done[std::size_t(j)][std::size_t(q - 1)]; });
                 if (first_code != FPGA_OK) break;
                 lk.unlock();
                 const Slab t = slabs[std::size_t(j)];
@@ -328,20 +391,27 @@ inline SlabsResult run_slabs(afu_rdma_cluster cl, std::vector<Record>& rec, int 
                     bad(FPGA_EXCEPTION, std::string("halo put: ") + afuShellRDMAErrorString(rc));
                     break;
                 }
+                const std::uint64_t issued = host_now(c);
                 lk.lock();
-                inbox[std::size_t(j)][std::size_t(q - 1)].push_back(put);
+                inbox[std::size_t(j)][std::size_t(q - 1)].push_back({put, issued});
                 ++res.halo_puts;
-                cv.notify_all();
+                changed();
             }
             const std::size_t want = std::size_t((k > 0) + (k + 1 < cards));
-            std::vector<afu_rdma_handle> mine;
+            std::vector<std::pair<afu_rdma_handle, std::uint64_t>> mine;
             {
                 std::unique_lock<std::mutex> lk(m);
-                cv.wait(lk, [&] { return inbox[std::size_t(k)][std::size_t(q - 1)].size() == want || first_code != FPGA_OK; });
-                mine = inbox[std::size_t(k)][std::size_t(q - 1)];
+                const auto& got = inbox[std::size_t(k)][std::size_t(q - 1)];
+                wait_for(k, lk, [&got, want, kNotYet] {
+                    std::uint64_t t = 0;
+                    for (const auto& x : got) t = std::max(t, x.second);
+                    return got.size() == want ? t : kNotYet;
+                });
+                mine = got;
             }
             if (failed()) break;
-            for (afu_rdma_handle put : mine) {
+            for (const auto& [put, issued] : mine) {
+                (void)issued;
                 const int rc = afuShellRDMAWait(cl, put, 0);
                 if (rc) bad(FPGA_EXCEPTION, std::string("halo put into it: ") + afuShellRDMAErrorString(rc));
             }
@@ -356,6 +426,11 @@ inline SlabsResult run_slabs(afu_rdma_cluster cl, std::vector<Record>& rec, int 
             } else if (afuShellDMATransferH(c, buf, reinterpret_cast<const void*>(mm), bytes, F2H) != FPGA_OK) {
                 bad(FPGA_EXCEPTION, std::string("download: ") + afuShellLastError());
             } else {
+                const std::uint64_t end = host_now(c);
+                {
+                    std::lock_guard<std::mutex> g(m);
+                    res.cycles = std::max(res.cycles, end - t_host0);
+                }
                 const Record* r = static_cast<const Record*>(buf) + std::size_t(s.lo - s.first) * std::size_t(width);
                 std::copy(r, r + std::size_t(s.hi - s.lo) * std::size_t(width),
                           out.begin() + std::ptrdiff_t(std::size_t(s.lo) * std::size_t(width)));
@@ -365,6 +440,13 @@ inline SlabsResult run_slabs(afu_rdma_cluster cl, std::vector<Record>& rec, int 
     };
     std::vector<std::thread> threads;
     for (int k = 0; k < cards; ++k) threads.emplace_back(card_thread, k);
+    if (hosted) {  // every thread has taken over its card's host time: this one leaves
+        {
+            std::unique_lock<std::mutex> lk(m);
+            cv.wait(lk, [&] { return started == cards; });
+        }
+        afuShellSimHostTime(h[0], AFU_SIM_HOST_LEAVE, 0, nullptr);
+    }
     for (auto& t : threads) t.join();
     close_all();
     if (first_code != FPGA_OK) return fail(first_code, first_error);
