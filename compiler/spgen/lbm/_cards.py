@@ -51,7 +51,7 @@ def run_cards(build: str | os.PathLike, f: np.ndarray, attr: np.ndarray, steps: 
 
     ``link_gbps`` sets every link's line rate (default: the cluster file's, 40);
     ``faults`` are the cluster file's ``faults`` (``{"per": 1e-4, "drop": 1e-3, ...}``,
-    docs/rdma.md) on every link; ``progress`` is called with a short note per pass.
+    docs/rdma.md) on every link; ``progress`` is called with short notes as the run goes.
     Slabs run the tool ``lbm-slabs-mpi`` (`spgen.lbm._cards_mpi`) in one process, or with
     ``ranks=K`` split over K MPI processes (`mpirun`); every K gives the same grid, cycles
     and counters.
