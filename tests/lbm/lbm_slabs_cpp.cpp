@@ -16,7 +16,7 @@ int main(int argc, char** argv) {
     }
     afu_rdma_cluster cl = nullptr;
     if (int rc = afuShellRDMAClusterOpenFile(argv[1], &cl)) {
-        std::fprintf(stderr, "%s\n", afuShellRDMAErrorString(rc));
+        std::fprintf(stderr, "%s\n", afuShellLastError());
         return 1;
     }
     auto rec = lbm::read_records_npy(argv[2]);
