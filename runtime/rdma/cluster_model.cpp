@@ -33,7 +33,8 @@ class ModelCluster final : public ClusterBackend {
       *h = r.put ? sim_.put_strided(r.card, r.peer, r.local, r.remote, r.block, r.count, r.local_stride, r.remote_stride)
                  : sim_.get_strided(r.card, r.peer, r.local, r.remote, r.block, r.count, r.local_stride, r.remote_stride);
     else
-      *h = r.put ? sim_.put(r.card, r.peer, r.local, r.remote, r.block) : sim_.get(r.card, r.peer, r.local, r.remote, r.block);
+      *h = r.put ? sim_.put(r.card, r.peer, r.local, r.remote, r.block)
+                 : sim_.get(r.card, r.peer, r.local, r.remote, r.block);
     return started(*h);
   }
   afu_result reduce(const ReduceReq& r, afu_rdma_handle* h) override {
@@ -60,7 +61,8 @@ class ModelCluster final : public ClusterBackend {
   void run(uint64_t cycles) override { sim_.run(int64_t(cycles)); }
   void set_packet_bytes(uint32_t bytes) override {
     if (bytes != 0 && bytes != uint32_t(kPayload))
-      throw Error(AFU_ERR_BAD_ARG, "packet size " + std::to_string(bytes) + " B: the network model sends 64-byte packets only");
+      throw Error(AFU_ERR_BAD_ARG,
+                  "packet size " + std::to_string(bytes) + " B: the network model sends 64-byte packets only");
   }
   uint64_t cycles() const override { return uint64_t(sim_.now); }
   double clock_mhz() const override { return sim_.prm.clock_mhz; }
@@ -91,6 +93,8 @@ uint64_t ClusterBackend::csr(int, uint32_t, uint64_t, bool) { rtl_only("CSRs"); 
 
 std::unique_ptr<ClusterBackend> open_model(const ClusterDesc& d) { return std::make_unique<ModelCluster>(d); }
 
-std::unique_ptr<ClusterBackend> open_cluster(const ClusterDesc& d) { return d.rtl() ? open_rtl_cards(d) : open_model(d); }
+std::unique_ptr<ClusterBackend> open_cluster(const ClusterDesc& d) {
+  return d.rtl() ? open_rtl_cards(d) : open_model(d);
+}
 
 }  // namespace rdma

@@ -27,7 +27,8 @@ ERRORS = {1: "NO_ROUTE", 2: "REMOTE_RANGE", 3: "TIMEOUT", 4: "LOCAL_RANGE", 5: "
 
 
 class RDMAError(SpgenError):
-    """A put/get that failed: `code` is the C API's afu_rdma_error value."""
+    """A put/get that failed: `code` is the engine's status (RDMA_STATUS.CODE: 1 NO_ROUTE .. 6 BAD_CARD;
+    the C API returns it as the afu_result AFU_ERR_RDMA_BASE + code), 100 still in flight, 101 bad input."""
 
     def __init__(self, code: int, message: str) -> None:
         super().__init__(f"RDMA {ERRORS.get(code, code)}: {message}")

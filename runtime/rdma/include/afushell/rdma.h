@@ -51,19 +51,19 @@ afu_result afuShellRDMAPut(afu_rdma_cluster c, int card, int dst_card, uint64_t 
 afu_result afuShellRDMAGet(afu_rdma_cluster c, int card, int src_card, uint64_t local, uint64_t remote, uint64_t n);
 /** Asynchronous forms: *handle identifies the transfer for afuShellRDMAWait/Test. */
 afu_result afuShellRDMAPutAsync(afu_rdma_cluster c, int card, int dst_card, uint64_t local, uint64_t remote,
-                         uint64_t n, afu_rdma_handle *handle);
+                                uint64_t n, afu_rdma_handle *handle);
 afu_result afuShellRDMAGetAsync(afu_rdma_cluster c, int card, int src_card, uint64_t local, uint64_t remote,
-                         uint64_t n, afu_rdma_handle *handle);
+                                uint64_t n, afu_rdma_handle *handle);
 /** Block-stride put (halo exchange): `count` blocks of `block` bytes, taken every
  *  local_stride bytes from `local` and written every remote_stride bytes from `remote`. */
 afu_result afuShellRDMAPutStridedAsync(afu_rdma_cluster c, int card, int dst_card, uint64_t local, uint64_t remote,
-                                uint64_t block, uint64_t count, uint64_t local_stride, uint64_t remote_stride,
-                                afu_rdma_handle *handle);
+                                       uint64_t block, uint64_t count, uint64_t local_stride, uint64_t remote_stride,
+                                       afu_rdma_handle *handle);
 /** Block-stride get (RTL cards): `count` blocks of `block` bytes read every remote_stride bytes
  *  from src_card's `remote` and written every local_stride bytes from `local`. */
 afu_result afuShellRDMAGetStridedAsync(afu_rdma_cluster c, int card, int src_card, uint64_t local, uint64_t remote,
-                                uint64_t block, uint64_t count, uint64_t local_stride, uint64_t remote_stride,
-                                afu_rdma_handle *handle);
+                                       uint64_t block, uint64_t count, uint64_t local_stride, uint64_t remote_stride,
+                                       afu_rdma_handle *handle);
 /** Runs the simulation up to max_cycles (0: the op timeout) until the transfer ends;
  *  returns its result, or AFU_ERR_TIMEOUT when max_cycles ran out first. */
 afu_result afuShellRDMAWait(afu_rdma_cluster c, afu_rdma_handle handle, uint64_t max_cycles);
@@ -105,19 +105,19 @@ enum afu_reduce_dtype {
  *  handle works with afuShellRDMAWait/Test (on RTL cards Test reads the cards' REDUCE_STATUS
  *  through MMIO, which simulates its round trips). */
 afu_result afuShellRDMAReduceAsync(afu_rdma_cluster c, const int *chain, int cards, uint64_t src, uint64_t dst,
-                            uint64_t n, int dtype, afu_rdma_handle *handle);
+                                   uint64_t n, int dtype, afu_rdma_handle *handle);
 /** Blocking: afuShellRDMAReduceAsync + afuShellRDMAWait. */
 afu_result afuShellRDMAReduce(afu_rdma_cluster c, const int *chain, int cards, uint64_t src, uint64_t dst, uint64_t n,
-                       int dtype);
+                              int dtype);
 /** Allreduce: as afuShellRDMAReduceAsync, the same sums in the same order, then the last card
  *  streams the result round the chain (to chain[0], on to chain[1], ... chain[cards-2]), each
  *  card writing it to `dst`, so every card of the chain ends with
  *  it. The same errors; a timeout also names the hop from the last card to the first. */
 afu_result afuShellRDMAAllreduceAsync(afu_rdma_cluster c, const int *chain, int cards, uint64_t src, uint64_t dst,
-                               uint64_t n, int dtype, afu_rdma_handle *handle);
+                                      uint64_t n, int dtype, afu_rdma_handle *handle);
 /** Blocking: afuShellRDMAAllreduceAsync + afuShellRDMAWait. */
-afu_result afuShellRDMAAllreduce(afu_rdma_cluster c, const int *chain, int cards, uint64_t src, uint64_t dst, uint64_t n,
-                          int dtype);
+afu_result afuShellRDMAAllreduce(afu_rdma_cluster c, const int *chain, int cards, uint64_t src, uint64_t dst,
+                                 uint64_t n, int dtype);
 
 /* ---- RTL cards: a pipeline of core cascades across cards (docs/rdma.md, "Streams over
  * links"). Every card of the cluster is a `spgen build PROG.spd --cascade C --links N`
@@ -151,8 +151,8 @@ typedef struct {
  *  end; afuShellRDMALastDump has every card's stream and link state), FPGA_NOT_SUPPORTED
  *  (the network model), AFU_ERR_BAD_ARG (records of another size, ...). */
 afu_result afuShellRDMAPipeline(afu_rdma_cluster c, const int *chain, int cards, const void *in, void *out,
-                         uint64_t record_bytes, uint64_t records, uint64_t passes,
-                         const afu_rdma_pipeline_opts *opts, afu_rdma_pipeline_stats *stats, uint64_t *cycles);
+                                uint64_t record_bytes, uint64_t records, uint64_t passes,
+                                const afu_rdma_pipeline_opts *opts, afu_rdma_pipeline_stats *stats, uint64_t *cycles);
 /** Runs the cores of `n` cards at once, each fed by its own host (TX DMA) and drained into
  *  host memory (RX DMA): card cards[i] takes records[i] records of in_record_bytes[i] bytes
  *  from in[i] and writes as many of out_record_bytes[i] bytes to out[i]. Cores joined by the
@@ -161,9 +161,9 @@ afu_result afuShellRDMAPipeline(afu_rdma_cluster c, const int *chain, int cards,
  *  apply to every card's both ends); stats (NULL or n entries): per card, its stream's words
  *  and send stalls are its branch stream's. Errors as afuShellRDMAPipeline's. */
 afu_result afuShellRDMARunCores(afu_rdma_cluster c, int n, const int *cards, const void *const *in,
-                         const uint64_t *in_record_bytes, void *const *out, const uint64_t *out_record_bytes,
-                         const uint64_t *records, const afu_rdma_pipeline_opts *opts,
-                         afu_rdma_pipeline_stats *stats, uint64_t *cycles);
+                                const uint64_t *in_record_bytes, void *const *out, const uint64_t *out_record_bytes,
+                                const uint64_t *records, const afu_rdma_pipeline_opts *opts,
+                                afu_rdma_pipeline_stats *stats, uint64_t *cycles);
 /** A 64-bit CSR of an RTL card through MMIO (e.g. AFUSHELL_CORE_REG(i) of afushell_csr.h
  *  to set a Reg of the card's cores); the read simulates until its answer arrives. */
 afu_result afuShellRDMACardWriteCSR(afu_rdma_cluster c, int card, uint32_t offset, uint64_t value);
