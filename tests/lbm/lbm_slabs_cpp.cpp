@@ -15,7 +15,7 @@ int main(int argc, char** argv) {
         return 2;
     }
     afu_rdma_cluster cl = nullptr;
-    if (int rc = afuShellRDMAClusterOpenFile(argv[1], &cl)) {
+    if (afuShellRDMAClusterOpenFile(argv[1], &cl) != FPGA_OK) {
         std::fprintf(stderr, "%s\n", afuShellLastError());
         return 1;
     }
