@@ -74,7 +74,7 @@ void bind_rdma(py::module& m) {
           std::string e = p.apply(env);
           if (!e.empty()) throw std::runtime_error("SPGEN_SIM_PARAMS: " + e);
         }
-        return new RtlCluster(spgsim::ClusterDesc::parse(desc), p);  // std::runtime_error: RuntimeError
+        return new RtlCluster(spgsim::ClusterDesc::parse(desc), p);  // DescError: ValueError; cards: RuntimeError
       }))
       .def("put", [](RtlCluster& c, int card, int dst, uint64_t local, uint64_t remote, uint64_t len) {
         RtlCluster::Op op;

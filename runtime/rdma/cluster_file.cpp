@@ -2,6 +2,8 @@
 // (afuShellRDMAClusterOpenFile) and spgen.runtime.rdma.resolve both use it.
 #include "cluster_file.hpp"
 
+#include "cluster_desc.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -65,9 +67,6 @@ int card_of(const std::vector<int>& xs, const std::vector<int>& dims) {
   return c;
 }
 
-const std::set<std::string> kModelParams = {"clock_mhz", "router_latency", "engine_latency", "mem_read_latency",
-                                            "mem_write_latency", "vc_buffer", "window", "ctrl_interval",
-                                            "keepalive", "retry_timeout", "local_queue", "op_timeout", "mem_bytes"};
 }  // namespace
 
 std::string resolve_cluster_file(const std::string& text, const std::string& base_dir) {
@@ -289,12 +288,17 @@ std::string resolve_cluster_file(const std::string& text, const std::string& bas
     const json& prm = spec["params"];
     if (!prm.is_object()) fail("'params' must be an object");
     for (auto it = prm.begin(); it != prm.end(); ++it) {
-      if (!kModelParams.count(it.key())) {
+      const auto& names = param_names();
+      if (std::find(names.begin(), names.end(), it.key()) == names.end()) {
         std::string k;
-        for (const auto& s : kModelParams) k += (k.empty() ? "" : ", ") + s;
+        for (const auto& s : names) k += (k.empty() ? "" : ", ") + s;
         fail("unknown param '" + it.key() + "' (known: " + k + ")");
       }
-      o << "param " << it.key() << " " << number(prm, it.key(), "params.", 0, 0) << "\n";
+      const double v = number(prm, it.key(), "params.", 0, 0);
+      // the model's limits, named here by their key rather than by a line of the description
+      if (it.key() == "window" && (v < 2 || v > 511)) fail("params.window must be 2..511, got " + prm["window"].dump());
+      if (it.key() == "vc_buffer" && v < 1) fail("params.vc_buffer must be >= 1, got " + prm["vc_buffer"].dump());
+      o << "param " << it.key() << " " << v << "\n";
     }
   }
   bool vcs = true;

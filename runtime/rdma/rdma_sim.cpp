@@ -117,121 +117,55 @@ static uint32_t f32_add(uint32_t a, uint32_t b) {
   return z != z ? 0x7FC00000u : r;
 }
 
-Cluster::Cluster(const std::string& desc) {
-  std::istringstream in(desc);
-  std::string line;
-  uint64_t seed = 1;
-  int nports = 0, lineno = 0;
-  auto fail = [&](const std::string& why) {
-    throw std::invalid_argument("cluster description line " + std::to_string(lineno) + ": " + why);
-  };
-  std::vector<std::string> later;
-  while (std::getline(in, line)) {
-    ++lineno;
-    std::istringstream ls(line);
-    std::string kw;
-    if (!(ls >> kw) || kw[0] == '#') continue;
-    if (kw == "param") {
-      std::string k;
-      double v;
-      if (!(ls >> k >> v)) fail("param NAME VALUE");
-      // the cycle counts and depths of Params, by the names the description uses
-      static const std::pair<const char*, int Params::*> ints[] = {
-          {"router_latency", &Params::router_latency}, {"engine_latency", &Params::engine_latency},
-          {"mem_read_latency", &Params::mem_read_latency}, {"mem_write_latency", &Params::mem_write_latency},
-          {"vc_buffer", &Params::vc_buffer}, {"window", &Params::window},
-          {"ctrl_interval", &Params::ctrl_interval}, {"keepalive", &Params::keepalive},
-          {"retry_timeout", &Params::retry_timeout}, {"local_queue", &Params::local_queue}};
-      auto named = std::find_if(std::begin(ints), std::end(ints), [&](const auto& e) { return k == e.first; });
-      if (named != std::end(ints)) prm.*(named->second) = int(v);
-      else if (k == "clock_mhz") prm.clock_mhz = v;
-      else if (k == "op_timeout") prm.op_timeout = int64_t(v);
-      else if (k == "mem_bytes") prm.mem_bytes = uint64_t(v);
-      else fail("unknown param " + k);
-    } else if (kw == "cards") {
-      int n;
-      if (!(ls >> n) || n < 1 || n > kMaxCards) fail("cards N (1..64)");
-      cards = std::vector<Card>(size_t(n));
-    } else if (kw == "ports") {
-      if (!(ls >> nports) || nports < 1 || nports > 64) fail("ports P (1..64)");
-    } else if (kw == "seed") {
-      ls >> seed;
-    } else {
-      later.push_back(std::to_string(lineno) + " " + line);
-    }
+Cluster::Cluster(const std::string& desc) : Cluster(ClusterDesc::parse(desc)) {}
+
+Cluster::Cluster(const ClusterDesc& d) {
+  // the cycle counts and depths of Params, by the names the description uses
+  static const std::pair<const char*, int Params::*> ints[] = {
+      {"router_latency", &Params::router_latency}, {"engine_latency", &Params::engine_latency},
+      {"mem_read_latency", &Params::mem_read_latency}, {"mem_write_latency", &Params::mem_write_latency},
+      {"vc_buffer", &Params::vc_buffer}, {"window", &Params::window},
+      {"ctrl_interval", &Params::ctrl_interval}, {"keepalive", &Params::keepalive},
+      {"retry_timeout", &Params::retry_timeout}, {"local_queue", &Params::local_queue}};
+  for (const auto& [k, v] : d.params) {
+    auto named = std::find_if(std::begin(ints), std::end(ints), [&](const auto& e) { return k == e.first; });
+    if (named != std::end(ints)) prm.*(named->second) = int(v);
+    else if (k == "clock_mhz") prm.clock_mhz = v;
+    else if (k == "op_timeout") prm.op_timeout = int64_t(v);
+    else if (k == "mem_bytes") prm.mem_bytes = uint64_t(v);
   }
-  if (cards.empty() || nports == 0) throw std::invalid_argument("cluster description needs 'cards' and 'ports'");
-  if (prm.window < 2 || prm.window >= int(kSeqMod / 2)) throw std::invalid_argument("window must be 2..511");
-  if (prm.vc_buffer < 1) throw std::invalid_argument("vc_buffer must be >= 1");
-  const int n = int(cards.size());
+  if (prm.window < 2 || prm.window >= int(kSeqMod / 2)) throw DescError("param window must be 2..511");
+  if (prm.vc_buffer < 1) throw DescError("param vc_buffer must be >= 1");
+  const int n = d.cards, nports = d.ports;
+  cards = std::vector<Card>(size_t(n));
   for (int i = 0; i < n; ++i) {
     cards[i].id = i;
+    cards[i].present = !d.absent[size_t(i)];
     cards[i].mem.size = prm.mem_bytes;
     cards[i].ports.resize(nports);
-    cards[i].route.assign(n, -2);
-    cards[i].route[i] = -1;
+    cards[i].route = d.route[size_t(i)];
     cards[i].rxs.resize(n);
     cards[i].ctrl_out.resize(n);
     cards[i].bulk.resize(n);
     cards[i].rr_out.assign(nports + 1, 0);
   }
   const double cyc_ns = 1000.0 / prm.clock_mhz;
-  for (auto& l : later) {
-    std::istringstream ls(l);
-    ls >> lineno;
-    std::string kw;
-    ls >> kw;
-    auto card_ok = [&](int c) { if (c < 0 || c >= n) fail("card " + std::to_string(c) + " out of range"); };
-    auto port_ok = [&](int p) { if (p < 0 || p >= nports) fail("port " + std::to_string(p) + " out of range"); };
-    if (kw == "link") {
-      int a, pa, b, pb, dim, dl;
-      double gbps, lat_ns;
-      if (!(ls >> a >> pa >> b >> pb >> gbps >> lat_ns >> dim >> dl)) fail("link A PA B PB GBPS LAT_NS DIM DATELINE");
-      card_ok(a), card_ok(b), port_ok(pa), port_ok(pb);
-      if (gbps <= 0 || lat_ns < 0) fail("line rate must be > 0 and latency >= 0");
-      for (int dir = 0; dir < 2; ++dir) {
-        Channel ch;
-        ch.from = dir ? b : a, ch.from_port = dir ? pb : pa, ch.to = dir ? a : b, ch.to_port = dir ? pa : pb;
-        ch.bits_per_cycle = gbps * cyc_ns;
-        ch.latency = std::max(1, int(std::lround(lat_ns / cyc_ns)));
-        ch.dim = dim, ch.dateline = dl != 0;
-        ch.rng.seed(seed * 1000003ull + channels.size() * 7919ull + 17);
-        Port& po = cards[ch.from].ports[ch.from_port];
-        Port& pi = cards[ch.to].ports[ch.to_port];
-        if (po.out_channel >= 0 || pi.in_channel >= 0) fail("port used by two links");
-        po.out_channel = pi.in_channel = int(channels.size());
-        channels.push_back(std::move(ch));
-      }
-    } else if (kw == "fault") {  // fault CHANNEL BER PER DROP
-      int c;
-      double ber, per, drop;
-      if (!(ls >> c >> ber >> per >> drop) || c < 0 || c >= int(channels.size())) fail("fault CHANNEL BER PER DROP");
-      channels[c].fault.ber = ber, channels[c].fault.per = per, channels[c].fault.drop = drop;
-    } else if (kw == "down") {  // down CHANNEL FROM_NS TO_NS
-      int c;
-      double f, t;
-      if (!(ls >> c >> f >> t) || c < 0 || c >= int(channels.size())) fail("down CHANNEL FROM_NS TO_NS");
-      channels[c].fault.down.push_back({int64_t(f / cyc_ns), int64_t(t / cyc_ns)});
-    } else if (kw == "route") {  // route CARD DST PORT
-      int c, d, p;
-      if (!(ls >> c >> d >> p)) fail("route CARD DST PORT");
-      card_ok(c), card_ok(d);
-      if (p != -2) port_ok(p);
-      if (c != d) cards[c].route[d] = p;
-    } else if (kw == "absent") {
-      int c;
-      if (!(ls >> c)) fail("absent CARD");
-      card_ok(c);
-      cards[c].present = false;
-    } else {
-      fail("unknown keyword " + kw);
+  for (size_t i = 0; i < d.links.size(); ++i) {
+    const ClusterDesc::Link& l = d.links[i];
+    for (int dir = 0; dir < 2; ++dir) {
+      Channel ch;
+      ch.from = dir ? l.b : l.a, ch.from_port = dir ? l.pb : l.pa, ch.to = dir ? l.a : l.b, ch.to_port = dir ? l.pa : l.pb;
+      ch.bits_per_cycle = l.gbps * cyc_ns;
+      ch.latency = std::max(1, int(std::lround(l.latency_ns / cyc_ns)));
+      ch.dim = l.dim, ch.dateline = l.dateline;
+      ch.rng.seed(d.seed * 1000003ull + channels.size() * 7919ull + 17);
+      const ClusterDesc::Fault& f = d.faults[2 * i + size_t(dir)];
+      ch.fault.ber = f.ber, ch.fault.per = f.per, ch.fault.drop = f.drop;
+      for (const auto& [from, to] : f.down) ch.fault.down.push_back({int64_t(from / cyc_ns), int64_t(to / cyc_ns)});
+      cards[ch.from].ports[ch.from_port].out_channel = cards[ch.to].ports[ch.to_port].in_channel = int(channels.size());
+      channels.push_back(std::move(ch));
     }
   }
-  for (auto& c : cards)
-    for (int d = 0; d < n; ++d)
-      if (c.route[d] >= 0 && c.ports[c.route[d]].out_channel < 0)
-        throw std::invalid_argument("route from card " + std::to_string(c.id) + " to " + std::to_string(d) +
-                                    " uses unconnected port " + std::to_string(c.route[d]));
 }
 
 // ---- link layer ---------------------------------------------------------------

@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "cluster_desc.hpp"
 #include "include/afushell/rdma_packet.h"  // header fields and types, generated
 
 namespace rdma {
@@ -232,8 +233,9 @@ class Cluster {
   std::vector<char> local;  // cards simulated by this process (MPI ranks); empty: all
   bool is_local(int card) const { return local.empty() || local[card]; }
 
-  // desc: the resolved text form written by spgen.runtime.rdma (docs/rdma.md)
+  // desc: the resolved text form written by spgen.runtime.rdma (docs/rdma.md); DescError
   explicit Cluster(const std::string& desc);
+  explicit Cluster(const ClusterDesc& desc);
   uint64_t put(int card, int dst, uint64_t local, uint64_t remote, uint64_t len);
   // block-stride put (halo exchange): `count` blocks of `block` bytes, strides on each side
   uint64_t put_strided(int card, int dst, uint64_t local, uint64_t remote, uint64_t block, uint64_t count,

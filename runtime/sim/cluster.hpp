@@ -19,33 +19,14 @@
 #include <vector>
 
 #include "card.hpp"
+#include "cluster_desc.hpp"
 
 namespace spgsim {
 
-/// The resolved cluster description (docs/rdma.md): the text form spgen.runtime.rdma.resolve
-/// and afuShellRDMAClusterOpenFile produce from a cluster file.
-struct ClusterDesc {
-    struct Link { int a = 0, pa = 0, b = 0, pb = 0, dim = -1; double gbps = 40, latency_ns = 200; bool dateline = false; };
-    struct Fault { double ber = 0, per = 0, drop = 0; std::vector<std::pair<double, double>> down; };
-    int cards = 0, ports = 0;
-    uint64_t seed = 1;
-    std::string cardlib;                  // every card's build; empty (and no builds): the C++ model
-    std::map<int, std::string> builds;    // per-card builds (cluster file "builds"), over cardlib
-    std::vector<std::pair<int, int>> branches;  // (from, to): a core's Brch_Out to a core's Brch_In
-    bool rtl() const { return !cardlib.empty() || !builds.empty(); }
-    const std::string& lib_of(int c) const {
-        auto it = builds.find(c);
-        return it != builds.end() ? it->second : cardlib;
-    }
-    std::vector<Link> links;
-    std::vector<Fault> faults;            // per channel: 2 i = link i a -> b, 2 i + 1 = b -> a
-    std::vector<char> absent;
-    std::vector<std::vector<int>> route;  // [card][dst]: port, -1 itself, -2 none
-    std::map<std::string, double> params;
-    static ClusterDesc parse(const std::string& text);  // throws std::runtime_error
-};
+/// The resolved cluster description (runtime/rdma/cluster_desc.hpp: the one parser of it).
+using ClusterDesc = rdma::ClusterDesc;
 
-/// Status codes as RDMA_STATUS.CODE (and afushell/rdma.h).
+/// Status codes as RDMA_STATUS.CODE (the C API returns AFU_ERR_RDMA(code), afushell.h).
 enum { RTL_OK = 0, RTL_NO_ROUTE = 1, RTL_REMOTE_RANGE = 2, RTL_TIMEOUT = 3, RTL_LOCAL_RANGE = 4,
        RTL_ALIGN = 5, RTL_BAD_CARD = 6, RTL_PENDING = 100 };
 

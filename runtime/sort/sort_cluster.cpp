@@ -32,7 +32,7 @@ static int run(afu_rdma_cluster cl, uint64_t n, unsigned seed, uint64_t values, 
     if (on_cards != OnCards::move)
         r = afushell::distributed_sort<Key>(cl, keys.data(), pays.data(), n, out, &outp, on_cards == OnCards::count);
     if (r.code) {
-        std::fprintf(stderr, "sort_cluster: %s%s%s\n", afuShellRDMAErrorString(r.code), r.error.empty() ? "" : ": ",
+        std::fprintf(stderr, "sort_cluster: %s%s%s\n", afuShellErrStr(r.code), r.error.empty() ? "" : ": ",
                      r.error.c_str());
         return 1;
     }
@@ -73,7 +73,7 @@ int main(int argc, char **argv) {
     }
     afu_rdma_cluster cl;
     if (afuShellRDMAClusterOpenFile(argv[1], &cl)) {
-        std::fprintf(stderr, "sort_cluster: %s\n", afuShellRDMAErrorString(AFU_RDMA_BAD_ARG));
+        std::fprintf(stderr, "sort_cluster: %s\n", afuShellLastError());
         return 2;
     }
     const uint64_t n = std::strtoull(argv[2], nullptr, 10);

@@ -10,6 +10,8 @@
 using afushell::Error;
 using afushell::Request;
 using afushell::Shell;
+using afushell::fail;
+using afushell::guarded;
 
 struct afu_shell_s {
     std::mutex m;
@@ -29,26 +31,6 @@ std::mutex g_m;
 std::vector<std::unique_ptr<afu_shell_s>> g_handles;
 afu_shell_s* g_current = nullptr;
 std::set<afu_shell_request> g_requests;
-
-afu_result fail(afu_result code, const std::string& msg) {
-    t_error = msg;
-    return code;
-}
-
-template <class F>
-afu_result guarded(F&& f) {
-    try {
-        f();
-        t_error.clear();
-        return FPGA_OK;
-    } catch (const Error& e) {
-        return fail(e.code(), e.what());
-    } catch (const std::bad_alloc&) {
-        return fail(FPGA_NO_MEMORY, "out of memory");
-    } catch (const std::exception& e) {
-        return fail(FPGA_EXCEPTION, e.what());
-    }
-}
 
 std::shared_ptr<Shell> shell_of(afu_shell_handle h) {
     if (!h) throw Error(AFU_ERR_NULL_POINTER, "handle is NULL");
@@ -88,6 +70,11 @@ afu_shell_handle current() {
 }
 
 }  // namespace
+
+afu_result afushell::fail(afu_result code, const std::string& msg) {
+    t_error = msg;
+    return code;
+}
 
 extern "C" {
 
@@ -144,6 +131,13 @@ const char* afuShellErrStr(afu_result code) {
         case AFU_ERR_BAD_REQUEST: return "unknown or finished request";
         case AFU_ERR_REG_VALUE: return "value does not fit the register's type";
         case AFU_ERR_AFU_ID: return "AFU ID mismatch";
+        case AFU_ERR_BAD_ARG: return "bad argument";
+        case AFU_ERR_RDMA_NO_ROUTE: return "RDMA: no route to the destination card";
+        case AFU_ERR_RDMA_REMOTE_RANGE: return "RDMA: remote range past the end of memory";
+        case AFU_ERR_RDMA_TIMEOUT: return "RDMA: the destination did not answer";
+        case AFU_ERR_RDMA_LOCAL_RANGE: return "RDMA: local range past the end of memory";
+        case AFU_ERR_RDMA_ALIGN: return "RDMA: size or address not a multiple of 4";
+        case AFU_ERR_RDMA_BAD_CARD: return "RDMA: no such card";
         default:
             // only OPAE's own values may become an fpga_result (its enumeration ends there)
             return code >= FPGA_OK && code <= FPGA_RECONF_ERROR ? fpgaErrStr(fpga_result(code))

@@ -15,19 +15,12 @@
 #include <opae/fpga.h>
 
 #include "afushell/afushell.h"
+#include "result.hpp"
 #include "afushell_csr.h"
 
 namespace afushell {
 
 /// An error with its C API code; thrown inside the runtime, turned into a code at the API.
-class Error : public std::runtime_error {
-public:
-    Error(afu_result code, const std::string& msg) : std::runtime_error(msg), code_(code) {}
-    afu_result code() const { return code_; }
-private:
-    afu_result code_;
-};
-
 class Shell;
 
 void check(fpga_result r, const char* what);  // throws Error(r) unless FPGA_OK

@@ -31,7 +31,7 @@ afu_rdma_cluster open_cluster(const std::string& json) {
     std::fputs(text.c_str(), f);
     std::fclose(f);
     afu_rdma_cluster cl = nullptr;
-    EXPECT_EQ(afuShellRDMAClusterOpenFile(path.c_str(), &cl), AFU_RDMA_OK) << afuShellRDMAErrorString(AFU_RDMA_BAD_ARG);
+    EXPECT_EQ(afuShellRDMAClusterOpenFile(path.c_str(), &cl), FPGA_OK) << afuShellLastError();
     std::remove(path.c_str());
     return cl;
 }
@@ -74,8 +74,8 @@ TEST(Cluster, RingPutsGetsStridedUnderFaults) {
         afuShellRDMAReadMem(cl, 2, 0x80000 + 64 * uint64_t(k), got.data(), 12);
         EXPECT_TRUE(std::equal(got.begin(), got.begin() + 12, src[0].begin() + 8 + 40 * k));
     }
-    EXPECT_EQ(afuShellRDMAPut(cl, 0, 7, 0, 0, 64), AFU_RDMA_NO_ROUTE);
-    EXPECT_EQ(afuShellRDMAPut(cl, 0, 1, 0, (8ull << 30) - 16, 64), AFU_RDMA_REMOTE_RANGE);
+    EXPECT_EQ(afuShellRDMAPut(cl, 0, 7, 0, 0, 64), AFU_ERR_RDMA_NO_ROUTE);
+    EXPECT_EQ(afuShellRDMAPut(cl, 0, 1, 0, (8ull << 30) - 16, 64), AFU_ERR_RDMA_REMOTE_RANGE);
     afuShellRDMAClusterClose(cl);
 }
 
@@ -94,16 +94,16 @@ TEST(Cluster, ReduceU32F32UnderFaults) {
         ASSERT_EQ(afuShellRDMAWriteMem(cl, c, 0x104, v[size_t(c)].data(), 4 * n), 0);
     }
     for (int run = 0; run < 4; ++run) {
-        const int dtype = run % 2 ? AFU_RDMA_F32 : AFU_RDMA_U32;
+        const int dtype = run % 2 ? AFU_REDUCE_F32 : AFU_REDUCE_U32;
         const bool all = run >= 2;
         const uint64_t dst = 0x20008 + uint64_t(run) * 0x10000;
-        const int rc = all ? afuShellRDMAAllreduce(cl, chain, 3, 0x104, dst, 4 * n, dtype)
+        const afu_result rc = all ? afuShellRDMAAllreduce(cl, chain, 3, 0x104, dst, 4 * n, dtype)
                            : afuShellRDMAReduce(cl, chain, 3, 0x104, dst, 4 * n, dtype);
         ASSERT_EQ(rc, 0) << afuShellRDMALastDump(cl);
         std::vector<uint32_t> want(n), got(n);
         for (size_t i = 0; i < n; ++i) {
             want[i] = v[2][i] + v[0][i] + v[1][i];
-            if (dtype == AFU_RDMA_F32) {
+            if (dtype == AFU_REDUCE_F32) {
                 float a, b, c;
                 std::memcpy(&a, &v[2][i], 4), std::memcpy(&b, &v[0][i], 4), std::memcpy(&c, &v[1][i], 4);
                 const float s = (a + b) + c;
@@ -116,18 +116,18 @@ TEST(Cluster, ReduceU32F32UnderFaults) {
                 ASSERT_EQ(got[i], want[i]) << "word " << i << " dtype " << dtype << " card " << card << " all " << all;
         }
     }
-    EXPECT_EQ(afuShellRDMAReduce(cl, chain, 1, 0x104, 0x20008, 64, AFU_RDMA_U32), AFU_RDMA_BAD_CARD);
-    EXPECT_EQ(afuShellRDMAReduce(cl, chain, 3, 0x106, 0x20008, 64, AFU_RDMA_U32), AFU_RDMA_ALIGN);
-    EXPECT_EQ(afuShellRDMAReduce(cl, chain, 3, (8ull << 30) - 32, 0x20008, 64, AFU_RDMA_U32), AFU_RDMA_LOCAL_RANGE);
-    EXPECT_EQ(afuShellRDMAAllreduce(cl, chain, 1, 0x104, 0x20008, 64, AFU_RDMA_U32), AFU_RDMA_BAD_CARD);
-    EXPECT_EQ(afuShellRDMAAllreduce(cl, chain, 3, 0x104, 0x2000A, 64, AFU_RDMA_F32), AFU_RDMA_ALIGN);
+    EXPECT_EQ(afuShellRDMAReduce(cl, chain, 1, 0x104, 0x20008, 64, AFU_REDUCE_U32), AFU_ERR_RDMA_BAD_CARD);
+    EXPECT_EQ(afuShellRDMAReduce(cl, chain, 3, 0x106, 0x20008, 64, AFU_REDUCE_U32), AFU_ERR_RDMA_ALIGN);
+    EXPECT_EQ(afuShellRDMAReduce(cl, chain, 3, (8ull << 30) - 32, 0x20008, 64, AFU_REDUCE_U32), AFU_ERR_RDMA_LOCAL_RANGE);
+    EXPECT_EQ(afuShellRDMAAllreduce(cl, chain, 1, 0x104, 0x20008, 64, AFU_REDUCE_U32), AFU_ERR_RDMA_BAD_CARD);
+    EXPECT_EQ(afuShellRDMAAllreduce(cl, chain, 3, 0x104, 0x2000A, 64, AFU_REDUCE_F32), AFU_ERR_RDMA_ALIGN);
     afuShellRDMAClusterClose(cl);
 }
 
 TEST(Cluster, DeadLinkTimesOutWithDump) {
     afu_rdma_cluster cl = open_cluster(R"({"topology": "mesh", "dims": [2], "link_faults": [{"link": 0, "down": [[0, 1e12]]}]})");
     ASSERT_NE(cl, nullptr);
-    EXPECT_EQ(afuShellRDMAPut(cl, 0, 1, 0, 0, 64), AFU_RDMA_TIMEOUT);
+    EXPECT_EQ(afuShellRDMAPut(cl, 0, 1, 0, 0, 64), AFU_ERR_RDMA_TIMEOUT);
     EXPECT_NE(std::string(afuShellRDMALastDump(cl)).find("stuck at link 0 card 0 port 0 -> card 1 port 1 (down)"),
               std::string::npos)
         << afuShellRDMALastDump(cl);
@@ -141,7 +141,7 @@ TEST(Cluster, CardDmaAndRdmaFromThreads) {
     afu_rdma_cluster cl = open_cluster(R"({"topology": "mesh", "dims": [2], "seed": 2})");
     ASSERT_NE(cl, nullptr);
     afu_shell_handle card[2] = {nullptr, nullptr};
-    for (int c = 0; c < 2; ++c) ASSERT_EQ(afuShellRDMAClusterCardOpen(cl, c, &card[c]), AFU_RDMA_OK);
+    for (int c = 0; c < 2; ++c) ASSERT_EQ(afuShellRDMAClusterCardOpen(cl, c, &card[c]), FPGA_OK);
     const size_t N = 16 << 10;
     int ok[3] = {0, 0, 0};
     std::vector<std::thread> threads;
@@ -168,7 +168,7 @@ TEST(Cluster, CardDmaAndRdmaFromThreads) {
             for (size_t i = 0; i < pat.size(); ++i) pat[i] = uint8_t(i * 7 + rep);
             const int a = rep % 2, b = 1 - a;
             ASSERT_EQ(afuShellRDMAWriteMem(cl, a, 0x10000, pat.data(), pat.size()), 0);
-            ASSERT_EQ(afuShellRDMAPut(cl, a, b, 0x10000, 0x20000 + 0x1000 * uint64_t(rep), pat.size()), AFU_RDMA_OK);
+            ASSERT_EQ(afuShellRDMAPut(cl, a, b, 0x10000, 0x20000 + 0x1000 * uint64_t(rep), pat.size()), FPGA_OK);
             ASSERT_EQ(afuShellRDMAReadMem(cl, b, 0x20000 + 0x1000 * uint64_t(rep), got.data(), got.size()), 0);
             ASSERT_EQ(got, pat);
         }

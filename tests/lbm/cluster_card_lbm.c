@@ -47,14 +47,14 @@ int main(int argc, char **argv) {
     fseek(in, 0, SEEK_SET);
 
     afu_rdma_cluster cl = NULL;
-    int rc = afuShellRDMAClusterOpenFile(argv[1], &cl);
-    if (rc) return fail("afuShellRDMAClusterOpenFile", afuShellRDMAErrorString(rc));
+    afu_result rc = afuShellRDMAClusterOpenFile(argv[1], &cl);
+    if (rc) return fail("afuShellRDMAClusterOpenFile", afuShellLastError());
     afu_shell_handle card = NULL;
     rc = afuShellRDMAClusterCardOpen(cl, 0, &card);
-    if (rc) return fail("afuShellRDMAClusterCardOpen", afuShellRDMAErrorString(rc));
+    if (rc) return fail("afuShellRDMAClusterCardOpen", afuShellLastError());
     afu_shell_handle none = NULL;
-    if (afuShellRDMAClusterCardOpen(cl, 7, &none) != AFU_RDMA_BAD_CARD || none)
-        return fail("afuShellRDMAClusterCardOpen(card 7)", "not refused with AFU_RDMA_BAD_CARD");
+    if (afuShellRDMAClusterCardOpen(cl, 7, &none) != AFU_ERR_RDMA_BAD_CARD || none)
+        return fail("afuShellRDMAClusterCardOpen(card 7)", "not refused with AFU_ERR_RDMA_BAD_CARD");
 
     const char *regs[3] = {"omega", "uw_x", "uw_y"};
     const double values[3] = {1.3, 0.07, 0.01};
@@ -74,15 +74,15 @@ int main(int argc, char **argv) {
     afu_rdma_handle put, get;
     const uint64_t c_issue = afuShellRDMACycles(cl);
     rc = afuShellRDMAPutAsync(cl, 1, 0, PUT_SRC, PUT_DST, put_bytes, &put);
-    if (rc) return fail("afuShellRDMAPutAsync", afuShellRDMAErrorString(rc));
+    if (rc) return fail("afuShellRDMAPutAsync", afuShellLastError());
     rc = afuShellRDMAGetAsync(cl, 1, 0, GET_DST, 0, bytes, &get);
-    if (rc) return fail("afuShellRDMAGetAsync", afuShellRDMAErrorString(rc));
+    if (rc) return fail("afuShellRDMAGetAsync", afuShellLastError());
     afu_shell_run_result run;
     if (afuShellRun(card, 0, MEM_B, bytes / 40, &run) != FPGA_OK) return fail("afuShellRun", afuShellLastError());
     const uint64_t c_run = afuShellRDMACycles(cl);
-    const int put_pending = afuShellRDMATest(cl, put) == AFU_RDMA_PENDING;
-    if ((rc = afuShellRDMAWait(cl, put, 0)) != AFU_RDMA_OK) return fail("put", afuShellRDMAErrorString(rc));
-    if ((rc = afuShellRDMAWait(cl, get, 0)) != AFU_RDMA_OK) return fail("get", afuShellRDMAErrorString(rc));
+    const int put_pending = afuShellRDMATest(cl, put) == AFU_ERR_TIMEOUT;
+    if ((rc = afuShellRDMAWait(cl, put, 0)) != FPGA_OK) return fail("put", afuShellLastError());
+    if ((rc = afuShellRDMAWait(cl, get, 0)) != FPGA_OK) return fail("get", afuShellLastError());
     const uint64_t c_rdma = afuShellRDMACycles(cl);
     if (afuShellDMATransferH(card, buf, (const void *)MEM_B, bytes, F2H) != FPGA_OK)
         return fail("F2H", afuShellLastError());

@@ -15,8 +15,8 @@ int main(int argc, char** argv) {
         return 2;
     }
     afu_rdma_cluster cl = nullptr;
-    if (int rc = afuShellRDMAClusterOpenFile(argv[1], &cl)) {
-        std::fprintf(stderr, "%s\n", afuShellRDMAErrorString(rc));
+    if (afuShellRDMAClusterOpenFile(argv[1], &cl) != FPGA_OK) {
+        std::fprintf(stderr, "%s\n", afuShellLastError());
         return 1;
     }
     auto rec = lbm::read_records_npy(argv[2]);

@@ -29,7 +29,7 @@ int main(int argc, char **argv) {
     }
     afu_rdma_cluster cl;
     if (afuShellRDMAClusterOpenFile(argv[1], &cl)) {
-        fprintf(stderr, "%s\n", afuShellRDMAErrorString(AFU_RDMA_BAD_ARG));
+        fprintf(stderr, "%s\n", afuShellLastError());
         return 1;
     }
     long na = 0, nb = 0;
@@ -43,9 +43,9 @@ int main(int argc, char **argv) {
     afu_rdma_pipeline_opts opts = {31, 300, 5, 0}; /* random chunks and gaps at every host */
     afu_rdma_pipeline_stats st[2];
     uint64_t cycles = 0;
-    int rc = afuShellRDMARunCores(cl, 2, cards, in, rec, out, rec, records, &opts, st, &cycles);
+    afu_result rc = afuShellRDMARunCores(cl, 2, cards, in, rec, out, rec, records, &opts, st, &cycles);
     if (rc) {
-        fprintf(stderr, "run: %s\n%s\n", afuShellRDMAErrorString(rc), afuShellRDMALastDump(cl));
+        fprintf(stderr, "run: %s\n%s\n", afuShellLastError(), afuShellRDMALastDump(cl));
         return 1;
     }
     for (int k = 0; k < 2; ++k)

@@ -13,3 +13,17 @@ def build_link_card(tmp_path_factory: pytest.TempPathFactory, links: int) -> Pat
     out = tmp_path_factory.mktemp("cards") / f"link{links}"
     assert main(["build", "--loopback", "--links", str(links), "--op-timeout", "100000", "-o", str(out)]) == 0
     return out
+
+
+def compile_c_program(source: Path, exe: Path) -> Path:
+    """A C program of the RDMA tests (afushell/rdma.h, afushell/afushell.h) compiled with
+    warnings as errors and linked against the runtime library only."""
+    import subprocess
+
+    from spgen.runtime._build import build_runtime, repo_root
+
+    rt, runtime = build_runtime(), repo_root() / "runtime"
+    incs = [runtime / "include", runtime / "rdma" / "include", runtime / "sim" / "include"]
+    subprocess.run(["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-O2", str(source), *[f"-I{d}" for d in incs],
+                    f"-L{rt}", "-lafushell", f"-Wl,-rpath,{rt}", "-o", str(exe)], check=True)
+    return exe

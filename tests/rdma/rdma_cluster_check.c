@@ -72,8 +72,8 @@ int main(int argc, char **argv) {
     rng_state = strtoull(argv[2], NULL, 10) * 2654435761ull + 1;
     const int rounds = argc > 3 ? atoi(argv[3]) : 1;
     afu_rdma_cluster cl;
-    if (afuShellRDMAClusterOpenFile(argv[1], &cl) != AFU_RDMA_OK) {
-        fprintf(stderr, "open: %s\n", afuShellRDMAErrorString(AFU_RDMA_BAD_ARG));
+    if (afuShellRDMAClusterOpenFile(argv[1], &cl) != FPGA_OK) {
+        fprintf(stderr, "open: %s\n", afuShellLastError());
         return 1;
     }
     const int n = afuShellRDMAClusterCards(cl);
@@ -102,7 +102,7 @@ int main(int argc, char **argv) {
                 o->len = 4 * (1 + rnd() % 2048);              /* 4 B .. 8 KiB */
                 uint64_t off = 4 * (rnd() % ((SRC_BYTES - o->len) / 4 + 1));
                 uint64_t woff = 4 * (rnd() % ((WIN - o->len) / 4 + 1));
-                int rc;
+                afu_result rc;
                 if (o->kind == 0) {        /* put a -> b */
                     o->local = SRC + off, o->remote = PUT_WIN + (uint64_t)a * WIN + woff;
                     memcpy(want[b] + o->remote, src[a] + off, o->len);
@@ -125,7 +125,7 @@ int main(int argc, char **argv) {
                     rc = (get ? afuShellRDMAGetStridedAsync : afuShellRDMAPutStridedAsync)(
                         cl, a, b, o->local, o->remote, o->block, o->count, o->ls, o->rs, &o->h);
                 }
-                if (rc) FAIL("op %d (card %d -> %d): refused at once: %s", nops - 1, a, b, afuShellRDMAErrorString(rc));
+                if (rc) FAIL("op %d (card %d -> %d): refused at once: %s", nops - 1, a, b, afuShellLastError());
                 bytes += o->len;
                 if (afuShellRDMAClusterIsRTL(cl) && a == n / 2 && b == 0 && nops < MAX_OPS) {
                     /* halfway through the pairs: a reduction over every card in a random order */
@@ -149,17 +149,17 @@ int main(int argc, char **argv) {
                         for (int k = q->kind == 5 ? 0 : n - 1; k < n; ++k)  /* allreduce: every card */
                             memcpy(want[chain[k]] + RED_OUT + i, &acc, 4);
                     }
-                    rc = q->kind == 5 ? afuShellRDMAAllreduceAsync(cl, chain, n, q->local, RED_OUT, q->len, AFU_RDMA_F32, &q->h)
-                                      : afuShellRDMAReduceAsync(cl, chain, n, q->local, RED_OUT, q->len, AFU_RDMA_U32, &q->h);
-                    if (rc) FAIL("reduction: refused at once: %s", afuShellRDMAErrorString(rc));
+                    rc = q->kind == 5 ? afuShellRDMAAllreduceAsync(cl, chain, n, q->local, RED_OUT, q->len, AFU_REDUCE_F32, &q->h)
+                                      : afuShellRDMAReduceAsync(cl, chain, n, q->local, RED_OUT, q->len, AFU_REDUCE_U32, &q->h);
+                    if (rc) FAIL("reduction: refused at once: %s", afuShellLastError());
                     bytes += q->len;
                 }
             }
         for (int i = 0; i < nops; ++i) {
-            int rc = afuShellRDMAWait(cl, ops[i].h, 0);
+            afu_result rc = afuShellRDMAWait(cl, ops[i].h, 0);
             if (rc) {
                 FAIL("op %d (kind %d, card %d -> %d, %llu B): %s\n%s", i, ops[i].kind, ops[i].card, ops[i].peer,
-                     (unsigned long long)ops[i].len, afuShellRDMAErrorString(rc), afuShellRDMALastDump(cl));
+                     (unsigned long long)ops[i].len, afuShellLastError(), afuShellRDMALastDump(cl));
             }
         }
         /* second and later rounds overwrite the same windows: the last writer wins, and
@@ -177,25 +177,25 @@ int main(int argc, char **argv) {
     }
     /* errors at the initiator, each clear and final; good operations still work after */
     afu_rdma_handle h;
-    int rc = afuShellRDMAPut(cl, 0, n + 1, SRC, PUT_WIN, 64);
-    if (rc != AFU_RDMA_NO_ROUTE) FAIL("put to card %d (not in the cluster): %d, expected NO_ROUTE", n + 1, rc);
+    afu_result rc = afuShellRDMAPut(cl, 0, n + 1, SRC, PUT_WIN, 64);
+    if (rc != AFU_ERR_RDMA_NO_ROUTE) FAIL("put to card %d (not in the cluster): %d, expected NO_ROUTE", n + 1, rc);
     rc = afuShellRDMAPut(cl, 0, 1, SRC, (8ull << 30) - 32, 64);
-    if (rc != AFU_RDMA_REMOTE_RANGE) FAIL("put past the end of remote memory: %d, expected REMOTE_RANGE", rc);
+    if (rc != AFU_ERR_RDMA_REMOTE_RANGE) FAIL("put past the end of remote memory: %d, expected REMOTE_RANGE", rc);
     rc = afuShellRDMAGet(cl, 0, 1, GET_WIN, (8ull << 30) - 32, 64);
-    if (rc != AFU_RDMA_REMOTE_RANGE) FAIL("get past the end of remote memory: %d, expected REMOTE_RANGE", rc);
+    if (rc != AFU_ERR_RDMA_REMOTE_RANGE) FAIL("get past the end of remote memory: %d, expected REMOTE_RANGE", rc);
     rc = afuShellRDMAPutAsync(cl, n + 5, 0, SRC, PUT_WIN, 64, &h);
-    if (rc != AFU_RDMA_BAD_CARD) FAIL("put from card %d: %d, expected BAD_CARD", n + 5, rc);
+    if (rc != AFU_ERR_RDMA_BAD_CARD) FAIL("put from card %d: %d, expected BAD_CARD", n + 5, rc);
     rc = afuShellRDMAPut(cl, 0, 1, SRC, PUT_WIN, 6);
-    if (rc != AFU_RDMA_ALIGN) FAIL("put of 6 bytes: %d, expected ALIGN", rc);
+    if (rc != AFU_ERR_RDMA_ALIGN) FAIL("put of 6 bytes: %d, expected ALIGN", rc);
     if (afuShellRDMAClusterIsRTL(cl)) {
         int chain[2] = {1, 0};
-        rc = afuShellRDMAReduce(cl, chain, 2, SRC + 2, RED_OUT, 64, AFU_RDMA_U32);
-        if (rc != AFU_RDMA_ALIGN) FAIL("reduction at an odd address: %d, expected ALIGN", rc);
-        rc = afuShellRDMAReduce(cl, chain, 1, SRC, RED_OUT, 64, AFU_RDMA_U32);
-        if (rc != AFU_RDMA_BAD_CARD) FAIL("reduction over 1 card: %d, expected BAD_CARD", rc);
+        rc = afuShellRDMAReduce(cl, chain, 2, SRC + 2, RED_OUT, 64, AFU_REDUCE_U32);
+        if (rc != AFU_ERR_RDMA_ALIGN) FAIL("reduction at an odd address: %d, expected ALIGN", rc);
+        rc = afuShellRDMAReduce(cl, chain, 1, SRC, RED_OUT, 64, AFU_REDUCE_U32);
+        if (rc != AFU_ERR_RDMA_BAD_CARD) FAIL("reduction over 1 card: %d, expected BAD_CARD", rc);
     }
     rc = afuShellRDMAPut(cl, 1, 0, SRC, PUT_WIN + WIN, 256);
-    if (rc != AFU_RDMA_OK) FAIL("put after the errors: %s", afuShellRDMAErrorString(rc));
+    if (rc != FPGA_OK) FAIL("put after the errors: %s", afuShellLastError());
     afuShellRDMAReadMem(cl, 0, PUT_WIN + WIN, got, 256);
     if (memcmp(got, src[1], 256)) FAIL("put after the errors: wrong bytes");
     if (failures) {

@@ -19,7 +19,7 @@ int main(int argc, char **argv) {
     }
     afu_rdma_cluster cl;
     if (afuShellRDMAClusterOpenFile(argv[1], &cl)) {
-        fprintf(stderr, "%s\n", afuShellRDMAErrorString(AFU_RDMA_BAD_ARG));
+        fprintf(stderr, "%s\n", afuShellLastError());
         return 1;
     }
     FILE *f = fopen(argv[2], "rb");
@@ -34,16 +34,16 @@ int main(int argc, char **argv) {
     int n = argc - 8, chain[64];
     for (int k = 0; k < n && k < 64; ++k) chain[k] = atoi(argv[8 + k]);
     for (int k = 0; k < n; ++k) {
-        int rc = afuShellRDMACardWriteCSR(cl, chain[k], CORE_REG(atoi(argv[6])), strtoull(argv[7], NULL, 0));
-        if (rc) return fprintf(stderr, "CSR write: %s\n", afuShellRDMAErrorString(rc)), 1;
+        afu_result rc = afuShellRDMACardWriteCSR(cl, chain[k], CORE_REG(atoi(argv[6])), strtoull(argv[7], NULL, 0));
+        if (rc) return fprintf(stderr, "CSR write: %s\n", afuShellLastError()), 1;
     }
     afu_rdma_pipeline_opts opts = {25, 200, 7, 0}; /* random chunks and gaps at both ends */
     afu_rdma_pipeline_stats st[64];
     uint64_t cycles = 0;
-    int rc = afuShellRDMAPipeline(cl, chain, n, in, out, rec, (unsigned long long)bytes / rec, passes, &opts, st,
+    afu_result rc = afuShellRDMAPipeline(cl, chain, n, in, out, rec, (unsigned long long)bytes / rec, passes, &opts, st,
                                   &cycles);
     if (rc) {
-        fprintf(stderr, "pipeline: %s\n%s\n", afuShellRDMAErrorString(rc), afuShellRDMALastDump(cl));
+        fprintf(stderr, "pipeline: %s\n%s\n", afuShellLastError(), afuShellRDMALastDump(cl));
         return 1;
     }
     for (int k = 0; k < n; ++k)
@@ -55,7 +55,7 @@ int main(int argc, char **argv) {
     fclose(f);
     int bad[2] = {chain[0], chain[0]};
     rc = afuShellRDMAPipeline(cl, bad, 2, in, out, rec, (unsigned long long)bytes / rec, 1, NULL, NULL, NULL);
-    printf("same card twice: %s\n", afuShellRDMAErrorString(rc));
+    printf("same card twice: %s\n", afuShellLastError());
     afuShellRDMAClusterClose(cl);
     free(in);
     free(out);

@@ -171,13 +171,9 @@ def test_c_api_runs_both_cores(builds, tmp_path) -> None:
     cores at once, random host chunks and gaps, 1 % flips and drops; bit for bit."""
     import subprocess
 
-    from spgen.runtime._build import build_runtime
+    from rdma_cards import compile_c_program
 
-    rt = build_runtime()
-    exe = tmp_path / "rdma_branch_run"
-    subprocess.run(["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-O2", str(Path(__file__).with_name("rdma_branch_run.c")),
-                    f"-I{ROOT / 'runtime' / 'rdma' / 'include'}", f"-L{rt}", "-lafushell", f"-Wl,-rpath,{rt}",
-                    "-o", str(exe)], check=True)
+    exe = compile_c_program(Path(__file__).with_name("rdma_branch_run.c"), tmp_path / "rdma_branch_run")
     path = tmp_path / "cluster.json"
     path.write_text(json.dumps({"topology": "ring", "dims": [2], "seed": 4, "faults": {"per": 0.01, "drop": 0.01},
                                 "builds": {"0": str(builds["a"]), "1": str(builds["b"])},

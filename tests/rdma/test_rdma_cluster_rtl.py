@@ -8,11 +8,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from rdma_cards import build_link_card
+from rdma_cards import build_link_card, compile_c_program
 from spgen import SpgenError
 from spgen.cli import main
 from spgen.runtime import rdma
-from spgen.runtime._build import build_runtime
 
 pytestmark = pytest.mark.xdist_group("rdma_cluster")
 HERE = Path(__file__).parent
@@ -27,12 +26,7 @@ def link_card(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def check_program(tmp_path_factory) -> Path:
     """tests/rdma/rdma_cluster_check.c compiled and linked against the runtime library only."""
-    rt = build_runtime()
-    exe = tmp_path_factory.mktemp("prog") / "rdma_cluster_check"
-    subprocess.run(["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-O2", str(HERE / "rdma_cluster_check.c"),
-                    f"-I{ROOT / 'runtime' / 'rdma' / 'include'}", f"-L{rt}", "-lafushell", f"-Wl,-rpath,{rt}",
-                    "-o", str(exe)], check=True)
-    return exe
+    return compile_c_program(HERE / "rdma_cluster_check.c", tmp_path_factory.mktemp("prog") / "rdma_cluster_check")
 
 
 def _file(tmp_path: Path, spec: dict) -> Path:
@@ -91,6 +85,26 @@ def test_c_program_4x4_torus_all_to_all(link_card, check_program, tmp_path) -> N
                        text=True, timeout=3000, check=False)
     assert r.returncode == 0, r.stderr[-3000:]
     assert r.stdout.startswith("ok 16 cards, 1 rounds")
+
+
+def test_c_program_dma_and_rdma_one_result_type(link_card, tmp_path) -> None:
+    """tests/rdma/rdma_dma_together.c: DMA into and out of two cards of a cluster and RDMA
+    between them, every call checked as an afu_result; each refusal (a DMA count, a card
+    outside the cluster, a remote range, an unknown handle, a data type, a memory range)
+    comes back as its own afu_result with a message naming what was wrong."""
+    exe = compile_c_program(HERE / "rdma_dma_together.c", tmp_path / "rdma_dma_together")
+    r = subprocess.run([str(exe), str(_file(tmp_path, {"topology": "ring", "dims": [3], "card": str(link_card)}))],
+                       capture_output=True, text=True, timeout=300, check=False)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "ok: 4096 bytes H2F, put, get, F2H intact" in r.stdout
+    lines = dict(line.split(": ", 1) for line in r.stdout.splitlines()[1:])
+    assert lines["H2F of 6 bytes"].startswith("byte count not a multiple of 4 (0x102)")
+    assert lines["put to card 99"].startswith("RDMA: no route to the destination card (0x201)")
+    assert "card 99 is not a card of this cluster of 3" in lines["put from card 99"]
+    assert lines["put past the end"].startswith("RDMA: remote range past the end of memory (0x202)")
+    assert "no RDMA operation with handle 12345" in lines["wait on handle 12345"]
+    assert "dtype must be AFU_REDUCE_U32 or AFU_REDUCE_F32, not 7" in lines["reduce of type 7"]
+    assert "pass the end of its 8589934592-byte memory" in lines["write past memory"]
 
 
 def test_python_same_api_rtl_and_model(link_card) -> None:

@@ -170,8 +170,13 @@ def test_rdma_reduce_chain_sum() -> None:
 
 
 def test_rdma_c_api_through_ctypes() -> None:
-    lib = ctypes.CDLL(rdma.load_rdma_extension().__file__)
-    lib.afuShellRDMAErrorString.restype = ctypes.c_char_p
+    """The C API of the runtime library over the model: afu_result codes (AFU_ERR_TIMEOUT
+    0x107 while in flight, AFU_ERR_RDMA_REMOTE_RANGE 0x202, AFU_ERR_BAD_ARG 0x111) and the
+    calling thread's message in afuShellLastError, as for every call of afushell.h."""
+    from spgen.runtime._build import build_runtime
+
+    lib = ctypes.CDLL(str(build_runtime() / "libafushell.so"))
+    lib.afuShellLastError.restype = ctypes.c_char_p
     u64 = ctypes.c_uint64
     desc = rdma.resolve({"topology": "ring", "cards": 3}).encode()
     h = ctypes.c_void_p()
@@ -181,16 +186,18 @@ def test_rdma_c_api_through_ctypes() -> None:
     assert lib.afuShellRDMAPut(h, 0, 2, u64(0), u64(1024), u64(256)) == 0
     handle = u64()
     assert lib.afuShellRDMAGetAsync(h, 1, 2, u64(0), u64(1024), u64(256), ctypes.byref(handle)) == 0
-    assert lib.afuShellRDMATest(h, handle) == 100
+    assert lib.afuShellRDMATest(h, handle) == 0x107
     assert lib.afuShellRDMAWait(h, handle, u64(0)) == 0
     out = (ctypes.c_uint8 * 256)()
     assert lib.afuShellRDMAReadMem(h, 1, u64(0), out, u64(256)) == 0
     assert bytes(out) == bytes(range(256))
-    assert lib.afuShellRDMAPut(h, 0, 2, u64(0), u64(1 << 40), u64(256)) == 2
-    assert b"past the end" in lib.afuShellRDMAErrorString(2)
+    assert lib.afuShellRDMAPut(h, 0, 2, u64(0), u64(1 << 40), u64(256)) == 0x202
+    assert b"past the end" in lib.afuShellLastError()
+    assert lib.afuShellRDMAClusterCardOpen(h, 0, ctypes.byref(ctypes.c_void_p())) == 6  # FPGA_NOT_SUPPORTED
+    assert b"RTL cards only" in lib.afuShellLastError()
     bad = ctypes.c_void_p()
-    assert lib.afuShellRDMAClusterOpen(b"cards 2\n", ctypes.byref(bad)) == 101
-    assert b"ports" in lib.afuShellRDMAErrorString(101)
+    assert lib.afuShellRDMAClusterOpen(b"cards 2\n", ctypes.byref(bad)) == 0x111
+    assert b"ports" in lib.afuShellLastError()
     lib.afuShellRDMAClusterClose(h)
 
 

@@ -180,13 +180,9 @@ def test_c_program_chain_of_three_cards(rec10_card, tmp_path) -> None:
     import struct
     import subprocess
 
-    from spgen.runtime._build import build_runtime
+    from rdma_cards import compile_c_program
 
-    rt = build_runtime()
-    exe = tmp_path / "rdma_pipeline_run"
-    subprocess.run(["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-O2", str(HERE / "rdma_pipeline_run.c"),
-                    f"-I{HERE.parents[1] / 'runtime' / 'rdma' / 'include'}", f"-L{rt}", "-lafushell",
-                    f"-Wl,-rpath,{rt}", "-o", str(exe)], check=True)
+    exe = compile_c_program(HERE / "rdma_pipeline_run.c", tmp_path / "rdma_pipeline_run")
     path = tmp_path / "cluster.json"
     path.write_text(json.dumps({"topology": "ring", "dims": [3], "card": str(rec10_card), "seed": 2,
                                 "faults": {"per": 0.01, "drop": 0.01}}))

@@ -293,7 +293,7 @@ def test_c_api_reduce_on_rtl_cards_and_model(link_card, tmp_path) -> None:
     """afuShellRDMAReduce / ReduceAsync + Wait from the runtime library, on RTL cards and on
     the model, from one cluster file each."""
     lib = ctypes.CDLL(str(build_runtime() / "libafushell.so"))
-    lib.afuShellRDMAErrorString.restype = ctypes.c_char_p
+    lib.afuShellLastError.restype = ctypes.c_char_p
     u64 = ctypes.c_uint64
     n = 777
     vecs = _vectors("f32", 3, n, seed=11)
@@ -323,11 +323,12 @@ def test_c_api_reduce_on_rtl_cards_and_model(link_card, tmp_path) -> None:
             assert lib.afuShellRDMAReadMem(h, c, u64(SRC), out.ctypes.data_as(ctypes.c_void_p), u64(4 * n)) == 0
             assert np.array_equal(out.view(np.float32), np.full(n, 3.0, np.float32))
         assert lib.afuShellRDMAAllreduce(h, chain, 3, u64(SRC), u64(SRC), u64(4 * n), 0) == 0
-        assert lib.afuShellRDMAAllreduce(h, chain, 2, u64(SRC), u64(SRC), u64(4 * n - 2), 1) == 5  # ALIGN
-        assert lib.afuShellRDMAReduce(h, chain, 3, u64(SRC), u64(SRC), u64(4 * n - 2), 0) == 5  # ALIGN
-        assert lib.afuShellRDMAReduce(h, chain, 1, u64(SRC), u64(SRC), u64(4 * n), 0) == 6      # BAD_CARD
-        assert lib.afuShellRDMAReduce(h, chain, 3, u64(SRC), u64(SRC), u64(4 * n), 7) == 101    # BAD_ARG
-        assert b"dtype" in lib.afuShellRDMAErrorString(101)
+        # afu_result codes: AFU_ERR_RDMA_ALIGN, AFU_ERR_RDMA_BAD_CARD, AFU_ERR_BAD_ARG
+        assert lib.afuShellRDMAAllreduce(h, chain, 2, u64(SRC), u64(SRC), u64(4 * n - 2), 1) == 0x205
+        assert lib.afuShellRDMAReduce(h, chain, 3, u64(SRC), u64(SRC), u64(4 * n - 2), 0) == 0x205
+        assert lib.afuShellRDMAReduce(h, chain, 1, u64(SRC), u64(SRC), u64(4 * n), 0) == 0x206
+        assert lib.afuShellRDMAReduce(h, chain, 3, u64(SRC), u64(SRC), u64(4 * n), 7) == 0x111
+        assert b"dtype" in lib.afuShellLastError()
         lib.afuShellRDMAClusterClose(h)
 
 

@@ -162,8 +162,9 @@ def test_rdma_rtl_c_api(tmp_path) -> None:
     src.write_text(r"""
 #include <stdio.h>
 #include <string.h>
-#include "afushell/rdma.h"
 #include "afushell/rdma_rtl.h"
+#define STATUS_OK 0            /* RDMA_STATUS.CODE */
+#define STATUS_REMOTE_RANGE 2
 int main(void) {
     void *h = rtl_cluster_create(4, 1, 1 << 20, 12, 0.0, 0.0, 1);
     uint8_t a[1000], b[1000];
@@ -172,11 +173,11 @@ int main(void) {
     if (!h || rtl_cluster_cards(h) != 4) return 2;
     for (i = 0; i < 1000; ++i) a[i] = (uint8_t)(i * 7);
     rtl_cluster_write(h, 0, 0x100, a, 1000);
-    if (rtl_cluster_op(h, 0, 0, 2, 0x100, 0x8000, 1000, 0, 0, 0, 0, 1000000, &cyc) != AFU_RDMA_OK) return 3;
+    if (rtl_cluster_op(h, 0, 0, 2, 0x100, 0x8000, 1000, 0, 0, 0, 0, 1000000, &cyc) != STATUS_OK) return 3;
     rtl_cluster_read(h, 2, 0x8000, b, 1000);
     if (memcmp(a, b, 1000) != 0 || cyc == 0) return 4;
     int64_t t = rtl_cluster_issue(h, 1, 1, 3, 0, (1 << 22) - 8, 64, 0, 0, 0, 0);
-    if (rtl_cluster_wait(h, t, 1000000, &code, &cyc) != 2 || code != AFU_RDMA_REMOTE_RANGE) return 5;
+    if (rtl_cluster_wait(h, t, 1000000, &code, &cyc) != 2 || code != STATUS_REMOTE_RANGE) return 5;
     printf("ok %llu\n", (unsigned long long)rtl_cluster_now(h));
     rtl_cluster_destroy(h);
     return 0;

@@ -173,7 +173,8 @@ def test_installed_package_builds_a_program_out_of_tree(exprmix_build, runtime_b
     prefix = tmp_path / "prefix"
     run("cmake", "--install", runtime_build, "--prefix", prefix)
     for f in ("include/afushell/afushell.h", "include/afushell/afushell.hpp",
-              "include/afushell/sim/opae/types_enum.h", "lib/libafushell.so", "lib/libopae-c-sim.so",
+              "include/afushell/sim/opae/types_enum.h", "include/afushell/rdma.h", "lib/libafushell.so",
+              "lib/libopae-c-sim.so", "lib/libafushell-cluster.so",
               "lib/cmake/afushell/afushellConfig.cmake", "bin/afushell-info"):
         assert (prefix / f).exists(), f
     src = ROOT / "tests" / "runtime" / "installed"

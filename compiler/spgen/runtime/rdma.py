@@ -20,14 +20,15 @@ __all__ = ["RTL_MEM_BYTES", "Cluster", "ClusterCard", "PipelineRun", "RDMAError"
            "Reduction", "Transfer", "build_mpi_rtl_tool", "build_mpi_tool", "build_rtl_cluster", "cluster", "load_rdma_extension",
            "resolve", "rtl_includes", "rtl_sources"]
 
-_SOURCES = ("rdma_sim.hpp", "rdma_sim.cpp", "rdma_capi.cpp", "cluster_file.hpp", "cluster_file.cpp", "bindings.cpp",
-            "include/afushell/rdma.h", "include/afushell/rdma_packet.h")
+_SOURCES = ("rdma_sim.hpp", "rdma_sim.cpp", "cluster_desc.hpp", "cluster_desc.cpp", "cluster_file.hpp",
+            "cluster_file.cpp", "bindings.cpp", "include/afushell/rdma_packet.h")
 _ext: ModuleType | None = None
 ERRORS = {1: "NO_ROUTE", 2: "REMOTE_RANGE", 3: "TIMEOUT", 4: "LOCAL_RANGE", 5: "ALIGN", 6: "BAD_CARD"}
 
 
 class RDMAError(SpgenError):
-    """A put/get that failed: `code` is the C API's afu_rdma_error value."""
+    """A put/get that failed: `code` is the engine's status (RDMA_STATUS.CODE: 1 NO_ROUTE .. 6 BAD_CARD;
+    the C API returns it as the afu_result AFU_ERR_RDMA_BASE + code), 100 still in flight, 101 bad input."""
 
     def __init__(self, code: int, message: str) -> None:
         super().__init__(f"RDMA {ERRORS.get(code, code)}: {message}")
@@ -122,7 +123,8 @@ def build_mpi_program(name: str, src: Path, headers: tuple[Path, ...] = ()) -> P
         incs = [root / "runtime" / "sim", root / "runtime" / "rdma", root / "runtime" / "rdma" / "include",
                 root / "shell" / "include"]
         cmd = [mpicxx, "-std=c++17", "-O2", "-Wall", "-Wextra", "-DOMPI_SKIP_MPICXX", *[f"-I{d}" for d in incs],
-               str(src), f"-L{rt}", "-lafushell", "-lopae-c-sim", f"-Wl,-rpath,{rt}", "-o", str(tmp)]
+               str(src), f"-L{rt}", "-lafushell", "-lafushell-cluster", "-lopae-c-sim", f"-Wl,-rpath,{rt}", "-o",
+               str(tmp)]
         proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
         if proc.returncode != 0:
             raise SpgenError(f"building {name} failed:\n" + (proc.stdout + proc.stderr)[-4000:])
@@ -143,13 +145,14 @@ def build_mpi_tool() -> Path:
     """The multi-process simulator `rdma-mpi` (runtime/rdma/rdma_mpi.cpp), built with mpicxx and cached."""
     mpicxx = _mpicxx()
     src = _src_dir()
-    files = [src / f for f in ("rdma_sim.hpp", "rdma_sim.cpp", "rdma_mpi.cpp", "include/afushell/rdma_packet.h")]
+    files = [src / f for f in ("rdma_sim.hpp", "rdma_sim.cpp", "cluster_desc.hpp", "cluster_desc.cpp", "rdma_mpi.cpp",
+                               "include/afushell/rdma_packet.h")]
     out = cache_dir("rdma") / ("mpi-" + content_hash(*[f.read_bytes() for f in files]))
     exe = out / "rdma-mpi"
     if not exe.is_file():
         out.mkdir(parents=True, exist_ok=True)
         tmp = out / f"rdma-mpi.{os.getpid()}"
-        cmd = [mpicxx, "-std=c++17", "-O2", f"-I{src}", str(files[1]), str(files[2]), "-o", str(tmp)]
+        cmd = [mpicxx, "-std=c++17", "-O2", f"-I{src}", *[str(f) for f in files if f.suffix == ".cpp"], "-o", str(tmp)]
         proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
         if proc.returncode != 0:
             raise SpgenError("building rdma-mpi failed:\n" + (proc.stdout + proc.stderr)[-4000:])

@@ -7,7 +7,9 @@
  * FPGA addresses are passed where the published API takes pointers
  * (`(void*)0x100000000` is the start of memory B). Host buffers must come from
  * afuShellAlloc() (pinned and mapped for the card). Every call returns FPGA_OK or
- * an error code (afu_result); afuShellLastError() gives the calling thread's message. Timing
+ * an error code (afu_result), the RDMA calls of afushell/rdma.h too; afuShellLastError()
+ * gives the calling thread's message of its latest failed call, afuShellErrStr() the
+ * code's name. Timing
  * figures are simulated time on the simulated card.
  */
 #ifndef AFUSHELL_AFUSHELL_H
@@ -54,7 +56,18 @@ enum afu_shell_error {
     AFU_ERR_RECORD_WIDTH,         /**< element count / record size does not fit the core */
     AFU_ERR_BAD_REQUEST,          /**< the request was already waited for, or is unknown */
     AFU_ERR_REG_VALUE,            /**< a value the register's type cannot hold */
-    AFU_ERR_AFU_ID                /**< the card's AFU is not the one the program expects */
+    AFU_ERR_AFU_ID,               /**< the card's AFU is not the one the program expects */
+    AFU_ERR_BAD_ARG,              /**< an argument outside its domain: a cluster description, a
+                                       data type, a chain of cards, ... (see the message) */
+    /* RDMA between cards (afushell/rdma.h): the status an operation ended with on the cards,
+     * RDMA_STATUS.CODE c of the engine as AFU_ERR_RDMA_BASE + c */
+    AFU_ERR_RDMA_BASE = 0x200,
+    AFU_ERR_RDMA_NO_ROUTE = 0x201,     /**< the destination card is absent from the cluster */
+    AFU_ERR_RDMA_REMOTE_RANGE = 0x202, /**< past the end of the remote card's memory */
+    AFU_ERR_RDMA_TIMEOUT = 0x203,      /**< the destination did not answer in time */
+    AFU_ERR_RDMA_LOCAL_RANGE = 0x204,  /**< past the end of the local card's memory */
+    AFU_ERR_RDMA_ALIGN = 0x205,        /**< a size or address not a positive multiple of 4 */
+    AFU_ERR_RDMA_BAD_CARD = 0x206      /**< no such card number, or a chain of too few cards */
 };
 
 typedef struct afu_shell_s *afu_shell_handle;
@@ -77,8 +90,10 @@ typedef struct {
  *  ("afu:<guid>" or the bare GUID) on a real card. The new shell becomes current. */
 afu_result afuShellOpen(const char *uri, afu_shell_handle *handle);
 afu_result afuShellClose(afu_shell_handle handle);
-/** Message of the calling thread's latest error. */
+/** Message of the calling thread's latest error (every call of this header and of
+ *  afushell/rdma.h sets it when it fails): what went wrong, with its arguments. */
 const char *afuShellLastError(void);
+/** A short fixed text for a code ("null pointer", "RDMA: remote range past the end", ...). */
 const char *afuShellErrStr(afu_result code);
 
 /** Host memory shared with the card (page aligned, zeroed). */

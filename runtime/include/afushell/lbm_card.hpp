@@ -256,10 +256,10 @@ inline SlabsResult run_slabs(afu_rdma_cluster cl, std::vector<Record>& rec, int 
     };
     for (int k = 0; k < cards; ++k) {
         afu_shell_handle one = nullptr;
-        const int rc = afuShellRDMAClusterCardOpen(cl, k, &one);
+        const afu_result rc = afuShellRDMAClusterCardOpen(cl, k, &one);
         if (rc) {
             close_all();
-            return fail(FPGA_NOT_FOUND, "card " + std::to_string(k) + ": " + afuShellRDMAErrorString(rc));
+            return fail(FPGA_NOT_FOUND, "card " + std::to_string(k) + ": " + afuShellLastError());
         }
         h[std::size_t(k)] = one;
     }
@@ -385,10 +385,10 @@ inline SlabsResult run_slabs(afu_rdma_cluster cl, std::vector<Record>& rec, int 
                 const std::uint64_t src = std::uint64_t(j > k ? s.hi - depth - s.first : s.lo - s.first);
                 const std::uint64_t dst = std::uint64_t(j > k ? 0 : t.rows() - depth);
                 afu_rdma_handle put = 0;
-                const int rc = afuShellRDMAPutStridedAsync(cl, k, j, mm + src * row_b, mm + dst * row_b, row_b,
-                                                           std::uint64_t(depth), row_b, row_b, &put);
+                const afu_result rc = afuShellRDMAPutStridedAsync(cl, k, j, mm + src * row_b, mm + dst * row_b, row_b,
+                                                                  std::uint64_t(depth), row_b, row_b, &put);
                 if (rc) {
-                    bad(FPGA_EXCEPTION, std::string("halo put: ") + afuShellRDMAErrorString(rc));
+                    bad(FPGA_EXCEPTION, std::string("halo put: ") + afuShellLastError());
                     break;
                 }
                 const std::uint64_t issued = host_now(c);
@@ -412,8 +412,8 @@ inline SlabsResult run_slabs(afu_rdma_cluster cl, std::vector<Record>& rec, int 
             if (failed()) break;
             for (const auto& [put, issued] : mine) {
                 (void)issued;
-                const int rc = afuShellRDMAWait(cl, put, 0);
-                if (rc) bad(FPGA_EXCEPTION, std::string("halo put into it: ") + afuShellRDMAErrorString(rc));
+                const afu_result rc = afuShellRDMAWait(cl, put, 0);
+                if (rc) bad(FPGA_EXCEPTION, std::string("halo put into it: ") + afuShellLastError());
             }
             if (failed()) break;
             if (q < passes - 1) {

@@ -1,7 +1,9 @@
 /* afushell RDMA on the RTL: a cluster of Verilated rdma_node cards (shell/rdma/: engine,
  * router, link ports) on a ring or 2-D torus with cable models, built by
  * spgen.runtime.rdma.build_rtl_cluster() into librdma_rtl.so (runtime/rdma/rtl_cluster.cpp).
- * Status codes are those of afushell/rdma.h (enum afu_rdma_error). See docs/rdma.md. */
+ * A test bench of the RDMA block alone, not the runtime's C API: its status codes are the
+ * engine's RDMA_STATUS.CODE (0 ok, 1 NO_ROUTE, 2 REMOTE_RANGE, 3 TIMEOUT, 4 LOCAL_RANGE,
+ * 5 ALIGN), which the runtime returns as the afu_result AFU_ERR_RDMA_BASE + code. See docs/rdma.md. */
 #ifndef AFUSHELL_RDMA_RTL_H
 #define AFUSHELL_RDMA_RTL_H
 #include <stdint.h>

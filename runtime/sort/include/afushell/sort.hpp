@@ -42,7 +42,7 @@ struct SortPhase {
 };
 
 struct SortResult {
-    int code = AFU_RDMA_OK;          // an afu_rdma_error; AFU_RDMA_BAD_ARG with `error` for bad input
+    afu_result code = FPGA_OK;       // AFU_ERR_BAD_ARG with `error` for bad input
     std::string error;
     std::vector<uint64_t> counts;    // keys per card afterwards
     std::vector<SortPhase> phases;
@@ -81,16 +81,16 @@ class Clock {
     int network(const char *name, const std::vector<Put> &puts) {
         uint64_t c0 = afuShellRDMACycles(cl_);
         std::vector<afu_rdma_handle> hs;
-        int rc = AFU_RDMA_OK;
+        afu_result rc = FPGA_OK;
         for (const Put &p : puts) {
             if (!p.bytes) continue;
             afu_rdma_handle h;
-            int e = afuShellRDMAPutAsync(cl_, p.card, p.dst, p.local, p.remote, p.bytes, &h);
+            afu_result e = afuShellRDMAPutAsync(cl_, p.card, p.dst, p.local, p.remote, p.bytes, &h);
             if (e) { rc = rc ? rc : e; continue; }
             hs.push_back(h);
         }
         for (afu_rdma_handle h : hs) {
-            int e = afuShellRDMAWait(cl_, h, 0);
+            afu_result e = afuShellRDMAWait(cl_, h, 0);
             rc = rc ? rc : e;
         }
         uint64_t cycles = afuShellRDMACycles(cl_) - c0;
@@ -220,8 +220,8 @@ class CardCounter {
     }
     std::string open() {
         for (size_t c = 0; c < h_.size(); ++c)
-            if (int e = afuShellRDMAClusterCardOpen(cl_, int(c), &h_[c]))
-                return std::string("card ") + std::to_string(c) + " does not open: " + afuShellRDMAErrorString(e);
+            if (afuShellRDMAClusterCardOpen(cl_, int(c), &h_[c]) != FPGA_OK)
+                return std::string("card ") + std::to_string(c) + " does not open: " + afuShellLastError();
         return "";
     }
     // ranks and histogram of the n keys at addr; returns "" or what went wrong
@@ -286,8 +286,8 @@ class ScatterWriter {
     }
     std::string open() {
         for (size_t c = 0; c < h_.size(); ++c) {
-            if (int e = afuShellRDMAClusterCardOpen(cl_, int(c), &h_[c]))
-                return std::string("card ") + std::to_string(c) + " does not open: " + afuShellRDMAErrorString(e);
+            if (afuShellRDMAClusterCardOpen(cl_, int(c), &h_[c]) != FPGA_OK)
+                return std::string("card ") + std::to_string(c) + " does not open: " + afuShellLastError();
             uint64_t cfg = 0;
             afuShellRDMACardWriteCSR(cl_, int(c), AFUSHELL_SORT_CFG, 1);
             afuShellRDMACardReadCSR(cl_, int(c), AFUSHELL_SORT_CFG, &cfg);
@@ -387,25 +387,25 @@ SortResult distributed_sort(afu_rdma_cluster cl, const Key *keys, const uint32_t
     const int N = afuShellRDMAClusterCards(cl);
     const uint64_t ks = sizeof(Key), R = kSortRegion, B = uint64_t(1) << kSortPartitionBits;
     if (N < 1 || (n && !keys)) {
-        r.code = AFU_RDMA_BAD_ARG;
+        r.code = AFU_ERR_BAD_ARG;
         r.error = N < 1 ? "no cluster" : "keys is NULL";
         return r;
     }
     if (n > R / ks - 256) {
-        r.code = AFU_RDMA_BAD_ARG;
+        r.code = AFU_ERR_BAD_ARG;
         r.error = "too many keys: " + std::to_string(n) + " (at most " + std::to_string(R / ks - 256) +
                   ": one card may receive every key)";
         return r;
     }
     if (count_on_cards && (!std::is_same<Key, uint32_t>::value || !afuShellRDMAClusterIsRTL(cl))) {
-        r.code = AFU_RDMA_BAD_ARG;
+        r.code = AFU_ERR_BAD_ARG;
         r.error = afuShellRDMAClusterIsRTL(cl) ? "the counting core takes uint32 keys"
                                                : "the network model has no cards to run cores on";
         return r;
     }
     CardCounter counter(cl, N);
     if (count_on_cards && !(r.error = counter.open()).empty()) {
-        r.code = AFU_RDMA_BAD_ARG;
+        r.code = AFU_ERR_BAD_ARG;
         return r;
     }
     std::vector<std::vector<uint32_t>> ranks(N);
@@ -444,7 +444,7 @@ SortResult distributed_sort(afu_rdma_cluster cl, const Key *keys, const uint32_t
             std::vector<uint64_t> h64;
             r.error = counter.count(c, 0, part[c], uint32_t(lo), shift, ranks[c], h64, ns[c]);
             if (!r.error.empty()) {
-                r.code = AFU_RDMA_BAD_ARG;
+                r.code = AFU_ERR_BAD_ARG;
                 return r;
             }
             std::vector<uint32_t> h(B, 0);
@@ -518,7 +518,7 @@ SortResult distributed_sort(afu_rdma_cluster cl, const Key *keys, const uint32_t
                 std::vector<uint64_t> h;
                 r.error = counter.count(c, at, received[c], uint32_t(lo), sh, rk, h, ns[c]);
                 if (!r.error.empty()) {
-                    r.code = AFU_RDMA_BAD_ARG;
+                    r.code = AFU_ERR_BAD_ARG;
                     return r;
                 }
                 auto t0 = std::chrono::steady_clock::now();
@@ -566,7 +566,7 @@ inline SortResult distributed_sort_on_cards(afu_rdma_cluster cl, const uint32_t 
     const int top = 32 - 8;
     const uint64_t es = payloads ? 8 : 4;  // bytes per element: a key, or a key and its payload
     auto fail = [&](std::string why) {
-        r.code = AFU_RDMA_BAD_ARG;
+        r.code = AFU_ERR_BAD_ARG;
         r.error = std::move(why);
         return r;
     };
