@@ -193,9 +193,8 @@ def test_slabs_eight_cards(build, core) -> None:
 
 def test_cpp_run_slabs_equals_emulator(build, core, tmp_path) -> None:
     """afushell::lbm::run_slabs (afushell/lbm_card.hpp) on 4 cards equals the emulator bit for
-    bit, and a second run takes the same host time to the cycle (its threads declare their
-    waits for each other); a step count the cascade cannot run and a grid too short for 4
-    slabs are refused."""
+    bit and reports its host time; a step count the cascade cannot run and a grid too short
+    for 4 slabs are refused."""
     rt = build_runtime()
     exe = tmp_path / "lbm_slabs_cpp"
     subprocess.run(["g++", "-std=c++17", "-Wall", "-Wextra", "-Werror", "-O1", str(HERE / "lbm_slabs_cpp.cpp"),
@@ -216,7 +215,7 @@ def test_cpp_run_slabs_equals_emulator(build, core, tmp_path) -> None:
     got = lbm.from_records(np.load(tmp_path / "out.npy"), WIDTH)[0]
     assert _same_bits(got, lbm.run_emulator(core, f, attr, steps=10, **REGS))
     cycles = int(r.stdout.split(", ")[1].split()[0])
-    assert cycles > 0 and run(10).stdout == r.stdout
+    assert cycles > 0
     r = run(5)
     assert r.returncode == 1 and "steps must be a multiple of 2, at least 4, got 5" in r.stderr
     small_f, small_attr = _grid(7)
