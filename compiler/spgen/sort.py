@@ -338,6 +338,8 @@ class _ScatterWriter:
     def __init__(self, cl, cards: list[int], pairs: bool = False) -> None:
         self.cl, self.handles, self.pairs = cl, {c: cl[c].open() for c in cards}, pairs
         self.passes: dict[int, int] = dict.fromkeys(cards, 0)   # passes over the keys per card
+        # per card: bytes its passes read and wrote in card memory, and their ns
+        self.moved: dict[int, list[int]] = {c: [0, 0, 0] for c in cards}
         # the widest digit: 0 on writers of one key a cycle (256 bins), else a beat a cycle
         self.max_bits = min((cl[c].read_csr("SORT_STATUS") >> 8) & 0xF for c in cards) if cards else 0
         self.wide = self.max_bits > 0
@@ -389,7 +391,12 @@ class _ScatterWriter:
             raise SpgenError(f"sort: card {c}'s scatter writer took {status >> 32} keys of {n}"
                              + (" and dropped words past them" if status & 4 else ""))
         self.passes[c] += 1
-        return ns or int(self.cl.ns(self.cl.now - t0))
+        ns = ns or int(self.cl.ns(self.cl.now - t0))
+        es = (8 if self.pairs else 4) * n
+        self.moved[c][0] += es
+        self.moved[c][1] += es if scatter else 0
+        self.moved[c][2] += ns
+        return ns
 
 
 def _card_mode(cl, s: Spread, partition_bits: int, digit_bits: int) -> tuple[str, str]:
@@ -426,16 +433,33 @@ def _check_options(partition_bits: int, digit_bits: int | None, counting: str) -
         raise SpgenError(f"sort: digit_bits must be 4, 8, 11 or 16, got {digit_bits}")
 
 
+def _check_key_range(key_range: Any, dtype: np.dtype) -> tuple[int, int] | None:
+    if key_range is None:
+        return None
+    top = int(np.iinfo(dtype).max)
+    try:
+        lo, hi = (int(x) for x in key_range)
+    except (TypeError, ValueError):
+        raise SpgenError(f"sort: key_range must be (lo, hi), got {key_range!r}") from None
+    if not 0 <= lo <= hi <= top:
+        raise SpgenError(f"sort: key_range must satisfy 0 <= lo <= hi <= {top} for {dtype} keys, got ({lo}, {hi})")
+    return lo, hi
+
+
 def sort_spread(cl, s: Spread, *, partition_bits: int = 8, digit_bits: int | None = None, counting: str = "auto",
-                progress: Callable[[str], None] | None = None) -> SortRun:
+                progress: Callable[[str], None] | None = None, key_range: tuple[int, int] | None = None) -> SortRun:
     """Sorts an array spread over the cards (from `spread`) in place: afterwards the cards
     hold the sorted array (card order, then memory order) at the same addresses, with new
     per-card counts (the returned run's `output`). `counting`: "card" runs the counting
     passes (histogram and ranks) on the cards' cascades (RTL cards built from
     cores/sort/sort_rank.spd, uint32 keys), "host" in numpy, "auto" on the cards when
     they can. `digit_bits`: the local passes' digit (None: 8 on the host and the counting
-    core; on writers of a beat a cycle the width that makes the fewest cycles)."""
+    core; on writers of a beat a cycle the width that makes the fewest cycles).
+    `key_range`: (lo, hi), every key known to lie in [lo, hi] (OPTWEB's 64 key values:
+    (0, 63)); cards with the scatter writer then skip the range pass and its exchange, and
+    refuse keys outside it; elsewhere the range is found as usual."""
     _check_options(partition_bits, digit_bits, counting)
+    key_range = _check_key_range(key_range, s.dtype)
     mode, why = _card_mode(cl, s, partition_bits, digit_bits) if counting != "host" else ("", "host")
     if counting == "card" and why:
         raise SpgenError(f"sort: counting on the cards is not possible: {why}")
@@ -447,7 +471,7 @@ def sort_spread(cl, s: Spread, *, partition_bits: int = 8, digit_bits: int | Non
     if mode == "scatter":
         writer = _ScatterWriter(cl, s.cards, s.pairs)
         try:
-            return _sort_on_cards(cl, s, writer, digit_bits, progress)
+            return _sort_on_cards(cl, s, writer, digit_bits, progress, key_range)
         finally:
             writer.close()
     counter = _CardCounting(cl, s.cards)
@@ -656,7 +680,7 @@ def _aligned_shift(lo: int, hi: int, bits: int) -> int:
 
 
 def _sort_on_cards(cl, s: Spread, writer: _ScatterWriter, digit_bits: int | None,
-                   progress: Callable[[str], None] | None) -> SortRun:
+                   progress: Callable[[str], None] | None, key_range: tuple[int, int] | None = None) -> SortRun:
     """The sort with every key (and payload, in pairs) moved by the cards: the scatter writers count, find the
     range and write every key to its place in each card's memory, RDMA puts move the keys
     between cards, and the host only computes the prefix sums from the exchanged counts and
@@ -674,22 +698,30 @@ def _sort_on_cards(cl, s: Spread, writer: _ScatterWriter, digit_bits: int | None
     def on_cards(name: str, per_card: Callable[[int, int, int], int]) -> None:
         clock.card(name, lambda: [per_card(i, c, k) for i, (c, k) in enumerate(zip(cards, s.counts))])
 
-    # 1. range, and the histogram of the top digit beside it
-    on_cards("range", lambda i, c, k: writer.run(c, L.keys, k, count=(0, top), dump=dump))
-    clock.network("range exchange", [(c, d, dump, L.counts + i * _RANGE_SLOT, _RANGE_SLOT)
-                                     for i, c in enumerate(cards) for d in cards])
-    ranges = {c: _read(cl, c, L.counts, 2 * N, np.dtype(np.uint64)).reshape(N, 2) for c in cards}
-    lo, hi = int(ranges[cards[0]][:, 0].min()), int(ranges[cards[0]][:, 1].max())
-    for c in cards[1:]:
-        if (int(ranges[c][:, 0].min()), int(ranges[c][:, 1].max())) != (lo, hi):
-            raise SpgenError(f"sort: card {c} holds another key range than card {cards[0]} after the exchange")
-    if lo > hi:
-        return SortRun(s, s, clock.phases, 8, 0, 0)
+    if key_range is None:
+        # 1. range, and the histogram of the top digit beside it
+        on_cards("range", lambda i, c, k: writer.run(c, L.keys, k, count=(0, top), dump=dump))
+        clock.network("range exchange", [(c, d, dump, L.counts + i * _RANGE_SLOT, _RANGE_SLOT)
+                                         for i, c in enumerate(cards) for d in cards])
+        ranges = {c: _read(cl, c, L.counts, 2 * N, np.dtype(np.uint64)).reshape(N, 2) for c in cards}
+        lo, hi = int(ranges[cards[0]][:, 0].min()), int(ranges[cards[0]][:, 1].max())
+        for c in cards[1:]:
+            if (int(ranges[c][:, 0].min()), int(ranges[c][:, 1].max())) != (lo, hi):
+                raise SpgenError(f"sort: card {c} holds another key range than card {cards[0]} after the exchange")
+        if lo > hi:
+            return SortRun(s, s, clock.phases, 8, 0, 0)
+    else:   # the caller knows the range: no range pass, no range exchange
+        lo, hi = key_range
     shift = _aligned_shift(lo, hi, 8)
-    fused = shift == top   # the range pass's counts are the partition's
-    base = 0 if fused else lo >> shift << shift   # bins (key - base) >> shift, all < 256
+    fused = key_range is None and shift == top   # the range pass's counts are the partition's
+    base = 0 if shift == top else lo >> shift << shift   # bins (key - base) >> shift, all < 256
     if not fused:
         on_cards("histogram", lambda i, c, k: writer.run(c, L.keys, k, count=(base, shift), dump=dump))
+    if key_range is not None:   # the histogram pass found every card's range beside the counts
+        for c, k in zip(cards, s.counts):
+            kmin, kmax = (int(x) for x in _read(cl, c, dump, 2, np.dtype(np.uint64)))
+            if k and not lo <= kmin <= kmax <= hi:
+                raise SpgenError(f"sort: card {c} holds keys {kmin}..{kmax}, outside key_range {lo}..{hi}")
     clock.network("count exchange", [(c, d, dump + 64, hist_addr + i * 4 * B, 4 * B)
                                      for i, c in enumerate(cards) for d in cards])
 
@@ -759,24 +791,42 @@ def _sort_on_cards(cl, s: Spread, writer: _ScatterWriter, digit_bits: int | None
     run = SortRun(s, Spread(cards, [plans[c][1] for c in cards], s.dtype, s.payloads, s.pairs), clock.phases, 8, shift,
                   len(digits))
     run.extra.update(fused=fused, card_passes=max(writer.passes.values()), moved_by="cards", digit_bits=bits,
-                     writer_bytes=64 if writer.wide else 4, banks=2 if writer.wide else 1)
+                     writer_bytes=64 if writer.wide else 4, banks=2 if writer.wide else 1,
+                     per_card=_per_card(cards, writer, plans, es))
     return run
 
 
+def _per_card(cards: list[int], writer: _ScatterWriter, plans: dict, es: int) -> list[dict[str, int]]:
+    """What each card moved: its writer passes' bytes read and written in card memory and
+    their ns, and the scatter's bytes it sent to other cards and received from them."""
+    sent = {c: sum(n for _, j, _, n in plans[c][0] if cards[j] != c) * es for c in cards}
+    got = dict.fromkeys(cards, 0)
+    for c in cards:
+        for _, j, _, n in plans[c][0]:
+            if cards[j] != c:
+                got[cards[j]] += n * es
+    return [{"card": c, "ddr_read": writer.moved[c][0], "ddr_write": writer.moved[c][1], "pass_ns": writer.moved[c][2],
+             "passes": writer.passes[c], "link_sent": sent[c], "link_received": got[c]} for c in cards]
+
+
 def sort(cl, keys: np.ndarray, payloads: np.ndarray | None = None, *, partition_bits: int = 8,
-         digit_bits: int | None = None, counting: str = "auto", progress: Callable[[str], None] | None = None) -> SortRun:
+         digit_bits: int | None = None, counting: str = "auto", progress: Callable[[str], None] | None = None,
+         key_range: tuple[int, int] | None = None) -> SortRun:
     """Sorts uint32 or uint64 `keys` (with uint32 `payloads` following their keys, stably)
     on the cluster `cl` (`spgen.runtime.rdma.cluster(...)`, RTL cards or the network model):
     spreads them over the cards, sorts them there and reads the result back into the
     run's `keys` / `payloads` (equal to numpy's stable sort)."""
     _check_options(partition_bits, digit_bits, counting)  # before anything is written to the cards
     keys, payloads = _check_keys(keys, payloads)
+    key_range = _check_key_range(key_range, keys.dtype)
+    if key_range and keys.size and not key_range[0] <= int(keys.min()) <= int(keys.max()) <= key_range[1]:
+        raise SpgenError(f"sort: keys {keys.min()}..{keys.max()} lie outside key_range {key_range[0]}..{key_range[1]}")
     mode, why = _card_mode(cl, Spread(_cards(cl), [], keys.dtype, payloads is not None, payloads is not None),
                            partition_bits, digit_bits) if counting != "host" else ("", "host")
     if counting == "card" and why:
         raise SpgenError(f"sort: counting on the cards is not possible: {why}")
     pairs = mode == "scatter" and not why and payloads is not None  # the layout the writers move payloads in
     run = sort_spread(cl, spread(cl, keys, payloads, pairs=pairs), partition_bits=partition_bits,
-                      digit_bits=digit_bits, counting=counting, progress=progress)
+                      digit_bits=digit_bits, counting=counting, progress=progress, key_range=key_range)
     run.keys, run.payloads = gather(cl, run.output)
     return run

@@ -148,6 +148,35 @@ def test_wide_digits_and_banks(scatter_card: Path) -> None:
         sort.sort(cl, keys, counting="card", digit_bits=16)
 
 
+def test_known_key_range(scatter_card: Path) -> None:
+    """With the keys' range known (OPTWEB's 64 key values: 0..63) the cards skip the range
+    pass and its exchange: 64-value keys take a histogram and a grouping pass, then go
+    straight to their places; keys outside the range are refused, from the host before
+    anything is written and from the cards' own range when the keys already sit there."""
+    cl = rdma.cluster({"topology": "fullmesh", "cards": 3, "card": str(scatter_card)})
+    rng = np.random.default_rng(4)
+    for n in (3001, 1, 64 * 3 + 1):
+        few = rng.integers(0, 64, n).astype(np.uint32)
+        run = _check(cl, few, with_payloads=n != 1, counting="card", key_range=(0, 63))
+        assert [p.name for p in run.phases if p.where != "network"] == [
+            "histogram", "prefix sums", "group by card", "local counting"]
+        assert run.extra["card_passes"] == 2 and run.local_passes == 0
+        assert max(run.output.counts) - min(run.output.counts) <= 1
+    for kind, known in (("random", (0, 2**32 - 1)), ("zipf", (1, 2**32 - 1)), ("equal", (0xDEADBEEF, 0xDEADBEEF)),
+                        ("reverse", (0, 2**32 - 1))):
+        run = _check(cl, _inputs(kind, 2003, np.uint32), with_payloads=kind == "zipf", counting="card",
+                     key_range=known)
+        assert "range" not in [p.name for p in run.phases]
+    with pytest.raises(SpgenError, match="lie outside key_range 0..62"):
+        sort.sort(cl, np.arange(64, dtype=np.uint32), counting="card", key_range=(0, 62))
+    with pytest.raises(SpgenError, match=r"card \d holds keys \d+..64, outside key_range 0..63"):
+        sort.sort_spread(cl, sort.spread(cl, np.arange(1, 65, dtype=np.uint32)), key_range=(0, 63))
+    with pytest.raises(SpgenError, match="key_range must satisfy"):
+        sort.sort(cl, np.zeros(4, np.uint32), key_range=(5, 4))
+    with pytest.raises(SpgenError, match=r"key_range must be \(lo, hi\)"):
+        sort.sort(cl, np.zeros(4, np.uint32), key_range=7)
+
+
 def test_sort_moved_by_cards_faults(scatter_card: Path) -> None:
     cl = rdma.cluster({"topology": "fullmesh", "cards": 3, "card": str(scatter_card), "seed": 9,
                        "faults": {"per": 0.02, "drop": 0.02}, "link_faults": [{"link": 2, "down": [[2000, 30000]]}]})
@@ -202,3 +231,19 @@ def test_bench_on_scatter_cards(scatter_card: Path, tmp_path: Path) -> None:
     assert r["model"]["A"] == 8 and r["model"]["W_bytes"] == 64 and r["digit_bits"] == 8
     assert r["phases"]["local counting"]["where"] == "card" and r["phases"]["prefix sums"]["where"] == "host"
     assert 0 < r["gbps"] < r["model_gbps"]
+    # several sizes, per-card use of memory and links, and the figures at a larger size
+    assert main(["bench", "sort", "--cards", "2", "--keys", "1024,2048", "--reps", "1", "--rtl", str(scatter_card),
+                 "--extrapolate", "65536", "--known-range", "--key-values", "64", "--json", str(out),
+                 "--no-progress"]) == 0
+    rows = json.loads(out.read_text())["runs"]
+    assert [(r["keys_per_card"], bool(r.get("extrapolated"))) for r in rows] == [
+        (1024, False), (2048, False), (65536, True)]
+    for r in rows:
+        assert r["known_range"] and "range" not in r["phases"] and r["model"]["A"] == 3
+        assert len(r["per_card"]) == 2 and all(0 < p["ddr_passes"] <= 1 for p in r["per_card"])
+        assert r["host_over_cards"] > 1
+    measured = rows[1]["per_card"][0]
+    assert measured["ddr_read"] == 2 * 4 * 2048 and measured["ddr_write"] == 4 * 2048   # histogram, group
+    big = rows[2]
+    assert big["sim_s"] > rows[1]["sim_s"] and big["host_over_cards"] < rows[1]["host_over_cards"]
+    assert big["phases"]["scatter"]["seconds"] >= 4 * 65536 / big["engine_gbps"] / 1e9
