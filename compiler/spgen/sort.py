@@ -349,13 +349,18 @@ class _ScatterWriter:
         card: fewer, wider passes cost a flush of the bins' last lines each (2^bits lines,
         16 bins a cycle before that), so the widest digit wins only where the keys outnumber
         the bins; a pass costs its beats, those lines and its start (the registers, the DMA
-        and the polls: about 800 cycles of the card's clock)."""
+        and the polls: about 800 cycles of the card's clock). An odd number of digits puts
+        the send buffer in the bank the grouping pass reads (see the scatter), which runs
+        that pass at about 1 / 2.6 of its speed: 1.6 passes' beats more."""
         if not self.wide or sort_bits <= 0:
             return 8
+
+        def cycles(bits: int) -> float:
+            p = -(-sort_bits // bits)
+            return p * (beats + (1 << bits) * 17 / 16 + 800) + (1.6 * beats if p % 2 else 0)
+
         beats = elements * (8 if self.pairs else 4) / 64
-        best = min(range(-(-sort_bits // self.max_bits), -(-sort_bits // 1) + 1),
-                   key=lambda p: p * (beats + (1 << -(-sort_bits // p)) * 17 / 16 + 800))
-        return -(-sort_bits // best)
+        return min((-(-sort_bits // p) for p in range(-(-sort_bits // self.max_bits), sort_bits + 1)), key=cycles)
 
     def close(self) -> None:
         for h in self.handles.values():
@@ -747,15 +752,10 @@ def _sort_on_cards(cl, s: Spread, writer: _ScatterWriter, digit_bits: int | None
 
     clock.host("prefix sums", prefix)
 
-    # 3. grouping by destination: a scatter pass in bin order (destination order too), into
-    #    bank B on writers of a beat a cycle (reads from bank A, writes to bank B)
-    send = L.send_b if writer.wide else L.send_keys
-    on_cards("group by card", lambda i, c, k: writer.run(c, L.keys, k, count=(lo, 0),
-                                                          scatter=(base, shift, send)))
-    # 4., 5. local counting passes: count the first digit, then one scatter per digit, each
-    #    counting the next; each pass reads one bank and writes the other, the last one
-    #    into the keys' region (bank A), so the keys arrive in bank A after an even number
-    #    of digits and in bank B after an odd one
+    # 4., 5. local counting passes (below): count the first digit, then one scatter per
+    #    digit, each counting the next; each pass reads one bank and writes the other, the
+    #    last one into the keys' region (bank A), so the keys arrive in bank A before an even
+    #    number of digits and in bank B before an odd one
     sort_bits = 0 if exact else (hi - lo).bit_length()
     bits = digit_bits or writer.digit_bits(sort_bits, max(p[1] for p in plans.values()))
     digits = list(range(0, sort_bits, bits))
@@ -764,8 +764,16 @@ def _sort_on_cards(cl, s: Spread, writer: _ScatterWriter, digit_bits: int | None
     else:
         recv = L.recv_b if len(digits) % 2 else L.recv_keys
         other = (L.recv_keys, L.send_b)   # (bank A, bank B) scratch, free once the puts are done
-    #    every key to its destination: with one key value per bin straight to its final place
+    # 3. grouping by destination: a scatter pass in bin order (destination order too). On
+    #    writers of a beat a cycle the send buffer sits in the bank the puts do not write:
+    #    a card's engine reading one bank while its peers' puts write the same bank runs at
+    #    a fraction of the line (the bank's bus turns round between reads and writes), so
+    #    before an odd number of digits the grouping writes bank A, from bank A
     target = L.keys if exact else recv
+    send = L.send_keys if not writer.wide or target >= L.bank_b else L.send_b
+    on_cards("group by card", lambda i, c, k: writer.run(c, L.keys, k, count=(lo, 0),
+                                                          scatter=(base, shift, send)))
+    #    every key to its destination: with one key value per bin straight to its final place
     clock.network("scatter", [(c, cards[j], send + es * at, target + es * there, es * n)
                               for c in cards for at, j, there, n in plans[c][0]])
 

@@ -140,6 +140,14 @@ def test_wide_digits_and_banks(scatter_card: Path) -> None:
     k0 = run.output.counts[0]
     received = np.frombuffer(cl[0].read(sort.LAYOUT.recv_b, 4 * k0), np.uint32)
     assert np.array_equal(np.sort(received), np.sort(keys)[:k0])
+    # ... and the grouping pass wrote card 0's keys, by destination, to bank A, which the
+    # puts do not write (a bank read and written at once slows the puts several times)
+    half = keys.size // 2
+    grouped = np.frombuffer(cl[0].read(sort.LAYOUT.send_keys, 4 * half), np.uint32)
+    assert np.array_equal(np.sort(grouped), np.sort(keys[:half])) and np.all(np.diff(grouped >> 24) >= 0)
+    # the width chosen by default: an even number of digits (bank A -> B -> A ...), so the
+    # send buffer stays in bank B
+    assert sort.sort(cl, keys, counting="card").local_passes == 4
     run = _check(cl, keys, with_payloads=True, counting="card", digit_bits=11)
     assert run.local_passes == 3 and run.output.pairs
     run = _check(cl, _inputs("zipf", 2001, np.uint32), with_payloads=True, counting="card", digit_bits=4)
