@@ -304,18 +304,20 @@ class ScatterWriter {
     }
     // The local passes' digit over sort_bits bits of `elements` keys per card (docs/sort.md,
     // "The digit width"): a pass costs its beats, the flush of its 2^d bins' last lines (16
-    // bins a cycle before that) and about 800 cycles of start; the fewest cycles win.
+    // bins a cycle before that) and about 800 cycles of start; an odd number of passes puts
+    // the send buffer in the bank the grouping reads (1.6 passes' beats more); the fewest
+    // cycles win.
     int digit_bits(int sort_bits, uint64_t elements) const {
         if (max_bits == 0 || sort_bits <= 0) return 8;
         const double beats = double(elements) * (pairs_ ? 8 : 4) / 64;
         int best = 0;
         double best_cost = 0;
-        for (int p = (sort_bits + max_bits - 1) / max_bits; p <= sort_bits; ++p) {
-            const int d = (sort_bits + p - 1) / p;
-            const double cost = p * (beats + double(uint64_t(1) << d) * 17 / 16 + 800);
-            if (!best || cost < best_cost) best = p, best_cost = cost;
+        for (int q = (sort_bits + max_bits - 1) / max_bits; q <= sort_bits; ++q) {
+            const int d = (sort_bits + q - 1) / q, p = (sort_bits + d - 1) / d;
+            const double cost = p * (beats + double(uint64_t(1) << d) * 17 / 16 + 800) + (p % 2 ? 1.6 * beats : 0);
+            if (!best || cost < best_cost) best = d, best_cost = cost;
         }
-        return (sort_bits + best - 1) / best;
+        return best;
     }
     // "" or what went wrong; adds the pass's ns to ns
     std::string run(int c, uint64_t src, uint64_t n, uint32_t count_lo, int count_sh, Scatter sc, uint64_t dump,
@@ -617,18 +619,21 @@ inline SortResult distributed_sort_on_cards(afu_rdma_cluster cl, const uint32_t 
         for (int c = 0; c < N; ++c) received[c] = plan(read<uint32_t>(cl, c, hist_at, B * N), N, c, exact, pieces[c]);
     });
     // Writers of a beat a cycle read one DDR bank and write the other (bank B from 4 GiB):
-    // the grouping writes bank B, and the puts deliver to the bank from which the digit
-    // passes, alternating banks, end in the keys' region in bank A.
+    // the puts deliver to the bank from which the digit passes, alternating banks, end in
+    // the keys' region in bank A, and the grouping writes the send buffer to the other
+    // bank (a bank read by a card's engine while its peers' puts write it slows the puts
+    // several times): bank B, or bank A before an odd number of digits.
     const bool wide = writer.max_bits > 0;
-    const uint64_t bank_b = uint64_t(1) << 32, send = wide ? bank_b : 3 * R;
-    if (std::string e = on_cards("group by card", [&](int c, uint64_t &ns) {
-            return writer.run(c, 0, part[c], uint32_t(lo), 0, {true, base, shift, send}, 0, ns); }); !e.empty())
-        return fail(e);
+    const uint64_t bank_b = uint64_t(1) << 32;
     const int sort_bits = exact ? 0 : bit_length(hi - lo);
     const int bits = writer.digit_bits(sort_bits, *std::max_element(received.begin(), received.end()));
     const int digits = sort_bits ? (sort_bits + bits - 1) / bits : 0;
     const uint64_t recv = wide && digits % 2 ? bank_b + R : 5 * R;
     const uint64_t target = exact ? 0 : recv;  // one key value per bin: straight to the final place
+    const uint64_t send = wide && target < bank_b ? bank_b : 3 * R;
+    if (std::string e = on_cards("group by card", [&](int c, uint64_t &ns) {
+            return writer.run(c, 0, part[c], uint32_t(lo), 0, {true, base, shift, send}, 0, ns); }); !e.empty())
+        return fail(e);
     std::vector<Put> puts;
     for (int c = 0; c < N; ++c)
         for (const Put &p : pieces[c]) puts.push_back({c, p.dst, send + es * p.local, target + es * p.remote, es * p.bytes});
