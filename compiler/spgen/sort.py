@@ -278,14 +278,23 @@ def _bin_map(totals: np.ndarray, ncards: int) -> np.ndarray:
 
 def _exact_pieces(start: np.ndarray, counts: np.ndarray, bounds: np.ndarray) -> list[tuple[int, int, int, int]]:
     """A card's bins, in bin order in its send buffer, cut at the cards' output boundaries:
-    (offset in the send buffer, destination index, offset in its receive buffer, keys)."""
-    pieces, at = [], 0
-    for g, n in zip(start.tolist(), counts.tolist()):
-        while n:
-            d = int(np.searchsorted(bounds, g, side="right")) - 1
-            take = min(n, int(bounds[d + 1]) - g)
-            pieces.append((at, d, g - int(bounds[d]), take))
-            at, g, n = at + take, g + take, n - take
+    (offset in the send buffer, destination index, offset in its receive buffer, keys).
+    Vectorised over the bins: only a bin that straddles a boundary is cut in a loop."""
+    counts = np.asarray(counts, np.int64)
+    nz = np.flatnonzero(counts)
+    g, n = np.asarray(start, np.int64)[nz], counts[nz]
+    at = (np.cumsum(counts) - counts)[nz]
+    first = np.searchsorted(bounds, g, side="right") - 1
+    last = np.searchsorted(bounds, g + n - 1, side="right") - 1
+    pieces = []
+    for a, gg, nn, d, e in zip(at.tolist(), g.tolist(), n.tolist(), first.tolist(), last.tolist()):
+        if d == e:
+            pieces.append((a, d, gg - int(bounds[d]), nn))
+            continue
+        while nn:
+            take = min(nn, int(bounds[d + 1]) - gg)
+            pieces.append((a, d, gg - int(bounds[d]), take))
+            a, gg, nn, d = a + take, gg + take, nn - take, d + 1
     return pieces
 
 
