@@ -226,6 +226,20 @@ def test_sort_moved_by_eight_cards_torus(scatter_card: Path) -> None:
     assert cl.stats()["corrupted"] + cl.stats()["dropped"] > 0
 
 
+@pytest.mark.slow
+def test_known_key_range_eight_cards_torus(scatter_card: Path) -> None:
+    """OPTWEB's 64 key values with their range known, on 8 cards (2 x 4 torus) under link
+    faults: two writer passes, every key straight to its place, equal to numpy's."""
+    cl = rdma.cluster({"topology": "torus", "dims": [2, 4], "card": str(scatter_card),
+                       "faults": {"per": 1e-3, "drop": 1e-3}})
+    rng = np.random.default_rng(8)
+    for n, pays in ((4001, True), (13, False)):
+        run = _check(cl, rng.integers(0, 64, n).astype(np.uint32), with_payloads=pays, counting="card",
+                     key_range=(0, 63))
+        assert run.extra["card_passes"] == 2 and run.local_passes == 0
+    assert cl.stats()["corrupted"] + cl.stats()["dropped"] > 0
+
+
 def test_bench_on_scatter_cards(scatter_card: Path, tmp_path: Path) -> None:
     """`spgen bench sort --rtl` on such cards: the keys moved by the cards, the model with
     the writer's passes (A) and its key per cycle (W) beside the measurement."""
