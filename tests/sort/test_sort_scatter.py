@@ -269,3 +269,5 @@ def test_bench_on_scatter_cards(scatter_card: Path, tmp_path: Path) -> None:
     big = rows[2]
     assert big["sim_s"] > rows[1]["sim_s"] and big["host_over_cards"] < rows[1]["host_over_cards"]
     assert big["phases"]["scatter"]["seconds"] >= 4 * 65536 / big["engine_gbps"] / 1e9
+    floor = max(4 * 65536 / big["engine_gbps"], 4 * 65536 / 2 / big["model"]["B_gbps"]) / 1e9
+    assert big["scatter_floor"] == (big["phases"]["scatter"]["seconds"] == pytest.approx(floor))

@@ -225,7 +225,8 @@ def _table(rows: list[dict]) -> str:
         ph = [f"{r['phases'][p]['seconds'] * 1e6:.1f} µs ({r['phases'][p]['where']})" if p in r["phases"] else "--"
               for p in names]
         per = r.get("per_card") or []
-        extra = " (extrapolated)" if r.get("extrapolated") else ""
+        extra = (" (extrapolated" + ("; scatter at the engine's and ports' bound" if r.get("scatter_floor") else "")
+                 + ")") if r.get("extrapolated") else ""
         out.append(f"| {r['cards']} | {net} | {r['keys_per_card']}{extra} {r['dtype']} | " + " | ".join(ph) +
                    f" | {r['network_gbps']:.2f} ({r['model_network_gbps']:.2f}) | {r['sim_gbps']:.2f} "
                    f"({r['sim_gbps'] / r['cards']:.2f}) | {r['model_gbps']:.2f} (A={r['model']['A']:g}) | "
@@ -249,7 +250,7 @@ def _extrapolate(rows: list[dict], k: int) -> list[dict]:
         a, b = pts
         if (a["digit_bits"], a["card_passes"]) != (b["digit_bits"], b["card_passes"]):
             continue   # another digit width or pass count: no straight line through them
-        phases = {}
+        phases, floored = {}, False
         for name, pb in b["phases"].items():
             pa = a["phases"].get(name, pb)
             if pb["where"] == "host":
@@ -260,8 +261,8 @@ def _extrapolate(rows: list[dict], k: int) -> list[dict]:
                 t = pb["seconds"] + slope * (k - b["keys_per_card"])
             if name == "scatter":   # not below what a card's engine and ports can move
                 es = b["bytes"] // b["keys"] * (2 if b["payloads"] else 1)
-                t = max(t, es * k / b["engine_gbps"] / 1e9,
-                        es * k * (n - 1) / n / b["model"]["B_gbps"] / 1e9)
+                floor = max(es * k / b["engine_gbps"] / 1e9, es * k * (n - 1) / n / b["model"]["B_gbps"] / 1e9)
+                floored, t = t < floor, max(t, floor)
             phases[name] = {**pb, "seconds": t}
         card_s = sum(p["seconds"] for p in phases.values() if p["where"] == "card")
         net = sum(p["seconds"] for p in phases.values() if p["where"] == "network")
@@ -276,7 +277,8 @@ def _extrapolate(rows: list[dict], k: int) -> list[dict]:
                     "network_s": net, "host_s": host, "sim_s": card_s + net, "sim_gbps": nbytes / (card_s + net) / 1e9,
                     "gbps": nbytes / (card_s + net + host) / 1e9, "network_gbps": nbytes / net / 1e9,
                     "host_over_cards": (card_s + net + host) / (card_s + net), "per_card": per,
-                    "extrapolated": True, "from_keys_per_card": [a["keys_per_card"], b["keys_per_card"]]})
+                    "extrapolated": True, "from_keys_per_card": [a["keys_per_card"], b["keys_per_card"]],
+                    "scatter_floor": floored})
     return out
 
 
