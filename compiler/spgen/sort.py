@@ -685,26 +685,35 @@ def _sort_on_cards(cl, s: Spread, writer: _ScatterWriter, digit_bits: int | None
                 start = (np.cumsum(totals) - totals) + (np.cumsum(hists, axis=0) - hists)[i]
                 plans[c] = (_exact_pieces(start, hists[i], bounds), int(bounds[i + 1] - bounds[i]))
                 continue
-            per_dest = hists @ np.eye(N, dtype=np.int64)[_bin_map(hists.sum(axis=0), N)]  # [source, destination]
+            bmap = _bin_map(hists.sum(axis=0), N)
+            per_dest = hists @ np.eye(N, dtype=np.int64)[bmap]  # [source, destination]
             offsets = np.cumsum(per_dest, axis=0) - per_dest
             runs = per_dest[i]
             starts = np.cumsum(runs) - runs
             plans[c] = ([(int(starts[j]), j, int(offsets[i][j]), int(runs[j])) for j in range(N)],
                         int(per_dest[:, i].sum()))
+            mine = np.flatnonzero(bmap == i)   # this card's bins: the range of the keys it receives
+            if mine.size:
+                spans[i] = (max(lo, base + (int(mine[0]) << shift)), min(hi, base + ((int(mine[-1]) + 1) << shift) - 1))
 
+    spans: dict[int, tuple[int, int]] = {}
     clock.host("prefix sums", prefix)
 
     # 4., 5. local counting passes (below): count the first digit, then one scatter per
     #    digit, each counting the next; each pass reads one bank and writes the other, the
     #    last one into the keys' region (bank A), so the keys arrive in bank A before an even
-    #    number of digits and in bank B before an odd one
+    #    number of digits and in bank B before an odd one. Where every card's keys span less
+    #    than 2^31 values the count is also a copy to the other bank (a scatter into one
+    #    bin, (key - the card's smallest) >> 31 = 0), so the keys arrive in bank A always
     sort_bits = 0 if exact else (hi - lo).bit_length()
-    bits = digit_bits or writer.digit_bits(sort_bits, max(p[1] for p in plans.values()))
+    copy = writer.wide and all(b - a < 1 << 31 for a, b in spans.values())
+    bits = digit_bits or writer.digit_bits(sort_bits, max(p[1] for p in plans.values()), odd_penalty=not copy)
     digits = list(range(0, sort_bits, bits))
+    copy = copy and len(digits) % 2 == 1
     if not writer.wide:
         recv, other = L.recv_keys, (L.send_keys, L.recv_keys)
     else:
-        recv = L.recv_b if len(digits) % 2 else L.recv_keys
+        recv = L.recv_b if len(digits) % 2 and not copy else L.recv_keys
         other = (L.recv_keys, L.send_b)   # (bank A, bank B) scratch, free once the puts are done
     # 3. grouping by destination: a scatter pass in bin order (destination order too). On
     #    writers of a beat a cycle the send buffer sits in the bank the puts do not write:
@@ -723,8 +732,12 @@ def _sort_on_cards(cl, s: Spread, writer: _ScatterWriter, digit_bits: int | None
         k = plans[c][1]
         if not digits or not k:
             return 0
-        ns = writer.run(c, recv, k, count=(lo, 0), bits=bits)
-        src = recv
+        if copy:
+            ns = writer.run(c, recv, k, count=(lo, 0), scatter=(spans[i][0], 31, L.send_b), bits=bits)
+            src = L.send_b
+        else:
+            ns = writer.run(c, recv, k, count=(lo, 0), bits=bits)
+            src = recv
         for j, sh in enumerate(digits):
             if j + 1 == len(digits):
                 dst = L.keys
@@ -740,7 +753,7 @@ def _sort_on_cards(cl, s: Spread, writer: _ScatterWriter, digit_bits: int | None
     on_cards("local counting", local)
     run = SortRun(s, Spread(cards, [plans[c][1] for c in cards], s.dtype, s.payloads, s.pairs), clock.phases, 8, shift,
                   len(digits))
-    run.extra.update(fused=fused, card_passes=max(writer.passes.values()), moved_by="cards", digit_bits=bits,
+    run.extra.update(fused=fused, card_passes=max(writer.passes.values()), moved_by="cards", digit_bits=bits, copy=copy,
                      writer_bytes=64 if writer.wide else 4, banks=2 if writer.wide else 1,
                      per_card=_per_card(cards, writer, plans, es))
     return run

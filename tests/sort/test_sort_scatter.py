@@ -129,27 +129,40 @@ def test_sort_moved_by_cards(scatter_card: Path, cards: int) -> None:
 def test_wide_digits_and_banks(scatter_card: Path) -> None:
     """11-bit digits (the writer's 2048 bins): 3 local passes for random uint32 keys, with
     payloads too; the grouping pass writes to bank B (from 4 GiB) and the passes alternate
-    banks, the last one into the keys' region; a digit wider than the writer's bins says so."""
+    banks, the last one into the keys' region; a digit wider than the writer's bins says so.
+    With an odd number of digits the first digit's count copies the keys to bank B, so the
+    puts deliver to bank A; where a card's keys span 2^31 values or more it cannot, and the
+    puts deliver to bank B with the send buffer in bank A."""
     cl = rdma.cluster({"topology": "fullmesh", "cards": 2, "card": str(scatter_card)})
     assert (cl[0].read_csr("SORT_STATUS") >> 8) & 0xF == 11
     keys = _inputs("random", 3001, np.uint32)
-    run = _check(cl, keys, with_payloads=False, counting="card", digit_bits=11)
+    cl3 = rdma.cluster({"topology": "fullmesh", "cards": 3, "card": str(scatter_card)})
+    run = _check(cl3, keys, with_payloads=False, counting="card", digit_bits=11)
     assert run.local_passes == 3 and run.extra["card_passes"] == 6 and run.extra["banks"] == 2
-    # with an odd number of digits the puts deliver to bank B, where the first digit pass
-    # reads them: card 0's share of the smallest keys
+    assert run.extra["copy"]   # 3 cards: each card's keys span about 2^32 / 3 values
+    # the puts delivered card 0's share of the smallest keys to bank A (the digit passes
+    # used it as scratch since: the same keys, in another order)
+    k0 = run.output.counts[0]
+    received = np.frombuffer(cl3[0].read(sort.LAYOUT.recv_keys, 4 * k0), np.uint32)
+    assert np.array_equal(np.sort(received), np.sort(keys)[:k0])
+    # Zipf keys on 2 cards: card 1 takes bins 1..255, a span of more than 2^31 values
+    zipf = _inputs("zipf", 3001, np.uint32)
+    run = _check(cl, zipf, with_payloads=False, counting="card", digit_bits=11)
+    assert run.local_passes == 3 and not run.extra["copy"]
     k0 = run.output.counts[0]
     received = np.frombuffer(cl[0].read(sort.LAYOUT.recv_b, 4 * k0), np.uint32)
-    assert np.array_equal(np.sort(received), np.sort(keys)[:k0])
+    assert np.array_equal(np.sort(received), np.sort(zipf)[:k0])
     # ... and the grouping pass wrote card 0's keys, by destination, to bank A, which the
     # puts do not write (a bank read and written at once slows the puts several times)
-    half = keys.size // 2
+    half = zipf.size // 2
     grouped = np.frombuffer(cl[0].read(sort.LAYOUT.send_keys, 4 * half), np.uint32)
-    assert np.array_equal(np.sort(grouped), np.sort(keys[:half])) and np.all(np.diff(grouped >> 24) >= 0)
-    # the width chosen by default: an even number of digits (bank A -> B -> A ...), so the
-    # send buffer stays in bank B
+    assert np.array_equal(np.sort(grouped), np.sort(zipf[:half])) and np.all(np.diff(grouped >> 24) >= 0)
+    # the width chosen by default at this size: 4 digits of 8 bits (3 of 11 flush more bins)
     assert sort.sort(cl, keys, counting="card").local_passes == 4
-    run = _check(cl, keys, with_payloads=True, counting="card", digit_bits=11)
-    assert run.local_passes == 3 and run.output.pairs
+    run = _check(cl3, keys, with_payloads=True, counting="card", digit_bits=11)
+    assert run.local_passes == 3 and run.output.pairs and run.extra["copy"]
+    for kind in ("sorted", "reverse", "few"):   # the copy with pairs, and odd sizes
+        _check(cl3, _inputs(kind, 2999, np.uint32), with_payloads=True, counting="card", digit_bits=11)
     run = _check(cl, _inputs("zipf", 2001, np.uint32), with_payloads=True, counting="card", digit_bits=4)
     assert run.extra["digit_bits"] == 4
     with pytest.raises(SpgenError, match="or up to 11: their writer has 2048 bins"):
