@@ -28,6 +28,8 @@ from typing import Any
 import numpy as np
 
 from ._diagnostics import SpgenError
+from ._sort_writer import ScatterWriter as _ScatterWriter
+from ._sort_writer import per_card as _per_card
 
 __all__ = ["KEY_TYPES", "LAYOUT", "Phase", "SortRun", "Spread", "gather", "sort", "sort_spread", "spread"]
 
@@ -249,7 +251,13 @@ class _Clock:
             self.progress(name)
 
     def network(self, name: str, puts: list[tuple[int, int, int, int, int]]) -> None:
-        """Issues every put (card, dst, local, remote, bytes) at once and waits for all."""
+        """Issues every put (card, dst, local, remote, bytes) at once and waits for all.
+        A card's engine sends its puts one after the other, in the order issued, so each
+        card starts with its next peer and ends with itself: in destination order every
+        card would send to card 0 first, then to card 1, ... (on 8 RTL cards at 100 Gb/s,
+        puts of 128 KiB from every card to every card: 121 µs instead of 207 µs)."""
+        m = max((max(p[0], p[1]) for p in puts), default=0) + 1
+        puts = sorted(puts, key=lambda p: (p[1] - p[0] - 1) % m)   # stable: a card's pieces per peer in order
         c0 = self.cl.now
         transfers = [self.cl[c].put_async(d, local, remote, n) for c, d, local, remote, n in puts if n]
         self.cl.wait_all(transfers)
@@ -276,14 +284,23 @@ def _bin_map(totals: np.ndarray, ncards: int) -> np.ndarray:
 
 def _exact_pieces(start: np.ndarray, counts: np.ndarray, bounds: np.ndarray) -> list[tuple[int, int, int, int]]:
     """A card's bins, in bin order in its send buffer, cut at the cards' output boundaries:
-    (offset in the send buffer, destination index, offset in its receive buffer, keys)."""
-    pieces, at = [], 0
-    for g, n in zip(start.tolist(), counts.tolist()):
-        while n:
-            d = int(np.searchsorted(bounds, g, side="right")) - 1
-            take = min(n, int(bounds[d + 1]) - g)
-            pieces.append((at, d, g - int(bounds[d]), take))
-            at, g, n = at + take, g + take, n - take
+    (offset in the send buffer, destination index, offset in its receive buffer, keys).
+    Vectorised over the bins: only a bin that straddles a boundary is cut in a loop."""
+    counts = np.asarray(counts, np.int64)
+    nz = np.flatnonzero(counts)
+    g, n = np.asarray(start, np.int64)[nz], counts[nz]
+    at = (np.cumsum(counts) - counts)[nz]
+    first = np.searchsorted(bounds, g, side="right") - 1
+    last = np.searchsorted(bounds, g + n - 1, side="right") - 1
+    pieces = []
+    for a, gg, nn, d, e in zip(at.tolist(), g.tolist(), n.tolist(), first.tolist(), last.tolist()):
+        if d == e:
+            pieces.append((a, d, gg - int(bounds[d]), nn))
+            continue
+        while nn:
+            take = min(nn, int(bounds[d + 1]) - gg)
+            pieces.append((a, d, gg - int(bounds[d]), take))
+            a, gg, nn, d = a + take, gg + take, nn - take, d + 1
     return pieces
 
 
@@ -329,69 +346,6 @@ class _CardCounting:
         return out[:n], out[n:].astype(np.int64), run.elapsed_ns
 
 
-class _ScatterWriter:
-    """The scatter writer on every card (shell/shell_sort_scatter.v, SORT_* registers,
-    cards from `spgen build --sort-scatter`): each pass streams keys from the card's memory
-    through it (a DMA from card memory to card memory whose RX side the writer takes over),
-    counting them per bin and, when scattering, writing each to its place."""
-
-    def __init__(self, cl, cards: list[int], pairs: bool = False) -> None:
-        self.cl, self.handles, self.pairs = cl, {c: cl[c].open() for c in cards}, pairs
-        self.passes: dict[int, int] = dict.fromkeys(cards, 0)   # passes over the keys per card
-        # the widest digit: 0 on writers of one key a cycle (256 bins), else a beat a cycle
-        self.max_bits = min((cl[c].read_csr("SORT_STATUS") >> 8) & 0xF for c in cards) if cards else 0
-        self.wide = self.max_bits > 0
-
-    def digit_bits(self, sort_bits: int, elements: int) -> int:
-        """The digit width of the local passes over `sort_bits` bits of `elements` keys per
-        card: fewer, wider passes cost a flush of the bins' last lines each (2^bits lines,
-        16 bins a cycle before that), so the widest digit wins only where the keys outnumber
-        the bins; a pass costs its beats, those lines and its start (the registers, the DMA
-        and the polls: about 800 cycles of the card's clock)."""
-        if not self.wide or sort_bits <= 0:
-            return 8
-        beats = elements * (8 if self.pairs else 4) / 64
-        best = min(range(-(-sort_bits // self.max_bits), -(-sort_bits // 1) + 1),
-                   key=lambda p: p * (beats + (1 << -(-sort_bits // p)) * 17 / 16 + 800))
-        return -(-sort_bits // best)
-
-    def close(self) -> None:
-        for h in self.handles.values():
-            h.close()
-
-    def run(self, c: int, src: int, n: int, *, count: tuple[int, int], scatter: tuple[int, int, int] | None = None,
-            dump: int | None = None, bits: int = 8) -> int:
-        """One pass over the n keys (with `pairs` key-payload pairs) at src on card c; returns
-        its ns. `count`: (lo, shift) of the bins counted; `scatter`: (lo, shift, destination)
-        to write every key at its place by the bins counted in the card's previous pass;
-        `dump`: where the range and the counts go afterwards; `bits`: the bins' width."""
-        card = self.cl[c]
-        (clo, csh), (slo, ssh, dst) = count, scatter or (0, 0, 0)
-        card.write_csr("SORT_CFG", 1 | (2 if scatter else 0) | (4 if dump is not None else 0) | (8 if self.pairs else 0))
-        card.write_csr("SORT_BINS", (slo & 0xFFFFFFFF) | (clo & 0xFFFFFFFF) << 32)
-        card.write_csr("SORT_SHIFT", ssh | csh << 8 | (bits if self.wide else 0) << 16)
-        card.write_csr("SORT_DST", dst)
-        card.write_csr("SORT_HIST", dump or 0)
-        card.write_csr("SORT_N", n)
-        card.write_csr("SORT_CTRL", 1)
-        ns = 0
-        try:
-            if n:   # the RX destination is not written: the writer takes the stream
-                ns = self.handles[c].dma(src, src, (8 if self.pairs else 4) * n, "F2F")
-            t0 = self.cl.now
-            while not (status := card.read_csr("SORT_STATUS")) & 2:   # with no keys: flush and dump
-                if self.cl.now - t0 > 100_000:
-                    raise SpgenError(f"sort: card {c}'s scatter writer did not finish a pass (status {status:#x})")
-                self.cl.run(64)
-        finally:
-            card.write_csr("SORT_CFG", 0)   # the RX engine writes as usual again
-        if status & 4 or status >> 32 != n:
-            raise SpgenError(f"sort: card {c}'s scatter writer took {status >> 32} keys of {n}"
-                             + (" and dropped words past them" if status & 4 else ""))
-        self.passes[c] += 1
-        return ns or int(self.cl.ns(self.cl.now - t0))
-
-
 def _card_mode(cl, s: Spread, partition_bits: int, digit_bits: int) -> tuple[str, str]:
     """("scatter" (the cards' scatter writers move the keys), "rank" (the counting core
     counts, the host moves) or "", and why the passes cannot run on these cards)."""
@@ -426,16 +380,33 @@ def _check_options(partition_bits: int, digit_bits: int | None, counting: str) -
         raise SpgenError(f"sort: digit_bits must be 4, 8, 11 or 16, got {digit_bits}")
 
 
+def _check_key_range(key_range: Any, dtype: np.dtype) -> tuple[int, int] | None:
+    if key_range is None:
+        return None
+    top = int(np.iinfo(dtype).max)
+    try:
+        lo, hi = (int(x) for x in key_range)
+    except (TypeError, ValueError):
+        raise SpgenError(f"sort: key_range must be (lo, hi), got {key_range!r}") from None
+    if not 0 <= lo <= hi <= top:
+        raise SpgenError(f"sort: key_range must satisfy 0 <= lo <= hi <= {top} for {dtype} keys, got ({lo}, {hi})")
+    return lo, hi
+
+
 def sort_spread(cl, s: Spread, *, partition_bits: int = 8, digit_bits: int | None = None, counting: str = "auto",
-                progress: Callable[[str], None] | None = None) -> SortRun:
+                progress: Callable[[str], None] | None = None, key_range: tuple[int, int] | None = None) -> SortRun:
     """Sorts an array spread over the cards (from `spread`) in place: afterwards the cards
     hold the sorted array (card order, then memory order) at the same addresses, with new
     per-card counts (the returned run's `output`). `counting`: "card" runs the counting
     passes (histogram and ranks) on the cards' cascades (RTL cards built from
     cores/sort/sort_rank.spd, uint32 keys), "host" in numpy, "auto" on the cards when
     they can. `digit_bits`: the local passes' digit (None: 8 on the host and the counting
-    core; on writers of a beat a cycle the width that makes the fewest cycles)."""
+    core; on writers of a beat a cycle the width that makes the fewest cycles).
+    `key_range`: (lo, hi), every key known to lie in [lo, hi] (OPTWEB's 64 key values:
+    (0, 63)); cards with the scatter writer then skip the range pass and its exchange, and
+    refuse keys outside it; elsewhere the range is found as usual."""
     _check_options(partition_bits, digit_bits, counting)
+    key_range = _check_key_range(key_range, s.dtype)
     mode, why = _card_mode(cl, s, partition_bits, digit_bits) if counting != "host" else ("", "host")
     if counting == "card" and why:
         raise SpgenError(f"sort: counting on the cards is not possible: {why}")
@@ -447,7 +418,7 @@ def sort_spread(cl, s: Spread, *, partition_bits: int = 8, digit_bits: int | Non
     if mode == "scatter":
         writer = _ScatterWriter(cl, s.cards, s.pairs)
         try:
-            return _sort_on_cards(cl, s, writer, digit_bits, progress)
+            return _sort_on_cards(cl, s, writer, digit_bits, progress, key_range)
         finally:
             writer.close()
     counter = _CardCounting(cl, s.cards)
@@ -656,7 +627,7 @@ def _aligned_shift(lo: int, hi: int, bits: int) -> int:
 
 
 def _sort_on_cards(cl, s: Spread, writer: _ScatterWriter, digit_bits: int | None,
-                   progress: Callable[[str], None] | None) -> SortRun:
+                   progress: Callable[[str], None] | None, key_range: tuple[int, int] | None = None) -> SortRun:
     """The sort with every key (and payload, in pairs) moved by the cards: the scatter writers count, find the
     range and write every key to its place in each card's memory, RDMA puts move the keys
     between cards, and the host only computes the prefix sums from the exchanged counts and
@@ -674,22 +645,30 @@ def _sort_on_cards(cl, s: Spread, writer: _ScatterWriter, digit_bits: int | None
     def on_cards(name: str, per_card: Callable[[int, int, int], int]) -> None:
         clock.card(name, lambda: [per_card(i, c, k) for i, (c, k) in enumerate(zip(cards, s.counts))])
 
-    # 1. range, and the histogram of the top digit beside it
-    on_cards("range", lambda i, c, k: writer.run(c, L.keys, k, count=(0, top), dump=dump))
-    clock.network("range exchange", [(c, d, dump, L.counts + i * _RANGE_SLOT, _RANGE_SLOT)
-                                     for i, c in enumerate(cards) for d in cards])
-    ranges = {c: _read(cl, c, L.counts, 2 * N, np.dtype(np.uint64)).reshape(N, 2) for c in cards}
-    lo, hi = int(ranges[cards[0]][:, 0].min()), int(ranges[cards[0]][:, 1].max())
-    for c in cards[1:]:
-        if (int(ranges[c][:, 0].min()), int(ranges[c][:, 1].max())) != (lo, hi):
-            raise SpgenError(f"sort: card {c} holds another key range than card {cards[0]} after the exchange")
-    if lo > hi:
-        return SortRun(s, s, clock.phases, 8, 0, 0)
+    if key_range is None:
+        # 1. range, and the histogram of the top digit beside it
+        on_cards("range", lambda i, c, k: writer.run(c, L.keys, k, count=(0, top), dump=dump))
+        clock.network("range exchange", [(c, d, dump, L.counts + i * _RANGE_SLOT, _RANGE_SLOT)
+                                         for i, c in enumerate(cards) for d in cards])
+        ranges = {c: _read(cl, c, L.counts, 2 * N, np.dtype(np.uint64)).reshape(N, 2) for c in cards}
+        lo, hi = int(ranges[cards[0]][:, 0].min()), int(ranges[cards[0]][:, 1].max())
+        for c in cards[1:]:
+            if (int(ranges[c][:, 0].min()), int(ranges[c][:, 1].max())) != (lo, hi):
+                raise SpgenError(f"sort: card {c} holds another key range than card {cards[0]} after the exchange")
+        if lo > hi:
+            return SortRun(s, s, clock.phases, 8, 0, 0)
+    else:   # the caller knows the range: no range pass, no range exchange
+        lo, hi = key_range
     shift = _aligned_shift(lo, hi, 8)
-    fused = shift == top   # the range pass's counts are the partition's
-    base = 0 if fused else lo >> shift << shift   # bins (key - base) >> shift, all < 256
+    fused = key_range is None and shift == top   # the range pass's counts are the partition's
+    base = 0 if shift == top else lo >> shift << shift   # bins (key - base) >> shift, all < 256
     if not fused:
         on_cards("histogram", lambda i, c, k: writer.run(c, L.keys, k, count=(base, shift), dump=dump))
+    if key_range is not None:   # the histogram pass found every card's range beside the counts
+        for c, k in zip(cards, s.counts):
+            kmin, kmax = (int(x) for x in _read(cl, c, dump, 2, np.dtype(np.uint64)))
+            if k and not lo <= kmin <= kmax <= hi:
+                raise SpgenError(f"sort: card {c} holds keys {kmin}..{kmax}, outside key_range {lo}..{hi}")
     clock.network("count exchange", [(c, d, dump + 64, hist_addr + i * 4 * B, 4 * B)
                                      for i, c in enumerate(cards) for d in cards])
 
@@ -706,34 +685,46 @@ def _sort_on_cards(cl, s: Spread, writer: _ScatterWriter, digit_bits: int | None
                 start = (np.cumsum(totals) - totals) + (np.cumsum(hists, axis=0) - hists)[i]
                 plans[c] = (_exact_pieces(start, hists[i], bounds), int(bounds[i + 1] - bounds[i]))
                 continue
-            per_dest = hists @ np.eye(N, dtype=np.int64)[_bin_map(hists.sum(axis=0), N)]  # [source, destination]
+            bmap = _bin_map(hists.sum(axis=0), N)
+            per_dest = hists @ np.eye(N, dtype=np.int64)[bmap]  # [source, destination]
             offsets = np.cumsum(per_dest, axis=0) - per_dest
             runs = per_dest[i]
             starts = np.cumsum(runs) - runs
             plans[c] = ([(int(starts[j]), j, int(offsets[i][j]), int(runs[j])) for j in range(N)],
                         int(per_dest[:, i].sum()))
+            mine = np.flatnonzero(bmap == i)   # this card's bins: the range of the keys it receives
+            if mine.size:
+                spans[i] = (max(lo, base + (int(mine[0]) << shift)), min(hi, base + ((int(mine[-1]) + 1) << shift) - 1))
 
+    spans: dict[int, tuple[int, int]] = {}
     clock.host("prefix sums", prefix)
 
-    # 3. grouping by destination: a scatter pass in bin order (destination order too), into
-    #    bank B on writers of a beat a cycle (reads from bank A, writes to bank B)
-    send = L.send_b if writer.wide else L.send_keys
-    on_cards("group by card", lambda i, c, k: writer.run(c, L.keys, k, count=(lo, 0),
-                                                          scatter=(base, shift, send)))
-    # 4., 5. local counting passes: count the first digit, then one scatter per digit, each
-    #    counting the next; each pass reads one bank and writes the other, the last one
-    #    into the keys' region (bank A), so the keys arrive in bank A after an even number
-    #    of digits and in bank B after an odd one
+    # 4., 5. local counting passes (below): count the first digit, then one scatter per
+    #    digit, each counting the next; each pass reads one bank and writes the other, the
+    #    last one into the keys' region (bank A), so the keys arrive in bank A before an even
+    #    number of digits and in bank B before an odd one. Where every card's keys span less
+    #    than 2^31 values the count is also a copy to the other bank (a scatter into one
+    #    bin, (key - the card's smallest) >> 31 = 0), so the keys arrive in bank A always
     sort_bits = 0 if exact else (hi - lo).bit_length()
-    bits = digit_bits or writer.digit_bits(sort_bits, max(p[1] for p in plans.values()))
+    copy = writer.wide and all(b - a < 1 << 31 for a, b in spans.values())
+    bits = digit_bits or writer.digit_bits(sort_bits, max(p[1] for p in plans.values()), odd_penalty=not copy)
     digits = list(range(0, sort_bits, bits))
+    copy = copy and len(digits) % 2 == 1
     if not writer.wide:
         recv, other = L.recv_keys, (L.send_keys, L.recv_keys)
     else:
-        recv = L.recv_b if len(digits) % 2 else L.recv_keys
+        recv = L.recv_b if len(digits) % 2 and not copy else L.recv_keys
         other = (L.recv_keys, L.send_b)   # (bank A, bank B) scratch, free once the puts are done
-    #    every key to its destination: with one key value per bin straight to its final place
+    # 3. grouping by destination: a scatter pass in bin order (destination order too). On
+    #    writers of a beat a cycle the send buffer sits in the bank the puts do not write:
+    #    a card's engine reading one bank while its peers' puts write the same bank runs at
+    #    a fraction of the line (the bank's bus turns round between reads and writes), so
+    #    before an odd number of digits the grouping writes bank A, from bank A
     target = L.keys if exact else recv
+    send = L.send_keys if not writer.wide or target >= L.bank_b else L.send_b
+    on_cards("group by card", lambda i, c, k: writer.run(c, L.keys, k, count=(lo, 0),
+                                                          scatter=(base, shift, send)))
+    #    every key to its destination: with one key value per bin straight to its final place
     clock.network("scatter", [(c, cards[j], send + es * at, target + es * there, es * n)
                               for c in cards for at, j, there, n in plans[c][0]])
 
@@ -741,8 +732,12 @@ def _sort_on_cards(cl, s: Spread, writer: _ScatterWriter, digit_bits: int | None
         k = plans[c][1]
         if not digits or not k:
             return 0
-        ns = writer.run(c, recv, k, count=(lo, 0), bits=bits)
-        src = recv
+        if copy:
+            ns = writer.run(c, recv, k, count=(lo, 0), scatter=(spans[i][0], 31, L.send_b), bits=bits)
+            src = L.send_b
+        else:
+            ns = writer.run(c, recv, k, count=(lo, 0), bits=bits)
+            src = recv
         for j, sh in enumerate(digits):
             if j + 1 == len(digits):
                 dst = L.keys
@@ -758,25 +753,31 @@ def _sort_on_cards(cl, s: Spread, writer: _ScatterWriter, digit_bits: int | None
     on_cards("local counting", local)
     run = SortRun(s, Spread(cards, [plans[c][1] for c in cards], s.dtype, s.payloads, s.pairs), clock.phases, 8, shift,
                   len(digits))
-    run.extra.update(fused=fused, card_passes=max(writer.passes.values()), moved_by="cards", digit_bits=bits,
-                     writer_bytes=64 if writer.wide else 4, banks=2 if writer.wide else 1)
+    run.extra.update(fused=fused, card_passes=max(writer.passes.values()), moved_by="cards", digit_bits=bits, copy=copy,
+                     writer_bytes=64 if writer.wide else 4, banks=2 if writer.wide else 1,
+                     per_card=_per_card(cards, writer, plans, es))
     return run
 
 
+
 def sort(cl, keys: np.ndarray, payloads: np.ndarray | None = None, *, partition_bits: int = 8,
-         digit_bits: int | None = None, counting: str = "auto", progress: Callable[[str], None] | None = None) -> SortRun:
+         digit_bits: int | None = None, counting: str = "auto", progress: Callable[[str], None] | None = None,
+         key_range: tuple[int, int] | None = None) -> SortRun:
     """Sorts uint32 or uint64 `keys` (with uint32 `payloads` following their keys, stably)
     on the cluster `cl` (`spgen.runtime.rdma.cluster(...)`, RTL cards or the network model):
     spreads them over the cards, sorts them there and reads the result back into the
     run's `keys` / `payloads` (equal to numpy's stable sort)."""
     _check_options(partition_bits, digit_bits, counting)  # before anything is written to the cards
     keys, payloads = _check_keys(keys, payloads)
+    key_range = _check_key_range(key_range, keys.dtype)
+    if key_range and keys.size and not key_range[0] <= int(keys.min()) <= int(keys.max()) <= key_range[1]:
+        raise SpgenError(f"sort: keys {keys.min()}..{keys.max()} lie outside key_range {key_range[0]}..{key_range[1]}")
     mode, why = _card_mode(cl, Spread(_cards(cl), [], keys.dtype, payloads is not None, payloads is not None),
                            partition_bits, digit_bits) if counting != "host" else ("", "host")
     if counting == "card" and why:
         raise SpgenError(f"sort: counting on the cards is not possible: {why}")
     pairs = mode == "scatter" and not why and payloads is not None  # the layout the writers move payloads in
     run = sort_spread(cl, spread(cl, keys, payloads, pairs=pairs), partition_bits=partition_bits,
-                      digit_bits=digit_bits, counting=counting, progress=progress)
+                      digit_bits=digit_bits, counting=counting, progress=progress, key_range=key_range)
     run.keys, run.payloads = gather(cl, run.output)
     return run

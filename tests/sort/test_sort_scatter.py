@@ -129,23 +129,73 @@ def test_sort_moved_by_cards(scatter_card: Path, cards: int) -> None:
 def test_wide_digits_and_banks(scatter_card: Path) -> None:
     """11-bit digits (the writer's 2048 bins): 3 local passes for random uint32 keys, with
     payloads too; the grouping pass writes to bank B (from 4 GiB) and the passes alternate
-    banks, the last one into the keys' region; a digit wider than the writer's bins says so."""
+    banks, the last one into the keys' region; a digit wider than the writer's bins says so.
+    With an odd number of digits the first digit's count copies the keys to bank B, so the
+    puts deliver to bank A; where a card's keys span 2^31 values or more it cannot, and the
+    puts deliver to bank B with the send buffer in bank A."""
     cl = rdma.cluster({"topology": "fullmesh", "cards": 2, "card": str(scatter_card)})
     assert (cl[0].read_csr("SORT_STATUS") >> 8) & 0xF == 11
     keys = _inputs("random", 3001, np.uint32)
-    run = _check(cl, keys, with_payloads=False, counting="card", digit_bits=11)
+    cl3 = rdma.cluster({"topology": "fullmesh", "cards": 3, "card": str(scatter_card)})
+    run = _check(cl3, keys, with_payloads=False, counting="card", digit_bits=11)
     assert run.local_passes == 3 and run.extra["card_passes"] == 6 and run.extra["banks"] == 2
-    # with an odd number of digits the puts deliver to bank B, where the first digit pass
-    # reads them: card 0's share of the smallest keys
+    assert run.extra["copy"]   # 3 cards: each card's keys span about 2^32 / 3 values
+    # the puts delivered card 0's share of the smallest keys to bank A (the digit passes
+    # used it as scratch since: the same keys, in another order)
+    k0 = run.output.counts[0]
+    received = np.frombuffer(cl3[0].read(sort.LAYOUT.recv_keys, 4 * k0), np.uint32)
+    assert np.array_equal(np.sort(received), np.sort(keys)[:k0])
+    # Zipf keys on 2 cards: card 1 takes bins 1..255, a span of more than 2^31 values
+    zipf = _inputs("zipf", 3001, np.uint32)
+    run = _check(cl, zipf, with_payloads=False, counting="card", digit_bits=11)
+    assert run.local_passes == 3 and not run.extra["copy"]
     k0 = run.output.counts[0]
     received = np.frombuffer(cl[0].read(sort.LAYOUT.recv_b, 4 * k0), np.uint32)
-    assert np.array_equal(np.sort(received), np.sort(keys)[:k0])
-    run = _check(cl, keys, with_payloads=True, counting="card", digit_bits=11)
-    assert run.local_passes == 3 and run.output.pairs
+    assert np.array_equal(np.sort(received), np.sort(zipf)[:k0])
+    # ... and the grouping pass wrote card 0's keys, by destination, to bank A, which the
+    # puts do not write (a bank read and written at once slows the puts several times)
+    half = zipf.size // 2
+    grouped = np.frombuffer(cl[0].read(sort.LAYOUT.send_keys, 4 * half), np.uint32)
+    assert np.array_equal(np.sort(grouped), np.sort(zipf[:half])) and np.all(np.diff(grouped >> 24) >= 0)
+    # the width chosen by default at this size: 4 digits of 8 bits (3 of 11 flush more bins)
+    assert sort.sort(cl, keys, counting="card").local_passes == 4
+    run = _check(cl3, keys, with_payloads=True, counting="card", digit_bits=11)
+    assert run.local_passes == 3 and run.output.pairs and run.extra["copy"]
+    for kind in ("sorted", "reverse", "few"):   # the copy with pairs, and odd sizes
+        _check(cl3, _inputs(kind, 2999, np.uint32), with_payloads=True, counting="card", digit_bits=11)
     run = _check(cl, _inputs("zipf", 2001, np.uint32), with_payloads=True, counting="card", digit_bits=4)
     assert run.extra["digit_bits"] == 4
     with pytest.raises(SpgenError, match="or up to 11: their writer has 2048 bins"):
         sort.sort(cl, keys, counting="card", digit_bits=16)
+
+
+def test_known_key_range(scatter_card: Path) -> None:
+    """With the keys' range known (OPTWEB's 64 key values: 0..63) the cards skip the range
+    pass and its exchange: 64-value keys take a histogram and a grouping pass, then go
+    straight to their places; keys outside the range are refused, from the host before
+    anything is written and from the cards' own range when the keys already sit there."""
+    cl = rdma.cluster({"topology": "fullmesh", "cards": 3, "card": str(scatter_card)})
+    rng = np.random.default_rng(4)
+    for n in (3001, 1, 64 * 3 + 1):
+        few = rng.integers(0, 64, n).astype(np.uint32)
+        run = _check(cl, few, with_payloads=n != 1, counting="card", key_range=(0, 63))
+        assert [p.name for p in run.phases if p.where != "network"] == [
+            "histogram", "prefix sums", "group by card", "local counting"]
+        assert run.extra["card_passes"] == 2 and run.local_passes == 0
+        assert max(run.output.counts) - min(run.output.counts) <= 1
+    for kind, known in (("random", (0, 2**32 - 1)), ("zipf", (1, 2**32 - 1)), ("equal", (0xDEADBEEF, 0xDEADBEEF)),
+                        ("reverse", (0, 2**32 - 1))):
+        run = _check(cl, _inputs(kind, 2003, np.uint32), with_payloads=kind == "zipf", counting="card",
+                     key_range=known)
+        assert "range" not in [p.name for p in run.phases]
+    with pytest.raises(SpgenError, match="lie outside key_range 0..62"):
+        sort.sort(cl, np.arange(64, dtype=np.uint32), counting="card", key_range=(0, 62))
+    with pytest.raises(SpgenError, match=r"card \d holds keys \d+..64, outside key_range 0..63"):
+        sort.sort_spread(cl, sort.spread(cl, np.arange(1, 65, dtype=np.uint32)), key_range=(0, 63))
+    with pytest.raises(SpgenError, match="key_range must satisfy"):
+        sort.sort(cl, np.zeros(4, np.uint32), key_range=(5, 4))
+    with pytest.raises(SpgenError, match=r"key_range must be \(lo, hi\)"):
+        sort.sort(cl, np.zeros(4, np.uint32), key_range=7)
 
 
 def test_sort_moved_by_cards_faults(scatter_card: Path) -> None:
@@ -189,6 +239,20 @@ def test_sort_moved_by_eight_cards_torus(scatter_card: Path) -> None:
     assert cl.stats()["corrupted"] + cl.stats()["dropped"] > 0
 
 
+@pytest.mark.slow
+def test_known_key_range_eight_cards_torus(scatter_card: Path) -> None:
+    """OPTWEB's 64 key values with their range known, on 8 cards (2 x 4 torus) under link
+    faults: two writer passes, every key straight to its place, equal to numpy's."""
+    cl = rdma.cluster({"topology": "torus", "dims": [2, 4], "card": str(scatter_card),
+                       "faults": {"per": 1e-3, "drop": 1e-3}})
+    rng = np.random.default_rng(8)
+    for n, pays in ((4001, True), (13, False)):
+        run = _check(cl, rng.integers(0, 64, n).astype(np.uint32), with_payloads=pays, counting="card",
+                     key_range=(0, 63))
+        assert run.extra["card_passes"] == 2 and run.local_passes == 0
+    assert cl.stats()["corrupted"] + cl.stats()["dropped"] > 0
+
+
 def test_bench_on_scatter_cards(scatter_card: Path, tmp_path: Path) -> None:
     """`spgen bench sort --rtl` on such cards: the keys moved by the cards, the model with
     the writer's passes (A) and its key per cycle (W) beside the measurement."""
@@ -202,3 +266,21 @@ def test_bench_on_scatter_cards(scatter_card: Path, tmp_path: Path) -> None:
     assert r["model"]["A"] == 8 and r["model"]["W_bytes"] == 64 and r["digit_bits"] == 8
     assert r["phases"]["local counting"]["where"] == "card" and r["phases"]["prefix sums"]["where"] == "host"
     assert 0 < r["gbps"] < r["model_gbps"]
+    # several sizes, per-card use of memory and links, and the figures at a larger size
+    assert main(["bench", "sort", "--cards", "2", "--keys", "1024,2048", "--reps", "1", "--rtl", str(scatter_card),
+                 "--extrapolate", "65536", "--known-range", "--key-values", "64", "--json", str(out),
+                 "--no-progress"]) == 0
+    rows = json.loads(out.read_text())["runs"]
+    assert [(r["keys_per_card"], bool(r.get("extrapolated"))) for r in rows] == [
+        (1024, False), (2048, False), (65536, True)]
+    for r in rows:
+        assert r["known_range"] and "range" not in r["phases"] and r["model"]["A"] == 3
+        assert len(r["per_card"]) == 2 and all(0 < p["ddr_passes"] <= 1 for p in r["per_card"])
+        assert r["host_over_cards"] > 1
+    measured = rows[1]["per_card"][0]
+    assert measured["ddr_read"] == 2 * 4 * 2048 and measured["ddr_write"] == 4 * 2048   # histogram, group
+    big = rows[2]
+    assert big["sim_s"] > rows[1]["sim_s"] and big["host_over_cards"] < rows[1]["host_over_cards"]
+    assert big["phases"]["scatter"]["seconds"] >= 4 * 65536 / big["engine_gbps"] / 1e9
+    floor = max(4 * 65536 / big["engine_gbps"], 4 * 65536 / 2 / big["model"]["B_gbps"]) / 1e9
+    assert big["scatter_floor"] == (big["phases"]["scatter"]["seconds"] == pytest.approx(floor))

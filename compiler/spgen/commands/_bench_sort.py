@@ -19,8 +19,10 @@ __all__ = ["HELP", "OPTWEB", "add_arguments", "model", "run"]
 
 HELP = "Distributed counting sort over 2..8 simulated cards: GB/s and time per phase vs the OPTWEB model and a CPU."
 # OPTWEB (8 Stratix 10 MX cards, full mesh): T = N * min(W*M*C/A, B/m), its final design.
+# Its CPU baseline: an 8-node InfiniBand cluster, 57x slower (243 / 57 GB/s).
 OPTWEB = {"gbps": 243, "model_gbps": 307, "N": 8, "W_bytes": 32, "M": 8, "C_mhz": 150, "A": 1,
-          "B_gbps": 50, "m": 1, "key_values": 64, "keys": 2 ** 27, "key_bytes": 4}
+          "B_gbps": 50, "m": 1, "key_values": 64, "keys": 2 ** 27, "key_bytes": 4, "cpu_cluster_gbps": 4.26,
+          "keys_per_card": 2 ** 24}
 CLOCK_MHZ = float(card_clock_mhz())  # the card's clock (shell, cores, RDMA block)
 BUS_BYTES = 64         # the shell's 512-bit Avalon-MM masters
 WRITER_BYTES = 4       # the first scatter writer took one 32-bit key per cycle (cards that report no MAX_BITS)
@@ -29,17 +31,26 @@ RTL_ENGINE_GBPS = BUS_BYTES * CLOCK_MHZ / 1e3  # the RTL engine moves a 64-byte 
 MODEL_ENGINE_GBPS = 64 * 390.625e6 / 1e9  # the network model's engine: a 64 B packet per cycle
 PAYLOAD_EFF = 64 / 72  # payload bytes per wire byte of the model's full data packet
 RTL_PAYLOAD_EFF = 1024 / 1032  # ... of the RTL cards' bulk packets (1 KiB)
+DDR_GBPS = BUS_BYTES * CLOCK_MHZ / 1e3  # one DDR4 bank's bus as a pass uses it (reads, or writes)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--cards", default="2,4,8", help="card counts, comma-separated (default 2,4,8)")
-    p.add_argument("--keys", type=int, default=1 << 16, help="keys per card (default 65536)")
+    p.add_argument("--keys", default="65536",
+                   help="keys per card, comma-separated for several sizes (default 65536)")
+    p.add_argument("--extrapolate", type=int, default=0, metavar="K",
+                   help="also give each card count's figures at K keys per card (OPTWEB: 16777216, 64 MiB), from a "
+                        "straight line through each phase's simulated time at the two largest --keys sizes")
     p.add_argument("--dtype", choices=["u32", "u64"], default="u32", help="key type (default u32)")
     p.add_argument("--payloads", action="store_true", help="a uint32 payload with every key")
     p.add_argument("--key-values", type=int, default=0, metavar="K",
                    help="keys drawn from K values 0..K-1 (OPTWEB: 64); default: the whole key range")
+    p.add_argument("--known-range", action="store_true",
+                   help="tell the sort the keys' range (0..K-1 with --key-values K, else the key type's): cards "
+                        "with the scatter writer skip the range pass (OPTWEB's keys are known to be 6-bit)")
     p.add_argument("--line-gbps", type=float, default=40.0,
-                   help="line rate of the network model's links (default 40: the PAC's QSFP+)")
+                   help="line rate of the links (default 40: the PAC's QSFP+; 100 with RTL cards built with "
+                        "--link-gbps 100)")
     p.add_argument("--rtl", type=Path, metavar="CARD",
                    help="RTL cards from `spgen build [cores/sort/sort_rank.spd] --links 4 [--sort-scatter]` in CARD "
                         "instead of the network model (a full mesh up to 5 cards, a 2 x N/2 torus above: a card has "
@@ -113,24 +124,43 @@ def _cpu(keys: np.ndarray, payloads: np.ndarray | None, reps: int) -> dict:
     return out
 
 
-def _one(n: int, args: argparse.Namespace, dtype, bar) -> dict:
+def _utilisation(run, spec: dict, line_gbps: float, sim_s: float) -> list[dict]:
+    """Per card moved by its writer: its DDR use over its passes (the bytes read and
+    written over the passes' time, against a bank's bus reading and the other's writing,
+    2 x DDR_GBPS) and over the whole sort on cards and links; its links' use during the
+    scatter (bytes it sent to other cards over the phase's time, against its ports' line)."""
+    per = run.extra.get("per_card")
+    if not per:
+        return []
+    scatter = run.phase("scatter").seconds
+    ports = len(run.input.cards) - 1 if spec["topology"] == "fullmesh" else 4
+    out = []
+    for p in per:
+        ddr = p["ddr_read"] + p["ddr_write"]
+        out.append({**p, "ddr_passes": ddr / max(p["pass_ns"], 1) / (2 * DDR_GBPS),
+                    "ddr_sort": ddr / sim_s / 1e9 / (2 * DDR_GBPS) if sim_s else 0.0,
+                    "links_scatter": p["link_sent"] / scatter / 1e9 / (ports * line_gbps / 8) if scatter else 0.0})
+    return out
+
+
+def _one(n: int, per: int, args: argparse.Namespace, dtype, bar) -> dict:
     from spgen import sort
     from spgen.runtime import rdma
 
     spec = _topology(n, args.rtl)
+    spec["line_rate_gbps"] = args.line_gbps
     if args.rtl is not None:
         spec["card"] = str(args.rtl)
-    else:
-        spec["line_rate_gbps"] = args.line_gbps
     if args.faults:
         spec["faults"] = {"per": args.faults}
     reps = []
     for rep in range(args.reps):
         cl = rdma.cluster(spec)
-        keys = _keys(n * args.keys, dtype, args.seed + rep, args.key_values)
+        keys = _keys(n * per, dtype, args.seed + rep, args.key_values)
         pays = np.arange(keys.size, dtype=np.uint32) if args.payloads else None
         bar.set_postfix_str(f"{n} cards")
-        r = sort.sort(cl, keys, pays, progress=lambda ph: bar.set_postfix_str(f"{n} cards: {ph}"))
+        known = (0, (args.key_values or 1 << (8 * keys.itemsize)) - 1) if args.known_range else None
+        r = sort.sort(cl, keys, pays, progress=lambda ph: bar.set_postfix_str(f"{n} cards: {ph}"), key_range=known)
         order = np.argsort(keys, kind="stable")
         ok = bool(np.array_equal(r.keys, keys[order]) and (pays is None or np.array_equal(r.payloads, pays[order])))
         reps.append((r, ok))
@@ -154,7 +184,11 @@ def _one(n: int, args: argparse.Namespace, dtype, bar) -> dict:
               for ph in first.phases}
     card_s = sum(p["seconds"] for p in phases.values() if p["where"] == "card")
     mod = model(n, passes, links, engine, factor, first.extra.get("writer_bytes", WRITER_BYTES) if moved else BUS_BYTES)
-    return {"cards": n, "backend": "rtl" if args.rtl else "model", "topology": spec["topology"],
+    sim_s = net + card_s
+    return {"keys_per_card": per, "sim_s": sim_s, "sim_gbps": nbytes / sim_s / 1e9 if sim_s else 0.0,
+            "host_over_cards": (sim_s + host) / sim_s if sim_s else 0.0,
+            "per_card": _utilisation(first, spec, args.line_gbps, sim_s), "cards": n,
+            "backend": "rtl" if args.rtl else "model", "topology": spec["topology"],
             "dims": spec.get("dims"), "keys": first.input.n, "dtype": str(first.input.dtype),
             "payloads": args.payloads, "bytes": nbytes, "phases": phases, "network_s": net, "host_s": host,
             "card_s": card_s, "gbps": nbytes / (net + host + card_s) / 1e9, "network_gbps": nbytes / net / 1e9,
@@ -165,7 +199,7 @@ def _one(n: int, args: argparse.Namespace, dtype, bar) -> dict:
             "network_vs_model": nbytes / net / 1e9 / mod["network_gbps"],
             "local_passes": first.local_passes, "key_values": args.key_values, "imbalance": max(r.imbalance for r in runs),
             "correct": all(ok for _, ok in reps), "reps": args.reps,
-            "line_gbps": args.line_gbps}
+            "line_gbps": args.line_gbps, "engine_gbps": engine, "known_range": bool(args.known_range)}
 
 
 def _phase_names(rows: list[dict]) -> list[str]:
@@ -175,19 +209,93 @@ def _phase_names(rows: list[dict]) -> list[str]:
     return names
 
 
+def _spread(xs: list[float]) -> str:
+    return "--" if not xs else f"{min(xs):.0%}" if min(xs) == max(xs) else f"{min(xs):.0%}-{max(xs):.0%}"
+
+
 def _table(rows: list[dict]) -> str:
     names = _phase_names(rows)
-    head = ("| cards | net | keys | " + " | ".join(names) +
-            " | network GB/s (model N·B/m) | end-to-end GB/s (model T) | correct |")
+    head = ("| cards | net | keys per card | " + " | ".join(names) +
+            " | network GB/s (model N·B/m) | cards and links GB/s: total (per card) | model T (A) | DDR use, "
+            "passes (cards) | links use, scatter (cards) | end-to-end GB/s | end to end / cards and links | correct |")
     out = [head, "|" + "---|" * (head.count("|") - 1)]
     for r in rows:
         net = f"{r['backend']} {r['topology']}" + (f" {'x'.join(map(str, r['dims']))}" if r["dims"] else "")
+        net += f" {r['line_gbps']:g} Gb/s"
         ph = [f"{r['phases'][p]['seconds'] * 1e6:.1f} µs ({r['phases'][p]['where']})" if p in r["phases"] else "--"
               for p in names]
-        out.append(f"| {r['cards']} | {net} | {r['keys']} {r['dtype']} | " + " | ".join(ph) +
-                   f" | {r['network_gbps']:.2f} ({r['model_network_gbps']:.2f}) | {r['gbps']:.3f} "
-                   f"({r['model_gbps']:.2f}, A={r['model']['A']:g}) | {'yes' if r['correct'] else 'NO'} |")
+        per = r.get("per_card") or []
+        extra = (" (extrapolated" + ("; scatter at the engine's and ports' bound" if r.get("scatter_floor") else "")
+                 + ")") if r.get("extrapolated") else ""
+        out.append(f"| {r['cards']} | {net} | {r['keys_per_card']}{extra} {r['dtype']} | " + " | ".join(ph) +
+                   f" | {r['network_gbps']:.2f} ({r['model_network_gbps']:.2f}) | {r['sim_gbps']:.2f} "
+                   f"({r['sim_gbps'] / r['cards']:.2f}) | {r['model_gbps']:.2f} (A={r['model']['A']:g}) | "
+                   f"{_spread([p['ddr_passes'] for p in per])} | {_spread([p['links_scatter'] for p in per])} | "
+                   f"{r['gbps']:.3f} | {r['host_over_cards']:.3f} | "
+                   f"{'--' if r.get('extrapolated') else 'yes' if r['correct'] else 'NO'} |")
     return "\n".join(out)
+
+
+def _extrapolate(rows: list[dict], k: int) -> list[dict]:
+    """Per card count, the figures at k keys per card: each card and network phase's time
+    on the straight line through the two largest measured sizes (fixed costs and the
+    per-key cost), the host phases as at the largest (they work on the counts, whose size
+    does not grow with the keys). A model of the runs, not a run."""
+    out = []
+    for n in dict.fromkeys(r["cards"] for r in rows):
+        pts = sorted((r for r in rows if r["cards"] == n and not r.get("extrapolated")),
+                     key=lambda r: r["keys_per_card"])[-2:]
+        if len(pts) < 2 or pts[0]["keys_per_card"] == pts[1]["keys_per_card"]:
+            continue
+        a, b = pts
+        if (a["digit_bits"], a["card_passes"]) != (b["digit_bits"], b["card_passes"]):
+            continue   # another digit width or pass count: no straight line through them
+        phases, floored = {}, False
+        for name, pb in b["phases"].items():
+            pa = a["phases"].get(name, pb)
+            if pb["where"] == "host":
+                t = pb["seconds"]
+            else:
+                # no faster with more keys: a falling line is the noise of latency-bound phases
+                slope = max(0.0, (pb["seconds"] - pa["seconds"]) / (b["keys_per_card"] - a["keys_per_card"]))
+                t = pb["seconds"] + slope * (k - b["keys_per_card"])
+            if name == "scatter":   # not below what a card's engine and ports can move
+                es = b["bytes"] // b["keys"] * (2 if b["payloads"] else 1)
+                floor = max(es * k / b["engine_gbps"] / 1e9, es * k * (n - 1) / n / b["model"]["B_gbps"] / 1e9)
+                floored, t = t < floor, max(t, floor)
+            phases[name] = {**pb, "seconds": t}
+        card_s = sum(p["seconds"] for p in phases.values() if p["where"] == "card")
+        net = sum(p["seconds"] for p in phases.values() if p["where"] == "network")
+        host = sum(p["seconds"] for p in phases.values() if p["where"] == "host")
+        nbytes = b["bytes"] // b["keys_per_card"] * k
+        per = [{**p, "ddr_passes": p["ddr_passes"], "links_scatter": p["links_scatter"]} for p in b["per_card"]]
+        for p in per:   # the passes' and the scatter's bytes grow with the keys, their time as fitted
+            f = k / b["keys_per_card"]
+            p["ddr_passes"] *= f * b["card_s"] / card_s
+            p["links_scatter"] *= f * b["phases"]["scatter"]["seconds"] / phases["scatter"]["seconds"]
+        out.append({**b, "keys_per_card": k, "keys": k * n, "bytes": nbytes, "phases": phases, "card_s": card_s,
+                    "network_s": net, "host_s": host, "sim_s": card_s + net, "sim_gbps": nbytes / (card_s + net) / 1e9,
+                    "gbps": nbytes / (card_s + net + host) / 1e9, "network_gbps": nbytes / net / 1e9,
+                    "host_over_cards": (card_s + net + host) / (card_s + net), "per_card": per,
+                    "extrapolated": True, "from_keys_per_card": [a["keys_per_card"], b["keys_per_card"]],
+                    "scatter_floor": floored})
+    return out
+
+
+def _side_by_side(rows: list[dict], cpu: dict) -> str:
+    """The sort on the cards beside OPTWEB, its CPU cluster and numpy on this machine."""
+    o = OPTWEB
+    most = max(r["cards"] for r in rows)
+    lines = [f"Side by side, GB/s of keys: OPTWEB {o['gbps']} (8 cards, 64 key values, 64 MiB a card) | "
+             f"OPTWEB's 8-node CPU cluster {o['cpu_cluster_gbps']} | numpy.sort on this host "
+             + f"{cpu['numpy_sort_gbps']:.3f}"]
+    for r in rows:
+        if r["cards"] == most:
+            tag = "extrapolated" if r.get("extrapolated") else "simulated"
+            lines.append(f"  here, {r['cards']} cards, {r['keys_per_card']} keys a card ({tag}): cards and links "
+                         f"{r['sim_gbps']:.2f}, end to end {r['gbps']:.2f}; memory bound of its {r['model']['A']:g} "
+                         f"passes {r['model']['memory_gbps']:.1f} ({r['sim_gbps'] / r['model']['memory_gbps']:.0%})")
+    return "\n".join(lines)
 
 
 def _plot(rows: list[dict], cpu: dict, path: Path) -> None:
@@ -238,21 +346,30 @@ def run(args: argparse.Namespace) -> int:
         counts = [int(c) for c in args.cards.split(",")]
     except ValueError:
         raise SpgenError(f"--cards: a comma-separated list of card counts, got {args.cards!r}") from None
+    try:
+        sizes = [int(k) for k in args.keys.split(",")]
+    except ValueError:
+        raise SpgenError(f"--keys: a comma-separated list of keys per card, got {args.keys!r}") from None
     if any(not 2 <= c <= 64 for c in counts):
         raise SpgenError("--cards: every count must be 2..64")
-    if args.keys < 1 or args.reps < 1:
-        raise SpgenError("--keys and --reps must be at least 1")
+    if min(sizes) < 1 or args.reps < 1 or args.extrapolate < 0:
+        raise SpgenError("--keys and --reps must be at least 1, --extrapolate at least 0")
+    if args.extrapolate and len(set(sizes)) < 2:
+        raise SpgenError("--extrapolate: give two sizes or more in --keys (a straight line through the two largest)")
     if args.key_values < 0 or args.key_values > 2 ** (32 if args.dtype == "u32" else 64):
         raise SpgenError(f"--key-values: 0 (the whole range) or 1..2^{32 if args.dtype == 'u32' else 64}")
     if args.rtl is not None and not args.rtl.exists():
         raise SpgenError(f"--rtl {args.rtl}: no such card build (spgen build --loopback --links 4 -o {args.rtl})")
     dtype = np.uint32 if args.dtype == "u32" else np.uint64
     t0 = time.monotonic()
-    bar = tqdm(total=len(counts) * args.reps, unit="sort", file=sys.stderr, disable=args.no_progress,
+    bar = tqdm(total=len(counts) * len(sizes) * args.reps, unit="sort", file=sys.stderr, disable=args.no_progress,
                desc="bench sort")
-    rows = [_one(n, args, dtype, bar) for n in counts]
+    rows = [_one(n, k, args, dtype, bar) for n in counts for k in sizes]
     bar.close()
-    big = _keys(max(counts) * args.keys, dtype, args.seed, args.key_values)
+    if args.extrapolate:
+        rows += _extrapolate(rows, args.extrapolate)
+    # numpy on as many keys as the largest sort here (up to 2^27, OPTWEB's 8 x 64 MiB)
+    big = _keys(min(max(r["keys"] for r in rows), 1 << 27), dtype, args.seed, args.key_values)
     cpu = _cpu(big, np.arange(big.size, dtype=np.uint32) if args.payloads else None, max(args.reps, 3))
     print(_table(rows))
     print(f"\nCPU baseline on this host ({cpu['cores']} cores, {cpu['cpu']}): numpy.sort of {big.size} "
@@ -266,6 +383,7 @@ def run(args: argparse.Namespace) -> int:
           f" C={CLOCK_MHZ:g} MHz, A = 4 + local passes (x payload factor), B as in the table, full 32/64-bit keys;"
           f" keys moved by the cards' scatter writers: W={BUS_BYTES} B (a beat a cycle; {WRITER_BYTES} B on writers of"
           " a key a cycle), A = the writer's passes + the network scatter.")
+    print(_side_by_side(rows, cpu))
     wall = time.monotonic() - t0
     print(f"wall {wall:.1f} s")
     if args.json:
@@ -278,7 +396,7 @@ def run(args: argparse.Namespace) -> int:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(doc, indent=1) + "\n")
     if args.plot:
-        _plot(rows, cpu, args.plot)
+        _plot([r for r in rows if r["keys_per_card"] == sizes[-1] and not r.get("extrapolated")], cpu, args.plot)
     if not all(r["correct"] for r in rows):
         print("spgen bench sort: error: a sort's result differs from numpy's", file=sys.stderr)
         return 1

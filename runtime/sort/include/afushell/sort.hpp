@@ -78,7 +78,14 @@ class Clock {
                              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 0});
     }
     // Issues every put at once, waits for all; the first failure is the result.
-    int network(const char *name, const std::vector<Put> &puts) {
+    // Each card issues its puts starting with its next peer and ending with itself, so that
+    // the cards do not all send to one card at a time (as spgen.sort does): a card's
+    // engine sends its puts one after the other, in the order issued.
+    int network(const char *name, std::vector<Put> puts) {
+        int m = 1;
+        for (const Put &p : puts) m = std::max({m, p.card + 1, p.dst + 1});
+        std::stable_sort(puts.begin(), puts.end(), [m](const Put &a, const Put &b) {
+            return ((a.dst - a.card - 1) % m + m) % m < ((b.dst - b.card - 1) % m + m) % m; });
         uint64_t c0 = afuShellRDMACycles(cl_);
         std::vector<afu_rdma_handle> hs;
         afu_result rc = FPGA_OK;
@@ -164,7 +171,9 @@ std::vector<uint64_t> spread(afu_rdma_cluster cl, int N, const Key *keys, const 
 // in that card's receive buffer; keys). Returns the keys c receives. Consecutive bins go to
 // a card, about n/N keys each; with `exact` (shift 0: a bin is one key value) every key's
 // global place follows from the counts, bins are split at the cards' boundaries.
-inline uint64_t plan(const std::vector<uint32_t> &h, int N, int c, bool exact, std::vector<Put> &pieces) {
+// `span`, where given: the first and last bin card c owns (first > last: none).
+inline uint64_t plan(const std::vector<uint32_t> &h, int N, int c, bool exact, std::vector<Put> &pieces,
+                     std::pair<uint64_t, uint64_t> *span = nullptr) {
     const uint64_t B = h.size() / N;
     std::vector<uint64_t> tot(B, 0);
     for (int s = 0; s < N; ++s)
@@ -193,6 +202,11 @@ inline uint64_t plan(const std::vector<uint32_t> &h, int N, int c, bool exact, s
     for (uint64_t b = 0; b < B; ++b) {
         owner[b] = std::min<uint64_t>((2 * before + tot[b]) * N / std::max<uint64_t>(2 * n, 1), N - 1);
         before += tot[b];
+    }
+    if (span) {
+        *span = {B, 0};
+        for (uint64_t b = 0; b < B; ++b)
+            if (owner[b] == uint64_t(c)) span->first = std::min(span->first, b), span->second = b;
     }
     std::vector<uint64_t> per_dest(N * N, 0);  // [source][destination]
     for (int s = 0; s < N; ++s)
@@ -304,18 +318,20 @@ class ScatterWriter {
     }
     // The local passes' digit over sort_bits bits of `elements` keys per card (docs/sort.md,
     // "The digit width"): a pass costs its beats, the flush of its 2^d bins' last lines (16
-    // bins a cycle before that) and about 800 cycles of start; the fewest cycles win.
-    int digit_bits(int sort_bits, uint64_t elements) const {
+    // bins a cycle before that) and about 800 cycles of start; an odd number of passes puts
+    // the send buffer in the bank the grouping reads (1.6 passes' beats more); the fewest
+    // cycles win.
+    int digit_bits(int sort_bits, uint64_t elements, bool odd_penalty = true) const {
         if (max_bits == 0 || sort_bits <= 0) return 8;
         const double beats = double(elements) * (pairs_ ? 8 : 4) / 64;
         int best = 0;
         double best_cost = 0;
-        for (int p = (sort_bits + max_bits - 1) / max_bits; p <= sort_bits; ++p) {
-            const int d = (sort_bits + p - 1) / p;
-            const double cost = p * (beats + double(uint64_t(1) << d) * 17 / 16 + 800);
-            if (!best || cost < best_cost) best = p, best_cost = cost;
+        for (int q = (sort_bits + max_bits - 1) / max_bits; q <= sort_bits; ++q) {
+            const int d = (sort_bits + q - 1) / q, p = (sort_bits + d - 1) / d;
+            const double cost = p * (beats + double(uint64_t(1) << d) * 17 / 16 + 800) + (p % 2 && odd_penalty ? 1.6 * beats : 0);
+            if (!best || cost < best_cost) best = d, best_cost = cost;
         }
-        return (sort_bits + best - 1) / best;
+        return best;
     }
     // "" or what went wrong; adds the pass's ns to ns
     std::string run(int c, uint64_t src, uint64_t n, uint32_t count_lo, int count_sh, Scatter sc, uint64_t dump,
@@ -613,22 +629,37 @@ inline SortResult distributed_sort_on_cards(afu_rdma_cluster cl, const uint32_t 
     const bool exact = shift == 0;
     std::vector<std::vector<Put>> pieces(N);
     std::vector<uint64_t> received(N);
+    std::vector<std::pair<uint64_t, uint64_t>> spans(N);  // the keys' range each card receives
     clock.host("prefix sums", [&] {
-        for (int c = 0; c < N; ++c) received[c] = plan(read<uint32_t>(cl, c, hist_at, B * N), N, c, exact, pieces[c]);
+        for (int c = 0; c < N; ++c) {
+            received[c] = plan(read<uint32_t>(cl, c, hist_at, B * N), N, c, exact, pieces[c], &spans[c]);
+            const auto [b0, b1] = spans[c];
+            spans[c] = b0 > b1 ? std::make_pair(uint64_t(1), uint64_t(0))
+                               : std::make_pair(std::max<uint64_t>(lo, base + (b0 << shift)),
+                                                std::min<uint64_t>(hi, base + ((b1 + 1) << shift) - 1));
+        }
     });
     // Writers of a beat a cycle read one DDR bank and write the other (bank B from 4 GiB):
-    // the grouping writes bank B, and the puts deliver to the bank from which the digit
-    // passes, alternating banks, end in the keys' region in bank A.
+    // the puts deliver to the bank from which the digit passes, alternating banks, end in
+    // the keys' region in bank A, and the grouping writes the send buffer to the other
+    // bank (a bank read by a card's engine while its peers' puts write it slows the puts
+    // several times): bank B, or bank A before an odd number of digits unless the first
+    // digit's count copies the keys to bank B (every card's keys spanning under 2^31
+    // values: a scatter into one bin), as in spgen.sort.
     const bool wide = writer.max_bits > 0;
-    const uint64_t bank_b = uint64_t(1) << 32, send = wide ? bank_b : 3 * R;
+    const uint64_t bank_b = uint64_t(1) << 32;
+    const int sort_bits = exact ? 0 : bit_length(hi - lo);
+    bool copy = wide && !exact;
+    for (const auto &[a, b] : spans) copy = copy && (a > b || b - a < (uint64_t(1) << 31));
+    const int bits = writer.digit_bits(sort_bits, *std::max_element(received.begin(), received.end()), !copy);
+    const int digits = sort_bits ? (sort_bits + bits - 1) / bits : 0;
+    copy = copy && digits % 2 == 1;
+    const uint64_t recv = wide && digits % 2 && !copy ? bank_b + R : 5 * R;
+    const uint64_t target = exact ? 0 : recv;  // one key value per bin: straight to the final place
+    const uint64_t send = wide && target < bank_b ? bank_b : 3 * R;
     if (std::string e = on_cards("group by card", [&](int c, uint64_t &ns) {
             return writer.run(c, 0, part[c], uint32_t(lo), 0, {true, base, shift, send}, 0, ns); }); !e.empty())
         return fail(e);
-    const int sort_bits = exact ? 0 : bit_length(hi - lo);
-    const int bits = writer.digit_bits(sort_bits, *std::max_element(received.begin(), received.end()));
-    const int digits = sort_bits ? (sort_bits + bits - 1) / bits : 0;
-    const uint64_t recv = wide && digits % 2 ? bank_b + R : 5 * R;
-    const uint64_t target = exact ? 0 : recv;  // one key value per bin: straight to the final place
     std::vector<Put> puts;
     for (int c = 0; c < N; ++c)
         for (const Put &p : pieces[c]) puts.push_back({c, p.dst, send + es * p.local, target + es * p.remote, es * p.bytes});
@@ -636,8 +667,10 @@ inline SortResult distributed_sort_on_cards(afu_rdma_cluster cl, const uint32_t 
     if (std::string e = on_cards("local counting", [&](int c, uint64_t &ns) {
             const uint64_t k = received[c];
             if (!sort_bits || !k) return std::string();
-            std::string e = writer.run(c, recv, k, uint32_t(lo), 0, none, 0, ns, bits);
-            uint64_t src = recv;
+            std::string e = copy ? writer.run(c, recv, k, uint32_t(lo), 0, {true, uint32_t(spans[c].first), 31, bank_b},
+                                              0, ns, bits)
+                                 : writer.run(c, recv, k, uint32_t(lo), 0, none, 0, ns, bits);
+            uint64_t src = copy ? bank_b : recv;
             for (int sh = 0, j = 0; sh < sort_bits && e.empty(); sh += bits, ++j) {
                 uint64_t dst = 0;  // the last pass: the keys' region
                 if (sh + bits < sort_bits) dst = wide ? (src >= bank_b ? 5 * R : bank_b) : (j % 2 ? 5 * R : 3 * R);

@@ -1,0 +1,95 @@
+"""The sort's scatter writer on every card, as the host drives it (spgen.sort)."""
+from __future__ import annotations
+
+from ._diagnostics import SpgenError
+
+__all__ = ["ScatterWriter", "per_card"]
+
+
+class ScatterWriter:
+    """The scatter writer on every card (shell/shell_sort_scatter.v, SORT_* registers,
+    cards from `spgen build --sort-scatter`): each pass streams keys from the card's memory
+    through it (a DMA from card memory to card memory whose RX side the writer takes over),
+    counting them per bin and, when scattering, writing each to its place."""
+
+    def __init__(self, cl, cards: list[int], pairs: bool = False) -> None:
+        self.cl, self.handles, self.pairs = cl, {c: cl[c].open() for c in cards}, pairs
+        self.passes: dict[int, int] = dict.fromkeys(cards, 0)   # passes over the keys per card
+        # per card: bytes its passes read and wrote in card memory, and their ns
+        self.moved: dict[int, list[int]] = {c: [0, 0, 0] for c in cards}
+        # the widest digit: 0 on writers of one key a cycle (256 bins), else a beat a cycle
+        self.max_bits = min((cl[c].read_csr("SORT_STATUS") >> 8) & 0xF for c in cards) if cards else 0
+        self.wide = self.max_bits > 0
+
+    def digit_bits(self, sort_bits: int, elements: int, odd_penalty: bool = True) -> int:
+        """The digit width of the local passes over `sort_bits` bits of `elements` keys per
+        card: fewer, wider passes cost a flush of the bins' last lines each (2^bits lines,
+        16 bins a cycle before that), so the widest digit wins only where the keys outnumber
+        the bins; a pass costs its beats, those lines and its start (the registers, the DMA
+        and the polls: about 800 cycles of the card's clock). An odd number of digits puts
+        the send buffer in the bank the grouping pass reads (see the scatter), which runs
+        that pass at about 1 / 2.6 of its speed: 1.6 passes' beats more (`odd_penalty`;
+        none where the first digit's count copies the keys to the other bank)."""
+        if not self.wide or sort_bits <= 0:
+            return 8
+
+        def cycles(bits: int) -> float:
+            p = -(-sort_bits // bits)
+            return p * (beats + (1 << bits) * 17 / 16 + 800) + (1.6 * beats if p % 2 and odd_penalty else 0)
+
+        beats = elements * (8 if self.pairs else 4) / 64
+        return min((-(-sort_bits // p) for p in range(-(-sort_bits // self.max_bits), sort_bits + 1)), key=cycles)
+
+    def close(self) -> None:
+        for h in self.handles.values():
+            h.close()
+
+    def run(self, c: int, src: int, n: int, *, count: tuple[int, int], scatter: tuple[int, int, int] | None = None,
+            dump: int | None = None, bits: int = 8) -> int:
+        """One pass over the n keys (with `pairs` key-payload pairs) at src on card c; returns
+        its ns. `count`: (lo, shift) of the bins counted; `scatter`: (lo, shift, destination)
+        to write every key at its place by the bins counted in the card's previous pass;
+        `dump`: where the range and the counts go afterwards; `bits`: the bins' width."""
+        card = self.cl[c]
+        (clo, csh), (slo, ssh, dst) = count, scatter or (0, 0, 0)
+        card.write_csr("SORT_CFG", 1 | (2 if scatter else 0) | (4 if dump is not None else 0) | (8 if self.pairs else 0))
+        card.write_csr("SORT_BINS", (slo & 0xFFFFFFFF) | (clo & 0xFFFFFFFF) << 32)
+        card.write_csr("SORT_SHIFT", ssh | csh << 8 | (bits if self.wide else 0) << 16)
+        card.write_csr("SORT_DST", dst)
+        card.write_csr("SORT_HIST", dump or 0)
+        card.write_csr("SORT_N", n)
+        card.write_csr("SORT_CTRL", 1)
+        ns = 0
+        try:
+            if n:   # the RX destination is not written: the writer takes the stream
+                ns = self.handles[c].dma(src, src, (8 if self.pairs else 4) * n, "F2F")
+            t0 = self.cl.now
+            while not (status := card.read_csr("SORT_STATUS")) & 2:   # with no keys: flush and dump
+                if self.cl.now - t0 > 100_000:
+                    raise SpgenError(f"sort: card {c}'s scatter writer did not finish a pass (status {status:#x})")
+                self.cl.run(64)
+        finally:
+            card.write_csr("SORT_CFG", 0)   # the RX engine writes as usual again
+        if status & 4 or status >> 32 != n:
+            raise SpgenError(f"sort: card {c}'s scatter writer took {status >> 32} keys of {n}"
+                             + (" and dropped words past them" if status & 4 else ""))
+        self.passes[c] += 1
+        ns = ns or int(self.cl.ns(self.cl.now - t0))
+        es = (8 if self.pairs else 4) * n
+        self.moved[c][0] += es
+        self.moved[c][1] += es if scatter else 0
+        self.moved[c][2] += ns
+        return ns
+
+
+def per_card(cards: list[int], writer: ScatterWriter, plans: dict, es: int) -> list[dict[str, int]]:
+    """What each card moved: its writer passes' bytes read and written in card memory and
+    their ns, and the scatter's bytes it sent to other cards and received from them."""
+    sent = {c: sum(n for _, j, _, n in plans[c][0] if cards[j] != c) * es for c in cards}
+    got = dict.fromkeys(cards, 0)
+    for c in cards:
+        for _, j, _, n in plans[c][0]:
+            if cards[j] != c:
+                got[cards[j]] += n * es
+    return [{"card": c, "ddr_read": writer.moved[c][0], "ddr_write": writer.moved[c][1], "pass_ns": writer.moved[c][2],
+             "passes": writer.passes[c], "link_sent": sent[c], "link_received": got[c]} for c in cards]
