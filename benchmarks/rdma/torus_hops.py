@@ -25,7 +25,7 @@ from spgen.runtime._mpi_stream import fnv1a64, put_gbps, run_mpi_stream, stream_
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from lbm_pipeline import _cpu  # noqa: E402  (the machine's CPU, as the other benchmarks name it)
+from lbm_pipeline import _cpu  # the machine's CPU, as the other benchmarks name it
 
 REC16 = ROOT / "benchmarks" / "rdma" / "data" / "rec16.spd"
 MHZ = 200.0
