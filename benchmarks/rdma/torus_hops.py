@@ -21,7 +21,14 @@ from pathlib import Path
 
 import numpy as np
 from spgen.cli import main as spgen_main
-from spgen.runtime._mpi_stream import fnv1a64, put_gbps, run_mpi_stream, stream_gbps, stream_input
+from spgen.runtime._mpi_stream import (
+    fnv1a64,
+    parse_output,
+    put_gbps,
+    run_mpi_stream,
+    stream_gbps,
+    stream_input,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -54,6 +61,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--side", type=int, default=8, help="the torus is side x side cards")
     ap.add_argument("--build", type=Path, default=ROOT / "build" / "rec16_l4_100")
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--print-steps", action="store_true", help="print the tool's steps and stop (to run it elsewhere)")
+    ap.add_argument("--from", dest="saved", type=Path, metavar="DIR",
+                    help="read the tool's stdout and stderr from DIR (a run elsewhere) instead of running it")
+    ap.add_argument("--machine", help="the machine that ran it (with --from)")
     a = ap.parse_args(argv)
     lo, hi = (int(v) for v in a.hops.split("-"))
     if not (a.build / "build.json").exists() and spgen_main(
@@ -64,8 +75,14 @@ def main(argv: list[str] | None = None) -> int:
     for h in range(lo, hi + 1):
         d = card_at(h, a.side)
         steps += [f"put:0:{d}:{b}" for b in PUTS] + [f"stream:0-{d}:{r}" for r in RECORDS]
+    if a.print_steps:
+        print(" ".join(steps))
+        return 0
     t0 = time.time()
-    res = run_mpi_stream(cluster, steps, ranks=a.ranks)
+    if a.saved:
+        res = parse_output((a.saved / "stdout").read_text(), (a.saved / "stderr").read_text(), len(steps))
+    else:
+        res = run_mpi_stream(cluster, steps, ranks=a.ranks)
     wall = time.time() - t0
     rows = []
     print("| hops | put 16 B latency | CIRCUS latency | put throughput | stream throughput | CIRCUS | stream fixed "
@@ -105,8 +122,8 @@ def main(argv: list[str] | None = None) -> int:
           f"in all, {sp['rss_mib_largest']:.0f} MiB the largest rank; set-up {setup['cycles']} cycles, "
           f"{setup['wall_s']:.1f} s")
     if a.json:
-        a.json.write_text(json.dumps({"date": time.strftime("%Y-%m-%d"), "machine": f"{_cpu()}, "
-                                      f"{len(Path('/proc/cpuinfo').read_text().split('processor')) - 1} cores",
+        machine = a.machine or f"{_cpu()}, {len(Path('/proc/cpuinfo').read_text().split('processor')) - 1} cores"
+        a.json.write_text(json.dumps({"date": time.strftime("%Y-%m-%d"), "machine": machine,
                                       "cluster": {**cluster, "card": "rec16 --links 4 --link-gbps 100 --core-model fast"},
                                       "ranks": a.ranks, "puts": PUTS, "records": RECORDS, "rows": rows,
                                       "speed": res["speed"], "wall_s": wall}, indent=1) + "\n")

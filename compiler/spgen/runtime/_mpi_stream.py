@@ -12,7 +12,7 @@ import numpy as np
 
 from ._errors import SpgenError
 
-__all__ = ["fnv1a64", "put_gbps", "run_mpi_stream", "stream_gbps", "stream_input"]
+__all__ = ["fnv1a64", "parse_output", "put_gbps", "run_mpi_stream", "stream_gbps", "stream_input"]
 
 _M1, _M2 = np.uint64(0xFF51AFD7ED558CCD), np.uint64(0xC4CEB9FE1A85EC53)
 
@@ -76,8 +76,13 @@ def run_mpi_stream(cluster: dict, steps: list[str], *, ranks: int = 1, timeout_s
             raise SpgenError(f"rdma-mpi-stream: not done after {timeout_s:g} s") from e
     if p.returncode != 0:
         raise SpgenError("rdma-mpi-stream failed:\n" + (p.stdout + p.stderr)[-3000:])
+    return parse_output(p.stdout, p.stderr, len(steps))
+
+
+def parse_output(stdout: str, stderr: str, steps: int) -> dict:
+    """run_mpi_stream's result from the tool's stdout and stderr (of a run elsewhere, too)."""
     out: list[dict] = []
-    for line in p.stdout.splitlines():
+    for line in stdout.splitlines():
         if m := _PUT.fullmatch(line):
             v = [int(g) for g in m.groups()]
             out.append(dict(zip(("src", "dst", "bytes", "hops", "code", "issued", "started", "card_done", "done",
@@ -90,14 +95,14 @@ def run_mpi_stream(cluster: dict, steps: list[str], *, ranks: int = 1, timeout_s
                         "cycles": int(g[6]), "output_fnv": int(g[7], 16), "in_moved": [a for a, _ in moved_total],
                         "in_total": [b for _, b in moved_total], "link_words": _ints(g[9]),
                         "stream_errors": int(g[10]), "dma_error": int(g[11])})
-    if len(out) != len(steps):
-        raise SpgenError("rdma-mpi-stream: unexpected output:\n" + p.stdout[-3000:])
+    if len(out) != steps:
+        raise SpgenError("rdma-mpi-stream: unexpected output:\n" + stdout[-3000:])
     speed = {m.group(1): {"ranks": int(m.group(2)), "cards": int(m.group(3)), "cycles": int(m.group(4)),
                           "wall_s": float(m.group(5)), "card_cycles_per_s": int(m.group(6)),
                           "rss_mib_all": float(m.group(7)), "rss_mib_largest": float(m.group(8))}
-             for m in _SPEED.finditer(p.stderr)}
-    end = re.search(r"^end cycle (\d+)$", p.stdout, re.MULTILINE)
-    return {"stdout": p.stdout, "steps": out, "speed": speed, "end_cycle": int(end.group(1)) if end else None}
+             for m in _SPEED.finditer(stderr)}
+    end = re.search(r"^end cycle (\d+)$", stdout, re.MULTILINE)
+    return {"stdout": stdout, "steps": out, "speed": speed, "end_cycle": int(end.group(1)) if end else None}
 
 
 def put_gbps(small: dict, big: dict, mhz: float = 200.0) -> float:
