@@ -209,7 +209,7 @@ def test_c_program_chain_of_three_cards(rec10_card, tmp_path) -> None:
 
 
 def test_mpi_ranks_pipeline_of_eight_cards_identical(rec10_card) -> None:
-    """`rdma-mpi-stream` on a ring of 8 RTL cards with link faults: a stream through all 8 cards'
+    """`rdma-mpi-stream` on a ring of 8 RTL cards with link faults (a link down for 2 us too): a stream through all 8 cards'
     cascades (16 cores) and a put across the ranks, as 1 and 4 MPI ranks, each rank the host
     of its own cards: the same stdout (every cycle, counter and checksum), and the stream's
     output is the emulator's, bit for bit."""
@@ -228,3 +228,18 @@ def test_mpi_ranks_pipeline_of_eight_cards_identical(rec10_card) -> None:
     x = stream_input(2, 300 * 10).view(d.input_dtype())
     assert fnv1a64(np.ascontiguousarray(d.emulate(x, steps=16)).tobytes()) == s["output_fnv"]
     assert runs[4]["speed"]["all"]["ranks"] == 4
+
+
+def test_bench_rdma_stream_rows(rec10_card) -> None:
+    """`spgen bench rdma --stream CARD`'s rows: 10-word records over 1 and 3 hops of a ring of 6
+    40 Gb/s cards, each beside puts over the same hops; the stream fills the line within the
+    STREAM packets' overhead, as the node-level benchmark does (at least 90 % of the line)."""
+    from spgen.commands._bench_rdma import CIRCUS
+    from spgen.commands._bench_rdma_stream import stream_records, stream_table
+
+    recs = stream_records(rdma, [rec10_card], True, CIRCUS)
+    assert [(r["hops"], r["record_bytes"], r["line_gbps"]) for r in recs] == [(1, 40, 40.0), (3, 40, 40.0)]
+    for r in recs:
+        assert 0.9 <= r["stream_of_line"] <= 255 / 258 + 0.01, r
+        assert 0.9 * 40 <= r["put_gbps"] <= 40, r
+    assert "| 40 Gb/s | 40 B (0.62 beat) | 3 |" in stream_table(recs)
