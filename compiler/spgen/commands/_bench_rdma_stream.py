@@ -30,13 +30,13 @@ def stream_records(rdma, cards: list[Path], quick: bool, circus: dict) -> list[d
             steps += [f"put:0:{h}:{n}" for n in sizes]
             steps += [f"stream:0-{h}:{{r{i}}}" for i in range(2)]
         # the records per run need the card's record size: a probe stream of one record
-        probe = run_mpi_stream({"topology": "ring", "dims": [2], "card": str(card), "line_rate_gbps": rate},
+        probe = run_mpi_stream({"topology": "ring", "dims": [2], "card": str(card.resolve()), "line_rate_gbps": rate},
                                ["stream:0-1:1"])["steps"][0]
         rb = probe["record_bytes"]
         recs = [n // rb for n in sizes]
         steps = [s.format(r0=recs[0], r1=recs[1]) for s in steps]
         t0 = time.monotonic()
-        res = run_mpi_stream({"topology": "ring", "dims": [6], "card": str(card), "line_rate_gbps": rate}, steps)
+        res = run_mpi_stream({"topology": "ring", "dims": [6], "card": str(card.resolve()), "line_rate_gbps": rate}, steps)
         wall = time.monotonic() - t0
         for i, h in enumerate(_HOPS):
             p1, p2, s1, s2 = res["steps"][4 * i:4 * i + 4]
