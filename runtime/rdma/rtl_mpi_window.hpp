@@ -5,15 +5,21 @@
 #pragma once
 #include <mpi.h>
 
+#include <functional>
 #include <vector>
 
 #include "cluster.hpp"
 
 namespace spgsim {
 
-// One window: L cycles here, then the words for other ranks' cards exchanged.
-inline void window(spgsim::RtlCluster& cl, uint64_t L, const std::vector<int>& owner, int ranks) {
-  cl.run(L);
+// One window: L cycles here, then the words for other ranks' cards exchanged. `each_cycle`
+// (a host that polls its own cards every cycle) runs after every cycle of the window.
+inline void window(spgsim::RtlCluster& cl, uint64_t L, const std::vector<int>& owner, int ranks,
+                   const std::function<void()>& each_cycle = {}) {
+  if (each_cycle)
+    for (uint64_t i = 0; i < L; ++i) cl.step(), each_cycle();
+  else
+    cl.run(L);
   std::vector<spgsim::RtlCluster::Word> out;
   cl.take_outgoing(out);
   const int units = cl.units(), rec = 4 + units;

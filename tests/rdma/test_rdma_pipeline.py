@@ -202,3 +202,40 @@ def test_c_program_chain_of_three_cards(rec10_card, tmp_path) -> None:
     assert [c[3] for c in counts] == [0, 5000, 5000]            # words out of them: cards 0 and 1
     assert counts[0][4] > 5000 and counts[1][4] > 5000          # the cables carried them, with headers
     assert lines[3].startswith("same card twice: ") and lines[-1].startswith("ok ")
+
+
+def test_mpi_ranks_pipeline_of_eight_cards_identical(rec10_card) -> None:
+    """`rdma-mpi-stream` on a ring of 8 RTL cards with link faults (a link down for 2 us too): a stream through all 8 cards'
+    cascades (16 cores) and a put across the ranks, as 1 and 4 MPI ranks, each rank the host
+    of its own cards: the same stdout (every cycle, counter and checksum), and the stream's
+    output is the emulator's, bit for bit."""
+    from spgen.runtime._mpi_stream import fnv1a64, run_mpi_stream, stream_input
+
+    cluster = {"topology": "ring", "dims": [8], "card": str(rec10_card), "seed": 5,
+               "faults": {"per": 1e-3, "drop": 1e-3}, "link_faults": [{"link": 3, "down": [[2000, 4000]]}]}
+    steps = ["stream:0-1-2-3-4-5-6-7:300", "put:1:6:4096"]
+    runs = {ranks: run_mpi_stream(cluster, steps, ranks=ranks, timeout_s=600) for ranks in (1, 4)}
+    assert runs[1]["stdout"] == runs[4]["stdout"]
+    s, p = runs[1]["steps"]
+    assert s["hops"] == [1] * 7 and s["stream_errors"] == 0 and s["dma_error"] == 0
+    assert all(m == 300 for m in s["in_moved"])
+    assert p["code"] == 0 and p["wrong_bytes"] == 0 and p["hops"] == 3
+    d = spgen.compile(REC10)
+    x = stream_input(2, 300 * 10).view(d.input_dtype())
+    assert fnv1a64(np.ascontiguousarray(d.emulate(x, steps=16)).tobytes()) == s["output_fnv"]
+    assert runs[4]["speed"]["all"]["ranks"] == 4
+
+
+def test_bench_rdma_stream_rows(rec10_card) -> None:
+    """`spgen bench rdma --stream CARD`'s rows: 10-word records over 1 and 3 hops of a ring of 6
+    40 Gb/s cards, each beside puts over the same hops; the stream fills the line within the
+    STREAM packets' overhead, as the node-level benchmark does (at least 90 % of the line)."""
+    from spgen.commands._bench_rdma import CIRCUS
+    from spgen.commands._bench_rdma_stream import stream_records, stream_table
+
+    recs = stream_records(rdma, [rec10_card], True, CIRCUS)
+    assert [(r["hops"], r["record_bytes"], r["line_gbps"]) for r in recs] == [(1, 40, 40.0), (3, 40, 40.0)]
+    for r in recs:
+        assert 0.9 <= r["stream_of_line"] <= 255 / 258 + 0.01, r
+        assert 0.9 * 40 <= r["put_gbps"] <= 40, r
+    assert "| 40 Gb/s | 40 B (0.62 beat) | 3 |" in stream_table(recs)

@@ -33,6 +33,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rtl", type=Path, nargs="+", metavar="CARD",
                    help="also run on RTL cards built with `spgen build --links 2` (or more) in each CARD, "
                         "at the card's --link-gbps line rate with bulk and 64-byte packets, beside the model")
+    p.add_argument("--stream", type=Path, nargs="+", metavar="CARD",
+                   help="stream throughput over 1 and 3 hops on RTL cards built from a core with `spgen build "
+                        "PROG.spd --links 2` (or more) in each CARD (records of the core's width, the card's "
+                        "--link-gbps), beside puts on the same cards and CIRCUS; needs OpenMPI's mpirun")
 
 
 def _line(rate: float, lat: float, faults: dict | None = None) -> dict:
@@ -277,6 +281,11 @@ def run(args: argparse.Namespace) -> int:
         from ._bench_rdma_rtl import rtl_records
 
         rtl = rtl_records(rdma, args.rtl, args.quick)
+    streams = []
+    if args.stream:
+        from ._bench_rdma_stream import stream_records
+
+        streams = stream_records(rdma, args.stream, args.quick, CIRCUS)
     wall = time.monotonic() - t0
     params = rdma.cluster(_line(100.0, args.latency_ns)).sim.params()
     print(_table(records))
@@ -291,10 +300,16 @@ def run(args: argparse.Namespace) -> int:
               "card from its CMD write to its completion interrupt; goodput: payload bits over the time from the "
               "host's call to the completion it sees):")
         print(rtl_table(rtl))
+    if streams:
+        from ._bench_rdma_stream import stream_table
+
+        print("\nStreams between RTL cards (payload rate from the difference of two sizes; memory A of the "
+              "first card through both cards' cascades to memory B of the last) beside puts on the same cards:")
+        print(stream_table(streams))
     errors = sum(r["integrity_errors"] for r in records)
     if args.json:
         doc = {"benchmark": "rdma", "key": _KEY, "records": records, "circus": CIRCUS, "model_params": params,
-               "rtl_cards": rtl,
+               "rtl_cards": rtl, "streams": streams,
                "link_latency_ns": args.latency_ns, "payload_efficiency": 64 / 72, "quick": args.quick,
                "wall_s": wall}
         args.json.parent.mkdir(parents=True, exist_ok=True)

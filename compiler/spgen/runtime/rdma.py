@@ -17,7 +17,7 @@ from .._paths import data_root, runtime_src_dir, shell_dir
 from .._tools import cache_dir, content_hash
 
 __all__ = ["RTL_MEM_BYTES", "Cluster", "ClusterCard", "PipelineRun", "RDMAError", "RTLCluster", "RTLTransfer",
-           "Reduction", "Transfer", "build_mpi_rtl_tool", "build_mpi_tool", "build_rtl_cluster", "cluster", "load_rdma_extension",
+           "Reduction", "Transfer", "build_mpi_rtl_tool", "build_mpi_stream_tool", "build_mpi_tool", "build_rtl_cluster", "cluster", "load_rdma_extension",
            "resolve", "rtl_includes", "rtl_sources"]
 
 _SOURCES = ("rdma_sim.hpp", "rdma_sim.cpp", "cluster_desc.hpp", "cluster_desc.cpp", "cluster_file.hpp",
@@ -139,6 +139,15 @@ def build_mpi_rtl_tool() -> Path:
     rdma_dir = repo_root() / "runtime" / "rdma"
     return build_mpi_program("rdma-mpi-rtl", rdma_dir / "rdma_mpi_rtl.cpp",
                              (rdma_dir / "rtl_mpi_window.hpp", rdma_dir.parent / "sim" / "cluster_reduce.hpp"))
+
+
+def build_mpi_stream_tool() -> Path:
+    """`rdma-mpi-stream` (runtime/rdma/rdma_mpi_stream.cpp): streams through cascades and puts
+    between RTL cards of a cluster split over MPI ranks."""
+    from ._build import repo_root
+
+    rdma_dir = repo_root() / "runtime" / "rdma"
+    return build_mpi_program("rdma-mpi-stream", rdma_dir / "rdma_mpi_stream.cpp", (rdma_dir / "rtl_mpi_window.hpp",))
 
 
 def build_mpi_tool() -> Path:
