@@ -36,6 +36,15 @@ std::string where_stuck(RtlCluster& cl, const Reduction& r) {
     return o.str();
 }
 
+// One CSR of every card of the chain, read in parallel (posted reads, one round trip).
+std::vector<uint64_t> read_all(RtlCluster& cl, const std::vector<int>& chain, uint32_t addr) {
+    std::vector<uint64_t> ids(chain.size()), v(chain.size());
+    for (size_t k = 0; k < chain.size(); ++k) ids[k] = cl.card(chain[k])->post_read(addr);
+    for (size_t k = 0; k < chain.size(); ++k)
+        while (!cl.card(chain[k])->read_result(ids[k], &v[k])) cl.step();
+    return v;
+}
+
 void finish(RtlCluster& cl, Reduction& r, int code, const std::string& error) {
     r.code = code;
     r.error = error;
@@ -108,9 +117,8 @@ Reduction start_reduce(RtlCluster& cl, const ReduceSpec& s) {
     // a new reduction number, the same on every card: the next after the highest in use,
     // so words of an aborted reduction still in flight are not taken for this one's
     uint64_t sid = 0;
-    for (int c : s.chain)
-        sid = std::max(sid, field(cl.csr_read(c, AFUSHELL_REDUCE_CFG), AFUSHELL_REDUCE_CFG_SID_MASK,
-                                  AFUSHELL_REDUCE_CFG_SID_SHIFT));
+    for (uint64_t cfg : read_all(cl, s.chain, AFUSHELL_REDUCE_CFG))
+        sid = std::max(sid, field(cfg, AFUSHELL_REDUCE_CFG_SID_MASK, AFUSHELL_REDUCE_CFG_SID_SHIFT));
     sid = (sid + 1) & (AFUSHELL_REDUCE_CFG_SID_MASK >> AFUSHELL_REDUCE_CFG_SID_SHIFT);
     // bind and start every card but the first; a read of each of them (in parallel, behind
     // its writes) confirms they are bound before the first card starts sending sums
@@ -124,15 +132,6 @@ Reduction start_reduce(RtlCluster& cl, const ReduceSpec& s) {
     program_reduce(*cl.card(s.chain[0]), s, 0, sid);
     r.deadline = reduce_deadline(cl, s);
     return r;
-}
-
-// One CSR of every card of the chain, read in parallel (posted reads, one round trip).
-static std::vector<uint64_t> read_all(RtlCluster& cl, const std::vector<int>& chain, uint32_t addr) {
-    std::vector<uint64_t> ids(chain.size()), v(chain.size());
-    for (size_t k = 0; k < chain.size(); ++k) ids[k] = cl.card(chain[k])->post_read(addr);
-    for (size_t k = 0; k < chain.size(); ++k)
-        while (!cl.card(chain[k])->read_result(ids[k], &v[k])) cl.step();
-    return v;
 }
 
 int poll_reduce(RtlCluster& cl, Reduction& r) {

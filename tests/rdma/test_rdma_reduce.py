@@ -184,7 +184,8 @@ def test_rtl_line_lanes_every_alignment_and_size(link_card) -> None:
     guard = np.full(40, 0xDEADBEEF, dtype=np.uint32)
     for soff, doff, n in ((0, 0, 16), (4, 60, 1), (60, 4, 17), (12, 12, 31), (52, 0, 33), (0, 28, 200),
                           (36, 56, 1025)):
-        for dtype, every in (("f32", True), ("u32", False)):
+        # (_vectors' f32 rounding cases take 8 words)
+        for dtype, every in (("f32" if n >= 8 else "u32", True), ("u32", False)):
             vecs = _vectors(dtype, 3, n, seed=soff * 7 + doff + n)
             src, dst = base_s + soff, base_d + doff
             for c, v in enumerate(vecs):
