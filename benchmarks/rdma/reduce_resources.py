@@ -21,12 +21,13 @@ from spgen.fit._yosys import is_hard_fp, map_unit
 PARTS = [
     ("rdma_reduce (control, lanes, u32 adders)", "rdma_reduce", {}, 1),
     ("spg_fadd (f32 adder in ALMs, one a lane)", "spg_fadd", {"FTZ": 0}, 16),
-    ("rdma_wbuf (read-ahead, 2,048 words)", "rdma_wbuf", {"DEPTH": 2048, "IN": 16, "OUT": 16}, 1),
     ("shell_fifo (16 chunks of 519 bits)", "shell_fifo", {"DATA_WIDTH": 519, "FIFO_DEPTH": 16}, 1),
     ("rdma_stream_wide, 40 Gb/s (512 bits, 4,096-word buffer)", "rdma_stream_wide",
      {"LANES": 16, "RX_DEPTH": 4096}, 2),
     ("rdma_stream_wide, 100 Gb/s (1024 bits, 8,192-word buffer)", "rdma_stream_wide",
      {"LANES": 32, "RX_DEPTH": 8192}, 2),
+    # last: 16 words in and out a cycle, banked by address, a long synthesis
+    ("rdma_wbuf (read-ahead, 2,048 words)", "rdma_wbuf", {"DEPTH": 2048, "IN": 16, "OUT": 16}, 1),
 ]
 
 
@@ -54,6 +55,9 @@ def main(argv: list[str] | None = None) -> int:
         m = measure(module, params)
         rows.append({"part": name, "module": module, "params": params, "per_card": count, **m})
         print(f"| {name} | {count} | {m['alms']:,} | {m['m20k']} | {m['dsps']} | {m['lut_levels']} |", flush=True)
+        if a.json:  # after every part: the long ones may be cut short
+            a.json.write_text(json.dumps({"flow": "spgen.fit (yosys synth_intel_alm, cyclone10gx)", "parts": rows},
+                                         indent=1) + "\n")
     unit = [r for r in rows if r["module"] != "rdma_stream_wide"]
     total = {k: sum(r[k] * r["per_card"] for r in unit) for k in ("alms", "m20k", "dsps")}
     print(f"| the unit (rdma_reduce + its buffers) | 1 | {total['alms']:,} | {total['m20k']} | {total['dsps']} | |")
