@@ -52,20 +52,37 @@
     output wire [5:0]      st_m_words,    // words it gets: st_m_want, fewer where a segment ends
     output wire            st_m_last,
     output wire [1:0]      st_errors,     // {misrouted, overflow}, sticky
-    // the reductions' endpoint pair (STREAM = 1; stream ids 128..255, see rdma_stream_mux)
-    input  wire            rd_rst,        // a new reduction: fresh credits and FIFOs
-    input  wire [5:0]      rd_next,       // card the partial sums go to
-    input  wire [5:0]      rd_prev,       // card they come from
-    input  wire [7:0]      rd_sid,        // the reduction's stream id (bit 7 set), same on every card
+    // the reductions' endpoint pairs (STREAM = 1, LANES > 1; see rdma_reduce): the partial sums
+    // from PREV to NEXT (stream ids 128..191) and an allreduce's result from NEXT back to PREV
+    // (192..255), up to 16 words each way a cycle (rd_*_words of them, lanes 0..15)
+    input  wire            rd_rst,        // a new reduction: fresh credits and buffers
+    input  wire [5:0]      rd_next,       // card the partial sums go to (the result comes from)
+    input  wire [5:0]      rd_prev,       // card they come from (the result goes to)
+    input  wire [7:0]      rd_sid,        // the sums' stream id (bits 7:6 = 2), same on every card
+    input  wire [7:0]      rd_rsid,       // the result's (bits 7:6 = 3)
     input  wire            rd_s_valid,
     output wire            rd_s_ready,
-    input  wire [31:0]     rd_s_data,
+    input  wire [511:0]    rd_s_data,
+    input  wire [5:0]      rd_s_words,
     input  wire            rd_s_last,
     output wire            rd_m_valid,
     input  wire            rd_m_ready,
-    output wire [31:0]     rd_m_data,
+    output wire [511:0]    rd_m_data,
+    input  wire [5:0]      rd_m_want,
+    output wire [5:0]      rd_m_words,
     output wire            rd_m_last,
-    output wire [1:0]      rd_errors,     // {misrouted, overflow}, sticky until rd_rst
+    input  wire            rd_rs_valid,
+    output wire            rd_rs_ready,
+    input  wire [511:0]    rd_rs_data,
+    input  wire [5:0]      rd_rs_words,
+    input  wire            rd_rs_last,
+    output wire            rd_rm_valid,
+    input  wire            rd_rm_ready,
+    output wire [511:0]    rd_rm_data,
+    input  wire [5:0]      rd_rm_want,
+    output wire [5:0]      rd_rm_words,
+    output wire            rd_rm_last,
+    output wire [1:0]      rd_errors,     // {misrouted, overflow} of either pair, sticky until rd_rst
     // cables
     output wire [P-1:0]    link_out_valid,
     output wire [32*LANES*P-1:0] link_out_data,

@@ -485,7 +485,7 @@ bool Cluster::engine_packet(Card& c, Packet& pk) {
         auto it = c.ops.find(s.op);
         s.discard = it == c.ops.end() || it->second.state != OP_PENDING;
       } else if (pk.type == P_RED && red_streams_on(s)) {
-        int next = s.chain[(s.idx + 1) % s.chain.size()];
+        int next = red_card(s, s.idx + 1);
         if (next >= int(cards.size()) || c.route[next] == -2) {
           s.discard = true;
           ctrl_msg(c, s.origin, P_ERR, s.op, E_NO_ROUTE, now);
@@ -506,13 +506,13 @@ bool Cluster::engine_packet(Card& c, Packet& pk) {
       if (!s.discard) {
         if (s.type == P_RED) {
           if (s.fwd && s.fwd->fed.size() >= 16) return false;  // back-pressure from the next card
-          const bool result = s.idx >= s.chain.size();  // an allreduce's result going round
+          const bool result = s.idx >= s.chain.size();  // an allreduce's result on its way back
           for (uint64_t i = 0; i < n && !result; i += 4) {
             const uint32_t in = get32(b + i), own = c.mem.word(s.src + off + i);
             put32(pk.data.data() + i, s.f32 ? f32_add(in, own) : in + own);
           }
           if (s.fwd) s.fwd->fed.push_back(pk);
-          if (!s.fwd || result) c.mem.write(s.addr + off, pk.data.data(), n);
+          if (!s.fwd || result || s.idx + 1 == s.chain.size()) c.mem.write(s.addr + off, pk.data.data(), n);
         } else {
           c.mem.scatter(s.addr, s.block, s.stride, off, b, n);
         }
@@ -521,16 +521,7 @@ bool Cluster::engine_packet(Card& c, Packet& pk) {
       if (s.remaining == 0) {
         if (!s.discard) {
           int64_t vis = now + prm.mem_write_latency;
-          if (s.type == P_RED && s.all && s.idx + 1 == s.chain.size()) {
-            // the allreduce's last card holds the sums: it streams them round the chain from
-            // its memory, after the sums (one stream per pair of cards at a time, in order)
-            auto m = std::make_unique<OutMsg>();
-            m->type = P_RED, m->op = s.op, m->src_addr = s.addr, m->dst_addr = s.addr, m->len = s.len;
-            m->ready = vis + prm.mem_read_latency;
-            m->start = red_start(s.origin, s.idx + 1, uint8_t(s.chain.size() | (s.f32 ? kRedF32 : 0) | kRedAll),
-                                 s.chain, s.src);
-            c.bulk[s.chain[0]].push_back(std::move(m));
-          } else if (s.type == P_PUT || (s.type == P_RED && !s.fwd)) {
+          if (s.type == P_PUT || (s.type == P_RED && !s.fwd)) {
             Event e{s.type, s.origin, s.addr, s.len, vis};
             c.events.push_back(e);
             if (on_event) on_event(c.id, e);

@@ -158,7 +158,7 @@ struct OutMsg {  // a stream the engine sends to one destination
 };
 
 // A reduction's start payload (after op, dst, len): byte 20 the origin, 21 the receiver's
-// index (n .. 2n-2: an allreduce's result on its way round, at chain[idx - n]), 22 the
+// index (n .. 2n-2: an allreduce's result on its way back, at chain[2n - 2 - idx]), 22 the
 // chain's length and these flags, then the chain and the vectors' address (8 bytes).
 constexpr uint8_t kRedCards = 0x3f, kRedAll = 0x40, kRedF32 = 0x80;
 constexpr size_t kRedMaxCards = kPayload - 23 - 8;
@@ -176,17 +176,22 @@ struct RxStream {  // the stream a target is receiving from one source
   std::vector<uint8_t> chain;
   size_t idx = 0;
   bool f32 = false;  // reduction: f32 sums (else u32)
-  bool all = false;  // allreduce: after the sums the result goes round the chain
+  bool all = false;  // allreduce: the result flows back along the chain
   uint64_t src = 0;  // reduction: the vectors' address (addr: the result's)
   OutMsg* fwd = nullptr;
 };
 // A card of a reduction passes what arrives on to the next as it arrives: every card of the
-// chain but the last (which holds the sums; an allreduce's last card streams the result
-// round from its memory once it has all of it) and, of the result's round (chain[0..n-2]),
-// all but its last stop.
+// chain but the last (which holds the sums; an allreduce's last card sends each sum back to
+// the card before it as it writes it, while the sums still flow) and, of the result's way
+// back (chain[n-2] .. chain[0]), all but its last stop.
 inline bool red_streams_on(const RxStream& s) {
   const size_t n = s.chain.size();
-  return s.idx + 1 < n || (s.all && s.idx >= n && s.idx + 1 < 2 * n - 1);
+  return s.idx + 1 < n || (s.all && s.idx + 1 >= n && s.idx + 1 < 2 * n - 1);
+}
+// The card of receiver index `idx`: the sums' chain[idx], the result's chain[2n - 2 - idx].
+inline int red_card(const RxStream& s, size_t idx) {
+  const size_t n = s.chain.size();
+  return s.chain[idx < n ? idx : 2 * n - 2 - idx];
 }
 
 class Memory {  // sparse byte memory, 64 KiB pages
@@ -246,9 +251,8 @@ class Cluster {
                        uint64_t local_stride, uint64_t remote_stride);
   /// Pipelined sum of the vectors at `src` along `chain` into the last card's `dst`
   /// (kInPlace: `src`): u32 (wrapping) or, with f32, IEEE-754 sums in chain order
-  /// ((v0 + v1) + v2) + ... With `all` (allreduce) the last card then streams the result
-  /// from its memory round the chain (to chain[0], on to chain[1], ...), each card writing
-  /// it at `dst`.
+  /// ((v0 + v1) + v2) + ... With `all` (allreduce) the last card sends the result back
+  /// as it writes it (to chain[n-2], on to chain[n-3], ...), each card writing it at `dst`.
   uint64_t reduce(const std::vector<int>& chain, uint64_t src, uint64_t len, bool f32 = false, bool all = false,
                   uint64_t dst = kInPlace);
   const Op& op(uint64_t handle) const;

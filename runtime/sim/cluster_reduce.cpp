@@ -12,25 +12,37 @@ namespace spgsim {
 namespace {
 uint64_t field(uint64_t v, uint64_t mask, int shift) { return (v & mask) >> shift; }
 
-// The links the sums take from each card of the chain to the next, with their faults:
-// a hop whose cable loses everything (or is down) is where a reduction stands still.
+// The links the sums take from each card of the chain to the next (an allreduce's result:
+// back from each card to the one before it), with their faults: a hop whose cable loses
+// everything (or is down) is where a reduction stands still.
 std::string where_stuck(RtlCluster& cl, const Reduction& r) {
     std::ostringstream o;
     const double ns_per_cycle = 1000.0 / cl.clock_mhz(), now_ns = double(cl.now()) * ns_per_cycle;
     const size_t n = r.spec.chain.size();
-    for (size_t k = 0; k + 1 < n + (r.spec.all ? 1 : 0); ++k) {  // allreduce: the result's hop last -> first
-        const int a = r.spec.chain[k], b = r.spec.chain[(k + 1) % n];
+    for (size_t h = 0; h < (r.spec.all ? 2 : 1) * (n - 1); ++h) {
+        const bool sums = h + 1 < n;
+        const size_t k = sums ? h : h - (n - 1);
+        const int a = r.spec.chain[sums ? k : k + 1], b = r.spec.chain[sums ? k + 1 : k];
         for (int ch : cl.route(a, b)) {
             const RtlCluster::Channel& c = cl.channels()[size_t(ch)];
             bool down = false;
             for (const auto& iv : c.fault.down) down = down || (iv.first <= now_ns && now_ns < iv.second);
             if (!down && (c.packets == 0 || c.dropped + c.corrupted < c.packets)) continue;
-            o << "  stuck: the " << (k + 1 < n ? "sums" : "result") << " from card " << a << " to card " << b << " cross link " << c.link << " (to card "
+            o << "  stuck: the " << (sums ? "sums" : "result") << " from card " << a << " to card " << b << " cross link " << c.link << " (to card "
               << c.to_card << " port " << c.to_port << "), " << (down ? "down now" : "losing every packet") << ": "
               << c.dropped << " of " << c.packets << " packets dropped\n";
         }
     }
     return o.str();
+}
+
+// One CSR of every card of the chain, read in parallel (posted reads, one round trip).
+std::vector<uint64_t> read_all(RtlCluster& cl, const std::vector<int>& chain, uint32_t addr) {
+    std::vector<uint64_t> ids(chain.size()), v(chain.size());
+    for (size_t k = 0; k < chain.size(); ++k) ids[k] = cl.card(chain[k])->post_read(addr);
+    for (size_t k = 0; k < chain.size(); ++k)
+        while (!cl.card(chain[k])->read_result(ids[k], &v[k])) cl.step();
+    return v;
 }
 
 void finish(RtlCluster& cl, Reduction& r, int code, const std::string& error) {
@@ -71,14 +83,14 @@ int check_reduce(const RtlCluster& cl, const ReduceSpec& s, std::string* why) {
 void program_reduce(Card& c, const ReduceSpec& s, size_t k, uint64_t sid) {
     const size_t n = s.chain.size();
     uint64_t cfg = sid << AFUSHELL_REDUCE_CFG_SID_SHIFT;
-    // an allreduce's result goes round: the last card sends to the first, which gets it
-    // from the last; every card but the last two passes it on
+    // the sums go to NEXT, an allreduce's result back to PREV (the first card's PREV and the
+    // last card's NEXT are not used)
     cfg |= uint64_t(s.chain[(k + 1) % n]) << AFUSHELL_REDUCE_CFG_NEXT_SHIFT;
     cfg |= uint64_t(s.chain[(k + n - 1) % n]) << AFUSHELL_REDUCE_CFG_PREV_SHIFT;
     if (k + 1 == n) cfg |= AFUSHELL_REDUCE_CFG_LAST_MASK;
     if (k == 0) cfg |= AFUSHELL_REDUCE_CFG_FIRST_MASK;
     if (s.f32) cfg |= AFUSHELL_REDUCE_CFG_F32_MASK;
-    if (s.all) cfg |= AFUSHELL_REDUCE_CFG_ALL_MASK | (k + 2 < n ? AFUSHELL_REDUCE_CFG_FWD_MASK : 0);
+    if (s.all) cfg |= AFUSHELL_REDUCE_CFG_ALL_MASK;
     c.mmio_write(AFUSHELL_REDUCE_CFG, cfg);
     c.mmio_write(AFUSHELL_REDUCE_SRC, s.src);
     c.mmio_write(AFUSHELL_REDUCE_DST, s.dst);
@@ -87,8 +99,8 @@ void program_reduce(Card& c, const ReduceSpec& s, size_t k, uint64_t sid) {
 }
 
 uint64_t reduce_deadline(const RtlCluster& cl, const ReduceSpec& s) {
-    // the unit moves a word per cycle (an allreduce's result makes a second pass); give
-    // faults and crossing traffic room
+    // the unit moves a line a cycle; give faults, crossing traffic and a memory shared
+    // with other masters room: 4 cycles per word, as the word unit's budget was
     return cl.now() + cl.op_timeout_cycles() + (s.all ? 8 : 4) * (s.len / 4) + 100000;
 }
 
@@ -105,9 +117,8 @@ Reduction start_reduce(RtlCluster& cl, const ReduceSpec& s) {
     // a new reduction number, the same on every card: the next after the highest in use,
     // so words of an aborted reduction still in flight are not taken for this one's
     uint64_t sid = 0;
-    for (int c : s.chain)
-        sid = std::max(sid, field(cl.csr_read(c, AFUSHELL_REDUCE_CFG), AFUSHELL_REDUCE_CFG_SID_MASK,
-                                  AFUSHELL_REDUCE_CFG_SID_SHIFT));
+    for (uint64_t cfg : read_all(cl, s.chain, AFUSHELL_REDUCE_CFG))
+        sid = std::max(sid, field(cfg, AFUSHELL_REDUCE_CFG_SID_MASK, AFUSHELL_REDUCE_CFG_SID_SHIFT));
     sid = (sid + 1) & (AFUSHELL_REDUCE_CFG_SID_MASK >> AFUSHELL_REDUCE_CFG_SID_SHIFT);
     // bind and start every card but the first; a read of each of them (in parallel, behind
     // its writes) confirms they are bound before the first card starts sending sums
@@ -126,15 +137,15 @@ Reduction start_reduce(RtlCluster& cl, const ReduceSpec& s) {
 int poll_reduce(RtlCluster& cl, Reduction& r) {
     if (r.code != RTL_PENDING) return r.code;
     const size_t n = r.spec.chain.size();
-    std::vector<uint64_t> st(n);
+    // the last card finishes last (an allreduce: the first, the result's last stop): the
+    // others are read, all at once, once it is done
+    const size_t end = r.spec.all ? 0 : n - 1;
+    const uint64_t st_end = cl.csr_read(r.spec.chain[end], AFUSHELL_REDUCE_STATUS);
+    if (!(st_end & (AFUSHELL_REDUCE_STATUS_DONE_MASK | AFUSHELL_REDUCE_STATUS_RX_OVERFLOW_MASK))) return RTL_PENDING;
+    const std::vector<uint64_t> st = read_all(cl, r.spec.chain, AFUSHELL_REDUCE_STATUS);
     bool all_done = true;
-    // the last card finishes last (an allreduce: the one before it, the result's last stop):
-    // the others are read once it is done (or on an error)
-    const size_t shift = r.spec.all ? 1 : 0;
-    for (size_t j = n; j-- > 0;) {
-        const size_t k = (j + n - shift) % n;
+    for (size_t k = 0; k < n; ++k) {
         const int c = r.spec.chain[k];
-        st[k] = cl.csr_read(c, AFUSHELL_REDUCE_STATUS);
         const uint64_t code = field(st[k], AFUSHELL_REDUCE_STATUS_CODE_MASK, AFUSHELL_REDUCE_STATUS_CODE_SHIFT);
         if ((st[k] & AFUSHELL_REDUCE_STATUS_DONE_MASK) && code) {
             for (int x : r.spec.chain) cl.card(x)->mmio_write(AFUSHELL_REDUCE_CTRL, AFUSHELL_REDUCE_CTRL_ABORT_MASK);
@@ -148,19 +159,16 @@ int poll_reduce(RtlCluster& cl, Reduction& r) {
             finish(cl, r, -1, "card " + std::to_string(c) + ": a partial sum arrived without credit");
             return r.code;
         }
-        if (!(st[k] & AFUSHELL_REDUCE_STATUS_DONE_MASK)) {
-            all_done = false;
-            break;
-        }
+        all_done = all_done && (st[k] & AFUSHELL_REDUCE_STATUS_DONE_MASK);
     }
     if (!all_done) return RTL_PENDING;
     r.done = cl.now();
     r.cards.resize(n);
+    const std::vector<uint64_t> stalls = read_all(cl, r.spec.chain, AFUSHELL_REDUCE_STALLS);
     for (size_t k = 0; k < n; ++k) {
-        const uint64_t stalls = cl.csr_read(r.spec.chain[k], AFUSHELL_REDUCE_STALLS);
         r.cards[k].words = field(st[k], AFUSHELL_REDUCE_STATUS_WORDS_MASK, AFUSHELL_REDUCE_STATUS_WORDS_SHIFT);
-        r.cards[k].in_stalls = field(stalls, AFUSHELL_REDUCE_STALLS_IN_MASK, AFUSHELL_REDUCE_STALLS_IN_SHIFT);
-        r.cards[k].out_stalls = field(stalls, AFUSHELL_REDUCE_STALLS_OUT_MASK, AFUSHELL_REDUCE_STALLS_OUT_SHIFT);
+        r.cards[k].in_stalls = field(stalls[k], AFUSHELL_REDUCE_STALLS_IN_MASK, AFUSHELL_REDUCE_STALLS_IN_SHIFT);
+        r.cards[k].out_stalls = field(stalls[k], AFUSHELL_REDUCE_STALLS_OUT_MASK, AFUSHELL_REDUCE_STALLS_OUT_SHIFT);
     }
     r.code = RTL_OK;
     return r.code;

@@ -1,8 +1,8 @@
 // Pipelined reductions along a chain of RTL cards (docs/rdma.md "Reductions"): each card's
 // reduction unit (shell/rdma/rdma_reduce.v, REDUCE_* CSRs) adds its vector to the partial
 // sums arriving from the previous card and sends the sums on; the last card writes the
-// result to its memory; an allreduce then streams the result round the chain, every card
-// writing it (REDUCE_CFG.ALL). The host side only touches CSRs, on the cluster clock: it binds
+// result to its memory; an allreduce streams the result back along the chain while the sums
+// still flow, every card writing it (REDUCE_CFG.ALL). The host side only touches CSRs, on the cluster clock: it binds
 // and starts the chain (the first card once the others are bound), and polls REDUCE_STATUS.
 #pragma once
 #include <cstdint>

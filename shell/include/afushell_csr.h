@@ -420,14 +420,14 @@
 #define AFUSHELL_STREAM_RX_WORDS 0x1818  /* ro */
 #define AFUSHELL_STREAM_TX_STALLS 0x1820  /* ro */
 
-/* REDUCE: Pipelined reductions along a chain of cards (docs/rdma.md, "Reductions"): present only in AFUs built with the RDMA block; elsewhere these offsets read 0. Each card of the chain reads its vector (SRC, LEN bytes) from its memory, adds the partial sums arriving from the previous card (none on the FIRST) and sends the sums on to the next card (NEXT) over an endpoint pair of its own with end-to-end credits; the LAST card writes them to DST (with ALL it then streams the result round the chain, every card writing it to DST). u32 sums wrap around; f32 sums are exact IEEE-754 additions in chain order, ((v0 + v1) + v2) + .... Configure CFG, SRC, DST, LEN, then write CTRL.START on every card of the chain, the FIRST card last, once the others are started (their receivers must be bound before sums arrive: read their STATUS); poll STATUS.DONE. */
+/* REDUCE: Pipelined reductions along a chain of cards (docs/rdma.md, "Reductions"): present only in AFUs built with the RDMA block; elsewhere these offsets read 0. Each card of the chain reads its vector (SRC, LEN bytes) from its memory, adds the partial sums arriving from the previous card (none on the FIRST) and sends the sums on to the next card (NEXT) over an endpoint pair of its own with end-to-end credits; the LAST card writes them to DST (with ALL it also streams the result back along the chain as it writes it, over a second endpoint pair, every card writing it to DST). u32 sums wrap around; f32 sums are exact IEEE-754 additions in chain order, ((v0 + v1) + v2) + .... Configure CFG, SRC, DST, LEN, then write CTRL.START on every card of the chain, the FIRST card last, once the others are started (their receivers must be bound before sums arrive: read their STATUS); poll STATUS.DONE. */
 #define AFUSHELL_REDUCE_CFG 0x1900  /* rw */
 #define AFUSHELL_REDUCE_CFG_NEXT_SHIFT 0
 #define AFUSHELL_REDUCE_CFG_NEXT_MASK 0x3Full
 #define AFUSHELL_REDUCE_CFG_PREV_SHIFT 8
 #define AFUSHELL_REDUCE_CFG_PREV_MASK 0x3F00ull
 #define AFUSHELL_REDUCE_CFG_SID_SHIFT 16
-#define AFUSHELL_REDUCE_CFG_SID_MASK 0x7F0000ull
+#define AFUSHELL_REDUCE_CFG_SID_MASK 0x3F0000ull
 #define AFUSHELL_REDUCE_CFG_FIRST_SHIFT 24
 #define AFUSHELL_REDUCE_CFG_FIRST_MASK 0x1000000ull
 #define AFUSHELL_REDUCE_CFG_LAST_SHIFT 25
@@ -436,8 +436,6 @@
 #define AFUSHELL_REDUCE_CFG_F32_MASK 0x4000000ull
 #define AFUSHELL_REDUCE_CFG_ALL_SHIFT 27
 #define AFUSHELL_REDUCE_CFG_ALL_MASK 0x8000000ull
-#define AFUSHELL_REDUCE_CFG_FWD_SHIFT 28
-#define AFUSHELL_REDUCE_CFG_FWD_MASK 0x10000000ull
 #define AFUSHELL_REDUCE_SRC 0x1908  /* rw */
 #define AFUSHELL_REDUCE_DST 0x1910  /* rw */
 #define AFUSHELL_REDUCE_LEN 0x1918  /* rw */

@@ -3,12 +3,14 @@
 // and CREDIT (9) to the stream endpoints (b_ej_ready: 1 where they take a word a cycle,
 // the ready of a width converter in a wide node), the rest to the engine. Beats of LANES
 // words, the header in lane 0 of the first. With BY_SID the same mux splits the stream side
-// of a wide port between two endpoint pairs by the stream id's bit 7 (the control word, lane 1
-// of the first beat): a = the cascade's stream, b = the reductions'.
+// of a wide port between two endpoint pairs by a bit of the stream id (SID_BIT; the control
+// word, lane 1 of the first beat): bit 7 a = the cascade's stream, b = the reductions'; bit 6
+// among those a = the sums', b = an allreduce's result.
 `default_nettype none
 module rdma_local_mux #(
     parameter integer LANES = 1,  // 32-bit words per beat
-    parameter integer BY_SID = 0  // 1: arriving packets (all STREAM or CREDIT) go by stream id bit 7
+    parameter integer BY_SID = 0, // 1: arriving packets (all STREAM or CREDIT) go by a stream id bit
+    parameter integer SID_BIT = 7 // ... this one (set: b)
 ) (
     input  wire        clk,
     input  wire        rst,
@@ -65,7 +67,7 @@ module rdma_local_mux #(
     // ejection: the header's type decides the packet's way
     reg  in_pkt_reg, to_b_reg;
     wire [3:0] ej_type = ej_data[RDMA_HDR_TYPE_LSB +: RDMA_HDR_TYPE_W];
-    wire hdr_b = BY_SID != 0 ? ej_data[32 + RDMA_STREAM_SID_LSB + 7] : ej_type == RDMA_T_STREAM || ej_type == RDMA_T_CREDIT;
+    wire hdr_b = BY_SID != 0 ? ej_data[32 + RDMA_STREAM_SID_LSB + SID_BIT] : ej_type == RDMA_T_STREAM || ej_type == RDMA_T_CREDIT;
     wire cur_b = in_pkt_reg ? to_b_reg : hdr_b;
     assign a_ej_valid = ej_valid && !cur_b;
     assign b_ej_valid = ej_valid && cur_b;
@@ -81,6 +83,7 @@ module rdma_local_mux #(
     end
     initial begin
         if (BY_SID != 0 && LANES < 2) $error("%m: BY_SID needs the control word in the first beat (LANES >= 2)");
+        if (SID_BIT < 0 || SID_BIT > 7) $error("%m: SID_BIT must be 0..7");
     end
 endmodule
 `default_nettype wire

@@ -3,17 +3,16 @@
 // pair (rdma_stream) sharing that port (rdma_local_mux). The routing table is written through
 // cfg_we/cfg_addr/cfg_port (port P = this card, > P = no route); the engine keeps a
 // copy of which cards have a route, so a transfer to an absent card fails at once
-// (NO_ROUTE) instead of blocking the router. With STREAM = 1 a second endpoint pair
-// carries reductions' partial sums (rd_*; rdma_reduce on its core side), sharing the
-// stream side of the port by stream id (rdma_stream_mux).
+// (NO_ROUTE) instead of blocking the router. With STREAM = 1 and LANES > 1 two more
+// endpoint pairs carry a reduction's partial sums and an allreduce's result (rd_*;
+// rdma_reduce on their core side), sharing the stream side of the port by stream id.
 //
 // LANES = 1: a word per cycle everywhere. LANES = 16 or 32 (512- and 1024-bit networks for
 // 40 and 100 Gb/s lines): the wide engine (rdma_engine with LANES: beats on the router's
 // port, 64-byte lines on the memory ports, bulk DATA packets of cmd_pkt_words) sits on the
 // local port directly; so does the cascade's stream endpoint pair (rdma_stream_wide: up to a
 // beat a cycle, bulk STREAM packets), sharing the port with the engine at beat level
-// (rdma_local_mux with LANES); the reductions' pair keeps its word per cycle behind
-// rdma_lanes_pack / rdma_lanes_unpack.
+// (rdma_local_mux with LANES); so do the reductions' two pairs, 16 words a cycle each.
 `default_nettype none
 module rdma_node #(
     parameter integer P = 4,                       // link ports
@@ -28,9 +27,8 @@ module rdma_node #(
     parameter integer PF_DEPTH = 32,               // engine read-ahead, words (covers the memory's read latency;
                                                    // LANES > 1: at least 512, below that 2048, see rdma_engine)
     parameter integer STREAM = 0,                  // 1: stream endpoints on the local port
-    parameter integer STREAM_DEPTH = 256,          // their receive FIFO, words (credits: the round trip);
-                                                   // with LANES > 1 the reductions' pair's only
-    parameter integer STREAM_LINE_DEPTH = LANES > 16 ? 8192 : 4096,  // LANES > 1: the cascade's pair's
+    parameter integer STREAM_DEPTH = 256,          // their receive FIFO, words (credits: the round trip), LANES = 1
+    parameter integer STREAM_LINE_DEPTH = LANES > 16 ? 8192 : 4096,  // LANES > 1: each wide pair's
                                                    // receive buffer, words: the round trip of 3 hops at the line
     parameter integer LANES = 1,                   // words per beat of the network and the engine: 1, 16, 32
     parameter integer MAX_WORDS = LANES > 1 ? 256 : 16  // largest DATA payload the link ports hold (words)
@@ -80,18 +78,9 @@ module rdma_node #(
 
     generate
         if (STREAM != 0) begin : g_stream
-            // the reductions' endpoint pair, a word per cycle
-            wire        r_inj_valid, r_inj_ready, r_inj_last, r_ej_valid, r_ej_last;
-            wire [31:0] r_inj_data, r_ej_data;
-            rdma_stream #(.RX_DEPTH(STREAM_DEPTH)) u_rd_stream (
-                .clk(clk), .rst(rst || rd_rst), .card_id(card_id), .tx_dst(rd_next), .tx_sid(rd_sid),
-                .rx_peer(rd_prev), .rx_sid(rd_sid), .s_valid(rd_s_valid), .s_ready(rd_s_ready),
-                .s_data(rd_s_data), .s_last(rd_s_last), .m_valid(rd_m_valid), .m_ready(rd_m_ready),
-                .m_data(rd_m_data), .m_last(rd_m_last), .inj_valid(r_inj_valid), .inj_ready(r_inj_ready),
-                .inj_data(r_inj_data), .inj_last(r_inj_last), .ej_valid(r_ej_valid), .ej_data(r_ej_data),
-                .ej_last(r_ej_last), .rx_overflow(rd_errors[0]), .rx_misrouted(rd_errors[1]));
             if (LANES == 1) begin : g_word
-                // the stream side of the local port, a word per cycle
+                // the stream side of the local port, a word per cycle: the cascade's pair only
+                // (no reductions on a 32-bit port)
                 wire        s_inj_valid, s_inj_ready, s_inj_last, s_ej_valid;
                 wire [31:0] s_inj_data;
                 rdma_local_mux #(.LANES(LANES)) u_mux (
@@ -101,32 +90,21 @@ module rdma_node #(
                     .a_inj_last(e_inj_last), .a_ej_valid(e_ej_valid), .a_ej_ready(e_ej_ready),
                     .b_inj_valid(s_inj_valid), .b_inj_ready(s_inj_ready), .b_inj_data(s_inj_data),
                     .b_inj_last(s_inj_last), .b_ej_valid(s_ej_valid), .b_ej_ready(1'b1));
-                wire        c_inj_valid, c_inj_ready, c_inj_last, c_ej_valid, x_ej_last;
-                wire [31:0] c_inj_data, x_ej_data;
-                rdma_stream_mux u_smux (
-                    .clk(clk), .rst(rst), .inj_valid(s_inj_valid), .inj_ready(s_inj_ready), .inj_data(s_inj_data),
-                    .inj_last(s_inj_last), .ej_valid(s_ej_valid), .ej_data(w_ej_data), .ej_last(w_ej_last),
-                    .a_inj_valid(c_inj_valid), .a_inj_ready(c_inj_ready), .a_inj_data(c_inj_data), .a_inj_last(c_inj_last),
-                    .a_ej_valid(c_ej_valid), .b_inj_valid(r_inj_valid), .b_inj_ready(r_inj_ready),
-                    .b_inj_data(r_inj_data), .b_inj_last(r_inj_last), .b_ej_valid(r_ej_valid), .out_data(x_ej_data),
-                    .out_last(x_ej_last));
-                assign r_ej_data = x_ej_data;
-                assign r_ej_last = x_ej_last;
                 rdma_stream #(.RX_DEPTH(STREAM_DEPTH)) u_stream (
                     .clk(clk), .rst(rst), .card_id(card_id), .tx_dst(st_tx_dst), .tx_sid(st_tx_sid),
                     .rx_peer(st_rx_peer), .rx_sid(st_rx_sid), .s_valid(st_s_valid), .s_ready(st_s_ready),
                     .s_data(st_s_data), .s_last(st_s_last), .m_valid(st_m_valid), .m_ready(st_m_ready),
-                    .m_data(st_m_data), .m_last(st_m_last), .inj_valid(c_inj_valid), .inj_ready(c_inj_ready),
-                    .inj_data(c_inj_data), .inj_last(c_inj_last), .ej_valid(c_ej_valid), .ej_data(x_ej_data),
-                    .ej_last(x_ej_last), .rx_overflow(st_errors[0]), .rx_misrouted(st_errors[1]));
+                    .m_data(st_m_data), .m_last(st_m_last), .inj_valid(s_inj_valid), .inj_ready(s_inj_ready),
+                    .inj_data(s_inj_data), .inj_last(s_inj_last), .ej_valid(s_ej_valid), .ej_data(w_ej_data),
+                    .ej_last(w_ej_last), .rx_overflow(st_errors[0]), .rx_misrouted(st_errors[1]));
                 assign st_m_words = 6'd1;
                 /* verilator lint_off UNUSEDSIGNAL */
                 wire unused_w = &{1'b0, st_s_words, st_m_want};  // a word at a time
                 /* verilator lint_on UNUSEDSIGNAL */
             end else begin : g_wide
-                // the stream side of the local port in beats: the cascade's endpoint pair
-                // (rdma_stream_wide) and, behind the width converters, the reductions' word pair,
-                // split by stream id (rdma_local_mux with BY_SID)
+                // the stream side of the local port in beats: the cascade's endpoint pair and the
+                // reductions' two (sums, result), all rdma_stream_wide, split by stream id bits 7
+                // and 6 (rdma_local_mux with BY_SID); every endpoint always takes what arrives
                 wire                s_inj_valid, s_inj_ready, s_inj_last, s_ej_valid, s_ej_ready;
                 wire [32*LANES-1:0] s_inj_data;
                 rdma_local_mux #(.LANES(LANES)) u_mux (
@@ -139,9 +117,6 @@ module rdma_node #(
                 wire                c_inj_valid, c_inj_ready, c_inj_last, c_ej_valid, p_inj_valid, p_inj_ready, p_inj_last;
                 wire                p_ej_valid, p_ej_ready;
                 wire [32*LANES-1:0] c_inj_data, p_inj_data;
-                /* verilator lint_off UNUSEDSIGNAL */
-                wire                c_ej_ready_unused;  // always ready: the endpoint holds the credits' worth
-                /* verilator lint_on UNUSEDSIGNAL */
                 rdma_local_mux #(.LANES(LANES), .BY_SID(1)) u_smux (
                     .clk(clk), .rst(rst), .inj_valid(s_inj_valid), .inj_ready(s_inj_ready), .inj_data(s_inj_data),
                     .inj_last(s_inj_last), .ej_valid(s_ej_valid), .ej_ready(s_ej_ready), .ej_data(w_ej_data),
@@ -149,7 +124,6 @@ module rdma_node #(
                     .a_inj_last(c_inj_last), .a_ej_valid(c_ej_valid), .a_ej_ready(1'b1),
                     .b_inj_valid(p_inj_valid), .b_inj_ready(p_inj_ready), .b_inj_data(p_inj_data),
                     .b_inj_last(p_inj_last), .b_ej_valid(p_ej_valid), .b_ej_ready(p_ej_ready));
-                assign c_ej_ready_unused = 1'b1;
                 rdma_stream_wide #(.LANES(LANES), .RX_DEPTH(STREAM_LINE_DEPTH)) u_stream (
                     .clk(clk), .rst(rst), .card_id(card_id), .tx_dst(st_tx_dst), .tx_sid(st_tx_sid),
                     .rx_peer(st_rx_peer), .rx_sid(st_rx_sid), .s_valid(st_s_valid), .s_ready(st_s_ready),
@@ -158,14 +132,47 @@ module rdma_node #(
                     .m_last(st_m_last), .inj_valid(c_inj_valid), .inj_ready(c_inj_ready), .inj_data(c_inj_data),
                     .inj_last(c_inj_last), .ej_valid(c_ej_valid), .ej_data(w_ej_data), .ej_last(w_ej_last),
                     .rx_overflow(st_errors[0]), .rx_misrouted(st_errors[1]));
-                // the reductions' pair behind the width converters
-                rdma_lanes_pack #(.LANES(LANES)) u_pack (
-                    .clk(clk), .rst(rst), .n_valid(r_inj_valid), .n_ready(r_inj_ready), .n_data(r_inj_data),
-                    .n_last(r_inj_last), .w_valid(p_inj_valid), .w_ready(p_inj_ready), .w_data(p_inj_data),
-                    .w_last(p_inj_last));
-                rdma_lanes_unpack #(.LANES(LANES)) u_unpack (
-                    .clk(clk), .rst(rst), .w_valid(p_ej_valid), .w_ready(p_ej_ready), .w_data(w_ej_data),
-                    .w_last(w_ej_last), .n_valid(r_ej_valid), .n_ready(1'b1), .n_data(r_ej_data), .n_last(r_ej_last));
+                // the reductions' pairs: sums (sid bit 6 clear) and result (set)
+                wire                q_inj_valid, q_inj_ready, q_inj_last, q_ej_valid, r_inj_valid, r_inj_ready;
+                wire                r_inj_last, r_ej_valid;
+                wire [32*LANES-1:0] q_inj_data, r_inj_data, q_s_data, r_s_data, q_m_data, r_m_data;
+                wire [1:0]          q_err, r_err;
+                rdma_local_mux #(.LANES(LANES), .BY_SID(1), .SID_BIT(6)) u_rmux (
+                    .clk(clk), .rst(rst), .inj_valid(p_inj_valid), .inj_ready(p_inj_ready), .inj_data(p_inj_data),
+                    .inj_last(p_inj_last), .ej_valid(p_ej_valid), .ej_ready(p_ej_ready), .ej_data(w_ej_data),
+                    .ej_last(w_ej_last), .a_inj_valid(q_inj_valid), .a_inj_ready(q_inj_ready), .a_inj_data(q_inj_data),
+                    .a_inj_last(q_inj_last), .a_ej_valid(q_ej_valid), .a_ej_ready(1'b1),
+                    .b_inj_valid(r_inj_valid), .b_inj_ready(r_inj_ready), .b_inj_data(r_inj_data),
+                    .b_inj_last(r_inj_last), .b_ej_valid(r_ej_valid), .b_ej_ready(1'b1));
+                rdma_stream_wide #(.LANES(LANES), .RX_DEPTH(STREAM_LINE_DEPTH)) u_rd_sums (
+                    .clk(clk), .rst(rst || rd_rst), .card_id(card_id), .tx_dst(rd_next), .tx_sid(rd_sid),
+                    .rx_peer(rd_prev), .rx_sid(rd_sid), .s_valid(rd_s_valid), .s_ready(rd_s_ready),
+                    .s_data(q_s_data), .s_words(rd_s_words), .s_last(rd_s_last), .m_valid(rd_m_valid),
+                    .m_ready(rd_m_ready), .m_data(q_m_data), .m_want(rd_m_want), .m_words(rd_m_words),
+                    .m_last(rd_m_last), .inj_valid(q_inj_valid), .inj_ready(q_inj_ready), .inj_data(q_inj_data),
+                    .inj_last(q_inj_last), .ej_valid(q_ej_valid), .ej_data(w_ej_data), .ej_last(w_ej_last),
+                    .rx_overflow(q_err[0]), .rx_misrouted(q_err[1]));
+                rdma_stream_wide #(.LANES(LANES), .RX_DEPTH(STREAM_LINE_DEPTH)) u_rd_result (
+                    .clk(clk), .rst(rst || rd_rst), .card_id(card_id), .tx_dst(rd_prev), .tx_sid(rd_rsid),
+                    .rx_peer(rd_next), .rx_sid(rd_rsid), .s_valid(rd_rs_valid), .s_ready(rd_rs_ready),
+                    .s_data(r_s_data), .s_words(rd_rs_words), .s_last(rd_rs_last), .m_valid(rd_rm_valid),
+                    .m_ready(rd_rm_ready), .m_data(r_m_data), .m_want(rd_rm_want), .m_words(rd_rm_words),
+                    .m_last(rd_rm_last), .inj_valid(r_inj_valid), .inj_ready(r_inj_ready), .inj_data(r_inj_data),
+                    .inj_last(r_inj_last), .ej_valid(r_ej_valid), .ej_data(w_ej_data), .ej_last(w_ej_last),
+                    .rx_overflow(r_err[0]), .rx_misrouted(r_err[1]));
+                assign rd_m_data = q_m_data[511:0];
+                assign rd_rm_data = r_m_data[511:0];
+                assign rd_errors = q_err | r_err;
+                if (LANES > 16) begin : g_hi
+                    assign q_s_data = {{32*LANES-512{1'b0}}, rd_s_data};
+                    assign r_s_data = {{32*LANES-512{1'b0}}, rd_rs_data};
+                    /* verilator lint_off UNUSEDSIGNAL */
+                    wire unused_hi = &{1'b0, q_m_data[32*LANES-1:512], r_m_data[32*LANES-1:512]};  // 16 words at most
+                    /* verilator lint_on UNUSEDSIGNAL */
+                end else begin : g_line
+                    assign q_s_data = rd_s_data;
+                    assign r_s_data = rd_rs_data;
+                end
             end
         end else begin : g_no_stream
             assign w_inj_valid = e_inj_valid;
@@ -180,16 +187,31 @@ module rdma_node #(
             assign st_m_words = 6'd0;
             assign st_m_last = 1'b0;
             assign st_errors = 2'b00;
-            assign rd_s_ready = 1'b0;
-            assign rd_m_valid = 1'b0;
-            assign rd_m_data = 32'd0;
-            assign rd_m_last = 1'b0;
-            assign rd_errors = 2'b00;
             /* verilator lint_off UNUSEDSIGNAL */
             wire unused_st = &{1'b0, st_tx_dst, st_tx_sid, st_rx_peer, st_rx_sid, st_s_valid, st_s_data, st_s_last,
-                               st_s_words, st_m_want,
-                               st_m_ready, rd_rst, rd_next, rd_prev, rd_sid, rd_s_valid, rd_s_data, rd_s_last,
-                               rd_m_ready};
+                               st_s_words, st_m_want, st_m_ready};
+            /* verilator lint_on UNUSEDSIGNAL */
+        end
+    endgenerate
+
+    generate
+        if (STREAM == 0 || LANES == 1) begin : g_no_reduce
+            // no reductions without the wide stream side
+            assign rd_s_ready = 1'b0;
+            assign rd_m_valid = 1'b0;
+            assign rd_m_data = 512'd0;
+            assign rd_m_words = 6'd0;
+            assign rd_m_last = 1'b0;
+            assign rd_rs_ready = 1'b0;
+            assign rd_rm_valid = 1'b0;
+            assign rd_rm_data = 512'd0;
+            assign rd_rm_words = 6'd0;
+            assign rd_rm_last = 1'b0;
+            assign rd_errors = 2'b00;
+            /* verilator lint_off UNUSEDSIGNAL */
+            wire unused_rd = &{1'b0, rd_rst, rd_next, rd_prev, rd_sid, rd_rsid, rd_s_valid, rd_s_data, rd_s_words,
+                               rd_s_last, rd_m_ready, rd_m_want, rd_rs_valid, rd_rs_data, rd_rs_words, rd_rs_last,
+                               rd_rm_ready, rd_rm_want};
             /* verilator lint_on UNUSEDSIGNAL */
         end
     endgenerate

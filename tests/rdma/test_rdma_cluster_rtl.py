@@ -242,10 +242,10 @@ def test_bench_rdma_rtl_quick(link_card, tmp_path) -> None:
             card = {int(h): ns for h, ns in r["card_latency_ns"].items()}
             assert 200 < card[1] < lat[1] and card[4] > card[1]  # the card's view leaves out the host
             assert r["card_put_gbps"] <= bound
-    for r in (recs[0], recs[2]):  # sums and allreduces over 2 and 4 cards: the allreduce makes two passes
-        for k in ("2", "4"):
+    for r in (recs[0], recs[2]):  # sums and allreduces over 2 and 4 cards: the result flows back
+        for k in ("2", "4"):        # during the sums, so an allreduce takes about a sum's time
             red, allred = r["reduce_gbps"][k], r["allreduce_gbps"][k]
-            assert 0.3 * red < allred < red <= r["line_gbps"]
+            assert 0.5 * red < allred < 1.05 * red and red <= r["line_gbps"]
     assert recs[1]["reduce_gbps"] == {}  # the packet size does not change a reduction's streams
     assert recs[0]["card_put_gbps"] > recs[1]["card_put_gbps"]  # bulk packets: 1024 of 1032 bytes payload
     assert png.stat().st_size > 10_000

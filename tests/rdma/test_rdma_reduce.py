@@ -93,7 +93,9 @@ def test_rtl_reduction_equals_numpy_in_chain_order(link_card, cards, chain, dtyp
     # every card passed every word on; the vectors themselves are untouched
     assert [c["words"] for c in t.cards] == [WORDS] * cards
     assert all(cl[i].read(SRC, 4 * WORDS) == vecs[i].tobytes() for i in range(cards))
-    assert WORDS < cycles < 20 * WORDS
+    # a line a cycle at best; the host's CSR round trips (1 us each) take most of the time
+    # of so short a vector (the rate: test_rtl_allreduce_result_flows_back_during_the_sums)
+    assert WORDS // 16 < cycles < 2 * WORDS
     # in place, and a second reduction on the same cards (fresh credits, next reduction number)
     cl.reduce(chain, SRC, 4 * WORDS, dtype=dtype)
     got = np.frombuffer(cl[chain[-1]].read(SRC, 4 * WORDS), dtype=vecs[0].dtype)
@@ -133,7 +135,7 @@ def test_rtl_allreduce_every_card_ends_with_the_chain_order_sum(link_card, cards
         assert cl[c].read(SRC, 4 * WORDS) == vecs[c].tobytes()
     # every card passed on or wrote the sums and then the result
     assert [c["words"] for c in t.cards] == [2 * WORDS] * cards
-    assert 2 * WORDS < cycles < 40 * WORDS
+    assert WORDS // 16 < cycles < 2 * WORDS
     # in place, right after: the next reduction number, fresh credits
     cl.allreduce(chain, SRC, 4 * WORDS, dtype=dtype)
     for c in range(cards):
@@ -169,6 +171,52 @@ def test_allreduce_short_vectors(link_card, backend) -> None:
         want = _chain_sum(vecs, [1, 3, 2, 0])
         for c in range(4):
             assert np.array_equal(_read(cl, c, DST, n), want), (n, c)
+
+
+def test_rtl_line_lanes_every_alignment_and_size(link_card) -> None:
+    """The unit reads SRC's lines and writes DST's: vectors starting and ending anywhere in a
+    line, SRC and DST in different places of their lines (and in different memories), sizes
+    below, at and past a line: f32 allreduces and u32 sums bit for bit numpy's, and the words
+    around the result untouched."""
+    cl = _ring(link_card, 3)
+    chain = [2, 0, 1]
+    base_s, base_d = 0x20000, (1 << 32) + 0x40000  # memory A, memory B
+    guard = np.full(40, 0xDEADBEEF, dtype=np.uint32)
+    for soff, doff, n in ((0, 0, 16), (4, 60, 1), (60, 4, 17), (12, 12, 31), (52, 0, 33), (0, 28, 200),
+                          (36, 56, 1025)):
+        # (_vectors' f32 rounding cases take 8 words)
+        for dtype, every in (("f32" if n >= 8 else "u32", True), ("u32", False)):
+            vecs = _vectors(dtype, 3, n, seed=soff * 7 + doff + n)
+            src, dst = base_s + soff, base_d + doff
+            for c, v in enumerate(vecs):
+                cl[c].write(src, v)
+                cl[c].write(dst - 4 * len(guard), guard)
+                cl[c].write(dst + 4 * n, guard)
+            (cl.allreduce if every else cl.reduce)(chain, src, 4 * n, dst=dst, dtype=dtype)
+            want = _chain_sum(vecs, chain).view(np.uint32)
+            for c in chain if every else chain[-1:]:
+                assert np.array_equal(_read(cl, c, dst, n), want), (soff, doff, n, dtype, c)
+                assert np.array_equal(_read(cl, c, dst - 4 * len(guard), len(guard)), guard), (soff, doff, n, c)
+                assert np.array_equal(_read(cl, c, dst + 4 * n, len(guard)), guard), (soff, doff, n, c)
+
+
+def test_rtl_allreduce_result_flows_back_during_the_sums(link_card) -> None:
+    """The result streams back over the links' other direction while the sums still flow: an
+    allreduce of 256 KiB along 4 cards takes little more than the sum alone (two passes one
+    after the other took twice), and both run far above a word per cycle."""
+    cl = _ring(link_card, 4)
+    n = 1 << 16
+    vecs = _vectors("u32", 4, n, seed=3)
+    for c, v in enumerate(vecs):
+        cl[c].write(SRC, v)
+    dst = (1 << 32) + 0x1000  # the result in memory B: the cards read A and write B at once
+    chain = [0, 1, 2, 3]
+    t_sum = cl.reduce(chain, SRC, 4 * n, dst=dst)
+    t_all = cl.allreduce(chain, SRC, 4 * n, dst=dst)
+    want = _chain_sum(vecs, chain)
+    for c in range(4):
+        assert np.array_equal(_read(cl, c, dst, n), want), c
+    assert t_sum < n / 4 and t_all < 1.3 * t_sum, (t_sum, t_all)
 
 
 @pytest.mark.parametrize("backend", ["rtl", "model"])
@@ -272,18 +320,20 @@ def test_reduction_refusals_and_timeout(link_card) -> None:
     assert "stuck: the sums from card 0 to card 1 cross link 0 (to card 1 port 1), down now" in msg
     cl.reduce([2, 1], SRC, 4000, dst=DST)
     assert np.array_equal(np.frombuffer(cl[1].read(DST, 4000), np.uint32), v[2] + v[1])
-    # an allreduce: the same refusals; stuck on the result's way from the last card (0) to the
-    # first (1) over the dead link, named as such
+    # an allreduce: the same refusals; stuck on the dead link both ways, the sums' from the
+    # first card (1) to the second (0) and the result's on its way back, each named as such
     for chain, src, n, name in cases:
         with pytest.raises(rdma.RDMAError) as e:
             cl.allreduce(chain, src, n)
         assert e.value.name == name, (chain, src, n, str(e.value))
     with pytest.raises(rdma.RDMAError) as e:
-        cl.allreduce([1, 2, 0], SRC, 4000, dst=DST)
+        cl.allreduce([1, 0, 2], SRC, 4000, dst=DST)
     assert e.value.name == "TIMEOUT"
     msg = str(e.value)
-    assert "allreduction over cards 1 2 0: not done" in msg and "of 2000 words (sums and result) passed on" in msg
-    assert "stuck: the result from card 0 to card 1 cross" in msg
+    assert "allreduction over cards 1 0 2: not done" in msg and "of 2000 words (sums and result) passed on" in msg
+    assert "stuck: the sums from card 1 to card 0 cross link 0" in msg
+    assert "stuck: the result from card 0 to card 1 cross link 0" in msg
+    assert "stuck: the result from card 2 to card 0" not in msg
     cl.allreduce([2, 1], SRC, 4000, dst=DST)
     for c in (1, 2):
         assert np.array_equal(np.frombuffer(cl[c].read(DST, 4000), np.uint32), v[2] + v[1])

@@ -25,15 +25,15 @@ LINE_ADAPTER = [Path(__file__).resolve().parents[2] / "shell" / "rdma" / "afu" /
     ("rdma_engine", ()), ("rdma_engine_rx", ()), ("rdma_engine_tx", ()),
     ("rdma_node", ()), ("rdma_node", ("-GP=2", *PARAMS)), ("rdma_node", ("-GSTREAM=1",)),
     ("rdma_stream", ()), ("rdma_local_mux", ()), ("rdma_stream_ser", ()), ("rdma_stream_ser", ("-GWORDS=1",)),
-    ("rdma_stream_mux", ()), ("rdma_reduce", ()),
+    ("rdma_reduce", ()),
     ("rdma_stream_des", ()), ("rdma_stream_des", ("-GWORDS=16",)),
-    ("rdma_node", ("-GLANES=16", "-GSTREAM=1")), ("rdma_lanes_pack", ()), ("rdma_lanes_unpack", ("-GLANES=32",)),
+    ("rdma_node", ("-GLANES=16", "-GSTREAM=1")),
     ("rdma_node", ("-GLANES=32", "-GP=2", *PARAMS)), ("rdma_node", ("-GLANES=32", "-GSTREAM=1")),
     ("rdma_engine", ("-GLANES=16",)), ("rdma_engine", ("-GLANES=32", "-GPF_DEPTH=4096")),
     ("rdma_engine_wtx", ()), ("rdma_engine_wtx", ("-GLANES=32",)), ("rdma_engine_wrx", ()),
     ("rdma_engine_wrx", ("-GLANES=32",)), ("rdma_wbuf", ()), ("rdma_wbuf", ("-GIN=32", "-GDEPTH=256")),
     ("rdma_wbuf", ("-GWIDTH=33",)), ("rdma_stream_wide", ()), ("rdma_stream_wide", ("-GLANES=32",)),
-    ("rdma_local_mux", ("-GLANES=16", "-GBY_SID=1")),
+    ("rdma_local_mux", ("-GLANES=16", "-GBY_SID=1")), ("rdma_local_mux", ("-GLANES=32", "-GBY_SID=1", "-GSID_BIT=6")),
 ])
 def test_rdma_rtl_engine_lint_clean(top: str, params: tuple) -> None:
     assert lint(top, *params) == ""

@@ -105,8 +105,8 @@ def _record(rdma, where: Path | None, rate: float, packet: int, port: float | No
     del line
     red, allred = {}, {}
     for k in chains if data["reductions"] else []:
-        # a ring of k cards: the allreduce's result goes from the last card to the first over
-        # one hop, as every partial sum does
+        # a ring of k cards in ring order: every partial sum crosses one hop, and an allreduce's
+        # result the same hops back
         ring = cluster(k, topology="ring")
         red[k] = sizes[-1] * 8 / _reduce(ring, k, data["vecs"])
         allred[k] = sizes[-1] * 8 / _reduce(ring, k, data["vecs"], every=True)

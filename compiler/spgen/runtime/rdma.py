@@ -438,9 +438,9 @@ class Cluster:
 
     def allreduce_async(self, chain: list[int], src: int, nbytes: int, *, dst: int | None = None,
                         dtype: Any = "u32") -> Transfer | Reduction:
-        """As reduce_async(), the same sums in the same order, then the last card streams the
-        result round the chain (to chain[0], on to chain[1], ...), each card writing it to
-        `dst` (default `src`): every card of the chain ends with it."""
+        """As reduce_async(), the same sums in the same order; the last card streams the
+        result back along the chain as it writes it (to chain[-2], on to chain[-3], ...), each
+        card writing it to `dst` (default `src`): every card of the chain ends with it."""
         return self._reduce("allreduce", chain, src, nbytes, dst, dtype)
 
     def _reduce(self, what: str, chain: list[int], src: int, nbytes: int, dst: int | None,

@@ -14,8 +14,9 @@
 // With OUT_BRCH / IN_BRCH they carry the core's branch streams instead (rdma_stream_bind):
 // a core's Brch_Out on this card feeds a core's Brch_In on another.
 // The reduction unit (rdma_reduce, REDUCE_* CSRs in rdma_reduce_csr) sums vectors along a
-// chain of cards over an endpoint pair of its own; its memory port is a second
-// rdma_mem_adapter, behind the engine's on the shared masters.
+// chain of cards, a 64-byte line a cycle, over two endpoint pairs of its own (sums forward,
+// an allreduce's result back); its memory port is a second rdma_line_adapter, behind the
+// engine's on the shared masters. A 32-bit link port (RDMA_LANES 1) has no reduction unit.
 `default_nettype none
 module afu_rdma_top #(
     parameter integer N_CORES          = 0,
@@ -181,38 +182,81 @@ module afu_rdma_top #(
     wire [5:0]   st_s_words, st_m_want, st_m_words;
     wire [1:0]   st_errors;
 
-    // the reduction unit: CSRs, the unit, its endpoint pair's core side (in rdma_node)
+    // the reduction unit: CSRs, the unit, its endpoint pairs' core side (in rdma_node)
     wire [5:0]   red_next, red_prev;
-    wire [7:0]   red_sid, red_code;
-    wire         red_first, red_last, red_f32, red_all, red_fwd, red_start, red_unit_rst, red_ep_rst, red_busy, red_done;
+    wire [7:0]   red_sid, red_rsid, red_code;
+    wire         red_first, red_last, red_f32, red_all, red_start, red_unit_rst, red_ep_rst, red_busy, red_done;
     wire [63:0]  red_src, red_dst, red_len;
     wire [31:0]  red_words, red_in_stalls, red_out_stalls;
     wire [1:0]   red_errors;
     wire         rd_s_valid, rd_s_ready, rd_s_last, rd_m_valid, rd_m_ready, rd_m_last;
-    wire [31:0]  rd_s_data, rd_m_data;
+    wire         rd_rs_valid, rd_rs_ready, rd_rs_last, rd_rm_valid, rd_rm_ready, rd_rm_last;
+    wire [511:0] rd_s_data, rd_m_data, rd_rs_data, rd_rm_data;
+    wire [5:0]   rd_s_words, rd_m_want, rd_m_words, rd_rs_words, rd_rm_want, rd_rm_words;
     wire [63:0]  q_rd_address, q_wr_address;
     wire         q_rd_read, q_rd_wait, q_rd_valid, q_wr_write, q_wr_wait, q_wr_flush, q_wr_pending;
-    wire [31:0]  q_rd_data, q_wr_data;
+    wire [511:0] q_rd_data, q_wr_data;
+    wire [63:0]  q_wr_be;
     rdma_reduce_csr u_red_csr (
         .clk(clk), .rst(rst), .mmio_wr_valid(mmio_wr_valid && w_red), .mmio_wr_addr(mmio_wr_addr),
         .mmio_wr_data(mmio_wr_data), .mmio_rd_valid(mmio_rd_valid && r_red), .mmio_rd_addr(mmio_rd_addr),
         .mmio_rd_resp_valid(d_resp_valid), .mmio_rd_resp_data(d_resp_data), .next(red_next), .prev(red_prev),
-        .sid(red_sid), .first(red_first), .last(red_last), .f32(red_f32), .allreduce(red_all), .fwd(red_fwd),
+        .sid(red_sid), .rsid(red_rsid), .first(red_first), .last(red_last), .f32(red_f32), .allreduce(red_all),
         .src(red_src), .dst(red_dst),
         .len(red_len), .start(red_start), .unit_rst(red_unit_rst), .ep_rst(red_ep_rst), .busy(red_busy),
         .done(red_done), .code(red_code), .words(red_words), .in_stalls(red_in_stalls),
         .out_stalls(red_out_stalls), .ep_errors(red_errors));
-    rdma_reduce #(.MEM_BYTES(RDMA_MEM_BYTES)) u_reduce (
-        .clk(clk), .rst(red_unit_rst), .start(red_start), .first(red_first), .last(red_last), .f32(red_f32),
-        .allreduce(red_all), .fwd(red_fwd),
-        .src(red_src), .dst(red_dst), .len(red_len), .busy(red_busy), .done(red_done), .code(red_code),
-        .words_out(red_words), .in_stalls(red_in_stalls), .out_stalls(red_out_stalls),
-        .mem_rd_address(q_rd_address), .mem_rd_read(q_rd_read), .mem_rd_waitrequest(q_rd_wait),
-        .mem_rd_readdata(q_rd_data), .mem_rd_readdatavalid(q_rd_valid), .mem_wr_address(q_wr_address),
-        .mem_wr_write(q_wr_write), .mem_wr_writedata(q_wr_data), .mem_wr_waitrequest(q_wr_wait),
-        .mem_wr_flush(q_wr_flush), .mem_wr_pending(q_wr_pending), .s_valid(rd_s_valid), .s_ready(rd_s_ready),
-        .s_data(rd_s_data), .s_last(rd_s_last), .m_valid(rd_m_valid), .m_ready(rd_m_ready), .m_data(rd_m_data),
-        .m_last(rd_m_last));
+    generate
+        if (RDMA_LANES > 1) begin : g_reduce
+            rdma_reduce #(.MEM_BYTES(RDMA_MEM_BYTES)) u_reduce (
+                .clk(clk), .rst(red_unit_rst), .start(red_start), .first(red_first), .last(red_last), .f32(red_f32),
+                .allreduce(red_all), .src(red_src), .dst(red_dst), .len(red_len), .busy(red_busy), .done(red_done),
+                .code(red_code), .words_out(red_words), .in_stalls(red_in_stalls), .out_stalls(red_out_stalls),
+                .mem_rd_address(q_rd_address), .mem_rd_read(q_rd_read), .mem_rd_waitrequest(q_rd_wait),
+                .mem_rd_readdata(q_rd_data), .mem_rd_readdatavalid(q_rd_valid), .mem_wr_address(q_wr_address),
+                .mem_wr_write(q_wr_write), .mem_wr_writedata(q_wr_data), .mem_wr_byteenable(q_wr_be),
+                .mem_wr_waitrequest(q_wr_wait), .mem_wr_flush(q_wr_flush), .mem_wr_pending(q_wr_pending),
+                .s_valid(rd_s_valid), .s_ready(rd_s_ready), .s_data(rd_s_data), .s_words(rd_s_words),
+                .s_last(rd_s_last), .m_valid(rd_m_valid), .m_ready(rd_m_ready), .m_data(rd_m_data),
+                .m_want(rd_m_want), .m_words(rd_m_words), .m_last(rd_m_last), .rs_valid(rd_rs_valid),
+                .rs_ready(rd_rs_ready), .rs_data(rd_rs_data), .rs_words(rd_rs_words), .rs_last(rd_rs_last),
+                .rm_valid(rd_rm_valid), .rm_ready(rd_rm_ready), .rm_data(rd_rm_data), .rm_want(rd_rm_want),
+                .rm_words(rd_rm_words), .rm_last(rd_rm_last));
+        end else begin : g_no_reduce
+            // a 32-bit link port has no reduction unit: START leaves it idle, never DONE
+            assign red_busy = 1'b0;
+            assign red_done = 1'b0;
+            assign red_code = 8'd0;
+            assign red_words = 32'd0;
+            assign red_in_stalls = 32'd0;
+            assign red_out_stalls = 32'd0;
+            assign q_rd_address = 64'd0;
+            assign q_rd_read = 1'b0;
+            assign q_wr_address = 64'd0;
+            assign q_wr_write = 1'b0;
+            assign q_wr_data = 512'd0;
+            assign q_wr_be = 64'd0;
+            assign q_wr_flush = 1'b0;
+            assign rd_s_valid = 1'b0;
+            assign rd_s_data = 512'd0;
+            assign rd_s_words = 6'd0;
+            assign rd_s_last = 1'b0;
+            assign rd_m_ready = 1'b0;
+            assign rd_m_want = 6'd0;
+            assign rd_rs_valid = 1'b0;
+            assign rd_rs_data = 512'd0;
+            assign rd_rs_words = 6'd0;
+            assign rd_rs_last = 1'b0;
+            assign rd_rm_ready = 1'b0;
+            assign rd_rm_want = 6'd0;
+            /* verilator lint_off UNUSEDSIGNAL */
+            wire unused_red = &{1'b0, red_unit_rst, red_start, red_first, red_last, red_f32, red_all, red_src, red_dst,
+                                red_len, q_rd_wait, q_rd_data, q_rd_valid, q_wr_wait, q_wr_pending, rd_s_ready,
+                                rd_m_valid, rd_m_data, rd_m_words, rd_m_last, rd_rs_ready, rd_rm_valid, rd_rm_data,
+                                rd_rm_words, rd_rm_last};
+            /* verilator lint_on UNUSEDSIGNAL */
+        end
+    endgenerate
 
     // the endpoints carry the cascade's records (IN_LINK / OUT_LINK) or the core's branch
     // streams (IN_BRCH / OUT_BRCH), a record a cycle
@@ -268,8 +312,12 @@ module afu_rdma_top #(
         .st_m_ready(st_m_ready), .st_m_data(st_m_data), .st_m_want(st_m_want), .st_m_words(st_m_words),
         .st_m_last(st_m_last),
         .st_errors(st_errors), .rd_rst(red_ep_rst), .rd_next(red_next), .rd_prev(red_prev), .rd_sid(red_sid),
-        .rd_s_valid(rd_s_valid), .rd_s_ready(rd_s_ready), .rd_s_data(rd_s_data), .rd_s_last(rd_s_last),
-        .rd_m_valid(rd_m_valid), .rd_m_ready(rd_m_ready), .rd_m_data(rd_m_data), .rd_m_last(rd_m_last),
+        .rd_rsid(red_rsid), .rd_s_valid(rd_s_valid), .rd_s_ready(rd_s_ready), .rd_s_data(rd_s_data),
+        .rd_s_words(rd_s_words), .rd_s_last(rd_s_last), .rd_m_valid(rd_m_valid), .rd_m_ready(rd_m_ready),
+        .rd_m_data(rd_m_data), .rd_m_want(rd_m_want), .rd_m_words(rd_m_words), .rd_m_last(rd_m_last),
+        .rd_rs_valid(rd_rs_valid), .rd_rs_ready(rd_rs_ready), .rd_rs_data(rd_rs_data), .rd_rs_words(rd_rs_words),
+        .rd_rs_last(rd_rs_last), .rd_rm_valid(rd_rm_valid), .rd_rm_ready(rd_rm_ready), .rd_rm_data(rd_rm_data),
+        .rd_rm_want(rd_rm_want), .rd_rm_words(rd_rm_words), .rd_rm_last(rd_rm_last),
         .rd_errors(red_errors), .link_out_valid(link_out_valid), .link_out_data(link_out_data),
         .link_out_last(link_out_last), .link_out_ready(link_out_ready), .link_in_valid(link_in_valid), .link_in_data(link_in_data),
         .link_in_last(link_in_last), .overflow(overflow), .replays(replays), .link_dbg(link_dbg),
@@ -285,10 +333,11 @@ module afu_rdma_top #(
     wire         er_read, er_wait, er_valid, qr_read, qr_wait, qr_valid, ew_write, ew_wait, qw_write, qw_wait;
     wire [7:0]   er_burst, qr_burst, ew_burst, qw_burst;
     wire [511:0] ew_data, qw_data;
-    rdma_mem_adapter #(.READS(RDMA_PF_DEPTH), .WR_BURST(RDMA_WR_BURST)) u_red_mem (
+    rdma_line_adapter #(.WR_BURST(RDMA_WR_BURST)) u_red_mem (
         .clk(clk), .rst(rst), .rd_address(q_rd_address), .rd_read(q_rd_read), .rd_waitrequest(q_rd_wait),
         .rd_readdata(q_rd_data), .rd_readdatavalid(q_rd_valid), .wr_address(q_wr_address), .wr_write(q_wr_write),
-        .wr_writedata(q_wr_data), .wr_waitrequest(q_wr_wait), .wr_flush(q_wr_flush), .wr_pending(q_wr_pending),
+        .wr_writedata(q_wr_data), .wr_byteenable(q_wr_be), .wr_waitrequest(q_wr_wait), .wr_flush(q_wr_flush),
+        .wr_pending(q_wr_pending),
         .avm_rd_address(qr_address), .avm_rd_read(qr_read), .avm_rd_burstcount(qr_burst),
         .avm_rd_waitrequest(qr_wait), .avm_rd_readdata(dsc_data), .avm_rd_readdatavalid(qr_valid),
         .avm_wr_address(qw_address), .avm_wr_write(qw_write), .avm_wr_burstcount(qw_burst),

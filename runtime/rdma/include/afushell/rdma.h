@@ -109,10 +109,11 @@ afu_result afuShellRDMAReduceAsync(afu_rdma_cluster c, const int *chain, int car
 /** Blocking: afuShellRDMAReduceAsync + afuShellRDMAWait. */
 afu_result afuShellRDMAReduce(afu_rdma_cluster c, const int *chain, int cards, uint64_t src, uint64_t dst, uint64_t n,
                               int dtype);
-/** Allreduce: as afuShellRDMAReduceAsync, the same sums in the same order, then the last card
- *  streams the result round the chain (to chain[0], on to chain[1], ... chain[cards-2]), each
- *  card writing it to `dst`, so every card of the chain ends with
- *  it. The same errors; a timeout also names the hop from the last card to the first. */
+/** Allreduce: as afuShellRDMAReduceAsync, the same sums in the same order; the last card
+ *  streams the result back along the chain as it writes it (to chain[cards-2], on to
+ *  chain[cards-3], ... chain[0]) while the sums still flow, each card writing it to `dst`, so
+ *  every card of the chain ends with it. The same errors; a timeout also names the result's
+ *  hops. */
 afu_result afuShellRDMAAllreduceAsync(afu_rdma_cluster c, const int *chain, int cards, uint64_t src, uint64_t dst,
                                       uint64_t n, int dtype, afu_rdma_handle *handle);
 /** Blocking: afuShellRDMAAllreduceAsync + afuShellRDMAWait. */
