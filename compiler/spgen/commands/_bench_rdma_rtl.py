@@ -13,6 +13,7 @@ from .._diagnostics import SpgenError
 
 __all__ = ["rtl_records", "rtl_table"]
 _SRC, _DST = 0x10000, 0x400000
+_RED_DST = (1 << 32) + 0x10000  # memory B
 _LABEL = 46  # width of the table's row labels
 
 
@@ -62,10 +63,12 @@ def _reduce(cl, cards: int, data: list[np.ndarray], every: bool = False) -> floa
     for c in range(cards):
         cl[c].write(_SRC, data[c])
     call = cl.allreduce if every else cl.reduce
-    cycles = call(list(range(cards)), _SRC, data[0].nbytes, dst=_SRC)
+    # the sums into memory B: reading and writing one bank at the line costs the bus its
+    # read/write turnarounds (docs/rdma.md, "Reductions")
+    cycles = call(list(range(cards)), _SRC, data[0].nbytes, dst=_RED_DST)
     want = np.sum(np.stack(data[:cards]), axis=0, dtype=np.uint32)
     for c in range(cards) if every else [cards - 1]:
-        if not np.array_equal(np.frombuffer(cl[c].read(_SRC, data[0].nbytes), np.uint32), want):
+        if not np.array_equal(np.frombuffer(cl[c].read(_RED_DST, data[0].nbytes), np.uint32), want):
             raise SpgenError(f"{'allreduce' if every else 'reduction'} over {cards} cards gave a wrong sum on card {c}")
     return cl.ns(cycles)
 
