@@ -31,18 +31,16 @@ async def reset(dut, inputs):
     dut.rst.value = 0
 
 
-async def drive(dut, items, p_valid, rng):
-    """items: (data, lo, cnt, last) on s_axis; returns the cycles the input was stalled."""
+async def drive(dut, items, p_valid, rng, fields=("tdata", "lo", "cnt", "tlast")):
+    """items: tuples of the s_axis_<fields> values (by default (data, lo, cnt, last)), each
+    held until taken; returns the cycles the input was stalled."""
     i = stalls = 0
     while i < len(items):
         await FallingEdge(dut.clk)
         v = rng.random() < p_valid
         dut.s_axis_tvalid.value = int(v)
-        d, lo, c, la = items[i]
-        dut.s_axis_tdata.value = d
-        dut.s_axis_lo.value = lo
-        dut.s_axis_cnt.value = c
-        dut.s_axis_tlast.value = int(la)
+        for name, value in zip(fields, items[i]):
+            getattr(dut, f"s_axis_{name}").value = int(value)
         await ReadOnly()
         if v and int(dut.s_axis_tready.value):
             i += 1
