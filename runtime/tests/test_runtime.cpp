@@ -135,6 +135,24 @@ TEST(Runtime, WaitTimesOutThenCompletes) {
     EXPECT_GT(x->elapsed_ns(), N / 8);  // slower than 8 GB/s
 }
 
+TEST(Runtime, HostTimeOperationsFromC) {
+    // every operation but NOW acts without a place for its answer (NULL `now`)
+    afu_shell_handle h = nullptr;
+    ASSERT_EQ(afuShellOpen("sim:loopback", &h), FPGA_OK);
+    uint64_t t = 0, later = 0;
+    ASSERT_EQ(afuShellSimHostTime(h, AFU_SIM_HOST_NOW, 0, &t), FPGA_OK);
+    EXPECT_EQ(afuShellSimHostTime(h, AFU_SIM_HOST_NOW, 0, nullptr), AFU_ERR_NULL_POINTER);
+    EXPECT_EQ(afuShellSimHostTime(h, AFU_SIM_HOST_SYNC, t + 500, nullptr), FPGA_OK);
+    ASSERT_EQ(afuShellSimHostTime(h, AFU_SIM_HOST_NOW, 0, &later), FPGA_OK);
+    EXPECT_EQ(later, t + 500);
+    EXPECT_EQ(afuShellSimHostTime(h, AFU_SIM_HOST_BLOCK, 0, nullptr), FPGA_OK);
+    EXPECT_EQ(afuShellSimHostTime(h, AFU_SIM_HOST_WAKE, t + 900, nullptr), FPGA_OK);
+    ASSERT_EQ(afuShellSimHostTime(h, AFU_SIM_HOST_NOW, 0, &later), FPGA_OK);
+    EXPECT_EQ(later, t + 900);
+    EXPECT_EQ(afuShellSimHostTime(h, 7, 0, nullptr), FPGA_INVALID_PARAM);
+    afuShellClose(h);
+}
+
 TEST(Runtime, BadArgumentsGiveDistinctCodesAndTouchNothing) {
     afu_shell_handle h = nullptr;
     ASSERT_EQ(afuShellOpen("sim:loopback", &h), FPGA_OK);

@@ -11,13 +11,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from cpp_programs import build_program
 from spgen import SpgenError, lbm
 from spgen.runtime import rdma
-from spgen.runtime._build import build_runtime
 
 pytestmark = pytest.mark.xdist_group("lbm_cards")
 HERE = Path(__file__).parent
-ROOT = HERE.parents[1]
 WIDTH, DEPTH = 32, 2
 REGS = {"omega": 1.3, "uw": (0.07, 0.01)}
 
@@ -57,12 +56,7 @@ def test_rdma_into_card_while_cascade_runs_c_api(build, core, tmp_path) -> None:
     cores read). The put (256 KiB, longer than the run at 40 Gb/s) is still in flight when the run returns; the cascade's output after
     3 x 2 steps equals the emulator bit for bit, the get read the grid after 2 steps, the
     put's bytes are right, and the run's input stall rate is reported."""
-    rt = build_runtime()
-    exe = tmp_path / "cluster_card_lbm"
-    subprocess.run(["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-O2", str(HERE / "cluster_card_lbm.c"),
-                    f"-I{ROOT / 'runtime' / 'include'}", f"-I{ROOT / 'runtime' / 'rdma' / 'include'}",
-                    f"-I{ROOT / 'runtime' / 'sim' / 'include'}", f"-L{rt}", "-lafushell", "-lopae-c-sim",
-                    f"-Wl,-rpath,{rt}", "-o", str(exe)], check=True)
+    exe = build_program(HERE / "cluster_card_lbm.c", tmp_path)
     f, attr = _grid(64)
     lbm.to_records(f, attr).tofile(tmp_path / "in.rec")
     spec = tmp_path / "cluster.json"
@@ -193,14 +187,10 @@ def test_slabs_eight_cards(build, core) -> None:
 
 def test_cpp_run_slabs_equals_emulator(build, core, tmp_path) -> None:
     """afushell::lbm::run_slabs (afushell/lbm_card.hpp) on 4 cards equals the emulator bit for
-    bit and reports its host time; a step count the cascade cannot run and a grid too short
-    for 4 slabs are refused."""
-    rt = build_runtime()
-    exe = tmp_path / "lbm_slabs_cpp"
-    subprocess.run(["g++", "-std=c++17", "-Wall", "-Wextra", "-Werror", "-O1", str(HERE / "lbm_slabs_cpp.cpp"),
-                    f"-I{ROOT / 'runtime' / 'include'}", f"-I{ROOT / 'runtime' / 'rdma' / 'include'}",
-                    f"-I{ROOT / 'runtime' / 'sim' / 'include'}", f"-L{rt}", "-lafushell", "-lopae-c-sim",
-                    "-pthread", f"-Wl,-rpath,{rt}", "-o", str(exe)], check=True)
+    bit and reports its host time, the same cycles on every run (its threads declare their
+    waits for each other to the host time model); a step count the cascade cannot run and a
+    grid too short for 4 slabs are refused."""
+    exe = build_program(HERE / "lbm_slabs_cpp.cpp", tmp_path)
     spec = tmp_path / "cluster.json"
     spec.write_text(json.dumps({"topology": "mesh", "dims": [4], "card": str(build), "faults": {"per": 1e-2}}))
     f, attr = _grid(27, seed=3)
@@ -216,6 +206,7 @@ def test_cpp_run_slabs_equals_emulator(build, core, tmp_path) -> None:
     assert _same_bits(got, lbm.run_emulator(core, f, attr, steps=10, **REGS))
     cycles = int(r.stdout.split(", ")[1].split()[0])
     assert cycles > 0
+    assert [run(10).stdout for _ in range(2)] == [r.stdout] * 2
     r = run(5)
     assert r.returncode == 1 and "steps must be a multiple of 2, at least 4, got 5" in r.stderr
     small_f, small_attr = _grid(7)

@@ -117,6 +117,22 @@ def slabs_runtime_threads(_: Path) -> list:
     return _cards_figures(r) + [r.details["simulated_cycles"], r.f.tobytes()]
 
 
+def slabs_cpp_threads(tmp: Path) -> list:
+    """The same slabs from C++ (`afushell::lbm::run_slabs`: a `std::thread` per card, their
+    waits for each other declared through `afuShellSimHostTime`): its cycles and the grid."""
+    from cpp_programs import build_program
+    from spgen.lbm._grid import perturbed_cavity
+
+    f, attr = perturbed_cavity(32, 64, 3)
+    exe = build_program(ROOT / "tests" / "lbm" / "lbm_slabs_cpp.cpp", tmp)
+    spec = tmp / "cluster.json"
+    spec.write_text(json.dumps({"topology": "mesh", "dims": [4], "card": str(_lbm_cards_build())}))
+    np.save(tmp / "in.npy", lbm.to_records(f, attr))
+    r = subprocess.run([str(exe), str(spec), str(tmp / "in.npy"), "32", "8", str(tmp / "out.npy")],
+                       capture_output=True, text=True, timeout=300, check=True)
+    return [r.stdout, np.load(tmp / "out.npy").tobytes()]
+
+
 def pipeline2(_: Path) -> list:
     """`spgen.lbm.run_cards` in pipeline mode on 2 cards."""
     from spgen.lbm._grid import perturbed_cavity
@@ -163,7 +179,7 @@ def sort4(_: Path) -> list:
 WORKLOADS: dict[str, Callable[[Path], object]] = {
     "dma_sweep": dma_sweep, "host_sequence": host_sequence, "lbm_cascade2": lbm_counters, "bench_lbm": bench_lbm,
     "slabs4": slabs(None), "slabs4_mpi2": slabs(2), "slabs4_runtime_threads": slabs_runtime_threads,
-    "pipeline2": pipeline2,
+    "slabs4_cpp_threads": slabs_cpp_threads, "pipeline2": pipeline2,
     "rdma_latency": rdma_latency, "sort4": sort4,
 }
 
@@ -198,8 +214,10 @@ def test_realtime_is_an_option(loopback_lib) -> None:
 
 def test_cluster_figures_repeat_under_load(tmp_path) -> None:
     """Threads on the cards of a cluster (slabs on 4 cards: a thread per card, halo puts
-    between them) give the same figures on an idle and on a loaded machine."""
+    between them; from Python and from C++) give the same figures on an idle and on a loaded
+    machine."""
     _repeat("slabs4_runtime_threads", 2, tmp_path)
+    _repeat("slabs4_cpp_threads", 2, tmp_path)
 
 
 def test_slabs_one_schedule_in_any_rank_count(tmp_path) -> None:

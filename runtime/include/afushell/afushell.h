@@ -186,7 +186,8 @@ afu_result afuShellSimInfo(afu_shell_handle h, const char **text);
  *  (the wait ended by an event at `cycle`; called by the thread that ends it),
  *  AFU_SIM_HOST_LEAVE (a card of a cluster: the calling thread holds the cluster's clock
  *  back no more until its next call on one of its cards). *now: the
- *  host time after it. FPGA_NOT_SUPPORTED without deterministic host time. */
+ *  host time after it (now may be NULL for every op but AFU_SIM_HOST_NOW).
+ *  FPGA_NOT_SUPPORTED without deterministic host time. */
 enum { AFU_SIM_HOST_NOW = 0, AFU_SIM_HOST_BLOCK = 1, AFU_SIM_HOST_SYNC = 2, AFU_SIM_HOST_WAKE = 3,
        AFU_SIM_HOST_LEAVE = 4 };
 afu_result afuShellSimHostTime(afu_shell_handle h, int op, uint64_t cycle, uint64_t *now);
