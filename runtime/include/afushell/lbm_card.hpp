@@ -259,7 +259,7 @@ inline SlabsResult run_slabs(afu_rdma_cluster cl, std::vector<Record>& rec, int 
         const afu_result rc = afuShellRDMAClusterCardOpen(cl, k, &one);
         if (rc) {
             close_all();
-            return fail(FPGA_NOT_FOUND, "card " + std::to_string(k) + ": " + afuShellLastError());
+            return fail(rc, "card " + std::to_string(k) + ": " + afuShellLastError());
         }
         h[std::size_t(k)] = one;
     }
@@ -360,14 +360,15 @@ inline SlabsResult run_slabs(afu_rdma_cluster cl, std::vector<Record>& rec, int 
             return first_code != FPGA_OK;
         };
         const struct { const char* name; double value; } regs[] = {{"omega", p.omega}, {"uw_x", p.uw_x}, {"uw_y", p.uw_y}};
+        afu_result rc = FPGA_OK;  // each failure keeps its call's code
         for (const auto& r : regs)
-            if (afuShellWriteRegValue(c, r.name, r.value) != FPGA_OK) return bad(FPGA_EXCEPTION, afuShellLastError());
+            if ((rc = afuShellWriteRegValue(c, r.name, r.value)) != FPGA_OK) return bad(rc, afuShellLastError());
         const std::uint64_t bytes = std::uint64_t(s.rows()) * row_b;
         void* buf = nullptr;
-        if (afuShellAllocH(c, bytes, &buf) != FPGA_OK) return bad(FPGA_NO_MEMORY, afuShellLastError());
+        if ((rc = afuShellAllocH(c, bytes, &buf)) != FPGA_OK) return bad(rc, afuShellLastError());
         std::memcpy(buf, rec.data() + std::size_t(s.first) * std::size_t(width), bytes);
-        if (afuShellDMATransferH(c, reinterpret_cast<void*>(mem[0]), buf, bytes, H2F) != FPGA_OK)
-            return afuShellFreeH(c, buf), bad(FPGA_EXCEPTION, std::string("upload: ") + afuShellLastError());
+        if ((rc = afuShellDMATransferH(c, reinterpret_cast<void*>(mem[0]), buf, bytes, H2F)) != FPGA_OK)
+            return afuShellFreeH(c, buf), bad(rc, std::string("upload: ") + afuShellLastError());
         for (int q = 1; q < passes; ++q) {
             const std::uint64_t mm = mem[(q - 1) % 2];
             {
@@ -385,10 +386,10 @@ inline SlabsResult run_slabs(afu_rdma_cluster cl, std::vector<Record>& rec, int 
                 const std::uint64_t src = std::uint64_t(j > k ? s.hi - depth - s.first : s.lo - s.first);
                 const std::uint64_t dst = std::uint64_t(j > k ? 0 : t.rows() - depth);
                 afu_rdma_handle put = 0;
-                const afu_result rc = afuShellRDMAPutStridedAsync(cl, k, j, mm + src * row_b, mm + dst * row_b, row_b,
-                                                                  std::uint64_t(depth), row_b, row_b, &put);
+                rc = afuShellRDMAPutStridedAsync(cl, k, j, mm + src * row_b, mm + dst * row_b, row_b,
+                                                 std::uint64_t(depth), row_b, row_b, &put);
                 if (rc) {
-                    bad(FPGA_EXCEPTION, std::string("halo put: ") + afuShellLastError());
+                    bad(rc, std::string("halo put: ") + afuShellLastError());
                     break;
                 }
                 const std::uint64_t issued = host_now(c);
@@ -412,19 +413,20 @@ inline SlabsResult run_slabs(afu_rdma_cluster cl, std::vector<Record>& rec, int 
             if (failed()) break;
             for (const auto& [put, issued] : mine) {
                 (void)issued;
-                const afu_result rc = afuShellRDMAWait(cl, put, 0);
-                if (rc) bad(FPGA_EXCEPTION, std::string("halo put into it: ") + afuShellLastError());
+                rc = afuShellRDMAWait(cl, put, 0);
+                if (rc) bad(rc, std::string("halo put into it: ") + afuShellLastError());
             }
             if (failed()) break;
             if (q < passes - 1) {
                 afu_shell_run_result run{};
-                if (afuShellRun(c, mm, mem[q % 2], std::uint64_t(s.rows()) * std::uint64_t(width), &run) != FPGA_OK) {
-                    bad(FPGA_EXCEPTION, std::string("F2F run: ") + afuShellLastError());
+                if ((rc = afuShellRun(c, mm, mem[q % 2], std::uint64_t(s.rows()) * std::uint64_t(width), &run)) !=
+                    FPGA_OK) {
+                    bad(rc, std::string("F2F run: ") + afuShellLastError());
                     break;
                 }
                 res.runs[std::size_t(k)].push_back(run);
-            } else if (afuShellDMATransferH(c, buf, reinterpret_cast<const void*>(mm), bytes, F2H) != FPGA_OK) {
-                bad(FPGA_EXCEPTION, std::string("download: ") + afuShellLastError());
+            } else if ((rc = afuShellDMATransferH(c, buf, reinterpret_cast<const void*>(mm), bytes, F2H)) != FPGA_OK) {
+                bad(rc, std::string("download: ") + afuShellLastError());
             } else {
                 const std::uint64_t end = host_now(c);
                 {
