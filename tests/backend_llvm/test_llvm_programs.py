@@ -335,6 +335,21 @@ def test_a_pass_run_on_an_emulated_graph_is_seen_by_the_emulator():
     assert list(emulate(g, 8, ins, {})["y"].view(np.float32)) == [0.0] * 8
 
 
+def test_a_pass_that_only_edits_nodes_in_place_is_seen_by_the_emulator():
+    # fold-constants adds no node: it turns fmul(min subnormal, 1.0) into a const in
+    # place, flushed to +0 under ftz; emulated in IEEE mode, y = x + that product is the
+    # subnormal before the fold and +0 after it
+    b = GraphBuilder("fold")
+    x = b.input("x")
+    tiny = b.op("fmul", Type.F32, b.const(Type.F32, 0x00000001), b.const(Type.F32, 0x3F800000))
+    b.output("y", b.op("fadd", Type.F32, x, tiny))
+    g = b.done()
+    ins = {"x": np.zeros(8, dtype=np.uint32)}
+    assert list(emulate(g, 8, ins, {})["y"]) == [1] * 8
+    PASSES["fold-constants"].run(g, ftz=True)
+    assert tiny.op == "const" and list(emulate(g, 8, ins, {})["y"]) == [0] * 8
+
+
 def test_run_passes_records_a_step_that_edits_in_place():
     # a step of one's own need not know about versions: run_passes advances it
     g, ins = _chain()
