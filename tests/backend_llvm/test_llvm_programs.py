@@ -11,6 +11,7 @@ from reference import evaluate, mismatches
 from spgen import SpgenError, _streams
 from spgen.backend.llvm import emulate
 from spgen.ir import Type
+from spgen.passes import PASSES, run_passes
 
 HERE = Path(__file__).parent
 PROGRAMS = sorted((HERE / "programs").glob("*.spd"))
@@ -277,14 +278,16 @@ def test_graph_edited_in_place_gets_a_new_kernel():
     ins = {"x": xs.view(np.uint32)}
     assert np.array_equal(emulate(g, 8, ins, {})["y"].view(np.float32), xs * 2)
     two.attrs["bits"] = 0x40400000  # 3.0
+    g.touch()  # an edit in place is recorded in the graph's version
     assert np.array_equal(emulate(g, 8, ins, {})["y"].view(np.float32), xs * 3)
     two.attrs["bits"] = 0x40000000  # and back: the earlier kernel again
+    g.touch()
     assert np.array_equal(emulate(g, 8, ins, {})["y"].view(np.float32), xs * 2)
 
 
 def test_unchanged_graph_costs_no_new_key_and_an_edit_recompiles(monkeypatch):
-    # the per-call check is one edit counter (spgen.ir.edit_count), not the graph's
-    # content: an unchanged graph is never printed again, an edited one always is
+    # the per-call check is the graph's version (Graph.version), not its content: an
+    # unchanged graph is never printed again, an edited one always is
     from spgen.backend.llvm import _jit
 
     printed = []
@@ -305,5 +308,57 @@ def test_unchanged_graph_costs_no_new_key_and_an_edit_recompiles(monkeypatch):
     emulate(g, 8, ins, {}, ftz=True)
     assert len(printed) == 2
     d.args = (d.args[1], d.args[0])  # operands swapped in place: y - x
+    g.touch()
     assert np.array_equal(emulate(g, 8, ins, {})["z"].view(np.float32), ys - xs)
     assert len(printed) == 3
+
+
+def _chain() -> tuple:
+    """y = ((a + b) + c) + d on 1e8, 1, -1e8, 1: 1.0 as written, 0.0 once balanced."""
+    b = GraphBuilder("chain")
+    a, x, c, d = (b.input(name) for name in "abcd")
+    y = b.op("fadd", Type.F32, b.op("fadd", Type.F32, b.op("fadd", Type.F32, a, x), c), d)
+    b.output("y", y)
+    ins = {k: np.full(8, v, dtype=np.float32).view(np.uint32)
+           for k, v in zip("abcd", (1e8, 1.0, -1e8, 1.0))}
+    return b.done(), ins
+
+
+def test_a_pass_run_on_an_emulated_graph_is_seen_by_the_emulator():
+    # reassociate (fast-math only) changes rounding: (1e8 + 1) + (-1e8 + 1) is 0, the
+    # written order gives 1, so the output tells which graph the emulator ran
+    g, ins = _chain()
+    assert list(emulate(g, 8, ins, {})["y"].view(np.float32)) == [1.0] * 8
+    PASSES["reassociate"].run(g)  # in place, through the pass's own entry point
+    assert list(emulate(g, 8, ins, {})["y"].view(np.float32)) == [0.0] * 8
+    run_passes(g, [(name, PASSES[name].run) for name in ("eliminate-dead-code", "renumber")])
+    assert list(emulate(g, 8, ins, {})["y"].view(np.float32)) == [0.0] * 8
+
+
+def test_a_pass_that_only_edits_nodes_in_place_is_seen_by_the_emulator():
+    # fold-constants adds no node: it turns fmul(min subnormal, 1.0) into a const in
+    # place, flushed to +0 under ftz; emulated in IEEE mode, y = x + that product is the
+    # subnormal before the fold and +0 after it
+    b = GraphBuilder("fold")
+    x = b.input("x")
+    tiny = b.op("fmul", Type.F32, b.const(Type.F32, 0x00000001), b.const(Type.F32, 0x3F800000))
+    b.output("y", b.op("fadd", Type.F32, x, tiny))
+    g = b.done()
+    ins = {"x": np.zeros(8, dtype=np.uint32)}
+    assert list(emulate(g, 8, ins, {})["y"]) == [1] * 8
+    PASSES["fold-constants"].run(g, ftz=True)
+    assert tiny.op == "const" and list(emulate(g, 8, ins, {})["y"]) == [0] * 8
+
+
+def test_run_passes_records_a_step_that_edits_in_place():
+    # a step of one's own need not know about versions: run_passes advances it
+    g, ins = _chain()
+    assert list(emulate(g, 8, ins, {})["y"].view(np.float32)) == [1.0] * 8
+    root = g.outputs[0].node
+
+    def double(graph):
+        root.args = (root.args[0], root.args[0])  # y = x + x with x = (1e8 + 1) - 1e8 = 0
+        return graph
+
+    run_passes(g, [("double", double)])
+    assert list(emulate(g, 8, ins, {})["y"].view(np.float32)) == [0.0] * 8

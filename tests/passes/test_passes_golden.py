@@ -96,6 +96,23 @@ def test_inline_golden_and_semantics():
     _assert_same_outputs(prog.top_graph, flat, False, modules=prog.modules, externs=ext)
 
 
+def test_every_pass_records_its_edits_in_the_graph_version():
+    # the passes edit nodes in place; caches of a graph's content (its printed text, the
+    # emulator's kernels) see that only through Graph.version
+    prog = G.inline_program()
+    runs = {name: (lambda g, m=m: m.run(g)) for name, m in PASSES.items()}
+    runs["inline-modules"] = lambda g: PASSES["inline-modules"].run(g, prog)
+    for name, run in runs.items():
+        g = copy_graph(prog.top_graph)
+        version = g.version
+        out = run(g)
+        assert out is g and g.version > version, name
+    g = G.fold_f32()
+    text = g.to_text()
+    PASSES["fold-constants"].run(g)
+    assert g.to_text() != text  # folded in place, and the remembered text followed
+
+
 def test_inline_rejects_recursion():
     b = G.Builder("self")
     x = b.inp("x")

@@ -146,6 +146,7 @@ class _ModuleLowering:
         timings["lower"] = timings.get("lower", 0.0) + t2 - t1
         if not self.ok:
             return None
+        g.touch()  # lowering set fields and node names in place: anything read before is stale
         g.verify()
         timings["verify"] = timings.get("verify", 0.0) + time.thread_time() - t2
         return g

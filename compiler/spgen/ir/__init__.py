@@ -9,7 +9,6 @@ from ._graph import (
                      Program,
                      RegDecl,
                      SourceLoc,
-                     edit_count,
                      format_node,
                      verify_graph,
 )
@@ -28,7 +27,6 @@ __all__ = [
            "RegDecl",
            "SourceLoc",
            "Type",
-           "edit_count",
            "format_node",
            "to_dot",
            "verify_graph",

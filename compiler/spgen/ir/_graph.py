@@ -8,57 +8,7 @@ from typing import Any
 from ._ops import FLOP_KINDS, OPS, IRError, Type
 
 __all__ = ["Graph", "IRError", "Node", "Output", "Port", "Program", "RegDecl", "SourceLoc",
-           "edit_count", "verify_graph"]
-
-
-# ---- edit counting ----------------------------------------------------------------
-# Caches keyed by a graph's content (the emulator's compiled kernels) must see an edit in
-# place, yet comparing the content costs as much as a small emulation. So every change
-# to any Graph or Node, including its lists and dicts, advances one counter: while it
-# stands still no graph has changed, and a cache checks one integer per call. Attribute
-# values themselves are immutable (ints, strs, tuples, Types): replace them, never edit
-# them in place.
-_edits = 0
-
-
-def edit_count() -> int:
-    """A number that grows with every change to any :class:`Graph` or :class:`Node`."""
-    return _edits
-
-
-def _counting(name: str, base: type, methods: tuple[str, ...]) -> type:
-    """A subclass ``name`` of ``base`` whose mutating ``methods`` count as edits."""
-    def wrap(method_name: str):
-        inner = getattr(base, method_name)
-
-        def method(self, *args, **kwargs):
-            global _edits
-            _edits += 1
-            return inner(self, *args, **kwargs)
-        method.__name__ = method_name
-        return method
-    return type(name, (base,), {"__module__": __name__, **{m: wrap(m) for m in methods}})
-
-
-_List = _counting("_List", list, ("__setitem__", "__delitem__", "__iadd__", "__imul__",
-                                  "append", "extend", "insert", "pop", "remove", "clear",
-                                  "sort", "reverse"))
-_Dict = _counting("_Dict", dict, ("__setitem__", "__delitem__", "__ior__", "pop", "popitem",
-                                  "clear", "update", "setdefault"))
-
-
-class _Counted:
-    """Mixin: setting any field counts as an edit; list and dict fields count theirs."""
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        global _edits
-        _edits += 1  # inline: the passes set node fields often
-        cls = value.__class__
-        if cls is list:
-            value = _List(value)
-        elif cls is dict:
-            value = _Dict(value)
-        object.__setattr__(self, name, value)
+           "verify_graph"]
 
 
 @dataclass(frozen=True)
@@ -74,12 +24,13 @@ class SourceLoc:
 
 
 @dataclass(eq=False)
-class Node(_Counted):
+class Node:
     """One operation. Identity is object identity; ``id`` is a stable printing number.
 
     ``attrs`` values are plain ints, strs, tuples or Types so that printing is
     deterministic. ``name`` is the SPD signal name it defines, if any (for reports,
-    Verilog wire names and debugging; it never changes semantics).
+    Verilog wire names and debugging; it never changes semantics). A node does not know
+    its graph: whoever edits a node in place calls :meth:`Graph.touch` on its graph.
     """
 
     id: int
@@ -89,23 +40,6 @@ class Node(_Counted):
     attrs: dict[str, Any] = field(default_factory=dict)
     name: str | None = None
     loc: SourceLoc | None = None
-
-    def __init__(self, id: int, op: str, type: Type, args: tuple[Node, ...] = (),
-                 attrs: dict[str, Any] | None = None, name: str | None = None,
-                 loc: SourceLoc | None = None) -> None:
-        # the fields at once, one edit (the front end and the passes make many nodes)
-        global _edits
-        _edits += 1
-        # object's own setattr: no edit counted per field, and no __dict__ made (reading
-        # the fields of an object without one is faster)
-        store = object.__setattr__
-        store(self, "id", id)
-        store(self, "op", op)
-        store(self, "type", type)
-        store(self, "args", args)
-        store(self, "attrs", attrs if attrs.__class__ is _Dict else _Dict(attrs or ()))
-        store(self, "name", name)
-        store(self, "loc", loc)
 
     def __repr__(self) -> str:
         return f"%{self.id}"
@@ -152,12 +86,18 @@ class Output:
 
 
 @dataclass(eq=False)
-class Graph(_Counted):
+class Graph:
     """One module as a dataflow graph.
 
     Invariants (checked by :meth:`verify`): nodes are in topological order, every
     operand appears earlier, ids are unique, types obey the op table, every input
     port has exactly one ``input`` node, every register one ``reg`` node.
+
+    ``version`` grows with every edit: :meth:`add` and :meth:`renumber` advance it, and
+    so does :meth:`touch`, which whoever edits the fields, their lists and dicts or a
+    node in place must call once done (the passes do). Caches of what a graph's
+    content gives (its printed text, the emulator's compiled kernels) are kept per
+    graph object and version.
     """
 
     name: str
@@ -167,6 +107,11 @@ class Graph(_Counted):
     nodes: list[Node] = field(default_factory=list)
     params: dict[str, Any] = field(default_factory=dict)  # evaluated Param values
     _next_id: int = 0
+    version: int = field(default=0, init=False, repr=False)
+
+    def touch(self) -> None:
+        """Record an edit made in place, so that caches of this graph's content look again."""
+        self.version += 1
 
     # ---- construction -------------------------------------------------------
     def add(self, op: str, type: Type, args: tuple[Node, ...] = (), *, name: str | None = None,
@@ -174,8 +119,9 @@ class Graph(_Counted):
         """Append a node; operands must already be in the graph."""
         if op not in OPS:
             raise IRError(f"unknown op {op!r}")
-        node = Node(self._next_id, op, type, tuple(args), _Dict(attrs), name, loc)
+        node = Node(self._next_id, op, type, tuple(args), attrs, name, loc)
         self._next_id += 1
+        self.version += 1
         self.nodes.append(node)
         return node
 
@@ -184,7 +130,7 @@ class Graph(_Counted):
         out = Graph(self.name, list(self.inputs), [], list(self.regs), [], dict(self.params))
         new: dict[Node, Node] = {}
         for n in self.nodes:
-            m = Node(n.id, n.op, n.type, tuple(new[a] for a in n.args), _Dict(n.attrs), n.name,
+            m = Node(n.id, n.op, n.type, tuple(new[a] for a in n.args), dict(n.attrs), n.name,
                      n.loc)
             out.nodes.append(m)
             new[n] = m
@@ -197,6 +143,7 @@ class Graph(_Counted):
         for i, n in enumerate(self.nodes):
             n.id = i
         self._next_id = len(self.nodes)
+        self.version += 1
 
     # ---- queries ------------------------------------------------------------
     def input_node(self, port: str) -> Node:
@@ -244,17 +191,17 @@ class Graph(_Counted):
     def to_text(self) -> str:
         """Deterministic text form; identical graphs print identically.
 
-        The text is remembered until the next edit of any graph (printing a large graph
-        takes milliseconds; back ends key their compiled kernels by it on every call)."""
+        The text is remembered while :attr:`version` stands still (printing a large graph
+        takes milliseconds; back ends key their compiled kernels by it)."""
         memo = getattr(self, "_printed", None)
-        if memo is not None and memo[0] == _edits:
+        if memo is not None and memo[0] == self.version:
             return memo[1]
         text = self._print()
-        object.__setattr__(self, "_printed", (_edits, text))  # a memo, not an edit
+        self._printed = (self.version, text)
         return text
 
     def __getstate__(self) -> dict:
-        # the memo's edit count means nothing in another process or to a copy
+        # a copy or pickle carries the graph, not the memo (which is as large as the graph)
         return {k: v for k, v in self.__dict__.items() if k != "_printed"}
 
     def _print(self) -> str:

@@ -31,12 +31,15 @@ def run_passes(graph: Graph, steps: list[tuple[str, Callable[[Graph], Graph]]],
                timings: dict[str, float] | None = None) -> Graph:
     """Run ``steps`` (name, function) in order, verifying the IR after each one.
 
+    A step may edit the graph in place: its version is advanced after every step, so
+    caches of the graph's content (the emulator's kernels) see the edit.
     ``timings``, when given, accumulates CPU seconds per pass name and ``"verify"``.
     """
     clock = time.thread_time
     for name, step in steps:
         t0 = clock()
         graph = step(graph)
+        graph.touch()
         t1 = clock()
         try:
             graph.verify()

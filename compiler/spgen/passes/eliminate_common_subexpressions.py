@@ -45,4 +45,5 @@ def run(graph: Graph) -> Graph:
         else:
             seen[key] = n
     replace_uses(graph, mapping)
+    graph.touch()
     return graph

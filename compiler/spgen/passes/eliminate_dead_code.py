@@ -21,4 +21,5 @@ def run(graph: Graph) -> Graph:
         if n in live:
             live.update(n.args)
     graph.nodes = [n for n in graph.nodes if n in live]
+    graph.touch()
     return graph

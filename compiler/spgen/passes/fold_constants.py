@@ -28,4 +28,5 @@ def run(graph: Graph, *, ftz: bool = False) -> Graph:
         bits = fold_bits(n.op, n.type, [(a.type, a.attrs["bits"]) for a in n.args], ftz)
         if bits is not None:
             n.op, n.args, n.attrs = "const", (), {"bits": bits}
+    graph.touch()
     return graph

@@ -22,6 +22,7 @@ NAME = "inline-modules"
 def run(graph: Graph, program: Program) -> Graph:
     """Inline in place; ``graph`` must be a private copy (the program's graphs are not modified)."""
     _inline(graph, program, stack=(graph.name,))
+    graph.touch()
     return graph
 
 

@@ -42,6 +42,7 @@ def run(graph: Graph) -> Graph:
                     ls = pairs + ls[len(ls) - len(ls) % 2:]
                 n.args = (ls[0], ls[1])
         graph.nodes.append(n)
+    graph.touch()
     return graph
 
 

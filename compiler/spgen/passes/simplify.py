@@ -137,4 +137,5 @@ def run(graph: Graph, *, ftz: bool = False) -> Graph:
                     r.name = n.name  # keep the SPD signal name for reports and wire names
                 break
     replace_uses(graph, mapping)
+    graph.touch()
     return graph

@@ -12,7 +12,7 @@ import llvmlite
 import llvmlite.binding as llvm
 
 from ..._tools import cache_dir, content_hash
-from ...ir import Graph, edit_count
+from ...ir import Graph
 from .._plan import CHUNK, Plan, make_plan
 from . import _spec
 from ._codegen import RUN_SYMBOL, emit_module
@@ -76,9 +76,9 @@ def _compile_object(plan: Plan, ftz: bool, tm=None) -> bytes:
     return tm.emit_object(ref)
 
 
-# Per graph object and mode (calls may alternate ftz or specialisation): the IR's edit
-# count when the key was made, and the key. Printing a large graph costs milliseconds, so
-# it is printed again only after some graph was edited (ir.edit_count moved), and then
+# Per graph object and mode (calls may alternate ftz or specialisation): the graph's
+# version when the key was made, and the key. Printing a large graph costs milliseconds, so
+# it is printed again only after the graph was edited (Graph.version moved), and then
 # only if its printed form changed does the key change.
 _keys: weakref.WeakKeyDictionary[Graph, dict] = weakref.WeakKeyDictionary()
 
@@ -89,11 +89,11 @@ def _cache_key(graph: Graph, ftz: bool) -> str:
     if memo is None:
         memo = _keys[graph] = {}
     hit = memo.get(mode)
-    edits = edit_count()
-    if hit is not None and hit[0] == edits:
+    version = graph.version
+    if hit is not None and hit[0] == version:
         return hit[1]
     key = _text_key(graph, ftz)
-    memo[mode] = (edits, key)
+    memo[mode] = (version, key)
     return key
 
 
