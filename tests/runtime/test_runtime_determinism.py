@@ -106,17 +106,6 @@ def slabs(ranks: int | None) -> Callable[[Path], list]:
     return work
 
 
-def slabs_runtime_threads(_: Path) -> list:
-    """Slabs on 4 cards driven by one host thread per card through the runtime (`cl[k].open()`:
-    transfers, runs, interrupts; waits for each other declared to the host time model)."""
-    from spgen.lbm._cards_slabs import run_slabs
-    from spgen.lbm._grid import perturbed_cavity
-
-    f, attr = perturbed_cavity(32, 64, 3)
-    r = run_slabs(_lbm_cards_build(), f, attr, 8, cards=4, omega=1.2, uw=(0.05, 0.0))
-    return _cards_figures(r) + [r.details["simulated_cycles"], r.f.tobytes()]
-
-
 def slabs_cpp_threads(tmp: Path) -> list:
     """The same slabs from C++ (`afushell::lbm::run_slabs`: a `std::thread` per card, their
     waits for each other declared through `afuShellSimHostTime`): its cycles and the grid."""
@@ -178,8 +167,7 @@ def sort4(_: Path) -> list:
 
 WORKLOADS: dict[str, Callable[[Path], object]] = {
     "dma_sweep": dma_sweep, "host_sequence": host_sequence, "lbm_cascade2": lbm_counters, "bench_lbm": bench_lbm,
-    "slabs4": slabs(None), "slabs4_mpi2": slabs(2), "slabs4_runtime_threads": slabs_runtime_threads,
-    "slabs4_cpp_threads": slabs_cpp_threads, "pipeline2": pipeline2,
+    "slabs4": slabs(None), "slabs4_mpi2": slabs(2), "slabs4_cpp_threads": slabs_cpp_threads, "pipeline2": pipeline2,
     "rdma_latency": rdma_latency, "sort4": sort4,
 }
 
@@ -214,9 +202,8 @@ def test_realtime_is_an_option(loopback_lib) -> None:
 
 def test_cluster_figures_repeat_under_load(tmp_path) -> None:
     """Threads on the cards of a cluster (slabs on 4 cards: a thread per card, halo puts
-    between them; from Python and from C++) give the same figures on an idle and on a loaded
+    between them, `afushell::lbm::run_slabs`) give the same figures on an idle and on a loaded
     machine."""
-    _repeat("slabs4_runtime_threads", 2, tmp_path)
     _repeat("slabs4_cpp_threads", 2, tmp_path)
 
 
