@@ -14,13 +14,13 @@ from pathlib import Path
 
 from .._tools import cache_dir, content_hash
 
-__all__ = ["GENERATED", "generated_dir"]
+__all__ = ["GENERATED", "generated_dir", "ports", "written"]
 
 _FTZ = "    parameter FTZ = 0  // 1: subnormal inputs and results flushed to zero, sign kept\n"
 _CE = "    input  wire        clk,\n    input  wire        ce,  // clock enable: the pipeline holds while low\n"
 
 
-def _ports(operands: str, y: str, width: str = "[31:0]") -> str:
+def ports(operands: str, y: str, width: str = "[31:0]") -> str:
     """Registered ports: clk, ce, the operands and y (widths padded to one column)."""
     lines = [f"    input  wire {width} {x}," for x in operands]
     return _CE + "".join(line + "\n" for line in lines) + f"    output wire {y} y\n"
@@ -30,7 +30,7 @@ def _wrapper(op: str, doc: str, instance: str, operands: str, y: str = "[31:0]",
              ftz: bool = True) -> str:
     """A module that is one ``instance`` of another module (FTZ passed on if ``ftz``)."""
     head = f"module spg_{op} #(\n{_FTZ}) (\n" if ftz else f"module spg_{op} (\n"
-    return f"{doc}{head}{_ports(operands, y)});\n    {instance}\nendmodule\n"
+    return f"{doc}{head}{ports(operands, y)});\n    {instance}\nendmodule\n"
 
 
 def _core(op: str, doc: str, core: str, params: str, operands: str, y: str = "[31:0]",
@@ -45,7 +45,7 @@ def _core(op: str, doc: str, core: str, params: str, operands: str, y: str = "[3
 def _registered(op: str, doc: str, expr: str, operands: str = "ab", bool_y: bool = False) -> str:
     """An integer operation of one cycle: ``expr`` into the output register."""
     y = "" if bool_y else "[31:0] "
-    return (f"{doc}module spg_{op} (\n{_ports(operands, y.strip() or '      ')});\n"
+    return (f"{doc}module spg_{op} (\n{ports(operands, y.strip() or '      ')});\n"
             f"    reg {y}y_reg;\n    always @(posedge clk) if (ce) y_reg <= {expr};\n"
             "    assign y = y_reg;\nendmodule\n")
 
@@ -223,15 +223,20 @@ GENERATED: dict[str, str] = {
 }
 
 
-def generated_dir() -> Path:
-    """The folder holding the generated modules as files (written once per content)."""
-    key = content_hash(*(f"{op}\n{text}" for op, text in sorted(GENERATED.items())))
-    out = cache_dir("oplib-modules") / key
+def written(kind: str, files: dict[str, str]) -> Path:
+    """A cache folder holding ``files`` (relative path -> text), written once per content."""
+    out = cache_dir(kind) / content_hash(*(f"{name}\n{text}" for name, text in sorted(files.items())))
     if not (out / ".complete").exists():
-        out.mkdir(parents=True, exist_ok=True)
-        for op, text in GENERATED.items():
-            tmp = out / f".spg_{op}.v.{os.getpid()}"
+        for name, text in files.items():
+            path = out / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_name(f".{path.name}.{os.getpid()}")
             tmp.write_text(text)
-            tmp.replace(out / f"spg_{op}.v")  # atomic: parallel workers may race
+            tmp.replace(path)  # atomic: parallel workers may race
         (out / ".complete").touch()
     return out
+
+
+def generated_dir() -> Path:
+    """The folder holding the generated modules as files (written once per content)."""
+    return written("oplib-modules", {f"spg_{op}.v": text for op, text in GENERATED.items()})
