@@ -33,6 +33,7 @@ from spgen.lsp._workspace import Workspace
 
 sys.path.insert(0, str(Path(__file__).parent))
 from frontend_bench import generate  # the front end's benchmark programs
+from machine import cpu_name
 
 
 def one_module(lines: int) -> str:
@@ -179,16 +180,6 @@ def _summary(name: str, text: str, kind: str, rs: list[dict], opened: float) -> 
         "median_reparsed_chunks": statistics.median(r["reparsed_chunks"] for r in rs)}
 
 
-def _cpu() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--lines", type=int, default=2000)
@@ -221,7 +212,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{ms(r['median_hover_cpu_s']):>8} "
               f"{ms(r['median_check_s']):>8} {r['checks_run']:>6} "
               f"{r['checked_at_once']:>7} {r['with_syntax_error']:>10}")
-    out = {"date": date.today().isoformat(), "cpu": _cpu(), "cpus": os.cpu_count(),
+    out = {"date": date.today().isoformat(), "cpu": cpu_name(), "cpus": os.cpu_count(),
            "python": platform.python_version(), "load_avg": os.getloadavg(),
            "budget_s": budget, "unit": "seconds, medians per edit", "results": rows,
            "stdio": stdio}
