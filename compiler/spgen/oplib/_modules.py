@@ -2,10 +2,10 @@
 
 Each op keeps its own module `spg_<op>` (the back ends and the tests instantiate one
 module per IR op), but where the modules of a family differ only in a parameter of a
-shared core or in one operator symbol, their text is made here from the family's
+shared core or in one operator expression, their text is made here from the family's
 template and the op's row: the header comment that justifies the op's latency, then the
 ports, then the body. The large modules (fadd, fmul, fdiv, fsqrt, the shared cores) and
-those with an expression of their own are hand-written files in rtl/.
+those with a pipeline of their own (mul) are hand-written files in rtl/.
 """
 from __future__ import annotations
 
@@ -50,17 +50,26 @@ def _registered(op: str, doc: str, expr: str, operands: str = "ab", bool_y: bool
             "    assign y = y_reg;\nendmodule\n")
 
 
-def _logic(op: str, doc: str, symbol: str) -> str:
-    """A registered bitwise operation on WIDTH-bit operands (bool when WIDTH = 1)."""
+def _width(op: str, doc: str, expr: str, operands: str = "ab", types: str = "i32/u32",
+           registered: bool = True) -> str:
+    """A WIDTH-bit operation (bool when WIDTH = 1): ``expr`` into the output register, or
+    wiring (latency 0, clk and ce unused). An operand ``s`` is the 1-bit condition."""
     w = "[WIDTH-1:0]"
+    clock = _CE if registered else (
+        "    /* verilator lint_off UNUSEDSIGNAL */\n"
+        "    input  wire        clk,  // unused: combinational\n"
+        "    input  wire        ce,   // unused: combinational\n"
+        "    /* verilator lint_on UNUSEDSIGNAL */\n")
+    ins = "".join("    input  wire        s,   // condition: a when true, b when false\n"
+                  if x == "s" else f"    input  wire {w} {x},\n" for x in operands)
+    body = (f"    reg {w} y_reg;\n    always @(posedge clk) if (ce) y_reg <= {expr};\n"
+            "    assign y = y_reg;\n") if registered else f"    assign y = {expr};\n"
     return (f"{doc}module spg_{op} #(\n"
-            "    parameter WIDTH = 32  // operand width: 32 (i32/u32) or 1 (bool)\n) (\n"
-            f"{_CE}    input  wire {w} a,\n    input  wire {w} b,\n    output wire {w} y\n);\n"
+            f"    parameter WIDTH = 32  // operand width: 32 ({types}) or 1 (bool)\n) (\n"
+            f"{clock}{ins}    output wire {w} y\n);\n"
             "    initial begin\n        if (WIDTH != 32 && WIDTH != 1) begin\n"
             f'            $display("spg_%s: WIDTH must be 32 or 1", "{op}");\n'
-            "            $finish;\n        end\n    end\n"
-            f"    reg {w} y_reg;\n    always @(posedge clk) if (ce) y_reg <= a {symbol} b;\n"
-            "    assign y = y_reg;\nendmodule\n")
+            "            $finish;\n        end\n    end\n" + body + "endmodule\n")
 
 
 def _sign(op: str, doc: str, unused: str, result: str) -> str:
@@ -208,12 +217,20 @@ GENERATED: dict[str, str] = {
     "ule": _icmp("ule", "unsigned a <= b", "a <= b"),
     "ugt": _icmp("ugt", "unsigned a > b", "a > b"),
     "uge": _icmp("uge", "unsigned a >= b", "a >= b"),
-    "and": _logic("and", _doc("spg_and: bitwise a & b (i32/u32), logical and (bool, WIDTH = 1).",
-                              *_LOGIC_TIMING), "&"),
-    "or": _logic("or", _doc("spg_or: bitwise a | b (i32/u32), logical or (bool, WIDTH = 1).",
-                            *_LOGIC_TIMING), "|"),
-    "xor": _logic("xor", _doc("spg_xor: bitwise a ^ b (i32/u32, bool with WIDTH = 1).",
-                              *_LOGIC_TIMING), "^"),
+    "and": _width("and", _doc("spg_and: bitwise a & b (i32/u32), logical and (bool, WIDTH = 1).",
+                              *_LOGIC_TIMING), "a & b"),
+    "or": _width("or", _doc("spg_or: bitwise a | b (i32/u32), logical or (bool, WIDTH = 1).",
+                            *_LOGIC_TIMING), "a | b"),
+    "xor": _width("xor", _doc("spg_xor: bitwise a ^ b (i32/u32, bool with WIDTH = 1).",
+                              *_LOGIC_TIMING), "a ^ b"),
+    "not": _width("not", _doc("spg_not: bitwise ~a (i32/u32), logical !a (bool, WIDTH = 1).",
+                              "Latency 0: a single inverter, which synthesis absorbs into the LUT "
+                              "that reads it."), "~a", "a", registered=False),
+    "select": _width("select", _doc("spg_select: s ? a : b for any type (WIDTH = 32 for "
+                                    "f32/i32/u32, 1 for bool).", "Latency 1: one 2:1 mux (a "
+                                    "single LUT level), registered so that chains of selects in",
+                                    "a generated core never form long combinational paths."),
+                     "s ? a : b", "sab", types="f32/i32/u32"),
     "fneg": _sign("fneg", _doc("spg_fneg: f32 flip the sign bit (also of NaN).", *_SIGN_TIMING),
                   "", "{~a[31], a[30:0]}"),
     "fabs": _sign("fabs", _doc("spg_fabs: f32 clear the sign bit (also of NaN).", *_SIGN_TIMING),
