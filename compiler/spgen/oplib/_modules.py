@@ -18,6 +18,11 @@ __all__ = ["GENERATED", "generated_dir", "ports", "written"]
 
 _FTZ = "    parameter FTZ = 0  // 1: subnormal inputs and results flushed to zero, sign kept\n"
 _CE = "    input  wire        clk,\n    input  wire        ce,  // clock enable: the pipeline holds while low\n"
+# clk and ce of a combinational module: kept for the uniform interface
+_CE_UNUSED = ("    /* verilator lint_off UNUSEDSIGNAL */\n"
+              "    input  wire        clk,  // unused: combinational\n"
+              "    input  wire        ce,   // unused: combinational\n"
+              "    /* verilator lint_on UNUSEDSIGNAL */\n")
 
 
 def ports(operands: str, y: str, width: str = "[31:0]") -> str:
@@ -55,11 +60,7 @@ def _width(op: str, doc: str, expr: str, operands: str = "ab", types: str = "i32
     """A WIDTH-bit operation (bool when WIDTH = 1): ``expr`` into the output register, or
     wiring (latency 0, clk and ce unused). An operand ``s`` is the 1-bit condition."""
     w = "[WIDTH-1:0]"
-    clock = _CE if registered else (
-        "    /* verilator lint_off UNUSEDSIGNAL */\n"
-        "    input  wire        clk,  // unused: combinational\n"
-        "    input  wire        ce,   // unused: combinational\n"
-        "    /* verilator lint_on UNUSEDSIGNAL */\n")
+    clock = _CE if registered else _CE_UNUSED
     ins = "".join("    input  wire        s,   // condition: a when true, b when false\n"
                   if x == "s" else f"    input  wire {w} {x},\n" for x in operands)
     body = (f"    reg {w} y_reg;\n    always @(posedge clk) if (ce) y_reg <= {expr};\n"
@@ -75,11 +76,7 @@ def _width(op: str, doc: str, expr: str, operands: str = "ab", types: str = "i32
 def _sign(op: str, doc: str, unused: str, result: str) -> str:
     """A combinational sign-bit operation: FTZ accepted (uniform interface), never used."""
     return (f"{doc}module spg_{op} #(\n    /* verilator lint_off UNUSEDPARAM */\n{_FTZ}"
-            "    /* verilator lint_on UNUSEDPARAM */\n) (\n"
-            "    /* verilator lint_off UNUSEDSIGNAL */\n"
-            "    input  wire        clk,  // unused: combinational\n"
-            "    input  wire        ce,   // unused: combinational\n"
-            "    /* verilator lint_on UNUSEDSIGNAL */\n"
+            f"    /* verilator lint_on UNUSEDPARAM */\n) (\n{_CE_UNUSED}"
             "    input  wire [31:0] a,\n    output wire [31:0] y\n);\n"
             "    initial begin\n        if (FTZ != 0 && FTZ != 1) begin\n"
             f'            $display("spg_{op}: FTZ must be 0 or 1");\n'
