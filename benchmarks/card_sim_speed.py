@@ -43,7 +43,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import numpy as np
-from emulate_bench import _cpu_model  # this folder's benchmark: one reading of the CPU's name
+from machine import cpu_name
 
 ROOT = Path(__file__).resolve().parent.parent
 B = 1 << 32
@@ -279,7 +279,7 @@ def main() -> int:
                     args.json.write_text(json.dumps({"partial": True, "results": results}, indent=2))
     all_models = list(dict.fromkeys(r["model"] for r in results))
     _table(results, all_models)
-    meta = {"benchmark": "card_sim_speed", "cpu": _cpu_model(), "pinned_cpu": cpu, "jobs": args.jobs,
+    meta = {"benchmark": "card_sim_speed", "cpu": cpu_name(), "pinned_cpu": cpu, "jobs": args.jobs,
             "cpus_online": os.cpu_count(), "load_avg": os.getloadavg(), "grid": args.grid,
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
             "command": " ".join(sys.argv), "results": results}

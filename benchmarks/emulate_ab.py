@@ -149,7 +149,7 @@ def main(argv=None) -> int:
         finally:
             for t in trees.values():
                 t.close()
-    info = {"machine": _bench()._cpu_model(), "cpus": len(os.sched_getaffinity(0)),
+    info = {"machine": _bench().cpu_name(), "cpus": len(os.sched_getaffinity(0)),
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
             "command": " ".join(["benchmarks/emulate_ab.py"] + (argv or sys.argv[1:])),
             "rows": rows}

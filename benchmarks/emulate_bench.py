@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import sys
 import time
 from pathlib import Path
@@ -27,6 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "lbm"))  # the numpy LBM reference of LBM.md
 
 import spgen
+from machine import cpu_name  # this folder's: how every benchmark names the CPU
 from spgen import _streams
 from spgen.backend.llvm import emulate
 
@@ -284,16 +284,6 @@ def _versus(rows) -> str:
     return "\n".join(out)
 
 
-def _cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--grids", default="64,256,1024,4096")
@@ -325,7 +315,7 @@ def main(argv=None) -> int:
     rows = []
 
     def save() -> None:  # after every grid, so a cut-off run keeps what it measured
-        info = {"machine": _cpu_model(), "cpus": ncpu, "load_avg_start": load0,
+        info = {"machine": cpu_name(), "cpus": ncpu, "load_avg_start": load0,
                 "load_avg_end": os.getloadavg(), "bandwidth_gbs_wall": bw[0],
                 "bandwidth_gbs_cpu": bw[1], "rows": rows,
                 "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}

@@ -16,15 +16,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
-import os
-import platform
 import re
 import statistics
 import sys
 import tempfile
 import time
-from datetime import date
 from pathlib import Path
 
 from spgen.lsp._features import hover
@@ -33,6 +29,7 @@ from spgen.lsp._workspace import Workspace
 
 sys.path.insert(0, str(Path(__file__).parent))
 from frontend_bench import generate  # the front end's benchmark programs
+from machine import write_json
 
 
 def one_module(lines: int) -> str:
@@ -179,16 +176,6 @@ def _summary(name: str, text: str, kind: str, rs: list[dict], opened: float) -> 
         "median_reparsed_chunks": statistics.median(r["reparsed_chunks"] for r in rs)}
 
 
-def _cpu() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--lines", type=int, default=2000)
@@ -221,12 +208,8 @@ def main(argv: list[str] | None = None) -> int:
               f"{ms(r['median_hover_cpu_s']):>8} "
               f"{ms(r['median_check_s']):>8} {r['checks_run']:>6} "
               f"{r['checked_at_once']:>7} {r['with_syntax_error']:>10}")
-    out = {"date": date.today().isoformat(), "cpu": _cpu(), "cpus": os.cpu_count(),
-           "python": platform.python_version(), "load_avg": os.getloadavg(),
-           "budget_s": budget, "unit": "seconds, medians per edit", "results": rows,
-           "stdio": stdio}
-    Path(args.json).write_text(json.dumps(out, indent=2) + "\n")
-    print(f"wrote {args.json}", file=sys.stderr)
+    write_json(args.json, {"budget_s": budget, "unit": "seconds, medians per edit",
+                           "results": rows, "stdio": stdio})
     return 0
 
 

@@ -24,7 +24,7 @@ from spgen.runtime._mpi_stream import fnv1a64, run_mpi_stream, stream_input
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from lbm_pipeline import _cpu  # the machine's CPU, as the other benchmarks name it
+from machine import cpu_name  # the machine's CPU, as the other benchmarks name it
 
 REC10 = ROOT / "tests" / "shell" / "data" / "rec10.spd"
 FAULTS = {"seed": 5, "faults": {"per": 1e-3, "drop": 1e-3}, "link_faults": [{"link": 3, "down": [[4000, 6000]]}]}
@@ -82,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
         rows.append({"what": ln.split(":")[0] + f", {a.reduce_words} words", "cycles": done - issued,
                      "end_cycle": done, "identical": outs[1] == outs[4],
                      "exact": "reduction results: 0 wrong words" in outs[1], "wall_s": walls})
-    print(f"1 vs 4 MPI ranks, 8 RTL cards (ring, 40 Gb/s, PER 1e-3 + drops 1e-3, link 3 down 2 µs); {_cpu()}; "
+    print(f"1 vs 4 MPI ranks, 8 RTL cards (ring, 40 Gb/s, PER 1e-3 + drops 1e-3, link 3 down 2 µs); {cpu_name()}; "
           f"{time.strftime('%Y-%m-%d')}")
     print("| run | cycles | 1 rank = 4 ranks (stdout, byte for byte) | result exact | wall 1 / 4 ranks |")
     print("|---|---:|---|---|---|")
@@ -90,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"| {r['what']} | {r['cycles']:,} | {'yes' if r['identical'] else 'NO'} | "
               f"{'yes' if r['exact'] else 'NO'} | {r['wall_s'][1]} s / {r['wall_s'][4]} s |")
     if a.json:
-        a.json.write_text(json.dumps({"date": time.strftime("%Y-%m-%d"), "machine": _cpu(), "rows": rows},
+        a.json.write_text(json.dumps({"date": time.strftime("%Y-%m-%d"), "machine": cpu_name(), "rows": rows},
                                      indent=1) + "\n")
     return 0 if all(r["identical"] and r["exact"] for r in rows) else 1
 

@@ -22,7 +22,7 @@ from spgen.shellgen._csr import SHELL_DIR
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from lbm_pipeline import _cpu  # the machine's CPU, as the other benchmarks name it
+from machine import cpu_name  # the machine's CPU, as the other benchmarks name it
 
 UNITS = [
     ("rdma_stream_wide", "40 Gb/s: 16 lanes, 4,096-word buffer", {"LANES": 16, "RX_DEPTH": 4096}),
@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{t['bram_bits']:,} | {worst.get('lut_levels')}, {worst.get('delay_ns', 0):.2f} ns | "
               f"{rows[-1]['seconds']} s |", flush=True)
     if a.json:
-        a.json.write_text(json.dumps({"date": time.strftime("%Y-%m-%d"), "machine": _cpu(), "yosys": "0.23",
+        a.json.write_text(json.dumps({"date": time.strftime("%Y-%m-%d"), "machine": cpu_name(), "yosys": "0.23",
                                       "family": "cyclone10gx", "rows": rows}, indent=1) + "\n")
     return 0
 

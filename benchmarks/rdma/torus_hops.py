@@ -32,7 +32,7 @@ from spgen.runtime._mpi_stream import (
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from lbm_pipeline import _cpu  # the machine's CPU, as the other benchmarks name it
+from machine import cpu_name  # the machine's CPU, as the other benchmarks name it
 
 REC16 = ROOT / "benchmarks" / "rdma" / "data" / "rec16.spd"
 MHZ = 200.0
@@ -122,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
           f"in all, {sp['rss_mib_largest']:.0f} MiB the largest rank; set-up {setup['cycles']} cycles, "
           f"{setup['wall_s']:.1f} s")
     if a.json:
-        machine = a.machine or f"{_cpu()}, {len(Path('/proc/cpuinfo').read_text().split('processor')) - 1} cores"
+        machine = a.machine or f"{cpu_name()}, {len(Path('/proc/cpuinfo').read_text().split('processor')) - 1} cores"
         a.json.write_text(json.dumps({"date": time.strftime("%Y-%m-%d"), "machine": machine,
                                       "cluster": {**cluster, "card": "rec16 --links 4 --link-gbps 100 --core-model fast"},
                                       "ranks": a.ranks, "puts": PUTS, "records": RECORDS, "rows": rows,

@@ -237,16 +237,9 @@ std::string gather_text(const std::string& mine, int ranks) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    MPI_Init(&argc, &argv);
-    int rank = 0, ranks = 1;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-    if (argc != 10) {
-        if (!rank)
-            std::fprintf(stderr, "usage: mpirun -np K %s CLUSTER.json IN.rec OUT.rec WIDTH DEPTH STEPS OMEGA UW_X UW_Y\n",
-                         argv[0]);
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
+    int rank, ranks;
+    spgsim::start_ranks(argc, argv, 9, 9, "CLUSTER.json IN.rec OUT.rec WIDTH DEPTH STEPS OMEGA UW_X UW_Y", rank,
+                        ranks);
     const uint64_t width = std::strtoull(argv[4], nullptr, 10), depth = std::strtoull(argv[5], nullptr, 10),
                    steps = std::strtoull(argv[6], nullptr, 10);
     uint32_t regs[3] = {0, 0, 0};
@@ -255,26 +248,12 @@ int main(int argc, char** argv) {
     std::vector<uint8_t> grid;
     std::unique_ptr<Run> run;
     try {
-        std::ifstream in(argv[1]);
-        if (!in) throw std::runtime_error(std::string(argv[1]) + ": cannot read the cluster file");
-        std::stringstream text;
-        text << in.rdbuf();
-        std::string p(argv[1]);
-        const size_t slash = p.rfind('/');
-        auto d = spgsim::ClusterDesc::parse(
-            rdma::resolve_cluster_file(text.str(), slash == std::string::npos ? "." : p.substr(0, slash)));
-        if (d.cards < ranks) throw std::runtime_error("more ranks than cards");
+        cl = spgsim::open_ranked_cluster(argv[1], rank, ranks, owner);
         std::ifstream gi(argv[2], std::ios::binary);
         grid.assign(std::istreambuf_iterator<char>(gi), {});
         if (!width || grid.empty() || grid.size() % (kRecord * width))
             throw std::runtime_error(std::string(argv[2]) + ": not a whole number of rows of " + std::to_string(width) +
                                      " records");
-        std::vector<char> local(size_t(d.cards), 0);
-        for (int c = 0; c < d.cards; ++c) {
-            owner.push_back(int(int64_t(c) * ranks / d.cards));
-            local[size_t(c)] = owner.back() == rank;
-        }
-        cl = std::make_unique<spgsim::RtlCluster>(d, spgsim::Params{}, local);
         const int cards = cl->size();
         if (!depth) throw std::runtime_error("the cascade depth must be at least 1");
         if (steps < 2 * depth || steps % depth)

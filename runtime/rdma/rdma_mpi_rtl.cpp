@@ -121,34 +121,15 @@ uint32_t chain_sum(uint64_t seed, const std::vector<int>& chain, uint64_t i, boo
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  int rank = 0, ranks = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-  if (argc < 2) {
-    if (!rank) std::fprintf(stderr, "usage: mpirun -np K %s CLUSTER.json [OPS_PER_CARD SEED [REDUCE_WORDS]]\n", argv[0]);
-    MPI_Abort(MPI_COMM_WORLD, 2);
-  }
+  int rank, ranks;
+  spgsim::start_ranks(argc, argv, 1, INT_MAX, "CLUSTER.json [OPS_PER_CARD SEED [REDUCE_WORDS]]", rank, ranks);
   const int per_card = argc > 2 ? std::atoi(argv[2]) : 4;
   const uint64_t seed = argc > 3 ? std::strtoull(argv[3], nullptr, 10) : 1;
   const uint64_t red_words = argc > 4 ? std::strtoull(argv[4], nullptr, 10) : 0;
   std::unique_ptr<spgsim::RtlCluster> cl;
   std::vector<int> owner;
   try {
-    std::ifstream in(argv[1]);
-    std::stringstream text;
-    text << in.rdbuf();
-    std::string p(argv[1]);
-    const size_t slash = p.rfind('/');
-    auto d = spgsim::ClusterDesc::parse(
-        rdma::resolve_cluster_file(text.str(), slash == std::string::npos ? "." : p.substr(0, slash)));
-    std::vector<char> local(size_t(d.cards), 0);
-    for (int c = 0; c < d.cards; ++c) {
-      owner.push_back(int(int64_t(c) * ranks / d.cards));
-      local[size_t(c)] = owner.back() == rank;
-    }
-    if (d.cards < ranks) throw std::runtime_error("more ranks than cards");
-    cl = std::make_unique<spgsim::RtlCluster>(d, spgsim::Params{}, local);
+    cl = spgsim::open_ranked_cluster(argv[1], rank, ranks, owner);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "rank %d: %s\n", rank, e.what());
     MPI_Abort(MPI_COMM_WORLD, 1);

@@ -263,36 +263,14 @@ uint64_t peak_rss_kb() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  int rank = 0, ranks = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-  if (argc < 3) {
-    if (!rank)
-      std::fprintf(stderr, "usage: mpirun -np K %s CLUSTER.json put:SRC:DST:BYTES|stream:C0-C1-..:RECORDS ...\n",
-                   argv[0]);
-    MPI_Abort(MPI_COMM_WORLD, 2);
-  }
+  int rank, ranks;
+  spgsim::start_ranks(argc, argv, 2, INT_MAX, "CLUSTER.json put:SRC:DST:BYTES|stream:C0-C1-..:RECORDS ...", rank, ranks);
   std::unique_ptr<spgsim::RtlCluster> cl;
   std::vector<int> owner;
   int n = 0;
   try {
-    std::ifstream in(argv[1]);
-    if (!in) throw std::runtime_error(std::string("cannot read ") + argv[1]);
-    std::stringstream text;
-    text << in.rdbuf();
-    std::string p(argv[1]);
-    const size_t slash = p.rfind('/');
-    auto d = spgsim::ClusterDesc::parse(
-        rdma::resolve_cluster_file(text.str(), slash == std::string::npos ? "." : p.substr(0, slash)));
-    if (d.cards < ranks) throw std::runtime_error("more ranks than cards");
-    std::vector<char> local(size_t(d.cards), 0);
-    for (int c = 0; c < d.cards; ++c) {
-      owner.push_back(int(int64_t(c) * ranks / d.cards));
-      local[size_t(c)] = owner.back() == rank;
-    }
-    n = d.cards;
-    cl = std::make_unique<spgsim::RtlCluster>(d, spgsim::Params{}, local);
+    cl = spgsim::open_ranked_cluster(argv[1], rank, ranks, owner);
+    n = cl->size();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "rdma-mpi-stream: error: rank %d: %s\n", rank, e.what());
     MPI_Abort(MPI_COMM_WORLD, 1);

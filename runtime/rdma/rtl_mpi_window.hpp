@@ -1,16 +1,62 @@
 // The look-ahead window of an RTL card cluster split over MPI ranks (rdma-mpi-rtl,
 // lbm-slabs-mpi): each rank simulates a block of cards; words on links between ranks travel
 // through MPI once per window of L cycles, L = the shortest link latency, so a word sent in
-// a window arrives in a later one and every rank count computes the same cycles.
+// a window arrives in a later one and every rank count computes the same cycles. Also the
+// start these tools share: MPI and the arguments (start_ranks), the cluster split over the
+// ranks (open_ranked_cluster).
 #pragma once
 #include <mpi.h>
 
+#include <climits>
+#include <cstdio>
+#include <fstream>
 #include <functional>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "cluster.hpp"
+#include "cluster_file.hpp"
 
 namespace spgsim {
+
+// MPI_Init, then this process's `rank` and the number of `ranks`. A tool called with fewer
+// than `min_args` or more than `max_args` arguments prints "usage: mpirun -np K <tool>
+// <synopsis>" (rank 0) and every rank aborts with status 2 (INT_MAX: no upper bound).
+inline void start_ranks(int& argc, char**& argv, int min_args, int max_args, const char* synopsis,
+                        int& rank, int& ranks) {
+  MPI_Init(&argc, &argv);
+  rank = 0, ranks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  if (argc - 1 < min_args || argc - 1 > max_args) {
+    if (!rank) std::fprintf(stderr, "usage: mpirun -np K %s %s\n", argv[0], synopsis);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+}
+
+// The cluster described in the file `path` (its "file" entries relative to the file's
+// folder), its cards split over the ranks in blocks: `owner` gets each card's rank, and this
+// `rank` simulates its own cards only. Throws std::runtime_error on a bad file.
+inline std::unique_ptr<RtlCluster> open_ranked_cluster(const std::string& path, int rank, int ranks,
+                                                       std::vector<int>& owner) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error(path + ": cannot read the cluster file");
+  std::stringstream text;
+  text << in.rdbuf();
+  const size_t slash = path.rfind('/');
+  auto d = ClusterDesc::parse(
+      rdma::resolve_cluster_file(text.str(), slash == std::string::npos ? "." : path.substr(0, slash)));
+  if (d.cards < ranks) throw std::runtime_error("more ranks than cards");
+  std::vector<char> local(size_t(d.cards), 0);
+  for (int c = 0; c < d.cards; ++c) {
+    owner.push_back(int(int64_t(c) * ranks / d.cards));
+    local[size_t(c)] = owner.back() == rank;
+  }
+  return std::make_unique<RtlCluster>(d, Params{}, local);
+}
 
 // One window: L cycles here, then the words for other ranks' cards exchanged. `each_cycle`
 // (a host that polls its own cards every cycle) runs after every cycle of the window.

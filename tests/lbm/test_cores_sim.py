@@ -8,16 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import spgen
-from spgen.lbm import (
-    MOVING_WALL,
-    WALL,
-    as_core_input,
-    as_records,
-    cavity,
-    compile_core,
-    initial_f,
-    to_records,
-)
+from sim_check import bits, cascade_check, perturbed_input
+from spgen.lbm import MOVING_WALL, WALL, as_records, cavity, compile_core, to_records
 
 pytestmark = pytest.mark.xdist_group("lbm_sim")
 CORES = Path(__file__).resolve().parents[2] / "cores"
@@ -41,28 +33,6 @@ def designs():
     return ds
 
 
-def _bits(a: np.ndarray) -> np.ndarray:
-    return np.stack([a[n].view(np.uint32) for n in a.dtype.names])
-
-
-def _feed_back(design, out: np.ndarray) -> np.ndarray:
-    """Outputs as the next application's inputs, ports paired by position."""
-    x = np.empty(len(out), dtype=design.input_dtype())
-    for src, dst in zip(out.dtype.names, x.dtype.names):
-        x[dst] = out[src]
-    return x
-
-
-def _cascade_check(design, x, regs, stall_seed=None):
-    for depth in range(1, 5):
-        em = design.emulate(x, regs=regs)
-        sim = design.simulate(x, regs=regs, stall_seed=stall_seed)
-        assert np.array_equal(_bits(em), _bits(sim)), f"cascade depth {depth}"
-        assert design.last_sim["elements"] == len(x)
-        x = _feed_back(design, sim)
-    return x
-
-
 def test_lbm_sim_equals_emulation_all_cell_kinds(designs):
     d = designs["lbm"]
     attr = cavity(8, 7)
@@ -71,11 +41,8 @@ def test_lbm_sim_equals_emulation_all_cell_kinds(designs):
     attr[4, 5] = 3 | 0x40
     attr[2, 2] |= 0x1F00
     assert set(np.unique(attr & 3)) == {0, 1, 2, 3}
-    rng = np.random.default_rng(5)
-    f0 = (initial_f(attr) * (1 + 0.1 * rng.standard_normal((9,) + attr.shape))).astype(np.float32)
-    x = as_core_input(d, to_records(f0, attr))
-    regs = {"omega": 1.7, "uw_x": 0.1, "uw_y": -0.04}
-    end = _cascade_check(d, x, regs)
+    f0, x = perturbed_input(d, attr, seed=5)
+    end = cascade_check(d, x, {"omega": 1.7, "uw_x": 0.1, "uw_y": -0.04})
     assert not np.array_equal(as_records(end)["f1"], to_records(f0, attr)["f1"])
 
 
@@ -83,13 +50,11 @@ def test_lbm_sim_equals_emulation_under_back_pressure(designs):
     d = designs["lbm"]
     attr = cavity(8, 7)
     attr[3, 4] = WALL
-    rng = np.random.default_rng(6)
-    f0 = (initial_f(attr) * (1 + 0.1 * rng.random((9,) + attr.shape))).astype(np.float32)
-    x = as_core_input(d, to_records(f0, attr))
+    _, x = perturbed_input(d, attr, seed=6, normal=False)
     regs = {"omega": 1.2, "uw_x": 0.05}
     em = d.emulate(x, regs=regs)
     sim = d.simulate(x, regs=regs, stall_seed=11)
-    assert np.array_equal(_bits(em), _bits(sim))
+    assert np.array_equal(bits(em), bits(sim))
     assert d.last_sim["stall_cycles"] > 0
 
 
@@ -105,8 +70,8 @@ def test_2d_stencil_sim_equals_emulation(designs, name):
     attr[1:-1, 1:-1] = 0
     x["attr"] = attr.ravel()
     regs = {"r": 0.2} if name == "heat9" else {"w": 0.25}
-    _cascade_check(d, x, regs)
-    _cascade_check(d, x, regs, stall_seed=3)
+    cascade_check(d, x, regs)
+    cascade_check(d, x, regs, stall_seed=3)
 
 
 def test_stencil7_3d_sim_equals_emulation(designs):
@@ -118,4 +83,4 @@ def test_stencil7_3d_sim_equals_emulation(designs):
     attr = np.ones((nz, ny, nx), np.uint32)
     attr[1:-1, 1:-1, 1:-1] = 0
     x["attr"] = attr.ravel()
-    _cascade_check(d, x, {"c0": 0.35, "c1": 0.1}, stall_seed=4)
+    cascade_check(d, x, {"c0": 0.35, "c1": 0.1}, stall_seed=4)

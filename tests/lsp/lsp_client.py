@@ -37,6 +37,17 @@ async def open_doc(client: LanguageClient, path: Path, text: str | None = None) 
     return await wait_diagnostics(client, uri)
 
 
+def change_doc(client: LanguageClient, uri: str, version: int, text: str,
+               at: T.Range | None = None) -> None:
+    """Edit the document: ``text`` replaces all of it, or the range ``at``. The diagnostics
+    received before are dropped, so that ``wait_diagnostics`` waits for the edit's."""
+    client.diagnostics.pop(uri, None)
+    change = (T.TextDocumentContentChangeWholeDocument(text=text) if at is None
+              else T.TextDocumentContentChangePartial(range=at, text=text))
+    client.text_document_did_change(T.DidChangeTextDocumentParams(
+        T.VersionedTextDocumentIdentifier(uri=uri, version=version), [change]))
+
+
 def close_doc(client: LanguageClient, path: Path) -> None:
     client.text_document_did_close(T.DidCloseTextDocumentParams(
         T.TextDocumentIdentifier(path.as_uri())))

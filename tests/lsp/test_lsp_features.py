@@ -7,6 +7,7 @@ import pytest_lsp
 from lsp_client import (
     ROOT,
     SERVER,
+    change_doc,
     doc_id,
     open_doc,
     position_of,
@@ -187,10 +188,7 @@ async def test_typing_a_file_character_by_character_never_crashes(client, tmp_pa
     step = 3
     for k in range(step, len(final) + step, step):
         text = final[:k]
-        client.diagnostics.pop(uri, None)
-        client.text_document_did_change(T.DidChangeTextDocumentParams(
-            T.VersionedTextDocumentIdentifier(uri=uri, version=k),
-            [T.TextDocumentContentChangeWholeDocument(text=text)]))
+        change_doc(client, uri, k, text)
         diags = await wait_diagnostics(client, uri)
         assert not any("internal error" in d.message for d in diags), diags
         seen_errors += bool(diags)
@@ -212,18 +210,10 @@ async def test_incremental_edits_keep_ranges_right(client, tmp_path):
     uri = path.as_uri()
     await open_doc(client, path, text)
     # insert two lines at the top, then break an expression further down
-    client.diagnostics.pop(uri, None)
-    client.text_document_did_change(T.DidChangeTextDocumentParams(
-        T.VersionedTextDocumentIdentifier(uri=uri, version=2),
-        [T.TextDocumentContentChangePartial(range=T.Range(T.Position(0, 0), T.Position(0, 0)),
-                                            text="# one\n# two\n")]))
+    change_doc(client, uri, 2, "# one\n# two\n", at=T.Range(T.Position(0, 0), T.Position(0, 0)))
     assert await wait_diagnostics(client, uri) == []
     line = 2 + text.split("\n").index(next(x for x in text.split("\n") if x.startswith("EQU e2")))
-    client.diagnostics.pop(uri, None)
-    client.text_document_did_change(T.DidChangeTextDocumentParams(
-        T.VersionedTextDocumentIdentifier(uri=uri, version=3),
-        [T.TextDocumentContentChangePartial(range=T.Range(T.Position(line, 4),
-                                                          T.Position(line, 6)), text="e9")]))
+    change_doc(client, uri, 3, "e9", at=T.Range(T.Position(line, 4), T.Position(line, 6)))
     assert await wait_diagnostics(client, uri) == []
     h = await client.text_document_hover_async(T.HoverParams(doc_id(path), T.Position(line, 9)))
     assert h.contents.value.startswith("**v** : f32") and f"inc.spd:{line + 1}:" in \
@@ -242,18 +232,10 @@ async def test_slow_checks_are_debounced(tmp_path):
         text = JACOBI.read_text()
         uri = path.as_uri()
         assert await open_doc(client, path, text) == []  # the first check always runs
-        client.diagnostics.pop(uri, None)
-        bad = text + "EQU e9, z = u +;\n"
-        client.text_document_did_change(T.DidChangeTextDocumentParams(
-            T.VersionedTextDocumentIdentifier(uri=uri, version=2),
-            [T.TextDocumentContentChangeWholeDocument(text=bad)]))
+        change_doc(client, uri, 2, text + "EQU e9, z = u +;\n")
         first = await wait_diagnostics(client, uri)
         assert [d.message[:30] for d in first] == ["syntax error: mismatched input"]
-        client.diagnostics.pop(uri, None)
-        good = text + "EQU e9, z = u + q;\n"
-        client.text_document_did_change(T.DidChangeTextDocumentParams(
-            T.VersionedTextDocumentIdentifier(uri=uri, version=3),
-            [T.TextDocumentContentChangeWholeDocument(text=good)]))
+        change_doc(client, uri, 3, text + "EQU e9, z = u + q;\n")
         later = await wait_diagnostics(client, uri)
         if later == []:  # the syntax error cleared at once; the check follows the pause
             client.diagnostics.pop(uri, None)
@@ -274,10 +256,7 @@ async def test_a_request_right_after_an_edit_sees_the_edit(client, tmp_path):
     h = await client.text_document_hover_async(T.HoverParams(doc_id(path),
                                                              position_of(text, "s  =")))
     assert h is not None and h.contents.value.startswith("**s** : f32")
-    client.text_document_did_change(T.DidChangeTextDocumentParams(
-        T.VersionedTextDocumentIdentifier(uri=path.as_uri(), version=2),
-        [T.TextDocumentContentChangeWholeDocument(text=text.replace("s  =", "sum  =")
-                                                  .replace("w * s", "w * sum"))]))
+    change_doc(client, path.as_uri(), 2, text.replace("s  =", "sum  =").replace("w * s", "w * sum"))
     h = await client.text_document_hover_async(T.HoverParams(doc_id(path),
                                                              position_of(text, "s  =")))
     assert h.contents.value.startswith("**sum** : f32")

@@ -174,12 +174,25 @@ def test_wrapper_sets_the_documented_mode_and_registers(op):
 
 
 def test_fsub_model_is_the_fadd_model_with_b_negated():
-    # each model is one file (as each wrapper is): the subtractor repeats the adder's text,
-    # and this keeps the two from drifting apart
+    # each model is one file (as each wrapper is): the subtractor's is written from the
+    # adder's file, whole, with b's sign flipped where it enters the pipeline
     add, sub = (dsp_model_file(op).read_text() for op in ("fadd", "fsub"))
     add_body, sub_body = (t[t.index("\nmodule "):] for t in (add, sub))
     assert sub_body == add_body.replace("module spg_dsp_fadd", "module spg_dsp_fsub").replace(
         "b_reg <= b;", "b_reg <= {~b[31], b[30:0]};")
+    assert "spg_dsp_fadd" not in sub_body and sub_body.count("{~b[31], b[30:0]}") == 1
+
+
+def test_wrappers_are_written_from_one_template():
+    # the three differ only in the table's settings: the same lines but for those
+    texts = {op: dsp_primitive_file(op).read_text() for op in OPS}
+    body = {op: t[t.index("\nmodule "):].replace(f"spg_dsp_{op}", "spg_dsp_OP")
+            for op, t in texts.items()}
+    differ = {op: [a for a, b in zip(body[op].splitlines(), body["fadd"].splitlines()) if a != b]
+              for op in OPS}
+    assert differ["fsub"] == ['        .adder_subtract("true"),']
+    assert len(differ["fmul"]) == 8 and all(
+        re.search(r'"sp_mult"|_clock\("|\.a[xyz]\(', line) for line in differ["fmul"])
 
 
 def _lint(top: str, files) -> str:

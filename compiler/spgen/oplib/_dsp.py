@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ._modules import ports, written
+
 __all__ = ["DSP_LATENCY", "DSP_OPS", "dsp_model_file", "dsp_primitive_file", "dsp_stub_file"]
 
 _RTL = Path(__file__).resolve().parent / "rtl"
@@ -12,6 +14,97 @@ DSP_OPS = frozenset({"fadd", "fsub", "fmul"})
 # Cycles from operands to `y` with `ce` high: every register of the block on (input,
 # multiplier or adder-input pipeline, output), as Intel's generated code sets them.
 DSP_LATENCY = 3
+
+# The block's register settings in the order of Intel's generated code; each is clk[0]
+# ("0") where the op's path runs through it, else "NONE".
+_CLOCKS = ("ax", "ay", "az", "mult_pipeline", "adder_input", "ax_chainin_pl", "accumulate",
+           "accum_pipeline", "accum_adder", "output")
+# The inputs that are tied to 0 whatever the op (no chain, no accumulator).
+_TIED = ((".chainin", "32'd0"), (".accumulate", "1'b0"), (".chainin_overflow", "1'b0"),
+         (".chainin_invalid", "1'b0"), (".chainin_underflow", "1'b0"),
+         (".chainin_inexact", "1'b0"))
+
+
+class _Block:
+    """How one op sets up the block: mode, adder direction, the path's registers, operands."""
+
+    def __init__(self, symbol: str, mode: str, subtract: str, registers: tuple[str, ...],
+                 operands: dict[str, str]):
+        self.symbol, self.mode, self.subtract = symbol, mode, subtract
+        self.registers, self.operands = registers, operands
+
+    def wrapper(self, op: str) -> str:
+        """spg_dsp_<op> for Quartus: one twentynm_fp_mac instance."""
+        adder = self.mode == "sp_add"
+        inputs = [r for r in self.registers if len(r) == 2]
+        result = ("ay - ax" if self.subtract == "true" else "ay + ax") if adder else "ay * az"
+        mode = f'"{self.mode}" mode' + (' with adder_subtract = "true"' if self.subtract == "true"
+                                        else "")
+        path = (("adder", "adder input") if adder else ("multiplier", "multiplier pipeline"))
+        clocks = [f'        .{c}_clock("{"0" if c in self.registers else "NONE"}"),' for c in _CLOCKS]
+        pins = [*((f".{r}", self.operands.get(r, "32'd0")) for r in ("ax", "ay", "az")), *_TIED]
+        return (
+            "`default_nettype none\n"
+            f"// spg_dsp_{op} (Quartus): f32 y = a {self.symbol} b in one Arria 10 FP32 DSP block,\n"
+            f"// twentynm_fp_mac in {mode} (resulta = {result}).\n"
+            "// Written by spgen.oplib from one template for the three DSP ops. For simulation,\n"
+            f"// lint and Yosys, read the behavioural model spg_dsp_{op} (dsp_model_file) instead:\n"
+            "// same module, ports and latency, the behaviour Intel documents (round to nearest\n"
+            "// even, subnormals flushed to zero).\n"
+            f"// Latency 3: every register of the {path[0]} path on clk[0] with ena[0] = ce, as\n"
+            f"// Intel's generated code sets them: input ({', '.join(inputs)}), {path[1]}, output.\n"
+            "// aclr is tied off (the pipeline needs no reset; ce holds it). Unused inputs are\n"
+            "// tied to 0.\n"
+            f"module spg_dsp_{op} (\n{ports('ab', '[31:0]')});\n"
+            "    twentynm_fp_mac #(\n"
+            f'        .operation_mode("{self.mode}"),\n'
+            f'        .adder_subtract("{self.subtract}"),\n'
+            '        .use_chainin("false"),\n'
+            + "\n".join(clocks).rstrip(",") + "\n"
+            "    ) dsp (\n"
+            "        .clk({2'b00, clk}),\n"
+            "        .ena({2'b00, ce}),\n"
+            "        .aclr(2'b00),\n"
+            + "".join(f"        {pin}({value}),\n" for pin, value in pins)
+            + "        .resulta(y)\n    );\nendmodule\n")
+
+
+_ADDER = ("ax", "ay", "adder_input", "output")
+_BLOCKS = {
+    "fadd": _Block("+", "sp_add", "false", _ADDER, {"ax": "b", "ay": "a"}),
+    "fsub": _Block("-", "sp_add", "true", _ADDER, {"ax": "b", "ay": "a"}),
+    "fmul": _Block("*", "sp_mult", "false", ("ay", "az", "mult_pipeline", "output"),
+                   {"ay": "b", "az": "a"}),
+}
+
+# The subtractor's model is the adder's with the sign of b flipped as it enters the
+# pipeline (a NaN b stays a NaN): made from spg_dsp_fadd's file, so the two cannot drift.
+_FSUB_DOC = """`default_nettype none
+// spg_dsp_fsub (behavioural model): f32 y = a - b as one Arria 10 FP32 DSP block in
+// "sp_add" mode with adder_subtract = "true" computes it (ay - ax), for Verilator, Yosys
+// and the simulated card (Intel's own model is encrypted). Quartus builds the wrapper
+// spg_dsp_fsub (spgen.oplib.dsp_primitive_file) instead: same module, same ports, same
+// latency. The sum is that of spg_dsp_fadd with the sign of b flipped (a NaN b stays a
+// NaN), so x - x = +0 and (-0) - (+0) = -0; see spg_dsp_fadd for the semantics. Bit for
+// bit what spg_fsub #(.FTZ(1)) computes. Written from spg_dsp_fadd's file by spgen.oplib.
+// Latency 3, the block's registers all on: inputs (ax, ay), adder input, output.
+// Simulation only: the sum is exact in a 280-bit fixed-point register, then rounded.
+"""
+_NEGATE_B = ("b_reg <= b;", "b_reg <= {~b[31], b[30:0]};")
+
+
+def _fsub_model() -> str:
+    add = (_RTL / "dsp_model" / "spg_dsp_fadd.v").read_text()
+    body = add[add.index("\nmodule spg_dsp_fadd (") + 1:]
+    assert body.count(_NEGATE_B[0]) == 1, "spg_dsp_fadd's model: b enters one register"
+    return _FSUB_DOC + body.replace("module spg_dsp_fadd", "module spg_dsp_fsub", 1).replace(
+        *_NEGATE_B)
+
+
+def _written() -> Path:
+    files = {f"dsp/spg_dsp_{op}.v": block.wrapper(op) for op, block in _BLOCKS.items()}
+    files["dsp_model/spg_dsp_fsub.v"] = _fsub_model()
+    return written("oplib-dsp", files)
 
 
 def _check(op: str) -> None:
@@ -25,13 +118,14 @@ def dsp_model_file(op: str) -> Path:
     """Behavioural model of spg_dsp_<op> (Verilator, Yosys, the simulated card); one file,
     no dependencies; bit-exact with spg_<op> at FTZ = 1."""
     _check(op)
-    return _RTL / "dsp_model" / f"spg_dsp_{op}.v"
+    folder = _written() if op == "fsub" else _RTL
+    return folder / "dsp_model" / f"spg_dsp_{op}.v"
 
 
 def dsp_primitive_file(op: str) -> Path:
     """spg_dsp_<op> for Quartus: one twentynm_fp_mac instance; one file."""
     _check(op)
-    return _RTL / "dsp" / f"spg_dsp_{op}.v"
+    return _written() / "dsp" / f"spg_dsp_{op}.v"
 
 
 def dsp_stub_file() -> Path:

@@ -2,10 +2,10 @@
 
 Each op keeps its own module `spg_<op>` (the back ends and the tests instantiate one
 module per IR op), but where the modules of a family differ only in a parameter of a
-shared core or in one operator symbol, their text is made here from the family's
+shared core or in one operator expression, their text is made here from the family's
 template and the op's row: the header comment that justifies the op's latency, then the
 ports, then the body. The large modules (fadd, fmul, fdiv, fsqrt, the shared cores) and
-those with an expression of their own are hand-written files in rtl/.
+those with a pipeline of their own (mul) are hand-written files in rtl/.
 """
 from __future__ import annotations
 
@@ -14,13 +14,18 @@ from pathlib import Path
 
 from .._tools import cache_dir, content_hash
 
-__all__ = ["GENERATED", "generated_dir"]
+__all__ = ["GENERATED", "generated_dir", "ports", "written"]
 
 _FTZ = "    parameter FTZ = 0  // 1: subnormal inputs and results flushed to zero, sign kept\n"
 _CE = "    input  wire        clk,\n    input  wire        ce,  // clock enable: the pipeline holds while low\n"
+# clk and ce of a combinational module: kept for the uniform interface
+_CE_UNUSED = ("    /* verilator lint_off UNUSEDSIGNAL */\n"
+              "    input  wire        clk,  // unused: combinational\n"
+              "    input  wire        ce,   // unused: combinational\n"
+              "    /* verilator lint_on UNUSEDSIGNAL */\n")
 
 
-def _ports(operands: str, y: str, width: str = "[31:0]") -> str:
+def ports(operands: str, y: str, width: str = "[31:0]") -> str:
     """Registered ports: clk, ce, the operands and y (widths padded to one column)."""
     lines = [f"    input  wire {width} {x}," for x in operands]
     return _CE + "".join(line + "\n" for line in lines) + f"    output wire {y} y\n"
@@ -30,7 +35,7 @@ def _wrapper(op: str, doc: str, instance: str, operands: str, y: str = "[31:0]",
              ftz: bool = True) -> str:
     """A module that is one ``instance`` of another module (FTZ passed on if ``ftz``)."""
     head = f"module spg_{op} #(\n{_FTZ}) (\n" if ftz else f"module spg_{op} (\n"
-    return f"{doc}{head}{_ports(operands, y)});\n    {instance}\nendmodule\n"
+    return f"{doc}{head}{ports(operands, y)});\n    {instance}\nendmodule\n"
 
 
 def _core(op: str, doc: str, core: str, params: str, operands: str, y: str = "[31:0]",
@@ -45,32 +50,33 @@ def _core(op: str, doc: str, core: str, params: str, operands: str, y: str = "[3
 def _registered(op: str, doc: str, expr: str, operands: str = "ab", bool_y: bool = False) -> str:
     """An integer operation of one cycle: ``expr`` into the output register."""
     y = "" if bool_y else "[31:0] "
-    return (f"{doc}module spg_{op} (\n{_ports(operands, y.strip() or '      ')});\n"
+    return (f"{doc}module spg_{op} (\n{ports(operands, y.strip() or '      ')});\n"
             f"    reg {y}y_reg;\n    always @(posedge clk) if (ce) y_reg <= {expr};\n"
             "    assign y = y_reg;\nendmodule\n")
 
 
-def _logic(op: str, doc: str, symbol: str) -> str:
-    """A registered bitwise operation on WIDTH-bit operands (bool when WIDTH = 1)."""
+def _width(op: str, doc: str, expr: str, operands: str = "ab", types: str = "i32/u32",
+           registered: bool = True) -> str:
+    """A WIDTH-bit operation (bool when WIDTH = 1): ``expr`` into the output register, or
+    wiring (latency 0, clk and ce unused). An operand ``s`` is the 1-bit condition."""
     w = "[WIDTH-1:0]"
+    clock = _CE if registered else _CE_UNUSED
+    ins = "".join("    input  wire        s,   // condition: a when true, b when false\n"
+                  if x == "s" else f"    input  wire {w} {x},\n" for x in operands)
+    body = (f"    reg {w} y_reg;\n    always @(posedge clk) if (ce) y_reg <= {expr};\n"
+            "    assign y = y_reg;\n") if registered else f"    assign y = {expr};\n"
     return (f"{doc}module spg_{op} #(\n"
-            "    parameter WIDTH = 32  // operand width: 32 (i32/u32) or 1 (bool)\n) (\n"
-            f"{_CE}    input  wire {w} a,\n    input  wire {w} b,\n    output wire {w} y\n);\n"
+            f"    parameter WIDTH = 32  // operand width: 32 ({types}) or 1 (bool)\n) (\n"
+            f"{clock}{ins}    output wire {w} y\n);\n"
             "    initial begin\n        if (WIDTH != 32 && WIDTH != 1) begin\n"
             f'            $display("spg_%s: WIDTH must be 32 or 1", "{op}");\n'
-            "            $finish;\n        end\n    end\n"
-            f"    reg {w} y_reg;\n    always @(posedge clk) if (ce) y_reg <= a {symbol} b;\n"
-            "    assign y = y_reg;\nendmodule\n")
+            "            $finish;\n        end\n    end\n" + body + "endmodule\n")
 
 
 def _sign(op: str, doc: str, unused: str, result: str) -> str:
     """A combinational sign-bit operation: FTZ accepted (uniform interface), never used."""
     return (f"{doc}module spg_{op} #(\n    /* verilator lint_off UNUSEDPARAM */\n{_FTZ}"
-            "    /* verilator lint_on UNUSEDPARAM */\n) (\n"
-            "    /* verilator lint_off UNUSEDSIGNAL */\n"
-            "    input  wire        clk,  // unused: combinational\n"
-            "    input  wire        ce,   // unused: combinational\n"
-            "    /* verilator lint_on UNUSEDSIGNAL */\n"
+            f"    /* verilator lint_on UNUSEDPARAM */\n) (\n{_CE_UNUSED}"
             "    input  wire [31:0] a,\n    output wire [31:0] y\n);\n"
             "    initial begin\n        if (FTZ != 0 && FTZ != 1) begin\n"
             f'            $display("spg_{op}: FTZ must be 0 or 1");\n'
@@ -208,12 +214,20 @@ GENERATED: dict[str, str] = {
     "ule": _icmp("ule", "unsigned a <= b", "a <= b"),
     "ugt": _icmp("ugt", "unsigned a > b", "a > b"),
     "uge": _icmp("uge", "unsigned a >= b", "a >= b"),
-    "and": _logic("and", _doc("spg_and: bitwise a & b (i32/u32), logical and (bool, WIDTH = 1).",
-                              *_LOGIC_TIMING), "&"),
-    "or": _logic("or", _doc("spg_or: bitwise a | b (i32/u32), logical or (bool, WIDTH = 1).",
-                            *_LOGIC_TIMING), "|"),
-    "xor": _logic("xor", _doc("spg_xor: bitwise a ^ b (i32/u32, bool with WIDTH = 1).",
-                              *_LOGIC_TIMING), "^"),
+    "and": _width("and", _doc("spg_and: bitwise a & b (i32/u32), logical and (bool, WIDTH = 1).",
+                              *_LOGIC_TIMING), "a & b"),
+    "or": _width("or", _doc("spg_or: bitwise a | b (i32/u32), logical or (bool, WIDTH = 1).",
+                            *_LOGIC_TIMING), "a | b"),
+    "xor": _width("xor", _doc("spg_xor: bitwise a ^ b (i32/u32, bool with WIDTH = 1).",
+                              *_LOGIC_TIMING), "a ^ b"),
+    "not": _width("not", _doc("spg_not: bitwise ~a (i32/u32), logical !a (bool, WIDTH = 1).",
+                              "Latency 0: a single inverter, which synthesis absorbs into the LUT "
+                              "that reads it."), "~a", "a", registered=False),
+    "select": _width("select", _doc("spg_select: s ? a : b for any type (WIDTH = 32 for "
+                                    "f32/i32/u32, 1 for bool).", "Latency 1: one 2:1 mux (a "
+                                    "single LUT level), registered so that chains of selects in",
+                                    "a generated core never form long combinational paths."),
+                     "s ? a : b", "sab", types="f32/i32/u32"),
     "fneg": _sign("fneg", _doc("spg_fneg: f32 flip the sign bit (also of NaN).", *_SIGN_TIMING),
                   "", "{~a[31], a[30:0]}"),
     "fabs": _sign("fabs", _doc("spg_fabs: f32 clear the sign bit (also of NaN).", *_SIGN_TIMING),
@@ -223,15 +237,20 @@ GENERATED: dict[str, str] = {
 }
 
 
-def generated_dir() -> Path:
-    """The folder holding the generated modules as files (written once per content)."""
-    key = content_hash(*(f"{op}\n{text}" for op, text in sorted(GENERATED.items())))
-    out = cache_dir("oplib-modules") / key
+def written(kind: str, files: dict[str, str]) -> Path:
+    """A cache folder holding ``files`` (relative path -> text), written once per content."""
+    out = cache_dir(kind) / content_hash(*(f"{name}\n{text}" for name, text in sorted(files.items())))
     if not (out / ".complete").exists():
-        out.mkdir(parents=True, exist_ok=True)
-        for op, text in GENERATED.items():
-            tmp = out / f".spg_{op}.v.{os.getpid()}"
+        for name, text in files.items():
+            path = out / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_name(f".{path.name}.{os.getpid()}")
             tmp.write_text(text)
-            tmp.replace(out / f"spg_{op}.v")  # atomic: parallel workers may race
+            tmp.replace(path)  # atomic: parallel workers may race
         (out / ".complete").touch()
     return out
+
+
+def generated_dir() -> Path:
+    """The folder holding the generated modules as files (written once per content)."""
+    return written("oplib-modules", {f"spg_{op}.v": text for op, text in GENERATED.items()})

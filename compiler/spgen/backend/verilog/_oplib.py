@@ -6,11 +6,11 @@ from pathlib import Path
 from spgen._diagnostics import SpgenError
 from spgen.ir import OPS
 
-__all__ = ["DSP_OPS", "dsp_files", "op_latency", "op_params", "op_rtl"]
-
 # f32 operators an Arria 10 floating-point DSP block computes with --hard-fp: one block each,
-# in its single-precision add or multiply mode (oplib/rtl/dsp/). Everything else stays logic.
-DSP_OPS = frozenset({"fadd", "fsub", "fmul"})
+# in its single-precision add or multiply mode. Everything else stays logic.
+from spgen.oplib import DSP_OPS
+
+__all__ = ["DSP_OPS", "dsp_files", "op_latency", "op_params", "op_rtl"]
 
 
 def _oplib():

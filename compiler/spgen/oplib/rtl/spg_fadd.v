@@ -57,20 +57,21 @@ module spg_fadd #(
     wire [7:0]  rba1 = b[30:23] + ~a[30:23];
     wire [7:0]  d = rab[8] ? (az ^ bz ? rba1 : rba) : (az ^ bz ? rab1 : rab[7:0]);
     wire        big = d[7:5] != 3'd0;  // 32 or more: everything shifts into the sticky bit
-    reg         s1_sign_reg, s1_sub_reg, s1_nan_reg, s1_inf_reg, s1_big_reg;
+    // the flags every stage passes on: {sign of the result, effective subtraction, NaN,
+    // infinite}; stage 4 adds an overflow of the sum to the last
+    reg  [3:0]  s1_flags_reg, s2_flags_reg, s3_flags_reg, s4_flags_reg, s5_flags_reg;
+    reg         s1_big_reg;
     reg  [7:0]  s1_el_reg;
     reg  [4:0]  s1_d_reg;
     reg  [23:0] s1_ml_reg, s1_ms_reg;
     always @(posedge clk) if (ce) begin
-        s1_sign_reg <= swap ? b[31] : a[31];
-        s1_sub_reg  <= a[31] ^ b[31];
-        s1_nan_reg  <= a_nan | b_nan | (a_inf & b_inf & (a[31] ^ b[31]));
-        s1_inf_reg  <= a_inf | b_inf;
-        s1_el_reg   <= swap ? eb : ea;
-        s1_d_reg    <= d[4:0];
-        s1_big_reg  <= big;
-        s1_ml_reg   <= swap ? {!bz, fb} : {!az, fa};
-        s1_ms_reg   <= swap ? {!az, fa} : {!bz, fb};
+        s1_flags_reg <= {swap ? b[31] : a[31], a[31] ^ b[31],
+                         a_nan | b_nan | (a_inf & b_inf & (a[31] ^ b[31])), a_inf | b_inf};
+        s1_el_reg    <= swap ? eb : ea;
+        s1_d_reg     <= d[4:0];
+        s1_big_reg   <= big;
+        s1_ml_reg    <= swap ? {!bz, fb} : {!az, fa};
+        s1_ms_reg    <= swap ? {!az, fa} : {!bz, fb};
     end
 
     // ---- stage 2: align the smaller operand (mantissa, guard, round); the bits shifted
@@ -87,17 +88,14 @@ module spg_fadd #(
     reg  [27:0] lim;
     integer j;
     always @* for (j = 0; j < 28; j = j + 1) lim[j] = {24'd0, s1_el_reg} == 27 - j;
-    reg         s2_sign_reg, s2_sub_reg, s2_nan_reg, s2_inf_reg, s2_el254_reg;
+    reg         s2_el254_reg;
     reg  [7:0]  s2_el1_reg;  // el + 1: the exponent if the sum carries
     reg  [27:0] s2_lim_reg;
     reg  [6:0]  s2_limnz_reg;  // nibbles of the mask that hold its one
     reg  [23:0] s2_ml_reg;
     reg  [26:0] s2_ms_reg;  // mantissa, guard, round, sticky
     always @(posedge clk) if (ce) begin
-        s2_sign_reg  <= s1_sign_reg;
-        s2_sub_reg   <= s1_sub_reg;
-        s2_nan_reg   <= s1_nan_reg;
-        s2_inf_reg   <= s1_inf_reg;
+        s2_flags_reg <= s1_flags_reg;
         s2_el254_reg <= s1_el_reg == 8'd254;
         s2_el1_reg   <= s1_el_reg + 8'd1;
         s2_lim_reg   <= lim;
@@ -108,8 +106,8 @@ module spg_fadd #(
 
     // ---- stage 3: add or subtract magnitudes (larger minus smaller: never negative);
     // the first step of the leading-zero count of stage 4 beside the carry chain's end
-    wire [27:0] sum = s2_sub_reg ? {1'b0, s2_ml_reg, 3'b000} - {1'b0, s2_ms_reg}
-                                 : {1'b0, s2_ml_reg, 3'b000} + {1'b0, s2_ms_reg};
+    wire [27:0] sum = s2_flags_reg[2] ? {1'b0, s2_ml_reg, 3'b000} - {1'b0, s2_ms_reg}
+                                      : {1'b0, s2_ml_reg, 3'b000} + {1'b0, s2_ms_reg};
     wire [27:0] v = sum | s2_lim_reg;
     reg  [6:0]  nz;       // nibble i of v (bits 4i+3..4i) is not zero
     reg  [13:0] nlz;      // its leading zeros, 0..3
@@ -119,16 +117,13 @@ module spg_fadd #(
         nlz[2*i + 1]   = v[4*i + 3 -: 2] == 2'd0;
         nlz[2*i]       = !v[4*i + 3] && (v[4*i + 2] || !v[4*i + 1]);
     end
-    reg         s3_sign_reg, s3_sub_reg, s3_nan_reg, s3_inf_reg, s3_el254_reg;
+    reg         s3_el254_reg;
     reg  [7:0]  s3_el1_reg;
     reg  [6:0]  s3_nz_reg;
     reg  [13:0] s3_nlz_reg;
     reg  [27:0] s3_sum_reg;
     always @(posedge clk) if (ce) begin
-        s3_sign_reg  <= s2_sign_reg;
-        s3_sub_reg   <= s2_sub_reg;
-        s3_nan_reg   <= s2_nan_reg;
-        s3_inf_reg   <= s2_inf_reg;
+        s3_flags_reg <= s2_flags_reg;
         s3_el254_reg <= s2_el254_reg;
         s3_el1_reg   <= s2_el1_reg;
         s3_nz_reg    <= nz;
@@ -146,56 +141,51 @@ module spg_fadd #(
         for (k = 0; k < 7; k = k + 1)
             if (s3_nz_reg[k]) lz = (5'd24 - 5'd4 * k[4:0]) | {3'd0, s3_nlz_reg[2*k +: 2]};
     end
-    reg         s4_sign_reg, s4_sub_reg, s4_nan_reg, s4_inf_reg, s4_zero_reg;
+    reg         s4_zero_reg;
     reg  [7:0]  s4_el1_reg;
     reg  [4:0]  s4_sh_reg;
     reg  [27:0] s4_sum_reg;
     always @(posedge clk) if (ce) begin
-        s4_sign_reg <= s3_sign_reg;
-        s4_sub_reg  <= s3_sub_reg;
-        s4_nan_reg  <= s3_nan_reg;
-        s4_inf_reg  <= s3_inf_reg | (s3_sum_reg[27] & s3_el254_reg);  // carry to 255
-        s4_zero_reg <= s3_sum_reg == 28'd0;
-        s4_el1_reg  <= s3_el1_reg;
-        s4_sh_reg   <= lz;
-        s4_sum_reg  <= s3_sum_reg;
+        s4_flags_reg <= s3_flags_reg | {3'd0, s3_sum_reg[27] & s3_el254_reg};  // carry to 255
+        s4_zero_reg  <= s3_sum_reg == 28'd0;
+        s4_el1_reg   <= s3_el1_reg;
+        s4_sh_reg    <= lz;
+        s4_sum_reg   <= s3_sum_reg;
     end
 
     // ---- stage 5: normalize; exponent el + 1 - shift, or 0 if the hidden bit is 0
     // (subnormal); round-up decision from guard, round, sticky and the last bit
     wire [27:0] n = s4_sum_reg << s4_sh_reg;  // bit 27: the hidden bit
     wire [7:0]  en = s4_el1_reg - {3'd0, s4_sh_reg};
-    reg         s5_sign_reg, s5_sub_reg, s5_nan_reg, s5_inf_reg, s5_zero_reg, s5_den_reg;
+    reg         s5_zero_reg, s5_den_reg;
     reg         s5_inc_reg;
     reg  [7:0]  s5_e_reg;
     reg  [22:0] s5_f_reg;
     always @(posedge clk) if (ce) begin
-        s5_sign_reg <= s4_sign_reg;
-        s5_sub_reg  <= s4_sub_reg;
-        s5_nan_reg  <= s4_nan_reg;
-        s5_inf_reg  <= s4_inf_reg;
-        s5_zero_reg <= s4_zero_reg;
-        s5_den_reg  <= !n[27];
-        s5_e_reg    <= n[27] ? en : 8'd0;
-        s5_f_reg    <= n[26:4];
-        s5_inc_reg  <= n[3] & (n[4] | n[2] | n[1] | n[0]);
+        s5_flags_reg <= s4_flags_reg;
+        s5_zero_reg  <= s4_zero_reg;
+        s5_den_reg   <= !n[27];
+        s5_e_reg     <= n[27] ? en : 8'd0;
+        s5_f_reg     <= n[26:4];
+        s5_inc_reg   <= n[3] & (n[4] | n[2] | n[1] | n[0]);
     end
 
     // ---- stage 6: round to nearest even; the increment may carry into the exponent
     // (a subnormal that rounds up to exponent 1 is not flushed)
     wire [30:0] pk = {s5_e_reg, s5_f_reg} + {30'd0, s5_inc_reg};
+    wire        sign = s5_flags_reg[3];
     reg  [31:0] y_reg;
     always @(posedge clk) if (ce) begin
-        if (s5_nan_reg)
+        if (s5_flags_reg[1])
             y_reg <= 32'h7FC00000;
-        else if (s5_inf_reg)
-            y_reg <= {s5_sign_reg, 31'h7F800000};
+        else if (s5_flags_reg[0])
+            y_reg <= {sign, 31'h7F800000};
         else if (s5_zero_reg)
-            y_reg <= {s5_sign_reg & ~s5_sub_reg, 31'd0};
+            y_reg <= {sign & ~s5_flags_reg[2], 31'd0};
         else if (FTZ != 0 && s5_den_reg && !pk[23])
-            y_reg <= {s5_sign_reg, 31'd0};
+            y_reg <= {sign, 31'd0};
         else
-            y_reg <= {s5_sign_reg, pk};
+            y_reg <= {sign, pk};
     end
     assign y = y_reg;
 endmodule

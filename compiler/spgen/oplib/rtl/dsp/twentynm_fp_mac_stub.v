@@ -1,8 +1,8 @@
 `default_nettype none
 // twentynm_fp_mac, the Arria 10 floating-point DSP block primitive, as a black box: the
-// ports and parameters that rtl/dsp/spg_dsp_*.v use, so that Verilator lint and Yosys
+// ports and parameters that the spg_dsp_* wrappers use, so that Verilator lint and Yosys
 // can read those wrappers. Never part of a Quartus project (Quartus has the real
-// primitive) and never simulated: the models in rtl/dsp_model/ stand for the wrappers.
+// primitive) and never simulated: the behavioural models stand for the wrappers.
 // The names follow Intel's generated code; the defaults here are placeholders. The file
 // is named for what it is, hence the lint waivers (and the body is empty).
 /* verilator lint_off DECLFILENAME */

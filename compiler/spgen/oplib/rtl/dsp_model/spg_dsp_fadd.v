@@ -1,10 +1,11 @@
 `default_nettype none
 // spg_dsp_fadd (behavioural model): f32 y = a + b as one Arria 10 FP32 DSP block in
 // "sp_add" mode computes it, for Verilator, Yosys and the simulated card (Intel's own
-// model is encrypted). Quartus builds rtl/dsp/spg_dsp_fadd.v instead: same module,
-// same ports, same latency. Intel documents: round to nearest even; subnormal operands
-// and results flushed to zero, sign kept; overflow to infinity; invalid (inf - inf, a
-// NaN operand) to a quiet NaN, here 0x7FC00000; x + (-x) = +0, (-0) + (-0) = -0.
+// model is encrypted). Quartus builds the wrapper over Intel's primitive instead
+// (spgen.oplib.dsp_primitive_file): same module, same ports, same latency. Intel
+// documents: round to nearest even; subnormal operands and results flushed to zero,
+// sign kept; overflow to infinity; invalid (inf - inf, a NaN operand) to a quiet NaN,
+// here 0x7FC00000; x + (-x) = +0, (-0) + (-0) = -0.
 // Bit for bit what spg_fadd #(.FTZ(1)) computes: a sum of zeros and normals that lies
 // below the smallest normal is exact, so no rounding decides whether it is flushed.
 // Latency 3, the block's registers all on: inputs (ax, ay), adder input, output.

@@ -1,14 +1,14 @@
 `default_nettype none
 // spg_dsp_fmul (behavioural model): f32 y = a * b as one Arria 10 FP32 DSP block in
 // "sp_mult" mode computes it, for Verilator, Yosys and the simulated card (Intel's own
-// model is encrypted). Quartus builds rtl/dsp/spg_dsp_fmul.v instead: same module,
-// same ports, same latency. Intel documents: round to nearest even; subnormal operands
-// and results flushed to zero; overflow to infinity; invalid (inf * 0, a NaN operand)
-// to a quiet NaN, here 0x7FC00000. Intel does not say when a product just below the
-// smallest normal counts as subnormal; like spg_fmul #(.FTZ(1)), bit for bit, this
-// model rounds as IEEE-754 does (to the subnormal grid, 2^-149) and flushes the result
-// if it is still subnormal, keeping the sign: a product that rounds up to the smallest
-// normal stays. A flushed or zero product has the sign a ^ b.
+// model is encrypted). Quartus builds the wrapper over Intel's primitive instead
+// (spgen.oplib.dsp_primitive_file): same module, same ports, same latency. Intel
+// documents: round to nearest even; subnormal operands and results flushed to zero;
+// overflow to infinity; invalid (inf * 0, a NaN operand) to a quiet NaN, here
+// 0x7FC00000. Intel does not say when a product just below the smallest normal counts
+// as subnormal; like spg_fmul #(.FTZ(1)), bit for bit, this model rounds as IEEE-754
+// does (to the subnormal grid, 2^-149) and flushes the result if it is still subnormal,
+// keeping the sign: a product that rounds up to the smallest normal stays. A flushed or zero product has the sign a ^ b.
 // Latency 3, the block's registers all on: inputs (ay, az), multiplier pipeline, output.
 // Simulation only: the 48-bit product is rounded in one step.
 module spg_dsp_fmul (
