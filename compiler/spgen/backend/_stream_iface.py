@@ -1,7 +1,7 @@
 """A core's stream interface, written once: its ports, handshake, drain counters, output buffer."""
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 __all__ = ["OBUF_SPACE", "OBUF_VALID", "SIGNALS", "StreamControl", "StreamInterface", "clog2",
@@ -23,9 +23,13 @@ def clog2(x: int) -> int:
     return max(1, (x - 1).bit_length()) if x > 1 else 1
 
 
-def port_map(prefix: str, exprs: Mapping[str, str], sep: str = "") -> list[str]:
-    """Named connections ``.<prefix>_<signal><sep>(<expr>)`` of one stream, in port order."""
-    return [f".{prefix}_{sig}{sep}({exprs[sig]})" for sig in SIGNALS]
+def port_map(prefix: str, exprs: Mapping[str, str] | str, sep: str = "") -> list[str]:
+    """Named connections ``.<prefix>_<signal><sep>(<expr>)`` of one stream, in port order;
+    ``exprs`` maps each signal to its net, or is a pattern whose ``{}`` the signal fills."""
+    def net(sig: str) -> str:
+        return exprs.format(sig) if isinstance(exprs, str) else exprs[sig]
+
+    return [f".{prefix}_{sig}{sep}({net(sig)})" for sig in SIGNALS]
 
 
 def _stream_ports(prefix: str, words: int, comment: str) -> list[str]:
@@ -56,6 +60,15 @@ class StreamInterface:
 
         return cls(report["name"], words("s_data"), words("m_data"), words("s_brch_data"),
                    words("m_brch_data"), tuple(r["name"] for r in report.get("registers", [])))
+
+    def words(self, prefix: str) -> int:
+        """Words per element of the stream ``s``, ``s_brch``, ``m`` or ``m_brch`` (0: none)."""
+        return {"s": self.in_words, "s_brch": self.brch_in_words, "m": self.out_words,
+                "m_brch": self.brch_out_words}[prefix]
+
+    def reg_map(self, bits: Callable[[int], str], sep: str = "") -> list[str]:
+        """Named connections ``.reg_<name><sep>(<bits(i)>)`` of the registers, in CSR order."""
+        return [f".reg_{r}{sep}({bits(i)})" for i, r in enumerate(self.regs)]
 
     def streams(self) -> list[tuple[str, int, str]]:
         """(port prefix, words, comment) of each stream the core has, in port order."""
