@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .._diagnostics import SpgenError
+from ..backend._stream_iface import StreamInterface, port_map
 
 __all__ = ["CoreInterface", "core_interface", "cores_wrapper"]
 
@@ -22,6 +23,12 @@ class CoreInterface:
     brch_out_words: int = 0                 # ... of Brch_Out
     brch_in_ports: tuple[str, ...] = ()
     brch_out_ports: tuple[str, ...] = ()
+
+    @property
+    def stream(self) -> StreamInterface:
+        """The core's ports, as the back ends describe them."""
+        return StreamInterface(self.name, self.in_words, self.out_words, self.brch_in_words,
+                               self.brch_out_words, tuple(name for name, _ in self.regs))
 
 
 def core_interface(report: dict) -> CoreInterface:
@@ -109,17 +116,13 @@ def cores_wrapper(core: CoreInterface, n_cores: int) -> str:
           f"    assign m_valid  = c{n_cores}_valid;", f"    assign c{n_cores}_ready = m_ready;",
           f"    assign m_data   = c{n_cores}_data;", f"    assign m_last   = c{n_cores}_last;", ""]
     for k in range(n_cores):
-        conns = [".clk (clk)", ".rst (rst)",
-                 f".s_valid (c{k}_valid)", f".s_ready (c{k}_ready)", f".s_data (c{k}_data)",
-                 f".s_last (c{k}_last)", f".m_valid (c{k + 1}_valid)", f".m_ready (c{k + 1}_ready)",
-                 f".m_data (c{k + 1}_data)", f".m_last (c{k + 1}_last)"]
-        conns += [f".reg_{name} (regs[{32 * i + 31}:{32 * i}])" for i, (name, _) in enumerate(core.regs)]
+        conns = [".clk (clk)", ".rst (rst)", *port_map("s", f"c{k}_{{}}", " "),
+                 *port_map("m", f"c{k + 1}_{{}}", " ")]
+        conns += core.stream.reg_map(lambda i: f"regs[{32 * i + 31}:{32 * i}]", " ")
         if core.brch_in_words:
-            conns += [".s_brch_valid (bi_valid)", ".s_brch_ready (bi_ready)", ".s_brch_data (bi_data)",
-                      ".s_brch_last (bi_last)"]
+            conns += port_map("s_brch", "bi_{}", " ")
         if core.brch_out_words:
-            conns += [".m_brch_valid (bo_valid)", ".m_brch_ready (bo_ready)", ".m_brch_data (bo_data)",
-                      ".m_brch_last (bo_last)"]
+            conns += port_map("m_brch", "bo_{}", " ")
         # instances core0, core1, ... chained in order: the fast core model's cores find
         # their neighbours by these names (runtime/sim/card/fast_core.cpp)
         L.append(f"    {core.name} core{k} (")

@@ -5,6 +5,14 @@ from dataclasses import dataclass
 
 from ..._diagnostics import SpgenError
 from ...ir import Graph
+from .._stream_iface import (
+    OBUF_SPACE,
+    OBUF_VALID,
+    StreamControl,
+    StreamInterface,
+    obuf_count,
+    obuf_moves,
+)
 from ..llvm import NativeKernel, native_kernel
 
 __all__ = ["FastCoreModel", "FastModelUnsupported", "fast_core_model"]
@@ -53,44 +61,28 @@ def fast_core_model(graph: Graph, report: dict, *, ftz: bool) -> FastCoreModel:
                          kernel.obj)
 
 
-def _clog2(x: int) -> int:
-    return max(1, (x - 1).bit_length())
-
-
 def wrapper_verilog(report: dict) -> str:
     """The core's module with the RTL's handshake, drain, output buffer and reset, whose
     pushed data come from ``spg_fast_step`` (DPI-C, ``fast_core.cpp``).
 
-    The control below is the generated core's (``backend/verilog/_emit.py``): one tick
-    per accepted element, ``S`` drain ticks after ``s_last``, a push once the element
-    ``S`` ticks behind exists, a two-entry output buffer. The datapath is replaced.
+    The control and output buffer are the generated core's (``backend/_stream_iface.py``):
+    one tick per accepted element, ``S`` drain ticks after ``s_last``, a push once the
+    element ``S`` ticks behind exists, a two-entry output buffer. The datapath is replaced.
     """
-    name, s = report["name"], int(report["latency_cycles"])
-    iw = 32 * len(report["ports"]["s_data"])
-    ow = 32 * len(report["ports"]["m_data"])
-    regs = [r["port"] for r in report["registers"]]
+    iface = StreamInterface.from_report(report, branches=False)
+    name, s = iface.name, int(report["latency_cycles"])
+    iw, ow = 32 * iface.in_words, 32 * iface.out_words
+    regs = [f"reg_{r}" for r in iface.regs]
     rw = 32 * max(1, len(regs))
     reg_bus = "{" + ", ".join(reversed(regs)) + "}" if regs else "32'd0"
-    jw, tw = _clog2(s + 1), _clog2(max(s, 1))
+    ctl = StreamControl(s, s)
+    jw = ctl.jw
     L = ["`default_nettype none",
          f"// {name}: fast model of the spgen core {name} for card simulation (spgen build",
          "// --core-model fast). Same ports, handshake, drain and output buffer as the RTL;",
          "// the data of each pushed element come from the emulator's kernel over DPI-C.",
-         f"module {name} (",
-         "    input  wire clk,",
-         "    input  wire rst,  // synchronous, active high",
-         "    // main input stream",
-         "    input  wire s_valid,", "    output wire s_ready,",
-         f"    input  wire [{iw - 1}:0] s_data,", "    input  wire s_last,",
-         "    // main output stream",
-         "    output wire m_valid,", "    input  wire m_ready,",
-         f"    output wire [{ow - 1}:0] m_data,", "    output wire m_last" + ("," if regs else "")]
-    if regs:
-        L.append("    // run-time registers (CSRs)")
-        L += [f"    input  wire [31:0] {r}" + ("," if i < len(regs) - 1 else "")
-              for i, r in enumerate(regs)]
-    L += [");",
-          "    // spg_fast_open names the instance (svGetScope): cores of a cascade pass their",
+         *iface.module_header()]
+    L += ["    // spg_fast_open names the instance (svGetScope): cores of a cascade pass their",
           "    // records to each other in C++ (fast_core.cpp)",
           '    import "DPI-C" context function chandle spg_fast_open();',
           '    import "DPI-C" function void spg_fast_close(input chandle h);',
@@ -111,28 +103,19 @@ def wrapper_verilog(report: dict) -> str:
           "    reg [1:0] count_reg;  // output buffer fill",
           "    reg q0_last, q1_last;",
           f"    reg [{ow - 1}:0] q0_data, q1_data, y;",
-          "    reg draining_reg;",
-          f"    reg [{tw - 1}:0] t_cnt;  // ticks since draining began",
-          f"    reg [{jw - 1}:0] j_cnt;  // ticks since the stream began, saturating at {s}",
-          "    wire out_space = count_reg != 2'd2;",
-          "    wire in_open = !draining_reg && out_space;",
-          "    assign s_ready = in_open;",
-          "    wire s_fire = in_open && s_valid;",
-          "    wire ce = s_fire || (draining_reg && out_space);"]
+          *ctl.counters(f"saturating at {s}"),
+          f"    wire out_space = {OBUF_SPACE};",
+          *ctl.handshake()]
     if s == 0:
-        L += ["    wire stream_end = s_fire && s_last;",
-              "    wire push = ce;",
+        L += ["    wire push = ce;",
               "    wire last_out = s_last;"]
     else:
-        L += [f"    wire stream_end = draining_reg && t_cnt == {tw}'d{s - 1};",
-              f"    wire push = ce && j_cnt == {jw}'d{s};",
+        L += [f"    wire push = ce && j_cnt == {jw}'d{s};",
               "    wire last_out = stream_end;"]
     L += ["    wire pop = m_valid && m_ready;",
           "    always @(posedge clk) begin",
           "        if (rst) begin",
-          "            draining_reg <= 1'b0;",
-          f"            t_cnt <= {tw}'d0;",
-          f"            j_cnt <= {jw}'d0;",
+          *ctl.reset(12),
           "            count_reg <= 2'd0;",
           "            links <= 2'(spg_fast_reset(h));",
           "        end else begin",
@@ -140,31 +123,17 @@ def wrapper_verilog(report: dict) -> str:
           "                if (s_fire && !links[0]) spg_fast_feed(h, s_data);",
           "                spg_fast_step(h, s_fire, s_last, push, stream_end, regs);",
           "                if (push && !links[1]) spg_fast_output(h, y);",
-          "                if (stream_end) begin",
-          "                    draining_reg <= 1'b0;",
-          f"                    t_cnt <= {tw}'d0;",
-          f"                    j_cnt <= {jw}'d0;",
-          "                end else begin",
-          f"                    if (j_cnt != {jw}'d{s}) j_cnt <= j_cnt + 1'b1;"]
-    if s > 0:
-        L += ["                    if (draining_reg) t_cnt <= t_cnt + 1'b1;",
-              "                    else if (s_last) draining_reg <= 1'b1;"]
-    L += ["                end",
+          *ctl.advance(16),
           "            end",
-          "            if (push && !pop) count_reg <= count_reg + 2'd1;",
-          "            if (pop && !push) count_reg <= count_reg - 2'd1;",
+          *obuf_count(12),
           "        end",
           "        // the output buffer moves as in the RTL's (reset or not)",
-          "        if (pop) q0_last <= (count_reg == 2'd2) ? q1_last : last_out;",
-          "        else if (push && count_reg == 2'd0) q0_last <= last_out;",
-          "        if (push && (count_reg == 2'd2 || (count_reg == 2'd1 && !pop))) q1_last <= last_out;",
+          *obuf_moves("q0_last", "q1_last", "last_out", 8),
           "        if (!links[1]) begin",
-          "            if (pop) q0_data <= (count_reg == 2'd2) ? q1_data : y;",
-          "            else if (push && count_reg == 2'd0) q0_data <= y;",
-          "            if (push && (count_reg == 2'd2 || (count_reg == 2'd1 && !pop))) q1_data <= y;",
+          *obuf_moves("q0_data", "q1_data", "y", 12),
           "        end",
           "    end",
-          "    assign m_valid = count_reg != 2'd0;",
+          f"    assign m_valid = {OBUF_VALID};",
           "    assign m_data = q0_data;",
           "    assign m_last = q0_last;",
           "endmodule",

@@ -16,6 +16,7 @@ import numpy as np
 from spgen._diagnostics import SpgenError
 from spgen._tools import cache_dir, content_hash, verilator_bin, verilator_env
 
+from .._stream_iface import StreamInterface, port_map
 from ._core import VerilogCore
 
 __all__ = ["Bundle", "build", "lint", "simulate"]
@@ -42,15 +43,25 @@ class Bundle:
             raise SpgenError(f"core {core.name} is not part of this simulation build") from None
 
 
-def _wrapper(cores: Sequence[VerilogCore]) -> str:
-    def words(c, key, s):
-        return len(c.iface[key][s])
+def _core_conns(prefix: str, words: int, p: str, on: str) -> list[str]:
+    """Stream ``prefix`` of core ``p``: it reads the harness's inputs while selected
+    (``on``); its outputs have nets of their own (``<p>_<port>``), multiplexed after."""
+    if prefix.startswith("s"):
+        return port_map(prefix, {"valid": f"{prefix}_valid && {on}", "ready": f"{p}_{prefix}_ready",
+                                 "data": f"{prefix}_data[{32 * words - 1}:0]",
+                                 "last": f"{prefix}_last"})
+    return port_map(prefix, {"valid": f"{p}_{prefix}_valid", "ready": f"{prefix}_ready && {on}",
+                             "data": f"{p}_{prefix}_data", "last": f"{p}_{prefix}_last"})
 
-    iw = max(_MIN_WORDS, *(words(c, "in", "main") for c in cores))
-    biw = max(_MIN_WORDS, *(words(c, "in", "brch") for c in cores))
-    ow = max(_MIN_WORDS, *(words(c, "out", "main") for c in cores))
-    bow = max(_MIN_WORDS, *(words(c, "out", "brch") for c in cores))
-    rw = max(_MIN_WORDS, *(len(c.iface["regs"]) for c in cores))
+
+def _wrapper(cores: Sequence[VerilogCore]) -> str:
+    ifaces = [StreamInterface.from_report(c.report) for c in cores]
+
+    def widest(prefix: str) -> int:
+        return max(_MIN_WORDS, *(f.words(prefix) for f in ifaces))
+
+    iw, biw, ow, bow = (widest(prefix) for prefix in ("s", "s_brch", "m", "m_brch"))
+    rw = max(_MIN_WORDS, *(len(f.regs) for f in ifaces))
     L = ["/* verilator lint_off UNUSEDSIGNAL */", "/* verilator lint_off WIDTHEXPAND */",
          "module spgtb_top (",
          "    input wire clk, input wire rst, input wire [7:0] sel,",
@@ -66,29 +77,22 @@ def _wrapper(cores: Sequence[VerilogCore]) -> str:
     mux: dict[str, list[str]] = {k: [] for k in ("s_ready", "s_brch_ready", "m_valid", "m_data",
                                                   "m_last", "m_brch_valid", "m_brch_data",
                                                   "m_brch_last", "tick")}
-    for k, c in enumerate(cores):
+    for k, (c, f) in enumerate(zip(cores, ifaces)):
         p = f"c{k}"
-        hbi, hbo = bool(c.iface["in"]["brch"]), bool(c.iface["out"]["brch"])
-        niw, now = words(c, "in", "main"), words(c, "out", "main")
+        hbi, hbo = bool(f.brch_in_words), bool(f.brch_out_words)
         L.append(f"    wire {p}_s_ready, {p}_m_valid, {p}_m_last;")
-        L.append(f"    wire [{32 * now - 1}:0] {p}_m_data;")
-        on = f"(sel == 8'd{k})"
-        conns = [".clk(clk)", ".rst(rst)", f".s_valid(s_valid && {on})", f".s_ready({p}_s_ready)",
-                 f".s_data(s_data[{32 * niw - 1}:0])", ".s_last(s_last)",
-                 f".m_valid({p}_m_valid)", f".m_ready(m_ready && {on})",
-                 f".m_data({p}_m_data)", f".m_last({p}_m_last)"]
+        L.append(f"    wire [{32 * f.out_words - 1}:0] {p}_m_data;")
         if hbi:
-            nb = words(c, "in", "brch")
             L.append(f"    wire {p}_s_brch_ready;")
-            conns += [f".s_brch_valid(s_brch_valid && {on})", f".s_brch_ready({p}_s_brch_ready)",
-                      f".s_brch_data(s_brch_data[{32 * nb - 1}:0])", ".s_brch_last(s_brch_last)"]
         if hbo:
-            nb = words(c, "out", "brch")
             L.append(f"    wire {p}_m_brch_valid, {p}_m_brch_last;")
-            L.append(f"    wire [{32 * nb - 1}:0] {p}_m_brch_data;")
-            conns += [f".m_brch_valid({p}_m_brch_valid)", f".m_brch_ready(m_brch_ready && {on})",
-                      f".m_brch_data({p}_m_brch_data)", f".m_brch_last({p}_m_brch_last)"]
-        conns += [f".reg_{r}(regs[{32 * i} +: 32])" for i, r in enumerate(c.iface["regs"])]
+            L.append(f"    wire [{32 * f.brch_out_words - 1}:0] {p}_m_brch_data;")
+        on = f"(sel == 8'd{k})"
+        conns = [".clk(clk)", ".rst(rst)"]
+        for prefix in ("s", "m", "s_brch", "m_brch"):
+            if f.words(prefix):
+                conns += _core_conns(prefix, f.words(prefix), p, on)
+        conns += f.reg_map(lambda i: f"regs[{32 * i} +: 32]")
         L.append(f"    {c.name} u_{p} ({', '.join(conns)});")
         mux["s_ready"].append(f"{on} ? {p}_s_ready")
         mux["s_brch_ready"].append(f"{on} ? {p}_s_brch_ready" if hbi else f"{on} ? 1'b1")
