@@ -22,7 +22,7 @@ from ._cards_common import (
 )
 from ._grid import check_grid, from_records, to_records
 
-__all__ = ["host_feed_records_per_cycle", "pipeline_card", "run_pipeline"]
+__all__ = ["host_feed_records_per_cycle", "pipeline_card", "run_pipeline", "sim_params"]
 
 
 
