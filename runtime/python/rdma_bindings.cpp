@@ -14,6 +14,17 @@ namespace py = pybind11;
 using spgsim::RtlCluster;
 
 namespace {
+// The cards' model parameters: the defaults with SPGEN_SIM_PARAMS applied, as every
+// RtlCluster of this process takes them.
+spgsim::Params env_params() {
+  spgsim::Params p;
+  if (const char* env = std::getenv("SPGEN_SIM_PARAMS")) {
+    std::string e = p.apply(env);
+    if (!e.empty()) throw std::runtime_error("SPGEN_SIM_PARAMS: " + e);
+  }
+  return p;
+}
+
 // Chains of cards run together (spgsim::run_pipelines), from Python's bytes.
 py::tuple run_chains(RtlCluster& c, const std::vector<py::tuple>& chains, uint64_t passes, uint64_t max_chunk,
                      uint64_t max_gap, uint64_t seed, uint64_t max_cycles) {
@@ -69,13 +80,11 @@ void bind_rdma(py::module& m) {
       });
   py::class_<RtlCluster>(m, "RtlCluster")
       .def(py::init([](const std::string& desc) {
-        spgsim::Params p;
-        if (const char* env = std::getenv("SPGEN_SIM_PARAMS")) {
-          std::string e = p.apply(env);
-          if (!e.empty()) throw std::runtime_error("SPGEN_SIM_PARAMS: " + e);
-        }
-        return new RtlCluster(spgsim::ClusterDesc::parse(desc), p);  // DescError: ValueError; cards: RuntimeError
+        // DescError: ValueError; cards: RuntimeError
+        return new RtlCluster(spgsim::ClusterDesc::parse(desc), env_params());
       }))
+      // "name=value" lines (docs/runtime.md); a cluster's cards are built with these
+      .def_static("sim_params", [] { return env_params().describe(); })
       .def("put", [](RtlCluster& c, int card, int dst, uint64_t local, uint64_t remote, uint64_t len) {
         RtlCluster::Op op;
         op.card = card, op.peer = dst, op.local = local, op.remote = remote, op.len = len;

@@ -282,3 +282,37 @@ def test_pipeline_model_link_rate() -> None:
     assert link_records_per_cycle(100, 1000) > 1.0                               # keeps a cascade busy
     assert link_records_per_cycle(100, 6.4) == pytest.approx(0.8 / 8 * 15 / 18)  # 32-bit port at 200 MHz
     assert pipeline_model_cycles(205, 64, 2, 1000, 0.5) == 2 * (205 * 64 * 2 + 1000)
+
+
+def test_bench_lbm_pipeline_models_the_host_feed(build, tmp_path) -> None:
+    """`spgen bench lbm --mode pipeline` over 100 Gb/s links: the model's stall is the PCIe
+    feed's 1 - p (the link is not the bound), the first card stalls no more than that, the
+    one-card row is its own model, every run bit-exact."""
+    from spgen.cli import main
+
+    js = tmp_path / "p.json"
+    assert main(["bench", "lbm", "--cards", "1,2", "--mode", "pipeline", "--cascade", str(DEPTH), "--grid",
+                 "32x48", "--passes", "2", "--link-gbps", "100", "--scaling", "strong", "--json", str(js),
+                 "--no-progress"]) == 0
+    rows = json.loads(js.read_text())["results"]
+    assert [r["cards"] for r in rows] == [1, 2] and all(r["verified"] for r in rows)
+    feed = rows[1]["host_feed_records_per_cycle"]
+    assert 0.88 < feed < 0.89
+    assert all(r["model_stall_rate"] == pytest.approx(1 - feed) for r in rows)
+    assert rows[0]["model_mcell_steps_per_s"] == pytest.approx(rows[0]["mcell_steps_per_s"])
+    assert 0 < rows[1]["stall_rate_in"][0] <= 1 - feed
+
+
+def test_pipeline_model_host_feed() -> None:
+    """The first card's PCIe feed: Gen3 x8's 7.877 GB/s in 256-byte completions with 30 bytes
+    more each on the wire is 7.05 GB/s of records, 0.881 of the cascade's 8 GB/s; the default
+    parameters are the simulator's own, and a link twice as fast is no longer the bound."""
+    from spgen.lbm._cards_pipeline import host_feed_records_per_cycle, sim_params
+    from spgen.runtime._build import load_extension
+
+    params = sim_params(types.SimpleNamespace(sim=load_extension().RtlCluster))
+    feed = host_feed_records_per_cycle(params)
+    assert feed == pytest.approx(7.877e9 * 256 / 286 / 8e9)
+    assert 0.88 < feed < 0.89
+    assert host_feed_records_per_cycle({**params, "pcie_gbytes_per_s": 2 * 7.877}) > 1.0
+    assert host_feed_records_per_cycle({**params, "pcie_mps": 128}) < feed   # more headers

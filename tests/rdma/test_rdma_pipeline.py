@@ -94,6 +94,30 @@ def test_pipeline_streams_at_the_line(rec10_card, tmp_path) -> None:
         assert low <= run.stall_rates[1] <= high, (gbps, run.stall_rates)
 
 
+@pytest.mark.parametrize("pcie_gbytes_per_s", [7.877, 15.754])
+def test_first_card_stalls_at_its_pcie_feed(rec10_card, tmp_path, monkeypatch, pcie_gbytes_per_s) -> None:
+    """Card 0's cascade waits only as long as its PCIe link to host memory makes it: over
+    Gen3 x8 its TX DMA brings 0.881 records a cycle (docs/lbm.md), so after the 64 beats it
+    reads ahead before the run it stalls 1 - R / ((40 R - 4096) / 35.25 B a cycle); over a link
+    twice as fast (Gen3 x16) it does not stall: no DMA, FIFO or descriptor limit behind it."""
+    from spgen.lbm._cards_pipeline import host_feed_records_per_cycle, sim_params
+
+    monkeypatch.setenv("SPGEN_SIM_PARAMS", f"pcie_gbytes_per_s={pcie_gbytes_per_s}")
+    d = spgen.compile(REC10)
+    n = 6000
+    x = _records(d, n, seed=4)
+    cl = _cluster(tmp_path, rec10_card, 2, line_rate_gbps=100)
+    for c in (0, 1):
+        cl[c].write_reg("k", 0.75)
+    y, run = cl.pipeline([0, 1], x, passes=1)
+    assert np.array_equal(_bits(y), _bits(d.emulate(x, regs={"k": 0.75}, steps=4)))
+    feed = host_feed_records_per_cycle(sim_params(cl))
+    cycles = max(n, (40 * n - 64 * 64) / (40 * feed))    # the read-ahead is there at the start
+    assert run.stall_rates[0] == pytest.approx(1 - n / cycles, abs=0.005), (feed, run.stall_rates)
+    if pcie_gbytes_per_s > 8:
+        assert run.stall_rates[0] < 0.005
+
+
 def test_pipeline_refuses_bad_chains_and_records(rec10_card, tmp_path) -> None:
     d = spgen.compile(REC10)
     cl = _cluster(tmp_path, rec10_card, 2)

@@ -16,13 +16,14 @@ depend on the grid's height). A card's next pass waits for its halos, so passes 
 exchanges add up; exchanges of different cards overlap each other and other cards' passes.
 
 In pipeline mode a pass moves the H W records through every card once, at the rate the
-slowest stage takes them: one record per cycle (the cascade), or the records a link
-carries, r = min(line rate, the card's port rate) x 255/258 (STREAM packets) / (40 B x 200
-MHz), whichever is less:
+slowest stage takes them: one record per cycle (the cascade), the records a link carries,
+r = min(line rate, the card's port rate) x 255/258 (STREAM packets) / (40 B x 200 MHz), or
+the records the first card's PCIe link brings from host memory, p = 7.877 GB/s x 256/286
+(completions of 256 bytes, 30 more on the wire) / 8 GB/s = 0.881, whichever is least:
 
-    T(N) = P (H W / min(1, r) + F)         stall at each card's first core = 1 - min(1, r)
+    T(N) = P (H W / min(1, r, p) + F)      stall at each card's first core = 1 - min(1, r, p)
 
-with F from the one-card run as above (N = 1: no link, r = 1).
+with F from the one-card run as T(1) / P - H W / min(1, p) (N = 1: no link, r = 1).
 """
 from __future__ import annotations
 
@@ -117,7 +118,8 @@ def run_bench(cfg: CardsBench, build_for: Callable[[int], Path], core, tick: Cal
                            "exchange_cycles": statistics.median(rounds.values()) if rounds else 0,
                            "simulated_cycles": r.details.get("simulated_cycles"),
                            "wall_s": r.wall_s, "verified": ok, "ranks": ranks or 1,
-                           "port_gbps": r.details.get("port_gbps")}
+                           "port_gbps": r.details.get("port_gbps"),
+                           "host_feed_records_per_cycle": r.details.get("host_feed_records_per_cycle")}
                     series.append(row)
                     rows.append(row)
                 _efficiency_and_model(series, cfg.width)
@@ -129,17 +131,19 @@ def _efficiency_and_model(series: list[dict], width: int) -> None:
     if one is None:
         return
     h1 = one["grid"][1]
-    fixed = one["cycles"] / one["passes"] - h1 * width
+    # the PCIe feed of the first card bounds a pipeline's pass on one card too
+    feed = min(1.0, one.get("host_feed_records_per_cycle") or 1.0) if one["mode"] == "pipeline" else 1.0
+    fixed = one["cycles"] / one["passes"] - h1 * width / feed
     for r in series:
         r["efficiency"] = r["mcell_steps_per_s"] / (r["cards"] * one["mcell_steps_per_s"])
         exchange = r["exchange_cycles"]
         if r["mode"] == "pipeline":
-            rate = 1.0
+            rate = min(1.0, r.get("host_feed_records_per_cycle") or 1.0)
             if r["cards"] > 1:
                 from ._cards_pipeline import link_records_per_cycle
 
-                rate = min(1.0, link_records_per_cycle(r["link_gbps"], r["port_gbps"] or r["link_gbps"],
-                                                       r["clock_mhz"]))
+                rate = min(rate, link_records_per_cycle(r["link_gbps"], r["port_gbps"] or r["link_gbps"],
+                                                        r["clock_mhz"]))
             model = pipeline_model_cycles(r["grid"][1], width, r["passes"], fixed, rate)
             r["model_stall_rate"] = 1.0 - rate
         else:
@@ -167,7 +171,7 @@ def table(rows: list[dict]) -> str:
                    + (f"(model stall {r['model_stall_rate'] * 100:.1f}%) " if "model_stall_rate" in r else "") +
                    f"{'bit-exact' if r['verified'] else 'MISMATCH'}")
     out.append("Mcell-st/s: million cell-steps per simulated second, end to end (first upload to last download); "
-               "model: slabs T(N) = P (R_N W + F) + (P - 1) X, pipeline T(N) = P (H W / min(1, r) + F) (docs/lbm.md); eff.: rate_N / (N rate_1) of the series; "
+               "model: slabs T(N) = P (R_N W + F) + (P - 1) X, pipeline T(N) = P (H W / min(1, r, p) + F) (docs/lbm.md); eff.: rate_N / (N rate_1) of the series; "
                "stall in: worst card's first-core input over its F2F runs; link util: halo bytes / (links x line "
                "rate x time); exchange: cycles of a halo exchange (its slowest put, median over the rounds)")
     return "\n".join(out)

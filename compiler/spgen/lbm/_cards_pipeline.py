@@ -22,7 +22,7 @@ from ._cards_common import (
 )
 from ._grid import check_grid, from_records, to_records
 
-__all__ = ["pipeline_card", "run_pipeline"]
+__all__ = ["host_feed_records_per_cycle", "pipeline_card", "run_pipeline", "sim_params"]
 
 
 
@@ -109,7 +109,9 @@ def run_pipeline(build: str | Path | None, f: np.ndarray, attr: np.ndarray, step
     out, run = cl.pipeline(list(range(cards)), to_records(f, a), passes=passes, max_chunk=chunk,
                            max_gap=gap, seed=seed)
     details = run.as_dict()
+    feed = host_feed_records_per_cycle(sim_params(cl), RECORD_BYTES)
     details.update(needed_link_gbps=needed_link_gbps(run.clock_mhz), record_bytes=RECORD_BYTES,
+                   host_feed_records_per_cycle=feed, host_feed_stall_rate=max(0.0, 1.0 - feed),
                    simulated_cycles=run.cycles,
                    # the stream endpoints' rate: a beat of the link port per cycle (a word in
                    # word-wide builds)
@@ -122,6 +124,27 @@ def run_pipeline(build: str | Path | None, f: np.ndarray, attr: np.ndarray, step
                   steps=int(steps), cycles=run.cycles, clock_mhz=run.clock_mhz, stall_rate=run.stall_rates,
                   runs=[], link_bytes=link_bytes, link_gbps=gbps, link_utilisation=util,
                   wall_s=time.monotonic() - t_wall, details=details)
+
+
+def sim_params(cl) -> dict[str, float]:
+    """The model parameters of a cluster's RTL cards (docs/runtime.md), as numbers."""
+    out = {}
+    for line in cl.sim.sim_params().splitlines():
+        k, _, v = line.partition("=")
+        out[k] = float(v)
+    return out
+
+
+def host_feed_records_per_cycle(params: dict[str, float], record_bytes: int = RECORD_BYTES) -> float:
+    """Records per cycle the first card's TX DMA can take from host memory: PCIe's raw rate
+    per direction in completions of `pcie_mps` payload bytes, each with its TLP overhead and
+    DLLP share (docs/runtime.md), over the record size. With the defaults (Gen3 x8, 7.877 GB/s
+    raw, 256-byte completions, 30 bytes each on top) 7.05 GB/s of records, 0.881 a cycle at
+    200 MHz: the cascade's 8 GB/s is more than the link to the host carries."""
+    mps = params["pcie_mps"]
+    payload = params["pcie_gbytes_per_s"] * 1e9 * mps / (mps + params["pcie_tlp_overhead"]
+                                                         + params["pcie_dllp_bytes"])
+    return payload / (record_bytes * params["clock_mhz"] * 1e6)
 
 
 # record words per word on the cable (a packet's header, control word and CRC): the line-wide
