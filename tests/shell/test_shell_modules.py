@@ -1,4 +1,5 @@
-"""Shell modules on their own (descriptor queue, status, arbiter, run counters, RDMA checks), cocotb."""
+"""Shell modules on their own (descriptor queue and front end, status, arbiter, run counters, RDMA
+receivers' checks, control side and stream table), cocotb."""
 from __future__ import annotations
 
 import pytest
@@ -14,6 +15,20 @@ def test_desc_queue(tmp_path, monkeypatch, record_words, is_rx, depth):
     tests, failed = run_cocotb(f"descq{record_words}_{is_rx}_{depth}", "shell_desc_queue",
                                [SHELL_DIR / "shell_desc_queue.v", SHELL_DIR / "shell_fifo.v"],
                                "cocotb_shell_desc_queue",
+                               parameters={"RECORD_WORDS": record_words, "IS_RX": is_rx,
+                                           "DESC_FIFO_DEPTH": depth}, tmp_path=tmp_path)
+    assert tests == 1 and failed == 0
+
+
+@pytest.mark.xdist_group("shell_modules")
+@pytest.mark.parametrize(("record_words", "is_rx", "depth"), [(16, 0, 16), (3, 1, 4), (1, 1, 16)])
+def test_dma_front(tmp_path, monkeypatch, record_words, is_rx, depth):
+    for k, v in (("RECORD_WORDS", record_words), ("IS_RX", is_rx), ("DEPTH", depth)):
+        monkeypatch.setenv(k, str(v))
+    tests, failed = run_cocotb(f"dma_front{record_words}_{is_rx}_{depth}", "shell_dma_front",
+                               [SHELL_DIR / f for f in ("shell_dma_front.v", "shell_desc_queue.v",
+                                                        "shell_dma_status.v", "shell_fifo.v")],
+                               "cocotb_shell_dma_front",
                                parameters={"RECORD_WORDS": record_words, "IS_RX": is_rx,
                                            "DESC_FIFO_DEPTH": depth}, tmp_path=tmp_path)
     assert tests == 1 and failed == 0
@@ -36,6 +51,25 @@ def test_rdma_start_check(tmp_path, monkeypatch, mem_bytes):
     tests, failed = run_cocotb(f"rdma_start_check{mem_bytes:x}", "rdma_start_check",
                                [SHELL_DIR / "rdma" / "rdma_start_check.v"], "cocotb_rdma_start_check",
                                parameters={"MEM_BYTES": f"64'h{mem_bytes:x}"}, tmp_path=tmp_path)
+    assert tests == 1 and failed == 0
+
+
+@pytest.mark.xdist_group("shell_modules")
+@pytest.mark.parametrize("mem_bytes", [0x2_0000_0000, 0x1000_0000])
+def test_rdma_rx_ctrl(tmp_path, monkeypatch, mem_bytes):
+    monkeypatch.setenv("MEM_BYTES", str(mem_bytes))
+    tests, failed = run_cocotb(f"rdma_rx_ctrl{mem_bytes:x}", "rdma_rx_ctrl",
+                               [SHELL_DIR / "rdma" / f for f in ("rdma_rx_ctrl.v", "rdma_rx_streams.v",
+                                                                 "rdma_start_check.v")],
+                               "cocotb_rdma_rx_ctrl", parameters={"MEM_BYTES": f"64'h{mem_bytes:x}"},
+                               tmp_path=tmp_path)
+    assert tests == 1 and failed == 0
+
+
+@pytest.mark.xdist_group("shell_modules")
+def test_rdma_rx_streams(tmp_path):
+    tests, failed = run_cocotb("rdma_rx_streams", "rdma_rx_streams", [SHELL_DIR / "rdma" / "rdma_rx_streams.v"],
+                               "cocotb_rdma_rx_streams", tmp_path=tmp_path)
     assert tests == 1 and failed == 0
 
 
