@@ -1,5 +1,5 @@
 """Shell modules on their own (descriptor queue and front end, status, arbiter, run counters, RDMA
-receivers' checks, control side and stream table), cocotb."""
+receivers' checks, control side and stream table, the senders' stream), cocotb."""
 from __future__ import annotations
 
 import pytest
@@ -70,6 +70,13 @@ def test_rdma_rx_ctrl(tmp_path, monkeypatch, mem_bytes):
 def test_rdma_rx_streams(tmp_path):
     tests, failed = run_cocotb("rdma_rx_streams", "rdma_rx_streams", [SHELL_DIR / "rdma" / "rdma_rx_streams.v"],
                                "cocotb_rdma_rx_streams", tmp_path=tmp_path)
+    assert tests == 1 and failed == 0
+
+
+@pytest.mark.xdist_group("shell_modules")
+def test_rdma_tx_stream(tmp_path):
+    tests, failed = run_cocotb("rdma_tx_stream", "rdma_tx_stream", [SHELL_DIR / "rdma" / "rdma_tx_stream.v"],
+                               "cocotb_rdma_tx_stream", tmp_path=tmp_path)
     assert tests == 1 and failed == 0
 
 
