@@ -76,7 +76,9 @@ module shell_tx_dma #(
     // a request every 3 cycles, far above the beat rate with bursts of 16 (the data
     // side moves one beat a cycle)
     localparam [1:0] E_IDLE = 2'd0, E_SETUP = 2'd1, E_CALC = 2'd2, E_ISSUE = 2'd3;
-    reg [1:0]  state_reg;
+    // kept binary: Yosys recodes it one-hot once the descriptor hand-over is outside this
+    // module, which puts the burst length (E_CALC) a LUT level deeper
+    (* fsm_encoding = "none" *) reg [1:0] state_reg;
     reg [63:0] blk_addr_reg;          // current block's first byte
     reg [63:0] beat_addr_reg;         // next read beat (64-byte aligned)
     reg [31:0] blk_left_reg;          // blocks still to start, this one included

@@ -1,5 +1,6 @@
-"""Shell modules on their own (descriptor queue and front end, status, arbiter, run counters, RDMA
-receivers' checks, control side and stream table, the senders' stream), cocotb."""
+"""Shell modules on their own (FIFO, descriptor queue and front end, status, arbiter, run counters;
+RDMA receivers' checks, control side and stream table, the senders' stream, the word buffer, the
+links' CRC), cocotb."""
 from __future__ import annotations
 
 import pytest
@@ -77,6 +78,40 @@ def test_rdma_rx_streams(tmp_path):
 def test_rdma_tx_stream(tmp_path):
     tests, failed = run_cocotb("rdma_tx_stream", "rdma_tx_stream", [SHELL_DIR / "rdma" / "rdma_tx_stream.v"],
                                "cocotb_rdma_tx_stream", tmp_path=tmp_path)
+    assert tests == 1 and failed == 0
+
+
+@pytest.mark.xdist_group("shell_modules")
+@pytest.mark.parametrize(("width", "depth", "fwd"), [(32, 16, 1), (1, 2, 1), (72, 4, 0), (524, 64, 0), (8, 2, 0)])
+def test_fifo(tmp_path, monkeypatch, width, depth, fwd):
+    for k, v in (("DATA_WIDTH", width), ("DEPTH", depth), ("FWD_WRITES", fwd)):
+        monkeypatch.setenv(k, str(v))
+    tests, failed = run_cocotb(f"fifo{width}_{depth}_{fwd}", "shell_fifo", [SHELL_DIR / "shell_fifo.v"],
+                               "cocotb_shell_fifo",
+                               parameters={"DATA_WIDTH": width, "FIFO_DEPTH": depth, "FWD_WRITES": fwd},
+                               tmp_path=tmp_path)
+    assert tests == 1 and failed == 0
+
+
+@pytest.mark.xdist_group("shell_modules")
+@pytest.mark.parametrize(("depth", "n_in", "n_out", "width"),
+                         [(1024, 16, 16, 32), (256, 32, 16, 32), (64, 16, 32, 33), (32, 16, 2, 8)])
+def test_rdma_wbuf(tmp_path, monkeypatch, depth, n_in, n_out, width):
+    for k, v in (("DEPTH", depth), ("IN", n_in), ("OUT", n_out), ("WIDTH", width)):
+        monkeypatch.setenv(k, str(v))
+    tests, failed = run_cocotb(f"wbuf{depth}_{n_in}_{n_out}_{width}", "rdma_wbuf",
+                               [SHELL_DIR / "rdma" / "rdma_wbuf.v"], "cocotb_rdma_wbuf",
+                               parameters={"DEPTH": depth, "IN": n_in, "OUT": n_out, "WIDTH": width},
+                               tmp_path=tmp_path)
+    assert tests == 1 and failed == 0
+
+
+@pytest.mark.xdist_group("shell_modules")
+@pytest.mark.parametrize("lanes", [1, 16, 32])
+def test_rdma_crc32(tmp_path, monkeypatch, lanes):
+    monkeypatch.setenv("LANES", str(lanes))
+    tests, failed = run_cocotb(f"crc32_{lanes}", "rdma_crc32", [SHELL_DIR / "rdma" / "rdma_crc32.v"],
+                               "cocotb_rdma_crc32", parameters={"LANES": lanes}, tmp_path=tmp_path)
     assert tests == 1 and failed == 0
 
 
