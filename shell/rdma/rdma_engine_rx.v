@@ -28,23 +28,11 @@ module rdma_engine_rx #(
     input  wire        mem_wr_waitrequest,
     output wire        mem_wr_flush,    // a stream ended: write out what the memory side holds
     input  wire        mem_wr_pending,  // written words not yet accepted by the memory
-    // the initiator: is operation q_op outstanding there; completions (it drops stale ones)
-    output wire [31:0] q_op,
-    input  wire        q_live,
-    output wire        comp_valid,
-    output wire [31:0] comp_op,
-    output wire [7:0]  comp_code,
-    // replies (DONE / ERR) for the sender
-    output wire        rp_push,
-    output wire [49:0] rp_data,   // {dst 6, type 4, op 32, code 8}
-    input  wire        rp_full,
+    `include "rdma_rx_reply_ports.vh"
     // get requests for the sender
     output wire        rq_push,
     output wire [325:0] rq_data,  // {src 6, op 32, remote 64, len 64, local 64, block 32, rstride 32, lstride 32}
     input  wire        rq_full,
-    // target events: a put received
-    output wire        ev_push,
-    output wire [137:0] ev_data,  // {kind 4, peer 6, addr 64, len 64}
     output wire [2:0]   dbg       // receiver state
 );
     `include "rdma_packet.vh"

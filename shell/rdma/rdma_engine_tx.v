@@ -12,26 +12,7 @@
 module rdma_engine_tx #(
     parameter integer PF_DEPTH = 32  // read-ahead FIFO, words (power of 2, >= 16)
 ) (
-    input  wire         clk,
-    input  wire         rst,
-    input  wire [5:0]   card_id,
-    // the initiator's command (held until c_take)
-    input  wire         c_valid,
-    output reg          c_take,
-    input  wire         c_get,
-    input  wire [5:0]   c_dst,
-    input  wire [31:0]  c_op,
-    input  wire [63:0]  c_local,
-    input  wire [63:0]  c_remote,
-    input  wire [63:0]  c_len,      // bytes in all
-    input  wire [31:0]  c_count,    // blocks of a block-stride operation
-    input  wire [31:0]  c_block,    // 0: contiguous, else block-stride put or get
-    input  wire [31:0]  c_lstride,
-    input  wire [31:0]  c_rstride,
-    // replies {dst 6, type 4, op 32, code 8}
-    input  wire         rp_empty,
-    input  wire [49:0]  rp_data,
-    output reg          rp_pop,
+    `include "rdma_tx_cmd_ports.vh"
     // get requests {src 6, op 32, remote 64, len 64, local 64, block 32, rstride 32, lstride 32}
     // (block 0: contiguous; rstride is the target's, lstride the initiator's)
     input  wire         rq_empty,

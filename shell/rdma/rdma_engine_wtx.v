@@ -22,27 +22,8 @@ module rdma_engine_wtx #(
     parameter integer PF_DEPTH = 2048,// read-ahead buffer, words (power of 2, >= 512)
     parameter integer RD_LINES = 128  // line reads in flight (power of 2)
 ) (
-    input  wire         clk,
-    input  wire         rst,
-    input  wire [5:0]   card_id,
-    // the initiator's command (held until c_take)
-    input  wire         c_valid,
-    output reg          c_take,
-    input  wire         c_get,
-    input  wire [5:0]   c_dst,
-    input  wire [31:0]  c_op,
-    input  wire [63:0]  c_local,
-    input  wire [63:0]  c_remote,
-    input  wire [63:0]  c_len,      // bytes in all
-    input  wire [31:0]  c_count,    // blocks of a block-stride operation
-    input  wire [31:0]  c_block,    // 0: contiguous, else block-stride put or get
-    input  wire [31:0]  c_lstride,
-    input  wire [31:0]  c_rstride,
+    `include "rdma_tx_cmd_ports.vh"
     input  wire [8:0]   c_pkt,      // payload words per DATA packet (16..256, a multiple of 16)
-    // replies {dst 6, type 4, op 32, code 8}
-    input  wire         rp_empty,
-    input  wire [49:0]  rp_data,
-    output reg          rp_pop,
     // get requests {src 6, op 32, remote 64, len 64, local 64, block 32, rstride 32, lstride 32, pkt 9}
     input  wire         rq_empty,
     input  wire [334:0] rq_data,
