@@ -1,6 +1,6 @@
 """Shell modules on their own (FIFO, descriptor queue and front end, status, arbiter, run counters;
 RDMA receivers' checks, control side and stream table, the senders' stream, the word buffer, the
-links' CRC, the word engine's write coalescer), cocotb."""
+links' CRC, the word engine's write coalescer, the stream endpoints' CSRs), cocotb."""
 from __future__ import annotations
 
 import pytest
@@ -96,6 +96,14 @@ def test_rdma_crc32(tmp_path, monkeypatch, lanes):
 def test_rdma_wr_coalesce(tmp_path, monkeypatch, burst):
     assert _passes(tmp_path, monkeypatch, f"wr_coalesce{burst}", _rdma("afu/rdma_wr_coalesce.v", "afu/rdma_wr_lines.v"),
                    "cocotb_rdma_wr_coalesce", {"BURST": burst}, {"BURST": burst})
+
+
+@pytest.mark.xdist_group("shell_modules")
+@pytest.mark.parametrize(("record_words", "brch_in", "brch_out"), [(1, 0, 0), (16, 3, 255)])
+def test_rdma_stream_csr(tmp_path, monkeypatch, record_words, brch_in, brch_out):
+    params = {"RECORD_WORDS": record_words, "BRCH_IN_WORDS": brch_in, "BRCH_OUT_WORDS": brch_out}
+    assert _passes(tmp_path, monkeypatch, f"stream_csr{record_words}_{brch_in}_{brch_out}",
+                   _rdma("afu/rdma_stream_csr.v"), "cocotb_rdma_stream_csr", params, params)
 
 
 def _fabric_desc(tmp_path, quiet, testcase):
