@@ -76,13 +76,15 @@ def synth(params: dict[str, int], work: Path) -> dict[str, dict[str, int]]:
         parts = module.split("\\")
         name = parts[1] if len(parts) > 1 else parts[0]
         # a FIFO belongs to the block around it (the descriptor queue's is not the DMAC's);
-        # an engine's parts are named after it
+        # an engine's parts are named after it, its descriptor front end's glue is the engine's
+        # own and the front end's parts are the engine's parts
         parent = stack[-1][1] if stack else ""
+        engine = stack[-2][1] if parent == "shell_dma_front" and len(stack) > 1 else parent
         owner = name
-        if name == "shell_fifo" and parent == "shell_desc_queue":
+        if name == "shell_fifo" and parent == "shell_desc_queue" or name == "shell_dma_front" and parent in ("shell_tx_dma", "shell_rx_dma"):
             owner = parent
-        elif parent in ("shell_tx_dma", "shell_rx_dma") and name != "shell_desc_queue":
-            owner = f"{name} ({parent[6:8].upper()})"
+        elif engine in ("shell_tx_dma", "shell_rx_dma") and name != "shell_desc_queue":
+            owner = f"{name} ({engine[6:8].upper()})"
         stack.append((depth, name))
         acc = blocks.setdefault(owner, {})
         for k, v in per_module.get(module, {}).items():

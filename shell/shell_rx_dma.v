@@ -37,7 +37,7 @@ module shell_rx_dma #(
 
     localparam integer BURST_BITS = $clog2(MAX_BURST);
     localparam integer WBUF_BITS  = $clog2(WBUF_DEPTH);
-    localparam integer CTRL_SOP = CSR_DMA_DESC_CTRL_SOP_LSB, CTRL_EOP = CSR_DMA_DESC_CTRL_EOP_LSB,
+    localparam integer CTRL_EOP = CSR_DMA_DESC_CTRL_EOP_LSB,
                        CTRL_IRQ = CSR_DMA_DESC_CTRL_IRQ_LSB;  // from csr_map.json
     // buffered beat: {err, irq, desc_end, cnt[4:0], off[3:0], data}
     localparam integer BEAT_WIDTH = 3 + 5 + 4 + 512;
@@ -69,26 +69,11 @@ module shell_rx_dma #(
             srst_pend_reg <= 1'b1;
     end
 
-    // descriptor front end
-    wire        q_valid, q_nodata, q_busy, q_chaining, q_overflow, q_full;
-    reg         q_ready;
+    // descriptor front end: queue, hand-over, completions and status
+    wire        take, none_queued;
     wire [63:0] q_addr;
     wire [31:0] q_len, q_stride, q_count;
     wire [3:0]  q_ctrl;
-    wire [7:0]  q_err, q_level;
-
-    shell_desc_queue #(.IS_RX(1), .RECORD_WORDS(RECORD_WORDS), .DESC_FIFO_DEPTH(DESC_FIFO_DEPTH)) queue (
-        .clk (clk), .rst (erst),
-        .push_valid (push_valid), .push_src (push_src), .push_dst (push_dst), .push_len (push_len),
-        .push_stride (push_stride), .push_count (push_count), .push_next (push_next),
-        .push_ctrl (push_ctrl), .push_overflow (q_overflow), .fifo_level (q_level), .fifo_full (q_full),
-        .fetch_req_valid (fetch_req_valid), .fetch_req_ready (fetch_req_ready),
-        .fetch_req_addr (fetch_req_addr), .fetch_resp_valid (fetch_resp_valid),
-        .fetch_resp_data (fetch_resp_data),
-        .m_valid (q_valid), .m_ready (q_ready), .m_addr (q_addr), .m_len (q_len),
-        .m_stride (q_stride), .m_count (q_count), .m_ctrl (q_ctrl), .m_err (q_err),
-        .m_nodata (q_nodata), .busy (q_busy), .chaining (q_chaining)
-    );
 
     // beat generator: one output span of the packer per destination beat
     localparam [1:0] E_IDLE = 2'd0, E_SETUP = 2'd1, E_BEAT = 2'd2;
@@ -168,9 +153,6 @@ module shell_rx_dma #(
     );
 
     wire drained = !wr_active_reg && cmd_level == 5'd0 && w_level == 0;
-    wire q_skip  = q_err != 8'd0 || q_nodata;
-    wire skip_done = state_reg == E_IDLE && q_valid && q_skip && drained;
-    always @* q_ready = skip_done || (state_reg == E_IDLE && q_valid && !q_skip);
 
     always @(posedge clk) begin
         if (erst) begin
@@ -179,7 +161,7 @@ module shell_rx_dma #(
         end else begin
             case (state_reg)
             E_IDLE:
-                if (q_valid && !q_skip) begin
+                if (take) begin
                     blk_addr_reg <= q_addr;
                     blk_left_reg <= q_count;
                     len63_reg    <= {1'b0, q_len} + 33'd63;
@@ -268,38 +250,17 @@ module shell_rx_dma #(
     assign wr_writedata  = w[511:0];
     assign wr_byteenable = be;
 
-    wire w_end = wr_accept && w[521];
-    reg  in_packet_reg;
-    always @(posedge clk) begin
-        if (erst)
-            in_packet_reg <= 1'b0;
-        else if (state_reg == E_IDLE && q_valid && !q_skip && q_ctrl[CTRL_SOP])
-            in_packet_reg <= 1'b1;
-        else if (w_end && ctrl_reg[CTRL_EOP])
-            in_packet_reg <= 1'b0;
-    end
-
-    wire [31:0] done_count, err_seq;
-    wire [7:0]  err_code, err_count;
-    wire busy = q_busy || q_level != 8'd0 || state_reg != E_IDLE || !drained;
-    wire end_err = w_end && w[523];
-
-    shell_dma_status stat (
+    wire        w_end = wr_accept && w[521];
+    shell_dma_front #(.IS_RX(1), .RECORD_WORDS(RECORD_WORDS), .DESC_FIFO_DEPTH(DESC_FIFO_DEPTH)) front (
         .clk (clk), .rst (erst),
-        .done_pulse (w_end || skip_done), .done_irq (w_end ? w[522] : q_ctrl[CTRL_IRQ]),
-        .err_a_pulse ((skip_done && q_err != 8'd0) || end_err),
-        .err_a_code (end_err ? CSR_ERR_LAST_MISMATCH[7:0] : q_err),
-        .err_b_pulse (q_overflow), .err_b_code (CSR_ERR_FIFO_OVERFLOW[7:0]),
-        .err_clear (err_clear), .bytes_inc (wr_accept ? {w[520:516], 2'b00} : 7'd0), .busy (busy),
-        .done_count (done_count), .err_code (err_code), .err_count (err_count), .err_seq (err_seq),
-        .bytes (bytes), .busy_cycles (busy_cycles), .irq_pulse (irq_pulse)
+        `include "dma_front_conns.vh"
+        .idle (state_reg == E_IDLE), .drained (drained), .take (take), .d_addr (q_addr), .d_len (q_len),
+        .d_stride (q_stride), .d_count (q_count), .d_ctrl (q_ctrl), .none_queued (none_queued),
+        .end_pulse (w_end), .end_irq (w[522]), .end_err (w_end && w[523]),
+        .pkt_end (w_end && ctrl_reg[CTRL_EOP]), .bytes_inc (wr_accept ? {w[520:516], 2'b00} : 7'd0)
     );
 
-    assign status = {done_count, 16'd0, q_level, 2'b00, in_packet_reg, err_code != 8'd0,
-                     q_chaining, q_level == 8'd0, q_full, busy};
-    assign error  = {err_seq, 16'd0, err_count, err_code};
-
-    wire unused_ok = &{1'b0, burst_w[26:8], blk_span[1:0], w_valid};
+    wire unused_ok = &{1'b0, burst_w[26:8], blk_span[1:0], w_valid, none_queued};
 endmodule
 
 `default_nettype wire

@@ -37,7 +37,7 @@ module shell_tx_dma #(
     localparam integer BURST_BITS = $clog2(MAX_BURST);
     localparam integer READS_BITS = $clog2(MAX_READS);
     `include "afushell_csr.vh"
-    localparam integer CTRL_SOP = CSR_DMA_DESC_CTRL_SOP_LSB, CTRL_EOP = CSR_DMA_DESC_CTRL_EOP_LSB,
+    localparam integer CTRL_EOP = CSR_DMA_DESC_CTRL_EOP_LSB,
                        CTRL_IRQ = CSR_DMA_DESC_CTRL_IRQ_LSB;  // from csr_map.json
     // burst info: {irq, desc_end, eop, end_hi[4:0], first_lo[3:0], beats[7:0]}
     localparam integer BINFO_WIDTH = 3 + 5 + 4 + 8;
@@ -61,26 +61,11 @@ module shell_tx_dma #(
 
     wire erst = rst || srst;
 
-    // descriptor front end
-    wire        q_valid, q_nodata, q_busy, q_chaining, q_overflow, q_full;
-    reg         q_ready;
+    // descriptor front end: queue, hand-over, completions and status
+    wire        take, none_queued;
     wire [63:0] q_addr;
     wire [31:0] q_len, q_stride, q_count;
     wire [3:0]  q_ctrl;
-    wire [7:0]  q_err, q_level;
-
-    shell_desc_queue #(.IS_RX(0), .RECORD_WORDS(RECORD_WORDS), .DESC_FIFO_DEPTH(DESC_FIFO_DEPTH)) queue (
-        .clk (clk), .rst (erst),
-        .push_valid (push_valid), .push_src (push_src), .push_dst (push_dst), .push_len (push_len),
-        .push_stride (push_stride), .push_count (push_count), .push_next (push_next),
-        .push_ctrl (push_ctrl), .push_overflow (q_overflow), .fifo_level (q_level), .fifo_full (q_full),
-        .fetch_req_valid (fetch_req_valid), .fetch_req_ready (fetch_req_ready),
-        .fetch_req_addr (fetch_req_addr), .fetch_resp_valid (fetch_resp_valid),
-        .fetch_resp_data (fetch_resp_data),
-        .m_valid (q_valid), .m_ready (q_ready), .m_addr (q_addr), .m_len (q_len),
-        .m_stride (q_stride), .m_count (q_count), .m_ctrl (q_ctrl), .m_err (q_err),
-        .m_nodata (q_nodata), .busy (q_busy), .chaining (q_chaining)
-    );
 
     // reads in flight survive an engine reset: their data is discarded when it arrives
     reg  [READS_BITS:0] inflight_reg, discard_reg;
@@ -91,7 +76,9 @@ module shell_tx_dma #(
     // a request every 3 cycles, far above the beat rate with bursts of 16 (the data
     // side moves one beat a cycle)
     localparam [1:0] E_IDLE = 2'd0, E_SETUP = 2'd1, E_CALC = 2'd2, E_ISSUE = 2'd3;
-    reg [1:0]  state_reg;
+    // kept binary: Yosys recodes it one-hot once the descriptor hand-over is outside this
+    // module, which puts the burst length (E_CALC) a LUT level deeper
+    (* fsm_encoding = "none" *) reg [1:0] state_reg;
     reg [63:0] blk_addr_reg;          // current block's first byte
     reg [63:0] beat_addr_reg;         // next read beat (64-byte aligned)
     reg [31:0] blk_left_reg;          // blocks still to start, this one included
@@ -135,15 +122,10 @@ module shell_tx_dma #(
     wire        issue      = state_reg == E_ISSUE && credit_ok && binfo_ready && discard_reg == 0;
     wire        issue_ok   = issue && !rd_waitrequest;
     wire        drained    = inflight_reg == 0 && !binfo_level_nz && data_level == 0;
-    wire        q_skip     = q_err != 8'd0 || q_nodata;
 
     assign rd_address    = beat_addr_reg;
     assign rd_read       = issue;
     assign rd_burstcount = burst;
-
-    // completion of failed descriptors and jumps waits for earlier data, keeping DONE_COUNT in order
-    wire skip_done = state_reg == E_IDLE && q_valid && q_skip && drained;
-    always @* q_ready = skip_done || (state_reg == E_IDLE && q_valid && !q_skip);
 
     always @(posedge clk) begin
         if (erst) begin
@@ -151,7 +133,7 @@ module shell_tx_dma #(
         end else begin
             case (state_reg)
             E_IDLE:
-                if (q_valid && !q_skip) begin
+                if (take) begin
                     blk_addr_reg <= q_addr;
                     blk_left_reg <= q_count;
                     len63_reg    <= {1'b0, q_len} + 33'd63;
@@ -285,28 +267,13 @@ module shell_tx_dma #(
 
     wire d_fire   = d_valid && d_ready;
     wire d_end    = d_fire && d[522];
-    reg  in_packet_reg;
-    always @(posedge clk) begin
-        if (erst)
-            in_packet_reg <= 1'b0;
-        else if (state_reg == E_IDLE && q_valid && !q_skip && q_ctrl[CTRL_SOP])
-            in_packet_reg <= 1'b1;
-        else if (d_end && d[521])
-            in_packet_reg <= 1'b0;
-    end
-
-    wire [31:0] done_count, err_seq;
-    wire [7:0]  err_code, err_count;
-    wire busy = q_busy || q_level != 8'd0 || state_reg != E_IDLE || !drained;
-
-    shell_dma_status stat (
+    shell_dma_front #(.IS_RX(0), .RECORD_WORDS(RECORD_WORDS), .DESC_FIFO_DEPTH(DESC_FIFO_DEPTH)) front (
         .clk (clk), .rst (erst),
-        .done_pulse (d_end || skip_done), .done_irq (d_end ? d[523] : q_ctrl[CTRL_IRQ]),
-        .err_a_pulse (skip_done && q_err != 8'd0), .err_a_code (q_err),
-        .err_b_pulse (q_overflow), .err_b_code (CSR_ERR_FIFO_OVERFLOW[7:0]),
-        .err_clear (err_clear), .bytes_inc (d_fire ? {d[520:516], 2'b00} : 7'd0), .busy (busy),
-        .done_count (done_count), .err_code (err_code), .err_count (err_count), .err_seq (err_seq),
-        .bytes (bytes), .busy_cycles (busy_cycles), .irq_pulse (irq_pulse)
+        `include "dma_front_conns.vh"
+        .idle (state_reg == E_IDLE), .drained (drained), .take (take), .d_addr (q_addr), .d_len (q_len),
+        .d_stride (q_stride), .d_count (q_count), .d_ctrl (q_ctrl), .none_queued (none_queued),
+        .end_pulse (d_end), .end_irq (d[523]), .end_err (1'b0), .pkt_end (d_end && d[521]),
+        .bytes_inc (d_fire ? {d[520:516], 2'b00} : 7'd0)
     );
 
     // Enough buffered to ride out a DDR refresh (70 cycles, 44 beats of 40-byte records)
@@ -318,11 +285,7 @@ module shell_tx_dma #(
     assign primed = data_level >= prime_level
                  || (inflight_reg == 0 && !binfo_level_nz
                      && ((state_reg == E_ISSUE && credit_fresh_reg && !credit_ok_reg)
-                         || (state_reg == E_IDLE && !q_valid && !q_busy && q_level == 8'd0)));
-
-    assign status = {done_count, 16'd0, q_level, 2'b00, in_packet_reg, err_code != 8'd0,
-                     q_chaining, q_level == 8'd0, q_full, busy};
-    assign error  = {err_seq, 16'd0, err_count, err_code};
+                         || (state_reg == E_IDLE && none_queued)));
 
     wire unused_ok = &{1'b0, spare[READS_BITS+1:0], blk_span[5:0], blk_last[1:0], g_inner, d_in_ready, binfo_valid, binfo_level_nz};
 endmodule

@@ -12,26 +12,7 @@
 module rdma_engine_tx #(
     parameter integer PF_DEPTH = 32  // read-ahead FIFO, words (power of 2, >= 16)
 ) (
-    input  wire         clk,
-    input  wire         rst,
-    input  wire [5:0]   card_id,
-    // the initiator's command (held until c_take)
-    input  wire         c_valid,
-    output reg          c_take,
-    input  wire         c_get,
-    input  wire [5:0]   c_dst,
-    input  wire [31:0]  c_op,
-    input  wire [63:0]  c_local,
-    input  wire [63:0]  c_remote,
-    input  wire [63:0]  c_len,      // bytes in all
-    input  wire [31:0]  c_count,    // blocks of a block-stride operation
-    input  wire [31:0]  c_block,    // 0: contiguous, else block-stride put or get
-    input  wire [31:0]  c_lstride,
-    input  wire [31:0]  c_rstride,
-    // replies {dst 6, type 4, op 32, code 8}
-    input  wire         rp_empty,
-    input  wire [49:0]  rp_data,
-    output reg          rp_pop,
+    `include "rdma_tx_cmd_ports.vh"
     // get requests {src 6, op 32, remote 64, len 64, local 64, block 32, rstride 32, lstride 32}
     // (block 0: contiguous; rstride is the target's, lstride the initiator's)
     input  wire         rq_empty,
@@ -60,27 +41,10 @@ module rdma_engine_tx #(
 
     reg [1:0]  st_reg;
     reg [383:0] sw_reg;  // the control packet, word k at 32 * k
-    wire [5:0]  q_src = rq_data[325:320];
-    wire [31:0] q_op = rq_data[319:288];
-    wire [63:0] q_remote = rq_data[287:224];
-    wire [63:0] q_len = rq_data[223:160];
-    wire [63:0] q_local = rq_data[159:96];
-    wire [31:0] q_block = rq_data[95:64];
-    wire [31:0] q_rstride = rq_data[63:32];
-    wire [31:0] q_lstride = rq_data[31:0];
+    localparam integer RQ_LSB = 0;
+    `include "rdma_rq_fields.vh"
     reg [3:0]  s_cnt_reg, s_idx_reg;
-    // the stream being sent
-    reg        sa_reg;
-    reg [5:0]  s_dst_reg;
-    reg [63:0] pk_left_reg;
-    assign dbg = {s_dst_reg, sa_reg, st_reg};
-    reg        notify_reg;
-    reg [5:0]  n_peer_reg;
-    reg [63:0] n_addr_reg, n_len_reg;
     reg [4:0]  d_n_reg, d_idx_reg;
-    // read-ahead
-    reg [63:0] rd_left_reg, rd_cur_reg, rd_bstart_reg;
-    reg [31:0] rd_blk_reg, rd_brem_reg, rd_stride_reg;
     reg [PW:0] pf_used_reg;
     wire [31:0] pf_dout;
     wire        pf_empty;
@@ -95,15 +59,29 @@ module rdma_engine_tx #(
     assign pf_full_unused = !pf_ready;
     assign pf_empty = !pf_valid;
 
-    assign mem_rd_read = rd_left_reg != 64'd0 && pf_used_reg < PF_DEPTH[PW:0];
-    assign mem_rd_address = rd_cur_reg;
+    // the stream being sent and its read-ahead, a word a read (shared with the wide sender)
+    wire        sa;
+    wire [5:0]  s_dst;
+    wire [63:0] pk_left, rd_left;
+    wire        notify;
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [31:0] rd_blk, rd_brem;  // the wide sender's read sizes
+    /* verilator lint_on UNUSEDSIGNAL */
+    assign dbg = {s_dst, sa, st_reg};
+    assign mem_rd_read = rd_left != 64'd0 && pf_used_reg < PF_DEPTH[PW:0];
     wire rd_acc = mem_rd_read && !mem_rd_waitrequest;
-    wire rd_blk_end = rd_blk_reg != 32'd0 && rd_brem_reg == 32'd4;
-    assign ev_data = {RDMA_T_GETREQ, n_peer_reg, n_addr_reg, n_len_reg};
+    rdma_tx_stream u_stream (
+        .clk(clk), .rst(rst), .idle(st_reg == S_IDLE), .rp_empty(rp_empty), .rp_pop(rp_pop), .c_valid(c_valid),
+        .c_take(c_take), .c_get(c_get), .rq_empty(rq_empty), .rq_pop(rq_pop), .c_dst(c_dst), .c_local(c_local),
+        .c_len(c_len), .c_block(c_block), .c_lstride(c_lstride), .q_src(q_src), .q_remote(q_remote), .q_len(q_len),
+        .q_block(q_block), .q_rstride(q_rstride), .active(sa), .dst(s_dst), .left(pk_left), .notify(notify),
+        .ev_data(ev_data), .sent(st_reg == S_DATA && inj_valid && inj_ready && d_idx_reg == d_n_reg),
+        .sent_bytes({57'd0, d_n_reg, 2'd0}), .rd_acc(rd_acc), .rd_n(5'd1), .rd_cur(mem_rd_address),
+        .rd_left(rd_left), .rd_blk(rd_blk), .rd_brem(rd_brem));
 
-    wire [4:0] next_n = pk_left_reg >= 64'd64 ? 5'd16 : {1'b0, pk_left_reg[5:2]};
+    wire [4:0] next_n = pk_left >= 64'd64 ? 5'd16 : {1'b0, pk_left[5:2]};
     // the packet after the current one (pk_left less this packet's payload)
-    wire [63:0] left_after = pk_left_reg - {57'd0, d_n_reg, 2'd0};
+    wire [63:0] left_after = pk_left - {57'd0, d_n_reg, 2'd0};
     wire [4:0] after_n = left_after >= 64'd64 ? 5'd16 : {1'b0, left_after[5:2]};
     function automatic [31:0] hdr(input [5:0] dst, input [3:0] typ, input [4:0] words, input [5:0] src);
         hdr = rdma_hdr(dst, src, typ, 1'b0, words, 10'd0);
@@ -119,7 +97,7 @@ module rdma_engine_tx #(
             inj_last = s_idx_reg == s_cnt_reg - 4'd1;
         end else if (st_reg == S_DATA) begin
             inj_valid = d_idx_reg == 5'd0 || !pf_empty;
-            inj_data = d_idx_reg == 5'd0 ? hdr(s_dst_reg, RDMA_T_DATA, d_n_reg, card_id) : pf_dout;
+            inj_data = d_idx_reg == 5'd0 ? hdr(s_dst, RDMA_T_DATA, d_n_reg, card_id) : pf_dout;
             inj_last = d_idx_reg == d_n_reg;
         end
     end
@@ -130,22 +108,9 @@ module rdma_engine_tx #(
         rq_pop <= 1'b0;
         ev_push <= 1'b0;
         if (rst) begin
-            st_reg <= S_IDLE; sa_reg <= 1'b0; s_cnt_reg <= 4'd0; s_idx_reg <= 4'd0; s_dst_reg <= 6'd0; pk_left_reg <= 64'd0;
-            notify_reg <= 1'b0; n_peer_reg <= 6'd0; n_addr_reg <= 64'd0; n_len_reg <= 64'd0; d_n_reg <= 5'd0; d_idx_reg <= 5'd0;
-            rd_left_reg <= 64'd0; rd_cur_reg <= 64'd0; rd_bstart_reg <= 64'd0; rd_blk_reg <= 32'd0; rd_brem_reg <= 32'd0;
-            rd_stride_reg <= 32'd0; pf_used_reg <= {PW+1{1'b0}};
+            st_reg <= S_IDLE; s_cnt_reg <= 4'd0; s_idx_reg <= 4'd0; d_n_reg <= 5'd0; d_idx_reg <= 5'd0;
+            pf_used_reg <= {PW+1{1'b0}};
         end else begin
-            if (rd_acc) begin
-                rd_left_reg <= rd_left_reg - 64'd4;
-                if (rd_blk_end) begin
-                    rd_bstart_reg <= rd_bstart_reg + {32'd0, rd_stride_reg};
-                    rd_cur_reg <= rd_bstart_reg + {32'd0, rd_stride_reg};
-                    rd_brem_reg <= rd_blk_reg;
-                end else begin
-                    rd_cur_reg <= rd_cur_reg + 64'd4;
-                    rd_brem_reg <= rd_brem_reg - 32'd4;
-                end
-            end
             pf_used_reg <= pf_used_reg + {{PW{1'b0}}, rd_acc} - {{PW{1'b0}}, pf_pop};
             case (st_reg)
                 S_IDLE: begin
@@ -156,7 +121,7 @@ module rdma_engine_tx #(
                         s_cnt_reg <= 4'd3;
                         rp_pop <= 1'b1;
                         st_reg <= S_SMALL;
-                    end else if (sa_reg) begin
+                    end else if (sa) begin
                         if ({{32-PW-1{1'b0}}, pf_count} >= {27'd0, next_n}) begin
                             d_n_reg <= next_n;
                             d_idx_reg <= 5'd0;
@@ -173,21 +138,14 @@ module rdma_engine_tx #(
                         end else begin
                             sw_reg[319:0] <= {rdma_start_words(c_op, c_remote, c_len, c_block, c_rstride),
                                               hdr(c_dst, RDMA_T_PUT, c_block != 32'd0 ? 5'd9 : 5'd5, card_id)};
-                            s_cnt_reg <= c_block != 32'd0 ? 4'd10 : 4'd6;
-                            sa_reg <= 1'b1; s_dst_reg <= c_dst; pk_left_reg <= c_len; notify_reg <= 1'b0;
-                            rd_left_reg <= c_len; rd_cur_reg <= c_local; rd_bstart_reg <= c_local; rd_blk_reg <= c_block;
-                            rd_brem_reg <= c_block; rd_stride_reg <= c_lstride;
+                            s_cnt_reg <= c_block != 32'd0 ? 4'd10 : 4'd6;  // and u_stream starts the put
                         end
                     end else if (!rq_empty && !rq_pop) begin
                         rq_pop <= 1'b1;
                         st_reg <= S_SMALL;
                         sw_reg[319:0] <= {rdma_start_words(q_op, q_local, q_len, q_block, q_lstride),
                                           hdr(q_src, RDMA_T_GETRESP, q_block != 32'd0 ? 5'd9 : 5'd5, card_id)};
-                        s_cnt_reg <= q_block != 32'd0 ? 4'd10 : 4'd6;
-                        sa_reg <= 1'b1; s_dst_reg <= q_src; pk_left_reg <= q_len; notify_reg <= 1'b1;
-                        n_peer_reg <= q_src; n_addr_reg <= q_remote; n_len_reg <= q_len;
-                        rd_left_reg <= q_len; rd_cur_reg <= q_remote; rd_bstart_reg <= q_remote;
-                        rd_blk_reg <= q_block; rd_brem_reg <= q_block; rd_stride_reg <= q_rstride;
+                        s_cnt_reg <= q_block != 32'd0 ? 4'd10 : 4'd6;  // and u_stream starts the answer
                     end
                 end
                 S_SMALL: if (inj_ready) begin
@@ -197,10 +155,8 @@ module rdma_engine_tx #(
                 S_DATA: if (inj_valid && inj_ready) begin
                     d_idx_reg <= d_idx_reg + 5'd1;
                     if (d_idx_reg == d_n_reg) begin
-                        pk_left_reg <= pk_left_reg - {57'd0, d_n_reg, 2'd0};
-                        if (pk_left_reg == {57'd0, d_n_reg, 2'd0}) begin
-                            sa_reg <= 1'b0;
-                            st_reg <= notify_reg ? S_EVT : S_IDLE;
+                        if (pk_left == {57'd0, d_n_reg, 2'd0}) begin  // u_stream: the stream's end
+                            st_reg <= notify ? S_EVT : S_IDLE;
                         end else if (rp_empty && {{32-PW-1{1'b0}}, pf_count} > {27'd0, after_n}) begin
                             // the next packet of the stream is all there: its header follows at
                             // once, so back-to-back packets lose no cycle at the router's port

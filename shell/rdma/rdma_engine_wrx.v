@@ -42,80 +42,33 @@ module rdma_engine_wrx #(
     input  wire         mem_wr_waitrequest,
     output wire         mem_wr_flush,    // a stream ended: write out what the memory side holds
     input  wire         mem_wr_pending,  // written lines not yet accepted by the memory
-    // the initiator: is operation q_op outstanding there; completions (it drops stale ones)
-    output wire [31:0] q_op,
-    input  wire        q_live,
-    output reg         comp_valid,
-    output reg  [31:0] comp_op,
-    output reg  [7:0]  comp_code,
-    // replies (DONE / ERR) for the sender
-    output reg         rp_push,
-    output reg  [49:0] rp_data,   // {dst 6, type 4, op 32, code 8}
-    input  wire        rp_full,
+    `include "rdma_rx_reply_ports.vh"
     // get requests for the sender
-    output reg         rq_push,
-    output reg  [334:0] rq_data,  // {src 6, op 32, remote 64, len 64, local 64, block 32, rstride 32, lstride 32, pkt 9}
+    output wire        rq_push,
+    output wire [334:0] rq_data,  // {src 6, op 32, remote 64, len 64, local 64, block 32, rstride 32, lstride 32, pkt 9}
     input  wire        rq_full,
-    // target events: a put received
-    output reg         ev_push,
-    output reg  [137:0] ev_data,  // {kind 4, peer 6, addr 64, len 64}
     output wire [2:0]   dbg       // receiver state
 );
     `include "rdma_packet.vh"
-    localparam [2:0] R_HDR = 3'd0, R_SKIP = 3'd1, R_EXEC = 3'd2, R_DATA = 3'd3, R_DIV = 3'd4, R_CHK = 3'd5;
+    localparam [2:0] R_HDR = 3'd0, R_SKIP = 3'd1, R_EXEC = 3'd2, R_DATA = 3'd3;
     localparam [1:0] W_IDLE = 2'd0, W_PKT = 2'd1, W_END = 2'd2;
-    localparam [7:0] E_REMOTE_RANGE = 8'd2;
     localparam integer BW = $clog2(BUF_DEPTH);
     localparam integer LW = $clog2(LANES);
     localparam integer DQ = 16;  // packet descriptors queued
 
-    // per-source stream state
-    reg        s_act [0:63];
-    reg        s_put [0:63];
-    reg        s_disc [0:63];
-    reg [31:0] s_op [0:63];
-    reg [63:0] s_base [0:63];
-    reg [63:0] s_len [0:63];
-    reg [63:0] s_cur [0:63];
-    reg [63:0] s_rem [0:63];
-    reg [63:0] s_bstart [0:63];
-    reg [31:0] s_blk [0:63];
-    reg [31:0] s_brem [0:63];
-    reg [31:0] s_stride [0:63];
-
     // ---- ejection half -----------------------------------------------------------------
     reg [2:0]  st_reg;
     reg [1:0]  w_st_reg;
-    assign dbg = st_reg;
+    wire [2:0] c_state;
+    assign dbg = st_reg == R_EXEC ? c_state : st_reg;
     reg [5:0]  h_src_reg;
     reg [3:0]  h_type_reg;
     reg [4:0]  h_words_reg;
     reg [8:0]  e_left_reg;    // payload words of the DATA packet still to come
     reg [31:0] w [0:11];
-    reg        bad_reg;
     wire [3:0] hd_type = ej_data[RDMA_HDR_TYPE_LSB +: RDMA_HDR_TYPE_W];
     wire [5:0] hd_src = ej_data[RDMA_HDR_SRC_LSB +: RDMA_HDR_SRC_W];
     wire [8:0] hd_n = rdma_words(ej_data[RDMA_HDR_WORDS_LSB +: RDMA_HDR_WORDS_W]);
-
-    // range checks and the block-stride divider (shared with the other engine's receiver)
-    wire [63:0] a_addr, a_len;
-    wire [31:0] a_blk, a_stride;
-    wire        strided, g_strided, bad_plain, bad_stride, span_bad, g_bad, div_done, div_bad;
-    rdma_start_check #(.MEM_BYTES(MEM_BYTES)) u_chk (
-        .clk(clk), .rst(rst), .w({w[10], w[9], w[8], w[7], w[6], w[5], w[4], w[3], w[2], w[1]}), .typ(h_type_reg),
-        .words(h_words_reg),
-        .div_start(st_reg == R_EXEC && !end_fires && strided && !bad_plain && !bad_stride), .div_step(st_reg == R_DIV),
-        .div_done(div_done), .div_bad(div_bad), .a_addr(a_addr), .a_len(a_len), .a_blk(a_blk), .a_stride(a_stride),
-        .strided(strided), .g_strided(g_strided), .bad_plain(bad_plain), .bad_stride(bad_stride), .span_bad(span_bad),
-        .g_bad(g_bad));
-    assign q_op = w[0];
-    // the initiator's DATA packet size in a GETREQ (16 without the extra word)
-    function automatic [8:0] norm_pkt(input [31:0] x);
-        if (x == 32'd0 || x > 32'd256) norm_pkt = 9'd256;
-        else if (x < 32'd16) norm_pkt = 9'd16;
-        else norm_pkt = {x[8:4], 4'd0};
-    endfunction
-    wire [8:0]  g_pkt = h_words_reg == 5'd12 ? norm_pkt(w[11]) : h_words_reg == 5'd8 ? norm_pkt(w[7]) : 9'd16;
 
     // word buffer and packet descriptors between the halves
     wire [BW:0]   b_count;
@@ -239,16 +192,27 @@ module rdma_engine_wrx #(
     wire        end_fires = end_ready && !k_disc_reg && (!k_put_reg || !rp_full);
     wire        writer_idle = w_st_reg == W_IDLE && dq_empty && !fl_reg;
 
+    // control packets, stream starts and ends, the stream table (shared with the word
+    // receiver); a new stream's set-up waits until the writer holds no packet that could
+    // belong to the source's previous stream
+    wire        c_done;
+    wire [450:0] t_stream;
+    wire        c_start = ej_valid && ej_last && ((st_reg == R_HDR && hd_type != RDMA_T_DATA) || st_reg == R_SKIP);
+    rdma_rx_ctrl #(.MEM_BYTES(MEM_BYTES)) u_ctrl (
+        .clk(clk), .rst(rst), .start(c_start), .pk_src(h_src_reg), .pk_type(h_type_reg), .pk_words(h_words_reg),
+        .w({w[11], w[10], w[9], w[8], w[7], w[6], w[5], w[4], w[3], w[2], w[1], w[0]}), .hold(!writer_idle),
+        .done(c_done), .state(c_state), .fin(end_fires), .fin_put(k_put_reg), .fin_src(k_src_reg), .fin_op(k_op_reg),
+        .fin_base(k_base_reg), .fin_len(k_len_reg), .rd_src(dq_head[14:9]), .rd_stream(t_stream),
+        .upd(w_st_reg == W_PKT && (k_left_reg == 9'd0 || (pkt_done && !chain))), .upd_src(k_src_reg),
+        .upd_cur(k_cur_post), .upd_rem(k_rem_post), .upd_bstart(k_bstart_post), .upd_brem(k_brem_post),
+        .clr(w_st_reg == W_END), .clr_src(k_src_reg), .q_op(q_op), .q_live(q_live), .comp_valid(comp_valid),
+        .comp_op(comp_op), .comp_code(comp_code), .rp_push(rp_push), .rp_data(rp_data), .rp_full(rp_full),
+        .rq_push(rq_push), .rq_data(rq_data), .rq_full(rq_full), .ev_push(ev_push), .ev_data(ev_data));
+
     always @(posedge clk) begin
-        comp_valid <= 1'b0;
-        rp_push <= 1'b0;
-        rq_push <= 1'b0;
-        ev_push <= 1'b0;
         if (rst) begin
             st_reg <= R_HDR; w_st_reg <= W_IDLE;
-            for (i = 0; i < 64; i = i + 1) s_act[i] <= 1'b0;
-            comp_op <= 32'd0; comp_code <= 8'd0; rp_data <= 50'd0; rq_data <= 335'd0; ev_data <= 138'd0;
-            h_src_reg <= 6'd0; h_type_reg <= 4'd0; h_words_reg <= 5'd0; bad_reg <= 1'b0; e_left_reg <= 9'd0;
+            h_src_reg <= 6'd0; h_type_reg <= 4'd0; h_words_reg <= 5'd0; e_left_reg <= 9'd0;
             dq_wr_reg <= 5'd0; dq_rd_reg <= 5'd0;
             win_wv_reg <= 32'd0; win_p_reg <= 5'd0; win_line_reg <= 58'd0; win_src_reg <= 6'd0; fl_reg <= 1'b0;
             out_valid_reg <= 1'b0; out_line_reg <= 58'd0; out_be_reg <= 64'd0;
@@ -276,72 +240,7 @@ module rdma_engine_wrx #(
                     e_left_reg <= e_left_reg - beat_n;
                     if (ej_last) st_reg <= R_HDR;
                 end
-                R_EXEC: if (!end_fires) begin  // the writer's completion and reply go first
-                    st_reg <= R_HDR;
-                    case (h_type_reg)
-                        RDMA_T_PUT, RDMA_T_GETRESP: begin
-                            bad_reg <= bad_plain;
-                            if (strided && !bad_plain && !bad_stride) begin
-                                st_reg <= R_DIV;  // u_chk loads len / block
-                            end else begin
-                                bad_reg <= bad_plain || (strided && bad_stride);
-                                st_reg <= R_CHK;
-                            end
-                        end
-                        RDMA_T_GETREQ: begin
-                            if (g_strided ? g_bad : bad_plain) begin
-                                if (!rp_full) begin
-                                    rp_push <= 1'b1;
-                                    rp_data <= {h_src_reg, RDMA_T_ERR, w[0], E_REMOTE_RANGE};
-                                end else st_reg <= R_EXEC;
-                            end else if (!rq_full) begin
-                                rq_push <= 1'b1;
-                                rq_data <= {h_src_reg, w[0], a_addr, a_len, {w[6], w[5]}, g_strided ? w[7] : 32'd0, w[9],
-                                            w[10], g_pkt};
-                            end else st_reg <= R_EXEC;
-                        end
-                        RDMA_T_DONE, RDMA_T_ERR: begin
-                            comp_valid <= 1'b1;
-                            comp_op <= w[0];
-                            comp_code <= h_type_reg == RDMA_T_DONE ? 8'd0 : w[1][7:0];
-                        end
-                        default: ;  // stray or unknown: ignored
-                    endcase
-                end
-                R_DIV: if (div_done) begin  // u_chk: len / block, a quotient bit per cycle
-                    bad_reg <= div_bad;
-                    st_reg <= R_CHK;
-                end
-                R_CHK: begin
-                    // stream set-up, once the writer holds no packet that could belong to the
-                    // source's previous stream; a bad PUT answers ERR (a bad GETRESP is dropped)
-                    if (!writer_idle || (h_type_reg == RDMA_T_PUT && (bad_reg || span_bad)
-                                         && rp_full)) begin
-                        st_reg <= R_CHK;
-                    end else begin
-                        st_reg <= R_HDR;
-                        s_act[h_src_reg] <= 1'b1;
-                        s_put[h_src_reg] <= h_type_reg == RDMA_T_PUT;
-                        s_op[h_src_reg] <= w[0];
-                        s_base[h_src_reg] <= a_addr;
-                        s_len[h_src_reg] <= a_len;
-                        s_cur[h_src_reg] <= a_addr;
-                        s_rem[h_src_reg] <= a_len;
-                        s_bstart[h_src_reg] <= a_addr;
-                        s_blk[h_src_reg] <= strided ? a_blk : 32'd0;
-                        s_brem[h_src_reg] <= a_blk;
-                        s_stride[h_src_reg] <= a_stride;
-                        if (h_type_reg == RDMA_T_PUT) begin
-                            s_disc[h_src_reg] <= bad_reg || span_bad;
-                            if (bad_reg || span_bad) begin
-                                rp_push <= 1'b1;
-                                rp_data <= {h_src_reg, RDMA_T_ERR, w[0], E_REMOTE_RANGE};
-                            end
-                        end else begin
-                            s_disc[h_src_reg] <= bad_reg || !q_live;
-                        end
-                    end
-                end
+                R_EXEC: if (c_done) st_reg <= R_HDR;
                 default: st_reg <= R_HDR;
             endcase
 
@@ -373,29 +272,15 @@ module rdma_engine_wrx #(
                         dq_rd_reg <= dq_rd_reg + 5'd1;
                         k_src_reg <= dq_head[14:9];
                         k_left_reg <= dq_head[8:0];
-                        k_act_reg <= s_act[dq_head[14:9]];
-                        k_put_reg <= s_put[dq_head[14:9]];
-                        k_disc_reg <= s_disc[dq_head[14:9]];
-                        k_op_reg <= s_op[dq_head[14:9]];
-                        k_base_reg <= s_base[dq_head[14:9]];
-                        k_len_reg <= s_len[dq_head[14:9]];
-                        k_cur_reg <= s_cur[dq_head[14:9]];
-                        k_rem_reg <= s_rem[dq_head[14:9]];
-                        k_bstart_reg <= s_bstart[dq_head[14:9]];
-                        k_blk_reg <= s_blk[dq_head[14:9]];
-                        k_brem_reg <= s_brem[dq_head[14:9]];
-                        k_stride_reg <= s_stride[dq_head[14:9]];
+                        {k_act_reg, k_put_reg, k_disc_reg, k_op_reg, k_base_reg, k_len_reg, k_cur_reg, k_rem_reg,
+                         k_bstart_reg, k_blk_reg, k_brem_reg, k_stride_reg} <= t_stream;
                         k_end_reg <= 1'b0;
                         w_st_reg <= W_PKT;
                     end
                 end
                 W_PKT: begin
                     if (k_left_reg == 9'd0 || (pkt_done && !chain)) begin
-                        // the packet is done: its stream's state back, or the stream's end
-                        s_rem[k_src_reg] <= k_rem_post;
-                        s_cur[k_src_reg] <= k_cur_post;
-                        s_bstart[k_src_reg] <= k_bstart_post;
-                        s_brem[k_src_reg] <= k_brem_post;
+                        // the packet is done: its stream's state back (u_ctrl), or the stream's end
                         w_st_reg <= k_end_post ? W_END : W_IDLE;
                     end
                     if (chain) begin
@@ -430,26 +315,8 @@ module rdma_engine_wrx #(
                         end
                     end
                 end
-                default: begin  // W_END: the stream of k_src ended with this packet
-                    s_act[k_src_reg] <= 1'b0;
-                    if (end_ready) begin
-                        if (k_disc_reg) begin
-                            w_st_reg <= W_IDLE;
-                        end else if (k_put_reg) begin
-                            if (!rp_full) begin
-                                ev_push <= 1'b1;
-                                ev_data <= {RDMA_T_PUT, k_src_reg, k_base_reg, k_len_reg};
-                                rp_push <= 1'b1;
-                                rp_data <= {k_src_reg, RDMA_T_DONE, k_op_reg, 8'd0};
-                                w_st_reg <= W_IDLE;
-                            end
-                        end else begin
-                            comp_valid <= 1'b1;
-                            comp_op <= k_op_reg;
-                            comp_code <= 8'd0;
-                            w_st_reg <= W_IDLE;
-                        end
-                    end
+                default: begin  // W_END: the stream of k_src ended with this packet (u_ctrl answers)
+                    if (end_ready && (k_disc_reg || end_fires)) w_st_reg <= W_IDLE;
                 end
             endcase
         end

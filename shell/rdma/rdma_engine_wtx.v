@@ -22,27 +22,8 @@ module rdma_engine_wtx #(
     parameter integer PF_DEPTH = 2048,// read-ahead buffer, words (power of 2, >= 512)
     parameter integer RD_LINES = 128  // line reads in flight (power of 2)
 ) (
-    input  wire         clk,
-    input  wire         rst,
-    input  wire [5:0]   card_id,
-    // the initiator's command (held until c_take)
-    input  wire         c_valid,
-    output reg          c_take,
-    input  wire         c_get,
-    input  wire [5:0]   c_dst,
-    input  wire [31:0]  c_op,
-    input  wire [63:0]  c_local,
-    input  wire [63:0]  c_remote,
-    input  wire [63:0]  c_len,      // bytes in all
-    input  wire [31:0]  c_count,    // blocks of a block-stride operation
-    input  wire [31:0]  c_block,    // 0: contiguous, else block-stride put or get
-    input  wire [31:0]  c_lstride,
-    input  wire [31:0]  c_rstride,
+    `include "rdma_tx_cmd_ports.vh"
     input  wire [8:0]   c_pkt,      // payload words per DATA packet (16..256, a multiple of 16)
-    // replies {dst 6, type 4, op 32, code 8}
-    input  wire         rp_empty,
-    input  wire [49:0]  rp_data,
-    output reg          rp_pop,
     // get requests {src 6, op 32, remote 64, len 64, local 64, block 32, rstride 32, lstride 32, pkt 9}
     input  wire         rq_empty,
     input  wire [334:0] rq_data,
@@ -73,29 +54,12 @@ module rdma_engine_wtx #(
     reg [1:0]  st_reg;
     reg [415:0] sw_reg;  // the control packet, word k at 32 * k
     reg [3:0]  s_cnt_reg;  // control packet: words after the header
-    wire [5:0]  q_src = rq_data[334:329];
-    wire [31:0] q_op = rq_data[328:297];
-    wire [63:0] q_remote = rq_data[296:233];
-    wire [63:0] q_len = rq_data[232:169];
-    wire [63:0] q_local = rq_data[168:105];
-    wire [31:0] q_block = rq_data[104:73];
-    wire [31:0] q_rstride = rq_data[72:41];
-    wire [31:0] q_lstride = rq_data[40:9];
+    localparam integer RQ_LSB = 9;
+    `include "rdma_rq_fields.vh"
     wire [8:0]  q_pkt = rq_data[8:0];
-    // the stream being sent
-    reg        sa_reg;
-    reg [5:0]  s_dst_reg;
-    reg [63:0] pk_left_reg;  // bytes not yet in a packet
-    reg [8:0]  pkt_reg;      // its packet size, words
-    assign dbg = {s_dst_reg, sa_reg, st_reg};
-    reg        notify_reg;
-    reg [5:0]  n_peer_reg;
-    reg [63:0] n_addr_reg, n_len_reg;
+    reg [8:0]  pkt_reg;      // the stream's packet size, words
     reg [8:0]  d_n_reg, d_sent_reg;  // the DATA packet: payload words, words sent
     reg        d_first_reg;
-    // read-ahead
-    reg [63:0] rd_left_reg, rd_cur_reg, rd_bstart_reg;
-    reg [31:0] rd_blk_reg, rd_brem_reg, rd_stride_reg;
     reg [PW:0] pf_resv_reg;  // words in the buffer or on their way
     wire [PW:0]         pf_count;
     wire [32*LANES-1:0] pf_head;
@@ -106,18 +70,26 @@ module rdma_engine_wtx #(
         .clk(clk), .rst(rst), .push_n(pf_push_n), .push_data(pf_push_data), .pop_n(pf_pop_n), .head(pf_head),
         .count(pf_count));
 
-    // line requests: the words of the current line that belong to the stream
-    wire [4:0]  rd_room = 5'd16 - {1'b0, rd_cur_reg[5:2]};  // words from the address to the line's end
-    wire [63:0] rd_lim = rd_blk_reg != 32'd0 ? {32'd0, rd_brem_reg} : rd_left_reg;  // bytes before a jump
+    // the stream being sent and its read-ahead (shared with the word sender); line requests:
+    // the words of the current line that belong to the stream
+    wire        sa, notify;
+    wire [5:0]  s_dst;
+    wire [63:0] pk_left, rd_left;
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [63:0] rd_cur;  // bits 1:0 zero: word-aligned streams
+    /* verilator lint_on UNUSEDSIGNAL */
+    wire [31:0] rd_blk, rd_brem;
+    assign dbg = {s_dst, sa, st_reg};
+    wire [4:0]  rd_room = 5'd16 - {1'b0, rd_cur[5:2]};  // words from the address to the line's end
+    wire [63:0] rd_lim = rd_blk != 32'd0 ? {32'd0, rd_brem} : rd_left;  // bytes before a jump
     wire [4:0]  rd_n = rd_lim >= {57'd0, rd_room, 2'b00} ? rd_room : rd_lim[6:2];
     reg  [8:0]  rq_mem [0:RD_LINES-1];  // {first word 4, words - 1 4}: what each line in flight brings
     reg  [QA:0] rq_wr_reg, rq_rd_reg;
     wire        rq_room = rq_wr_reg - rq_rd_reg != RD_LINES[QA:0];
-    assign mem_rd_read = rd_left_reg != 64'd0 && rq_room
+    assign mem_rd_read = rd_left != 64'd0 && rq_room
                          && {{31-PW{1'b0}}, pf_resv_reg} + {27'd0, rd_n} <= PF_DEPTH;
-    assign mem_rd_address = {rd_cur_reg[63:6], 6'd0};
+    assign mem_rd_address = {rd_cur[63:6], 6'd0};
     wire        rd_acc = mem_rd_read && !mem_rd_waitrequest;
-    wire        rd_jump = rd_blk_reg != 32'd0 && {25'd0, rd_n, 2'b00} == rd_brem_reg;
     wire [8:0]  rq_head = rq_mem[rq_rd_reg[QA-1:0]];
     always @(*) begin
         pf_push_n = mem_rd_readdatavalid ? {1'b0, rq_head[3:0]} + 5'd1 : 5'd0;
@@ -126,7 +98,6 @@ module rdma_engine_wtx #(
     /* verilator lint_off UNUSEDSIGNAL */
     wire rq_unused = rq_head[8];
     /* verilator lint_on UNUSEDSIGNAL */
-    assign ev_data = {RDMA_T_GETREQ, n_peer_reg, n_addr_reg, n_len_reg};
 
     // the size of the next packet of a stream with `left` bytes to go: the packet size, or
     // whole 16-word units, or the last words
@@ -137,8 +108,8 @@ module rdma_engine_wtx #(
         else pkt_words = left[10:2];
     endfunction
     /* verilator lint_on UNUSEDSIGNAL */
-    wire [8:0]  next_n = pkt_words(pk_left_reg, pkt_reg);
-    wire [63:0] left_after = pk_left_reg - {53'd0, d_n_reg, 2'd0};
+    wire [8:0]  next_n = pkt_words(pk_left, pkt_reg);
+    wire [63:0] left_after = pk_left - {53'd0, d_n_reg, 2'd0};
     wire [8:0]  after_n = pkt_words(left_after, pkt_reg);
     function automatic [31:0] hdr(input [5:0] dst, input [3:0] typ, input [8:0] words, input [5:0] src);
         hdr = rdma_hdr(dst, src, typ, 1'b0, rdma_words_code(words), 10'd0);
@@ -162,7 +133,7 @@ module rdma_engine_wtx #(
         end else if (st_reg == S_DATA) begin
             inj_valid = 1'b1;  // the whole payload is in the buffer
             if (d_first_reg) begin
-                inj_data[31:0] = hdr(s_dst_reg, RDMA_T_DATA, d_n_reg, card_id);
+                inj_data[31:0] = hdr(s_dst, RDMA_T_DATA, d_n_reg, card_id);
                 for (j = 1; j < LANES; j = j + 1)
                     if (j <= {23'd0, beat_n}) inj_data[32 * j +: 32] = pf_head[32 * (j - 1) +: 32];
             end else begin
@@ -174,30 +145,27 @@ module rdma_engine_wtx #(
         end
     end
 
+    rdma_tx_stream u_stream (
+        .clk(clk), .rst(rst), .idle(st_reg == S_IDLE), .rp_empty(rp_empty), .rp_pop(rp_pop), .c_valid(c_valid),
+        .c_take(c_take), .c_get(c_get), .rq_empty(rq_empty), .rq_pop(rq_pop), .c_dst(c_dst), .c_local(c_local),
+        .c_len(c_len), .c_block(c_block), .c_lstride(c_lstride), .q_src(q_src), .q_remote(q_remote), .q_len(q_len),
+        .q_block(q_block), .q_rstride(q_rstride), .active(sa), .dst(s_dst), .left(pk_left), .notify(notify),
+        .ev_data(ev_data), .sent(st_reg == S_DATA && inj_ready && inj_last), .sent_bytes({53'd0, d_n_reg, 2'd0}),
+        .rd_acc(rd_acc), .rd_n(rd_n), .rd_cur(rd_cur), .rd_left(rd_left), .rd_blk(rd_blk), .rd_brem(rd_brem));
+
     always @(posedge clk) begin
         c_take <= 1'b0;
         rp_pop <= 1'b0;
         rq_pop <= 1'b0;
         ev_push <= 1'b0;
         if (rst) begin
-            st_reg <= S_IDLE; sa_reg <= 1'b0; s_cnt_reg <= 4'd0; s_dst_reg <= 6'd0; pk_left_reg <= 64'd0;
-            pkt_reg <= 9'd16; notify_reg <= 1'b0; n_peer_reg <= 6'd0; n_addr_reg <= 64'd0; n_len_reg <= 64'd0;
+            st_reg <= S_IDLE; s_cnt_reg <= 4'd0; pkt_reg <= 9'd16;
             d_n_reg <= 9'd0; d_sent_reg <= 9'd0; d_first_reg <= 1'b0;
-            rd_left_reg <= 64'd0; rd_cur_reg <= 64'd0; rd_bstart_reg <= 64'd0; rd_blk_reg <= 32'd0; rd_brem_reg <= 32'd0;
-            rd_stride_reg <= 32'd0; pf_resv_reg <= {PW+1{1'b0}}; rq_wr_reg <= {QA+1{1'b0}}; rq_rd_reg <= {QA+1{1'b0}};
+            pf_resv_reg <= {PW+1{1'b0}}; rq_wr_reg <= {QA+1{1'b0}}; rq_rd_reg <= {QA+1{1'b0}};
         end else begin
             if (rd_acc) begin
-                rq_mem[rq_wr_reg[QA-1:0]] <= {1'b0, rd_cur_reg[5:2], rd_n[3:0] - 4'd1};
+                rq_mem[rq_wr_reg[QA-1:0]] <= {1'b0, rd_cur[5:2], rd_n[3:0] - 4'd1};
                 rq_wr_reg <= rq_wr_reg + 1'b1;
-                rd_left_reg <= rd_left_reg - {57'd0, rd_n, 2'b00};
-                if (rd_jump) begin
-                    rd_bstart_reg <= rd_bstart_reg + {32'd0, rd_stride_reg};
-                    rd_cur_reg <= rd_bstart_reg + {32'd0, rd_stride_reg};
-                    rd_brem_reg <= rd_blk_reg;
-                end else begin
-                    rd_cur_reg <= rd_cur_reg + {57'd0, rd_n, 2'b00};
-                    rd_brem_reg <= rd_brem_reg - {25'd0, rd_n, 2'b00};
-                end
             end
             if (mem_rd_readdatavalid) rq_rd_reg <= rq_rd_reg + 1'b1;
             pf_resv_reg <= pf_resv_reg + (rd_acc ? {{PW-4{1'b0}}, rd_n} : {PW+1{1'b0}}) - {{PW-LW{1'b0}}, pf_pop_n};
@@ -209,7 +177,7 @@ module rdma_engine_wtx #(
                         s_cnt_reg <= 4'd2;
                         rp_pop <= 1'b1;
                         st_reg <= S_SMALL;
-                    end else if (sa_reg) begin
+                    end else if (sa) begin
                         if ({{31-PW{1'b0}}, pf_count} >= {23'd0, next_n}) begin
                             d_n_reg <= next_n;
                             d_sent_reg <= 9'd0;
@@ -229,10 +197,7 @@ module rdma_engine_wtx #(
                             sw_reg[319:0] <= {rdma_start_words(c_op, c_remote, c_len, c_block, c_rstride),
                                               hdr(c_dst, RDMA_T_PUT, c_block != 32'd0 ? 9'd9 : 9'd5, card_id)};
                             s_cnt_reg <= c_block != 32'd0 ? 4'd9 : 4'd5;
-                            sa_reg <= 1'b1; s_dst_reg <= c_dst; pk_left_reg <= c_len; pkt_reg <= c_pkt;
-                            notify_reg <= 1'b0;
-                            rd_left_reg <= c_len; rd_cur_reg <= c_local; rd_bstart_reg <= c_local; rd_blk_reg <= c_block;
-                            rd_brem_reg <= c_block; rd_stride_reg <= c_lstride;
+                            pkt_reg <= c_pkt;  // and u_stream starts the put
                         end
                     end else if (!rq_empty && !rq_pop) begin
                         rq_pop <= 1'b1;
@@ -240,10 +205,7 @@ module rdma_engine_wtx #(
                         sw_reg[319:0] <= {rdma_start_words(q_op, q_local, q_len, q_block, q_lstride),
                                           hdr(q_src, RDMA_T_GETRESP, q_block != 32'd0 ? 9'd9 : 9'd5, card_id)};
                         s_cnt_reg <= q_block != 32'd0 ? 4'd9 : 4'd5;
-                        sa_reg <= 1'b1; s_dst_reg <= q_src; pk_left_reg <= q_len; pkt_reg <= q_pkt; notify_reg <= 1'b1;
-                        n_peer_reg <= q_src; n_addr_reg <= q_remote; n_len_reg <= q_len;
-                        rd_left_reg <= q_len; rd_cur_reg <= q_remote; rd_bstart_reg <= q_remote;
-                        rd_blk_reg <= q_block; rd_brem_reg <= q_block; rd_stride_reg <= q_rstride;
+                        pkt_reg <= q_pkt;  // and u_stream starts the answer
                     end
                 end
                 S_SMALL: if (inj_ready) st_reg <= S_IDLE;
@@ -251,10 +213,8 @@ module rdma_engine_wtx #(
                     d_first_reg <= 1'b0;
                     d_sent_reg <= d_sent_reg + beat_n;
                     if (inj_last) begin
-                        pk_left_reg <= left_after;
-                        if (left_after == 64'd0) begin
-                            sa_reg <= 1'b0;
-                            st_reg <= notify_reg ? S_EVT : S_IDLE;
+                        if (left_after == 64'd0) begin  // u_stream: the stream's end
+                            st_reg <= notify ? S_EVT : S_IDLE;
                         end else if (rp_empty && {{31-PW{1'b0}}, pf_count} >= {23'd0, after_n} + {23'd0, beat_n}) begin
                             // the next packet of the stream is all there: its header beat follows at
                             // once, so back-to-back packets lose no cycle at the router's port

@@ -23,6 +23,8 @@ LINE_ADAPTER = [Path(__file__).resolve().parents[2] / "shell" / "rdma" / "afu" /
 
 @pytest.mark.parametrize("top, params", [
     ("rdma_engine", ()), ("rdma_engine_rx", ()), ("rdma_engine_tx", ()),
+    ("rdma_rx_ctrl", ()), ("rdma_rx_ctrl", ("-GMEM_BYTES=64'h10000000",)), ("rdma_rx_streams", ()),
+    ("rdma_tx_stream", ()),
     ("rdma_node", ()), ("rdma_node", ("-GP=2", *PARAMS)), ("rdma_node", ("-GSTREAM=1",)),
     ("rdma_stream", ()), ("rdma_local_mux", ()), ("rdma_stream_ser", ()), ("rdma_stream_ser", ("-GWORDS=1",)),
     ("rdma_reduce", ()),

@@ -1,22 +1,52 @@
-"""Shell modules on their own (descriptor queue, status, arbiter, run counters, RDMA checks), cocotb."""
+"""Shell modules on their own (FIFO, descriptor queue and front end, status, arbiter, run counters;
+RDMA receivers' checks, control side and stream table, the senders' stream, the word buffer, the
+links' CRC, the word engine's write coalescer, the stream endpoints' CSRs), cocotb."""
 from __future__ import annotations
 
 import pytest
 from shell_tb import SHELL_DIR, run_cocotb
 
 
+def _passes(tmp_path, monkeypatch, name: str, files: list, test_module: str, parameters: dict | None = None,
+            env: dict | None = None) -> bool:
+    """Builds the first file's module with `parameters` (and the other files), runs its one
+    cocotb test with `env` set (the parameters the test module models)."""
+    for k, v in (env or {}).items():
+        monkeypatch.setenv(k, str(v))
+    return run_cocotb(name, files[0].stem, files, test_module, parameters=parameters,
+                      tmp_path=tmp_path) == (1, 0)
+
+
+def _rdma(*names: str) -> list:
+    return [SHELL_DIR / "rdma" / n for n in names]
+
+
 @pytest.mark.xdist_group("shell_modules")
 @pytest.mark.parametrize(("record_words", "is_rx", "depth"),
                          [(16, 0, 16), (10, 1, 16), (3, 0, 4), (1, 1, 8)])
 def test_desc_queue(tmp_path, monkeypatch, record_words, is_rx, depth):
-    for k, v in (("RECORD_WORDS", record_words), ("IS_RX", is_rx), ("DEPTH", depth)):
-        monkeypatch.setenv(k, str(v))
-    tests, failed = run_cocotb(f"descq{record_words}_{is_rx}_{depth}", "shell_desc_queue",
-                               [SHELL_DIR / "shell_desc_queue.v", SHELL_DIR / "shell_fifo.v"],
-                               "cocotb_shell_desc_queue",
-                               parameters={"RECORD_WORDS": record_words, "IS_RX": is_rx,
-                                           "DESC_FIFO_DEPTH": depth}, tmp_path=tmp_path)
-    assert tests == 1 and failed == 0
+    assert _passes(tmp_path, monkeypatch, f"descq{record_words}_{is_rx}_{depth}",
+                   [SHELL_DIR / "shell_desc_queue.v", SHELL_DIR / "shell_fifo.v"], "cocotb_shell_desc_queue",
+                   {"RECORD_WORDS": record_words, "IS_RX": is_rx, "DESC_FIFO_DEPTH": depth},
+                   {"RECORD_WORDS": record_words, "IS_RX": is_rx, "DEPTH": depth})
+
+
+@pytest.mark.xdist_group("shell_modules")
+@pytest.mark.parametrize(("record_words", "is_rx", "depth"), [(16, 0, 16), (3, 1, 4), (1, 1, 16)])
+def test_dma_front(tmp_path, monkeypatch, record_words, is_rx, depth):
+    assert _passes(tmp_path, monkeypatch, f"dma_front{record_words}_{is_rx}_{depth}",
+                   [SHELL_DIR / f for f in ("shell_dma_front.v", "shell_desc_queue.v", "shell_dma_status.v",
+                                            "shell_fifo.v")], "cocotb_shell_dma_front",
+                   {"RECORD_WORDS": record_words, "IS_RX": is_rx, "DESC_FIFO_DEPTH": depth},
+                   {"RECORD_WORDS": record_words, "IS_RX": is_rx, "DEPTH": depth})
+
+
+@pytest.mark.xdist_group("shell_modules")
+@pytest.mark.parametrize(("width", "depth", "fwd"), [(32, 16, 1), (1, 2, 1), (72, 4, 0), (524, 64, 0), (8, 2, 0)])
+def test_fifo(tmp_path, monkeypatch, width, depth, fwd):
+    assert _passes(tmp_path, monkeypatch, f"fifo{width}_{depth}_{fwd}", [SHELL_DIR / "shell_fifo.v"],
+                   "cocotb_shell_fifo", {"DATA_WIDTH": width, "FIFO_DEPTH": depth, "FWD_WRITES": fwd},
+                   {"DATA_WIDTH": width, "DEPTH": depth, "FWD_WRITES": fwd})
 
 
 @pytest.mark.xdist_group("shell_modules")
@@ -31,12 +61,49 @@ def test_unparametrised(tmp_path, top, test_module):
 
 @pytest.mark.xdist_group("shell_modules")
 @pytest.mark.parametrize("mem_bytes", [0x2_0000_0000, 0x1000_0000])
-def test_rdma_start_check(tmp_path, monkeypatch, mem_bytes):
-    monkeypatch.setenv("MEM_BYTES", str(mem_bytes))
-    tests, failed = run_cocotb(f"rdma_start_check{mem_bytes:x}", "rdma_start_check",
-                               [SHELL_DIR / "rdma" / "rdma_start_check.v"], "cocotb_rdma_start_check",
-                               parameters={"MEM_BYTES": f"64'h{mem_bytes:x}"}, tmp_path=tmp_path)
-    assert tests == 1 and failed == 0
+@pytest.mark.parametrize("top", ["rdma_start_check", "rdma_rx_ctrl"])
+def test_rdma_receiver_checks(tmp_path, monkeypatch, top, mem_bytes):
+    """The receivers' start checks, and their control side around them (with the stream table)."""
+    files = _rdma(f"{top}.v", "rdma_rx_streams.v", "rdma_start_check.v")[:1 if top == "rdma_start_check" else 3]
+    assert _passes(tmp_path, monkeypatch, f"{top}{mem_bytes:x}", files, f"cocotb_{top}",
+                   {"MEM_BYTES": f"64'h{mem_bytes:x}"}, {"MEM_BYTES": mem_bytes})
+
+
+@pytest.mark.xdist_group("shell_modules")
+@pytest.mark.parametrize("top", ["rdma_rx_streams", "rdma_tx_stream"])
+def test_rdma_streams(tmp_path, monkeypatch, top):
+    assert _passes(tmp_path, monkeypatch, top, _rdma(f"{top}.v"), f"cocotb_{top}")
+
+
+@pytest.mark.xdist_group("shell_modules")
+@pytest.mark.parametrize(("depth", "n_in", "n_out", "width"),
+                         [(1024, 16, 16, 32), (256, 32, 16, 32), (64, 16, 32, 33), (32, 16, 2, 8)])
+def test_rdma_wbuf(tmp_path, monkeypatch, depth, n_in, n_out, width):
+    params = {"DEPTH": depth, "IN": n_in, "OUT": n_out, "WIDTH": width}
+    assert _passes(tmp_path, monkeypatch, f"wbuf{depth}_{n_in}_{n_out}_{width}", _rdma("rdma_wbuf.v"),
+                   "cocotb_rdma_wbuf", params, params)
+
+
+@pytest.mark.xdist_group("shell_modules")
+@pytest.mark.parametrize("lanes", [1, 16, 32])
+def test_rdma_crc32(tmp_path, monkeypatch, lanes):
+    assert _passes(tmp_path, monkeypatch, f"crc32_{lanes}", _rdma("rdma_crc32.v"), "cocotb_rdma_crc32",
+                   {"LANES": lanes}, {"LANES": lanes})
+
+
+@pytest.mark.xdist_group("shell_modules")
+@pytest.mark.parametrize("burst", [1, 4, 64])
+def test_rdma_wr_coalesce(tmp_path, monkeypatch, burst):
+    assert _passes(tmp_path, monkeypatch, f"wr_coalesce{burst}", _rdma("afu/rdma_wr_coalesce.v", "afu/rdma_wr_lines.v"),
+                   "cocotb_rdma_wr_coalesce", {"BURST": burst}, {"BURST": burst})
+
+
+@pytest.mark.xdist_group("shell_modules")
+@pytest.mark.parametrize(("record_words", "brch_in", "brch_out"), [(1, 0, 0), (16, 3, 255)])
+def test_rdma_stream_csr(tmp_path, monkeypatch, record_words, brch_in, brch_out):
+    params = {"RECORD_WORDS": record_words, "BRCH_IN_WORDS": brch_in, "BRCH_OUT_WORDS": brch_out}
+    assert _passes(tmp_path, monkeypatch, f"stream_csr{record_words}_{brch_in}_{brch_out}",
+                   _rdma("afu/rdma_stream_csr.v"), "cocotb_rdma_stream_csr", params, params)
 
 
 def _fabric_desc(tmp_path, quiet, testcase):
