@@ -111,7 +111,7 @@ def summary(units: dict[str, dict]) -> dict:
     total = {k: sum(u[k] * u["instances"] for u in done) for k in KEYS}
     return {"total": total, "complete": len(done) == len(units),
             "not_finished": [_ukey(u["module"], u["params"]) for u in units.values() if "alms" not in u],
-            "past_clock": sorted((_ukey(u["module"], u["params"]) for u in done if not u["meets"]))}
+            "past_clock": sorted(_ukey(u["module"], u["params"]) for u in done if not u["meets"])}
 
 
 def _row(gbps: int, u: dict) -> str:
