@@ -22,11 +22,12 @@
 // one line write at the LAST card and at every card of an allreduce. The local vector is
 // read in SRC's lines and realigned to the chunks in a word buffer (rdma_wbuf).
 //
-// Timing (the card's 200 MHz, docs/fit.md): a start takes a setup cycle (the range checks and
-// the chunks' line counts, in rdma_chunks); chunk sizes and ends come from registers; the
-// credits a cycle gives back (the local buffer's room, the output FIFO's places) and the
-// counters' increments are registered before they are added, and the end of the operation is
-// seen a cycle after its last chunk left. A line still moves every cycle.
+// Timing (the card's 200 MHz, docs/fit.md): at most 5 LUT levels a path. A start takes two
+// cycles before the first read (the chunks' line counts in rdma_chunks, the range checks'
+// sums, then their comparisons); chunk sizes and ends come from registers; the credits a cycle
+// gives back (the local buffer's room, the output FIFO's places) and the counters' increments
+// are registered before they are added, and the end of the operation is seen a cycle after
+// its last chunk left. A line still moves every cycle.
 `default_nettype none
 module rdma_reduce #(
     parameter [63:0]  MEM_BYTES = 64'h2_0000_0000, // card memory, bytes
