@@ -161,7 +161,9 @@ def _script(top: str, params: dict, boxes: list[str], incs: str) -> str:
     lines = [f"read_verilog {incs} unit.v"]
     if boxes:
         lines.append("blackbox " + " ".join(boxes))
-    lines += [f"chparam -set {k} {_param_value(v)} {top}" for k, v in params.items()]
+    if params:  # all at once: one at a time, a module's parameter checks see mixed values
+        lines.append("chparam " + " ".join(f"-set {k} {_param_value(v)}" for k, v in params.items())
+                     + f" {top}")
     lines += [f"{run} -run begin:map_bram",
               # the logical memories (width x depth) before they become blocks, MLABs or FFs
               "tee -q -o mems.txt dump t:$mem_v2",
