@@ -25,15 +25,12 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from lbm_pipeline import _cpu  # the machine's CPU, as the other benchmarks name it
 from spgen._diagnostics import SpgenError
 from spgen.fit import CLOCK_NS, FAMILY, Sources, resources
+from spgen.fit._report import _ukey  # a unit's name: module and parameters
 from spgen.fit._yosys import MapTimeout, is_hard_fp, map_unit
 from spgen.shellgen import write_project
 
 SHELL = "afu_shell"  # the shell's own report: spgen build --loopback --resources (docs/fit.md)
 KEYS = ("alms", "ffs", "m20k", "bram_bits", "dsps")
-
-
-def _ukey(module: str, params: dict) -> str:
-    return f"{module} {json.dumps(params, sort_keys=True)}" if params else module
 
 
 def _sources(gbps: int, where: Path) -> tuple[Sources, dict]:
