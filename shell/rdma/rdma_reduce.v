@@ -21,6 +21,13 @@
 // chunk runs to the end of DST's first line), the same cut on every card, so each chunk is
 // one line write at the LAST card and at every card of an allreduce. The local vector is
 // read in SRC's lines and realigned to the chunks in a word buffer (rdma_wbuf).
+//
+// Timing (the card's 200 MHz, docs/fit.md): at most 5 LUT levels a path. A start takes two
+// cycles before the first read (the chunks' line counts in rdma_chunks, the range checks'
+// sums, then their comparisons); chunk sizes and ends come from registers; the credits a cycle
+// gives back (the local buffer's room, the output FIFO's places) and the counters' increments
+// are registered before they are added, and the end of the operation is seen a cycle after
+// its last chunk left. A line still moves every cycle.
 `default_nettype none
 module rdma_reduce #(
     parameter [63:0]  MEM_BYTES = 64'h2_0000_0000, // card memory, bytes
@@ -40,7 +47,7 @@ module rdma_reduce #(
     output wire        busy,
     output reg         done,       // sticky until the next start
     output reg  [7:0]  code,       // 0 ok, 4 LOCAL_RANGE, 5 ALIGN (afushell/rdma.h codes)
-    output reg  [31:0] words_out,  // sums passed on / written, plus (ALL) the result's written / sent
+    output wire [31:0] words_out,  // sums passed on / written, plus (ALL) the result's written / sent
     output reg  [31:0] in_stalls,  // cycles a local chunk waited for the arriving partial sums
     output reg  [31:0] out_stalls, // cycles a chunk waited for an outgoing stream or the memory
     // memory, 64-byte lines (rdma_line_adapter)
@@ -90,47 +97,52 @@ module rdma_reduce #(
     localparam integer LAT = 6;        // spg_fadd's latency; u32 sums take the same path
     localparam integer OUT_DEPTH = 16; // > LAT: room for the adder's chunks in flight
     localparam integer LW = $clog2(LOCAL_DEPTH);
-    localparam [1:0] S_IDLE = 2'd0, S_RUN = 2'd1, S_FLUSH = 2'd2;
+    localparam [2:0] S_IDLE = 3'd0, S_SETUP = 3'd1, S_CHECK = 3'd2, S_RUN = 3'd3, S_FLUSH = 3'd4;
     localparam [7:0] E_LOCAL_RANGE = 8'd4, E_ALIGN = 8'd5;
 
-    reg  [1:0]  st_reg;
+    reg  [2:0]  st_reg;
     reg         first_reg, last_reg, f32_reg, all_reg;
     reg  [3:0]  doff_reg;                     // DST's word in its line: the chunks' cut
     reg  [3:0]  soff_reg;                     // SRC's word in its line
-    reg  [63:0] src_line_reg, dst_line_reg;   // their lines' addresses
     assign busy = st_reg != S_IDLE;
-    wire running = st_reg == S_RUN;
+    reg  run_reg;                               // st_reg == S_RUN, a flag of its own
+    wire running = run_reg;
+    wire load = st_reg == S_IDLE && start;
 
-    // a chunk: up to 16 words, the first to the end of DST's first line
-    function automatic [4:0] chunk(input is_first, input [3:0] off, input [61:0] left);
-        reg [4:0] room;
-        begin
-            room = is_first ? 5'd16 - {1'b0, off} : 5'd16;
-            chunk = left < {57'd0, room} ? left[4:0] : room;
-        end
-    endfunction
-    // lanes [lo, lo + n) set, word-wise (4 byte enables a lane)
-    function automatic [63:0] lane_be(input [3:0] lo, input [4:0] n);
-        integer j;
-        for (j = 0; j < 16; j = j + 1)
-            lane_be[4 * j +: 4] = (j >= lo && j < {27'd0, lo} + {27'd0, n}) ? 4'hF : 4'h0;
-    endfunction
-
-    // ---- start: check the arguments ---------------------------------------------------------
+    // ---- start: check the arguments (the ranges' comparisons in the setup cycle) -------------
     wire bad_align = src[1:0] != 2'd0 || dst[1:0] != 2'd0 || len[1:0] != 2'd0 || len == 64'd0;
-    wire [63:0] src_span = {58'd0, src[5:0]} + len + 64'd63;  // SRC's lines, x 64, + 63
-    wire bad_range = src > MEM_BYTES || len > MEM_BYTES - src || ((last || allreduce) && (dst > MEM_BYTES || len > MEM_BYTES - dst));
+    reg         bad_align_reg, need_dst_reg;
+    reg  [64:0] src_end_reg, dst_end_reg;     // src + len, dst + len
+    reg         bad_range_reg;
+    // DST's lanes a write enables: from DST's word on in its first line, up to the vector's
+    // end in its last line (a chunk's lanes, as DST's first and last lines cut them)
+    reg  [15:0] lanes_lo_reg, lanes_hi_reg;
+    wire [3:0]  dst_end_lane = dst[5:2] + len[5:2];
+    wire [15:0] lanes_lo = 16'hFFFF << dst[5:2];
+    wire [15:0] lanes_hi = dst_end_lane == 4'd0 ? 16'hFFFF : ~(16'hFFFF << dst_end_lane);
+    genvar k;
+    // the chunks of each flow: SRC's lines read, the words they push, the sums, the result
+    wire [4:0] p_n, c_n, r_n;
+    wire       p_first, c_last, r_last, rd_more, p_more, c_more, r_more;
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [4:0] rd_n_unused;
+    wire       rd_first_unused, rd_last_unused, p_last_unused, c_first_unused, r_first_unused;
+    /* verilator lint_on UNUSEDSIGNAL */
 
     // ---- the sums: reads into the local buffer -----------------------------------------------
-    reg  [57:0] rd_line_reg, rd_lines_reg;   // lines issued, lines to read
-    reg  [61:0] push_left_reg;               // words still to push
-    reg         push_first_reg;
+    reg  [63:0] rd_addr_reg;                  // the next line to read
     reg  [LW:0] lroom_reg;                    // buffer words not spoken for (16 a line read)
-    assign mem_rd_read = running && rd_line_reg != rd_lines_reg && lroom_reg >= 16;
-    assign mem_rd_address = src_line_reg + {rd_line_reg, 6'd0};
+    reg  [4:0]  unpushed_reg, popped_reg;     // words a cycle gave back: not pushed, combined
+    reg  [5:0]  lgive_reg;                    // their sum, a cycle later
+    assign mem_rd_read = running && rd_more && lroom_reg[LW:4] != {(LW-3){1'b0}};
+    assign mem_rd_address = rd_addr_reg;
     wire rd_issue = mem_rd_read && !mem_rd_waitrequest;
-    wire [4:0]   push_n = mem_rd_readdatavalid ? chunk(push_first_reg, soff_reg, push_left_reg) : 5'd0;
-    wire [511:0] push_data = push_first_reg ? mem_rd_readdata >> {soff_reg, 5'd0} : mem_rd_readdata;
+    wire [4:0]   push_n = mem_rd_readdatavalid && p_more ? p_n : 5'd0;
+    wire [511:0] push_data = p_first ? mem_rd_readdata >> {soff_reg, 5'd0} : mem_rd_readdata;
+    rdma_chunks u_rd_chunks (.clk(clk), .rst(rst), .load(load), .off(src[5:2]), .words(len[63:2]), .take(rd_issue),
+                             .n(rd_n_unused), .first(rd_first_unused), .last(rd_last_unused), .more(rd_more));
+    rdma_chunks u_push_chunks (.clk(clk), .rst(rst), .load(load), .off(src[5:2]), .words(len[63:2]),
+                               .take(mem_rd_readdatavalid), .n(p_n), .first(p_first), .last(p_last_unused), .more(p_more));
     wire [LW:0]  l_count;
     wire [511:0] l_head;
     wire [4:0]   pop_n;
@@ -138,16 +150,18 @@ module rdma_reduce #(
         .clk(clk), .rst(rst), .push_n(push_n), .push_data(push_data), .pop_n(pop_n), .head(l_head), .count(l_count));
 
     // ---- the sums: combine a chunk of local words with the arriving partial sums -----------
-    reg  [61:0] c_left_reg;                   // words still to combine
-    reg         c_first_reg;
     reg  [4:0]  oroom_reg;                    // output FIFO credits
-    wire [4:0]  c_n = chunk(c_first_reg, doff_reg, c_left_reg);
-    wire        c_have_local = running && c_left_reg != 62'd0 && l_count >= {{LW-4{1'b0}}, c_n};
+    reg         oback_reg;                    // a credit back (a chunk left the FIFO last cycle)
+    // l_count >= c_n (c_n <= 16) without a carry chain behind the chunk's size
+    wire        l_enough = l_count[LW:4] != {(LW-3){1'b0}} || (!c_n[4] && l_count[3:0] >= c_n[3:0]);
+    wire        c_have_local = running && c_more && l_enough;
     wire        c_have_in = first_reg || m_valid;
     wire        comb = c_have_local && c_have_in && oroom_reg != 5'd0;
     assign pop_n = comb ? c_n : 5'd0;
-    assign m_want = running && !first_reg && c_left_reg != 62'd0 ? {1'b0, c_n} : 6'd0;
+    assign m_want = running && !first_reg && c_more ? {1'b0, c_n} : 6'd0;
     assign m_ready = comb && !first_reg;
+    rdma_chunks u_c_chunks (.clk(clk), .rst(rst), .load(load), .off(dst[5:2]), .words(len[63:2]), .take(comb),
+                            .n(c_n), .first(c_first_unused), .last(c_last), .more(c_more));
     // partial sum first in each lane: ((v0 + v1) + v2) + ...; the first card's words pass
     // around the adders (pass_q), so they leave bit for bit, NaN payloads included
     wire [511:0] fsum;
@@ -168,7 +182,7 @@ module rdma_reduce #(
     always @(posedge clk) begin
         v_q <= {v_q[LAT-2:0], comb};
         isum_q[0] <= isum0;
-        tag_q[0] <= {c_left_reg == {57'd0, c_n}, 1'b0, c_n};
+        tag_q[0] <= {c_last, 1'b0, c_n};
         for (i = 1; i < LAT; i = i + 1) begin
             isum_q[i] <= isum_q[i - 1];
             tag_q[i] <= tag_q[i - 1];
@@ -190,36 +204,41 @@ module rdma_reduce #(
     wire [4:0]   x_n = x_head[516:512];
     wire         x_end = x_head[518];
     // the result arriving from the next card (ALL, all but the LAST)
-    reg  [61:0]  r_left_reg;
-    reg          r_first_reg;
-    wire [4:0]   r_n = chunk(r_first_reg, doff_reg, r_left_reg);
-    assign rm_want = running && all_reg && !last_reg && r_left_reg != 62'd0 ? {1'b0, r_n} : 6'd0;
-    wire         y_valid = rm_valid && rm_want != 6'd0;
-    wire         y_end = r_left_reg == {57'd0, r_n};
+    wire         r_want = running && all_reg && !last_reg && r_more;
+    assign rm_want = r_want ? {1'b0, r_n} : 6'd0;
+    wire         y_valid = rm_valid && r_want;
+    wire         y_end = r_last;
+    rdma_chunks u_r_chunks (.clk(clk), .rst(rst), .load(load), .off(dst[5:2]), .words(len[63:2]), .take(rm_ready),
+                            .n(r_n), .first(r_first_unused), .last(r_last), .more(r_more));
 
     // ---- the sides: a chunk leaves once every side it goes to took it (ok flags remember
     // the sides that did). Sums: NEXT (not LAST); LAST: memory, and with ALL the result's PREV.
     // Result arriving (ALL, not LAST): memory, and PREV (not FIRST).
     wire x_to_s = !last_reg;
     wire x_to_r = last_reg && all_reg;
-    wire y_to_r = !first_reg;
     // memory and the result's stream take the LAST card's sums, or else the arriving result
     wire         w_valid_src = last_reg ? x_valid : y_valid;
     wire [511:0] w_data = last_reg ? x_head[511:0] : rm_data;
     wire [4:0]   w_n = last_reg ? x_n : r_n;
     wire         w_end = last_reg ? x_end : y_end;
-    wire         w_need_r = last_reg ? x_to_r : y_to_r;
+    reg          w_need_r_reg;                // LAST: x_to_r; else the result goes on to PREV (not FIRST)
+    wire         w_need_r = w_need_r_reg;
     reg          s_ok_reg, m_ok_reg, r_ok_reg;
-    reg  [57:0]  w_line_reg;                  // DST's line of this chunk
-    wire         w_first = w_line_reg == 58'd0;
+    reg  [63:0]  w_addr_reg;                  // DST's line of this chunk
+    reg          w_first_reg;                 // it is DST's first line
+    wire         w_first = w_first_reg;
     assign s_valid = running && x_valid && x_to_s && !s_ok_reg;
     assign s_data = x_head[511:0];
     assign s_words = {1'b0, x_n};
     assign s_last = x_end;
     assign mem_wr_write = running && w_valid_src && !m_ok_reg;
-    assign mem_wr_address = dst_line_reg + {w_line_reg, 6'd0};
+    assign mem_wr_address = w_addr_reg;
     assign mem_wr_writedata = w_first ? w_data << {doff_reg, 5'd0} : w_data;
-    assign mem_wr_byteenable = lane_be(w_first ? doff_reg : 4'd0, w_n);
+    generate
+        for (k = 0; k < 16; k = k + 1) begin : g_be
+            assign mem_wr_byteenable[4 * k +: 4] = {4{(!w_first || lanes_lo_reg[k]) && (!w_end || lanes_hi_reg[k])}};
+        end
+    endgenerate
     assign mem_wr_flush = st_reg == S_FLUSH;
     assign rs_valid = running && w_valid_src && w_need_r && !r_ok_reg;
     assign rs_data = w_data;
@@ -237,71 +256,90 @@ module rdma_reduce #(
     wire x_over = x_over_reg || (x_pop && x_end);
     wire y_over = y_over_reg || (rm_ready && y_end) || !all_reg || last_reg;
     wire writes = last_reg || all_reg;
+    reg  [5:0]  x_words_reg, r_words_reg;     // the counts' increments, a cycle late
+    reg  [31:0] x_count_reg, r_count_reg;     // words of the sums, of the result
+    assign words_out = x_count_reg + r_count_reg;
+    wire [LW:0] lroom_sum = lroom_reg + {{LW-5{1'b0}}, lgive_reg};
+    reg         out_stall_reg;
 
     always @(posedge clk) begin
         if (rst) begin
-            st_reg <= S_IDLE; first_reg <= 1'b0; last_reg <= 1'b0; f32_reg <= 1'b0; all_reg <= 1'b0;
-            doff_reg <= 4'd0; soff_reg <= 4'd0; src_line_reg <= 64'd0; dst_line_reg <= 64'd0;
-            rd_line_reg <= 58'd0; rd_lines_reg <= 58'd0; push_left_reg <= 62'd0; push_first_reg <= 1'b0;
-            lroom_reg <= LOCAL_DEPTH[LW:0]; c_left_reg <= 62'd0; c_first_reg <= 1'b0; oroom_reg <= OUT_DEPTH[4:0];
-            r_left_reg <= 62'd0; r_first_reg <= 1'b0; s_ok_reg <= 1'b0; m_ok_reg <= 1'b0; r_ok_reg <= 1'b0;
-            w_line_reg <= 58'd0; x_over_reg <= 1'b0; y_over_reg <= 1'b0;
-            done <= 1'b0; code <= 8'd0; words_out <= 32'd0; in_stalls <= 32'd0; out_stalls <= 32'd0;
+            st_reg <= S_IDLE; run_reg <= 1'b0; w_need_r_reg <= 1'b0; first_reg <= 1'b0; last_reg <= 1'b0; f32_reg <= 1'b0; all_reg <= 1'b0;
+            doff_reg <= 4'd0; soff_reg <= 4'd0; rd_addr_reg <= 64'd0; w_addr_reg <= 64'd0; w_first_reg <= 1'b0;
+            bad_align_reg <= 1'b0; need_dst_reg <= 1'b0; src_end_reg <= 65'd0; dst_end_reg <= 65'd0; bad_range_reg <= 1'b0;
+            lanes_lo_reg <= 16'd0; lanes_hi_reg <= 16'd0;
+            lroom_reg <= LOCAL_DEPTH[LW:0]; lgive_reg <= 6'd0; unpushed_reg <= 5'd0; popped_reg <= 5'd0;
+            oroom_reg <= OUT_DEPTH[4:0]; oback_reg <= 1'b0;
+            s_ok_reg <= 1'b0; m_ok_reg <= 1'b0; r_ok_reg <= 1'b0; x_over_reg <= 1'b0; y_over_reg <= 1'b0;
+            x_words_reg <= 6'd0; r_words_reg <= 6'd0; out_stall_reg <= 1'b0;
+            done <= 1'b0; code <= 8'd0; x_count_reg <= 32'd0; r_count_reg <= 32'd0; in_stalls <= 32'd0; out_stalls <= 32'd0;
         end else begin
             case (st_reg)
                 S_IDLE: if (start) begin
-                    done <= 1'b0; words_out <= 32'd0; in_stalls <= 32'd0; out_stalls <= 32'd0;
+                    done <= 1'b0; x_count_reg <= 32'd0; r_count_reg <= 32'd0; in_stalls <= 32'd0; out_stalls <= 32'd0;
                     first_reg <= first; last_reg <= last; f32_reg <= f32; all_reg <= allreduce;
                     doff_reg <= dst[5:2]; soff_reg <= src[5:2];
-                    src_line_reg <= {src[63:6], 6'd0}; dst_line_reg <= {dst[63:6], 6'd0};
-                    rd_line_reg <= 58'd0;
-                    rd_lines_reg <= src_span[63:6];
-                    push_left_reg <= len[63:2]; push_first_reg <= 1'b1;
-                    lroom_reg <= LOCAL_DEPTH[LW:0];
-                    c_left_reg <= len[63:2]; c_first_reg <= 1'b1; oroom_reg <= OUT_DEPTH[4:0];
-                    r_left_reg <= len[63:2]; r_first_reg <= 1'b1;
+                    rd_addr_reg <= {src[63:6], 6'd0}; w_addr_reg <= {dst[63:6], 6'd0}; w_first_reg <= 1'b1;
+                    bad_align_reg <= bad_align;
+                    need_dst_reg <= last || allreduce;
+                    src_end_reg <= {1'b0, src} + {1'b0, len}; dst_end_reg <= {1'b0, dst} + {1'b0, len};
+                    w_need_r_reg <= last ? allreduce : !first;
+                    lanes_lo_reg <= lanes_lo; lanes_hi_reg <= lanes_hi;
+                    lroom_reg <= LOCAL_DEPTH[LW:0]; lgive_reg <= 6'd0; unpushed_reg <= 5'd0; popped_reg <= 5'd0;
+                    oroom_reg <= OUT_DEPTH[4:0]; oback_reg <= 1'b0;
                     s_ok_reg <= 1'b0; m_ok_reg <= 1'b0; r_ok_reg <= 1'b0;
-                    w_line_reg <= 58'd0; x_over_reg <= 1'b0; y_over_reg <= 1'b0;
-                    if (bad_align || bad_range) begin
-                        code <= bad_align ? E_ALIGN : E_LOCAL_RANGE;
-                        done <= 1'b1;
-                    end else begin
-                        code <= 8'd0;
-                        st_reg <= S_RUN;
-                    end
+                    x_over_reg <= 1'b0; y_over_reg <= 1'b0;
+                    x_words_reg <= 6'd0; r_words_reg <= 6'd0; out_stall_reg <= 1'b0;
+                    st_reg <= S_SETUP;
+                end
+                S_SETUP: begin
+                    bad_range_reg <= src_end_reg > {1'b0, MEM_BYTES} || (need_dst_reg && dst_end_reg > {1'b0, MEM_BYTES});
+                    st_reg <= S_CHECK;
+                end
+                S_CHECK: if (bad_align_reg || bad_range_reg) begin
+                    code <= bad_align_reg ? E_ALIGN : E_LOCAL_RANGE;
+                    done <= 1'b1;
+                    st_reg <= S_IDLE;
+                end else begin
+                    code <= 8'd0;
+                    st_reg <= S_RUN;
+                    run_reg <= 1'b1;
                 end
                 S_RUN: begin
-                    if (rd_issue) rd_line_reg <= rd_line_reg + 58'd1;
-                    if (push_n != 5'd0) begin
-                        push_left_reg <= push_left_reg - {57'd0, push_n};
-                        push_first_reg <= 1'b0;
-                    end
+                    if (rd_issue) rd_addr_reg <= rd_addr_reg + 64'd64;
                     // a line read takes 16 words of room; words it did not push and words
-                    // combined give it back
-                    lroom_reg <= lroom_reg - (rd_issue ? 16 : 0)
-                               + (mem_rd_readdatavalid ? {{LW-4{1'b0}}, 5'd16 - push_n} : 0) + {{LW-4{1'b0}}, pop_n};
-                    oroom_reg <= oroom_reg - (comb ? 5'd1 : 5'd0) + (x_pop ? 5'd1 : 5'd0);
-                    if (comb) begin
-                        c_left_reg <= c_left_reg - {57'd0, c_n};
-                        c_first_reg <= 1'b0;
-                    end
-                    if (rm_ready) begin
-                        r_left_reg <= r_left_reg - {57'd0, r_n};
-                        r_first_reg <= 1'b0;
-                    end
+                    // combined give it back, a cycle later (the room only looks smaller meanwhile)
+                    unpushed_reg <= mem_rd_readdatavalid ? 5'd16 - push_n : 5'd0;
+                    popped_reg <= pop_n;
+                    lgive_reg <= {1'b0, unpushed_reg} + {1'b0, popped_reg};
+                    lroom_reg <= rd_issue ? lroom_sum - 16 : lroom_sum;
+                    oback_reg <= x_pop;
+                    if (comb && !oback_reg) oroom_reg <= oroom_reg - 5'd1;
+                    if (!comb && oback_reg) oroom_reg <= oroom_reg + 5'd1;
                     s_ok_reg <= !x_pop && (s_ok_reg || s_take);
                     m_ok_reg <= !w_pop && (m_ok_reg || m_take);
                     r_ok_reg <= !w_pop && (r_ok_reg || r_take);
-                    if (w_pop) w_line_reg <= w_line_reg + 58'd1;
+                    if (w_pop) begin
+                        w_addr_reg <= w_addr_reg + 64'd64;
+                        w_first_reg <= 1'b0;
+                    end
                     // (the LAST card of an allreduce counts its sums twice: written, and sent back)
-                    words_out <= words_out + (x_pop ? {27'd0, x_n} << x_to_r : 32'd0) + (rm_ready ? {27'd0, r_n} : 32'd0);
+                    x_words_reg <= x_pop ? {1'b0, x_n} << x_to_r : 6'd0;
+                    r_words_reg <= rm_ready ? {1'b0, r_n} : 6'd0;
+                    x_count_reg <= x_count_reg + {26'd0, x_words_reg};
+                    r_count_reg <= r_count_reg + {26'd0, r_words_reg};
                     x_over_reg <= x_over;
                     y_over_reg <= y_over;
                     if (c_have_local && !c_have_in) in_stalls <= in_stalls + 32'd1;
-                    if ((x_valid && !x_pop) || (y_valid && !rm_ready && !last_reg)) out_stalls <= out_stalls + 32'd1;
-                    // both flows over: done, once the writes are in memory
-                    if (x_over && y_over) st_reg <= writes ? S_FLUSH : S_IDLE;
-                    if (x_over && y_over && !writes) done <= 1'b1;
+                    out_stall_reg <= (x_valid && !x_pop) || (y_valid && !rm_ready && !last_reg);
+                    if (out_stall_reg) out_stalls <= out_stalls + 32'd1;
+                    // both flows over (a cycle after the last chunk left, when the counters
+                    // have their last increments): done, once the writes are in memory
+                    if (x_over_reg && y_over_reg) begin
+                        st_reg <= writes ? S_FLUSH : S_IDLE;
+                        run_reg <= 1'b0;
+                        if (!writes) done <= 1'b1;
+                    end
                 end
                 S_FLUSH: if (!mem_wr_pending) begin
                     st_reg <= S_IDLE;
@@ -313,7 +351,7 @@ module rdma_reduce #(
     end
 
     /* verilator lint_off UNUSEDSIGNAL */
-    wire unused_ok = &{1'b0, x_ready_unused, x_head[517], src_span[5:0]};
+    wire unused_ok = &{1'b0, x_ready_unused, x_head[517]};
     /* verilator lint_on UNUSEDSIGNAL */
     initial begin
         if (LOCAL_DEPTH < 256 || (LOCAL_DEPTH & (LOCAL_DEPTH - 1)) != 0) $error("%m: LOCAL_DEPTH must be a power of 2 >= 256");

@@ -28,11 +28,13 @@ def _sources(library: str) -> Sources:
         src.add_files(oplib.rtl_files())
         src.inline = set(src.modules)
         return src
+    from .. import oplib
     from ..shellgen._csr import SHELL_DIR
 
     src = Sources(include_dirs=[SHELL_DIR])
     src.add_files(sorted(SHELL_DIR.glob("*.v")) + sorted(SHELL_DIR.glob("rdma/*.v"))
                   + sorted(SHELL_DIR.glob("rdma/afu/*.v")))
+    src.add_files(oplib.rtl_files())  # the reduction unit's f32 adders (black boxes there)
     return src
 
 

@@ -5,6 +5,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -16,7 +17,7 @@ from .._diagnostics import SpgenError
 from .._tools import cache_dir, content_hash
 from ._timing import worst_path
 
-__all__ = ["FAMILY", "Sources", "is_hard_fp", "map_unit", "yosys_exe"]
+__all__ = ["FAMILY", "MapTimeout", "Sources", "is_hard_fp", "map_unit", "yosys_exe"]
 
 FAMILY = "cyclone10gx"  # Arria 10's 20 nm ALM fabric with M20K blocks (docs/fit.md)
 # Part of every cache key: bump when the script or the stored result changes.
@@ -31,6 +32,10 @@ _HARD_FP = re.compile(r"(?:^|_)spg_dsp_\w+$|^twentynm_fp_mac$")
 _DSP_STUB = ("(* blackbox *) module {name} (input wire clk, input wire ce, input wire [31:0] a, "
              "input wire [31:0] b, output wire [31:0] y);\nendmodule\n")
 _OUT_PORT = re.compile(r"^(result|chainout)|(overflow|underflow|inexact|invalid)$")
+
+
+class MapTimeout(SpgenError):
+    """Yosys did not map a unit within the time it was given (nothing is cached)."""
 
 
 def is_hard_fp(module: str) -> bool:
@@ -156,7 +161,9 @@ def _script(top: str, params: dict, boxes: list[str], incs: str) -> str:
     lines = [f"read_verilog {incs} unit.v"]
     if boxes:
         lines.append("blackbox " + " ".join(boxes))
-    lines += [f"chparam -set {k} {_param_value(v)} {top}" for k, v in params.items()]
+    if params:  # all at once: one at a time, a module's parameter checks see mixed values
+        lines.append("chparam " + " ".join(f"-set {k} {_param_value(v)}" for k, v in params.items())
+                     + f" {top}")
     lines += [f"{run} -run begin:map_bram",
               # the logical memories (width x depth) before they become blocks, MLABs or FFs
               "tee -q -o mems.txt dump t:$mem_v2",
@@ -194,8 +201,23 @@ def _memories(dump: str, cells: dict) -> list[dict]:
     return mems
 
 
-def map_unit(src: Sources, top: str, params: dict) -> dict:
-    """Map `top` with `params` (children black boxes); cached by content."""
+def _yosys(d: str, timeout: float | None) -> subprocess.CompletedProcess:
+    """Run the unit's script; past `timeout` seconds Yosys and its ABC children are killed."""
+    cmd = [yosys_exe(), "-q", "-l", "log.txt", "-s", "unit.ys"]
+    with subprocess.Popen(cmd, cwd=d, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          start_new_session=True) as p:
+        try:
+            out, err = p.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)  # its own session: yosys and the abc it started
+            p.communicate()
+            raise MapTimeout(f"yosys did not map the unit within {timeout:g} s") from None
+    return subprocess.CompletedProcess(cmd, p.returncode, out, err)
+
+
+def map_unit(src: Sources, top: str, params: dict, timeout: float | None = None) -> dict:
+    """Map `top` with `params` (children black boxes); cached by content. Past `timeout`
+    seconds of Yosys (None: no limit) it raises MapTimeout."""
     key = src.key(top, params)
     cached = cache_dir("fit") / f"{top[:60]}-{key}.json"
     if cached.is_file():
@@ -211,8 +233,10 @@ def map_unit(src: Sources, top: str, params: dict) -> dict:
         incs = " ".join(f"-I{Path(i).resolve()}" for i in src.include_dirs)
         Path(d, "unit.ys").write_text(_script(top, params, boxes, incs))
         Path(d, "m20k_map.v").write_text(_m20k_map())
-        r = subprocess.run([yosys_exe(), "-q", "-l", "log.txt", "-s", "unit.ys"], cwd=d,
-                           capture_output=True, text=True, check=False)
+        try:
+            r = _yosys(d, timeout)
+        except MapTimeout as e:
+            raise MapTimeout(f"{top}: {e}") from None
         if r.returncode:
             log = (Path(d, "log.txt").read_text() if Path(d, "log.txt").exists() else "")
             err = [ln for ln in (log + r.stderr).splitlines() if "ERROR" in ln] or [r.stderr[-500:]]
