@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "compiler"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from lbm_pipeline import _cpu  # the machine's CPU, as the other benchmarks name it
+from machine import cpu_name  # the machine's CPU, as the other benchmarks name it
 from spgen._diagnostics import SpgenError
 from spgen.fit import CLOCK_NS, FAMILY, Sources, resources
 from spgen.fit._report import _ukey  # a unit's name: module and parameters
@@ -129,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
                     "did not finish within at least --timeout there are not retried)")
     a = ap.parse_args(argv)
     old = json.loads(a.json.read_text()) if a.json and a.json.is_file() else {}
-    out = {"date": time.strftime("%Y-%m-%d"), "machine": _cpu(), "yosys": "0.23", "family": FAMILY,
+    out = {"date": time.strftime("%Y-%m-%d"), "machine": cpu_name(), "yosys": "0.23", "family": FAMILY,
            "clock_ns": CLOCK_NS, "timeout_s": a.timeout,
            "command": "python benchmarks/rdma/rdma_fit.py " + " ".join(argv if argv is not None else sys.argv[1:]),
            "builds": {}}
