@@ -18,7 +18,7 @@ class ScatterWriter:
         # per card: bytes its passes read and wrote in card memory, and their ns
         self.moved: dict[int, list[int]] = {c: [0, 0, 0] for c in cards}
         # the widest digit: 0 on writers of one key a cycle (256 bins), else a beat a cycle
-        self.max_bits = min((cl[c].read_csr("SORT_STATUS") >> 8) & 0xF for c in cards) if cards else 0
+        self.max_bits = min((h.read_reg_bits("SORT_STATUS") >> 8) & 0xF for h in self.handles.values()) if cards else 0
         self.wide = self.max_bits > 0
 
     def digit_bits(self, sort_bits: int, elements: int, odd_penalty: bool = True) -> int:
@@ -59,22 +59,23 @@ class ScatterWriter:
         card.write_csr("SORT_HIST", dump or 0)
         card.write_csr("SORT_N", n)
         card.write_csr("SORT_CTRL", 1)
-        ns = 0
+        # Status reads go through the open card, at the thread's host time: a read through the
+        # cluster enters where the cluster's clock thread happens to be (docs/runtime.md "Host time")
+        h, ns = self.handles[c], 0
         try:
             if n:   # the RX destination is not written: the writer takes the stream
-                ns = self.handles[c].dma(src, src, (8 if self.pairs else 4) * n, "F2F")
-            t0 = self.cl.now
-            while not (status := card.read_csr("SORT_STATUS")) & 2:   # with no keys: flush and dump
-                if self.cl.now - t0 > 100_000:
+                ns = h.dma(src, src, (8 if self.pairs else 4) * n, "F2F")
+            t0 = h.sim_stats()["now_ns"]
+            while not (status := h.read_reg_bits("SORT_STATUS")) & 2:   # with no keys: flush and dump
+                if h.sim_stats()["now_ns"] - t0 > 500_000:
                     raise SpgenError(f"sort: card {c}'s scatter writer did not finish a pass (status {status:#x})")
-                self.cl.run(64)
         finally:
             card.write_csr("SORT_CFG", 0)   # the RX engine writes as usual again
         if status & 4 or status >> 32 != n:
             raise SpgenError(f"sort: card {c}'s scatter writer took {status >> 32} keys of {n}"
                              + (" and dropped words past them" if status & 4 else ""))
         self.passes[c] += 1
-        ns = ns or int(self.cl.ns(self.cl.now - t0))
+        ns = ns or h.sim_stats()["now_ns"] - t0
         es = (8 if self.pairs else 4) * n
         self.moved[c][0] += es
         self.moved[c][1] += es if scatter else 0

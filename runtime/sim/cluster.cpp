@@ -547,7 +547,10 @@ void RtlCluster::drive(int c) {
         k.mmio_write(AFUSHELL_RDMA_IRQ_STATUS, 3);
         return read(AFUSHELL_RDMA_DONE_INFO, Driver::DONE_INFO);
     }
-    if (dv.queue.empty() || dv.inflight >= dv.max_ops || ops_[size_t(dv.queue.front())].issued > cyc_) return;
+    // An operation issued at host time I starts at the end of the tick from I to I + 1: by
+    // then it is queued whatever the clock thread's progress when it was issued (the clock
+    // cannot run that tick before the issuing thread acts at I or waits).
+    if (dv.queue.empty() || dv.inflight >= dv.max_ops || ops_[size_t(dv.queue.front())].issued >= cyc_) return;
     dv.cur = dv.queue.front();
     dv.queue.pop_front();
     Op& op = ops_[size_t(dv.cur)];
