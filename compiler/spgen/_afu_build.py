@@ -183,13 +183,14 @@ def build(program: str | os.PathLike | None, out: str | os.PathLike, *, top: str
                  diagnostics=design.diagnostics if design else None, notes=notes)
 
 
-def link_card(links: int = 4, op_timeout: int = 100_000) -> Path:
-    """A loop-back card with ``links`` RDMA link ports (C++ tests, ``make sanitize``) built
-    into the cache; its library is reused while the sources stay the same."""
+def link_card(links: int = 4, op_timeout: int = 100_000, sort_scatter: bool = False) -> Path:
+    """A loop-back card with ``links`` RDMA link ports (C++ tests, ``make sanitize``; with
+    the sort's scatter writer if ``sort_scatter``) built into the cache; its library is
+    reused while the sources stay the same."""
     from ._tools import locked
     from .runtime._build import cache_dir
 
-    out = cache_dir("card") / f"loopback-links{links}-timeout{op_timeout}"
+    out = cache_dir("card") / (f"loopback-links{links}-timeout{op_timeout}" + ("-scatter" if sort_scatter else ""))
     with locked(out.with_suffix(".lock")):
-        build(None, out, links=links, op_timeout=op_timeout)
+        build(None, out, links=links, op_timeout=op_timeout, sort_scatter=sort_scatter)
     return out / "sim" / "libafucard.so"

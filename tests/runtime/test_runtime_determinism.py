@@ -131,11 +131,11 @@ def pipeline2(_: Path) -> list:
     return _cards_figures(r) + [r.f.tobytes()]
 
 
-def _link_cluster(cards: int, topology: str = "mesh"):
+def _link_cluster(cards: int, topology: str = "mesh", sort_scatter: bool = False):
     from spgen._afu_build import link_card
     from spgen.runtime import rdma
 
-    card = str(link_card().parents[1])
+    card = str(link_card(sort_scatter=sort_scatter).parents[1])
     spec = {"topology": topology, "cards": cards, "card": card} if topology == "fullmesh" else \
         {"topology": topology, "dims": [cards], "card": card}
     return rdma.cluster(spec)
@@ -165,10 +165,23 @@ def sort4(_: Path) -> list:
     return [(p.name, p.seconds) for p in run.phases if p.where == "network"] + [list(run.output.counts)]
 
 
+def sort4_scatter(_: Path) -> list:
+    """The same keys on 4 cards whose scatter writers count and move them: the cards are open
+    as ordinary cards (their clock runs in a thread of the cluster's) while the host issues
+    the exchanges."""
+    from spgen import sort
+
+    keys = np.random.default_rng(3).integers(0, 2**32, 4000, dtype=np.uint32)
+    run = sort.sort(_link_cluster(4, "fullmesh", sort_scatter=True), keys)
+    assert np.array_equal(run.keys, np.sort(keys))
+    return [(p.name, p.where, p.cycles, p.seconds) for p in run.phases if p.where != "host"] + \
+        [list(run.output.counts)]
+
+
 WORKLOADS: dict[str, Callable[[Path], object]] = {
     "dma_sweep": dma_sweep, "host_sequence": host_sequence, "lbm_cascade2": lbm_counters, "bench_lbm": bench_lbm,
     "slabs4": slabs(None), "slabs4_mpi2": slabs(2), "slabs4_cpp_threads": slabs_cpp_threads, "pipeline2": pipeline2,
-    "rdma_latency": rdma_latency, "sort4": sort4,
+    "rdma_latency": rdma_latency, "sort4": sort4, "sort4_scatter": sort4_scatter,
 }
 
 
@@ -202,9 +215,10 @@ def test_realtime_is_an_option(loopback_lib) -> None:
 
 def test_cluster_figures_repeat_under_load(tmp_path) -> None:
     """Threads on the cards of a cluster (slabs on 4 cards: a thread per card, halo puts
-    between them, `afushell::lbm::run_slabs`) give the same figures on an idle and on a loaded
-    machine."""
+    between them, `afushell::lbm::run_slabs`; a sort on cards open beside the cluster's puts)
+    give the same figures on an idle and on a loaded machine."""
     _repeat("slabs4_cpp_threads", 2, tmp_path)
+    _repeat("sort4_scatter", 2, tmp_path)
 
 
 def test_slabs_one_schedule_in_any_rank_count(tmp_path) -> None:
