@@ -67,6 +67,21 @@ struct Put {
     uint64_t local, remote, bytes;
 };
 
+// The order in which a network phase's puts are issued (indices into `puts`): each card
+// starts with its next peer and ends with itself, its pieces for one peer in the order
+// given. A card's engine sends its puts one after the other, in the order issued; in
+// destination order every card would send to card 0 first, then to card 1, ... (on 8 RTL
+// cards at 100 Gb/s, puts of 128 KiB from every card to every card: 121 us instead of 207).
+inline std::vector<size_t> issue_order(const std::vector<Put> &puts) {
+    int m = 1;
+    for (const Put &p : puts) m = std::max({m, p.card + 1, p.dst + 1});
+    std::vector<size_t> order(puts.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    auto peer = [&](size_t i) { return ((puts[i].dst - puts[i].card - 1) % m + m) % m; };
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return peer(a) < peer(b); });
+    return order;
+}
+
 class Clock {
   public:
     explicit Clock(afu_rdma_cluster cl, SortResult &r) : cl_(cl), r_(r) {}
@@ -77,19 +92,13 @@ class Clock {
         r_.phases.push_back({name, "host",
                              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 0});
     }
-    // Issues every put at once, waits for all; the first failure is the result.
-    // Each card issues its puts starting with its next peer and ending with itself, so that
-    // the cards do not all send to one card at a time (as spgen.sort does): a card's
-    // engine sends its puts one after the other, in the order issued.
-    int network(const char *name, std::vector<Put> puts) {
-        int m = 1;
-        for (const Put &p : puts) m = std::max({m, p.card + 1, p.dst + 1});
-        std::stable_sort(puts.begin(), puts.end(), [m](const Put &a, const Put &b) {
-            return ((a.dst - a.card - 1) % m + m) % m < ((b.dst - b.card - 1) % m + m) % m; });
+    // Issues every put at once (in issue_order), waits for all; the first failure is the result.
+    int network(const char *name, const std::vector<Put> &puts) {
         uint64_t c0 = afuShellRDMACycles(cl_);
         std::vector<afu_rdma_handle> hs;
         afu_result rc = FPGA_OK;
-        for (const Put &p : puts) {
+        for (size_t i : issue_order(puts)) {
+            const Put &p = puts[i];
             if (!p.bytes) continue;
             afu_rdma_handle h;
             afu_result e = afuShellRDMAPutAsync(cl_, p.card, p.dst, p.local, p.remote, p.bytes, &h);
@@ -280,6 +289,28 @@ void move_by_rank(std::vector<Key> &keys, std::vector<uint32_t> *pays, const std
     if (pays) pays->swap(outp);
 }
 
+// The digit width of the local passes on scatter writers whose widest digit is max_bits
+// (0: a writer of a key a cycle, 8 bits) over sort_bits bits of `elements` keys (or
+// key-payload pairs) per card (docs/sort.md, "The digit width"): fewer, wider passes cost a
+// flush of the bins' last lines each (2^d lines, 16 bins a cycle before that), so the widest
+// digit wins only where the keys outnumber the bins; a pass costs its beats, those lines and
+// about 800 cycles of start (the registers, the DMA and the polls). An odd number of passes
+// puts the send buffer in the bank the grouping reads, which runs that pass at about 1 / 2.6
+// of its speed: 1.6 passes' beats more (odd_penalty; none where the first digit's count
+// copies the keys to the other bank). The fewest cycles win, the widest of equals.
+inline int choose_digit_bits(int max_bits, bool pairs, int sort_bits, uint64_t elements, bool odd_penalty) {
+    if (max_bits <= 0 || sort_bits <= 0) return 8;
+    const double beats = double(elements) * (pairs ? 8 : 4) / 64;
+    int best = 0;
+    double best_cost = 0;
+    for (int q = (sort_bits + max_bits - 1) / max_bits; q <= sort_bits; ++q) {
+        const int d = (sort_bits + q - 1) / q, p = (sort_bits + d - 1) / d;
+        const double cost = p * (beats + double(uint64_t(1) << d) * 17 / 16 + 800) + (p % 2 && odd_penalty ? 1.6 * beats : 0);
+        if (!best || cost < best_cost) best = d, best_cost = cost;
+    }
+    return best;
+}
+
 // The scatter writer on every card (shell/shell_sort_scatter.v, SORT_* registers): one
 // pass streams n keys from src through it (a DMA from card memory to card memory whose RX
 // side the writer takes over), counting bins ((k - count_lo) >> count_sh) & 255 and, with
@@ -316,22 +347,9 @@ class ScatterWriter {
         }
         return "";
     }
-    // The local passes' digit over sort_bits bits of `elements` keys per card (docs/sort.md,
-    // "The digit width"): a pass costs its beats, the flush of its 2^d bins' last lines (16
-    // bins a cycle before that) and about 800 cycles of start; an odd number of passes puts
-    // the send buffer in the bank the grouping reads (1.6 passes' beats more); the fewest
-    // cycles win.
+    // The local passes' digit over sort_bits bits of `elements` keys per card (choose_digit_bits).
     int digit_bits(int sort_bits, uint64_t elements, bool odd_penalty = true) const {
-        if (max_bits == 0 || sort_bits <= 0) return 8;
-        const double beats = double(elements) * (pairs_ ? 8 : 4) / 64;
-        int best = 0;
-        double best_cost = 0;
-        for (int q = (sort_bits + max_bits - 1) / max_bits; q <= sort_bits; ++q) {
-            const int d = (sort_bits + q - 1) / q, p = (sort_bits + d - 1) / d;
-            const double cost = p * (beats + double(uint64_t(1) << d) * 17 / 16 + 800) + (p % 2 && odd_penalty ? 1.6 * beats : 0);
-            if (!best || cost < best_cost) best = d, best_cost = cost;
-        }
-        return best;
+        return choose_digit_bits(max_bits, pairs_, sort_bits, elements, odd_penalty);
     }
     // "" or what went wrong; adds the pass's ns to ns
     std::string run(int c, uint64_t src, uint64_t n, uint32_t count_lo, int count_sh, Scatter sc, uint64_t dump,
