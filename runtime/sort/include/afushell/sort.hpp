@@ -39,6 +39,8 @@ struct SortPhase {
     std::string where;  // "network" (cluster clock) or "host" (the host's clock)
     double seconds = 0;
     uint64_t cycles = 0;
+    uint64_t bytes = 0;       // network phases: bytes put between cards (payloads included)
+    uint64_t operations = 0;  // network phases: RDMA puts
 };
 
 struct SortResult {
@@ -90,15 +92,17 @@ class Clock {
         auto t0 = std::chrono::steady_clock::now();
         fn();
         r_.phases.push_back({name, "host",
-                             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 0});
+                             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()});
     }
     // Issues every put at once (in issue_order), waits for all; the first failure is the result.
     int network(const char *name, const std::vector<Put> &puts) {
         uint64_t c0 = afuShellRDMACycles(cl_);
         std::vector<afu_rdma_handle> hs;
         afu_result rc = FPGA_OK;
+        uint64_t bytes = 0;
         for (size_t i : issue_order(puts)) {
             const Put &p = puts[i];
+            bytes += p.bytes;
             if (!p.bytes) continue;
             afu_rdma_handle h;
             afu_result e = afuShellRDMAPutAsync(cl_, p.card, p.dst, p.local, p.remote, p.bytes, &h);
@@ -110,7 +114,7 @@ class Clock {
             rc = rc ? rc : e;
         }
         uint64_t cycles = afuShellRDMACycles(cl_) - c0;
-        r_.phases.push_back({name, "network", cycles / afuShellRDMAClockMHz(cl_) * 1e-6, cycles});
+        r_.phases.push_back({name, "network", cycles / afuShellRDMAClockMHz(cl_) * 1e-6, cycles, bytes, hs.size()});
         return rc;
     }
 
@@ -566,7 +570,7 @@ SortResult distributed_sort(afu_rdma_cluster cl, const Key *keys, const uint32_t
             finish(c, k, p);
         }
         card_phase("local counting", ns);
-        r.phases.push_back({"local sort", "host", move_s, 0});
+        r.phases.push_back({"local sort", "host", move_s});
         return r;
     }
     clock.host("local sort", [&] {
@@ -589,10 +593,13 @@ SortResult distributed_sort(afu_rdma_cluster cl, const Key *keys, const uint32_t
 // first digit and one scatter per digit (each counting the next digit; digits of 8 bits, or
 // up to the writer's MAX_BITS where that takes fewer cycles), the passes alternating DDR
 // banks on writers of a beat a cycle. The host computes the prefix sums from the exchanged
-// counts and issues the passes and the puts.
+// counts and issues the passes and the puts. key_range, where given: every key is known to
+// lie in [first, second] (OPTWEB's 64 values: {0, 63}); no range pass and no range exchange,
+// and a card holding keys outside it fails the sort (AFU_ERR_BAD_ARG).
 inline SortResult distributed_sort_on_cards(afu_rdma_cluster cl, const uint32_t *keys, const uint32_t *payloads,
                                             uint64_t n, std::vector<uint32_t> &out_keys,
-                                            std::vector<uint32_t> *out_payloads = nullptr) {
+                                            std::vector<uint32_t> *out_payloads = nullptr,
+                                            const std::pair<uint64_t, uint64_t> *key_range = nullptr) {
     using namespace sort_detail;
     SortResult r;
     const int N = afuShellRDMAClusterCards(cl);
@@ -606,6 +613,9 @@ inline SortResult distributed_sort_on_cards(afu_rdma_cluster cl, const uint32_t 
     };
     if (N < 1 || (n && !keys)) return fail(N < 1 ? "no cluster" : "keys is NULL");
     if (!afuShellRDMAClusterIsRTL(cl)) return fail("the network model has no cards to move keys on");
+    if (key_range && !(key_range->first <= key_range->second && key_range->second <= 0xFFFFFFFFull))
+        return fail("key_range must satisfy 0 <= lo <= hi <= 4294967295 for uint32 keys, got (" +
+                    std::to_string(key_range->first) + ", " + std::to_string(key_range->second) + ")");
     if (n > R / es - 256) return fail("too many keys: " + std::to_string(n) + " (at most " + std::to_string(R / es - 256) + ")");
     ScatterWriter writer(cl, N, payloads != nullptr);
     if (!(r.error = writer.open()).empty()) return fail(r.error);
@@ -630,19 +640,33 @@ inline SortResult distributed_sort_on_cards(afu_rdma_cluster cl, const uint32_t 
         return puts;
     };
     const ScatterWriter::Scatter none;
-    if (std::string e = on_cards("range", [&](int c, uint64_t &ns) {
-            return writer.run(c, 0, part[c], 0, top, none, dump, ns); }); !e.empty())
-        return fail(e);
-    if ((r.code = clock.network("range exchange", to_all(dump, counts_at, 16)))) return r;
-    const auto range = begin_result(cl, N, counts_at, r, out_keys, out_payloads);
+    std::pair<uint64_t, uint64_t> range;
+    if (key_range) {  // the caller knows the range: no range pass, no range exchange
+        r.counts.assign(N, 0);
+        out_keys.clear();
+        if (out_payloads) out_payloads->clear();
+        range = *key_range;
+    } else {
+        if (std::string e = on_cards("range", [&](int c, uint64_t &ns) {
+                return writer.run(c, 0, part[c], 0, top, none, dump, ns); }); !e.empty())
+            return fail(e);
+        if ((r.code = clock.network("range exchange", to_all(dump, counts_at, 16)))) return r;
+        range = begin_result(cl, N, counts_at, r, out_keys, out_payloads);
+    }
     const uint64_t lo = range.first, hi = range.second;
     if (lo > hi) return r;  // no keys
     const int shift = aligned_shift(lo, hi, 8);
     const uint32_t base = shift == top ? 0 : uint32_t(lo >> shift << shift);  // bins (k - base) >> shift
-    if (shift != top)  // the range pass's counts are the partition's only with the top digit
+    if (key_range || shift != top)  // the range pass's counts are the partition's only with the top digit
         if (std::string e = on_cards("histogram", [&](int c, uint64_t &ns) {
                 return writer.run(c, 0, part[c], base, shift, none, dump, ns); }); !e.empty())
             return fail(e);
+    for (int c = 0; key_range && c < N; ++c) {  // the histogram pass found every card's range beside the counts
+        const auto mm = read<uint64_t>(cl, c, dump, 2);
+        if (part[c] && !(lo <= mm[0] && mm[0] <= mm[1] && mm[1] <= hi))
+            return fail("card " + std::to_string(c) + " holds keys " + std::to_string(mm[0]) + ".." +
+                        std::to_string(mm[1]) + ", outside key_range " + std::to_string(lo) + ".." + std::to_string(hi));
+    }
     if ((r.code = clock.network("count exchange", to_all(dump + 64, hist_at, 4 * B)))) return r;
     const bool exact = shift == 0;
     std::vector<std::vector<Put>> pieces(N);
