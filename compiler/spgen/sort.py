@@ -483,19 +483,16 @@ def _sort_spread(cl, s: Spread, partition_bits: int, digit_bits: int, counter: _
     # 5. local counting pass by destination card (stable), into the send buffers.
     def group() -> None:
         for i, (c, k) in enumerate(zip(cards, s.counts)):
-            keys = _read(cl, c, L.keys, k, s.dtype)
-            bins = bins_of(keys, lo)
-            # bin order, which is destination order too (a card takes consecutive bins)
-            if counter:  # the card's ranks: each key's place in its bin
-                hist = _read(cl, c, hist_addr + i * 4 * B, B, np.dtype(np.uint32)).astype(np.int64)
-                order = np.empty(k, np.int64)
-                order[(np.cumsum(hist) - hist)[bins] + ranks[c]] = np.arange(k)
-            else:
-                order = np.argsort(bins.astype(np.uint8 if B <= 256 else np.uint16), kind="stable")
+            pays = _read(cl, c, L.payloads, k, PAYLOAD_TYPE) if s.payloads else None
+            # bin order, which is destination order too (a card takes consecutive bins); with
+            # the counting core by the card's ranks: each key's place in its bin
+            hist = _read(cl, c, hist_addr + i * 4 * B, B, np.dtype(np.uint32)) if counter else None
+            keys, pays = _native().sort_by_bins(_read(cl, c, L.keys, k, s.dtype), pays, lo, shift, partition_bits,
+                                                hist, ranks[c] if counter else None)
             if k:
-                cl[c].write(L.send_keys, keys[order])
-                if s.payloads:
-                    cl[c].write(L.send_payloads, _read(cl, c, L.payloads, k, PAYLOAD_TYPE)[order])
+                cl[c].write(L.send_keys, keys)
+                if pays is not None:
+                    cl[c].write(L.send_payloads, pays)
 
     clock.host("group by card", group)
 
@@ -548,18 +545,12 @@ def _sort_spread(cl, s: Spread, partition_bits: int, digit_bits: int, counter: _
     def _move(c: int, src: tuple[int, int], dst: tuple[int, int], k: int, sh: int, r: np.ndarray,
               h: np.ndarray) -> None:
         t0 = time.perf_counter()
-        keys = _read(cl, c, src[0], k, s.dtype)
-        bins = ((keys - np.uint32(lo)) >> np.uint32(sh)) & np.uint32(_BINS - 1) if h.size > 1 else \
-            np.zeros(k, np.int64)
-        pos = (np.cumsum(h) - h)[bins.astype(np.int64)] + r.astype(np.int64)
-        out = np.empty_like(keys)
-        out[pos] = keys
-        cl[c].write(dst[0], out)
-        if s.payloads:
-            pays = _read(cl, c, src[1], k, PAYLOAD_TYPE)
-            outp = np.empty_like(pays)
-            outp[pos] = pays
-            cl[c].write(dst[1], outp)
+        pays = _read(cl, c, src[1], k, PAYLOAD_TYPE) if s.payloads else None
+        keys, pays = _native().sort_by_bins(_read(cl, c, src[0], k, s.dtype), pays, lo, sh,
+                                            8 if h.size > 1 else 0, h, r)   # 8: the core's 256 bins
+        cl[c].write(dst[0], keys)
+        if pays is not None:
+            cl[c].write(dst[1], pays)
         move_seconds[0] += time.perf_counter() - t0
 
     if counter:
