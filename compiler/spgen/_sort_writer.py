@@ -23,22 +23,10 @@ class ScatterWriter:
 
     def digit_bits(self, sort_bits: int, elements: int, odd_penalty: bool = True) -> int:
         """The digit width of the local passes over `sort_bits` bits of `elements` keys per
-        card: fewer, wider passes cost a flush of the bins' last lines each (2^bits lines,
-        16 bins a cycle before that), so the widest digit wins only where the keys outnumber
-        the bins; a pass costs its beats, those lines and its start (the registers, the DMA
-        and the polls: about 800 cycles of the card's clock). An odd number of digits puts
-        the send buffer in the bank the grouping pass reads (see the scatter), which runs
-        that pass at about 1 / 2.6 of its speed: 1.6 passes' beats more (`odd_penalty`;
-        none where the first digit's count copies the keys to the other bank)."""
-        if not self.wide or sort_bits <= 0:
-            return 8
+        card (sort.hpp's choose_digit_bits: the fewest cycles of the card's clock)."""
+        from .runtime._build import load_extension
 
-        def cycles(bits: int) -> float:
-            p = -(-sort_bits // bits)
-            return p * (beats + (1 << bits) * 17 / 16 + 800) + (1.6 * beats if p % 2 and odd_penalty else 0)
-
-        beats = elements * (8 if self.pairs else 4) / 64
-        return min((-(-sort_bits // p) for p in range(-(-sort_bits // self.max_bits), sort_bits + 1)), key=cycles)
+        return load_extension().sort_digit_bits(self.max_bits, self.pairs, sort_bits, elements, odd_penalty)
 
     def close(self) -> None:
         for h in self.handles.values():

@@ -251,13 +251,9 @@ class _Clock:
             self.progress(name)
 
     def network(self, name: str, puts: list[tuple[int, int, int, int, int]]) -> None:
-        """Issues every put (card, dst, local, remote, bytes) at once and waits for all.
-        A card's engine sends its puts one after the other, in the order issued, so each
-        card starts with its next peer and ends with itself: in destination order every
-        card would send to card 0 first, then to card 1, ... (on 8 RTL cards at 100 Gb/s,
-        puts of 128 KiB from every card to every card: 121 µs instead of 207 µs)."""
-        m = max((max(p[0], p[1]) for p in puts), default=0) + 1
-        puts = sorted(puts, key=lambda p: (p[1] - p[0] - 1) % m)   # stable: a card's pieces per peer in order
+        """Issues every put (card, dst, local, remote, bytes) at once, in the order of
+        sort.hpp's issue_order (each card starts with its next peer), and waits for all."""
+        puts = [puts[i] for i in _native().sort_issue_order([(p[0], p[1]) for p in puts])]
         c0 = self.cl.now
         transfers = [self.cl[c].put_async(d, local, remote, n) for c, d, local, remote, n in puts if n]
         self.cl.wait_all(transfers)
@@ -280,49 +276,27 @@ def _read(cl, card: int, addr: int, count: int, dtype: np.dtype) -> np.ndarray:
     return np.frombuffer(cl[card].read(addr, count * dtype.itemsize), dtype)
 
 
-def _bin_map(totals: np.ndarray, ncards: int) -> np.ndarray:
-    """Bin -> card: consecutive bins, each card taking about n/N keys (a bin stays whole)."""
-    n = int(totals.sum())
-    before = np.concatenate([[0], np.cumsum(totals)[:-1]]).astype(np.int64)
-    mid = 2 * before + totals.astype(np.int64)          # twice the bin's middle position
-    return np.minimum(mid * ncards // max(2 * n, 1), ncards - 1).astype(np.int64)
+def _native():
+    """The C++ side of the sort (runtime/sort/include/afushell/sort.hpp, bound in
+    spgen.runtime._afushell): planning, the order of the puts, the digit width."""
+    from .runtime._build import load_extension
+
+    return load_extension()
 
 
-def _exact_pieces(start: np.ndarray, counts: np.ndarray, bounds: np.ndarray) -> list[tuple[int, int, int, int]]:
-    """A card's bins, in bin order in its send buffer, cut at the cards' output boundaries:
-    (offset in the send buffer, destination index, offset in its receive buffer, keys).
-    Vectorised over the bins: only a bin that straddles a boundary is cut in a loop."""
-    counts = np.asarray(counts, np.int64)
-    nz = np.flatnonzero(counts)
-    g, n = np.asarray(start, np.int64)[nz], counts[nz]
-    at = (np.cumsum(counts) - counts)[nz]
-    first = np.searchsorted(bounds, g, side="right") - 1
-    last = np.searchsorted(bounds, g + n - 1, side="right") - 1
-    pieces = []
-    for a, gg, nn, d, e in zip(at.tolist(), g.tolist(), n.tolist(), first.tolist(), last.tolist()):
-        if d == e:
-            pieces.append((a, d, gg - int(bounds[d]), nn))
-            continue
-        while nn:
-            take = min(nn, int(bounds[d + 1]) - gg)
-            pieces.append((a, d, gg - int(bounds[d]), take))
-            a, gg, nn, d = a + take, gg + take, nn - take, d + 1
-    return pieces
+def _plan(hists: np.ndarray, i: int, exact: bool) -> tuple[list[tuple[int, int, int, int]], int, tuple | None]:
+    """Card i's pieces (offset in its send buffer, destination index, offset in that card's
+    receive buffer, keys), the keys it receives and its first and last bin (or None), from
+    every card's counts [source, bin] (sort.hpp's plan: consecutive bins to each card, about
+    n/N keys each; with `exact`, one key value per bin, bins cut at the cards' boundaries)."""
+    return _native().sort_plan(hists, i, exact)
 
 
 def _counting_passes(keys: np.ndarray, pays: np.ndarray | None, lo: int, bits: int, digit_bits: int,
                      ) -> tuple[np.ndarray, np.ndarray | None]:
     """Stable LSD counting passes over the `bits` bits of key - lo, `digit_bits` at a time
-    (numpy's stable sort of 8- and 16-bit digits is a counting sort)."""
-    rel = keys - keys.dtype.type(lo)
-    digit_type = np.uint8 if digit_bits <= 8 else np.uint16
-    for sh in range(0, bits, digit_bits):
-        digit = ((rel >> rel.dtype.type(sh)) & rel.dtype.type((1 << digit_bits) - 1)).astype(digit_type)
-        order = np.argsort(digit, kind="stable")
-        keys, rel = keys[order], rel[order]
-        if pays is not None:
-            pays = pays[order]
-    return keys, pays
+    (sort.hpp's counting_pass)."""
+    return _native().sort_local_passes(keys, pays, lo, bits, digit_bits)
 
 
 class _CardCounting:
@@ -499,62 +473,39 @@ def _sort_spread(cl, s: Spread, partition_bits: int, digit_bits: int, counter: _
 
     # 4. prefix sums, on every card from its own copy of the counts: bin -> card, and where
     #    this card's keys for each destination start in that destination's receive buffer.
-    plans: dict[int, tuple[np.ndarray, np.ndarray, int]] = {}
-
-    # With shift 0 every bin holds one key value (all keys equal, or OPTWEB's few key values):
-    # then every key's global position is known from the counts alone, bins may be split
-    # between cards, each card receives exactly its n/N keys, already in order.
+    #    With shift 0 every bin holds one key value (all keys equal, or OPTWEB's few key
+    #    values): every key's global position follows from the counts alone, bins may be
+    #    split between cards, each card receives exactly its n/N keys, already in order.
     exact = shift == 0
-    bounds = np.array([s.n * d // N for d in range(N + 1)], np.int64)
+    plans: dict[int, tuple[list[tuple[int, int, int, int]], int]] = {}
 
     def prefix() -> None:
         for i, c in enumerate(cards):
-            hists = _read(cl, c, hist_addr, N * B, np.dtype(np.uint32)).reshape(N, B).astype(np.int64)
-            if exact:
-                before = np.cumsum(hists, axis=0) - hists           # keys of earlier cards, per bin
-                totals = hists.sum(axis=0)
-                start = (np.cumsum(totals) - totals) + before[i]    # this card's first key of each bin
-                plans[c] = (None, _exact_pieces(start, hists[i], bounds), int(bounds[i + 1] - bounds[i]))
-                continue
-            owner = _bin_map(hists.sum(axis=0), N)
-            per_dest = hists @ np.eye(N, dtype=np.int64)[owner]   # [source, destination] keys
-            offsets = np.cumsum(per_dest, axis=0) - per_dest   # sources before this one
-            plans[c] = (owner, offsets[i], int(per_dest[:, i].sum()))
+            pieces, received, _ = _plan(_read(cl, c, hist_addr, N * B, np.dtype(np.uint32)).reshape(N, B), i, exact)
+            plans[c] = (pieces, received)
 
     clock.host("prefix sums", prefix)
 
     # 5. local counting pass by destination card (stable), into the send buffers.
-    runs: dict[int, np.ndarray] = {}
-
     def group() -> None:
         for i, (c, k) in enumerate(zip(cards, s.counts)):
-            keys = _read(cl, c, L.keys, k, s.dtype)
-            bins = bins_of(keys, lo)
-            if not exact:
-                runs[c] = np.bincount(plans[c][0][bins], minlength=N)
-            # bin order, which is destination order too (a card takes consecutive bins)
-            if counter:  # the card's ranks: each key's place in its bin
-                hist = _read(cl, c, hist_addr + i * 4 * B, B, np.dtype(np.uint32)).astype(np.int64)
-                order = np.empty(k, np.int64)
-                order[(np.cumsum(hist) - hist)[bins] + ranks[c]] = np.arange(k)
-            else:
-                order = np.argsort(bins.astype(np.uint8 if B <= 256 else np.uint16), kind="stable")
+            pays = _read(cl, c, L.payloads, k, PAYLOAD_TYPE) if s.payloads else None
+            # bin order, which is destination order too (a card takes consecutive bins); with
+            # the counting core by the card's ranks: each key's place in its bin
+            hist = _read(cl, c, hist_addr + i * 4 * B, B, np.dtype(np.uint32)) if counter else None
+            keys, pays = _native().sort_by_bins(_read(cl, c, L.keys, k, s.dtype), pays, lo, shift, partition_bits,
+                                                hist, ranks[c] if counter else None)
             if k:
-                cl[c].write(L.send_keys, keys[order])
-                if s.payloads:
-                    cl[c].write(L.send_payloads, _read(cl, c, L.payloads, k, PAYLOAD_TYPE)[order])
+                cl[c].write(L.send_keys, keys)
+                if pays is not None:
+                    cl[c].write(L.send_payloads, pays)
 
     clock.host("group by card", group)
 
     # 6. scatter: every key (and payload) straight to its place in the destination's buffer.
     puts = []
     for c in cards:
-        if exact:
-            pieces = plans[c][1]
-        else:
-            starts = np.concatenate([[0], np.cumsum(runs[c])[:-1]])
-            pieces = [(int(starts[j]), j, int(plans[c][1][j]), int(runs[c][j])) for j in range(N)]
-        for at, j, there, n in pieces:
+        for at, j, there, n in plans[c][0]:
             puts.append((c, cards[j], L.send_keys + at * ks, L.recv_keys + there * ks, n * ks))
             if s.payloads:
                 puts.append((c, cards[j], L.send_payloads + at * 4, L.recv_payloads + there * 4, n * 4))
@@ -565,7 +516,7 @@ def _sort_spread(cl, s: Spread, partition_bits: int, digit_bits: int, counter: _
     def local_sort() -> list[int]:
         counts = []
         for c in cards:
-            k = plans[c][2]
+            k = plans[c][1]
             keys, pays = _counting_passes(_read(cl, c, L.recv_keys, k, s.dtype),
                                           _read(cl, c, L.recv_payloads, k, PAYLOAD_TYPE) if s.payloads else None,
                                           lo, sort_bits, digit_bits)
@@ -580,7 +531,7 @@ def _sort_spread(cl, s: Spread, partition_bits: int, digit_bits: int, counter: _
         """Per digit: the card counts (ranks and histogram), the host moves the keys."""
         ns = []
         for c in cards:
-            k, t = plans[c][2], 0
+            k, t = plans[c][1], 0
             bufs = [(L.recv_keys, L.recv_payloads), (L.send_keys, L.send_payloads)]
             digits = list(range(0, sort_bits, digit_bits))
             for j, sh in enumerate(digits):
@@ -600,36 +551,22 @@ def _sort_spread(cl, s: Spread, partition_bits: int, digit_bits: int, counter: _
     def _move(c: int, src: tuple[int, int], dst: tuple[int, int], k: int, sh: int, r: np.ndarray,
               h: np.ndarray) -> None:
         t0 = time.perf_counter()
-        keys = _read(cl, c, src[0], k, s.dtype)
-        bins = ((keys - np.uint32(lo)) >> np.uint32(sh)) & np.uint32(_BINS - 1) if h.size > 1 else \
-            np.zeros(k, np.int64)
-        pos = (np.cumsum(h) - h)[bins.astype(np.int64)] + r.astype(np.int64)
-        out = np.empty_like(keys)
-        out[pos] = keys
-        cl[c].write(dst[0], out)
-        if s.payloads:
-            pays = _read(cl, c, src[1], k, PAYLOAD_TYPE)
-            outp = np.empty_like(pays)
-            outp[pos] = pays
-            cl[c].write(dst[1], outp)
+        pays = _read(cl, c, src[1], k, PAYLOAD_TYPE) if s.payloads else None
+        keys, pays = _native().sort_by_bins(_read(cl, c, src[0], k, s.dtype), pays, lo, sh,
+                                            8 if h.size > 1 else 0, h, r)   # 8: the core's 256 bins
+        cl[c].write(dst[0], keys)
+        if pays is not None:
+            cl[c].write(dst[1], pays)
         move_seconds[0] += time.perf_counter() - t0
 
     if counter:
         clock.card("local counting", local_counting_on_cards)
         clock.phases.append(Phase("local sort", "host", move_seconds[0]))  # the moves between the counts
-        out_counts = [plans[c][2] for c in cards]
+        out_counts = [plans[c][1] for c in cards]
     else:
         out_counts = clock.host("local sort", local_sort)
     return SortRun(s, Spread(cards, out_counts, s.dtype, s.payloads), clock.phases, partition_bits, shift,
                    -(-sort_bits // digit_bits))
-
-
-def _aligned_shift(lo: int, hi: int, bits: int) -> int:
-    """The smallest shift that puts [lo, hi] into 2**bits bins (key >> shift) - (lo >> shift)."""
-    sh = 0
-    while (hi >> sh) - (lo >> sh) >= 1 << bits:
-        sh += 1
-    return sh
 
 
 def _sort_on_cards(cl, s: Spread, writer: _ScatterWriter, digit_bits: int | None,
@@ -665,7 +602,7 @@ def _sort_on_cards(cl, s: Spread, writer: _ScatterWriter, digit_bits: int | None
             return SortRun(s, s, clock.phases, 8, 0, 0)
     else:   # the caller knows the range: no range pass, no range exchange
         lo, hi = key_range
-    shift = _aligned_shift(lo, hi, 8)
+    shift = _native().sort_aligned_shift(lo, hi, 8)
     fused = key_range is None and shift == top   # the range pass's counts are the partition's
     base = 0 if shift == top else lo >> shift << shift   # bins (key - base) >> shift, all < 256
     if not fused:
@@ -680,29 +617,16 @@ def _sort_on_cards(cl, s: Spread, writer: _ScatterWriter, digit_bits: int | None
 
     # 2. prefix sums on the host, from each card's copy of the counts
     exact = shift == 0
-    bounds = np.array([s.n * d // N for d in range(N + 1)], np.int64)
     plans: dict[int, tuple[list[tuple[int, int, int, int]], int]] = {}
+    spans: dict[int, tuple[int, int]] = {}   # the keys' range each card receives
 
     def prefix() -> None:
         for i, c in enumerate(cards):
-            hists = _read(cl, c, hist_addr, N * B, np.dtype(np.uint32)).reshape(N, B).astype(np.int64)
-            if exact:
-                totals = hists.sum(axis=0)
-                start = (np.cumsum(totals) - totals) + (np.cumsum(hists, axis=0) - hists)[i]
-                plans[c] = (_exact_pieces(start, hists[i], bounds), int(bounds[i + 1] - bounds[i]))
-                continue
-            bmap = _bin_map(hists.sum(axis=0), N)
-            per_dest = hists @ np.eye(N, dtype=np.int64)[bmap]  # [source, destination]
-            offsets = np.cumsum(per_dest, axis=0) - per_dest
-            runs = per_dest[i]
-            starts = np.cumsum(runs) - runs
-            plans[c] = ([(int(starts[j]), j, int(offsets[i][j]), int(runs[j])) for j in range(N)],
-                        int(per_dest[:, i].sum()))
-            mine = np.flatnonzero(bmap == i)   # this card's bins: the range of the keys it receives
-            if mine.size:
-                spans[i] = (max(lo, base + (int(mine[0]) << shift)), min(hi, base + ((int(mine[-1]) + 1) << shift) - 1))
+            pieces, received, mine = _plan(_read(cl, c, hist_addr, N * B, np.dtype(np.uint32)).reshape(N, B), i, exact)
+            plans[c] = (pieces, received)
+            if mine:
+                spans[i] = (max(lo, base + (mine[0] << shift)), min(hi, base + ((mine[1] + 1) << shift) - 1))
 
-    spans: dict[int, tuple[int, int]] = {}
     clock.host("prefix sums", prefix)
 
     # 4., 5. local counting passes (below): count the first digit, then one scatter per

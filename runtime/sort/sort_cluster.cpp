@@ -3,7 +3,8 @@
 // std::stable_sort. Usage: sort_cluster CLUSTER.json KEYS [u32|u64] [SEED] [VALUES] [--count-on-cards|--move-on-cards]
 // (VALUES: keys drawn from that many values, e.g. 64 as OPTWEB; default the whole range).
 // --move-on-cards: afushell::distributed_sort_on_cards, u32 keys, every key and payload
-// moved by the cards' scatter writers (cards built with --sort-scatter).
+// moved by the cards' scatter writers (cards built with --sort-scatter); --key-range=LO,HI
+// before it: the keys' range, known (no range pass).
 #include <afushell/sort.hpp>
 
 #include <cstdio>
@@ -14,7 +15,8 @@
 enum class OnCards { none, count, move };
 
 template <class Key>
-static int run(afu_rdma_cluster cl, uint64_t n, unsigned seed, uint64_t values, OnCards on_cards) {
+static int run(afu_rdma_cluster cl, uint64_t n, unsigned seed, uint64_t values, OnCards on_cards,
+               const std::pair<uint64_t, uint64_t> *key_range) {
     std::mt19937_64 rng(seed);
     std::vector<Key> keys(n);
     for (Key &k : keys) k = Key(rng()) >> (rng() % 3 == 0 ? 3 : 0);  // some duplicates
@@ -27,7 +29,7 @@ static int run(afu_rdma_cluster cl, uint64_t n, unsigned seed, uint64_t values, 
     std::vector<uint32_t> outp;
     afushell::SortResult r;
     if constexpr (std::is_same<Key, uint32_t>::value) {
-        if (on_cards == OnCards::move) r = afushell::distributed_sort_on_cards(cl, keys.data(), pays.data(), n, out, &outp);
+        if (on_cards == OnCards::move) r = afushell::distributed_sort_on_cards(cl, keys.data(), pays.data(), n, out, &outp, key_range);
     }
     if (on_cards != OnCards::move)
         r = afushell::distributed_sort<Key>(cl, keys.data(), pays.data(), n, out, &outp, on_cards == OnCards::count);
@@ -53,12 +55,24 @@ static int run(afu_rdma_cluster cl, uint64_t n, unsigned seed, uint64_t values, 
 }
 
 int main(int argc, char **argv) {
+    std::pair<uint64_t, uint64_t> range;
+    const std::pair<uint64_t, uint64_t> *key_range = nullptr;
+    for (int i = 1; i < argc; ++i)  // --key-range=LO,HI: taken out of the positional arguments
+        if (std::string(argv[i]).rfind("--key-range=", 0) == 0) {
+            char *end = nullptr;
+            range.first = std::strtoull(argv[i] + 12, &end, 10);
+            range.second = *end == ',' ? std::strtoull(end + 1, nullptr, 10) : 0;
+            key_range = &range;
+            for (int j = i; j + 1 < argc; ++j) argv[j] = argv[j + 1];
+            --argc, --i;
+        }
     const std::string flag = argc > 1 ? argv[argc - 1] : "";
     const OnCards on_cards = flag == "--count-on-cards" ? OnCards::count
                            : flag == "--move-on-cards"  ? OnCards::move : OnCards::none;
     argc -= on_cards != OnCards::none;
     if (argc < 3) {
-        std::fprintf(stderr, "usage: %s CLUSTER.json KEYS [u32|u64] [SEED] [VALUES] [--count-on-cards|--move-on-cards]\n",
+        std::fprintf(stderr, "usage: %s CLUSTER.json KEYS [u32|u64] [SEED] [VALUES] [--count-on-cards|"
+                             "[--key-range=LO,HI] --move-on-cards]\n",
                      argv[0]);
         return 2;
     }
@@ -79,8 +93,12 @@ int main(int argc, char **argv) {
     const uint64_t n = std::strtoull(argv[2], nullptr, 10);
     const unsigned seed = argc > 4 ? unsigned(std::atoi(argv[4])) : 1u;
     const uint64_t values = argc > 5 ? std::strtoull(argv[5], nullptr, 10) : 0;
-    int rc = type == "u32" ? run<uint32_t>(cl, n, seed, values, on_cards)
-                             : run<uint64_t>(cl, n, seed, values, on_cards);
+    if (key_range && on_cards != OnCards::move) {
+        std::fprintf(stderr, "sort_cluster: --key-range takes --move-on-cards\n");
+        return 2;
+    }
+    int rc = type == "u32" ? run<uint32_t>(cl, n, seed, values, on_cards, key_range)
+                           : run<uint64_t>(cl, n, seed, values, on_cards, key_range);
     afuShellRDMAClusterClose(cl);
     return rc;
 }

@@ -110,6 +110,35 @@ def test_digit_widths(digit_bits: int) -> None:
     _check(cl, _inputs("random", 1500, np.uint32), digit_bits=digit_bits, partition_bits=3)
 
 
+@pytest.mark.parametrize("exact", [False, True])
+def test_plan_tiles_every_receive_buffer(exact: bool) -> None:
+    """sort.hpp's plan, as spgen.sort calls it: every card's send buffer (its keys in bin
+    order) is cut into pieces that together fill each destination's receive buffer once,
+    in source order, in consecutive bins per destination; exact cuts give every card n/N."""
+    from spgen.sort import _plan
+
+    rng = np.random.default_rng(11)
+    hists = rng.integers(0, 50, (5, 64), dtype=np.uint32)
+    hists[:, 10:20] = 0
+    hists[2] = 0      # a card without keys
+    n, cards = int(hists.sum()), hists.shape[0]
+    plans = [_plan(hists, i, exact) for i in range(cards)]
+    filled = [np.zeros(p[1], np.int64) for p in plans]
+    for i, (pieces, _, mine) in enumerate(plans):
+        assert sum(k for *_, k in pieces) == hists[i].sum()
+        assert [a for a, *_ in pieces] == list(np.cumsum([0] + [k for *_, k in pieces])[:-1])
+        for _, d, there, k in pieces:
+            filled[d][there:there + k] += 1
+        if exact:
+            assert mine is None
+        elif plans[i][1]:   # the bins it receives keys of are its own
+            assert mine[0] <= mine[1]
+    assert all((f == 1).all() for f in filled)
+    assert sum(p[1] for p in plans) == n
+    if exact:
+        assert [p[1] for p in plans] == [n * (d + 1) // cards - n * d // cards for d in range(cards)]
+
+
 def test_errors(monkeypatch) -> None:
     cl = rdma.cluster({"topology": "fullmesh", "cards": 2})
     cases = [((np.arange(10, dtype=np.int32),), "keys of type int32 are not supported: uint32 or uint64"),

@@ -73,7 +73,8 @@ def test_cpp_rtl_cards(sort_program: Path, tmp_path: Path, tmp_path_factory) -> 
 def test_cpp_moved_by_cards(sort_program: Path, tmp_path: Path, tmp_path_factory) -> None:
     """distributed_sort_on_cards on cards with the scatter writer: every key and payload
     moved by the cards, for the whole range, 64 values, one value, a narrow range and fewer
-    keys than cards, with faults; cards without the writer are refused with the reason."""
+    keys than cards, with faults, and with the key range known; cards without the writer and
+    keys outside the known range are refused with the reason."""
     from spgen.cli import main
 
     card = tmp_path_factory.mktemp("cards") / "scatter4"
@@ -86,6 +87,14 @@ def test_cpp_moved_by_cards(sort_program: Path, tmp_path: Path, tmp_path_factory
         out = _run(sort_program, tmp_path, spec, *args, "--move-on-cards")
         assert f"sorted: {args[0]} keys of 4 bytes, 0 wrong" in out and "group by card   card" in out
         assert "host" not in out.replace("prefix sums     host", "")
+    # the range known: no range pass and no range exchange; keys outside it are refused
+    out = _run(sort_program, tmp_path, spec, "3001", "u32", "2", "64", "--key-range=1000,1063", "--move-on-cards")
+    assert "sorted: 3001 keys of 4 bytes, 0 wrong" in out
+    assert "range exchange" not in out and "histogram       card" in out
+    f = tmp_path / "cluster.json"
+    narrow = subprocess.run([str(sort_program), str(f), "3001", "u32", "2", "64", "--key-range=1000,1030",
+                             "--move-on-cards"], capture_output=True, text=True, timeout=300, check=False)
+    assert narrow.returncode == 1 and "outside key_range 1000..1030" in narrow.stderr
     f = tmp_path / "rank.json"
     f.write_text(json.dumps({"topology": "fullmesh", "cards": 2}))
     bad = subprocess.run([str(sort_program), str(f), "100", "u32", "1", "0", "--move-on-cards"], capture_output=True,

@@ -39,6 +39,8 @@ struct SortPhase {
     std::string where;  // "network" (cluster clock) or "host" (the host's clock)
     double seconds = 0;
     uint64_t cycles = 0;
+    uint64_t bytes = 0;       // network phases: bytes put between cards (payloads included)
+    uint64_t operations = 0;  // network phases: RDMA puts
 };
 
 struct SortResult {
@@ -67,6 +69,21 @@ struct Put {
     uint64_t local, remote, bytes;
 };
 
+// The order in which a network phase's puts are issued (indices into `puts`): each card
+// starts with its next peer and ends with itself, its pieces for one peer in the order
+// given. A card's engine sends its puts one after the other, in the order issued; in
+// destination order every card would send to card 0 first, then to card 1, ... (on 8 RTL
+// cards at 100 Gb/s, puts of 128 KiB from every card to every card: 121 us instead of 207).
+inline std::vector<size_t> issue_order(const std::vector<Put> &puts) {
+    int m = 1;
+    for (const Put &p : puts) m = std::max({m, p.card + 1, p.dst + 1});
+    std::vector<size_t> order(puts.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    auto peer = [&](size_t i) { return ((puts[i].dst - puts[i].card - 1) % m + m) % m; };
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return peer(a) < peer(b); });
+    return order;
+}
+
 class Clock {
   public:
     explicit Clock(afu_rdma_cluster cl, SortResult &r) : cl_(cl), r_(r) {}
@@ -75,21 +92,17 @@ class Clock {
         auto t0 = std::chrono::steady_clock::now();
         fn();
         r_.phases.push_back({name, "host",
-                             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 0});
+                             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()});
     }
-    // Issues every put at once, waits for all; the first failure is the result.
-    // Each card issues its puts starting with its next peer and ending with itself, so that
-    // the cards do not all send to one card at a time (as spgen.sort does): a card's
-    // engine sends its puts one after the other, in the order issued.
-    int network(const char *name, std::vector<Put> puts) {
-        int m = 1;
-        for (const Put &p : puts) m = std::max({m, p.card + 1, p.dst + 1});
-        std::stable_sort(puts.begin(), puts.end(), [m](const Put &a, const Put &b) {
-            return ((a.dst - a.card - 1) % m + m) % m < ((b.dst - b.card - 1) % m + m) % m; });
+    // Issues every put at once (in issue_order), waits for all; the first failure is the result.
+    int network(const char *name, const std::vector<Put> &puts) {
         uint64_t c0 = afuShellRDMACycles(cl_);
         std::vector<afu_rdma_handle> hs;
         afu_result rc = FPGA_OK;
-        for (const Put &p : puts) {
+        uint64_t bytes = 0;
+        for (size_t i : issue_order(puts)) {
+            const Put &p = puts[i];
+            bytes += p.bytes;
             if (!p.bytes) continue;
             afu_rdma_handle h;
             afu_result e = afuShellRDMAPutAsync(cl_, p.card, p.dst, p.local, p.remote, p.bytes, &h);
@@ -101,7 +114,7 @@ class Clock {
             rc = rc ? rc : e;
         }
         uint64_t cycles = afuShellRDMACycles(cl_) - c0;
-        r_.phases.push_back({name, "network", cycles / afuShellRDMAClockMHz(cl_) * 1e-6, cycles});
+        r_.phases.push_back({name, "network", cycles / afuShellRDMAClockMHz(cl_) * 1e-6, cycles, bytes, hs.size()});
         return rc;
     }
 
@@ -280,6 +293,28 @@ void move_by_rank(std::vector<Key> &keys, std::vector<uint32_t> *pays, const std
     if (pays) pays->swap(outp);
 }
 
+// The digit width of the local passes on scatter writers whose widest digit is max_bits
+// (0: a writer of a key a cycle, 8 bits) over sort_bits bits of `elements` keys (or
+// key-payload pairs) per card (docs/sort.md, "The digit width"): fewer, wider passes cost a
+// flush of the bins' last lines each (2^d lines, 16 bins a cycle before that), so the widest
+// digit wins only where the keys outnumber the bins; a pass costs its beats, those lines and
+// about 800 cycles of start (the registers, the DMA and the polls). An odd number of passes
+// puts the send buffer in the bank the grouping reads, which runs that pass at about 1 / 2.6
+// of its speed: 1.6 passes' beats more (odd_penalty; none where the first digit's count
+// copies the keys to the other bank). The fewest cycles win, the widest of equals.
+inline int choose_digit_bits(int max_bits, bool pairs, int sort_bits, uint64_t elements, bool odd_penalty) {
+    if (max_bits <= 0 || sort_bits <= 0) return 8;
+    const double beats = double(elements) * (pairs ? 8 : 4) / 64;
+    int best = 0;
+    double best_cost = 0;
+    for (int q = (sort_bits + max_bits - 1) / max_bits; q <= sort_bits; ++q) {
+        const int d = (sort_bits + q - 1) / q, p = (sort_bits + d - 1) / d;
+        const double cost = p * (beats + double(uint64_t(1) << d) * 17 / 16 + 800) + (p % 2 && odd_penalty ? 1.6 * beats : 0);
+        if (!best || cost < best_cost) best = d, best_cost = cost;
+    }
+    return best;
+}
+
 // The scatter writer on every card (shell/shell_sort_scatter.v, SORT_* registers): one
 // pass streams n keys from src through it (a DMA from card memory to card memory whose RX
 // side the writer takes over), counting bins ((k - count_lo) >> count_sh) & 255 and, with
@@ -316,22 +351,9 @@ class ScatterWriter {
         }
         return "";
     }
-    // The local passes' digit over sort_bits bits of `elements` keys per card (docs/sort.md,
-    // "The digit width"): a pass costs its beats, the flush of its 2^d bins' last lines (16
-    // bins a cycle before that) and about 800 cycles of start; an odd number of passes puts
-    // the send buffer in the bank the grouping reads (1.6 passes' beats more); the fewest
-    // cycles win.
+    // The local passes' digit over sort_bits bits of `elements` keys per card (choose_digit_bits).
     int digit_bits(int sort_bits, uint64_t elements, bool odd_penalty = true) const {
-        if (max_bits == 0 || sort_bits <= 0) return 8;
-        const double beats = double(elements) * (pairs_ ? 8 : 4) / 64;
-        int best = 0;
-        double best_cost = 0;
-        for (int q = (sort_bits + max_bits - 1) / max_bits; q <= sort_bits; ++q) {
-            const int d = (sort_bits + q - 1) / q, p = (sort_bits + d - 1) / d;
-            const double cost = p * (beats + double(uint64_t(1) << d) * 17 / 16 + 800) + (p % 2 && odd_penalty ? 1.6 * beats : 0);
-            if (!best || cost < best_cost) best = d, best_cost = cost;
-        }
-        return best;
+        return choose_digit_bits(max_bits, pairs_, sort_bits, elements, odd_penalty);
     }
     // "" or what went wrong; adds the pass's ns to ns
     std::string run(int c, uint64_t src, uint64_t n, uint32_t count_lo, int count_sh, Scatter sc, uint64_t dump,
@@ -548,7 +570,7 @@ SortResult distributed_sort(afu_rdma_cluster cl, const Key *keys, const uint32_t
             finish(c, k, p);
         }
         card_phase("local counting", ns);
-        r.phases.push_back({"local sort", "host", move_s, 0});
+        r.phases.push_back({"local sort", "host", move_s});
         return r;
     }
     clock.host("local sort", [&] {
@@ -571,10 +593,13 @@ SortResult distributed_sort(afu_rdma_cluster cl, const Key *keys, const uint32_t
 // first digit and one scatter per digit (each counting the next digit; digits of 8 bits, or
 // up to the writer's MAX_BITS where that takes fewer cycles), the passes alternating DDR
 // banks on writers of a beat a cycle. The host computes the prefix sums from the exchanged
-// counts and issues the passes and the puts.
+// counts and issues the passes and the puts. key_range, where given: every key is known to
+// lie in [first, second] (OPTWEB's 64 values: {0, 63}); no range pass and no range exchange,
+// and a card holding keys outside it fails the sort (AFU_ERR_BAD_ARG).
 inline SortResult distributed_sort_on_cards(afu_rdma_cluster cl, const uint32_t *keys, const uint32_t *payloads,
                                             uint64_t n, std::vector<uint32_t> &out_keys,
-                                            std::vector<uint32_t> *out_payloads = nullptr) {
+                                            std::vector<uint32_t> *out_payloads = nullptr,
+                                            const std::pair<uint64_t, uint64_t> *key_range = nullptr) {
     using namespace sort_detail;
     SortResult r;
     const int N = afuShellRDMAClusterCards(cl);
@@ -588,6 +613,9 @@ inline SortResult distributed_sort_on_cards(afu_rdma_cluster cl, const uint32_t 
     };
     if (N < 1 || (n && !keys)) return fail(N < 1 ? "no cluster" : "keys is NULL");
     if (!afuShellRDMAClusterIsRTL(cl)) return fail("the network model has no cards to move keys on");
+    if (key_range && !(key_range->first <= key_range->second && key_range->second <= 0xFFFFFFFFull))
+        return fail("key_range must satisfy 0 <= lo <= hi <= 4294967295 for uint32 keys, got (" +
+                    std::to_string(key_range->first) + ", " + std::to_string(key_range->second) + ")");
     if (n > R / es - 256) return fail("too many keys: " + std::to_string(n) + " (at most " + std::to_string(R / es - 256) + ")");
     ScatterWriter writer(cl, N, payloads != nullptr);
     if (!(r.error = writer.open()).empty()) return fail(r.error);
@@ -612,19 +640,33 @@ inline SortResult distributed_sort_on_cards(afu_rdma_cluster cl, const uint32_t 
         return puts;
     };
     const ScatterWriter::Scatter none;
-    if (std::string e = on_cards("range", [&](int c, uint64_t &ns) {
-            return writer.run(c, 0, part[c], 0, top, none, dump, ns); }); !e.empty())
-        return fail(e);
-    if ((r.code = clock.network("range exchange", to_all(dump, counts_at, 16)))) return r;
-    const auto range = begin_result(cl, N, counts_at, r, out_keys, out_payloads);
+    std::pair<uint64_t, uint64_t> range;
+    if (key_range) {  // the caller knows the range: no range pass, no range exchange
+        r.counts.assign(N, 0);
+        out_keys.clear();
+        if (out_payloads) out_payloads->clear();
+        range = *key_range;
+    } else {
+        if (std::string e = on_cards("range", [&](int c, uint64_t &ns) {
+                return writer.run(c, 0, part[c], 0, top, none, dump, ns); }); !e.empty())
+            return fail(e);
+        if ((r.code = clock.network("range exchange", to_all(dump, counts_at, 16)))) return r;
+        range = begin_result(cl, N, counts_at, r, out_keys, out_payloads);
+    }
     const uint64_t lo = range.first, hi = range.second;
     if (lo > hi) return r;  // no keys
     const int shift = aligned_shift(lo, hi, 8);
     const uint32_t base = shift == top ? 0 : uint32_t(lo >> shift << shift);  // bins (k - base) >> shift
-    if (shift != top)  // the range pass's counts are the partition's only with the top digit
+    if (key_range || shift != top)  // the range pass's counts are the partition's only with the top digit
         if (std::string e = on_cards("histogram", [&](int c, uint64_t &ns) {
                 return writer.run(c, 0, part[c], base, shift, none, dump, ns); }); !e.empty())
             return fail(e);
+    for (int c = 0; key_range && c < N; ++c) {  // the histogram pass found every card's range beside the counts
+        const auto mm = read<uint64_t>(cl, c, dump, 2);
+        if (part[c] && !(lo <= mm[0] && mm[0] <= mm[1] && mm[1] <= hi))
+            return fail("card " + std::to_string(c) + " holds keys " + std::to_string(mm[0]) + ".." +
+                        std::to_string(mm[1]) + ", outside key_range " + std::to_string(lo) + ".." + std::to_string(hi));
+    }
     if ((r.code = clock.network("count exchange", to_all(dump + 64, hist_at, 4 * B)))) return r;
     const bool exact = shift == 0;
     std::vector<std::vector<Put>> pieces(N);
