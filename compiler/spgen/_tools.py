@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -67,10 +68,22 @@ def yosys_read(files: Sequence[Path], include_dirs: Sequence[Path] = ()) -> str:
     dirs = [Path(d).resolve() for d in include_dirs]
     # the WebAssembly Yosys sees only its working folder's tree: run it at the common root
     root = Path(os.path.commonpath([p.parent for p in paths] + dirs))
-    incs = " ".join(f"-I{d.relative_to(root)}" for d in dirs)
-    script = "; ".join(f"read_verilog {incs} {p.relative_to(root)}" for p in paths)
-    r = subprocess.run([yosys_bin(), "-q", "-p", script], cwd=root, capture_output=True,
-                       text=True, check=False)
+    with tempfile.TemporaryDirectory() as tmp:
+        if root == Path(root.anchor):
+            # files with no common folder (a source tree and the build cache): it reads
+            # copies laid out as under / but one folder down, as its own "tmp" hides /tmp
+            stage, top = Path(tmp), Path("fs")
+            for d in dirs:
+                shutil.copytree(d, stage / top / d.relative_to(root), dirs_exist_ok=True)
+            for f in paths:
+                (stage / top / f.relative_to(root)).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy(f, stage / top / f.relative_to(root))
+        else:
+            stage, top = root, Path()
+        incs = " ".join(f"-I{top / d.relative_to(root)}" for d in dirs)
+        script = "; ".join(f"read_verilog {incs} {top / p.relative_to(root)}" for p in paths)
+        r = subprocess.run([yosys_bin(), "-q", "-p", script], cwd=stage, capture_output=True,
+                           text=True, check=False)
     # memories that become registers are how Yosys reads small arrays: not a defect
     lines = [ln for ln in (r.stdout + r.stderr).splitlines()
              if ln.strip() and "with list of registers" not in ln
