@@ -3,7 +3,9 @@ rtl_engine_rate.py: the wide engine): the card's clock, the buffers both size th
 with, and the latency record and table of a 1-hop and a 4-hop run."""
 from __future__ import annotations
 
-CARD_MHZ = 200.0
+from spgen.shellgen import card_clock_mhz
+
+CARD_MHZ = float(card_clock_mhz())
 WINDOW, VC_BUF = 64, 32  # replay window and input buffer per VC, packets
 
 

@@ -8,11 +8,12 @@ import time
 from pathlib import Path
 
 from spgen.runtime import rdma
+from spgen.shellgen import card_clock_mhz
 
 CLOCK_MHZ = 390.625   # the model's clock; the RTL moves one 32-bit word per cycle per link
 LINK_CYCLES = 12      # cable latency of the RTL cluster, cycles
 LIMIT = 4 * 64 / 72   # payload bytes per cycle of a 32-bit link with 64 + 8 byte packets
-CARD_MHZ = 200.0      # the PAC's AFU clock: a 32-bit link is 6.4 Gb/s there
+CARD_MHZ = float(card_clock_mhz())  # the PAC's AFU clock: a 32-bit link is 6.4 Gb/s there
 PER = 1e-4            # packet error rate of the goodput rows (every cable, both directions)
 
 

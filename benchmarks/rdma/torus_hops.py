@@ -29,13 +29,14 @@ from spgen.runtime._mpi_stream import (
     stream_gbps,
     stream_input,
 )
+from spgen.shellgen import card_clock_mhz
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from machine import cpu_name  # the machine's CPU, as the other benchmarks name it
 
 REC16 = ROOT / "benchmarks" / "rdma" / "data" / "rec16.spd"
-MHZ = 200.0
+MHZ = float(card_clock_mhz())
 PUTS = (16, 64 << 10, 256 << 10)          # bytes: latency, and the two sizes of the throughput
 RECORDS = (2000, 8000)                     # stream records of 64 B: 128 KB and 512 KB
 CIRCUS = {"latency_us_1_hop": 0.5, "latency_us_per_hop": 0.25, "gbps": {1: 90.2, 7: 88.7}}

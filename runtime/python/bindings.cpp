@@ -39,10 +39,12 @@ py::dict run_dict(const afu_shell_run_result& r) {
 
 void bind_rdma(py::module& m);  // rdma_bindings.cpp
 void bind_sort(py::module& m);  // sort_bindings.cpp
+void bind_lbm(py::module& m);   // lbm_bindings.cpp
 
 PYBIND11_MODULE(_afushell, m) {
     bind_rdma(m);
     bind_sort(m);
+    bind_lbm(m);
     m.doc() = "afushell runtime C API";
     m.def("error_name", [](int code) { return std::string(afuShellErrStr(code)); });
     py::dict codes;

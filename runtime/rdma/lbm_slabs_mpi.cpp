@@ -9,7 +9,7 @@
 //
 //   mpirun -np K lbm-slabs-mpi CLUSTER.json IN.rec OUT.rec WIDTH DEPTH STEPS OMEGA UW_X UW_Y
 //
-// IN.rec: the grid's records (40 B each, row-major, H x WIDTH); OUT.rec: the grid after
+// IN.rec: the grid's records (afushell/lbm.hpp's Record, 40 B each, row-major, H x WIDTH); OUT.rec: the grid after
 // STEPS steps; DEPTH: the cards' cascade depth (build.json's N_CORES). stdout (rank 0): one JSON object with the cycles, each card's passes and
 // stall counters, every halo put and the links' counters. Errors: a message on stderr,
 // exit status 1.
@@ -27,13 +27,15 @@
 #include <string>
 #include <vector>
 
+#include <afushell/lbm.hpp>
+
 #include "afushell_csr.h"
 #include "cluster.hpp"
 #include "cluster_file.hpp"
 #include "rtl_mpi_window.hpp"
 
 namespace {
-constexpr uint64_t kRecord = 40;                          // bytes per LBM record
+constexpr uint64_t kRecord = afushell::lbm::RECORD_BYTES;
 constexpr uint64_t kHostWindow = 0x8000000000000000ull;  // DMA address of host memory (docs/shell.md)
 constexpr uint64_t kMem[2] = {0, 1ull << 32};              // memories A and B: passes alternate
 constexpr uint64_t kNone = ~0ull;
@@ -51,20 +53,11 @@ uint64_t done_count(uint64_t status) {
 
 struct Slab { uint64_t lo, hi, first, last; };
 
-// Own rows as equal as possible (the first cards one more), halo rows of `depth` (as
-// spgen.lbm.slab_layout).
+// afushell::lbm::slab_layout's rows, in this file's unsigned arithmetic.
 std::vector<Slab> layout(uint64_t height, int cards, uint64_t depth) {
-    const uint64_t base = height / uint64_t(cards), extra = height % uint64_t(cards);
-    if (base < depth || base < 1)
-        throw std::runtime_error("a grid of " + std::to_string(height) + " rows cannot be cut into " +
-                                 std::to_string(cards) + " slabs of at least " + std::to_string(depth) + " rows");
     std::vector<Slab> out;
-    uint64_t lo = 0;
-    for (int k = 0; k < cards; ++k) {
-        const uint64_t hi = lo + base + (uint64_t(k) < extra);
-        out.push_back({lo, hi, lo >= depth ? lo - depth : 0, std::min(hi + depth, height)});
-        lo = hi;
-    }
+    for (const auto& s : afushell::lbm::slab_layout(int(height), cards, int(depth)))
+        out.push_back({uint64_t(s.lo), uint64_t(s.hi), uint64_t(s.first), uint64_t(s.last)});
     return out;
 }
 

@@ -1,9 +1,11 @@
 """Register-to-register logic depth and an estimated delay of a mapped netlist (no placement)."""
 from __future__ import annotations
 
+from .._card import CLOCK_MHZ
+
 __all__ = ["CLOCK_NS", "MODEL", "worst_path"]
 
-CLOCK_NS = 5.0  # the shell's and cores' clock: 200 MHz
+CLOCK_NS = 1e3 / CLOCK_MHZ  # the shell's and cores' clock period (5 ns at 200 MHz)
 # Delays in ns of the model (docs/fit.md). No placement and no routing: every hop costs
 # one average route, whatever its length or fan-out.
 MODEL = {

@@ -10,12 +10,11 @@ from typing import Any
 import numpy as np
 
 from .._diagnostics import SpgenError
-from ._grid import RECORD_DTYPE, macroscopic
+from ._grid import macroscopic
+from ._layout import RECORD_BYTES
 
 __all__ = ["RECORD_BYTES", "CardsResult", "check_cards", "check_steps", "cluster_spec", "finish",
            "open_build_info"]
-
-RECORD_BYTES = RECORD_DTYPE.itemsize  # 40: f0..f8 and attr, one record per cell
 
 
 @dataclass

@@ -46,7 +46,8 @@ def build_slabs_tool() -> Path:
     root = repo_root()
     return build_mpi_program("lbm-slabs-mpi", root / "runtime" / "rdma" / "lbm_slabs_mpi.cpp",
                              (root / "runtime" / "rdma" / "rtl_mpi_window.hpp", root / "runtime" / "sim" / "cluster.hpp",
-                              root / "runtime" / "sim" / "card.hpp", root / "shell" / "include" / "afushell_csr.h"))
+                              root / "runtime" / "sim" / "card.hpp", root / "shell" / "include" / "afushell_csr.h",
+                              *sorted((root / "runtime" / "include" / "afushell").glob("lbm*.hpp"))))
 
 
 def mpirun_env() -> dict[str, str]:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._card import CLOCK_MHZ
 from .._diagnostics import SpgenError
 from ..runtime._build import link_bits
 from ._cards_common import (
@@ -153,7 +154,7 @@ STREAM_EFFICIENCY = 255 / 258
 WORD_STREAM_EFFICIENCY = 15 / 18
 
 
-def link_records_per_cycle(line_gbps: float, port_gbps: float, clock_mhz: float = 200.0,
+def link_records_per_cycle(line_gbps: float, port_gbps: float, clock_mhz: float = CLOCK_MHZ,
                            record_bytes: int = RECORD_BYTES) -> float:
     """Records per cycle a link carries: the slower of its line and the card's port, times the
     STREAM packets' efficiency, over the record size (at 200 MHz, 1.0 needs 8 GB/s of records).
@@ -163,7 +164,7 @@ def link_records_per_cycle(line_gbps: float, port_gbps: float, clock_mhz: float 
     return payload_bytes_per_s / (record_bytes * clock_mhz * 1e6)
 
 
-def needed_link_gbps(clock_mhz: float = 200.0, record_bytes: int = RECORD_BYTES) -> dict[str, float]:
+def needed_link_gbps(clock_mhz: float = CLOCK_MHZ, record_bytes: int = RECORD_BYTES) -> dict[str, float]:
     """The link rate a pipeline needs so that every card's first core takes one record per
     cycle: the records' payload alone, and with the STREAM packet format of the links
     (a packet of 255 data words carries a header, a control word and a CRC)."""

@@ -1,6 +1,7 @@
 """The slab layout of LBM across cards: which rows each card holds.
 
-The host programs that run it are `lbm-slabs-mpi` (runtime/rdma/lbm_slabs_mpi.cpp, behind
+The split is afushell/lbm.hpp's ``slab_layout``. The host programs that run it are
+`lbm-slabs-mpi` (runtime/rdma/lbm_slabs_mpi.cpp, behind
 `spgen.lbm.run_cards(mode="slabs")`) and `afushell::lbm::run_slabs`
 (runtime/include/afushell/lbm_card.hpp, one thread per card on the runtime's API).
 
@@ -24,7 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .._diagnostics import SpgenError
+from ._grid import native
 
 __all__ = ["Slab", "slab_layout"]
 
@@ -44,16 +45,7 @@ class Slab:
 
 
 def slab_layout(height: int, cards: int, depth: int) -> list[Slab]:
-    """Own rows as equal as possible (the first cards one more), halos of depth rows."""
-    base, extra = divmod(height, cards)
-    if base < depth or base < 1:
-        raise SpgenError(f"a grid of {height} rows cannot be cut into {cards} slabs of at least {max(depth, 1)} "
-                         f"rows each (a card sends its {depth} edge rows, the cascade depth, to each "
-                         f"neighbour after every pass): use at most {max(height // max(depth, 1), 1)} cards "
-                         f"or a grid of at least {cards * max(depth, 1)} rows")
-    out, lo = [], 0
-    for k in range(cards):
-        hi = lo + base + (k < extra)
-        out.append(Slab(lo, hi, max(lo - depth, 0), min(hi + depth, height)))
-        lo = hi
-    return out
+    """Own rows as equal as possible (the first cards one more), halos of depth rows
+    (afushell/lbm.hpp's slab_layout, which the C++ runners use too)."""
+    rows = native("lbm_slab_layout", int(height), int(cards), int(depth))
+    return [Slab(*r) for r in rows]

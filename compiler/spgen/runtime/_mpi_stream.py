@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._card import CLOCK_MHZ
 from ._errors import SpgenError
 
 __all__ = ["fnv1a64", "parse_output", "put_gbps", "run_mpi_stream", "stream_gbps", "stream_input"]
@@ -105,14 +106,14 @@ def parse_output(stdout: str, stderr: str, steps: int) -> dict:
     return {"stdout": stdout, "steps": out, "speed": speed, "end_cycle": int(end.group(1)) if end else None}
 
 
-def put_gbps(small: dict, big: dict, mhz: float = 200.0) -> float:
+def put_gbps(small: dict, big: dict, mhz: float = CLOCK_MHZ) -> float:
     """Payload Gb/s of puts from the difference of two sizes (on the card: the command reaching
     it to its completion), so the fixed costs cancel."""
     cycles = (big["card_done"] - big["started"]) - (small["card_done"] - small["started"])
     return (big["bytes"] - small["bytes"]) * 8 * mhz / 1000 / cycles
 
 
-def stream_gbps(small: dict, big: dict, mhz: float = 200.0) -> tuple[float, float]:
+def stream_gbps(small: dict, big: dict, mhz: float = CLOCK_MHZ) -> tuple[float, float]:
     """Payload Gb/s of a stream from the difference of two record counts (the last card's RX
     engine busy from its descriptor to the last byte), and the fixed cycles the smaller run
     spent beyond its records at that rate (fill, hops, the first card's read-ahead)."""

@@ -123,7 +123,7 @@ def build_mpi_program(name: str, src: Path, headers: tuple[Path, ...] = ()) -> P
         root = repo_root()
         tmp = exe.with_name(f"{exe.name}.{os.getpid()}")
         incs = [root / "runtime" / "sim", root / "runtime" / "rdma", root / "runtime" / "rdma" / "include",
-                root / "shell" / "include"]
+                root / "runtime" / "include", root / "shell" / "include"]
         cmd = [mpicxx, "-std=c++17", "-O2", "-Wall", "-Wextra", "-DOMPI_SKIP_MPICXX", *[f"-I{d}" for d in incs],
                str(src), f"-L{rt}", "-lafushell", "-lafushell-cluster", "-lopae-c-sim", f"-Wl,-rpath,{rt}", "-o",
                str(tmp)]

@@ -1,11 +1,13 @@
-// Host helpers for the D2Q9 LBM core (header-only, C++17): the C++ counterpart of spgen.lbm.
+// Host helpers for the D2Q9 LBM core (header-only, C++17): the one implementation of the
+// host's grid code, which spgen.lbm binds (runtime/python/lbm_bindings.cpp).
 //
 // Grids, the 40-byte record stream of LBM.md, equilibrium initialisation, macroscopic
-// moments and .npy I/O of record streams. Cell layout and arithmetic follow
-// compiler/spgen/lbm/_grid.py so a grid built here equals the Python one bit for bit.
+// moments, the slab split across cards and .npy I/O of record streams. The record and
+// the lattice come from lbm_layout.hpp, generated from cores/lbm/lbm_record.json.
 // Bad input throws std::invalid_argument / std::runtime_error with a message.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -18,28 +20,13 @@
 #include <utility>
 #include <vector>
 
+#include "lbm_layout.hpp"
+
 namespace afushell {
 namespace lbm {
 
-// One stream element: f0..f8 then attr, ten little-endian 32-bit words (LBM.md).
-struct Record {
-    float f[9];
-    std::uint32_t attr;
-};
-static_assert(sizeof(Record) == 40, "an LBM record is 40 bytes");
 static_assert(std::is_standard_layout<Record>::value && std::is_trivially_copyable<Record>::value,
               "records are copied to and from the card as raw bytes");
-
-// attr bits [1:0]; 3 is reserved and treated as a wall by the core.
-enum : std::uint32_t { FLUID = 0, WALL = 1, MOVING_WALL = 2 };
-
-inline constexpr int Q = 9;
-inline constexpr int E[Q][2] = {{0, 0}, {1, 0},  {0, 1},   {-1, 0}, {0, -1},
-                                {1, 1}, {-1, 1}, {-1, -1}, {1, -1}};
-// Computed as in spgen.lbm.WEIGHTS (double quotients) so float casts round the same way.
-inline constexpr double W[Q] = {4.0 / 9, 1.0 / 9,  1.0 / 9,  1.0 / 9, 1.0 / 9,
-                                1.0 / 36, 1.0 / 36, 1.0 / 36, 1.0 / 36};
-inline constexpr int OPP[Q] = {0, 3, 4, 1, 2, 7, 8, 5, 6};
 
 // An attr grid, row-major, x fastest, y = 0 the bottom row (stream order k = y*width + x).
 struct Grid {
@@ -74,6 +61,60 @@ inline bool little_endian() {
     std::memcpy(&b, &one, 1);
     return b == 1;
 }
+// The checks of check_grid on a width x height attr array (row-major).
+inline void check_cells(const std::uint32_t* attr, int width, int height) {
+    check_size(width, height);
+    auto fluid = [&](int x, int y) {
+        return (attr[static_cast<std::size_t>(y) * width + x] & ATTR_MASK) == FLUID;
+    };
+    bool edge_fluid = false;
+    for (int x = 0; x < width; ++x) edge_fluid = edge_fluid || fluid(x, 0) || fluid(x, height - 1);
+    for (int y = 0; y < height; ++y) edge_fluid = edge_fluid || fluid(0, y) || fluid(width - 1, y);
+    if (edge_fluid)
+        throw std::invalid_argument("the outermost layer of the grid must be non-fluid cells "
+                                    "(the core never reads across a row end for a fluid cell)");
+}
+// Equilibrium at rest of n cells into f (9 x n): f_i = w_i rho, rounded to float32.
+inline void fill_initial(float* f, std::size_t n, double rho) {
+    for (int i = 0; i < Q; ++i) std::fill_n(f + i * n, n, static_cast<float>(W[i] * rho));
+}
+// Records of n cells from f (9 x n, numpy's layout) and attr (n).
+inline void fill_records(const float* f, const std::uint32_t* attr, std::size_t n, Record* rec) {
+    for (std::size_t k = 0; k < n; ++k) {
+        for (int i = 0; i < Q; ++i) rec[k].f[i] = f[i * n + k];
+        rec[k].attr = attr[k];
+    }
+}
+// f (9 x n) and attr (n) of n records.
+inline void split_records(const Record* rec, std::size_t n, float* f, std::uint32_t* attr) {
+    for (std::size_t k = 0; k < n; ++k) {
+        for (int i = 0; i < Q; ++i) f[i * n + k] = rec[k].f[i];
+        attr[k] = rec[k].attr;
+    }
+}
+inline void check_stream(std::size_t n, int width) {
+    if (width <= 0 || n % static_cast<std::size_t>(width))
+        throw std::invalid_argument("a stream of " + std::to_string(n) +
+                                    " records is not a grid of width " + std::to_string(width));
+}
+// rho, ux, uy of n cells in double, f_i of cell k being fi(k, i); NaN where solid(k).
+template <class Fi, class Solid>
+void moments(std::size_t n, Fi fi, Solid solid, double* rho_out, double* ux, double* uy) {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    for (std::size_t k = 0; k < n; ++k) {
+        double rho = 0, jx = 0, jy = 0;
+        for (int i = 0; i < Q; ++i) {
+            const double v = fi(k, i);
+            rho += v;
+            jx += E[i][0] * v;
+            jy += E[i][1] * v;
+        }
+        const bool s = solid(k);
+        rho_out[k] = s ? nan : rho;
+        ux[k] = s ? nan : jx / rho;
+        uy[k] = s ? nan : jy / rho;
+    }
+}
 }  // namespace detail
 
 // Fluid inside, resting walls on the outermost layer.
@@ -93,8 +134,8 @@ inline Grid cavity(int width, int height) {
 }
 
 // Channel along x: walls top and bottom, moving-wall columns left and right (inlet and
-// outlet with uw = (U, 0)), a circular resting-wall obstacle. radius < 0 means H/8, a NaN
-// centre coordinate means (W/4, H/2) -- the defaults of spgen.lbm.channel.
+// outlet with uw = (U, 0), as lbmpy's UBB), a circular resting-wall obstacle. radius < 0
+// means H/8, a NaN centre coordinate means (W/4, H/2).
 inline Grid channel(int width, int height, double radius = -1.0,
                     double cx = std::numeric_limits<double>::quiet_NaN(),
                     double cy = std::numeric_limits<double>::quiet_NaN()) {
@@ -123,24 +164,14 @@ inline void check_grid(const Grid& g) {
         throw std::invalid_argument("grid has " + std::to_string(g.attr.size()) +
                                     " cells, expected width*height = " +
                                     std::to_string(static_cast<std::size_t>(g.width) * g.height));
-    for (int x = 0; x < g.width; ++x)
-        for (int y : {0, g.height - 1})
-            if ((g.at(x, y) & 3) == FLUID)
-                throw std::invalid_argument("the outermost layer of the grid must be non-fluid cells");
-    for (int y = 0; y < g.height; ++y)
-        for (int x : {0, g.width - 1})
-            if ((g.at(x, y) & 3) == FLUID)
-                throw std::invalid_argument("the outermost layer of the grid must be non-fluid cells");
+    detail::check_cells(g.attr.data(), g.width, g.height);
 }
 
 // Equilibrium at rest, f_i = w_i rho (LBM.md's initial state), float32.
 inline Distributions initial_f(const Grid& g, double rho = 1.0) {
     const std::size_t n = g.size();
     Distributions f(Q * n);
-    for (int i = 0; i < Q; ++i) {
-        const float v = static_cast<float>(W[i] * rho);
-        for (std::size_t k = 0; k < n; ++k) f[i * n + k] = v;
-    }
+    detail::fill_initial(f.data(), n, rho);
     return f;
 }
 
@@ -152,10 +183,7 @@ inline std::vector<Record> to_records(const Distributions& f, const Grid& g) {
         throw std::invalid_argument("f has " + std::to_string(f.size()) + " values, expected 9*" +
                                     std::to_string(n));
     std::vector<Record> rec(n);
-    for (std::size_t k = 0; k < n; ++k) {
-        for (int i = 0; i < Q; ++i) rec[k].f[i] = f[i * n + k];
-        rec[k].attr = g.attr[k];
-    }
+    detail::fill_records(f.data(), g.attr.data(), n, rec.data());
     return rec;
 }
 
@@ -166,46 +194,57 @@ inline std::vector<Record> initial_records(const Grid& g, double rho = 1.0) {
 
 // (f, grid) from a record stream of a width-wide grid.
 inline std::pair<Distributions, Grid> from_records(const std::vector<Record>& rec, int width) {
-    if (width <= 0 || rec.size() % static_cast<std::size_t>(width))
-        throw std::invalid_argument("a stream of " + std::to_string(rec.size()) +
-                                    " records is not a grid of width " + std::to_string(width));
+    detail::check_stream(rec.size(), width);
     const std::size_t n = rec.size();
     Grid g{width, static_cast<int>(n / width), std::vector<std::uint32_t>(n)};
     Distributions f(Q * n);
-    for (std::size_t k = 0; k < n; ++k) {
-        for (int i = 0; i < Q; ++i) f[i * n + k] = rec[k].f[i];
-        g.attr[k] = rec[k].attr;
-    }
+    detail::split_records(rec.data(), n, f.data(), g.attr.data());
     return {std::move(f), std::move(g)};
 }
 
 // rho, ux, uy of every record in double; non-fluid cells get NaN when mask_solid.
 inline Moments macroscopic(const std::vector<Record>& rec, bool mask_solid = true) {
-    const double nan = std::numeric_limits<double>::quiet_NaN();
-    Moments m{std::vector<double>(rec.size()), std::vector<double>(rec.size()),
-              std::vector<double>(rec.size())};
-    for (std::size_t k = 0; k < rec.size(); ++k) {
-        double rho = 0, jx = 0, jy = 0;
-        for (int i = 0; i < Q; ++i) {
-            const double fi = rec[k].f[i];
-            rho += fi;
-            jx += E[i][0] * fi;
-            jy += E[i][1] * fi;
-        }
-        const bool solid = mask_solid && (rec[k].attr & 3) != FLUID;
-        m.rho[k] = solid ? nan : rho;
-        m.ux[k] = solid ? nan : jx / rho;
-        m.uy[k] = solid ? nan : jy / rho;
-    }
+    const std::size_t n = rec.size();
+    Moments m{std::vector<double>(n), std::vector<double>(n), std::vector<double>(n)};
+    detail::moments(
+        n, [&](std::size_t k, int i) { return double(rec[k].f[i]); },
+        [&](std::size_t k) { return mask_solid && (rec[k].attr & ATTR_MASK) != FLUID; }, m.rho.data(),
+        m.ux.data(), m.uy.data());
     return m;
+}
+
+// ---- slabs: a grid's rows across a line of cards (docs/lbm.md "Across cards") ----
+
+// Own rows [lo, hi) of a card; its stream holds rows [first, last) (halos of depth D).
+struct Slab {
+    int lo = 0, hi = 0, first = 0, last = 0;
+    int rows() const { return last - first; }
+};
+
+// Own rows as equal as possible (the first cards one more), halos of `depth` rows on each
+// side with a neighbour; throws when a slab would have fewer than `depth` own rows.
+inline std::vector<Slab> slab_layout(int height, int cards, int depth) {
+    const int least = std::max(depth, 1);
+    const int base = cards > 0 ? height / cards : 0, extra = cards > 0 ? height % cards : 0;
+    if (cards < 1 || depth < 0 || base < least)
+        throw std::invalid_argument(
+            "a grid of " + std::to_string(height) + " rows cannot be cut into " + std::to_string(cards) +
+            " slabs of at least " + std::to_string(least) + " rows each (a card sends its " +
+            std::to_string(depth) + " edge rows, the cascade depth, to each neighbour after every pass): " +
+            "use at most " + std::to_string(std::max(height / least, 1)) + " cards or a grid of at least " +
+            std::to_string(std::max(cards, 1) * least) + " rows");
+    std::vector<Slab> out;
+    for (int k = 0, lo = 0; k < cards; ++k) {
+        const int hi = lo + base + (k < extra);
+        out.push_back(Slab{lo, hi, std::max(lo - depth, 0), std::min(hi + depth, height)});
+        lo = hi;
+    }
+    return out;
 }
 
 // ---- .npy I/O (format 1.0) of record streams, as numpy.save of spgen.lbm.RECORD_DTYPE ----
 
-inline const char* record_descr() {
-    return "[('f0', '<f4'), ('f1', '<f4'), ('f2', '<f4'), ('f3', '<f4'), ('f4', '<f4'), "
-           "('f5', '<f4'), ('f6', '<f4'), ('f7', '<f4'), ('f8', '<f4'), ('attr', '<u4')]";
-}
+inline const char* record_descr() { return RECORD_NPY_DESCR; }
 
 // Writes a .npy file of `count` items of `itemsize` bytes with a numpy descr and shape.
 inline void write_npy(const std::string& path, const std::string& descr, const std::string& shape,

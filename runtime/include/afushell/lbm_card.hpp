@@ -185,31 +185,6 @@ inline CardResult run_card(const std::string& uri, std::vector<Record>& rec, int
 #ifdef AFUSHELL_RDMA_H
 // ---- slabs across the cards of an RTL cluster (spgen.lbm.run_cards(mode="slabs")) --------
 
-// Own rows [lo, hi) of a card; its stream holds rows [first, last) (halos of depth D).
-struct Slab {
-    int lo = 0, hi = 0, first = 0, last = 0;
-    int rows() const { return last - first; }
-};
-
-// Own rows as equal as possible (the first cards one more), halos of `depth` rows; empty
-// (and `err` set) when a slab would have fewer than `depth` own rows.
-inline std::vector<Slab> slab_layout(int height, int cards, int depth, std::string* err) {
-    std::vector<Slab> out;
-    const int base = cards > 0 ? height / cards : 0, extra = cards > 0 ? height % cards : 0;
-    if (cards < 1 || base < std::max(depth, 1)) {
-        *err = "a grid of " + std::to_string(height) + " rows cannot be cut into " + std::to_string(cards) +
-               " slabs of at least " + std::to_string(std::max(depth, 1)) + " rows each (a card sends its " +
-               std::to_string(depth) + " edge rows, the cascade depth, to each neighbour after every pass)";
-        return out;
-    }
-    for (int k = 0, lo = 0; k < cards; ++k) {
-        const int hi = lo + base + (k < extra);
-        out.push_back(Slab{lo, hi, std::max(lo - depth, 0), std::min(hi + depth, height)});
-        lo = hi;
-    }
-    return out;
-}
-
 struct SlabsResult {
     afu_result code = FPGA_OK;
     std::string message;
@@ -275,7 +250,11 @@ inline SlabsResult run_slabs(afu_rdma_cluster cl, std::vector<Record>& rec, int 
               std::to_string(width) + " wide";
     else err = detail::steps_error(steps, info.n_cores);
     std::vector<Slab> slabs;
-    if (err.empty()) slabs = slab_layout(height, cards, depth, &err);
+    if (err.empty()) try {
+            slabs = slab_layout(height, cards, depth);
+        } catch (const std::invalid_argument& e) {
+            err = e.what();
+        }
     if (!err.empty()) {
         close_all();
         return fail(FPGA_INVALID_PARAM, err);
