@@ -48,9 +48,9 @@ def main(argv: list[str] | None = None) -> int:
         ref = lbm.run_emulator(design, f, attr, steps=steps, omega=1.0, uw=(0.05, 0.0))
         rows.append({**r.details, "cards_n": n, "mcell_steps_per_s": r.cell_steps_per_s / 1e6, "faults": faults,
                      "wall_s": wall, "bit_exact": bool(np.array_equal(r.f.view(np.uint32), ref.view(np.uint32))),
-                     "bytes_per_card": attr.size * 40})
+                     "bytes_per_card": attr.size * lbm.RECORD_BYTES})
     need = needed_link_gbps()
-    head = (f"LBM pipeline across cards: {args.width} x {args.height} cavity ({attr.size * 40:,} B per pass), "
+    head = (f"LBM pipeline across cards: {args.width} x {args.height} cavity ({attr.size * lbm.RECORD_BYTES:,} B per pass), "
             f"{args.cascade} cores per card, one pass; machine: {cpu_name()}; {time.strftime('%Y-%m-%d')}")
     print(head)
     print("| cards | faults | cycles | M cell-steps/s | first-core stall per card | link use | payload use | "

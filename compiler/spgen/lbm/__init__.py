@@ -2,13 +2,6 @@
 from ._cards import MODES, CardsResult, run_cards
 from ._cards_slabs import slab_layout
 from ._grid import (
-                    FLUID,
-                    MOVING_WALL,
-                    OPP,
-                    RECORD_DTYPE,
-                    WALL,
-                    WEIGHTS,
-                    E,
                     cavity,
                     channel,
                     check_grid,
@@ -18,6 +11,7 @@ from ._grid import (
                     macroscopic,
                     to_records,
 )
+from ._layout import FLUID, MOVING_WALL, OPP, RECORD_BYTES, RECORD_DTYPE, WALL, WEIGHTS, E
 from ._run import CORE_PATH, as_core_input, as_records, compile_core, run_card, run_emulator
 
 __all__ = [
@@ -26,6 +20,7 @@ __all__ = [
                     "MODES",
                     "MOVING_WALL",
                     "OPP",
+                    "RECORD_BYTES",
                     "RECORD_DTYPE",
                     "WALL",
                     "WEIGHTS",

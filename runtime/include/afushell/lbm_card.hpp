@@ -117,7 +117,8 @@ inline CardResult run_card(afu_shell_handle h, std::vector<Record>& rec, int wid
         return detail::fail(r, AFU_ERR_RECORD_WIDTH,
                             "run_card: the card's cores take " + std::to_string(info.in_record_words) +
                                 "-word records and give " + std::to_string(info.out_record_words) +
-                                "-word records; the LBM core streams 10-word (40-byte) records");
+                                "-word records; the LBM core streams " + std::to_string(words) + "-word (" +
+                                std::to_string(RECORD_BYTES) + "-byte) records");
     const std::string bad_steps = detail::steps_error(steps, r.depth);
     if (!bad_steps.empty()) return detail::fail(r, FPGA_INVALID_PARAM, "run_card: " + bad_steps);
     const std::size_t bytes = rec.size() * sizeof(Record);
