@@ -15,8 +15,13 @@ the simulated cards (RTL cards or the C++ network model), timed on the cluster c
 RTL cards with the scatter writer (`spgen build --sort-scatter`) the range, histogram,
 grouping and local passes run on the cards too, timed on the card's clock, and only the
 prefix sums run on the host; on cards with the counting core the counting runs on the
-cards and the moves on the host; elsewhere the local passes run on the host in numpy over
-the cards' memories, timed by the host's clock.
+cards and the moves on the host; elsewhere the local passes run on the host over the
+cards' memories, timed by the host's clock.
+
+Where the code lives: the planning and, except on the scatter writer, the whole sequence
+of phases are C++ (runtime/sort/include/afushell/sort.hpp and sort_spread.hpp), the same
+functions the C++ sort runs, here over the Python cluster's own simulator; this module
+checks the arguments, spreads and gathers, and drives the scatter writer's sequence.
 """
 from __future__ import annotations
 
