@@ -27,8 +27,19 @@ py::tuple sort_spread(py::object sim, const std::vector<int>& cards, const std::
                       py::object progress) {
   if (key_bytes != 4 && key_bytes != 8) throw std::invalid_argument("sort_spread: keys of 4 or 8 bytes");
   std::unique_ptr<rdma::ClusterBackend> b;
-  if (py::isinstance<spgsim::RtlCluster>(sim)) b = rdma::view_rtl_cards(sim.cast<spgsim::RtlCluster&>());
-  else b = rdma::view_model(sim.cast<rdma::Cluster&>());  // the type _spgen_rdma registered
+  if (py::isinstance<spgsim::RtlCluster>(sim)) {
+    b = rdma::view_rtl_cards(sim.cast<spgsim::RtlCluster&>());
+  } else {
+    // The model's Cluster comes from _spgen_rdma, which compiles the same rdma_sim.hpp and
+    // registers the type with pybind11 for every module built by the same compiler and
+    // pybind11 (both are built from this environment), so this module may take it.
+    try {
+      b = rdma::view_model(sim.cast<rdma::Cluster&>());
+    } catch (const py::cast_error&) {
+      throw std::runtime_error("sort_spread: the cluster is neither RTL cards nor the network model of "
+                               "_spgen_rdma built with this module's compiler and pybind11");
+    }
+  }
   std::unique_ptr<afu_rdma_cluster_s, void (*)(afu_rdma_cluster)> cl(rdma::wrap_cluster(std::move(b)),
                                                                      afuShellRDMAClusterClose);
   afushell::SortOptions o;
