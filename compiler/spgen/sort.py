@@ -15,8 +15,13 @@ the simulated cards (RTL cards or the C++ network model), timed on the cluster c
 RTL cards with the scatter writer (`spgen build --sort-scatter`) the range, histogram,
 grouping and local passes run on the cards too, timed on the card's clock, and only the
 prefix sums run on the host; on cards with the counting core the counting runs on the
-cards and the moves on the host; elsewhere the local passes run on the host in numpy over
-the cards' memories, timed by the host's clock.
+cards and the moves on the host; elsewhere the local passes run on the host over the
+cards' memories, timed by the host's clock.
+
+Where the code lives: the planning and, except on the scatter writer, the whole sequence
+of phases are C++ (runtime/sort/include/afushell/sort.hpp and sort_spread.hpp), the same
+functions the C++ sort runs, here over the Python cluster's own simulator; this module
+checks the arguments, spreads and gathers, and drives the scatter writer's sequence.
 """
 from __future__ import annotations
 
@@ -30,6 +35,7 @@ import numpy as np
 from ._diagnostics import SpgenError
 from ._sort_writer import ScatterWriter as _ScatterWriter
 from ._sort_writer import per_card as _per_card
+from .runtime.rdma import RDMAError
 
 __all__ = ["KEY_TYPES", "LAYOUT", "Phase", "SortRun", "Spread", "gather", "sort", "sort_spread", "spread"]
 
@@ -292,40 +298,6 @@ def _plan(hists: np.ndarray, i: int, exact: bool) -> tuple[list[tuple[int, int, 
     return _native().sort_plan(hists, i, exact)
 
 
-def _counting_passes(keys: np.ndarray, pays: np.ndarray | None, lo: int, bits: int, digit_bits: int,
-                     ) -> tuple[np.ndarray, np.ndarray | None]:
-    """Stable LSD counting passes over the `bits` bits of key - lo, `digit_bits` at a time
-    (sort.hpp's counting_pass)."""
-    return _native().sort_local_passes(keys, pays, lo, bits, digit_bits)
-
-
-class _CardCounting:
-    """The counting passes on the cards' cascades: cores/sort/sort_rank.spd gives every
-    key's rank within its bin; after the keys each card gets one key per bin, whose
-    ranks are the histogram (the counts of the keys before them)."""
-
-    def __init__(self, cl, cards: list[int]) -> None:
-        self.cl, self.handles = cl, {}
-        for c in cards:
-            self.handles[c] = cl[c].open()
-
-    def close(self) -> None:
-        for h in self.handles.values():
-            h.close()
-
-    def count(self, c: int, addr: int, n: int, lo: int, sh: int) -> tuple[np.ndarray, np.ndarray, int]:
-        """(ranks of the n keys at addr, histogram, the run's ns) for bins ((k - lo) >> sh) & 255."""
-        nb = min(_BINS, 1 << (32 - sh))
-        bin_keys = (np.arange(nb, dtype=np.uint64) << np.uint64(sh)) + np.uint64(lo)
-        self.cl[c].write(addr + 4 * n, (bin_keys & np.uint64(0xFFFFFFFF)).astype(np.uint32))
-        card = self.handles[c]
-        card.write_reg("lo", lo)
-        card.write_reg("sh", sh)
-        run = card.run(addr, LAYOUT.ranks, n + nb)
-        out = _read(self.cl, c, LAYOUT.ranks, n + nb, np.dtype(np.uint32))
-        return out[:n], out[n:].astype(np.int64), run.elapsed_ns
-
-
 def _card_mode(cl, s: Spread, partition_bits: int, digit_bits: int) -> tuple[str, str]:
     """("scatter" (the cards' scatter writers move the keys), "rank" (the counting core
     counts, the host moves) or "", and why the passes cannot run on these cards)."""
@@ -393,180 +365,31 @@ def sort_spread(cl, s: Spread, *, partition_bits: int = 8, digit_bits: int | Non
     if s.pairs and mode != "scatter":
         raise SpgenError("sort: keys and payloads in pairs sort on cards with the scatter writer only "
                          f"(here: {why})")
-    if why:
-        return _sort_spread(cl, s, partition_bits, digit_bits or 8, None, progress)
-    if mode == "scatter":
+    if mode == "scatter" and not why:
         writer = _ScatterWriter(cl, s.cards, s.pairs)
         try:
             return _sort_on_cards(cl, s, writer, digit_bits, progress, key_range)
         finally:
             writer.close()
-    counter = _CardCounting(cl, s.cards)
-    try:
-        return _sort_spread(cl, s, partition_bits, digit_bits or 8, counter, progress)
-    finally:
-        counter.close()
+    return _sort_spread(cl, s, partition_bits, digit_bits or 8, not why, progress)
 
 
-def _sort_spread(cl, s: Spread, partition_bits: int, digit_bits: int, counter: _CardCounting | None,
+def _sort_spread(cl, s: Spread, partition_bits: int, digit_bits: int, count_on_cards: bool,
                  progress: Callable[[str], None] | None) -> SortRun:
-    ks, L, cards, N = s.dtype.itemsize, LAYOUT, s.cards, len(s.cards)
-    B = 1 << partition_bits
-    clock = _Clock(cl, progress)
-    hist_addr = L.counts + N * _RANGE_SLOT  # the histograms of every source card, after the ranges
-
-    # 1. range: local min/max, exchanged so that every card knows the keys' global range.
-    def local_range() -> list[tuple[int, int]]:
-        out = []
-        for c, k in zip(cards, s.counts):
-            keys = _read(cl, c, L.keys, k, s.dtype)
-            lo, hi = (int(keys.min()), int(keys.max())) if k else ((1 << 64) - 1, 0)
-            cl[c].write(L.counts + cards.index(c) * _RANGE_SLOT, np.array([lo, hi], np.uint64))
-            out.append((lo, hi))
-        return out
-
-    clock.host("range (local)", local_range)
-    clock.network("range exchange", [(c, d, L.counts + i * _RANGE_SLOT, L.counts + i * _RANGE_SLOT, _RANGE_SLOT)
-                                     for i, c in enumerate(cards) for d in cards if d != c])
-
-    def global_range(c: int) -> tuple[int, int]:
-        r = _read(cl, c, L.counts, 2 * N, np.dtype(np.uint64)).reshape(N, 2)
-        return int(r[:, 0].min()), int(r[:, 1].max())
-
-    # 2. histogram of the partition digit, (key - min) >> shift.
-    lo, hi = global_range(cards[0])
-    if lo > hi:  # no keys at all
-        return SortRun(s, s, clock.phases, partition_bits, 0, 0)
-    span_bits = (hi - lo).bit_length()
-    shift = max(0, span_bits - partition_bits)
-
-    def bins_of(keys: np.ndarray, lo: int) -> np.ndarray:
-        return ((keys - keys.dtype.type(lo)) >> keys.dtype.type(shift)).astype(np.int64)
-
-    ranks: dict[int, np.ndarray] = {}
-
-    for c in cards[1:]:  # every card computed the same range from its own copy
-        if global_range(c) != (lo, hi):
-            raise SpgenError(f"sort: card {c} holds another key range {global_range(c)} than card {cards[0]} "
-                             f"{(lo, hi)} after the exchange")
-
-    def histogram() -> None:
-        for i, (c, k) in enumerate(zip(cards, s.counts)):
-            h = np.bincount(bins_of(_read(cl, c, L.keys, k, s.dtype), lo), minlength=B).astype(np.uint32)
-            cl[c].write(hist_addr + i * 4 * B, h)
-
-    def histogram_on_cards() -> list[int]:
-        ns = []
-        for i, (c, k) in enumerate(zip(cards, s.counts)):
-            ranks[c], h, t = counter.count(c, L.keys, k, lo, shift)
-            cl[c].write(hist_addr + i * 4 * B, np.pad(h, (0, B - h.size)).astype(np.uint32))
-            ns.append(t)
-        return ns
-
-    if counter:
-        clock.card("histogram", histogram_on_cards)
-    else:
-        clock.host("histogram", histogram)
-    # 3. the counts, all to all.
-    clock.network("count exchange", [(c, d, hist_addr + i * 4 * B, hist_addr + i * 4 * B, 4 * B)
-                                     for i, c in enumerate(cards) for d in cards if d != c])
-
-    # 4. prefix sums, on every card from its own copy of the counts: bin -> card, and where
-    #    this card's keys for each destination start in that destination's receive buffer.
-    #    With shift 0 every bin holds one key value (all keys equal, or OPTWEB's few key
-    #    values): every key's global position follows from the counts alone, bins may be
-    #    split between cards, each card receives exactly its n/N keys, already in order.
-    exact = shift == 0
-    plans: dict[int, tuple[list[tuple[int, int, int, int]], int]] = {}
-
-    def prefix() -> None:
-        for i, c in enumerate(cards):
-            pieces, received, _ = _plan(_read(cl, c, hist_addr, N * B, np.dtype(np.uint32)).reshape(N, B), i, exact)
-            plans[c] = (pieces, received)
-
-    clock.host("prefix sums", prefix)
-
-    # 5. local counting pass by destination card (stable), into the send buffers.
-    def group() -> None:
-        for i, (c, k) in enumerate(zip(cards, s.counts)):
-            pays = _read(cl, c, L.payloads, k, PAYLOAD_TYPE) if s.payloads else None
-            # bin order, which is destination order too (a card takes consecutive bins); with
-            # the counting core by the card's ranks: each key's place in its bin
-            hist = _read(cl, c, hist_addr + i * 4 * B, B, np.dtype(np.uint32)) if counter else None
-            keys, pays = _native().sort_by_bins(_read(cl, c, L.keys, k, s.dtype), pays, lo, shift, partition_bits,
-                                                hist, ranks[c] if counter else None)
-            if k:
-                cl[c].write(L.send_keys, keys)
-                if pays is not None:
-                    cl[c].write(L.send_payloads, pays)
-
-    clock.host("group by card", group)
-
-    # 6. scatter: every key (and payload) straight to its place in the destination's buffer.
-    puts = []
-    for c in cards:
-        for at, j, there, n in plans[c][0]:
-            puts.append((c, cards[j], L.send_keys + at * ks, L.recv_keys + there * ks, n * ks))
-            if s.payloads:
-                puts.append((c, cards[j], L.send_payloads + at * 4, L.recv_payloads + there * 4, n * 4))
-    clock.network("scatter", puts)
-    sort_bits = 0 if exact else span_bits  # bits the local passes sort by
-
-    # 7. local counting passes at every destination, written back to the key region.
-    def local_sort() -> list[int]:
-        counts = []
-        for c in cards:
-            k = plans[c][1]
-            keys, pays = _counting_passes(_read(cl, c, L.recv_keys, k, s.dtype),
-                                          _read(cl, c, L.recv_payloads, k, PAYLOAD_TYPE) if s.payloads else None,
-                                          lo, sort_bits, digit_bits)
-            if k:
-                cl[c].write(L.keys, keys)
-                if pays is not None:
-                    cl[c].write(L.payloads, pays)
-            counts.append(k)
-        return counts
-
-    def local_counting_on_cards() -> list[int]:
-        """Per digit: the card counts (ranks and histogram), the host moves the keys."""
-        ns = []
-        for c in cards:
-            k, t = plans[c][1], 0
-            bufs = [(L.recv_keys, L.recv_payloads), (L.send_keys, L.send_payloads)]
-            digits = list(range(0, sort_bits, digit_bits))
-            for j, sh in enumerate(digits):
-                src, dst = bufs[j % 2], (bufs[(j + 1) % 2] if j + 1 < len(digits) else (L.keys, L.payloads))
-                if not k:
-                    break
-                r, h, dt = counter.count(c, src[0], k, lo, sh)
-                t += dt
-                _move(c, src, dst, k, sh, r, h)
-            if k and not digits:  # every key equal: the received order is the result
-                _move(c, bufs[0], (L.keys, L.payloads), k, 0, np.arange(k), np.array([k]))
-            ns.append(t)
-        return ns
-
-    move_seconds = [0.0]
-
-    def _move(c: int, src: tuple[int, int], dst: tuple[int, int], k: int, sh: int, r: np.ndarray,
-              h: np.ndarray) -> None:
-        t0 = time.perf_counter()
-        pays = _read(cl, c, src[1], k, PAYLOAD_TYPE) if s.payloads else None
-        keys, pays = _native().sort_by_bins(_read(cl, c, src[0], k, s.dtype), pays, lo, sh,
-                                            8 if h.size > 1 else 0, h, r)   # 8: the core's 256 bins
-        cl[c].write(dst[0], keys)
-        if pays is not None:
-            cl[c].write(dst[1], pays)
-        move_seconds[0] += time.perf_counter() - t0
-
-    if counter:
-        clock.card("local counting", local_counting_on_cards)
-        clock.phases.append(Phase("local sort", "host", move_seconds[0]))  # the moves between the counts
-        out_counts = [plans[c][1] for c in cards]
-    else:
-        out_counts = clock.host("local sort", local_sort)
-    return SortRun(s, Spread(cards, out_counts, s.dtype, s.payloads), clock.phases, partition_bits, shift,
-                   -(-sort_bits // digit_bits))
+    """The sort with the host's counting passes, or the counting core's (`count_on_cards`):
+    its sequence of phases is sort.hpp's sort_spread, the one the C++ sort runs, here over
+    the cluster's own simulator (the model or RTL cards): range, range exchange, histogram,
+    count exchange, prefix sums, group by card, scatter, local sort (docs/sort.md)."""
+    failed, code, error, counts, phases, shift, passes, dump = _native().sort_spread(
+        cl.sim, s.cards, s.counts, s.dtype.itemsize, s.payloads, partition_bits, digit_bits, count_on_cards,
+        progress)
+    if failed and code:   # a transfer failed: the engine's status, with the dump of a timeout on RTL cards
+        raise RDMAError(code, cl.ext.error_text(code) + (f"\n{dump}" if code == 3 and dump else "")
+                        if code != 100 else "still in flight after the wait")
+    if failed:
+        raise SpgenError(f"sort: {error}")
+    return SortRun(s, Spread(s.cards, list(counts), s.dtype, s.payloads), [Phase(*p) for p in phases],
+                   partition_bits, shift, passes)
 
 
 def _sort_on_cards(cl, s: Spread, writer: _ScatterWriter, digit_bits: int | None,

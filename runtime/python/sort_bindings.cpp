@@ -1,90 +1,76 @@
-// spgen.runtime._afushell's sort functions: the host side of the distributed sort
-// (runtime/sort/include/afushell/sort.hpp) that spgen.sort drives over a Python cluster.
+// spgen.runtime._afushell's sort functions: the distributed sort of
+// runtime/sort/include/afushell/sort.hpp (its sequence of phases and its planning) run by
+// spgen.sort over the simulator of a Python cluster (the model or RTL cards).
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <afushell/sort.hpp>
+#include <memory>
+
+#include "cluster.hpp"
+#include "cluster_backend.hpp"
+#include "rdma_sim.hpp"
 
 namespace py = pybind11;
 namespace sd = afushell::sort_detail;
 
 namespace {
-// Keys and their uint32 payloads (none: `payloads` is None), copied from Python's arrays.
-template <class Key>
-struct Keys {
-  std::vector<Key> k;
-  std::vector<uint32_t> p;
-  bool with_pay;
-  std::vector<uint32_t>* pays() { return with_pay ? &p : nullptr; }
-};
-
-template <class Key>
-Keys<Key> take(py::array keys, py::object payloads, const char* who) {
-  auto k = py::array_t<Key, py::array::c_style>::ensure(keys);
-  Keys<Key> out{std::vector<Key>(k.data(), k.data() + k.size()), {}, !payloads.is_none()};
-  if (out.with_pay) {
-    auto p = py::array_t<uint32_t, py::array::c_style | py::array::forcecast>::ensure(payloads);
-    if (!p || p.size() != k.size()) throw std::invalid_argument(std::string(who) + ": a uint32 payload per key");
-    out.p.assign(p.data(), p.data() + p.size());
-  }
-  return out;
-}
-
-template <class Key>
-py::tuple give(const Keys<Key>& x) {
-  py::array_t<Key> ko(py::ssize_t(x.k.size()));
-  std::copy(x.k.begin(), x.k.end(), ko.mutable_data());
-  if (!x.with_pay) return py::make_tuple(ko, py::none());
-  py::array_t<uint32_t> po(py::ssize_t(x.p.size()));
-  std::copy(x.p.begin(), x.p.end(), po.mutable_data());
-  return py::make_tuple(ko, po);
-}
-
-// Stable LSD counting passes over `bits` bits of key - lo, `digit_bits` at a time.
-template <class Key>
-py::tuple local_passes(py::array keys, py::object payloads, uint64_t lo, int bits, int digit_bits) {
-  Keys<Key> x = take<Key>(keys, payloads, "sort_local_passes");
-  {
-    py::gil_scoped_release nogil;
-    for (int sh = 0; sh < bits; sh += digit_bits) sd::counting_pass<Key>(x.k, x.pays(), Key(lo), sh, digit_bits);
-  }
-  return give(x);
-}
-
-// Keys (and payloads) grouped by bin ((key - lo) >> shift) & (2^bits - 1), stably, or, with
-// the counting core's ranks, each to its bin's start plus its rank.
-template <class Key>
-py::tuple by_bins(py::array keys, py::object payloads, uint64_t lo, int shift, int bits, py::object hist,
-                  py::object ranks) {
-  Keys<Key> x = take<Key>(keys, payloads, "sort_by_bins");
-  std::vector<uint64_t> h;
-  std::vector<uint32_t> r;
-  const bool by_rank = !ranks.is_none();
-  if (by_rank) {
-    auto ha = py::array_t<uint64_t, py::array::c_style | py::array::forcecast>::ensure(hist);
-    auto ra = py::array_t<uint32_t, py::array::c_style | py::array::forcecast>::ensure(ranks);
-    if (!ha || !ra || size_t(ra.size()) != x.k.size())
-      throw std::invalid_argument("sort_by_bins: a histogram and a rank per key");
-    h.assign(ha.data(), ha.data() + ha.size());
-    r.assign(ra.data(), ra.data() + ra.size());
-  }
-  {
-    py::gil_scoped_release nogil;
-    if (!by_rank) {
-      sd::counting_pass<Key>(x.k, x.pays(), Key(lo), shift, bits);
-    } else {
-      const Key mask = bits ? Key((uint64_t(1) << bits) - 1) : Key(0);
-      std::vector<uint64_t> bins(x.k.size());
-      for (size_t i = 0; i < x.k.size(); ++i) bins[i] = uint64_t((Key(x.k[i] - Key(lo)) >> shift) & mask);
-      sd::move_by_rank<Key>(x.k, x.pays(), bins, h, r);
+// The sort of an array spread over the cards of a Python cluster (spgen.sort._sort_spread):
+// afushell::sort_spread over the C API's interface on the cluster's own simulator, `sim`
+// (an RtlCluster of this module, or the model's Cluster of _spgen_rdma), which stays the
+// caller's. Returns (failed, the engine's status code of a failed transfer (100: still in
+// flight; 0: not a transfer), the message, counts per card, phases as (name, where,
+// seconds, cycles, bytes, operations), shift, local passes, the dump of a timeout).
+py::tuple sort_spread(py::object sim, const std::vector<int>& cards, const std::vector<uint64_t>& counts,
+                      int key_bytes, bool payloads, int partition_bits, int digit_bits, bool count_on_cards,
+                      py::object progress) {
+  if (key_bytes != 4 && key_bytes != 8) throw std::invalid_argument("sort_spread: keys of 4 or 8 bytes");
+  std::unique_ptr<rdma::ClusterBackend> b;
+  if (py::isinstance<spgsim::RtlCluster>(sim)) {
+    b = rdma::view_rtl_cards(sim.cast<spgsim::RtlCluster&>());
+  } else {
+    // The model's Cluster comes from _spgen_rdma, which compiles the same rdma_sim.hpp and
+    // registers the type with pybind11 for every module built by the same compiler and
+    // pybind11 (both are built from this environment), so this module may take it.
+    try {
+      b = rdma::view_model(sim.cast<rdma::Cluster&>());
+    } catch (const py::cast_error&) {
+      throw std::runtime_error("sort_spread: the cluster is neither RTL cards nor the network model of "
+                               "_spgen_rdma built with this module's compiler and pybind11");
     }
   }
-  return give(x);
+  std::unique_ptr<afu_rdma_cluster_s, void (*)(afu_rdma_cluster)> cl(rdma::wrap_cluster(std::move(b)),
+                                                                     afuShellRDMAClusterClose);
+  afushell::SortOptions o;
+  o.partition_bits = partition_bits, o.digit_bits = digit_bits, o.count_on_cards = count_on_cards;
+  if (!progress.is_none())  // by reference: no Python object is copied while the GIL is released
+    o.progress = [&progress](const std::string& name) {
+      py::gil_scoped_acquire gil;
+      progress(name);
+    };
+  const afushell::SortSpread s{cards, counts, payloads};
+  afushell::SortResult r;
+  {
+    py::gil_scoped_release nogil;
+    r = key_bytes == 8 ? afushell::sort_spread<uint64_t>(cl.get(), s, o) : afushell::sort_spread<uint32_t>(cl.get(), s, o);
+  }
+  py::list phases;
+  for (const afushell::SortPhase& p : r.phases)
+    phases.append(py::make_tuple(p.name, p.where, p.seconds, p.cycles, p.bytes, p.operations));
+  const bool engine = r.code > AFU_ERR_RDMA_BASE && r.code <= AFU_ERR_RDMA_BAD_CARD;
+  const int rdma_code = engine ? int(r.code - AFU_ERR_RDMA_BASE) : r.code == AFU_ERR_TIMEOUT ? 100 : 0;
+  return py::make_tuple(r.code != FPGA_OK, rdma_code, r.error, r.counts, phases, r.shift, r.local_passes,
+                        std::string(afuShellRDMALastDump(cl.get())));
 }
 }  // namespace
 
 void bind_sort(py::module& m) {
+  m.def("sort_spread", &sort_spread, py::arg("sim"), py::arg("cards"), py::arg("counts"), py::arg("key_bytes"),
+        py::arg("payloads"), py::arg("partition_bits"), py::arg("digit_bits"), py::arg("count_on_cards"),
+        py::arg("progress") = py::none(),
+        "Sorts the array spread over `cards` (counts[i] keys of key_bytes bytes at address 0 of "
+        "cards[i]) in place on the cluster simulator `sim` (sort.hpp's sort_spread).");
   m.def(
       "sort_plan",
       [](py::array_t<uint32_t, py::array::c_style | py::array::forcecast> hists, int card, bool exact) {
@@ -115,30 +101,6 @@ void bind_sort(py::module& m) {
       py::arg("pairs"), "The order (indices) in which puts between (card, destination) pairs are issued.");
   m.def("sort_digit_bits", &sd::choose_digit_bits, py::arg("max_bits"), py::arg("pairs"), py::arg("sort_bits"),
         py::arg("elements"), py::arg("odd_penalty"), "The local passes' digit width on the scatter writers.");
-  m.def(
-      "sort_local_passes",
-      [](py::array keys, py::object payloads, uint64_t lo, int bits, int digit_bits) {
-        if (digit_bits < 1 || digit_bits > 16) throw std::invalid_argument("sort_local_passes: digits of 1..16 bits");
-        if (keys.dtype().is(py::dtype::of<uint32_t>())) return local_passes<uint32_t>(keys, payloads, lo, bits, digit_bits);
-        if (keys.dtype().is(py::dtype::of<uint64_t>())) return local_passes<uint64_t>(keys, payloads, lo, bits, digit_bits);
-        throw std::invalid_argument("sort_local_passes: uint32 or uint64 keys");
-      },
-      py::arg("keys"), py::arg("payloads"), py::arg("lo"), py::arg("bits"), py::arg("digit_bits"),
-      "Keys (and uint32 payloads, or None) stably sorted by the `bits` bits of key - lo, in "
-      "counting passes of `digit_bits` bits (sort.hpp's counting_pass).");
-  m.def(
-      "sort_by_bins",
-      [](py::array keys, py::object payloads, uint64_t lo, int shift, int bits, py::object hist, py::object ranks) {
-        if (bits < 0 || bits > 16) throw std::invalid_argument("sort_by_bins: bins of 0..16 bits");
-        if (keys.dtype().is(py::dtype::of<uint32_t>())) return by_bins<uint32_t>(keys, payloads, lo, shift, bits, hist, ranks);
-        if (keys.dtype().is(py::dtype::of<uint64_t>())) return by_bins<uint64_t>(keys, payloads, lo, shift, bits, hist, ranks);
-        throw std::invalid_argument("sort_by_bins: uint32 or uint64 keys");
-      },
-      py::arg("keys"), py::arg("payloads"), py::arg("lo"), py::arg("shift"), py::arg("bits"),
-      py::arg("hist") = py::none(), py::arg("ranks") = py::none(),
-      "Keys (and uint32 payloads, or None) in the order of their bins ((key - lo) >> shift) & "
-      "(2**bits - 1): stably (sort.hpp's counting_pass), or with `hist` and the counting core's "
-      "`ranks` at their bin's start plus their rank (move_by_rank).");
   m.def("sort_aligned_shift", &sd::aligned_shift, py::arg("lo"), py::arg("hi"), py::arg("bits"),
         "The smallest shift that puts [lo, hi] into 2**bits bins (key >> shift) - (lo >> shift).");
 }

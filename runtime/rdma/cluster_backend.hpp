@@ -13,7 +13,13 @@
 #include "afushell/rdma.h"
 #include "cluster_desc.hpp"
 
+namespace spgsim {
+class RtlCluster;
+}
+
 namespace rdma {
+
+class Cluster;
 
 /// A put or get: one block of `block` bytes, or (strided) `count` blocks, each side at its stride.
 struct TransferReq {
@@ -55,6 +61,8 @@ class ClusterBackend {
   virtual afu_result test(afu_rdma_handle h) = 0;
   /// Simulates until the operation ends or max_cycles (0: the operation's own timeout) pass.
   virtual afu_result wait(afu_rdma_handle h, uint64_t max_cycles) = 0;
+  /// The cluster cycles at which the operation was issued and ended (ended: 0 while in flight).
+  virtual void op_cycles(afu_rdma_handle h, uint64_t* issued, uint64_t* done) = 0;
   virtual void run(uint64_t cycles) = 0;
   virtual void set_packet_bytes(uint32_t bytes) = 0;
   virtual uint64_t cycles() const = 0;
@@ -79,6 +87,12 @@ class ClusterBackend {
 std::unique_ptr<ClusterBackend> open_cluster(const ClusterDesc& d);
 std::unique_ptr<ClusterBackend> open_model(const ClusterDesc& d);
 std::unique_ptr<ClusterBackend> open_rtl_cards(const ClusterDesc& d);
+/// The interface over a cluster its caller owns and keeps open for longer (the model or RTL
+/// cards of spgen.runtime.rdma.Cluster, for the C++ sort driven from Python).
+std::unique_ptr<ClusterBackend> view_model(Cluster& sim);
+std::unique_ptr<ClusterBackend> view_rtl_cards(spgsim::RtlCluster& cl);
+/// A C API handle over back end b (afuShellRDMAClusterClose frees it, and b with it).
+afu_rdma_cluster wrap_cluster(std::unique_ptr<ClusterBackend> b);
 
 /// The afu_result of an engine's status code (RDMA_STATUS.CODE, rdma::ErrCode; 0: FPGA_OK).
 inline afu_result engine_result(int code) { return code ? afu_result(AFU_ERR_RDMA_BASE + code) : FPGA_OK; }

@@ -18,7 +18,8 @@ namespace {
 
 class ModelCluster final : public ClusterBackend {
  public:
-  explicit ModelCluster(const ClusterDesc& d) : sim_(d) {}
+  explicit ModelCluster(const ClusterDesc& d) : own_(std::make_unique<Cluster>(d)), sim_(*own_) {}
+  explicit ModelCluster(Cluster& sim) : sim_(sim) {}
   int size() const override { return int(sim_.cards.size()); }
   bool present(int card) const override { return card >= 0 && card < size() && sim_.cards[size_t(card)].present; }
   bool rtl() const override { return false; }
@@ -58,6 +59,10 @@ class ModelCluster final : public ClusterBackend {
     sim_.wait(h, max_cycles ? int64_t(max_cycles) : sim_.prm.op_timeout + 1024);
     return test(h);
   }
+  void op_cycles(afu_rdma_handle h, uint64_t* issued, uint64_t* done) override {
+    const Op& o = op(h);
+    *issued = uint64_t(o.issued), *done = o.done < 0 ? 0 : uint64_t(o.done);
+  }
   void run(uint64_t cycles) override { sim_.run(int64_t(cycles)); }
   void set_packet_bytes(uint32_t bytes) override {
     if (bytes != 0 && bytes != uint32_t(kPayload))
@@ -79,7 +84,8 @@ class ModelCluster final : public ClusterBackend {
     const Op& o = sim_.op(h);
     return o.state == OP_ERROR ? engine_result(o.code) : FPGA_OK;
   }
-  Cluster sim_;
+  std::unique_ptr<Cluster> own_;  // none where the caller owns the cluster (view_model)
+  Cluster& sim_;
 };
 }  // namespace
 
@@ -92,6 +98,7 @@ void ClusterBackend::run_chains(const std::vector<ChainReq>&, const afu_rdma_pip
 uint64_t ClusterBackend::csr(int, uint32_t, uint64_t, bool) { rtl_only("CSRs"); }
 
 std::unique_ptr<ClusterBackend> open_model(const ClusterDesc& d) { return std::make_unique<ModelCluster>(d); }
+std::unique_ptr<ClusterBackend> view_model(Cluster& sim) { return std::make_unique<ModelCluster>(sim); }
 
 std::unique_ptr<ClusterBackend> open_cluster(const ClusterDesc& d) {
   return d.rtl() ? open_rtl_cards(d) : open_model(d);

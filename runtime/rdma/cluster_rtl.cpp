@@ -29,7 +29,9 @@ spgsim::Params card_params() {
 
 class RtlCards final : public ClusterBackend {
  public:
-  explicit RtlCards(const ClusterDesc& d) : cl_(d, card_params()) {}
+  explicit RtlCards(const ClusterDesc& d)
+      : own_(std::make_unique<spgsim::RtlCluster>(d, card_params())), cl_(*own_) {}
+  explicit RtlCards(spgsim::RtlCluster& cl) : cl_(cl) {}
   int size() const override { return cl_.size(); }
   bool present(int card) const override { return cl_.present(card); }
   bool rtl() const override { return true; }
@@ -84,6 +86,15 @@ class RtlCards final : public ClusterBackend {
     r = test(h);
     if (r == AFU_ERR_TIMEOUT || r == AFU_ERR_RDMA_TIMEOUT) last_dump = cl_.dump(h);
     return r;
+  }
+  void op_cycles(afu_rdma_handle h, uint64_t* issued, uint64_t* done) override {
+    if (h & kReduction) {
+      const spgsim::Reduction& r = reduction(h);
+      *issued = r.issued, *done = r.code == spgsim::RTL_PENDING ? 0 : r.done;
+      return;
+    }
+    const spgsim::RtlCluster::Op o = op(h);
+    *issued = o.issued, *done = o.code == spgsim::RTL_PENDING ? 0 : o.done;
   }
   void run(uint64_t cycles) override { cl_.run(cycles); }
   void set_packet_bytes(uint32_t bytes) override {
@@ -154,11 +165,13 @@ class RtlCards final : public ClusterBackend {
     return engine_result(r.code);
   }
 
-  spgsim::RtlCluster cl_;
+  std::unique_ptr<spgsim::RtlCluster> own_;  // none where the caller owns the cluster (view_rtl_cards)
+  spgsim::RtlCluster& cl_;
   std::deque<spgsim::Reduction> reductions_;  // a deque: references stay valid as it grows
 };
 }  // namespace
 
 std::unique_ptr<ClusterBackend> open_rtl_cards(const ClusterDesc& d) { return std::make_unique<RtlCards>(d); }
+std::unique_ptr<ClusterBackend> view_rtl_cards(spgsim::RtlCluster& cl) { return std::make_unique<RtlCards>(cl); }
 
 }  // namespace rdma

@@ -93,6 +93,14 @@ afu_result chains(afu_rdma_cluster c, const std::vector<rdma::ChainReq>& reqs, c
 
 }  // namespace
 
+namespace rdma {
+afu_rdma_cluster wrap_cluster(std::unique_ptr<ClusterBackend> b) {
+  auto c = new afu_rdma_cluster_s();
+  c->b = std::move(b);
+  return c;
+}
+}  // namespace rdma
+
 extern "C" {
 
 afu_result afuShellRDMAClusterOpen(const char* description, afu_rdma_cluster* out) {
@@ -135,6 +143,7 @@ void afuShellRDMAClusterClose(afu_rdma_cluster c) { delete c; }
 
 int afuShellRDMAClusterCards(afu_rdma_cluster c) { return c ? c->b->size() : 0; }
 int afuShellRDMAClusterIsRTL(afu_rdma_cluster c) { return c && c->b->rtl() ? 1 : 0; }
+int afuShellRDMAClusterCardPresent(afu_rdma_cluster c, int card) { return c && c->b->present(card) ? 1 : 0; }
 
 afu_result afuShellRDMAClusterCardOpen(afu_rdma_cluster c, int card, afu_shell_handle* handle) {
   std::string uri;
@@ -223,6 +232,14 @@ afu_result afuShellRDMAAllreduce(afu_rdma_cluster c, const int* chain, int cards
 
 afu_result afuShellRDMATest(afu_rdma_cluster c, afu_rdma_handle h) {
   return call(c, [&](rdma::ClusterBackend& b) { return b.test(h); });
+}
+
+afu_result afuShellRDMAOpCycles(afu_rdma_cluster c, afu_rdma_handle h, uint64_t* issued, uint64_t* done) {
+  return call(c, [&](rdma::ClusterBackend& b) {
+    need(issued && done, AFU_ERR_NULL_POINTER, "issued and done must not be NULL");
+    b.op_cycles(h, issued, done);
+    return FPGA_OK;
+  });
 }
 
 afu_result afuShellRDMAWait(afu_rdma_cluster c, afu_rdma_handle h, uint64_t max_cycles) {

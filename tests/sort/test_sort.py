@@ -44,6 +44,25 @@ def test_phases_and_balance() -> None:
     assert run.imbalance < 1.1 and run.local_passes == 4
 
 
+def test_progress_names_each_phase_as_it_ends() -> None:
+    """The callback runs between the phases (from sort.hpp's sort_spread, the sequence the
+    C++ sort runs): it sees every phase in order, and what it raises ends the sort."""
+    cl = rdma.cluster({"topology": "fullmesh", "cards": 2})
+    seen: list[str] = []
+    run = sort.sort(cl, _inputs("random", 999, np.uint32), progress=seen.append)
+    assert seen == [p.name for p in run.phases]
+
+    class Stop(Exception):
+        pass
+
+    def stop(name: str) -> None:
+        if name == "count exchange":
+            raise Stop(name)
+
+    with pytest.raises(Stop, match="count exchange"):
+        sort.sort(cl, _inputs("random", 999, np.uint32), progress=stop)
+
+
 @pytest.mark.parametrize("cards", [2, 4])
 def test_few_key_values_split_evenly(cards: int) -> None:
     """OPTWEB's case, 64 key values (and all keys equal): every bin is one value, so bins

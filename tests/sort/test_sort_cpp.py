@@ -46,6 +46,14 @@ def test_cpp_model(sort_program: Path, tmp_path: Path, cards: int) -> None:
         assert max(per_card) - min(per_card) <= 1
 
 
+def test_cpp_absent_cards(sort_program: Path, tmp_path: Path) -> None:
+    """distributed_sort over the present cards of a line of 3 whose last card is absent."""
+    out = _run(sort_program, tmp_path, {"topology": "mesh", "dims": [3], "absent": [2]}, "999", "u32")
+    assert "sorted: 999 keys of 4 bytes, 0 wrong" in out
+    per_card = [int(x) for x in out.split("cards:")[1].split("\n")[0].split()]
+    assert len(per_card) == 3 and per_card[2] == 0 and sum(per_card) == 999
+
+
 def test_cpp_rtl_cards(sort_program: Path, tmp_path: Path, tmp_path_factory) -> None:
     """On RTL cards with the counting core, counting on the cards and on the host; cards
     without the core are refused with the reason."""

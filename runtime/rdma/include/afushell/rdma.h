@@ -32,6 +32,9 @@ void afuShellRDMAClusterClose(afu_rdma_cluster c);
 /** Card numbers 0..n-1 of the cluster (absent cards included), and whether they are RTL cards. */
 int afuShellRDMAClusterCards(afu_rdma_cluster c);
 int afuShellRDMAClusterIsRTL(afu_rdma_cluster c);
+/** 1 when card `card` is a card of the cluster, 0 when it is absent (the description's
+ *  "absent") or out of range. */
+int afuShellRDMAClusterCardPresent(afu_rdma_cluster c, int card);
 /** Card `card` of a cluster of RTL cards as an ordinary card (afushell.h: afuShellDMATransferH,
  *  afuShellRun, registers, ...; close it with afuShellClose before the cluster). The card
  *  advances on the cluster clock, so its DMA times and the cluster's cycles are one clock:
@@ -74,6 +77,9 @@ afu_result afuShellRDMAWait(afu_rdma_cluster c, afu_rdma_handle handle, uint64_t
 afu_result afuShellRDMASetPacketBytes(afu_rdma_cluster c, uint32_t bytes);
 /** Result without simulating: AFU_ERR_TIMEOUT while in flight. */
 afu_result afuShellRDMATest(afu_rdma_cluster c, afu_rdma_handle handle);
+/** The cluster cycles at which the operation was issued (the host's call) and ended (its
+ *  completion seen by the host; 0 while in flight). */
+afu_result afuShellRDMAOpCycles(afu_rdma_cluster c, afu_rdma_handle handle, uint64_t *issued, uint64_t *done);
 /** Advances the whole cluster by `cycles` cycles of its clock. */
 afu_result afuShellRDMARun(afu_rdma_cluster c, uint64_t cycles);
 /** RTL cards: the state of every card's engine and every link (counters through the CSRs),

@@ -20,6 +20,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -46,8 +47,10 @@ struct SortPhase {
 struct SortResult {
     afu_result code = FPGA_OK;       // AFU_ERR_BAD_ARG with `error` for bad input
     std::string error;
-    std::vector<uint64_t> counts;    // keys per card afterwards
+    std::vector<uint64_t> counts;    // keys per card afterwards (sort_spread: per card of the spread)
     std::vector<SortPhase> phases;
+    int shift = 0;                   // the partition's bins: (key - smallest key) >> shift
+    int local_passes = 0;            // the counting passes at each destination
 };
 
 namespace sort_detail {
@@ -86,13 +89,18 @@ inline std::vector<size_t> issue_order(const std::vector<Put> &puts) {
 
 class Clock {
   public:
-    explicit Clock(afu_rdma_cluster cl, SortResult &r) : cl_(cl), r_(r) {}
+    explicit Clock(afu_rdma_cluster cl, SortResult &r, std::function<void(const std::string &)> progress = {})
+        : cl_(cl), r_(r), progress_(std::move(progress)) {}
     template <class F>
     void host(const char *name, F &&fn) {
         auto t0 = std::chrono::steady_clock::now();
         fn();
-        r_.phases.push_back({name, "host",
-                             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()});
+        ended({name, "host", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()});
+    }
+    // A phase on the cards, each taking ns[i]: the slowest card's time (cards run at once in hardware).
+    void card(const char *name, const std::vector<uint64_t> &ns) {
+        const uint64_t slowest = ns.empty() ? 0 : *std::max_element(ns.begin(), ns.end());
+        ended({name, "card", slowest * 1e-9, uint64_t(slowest * afuShellRDMAClockMHz(cl_) / 1e3)});
     }
     // Issues every put at once (in issue_order), waits for all; the first failure is the result.
     int network(const char *name, const std::vector<Put> &puts) {
@@ -114,13 +122,29 @@ class Clock {
             rc = rc ? rc : e;
         }
         uint64_t cycles = afuShellRDMACycles(cl_) - c0;
-        r_.phases.push_back({name, "network", cycles / afuShellRDMAClockMHz(cl_) * 1e-6, cycles, bytes, hs.size()});
+        if (afuShellRDMAClusterIsRTL(cl_) && !hs.empty()) {
+            // RTL cards: from the first put's issue to the last one's completion. While cards of
+            // the cluster are open its clock runs in a thread of its own, and where it stands when
+            // this thread reads it depends on the machine's load (docs/runtime.md "Host time")
+            uint64_t first = ~0ull, last = 0, issued = 0, done = 0;
+            for (afu_rdma_handle h : hs) {
+                afuShellRDMAOpCycles(cl_, h, &issued, &done);
+                first = std::min(first, issued), last = std::max(last, done);
+            }
+            cycles = last - first;
+        }
+        ended({name, "network", cycles * 1000.0 / afuShellRDMAClockMHz(cl_) * 1e-9, cycles, bytes, hs.size()});
         return rc;
     }
 
   private:
+    void ended(SortPhase p) {
+        r_.phases.push_back(std::move(p));
+        if (progress_) progress_(r_.phases.back().name);
+    }
     afu_rdma_cluster cl_;
     SortResult &r_;
+    std::function<void(const std::string &)> progress_;
 };
 
 // Stable counting sort of keys (and payloads) by the digit (rel >> shift) & mask.
@@ -146,8 +170,8 @@ inline int bit_length(uint64_t x) { return x ? 64 - __builtin_clzll(x) : 0; }
 
 // The keys' range over all cards, from every card's (min, max) pair as the range exchange
 // left them at `at` on card 0; lo > hi when there are no keys.
-inline std::pair<uint64_t, uint64_t> exchanged_range(afu_rdma_cluster cl, int N, uint64_t at) {
-    auto ranges = read<uint64_t>(cl, 0, at, 2ull * N);
+inline std::pair<uint64_t, uint64_t> exchanged_range(afu_rdma_cluster cl, int N, uint64_t at, int card = 0) {
+    auto ranges = read<uint64_t>(cl, card, at, 2ull * N);
     uint64_t lo = ~0ull, hi = 0;
     for (int c = 0; c < N; ++c) { lo = std::min(lo, ranges[2 * c]); hi = std::max(hi, ranges[2 * c + 1]); }
     return {lo, hi};
@@ -166,17 +190,26 @@ std::pair<uint64_t, uint64_t> begin_result(afu_rdma_cluster cl, int N, uint64_t 
 
 // Writes keys (and payloads) to the cards in equal contiguous parts; returns the parts' sizes.
 template <class Key>
-std::vector<uint64_t> spread(afu_rdma_cluster cl, int N, const Key *keys, const uint32_t *payloads, uint64_t n) {
+std::vector<uint64_t> spread(afu_rdma_cluster cl, const std::vector<int> &cards, const Key *keys,
+                             const uint32_t *payloads, uint64_t n) {
+    const uint64_t N = cards.size();
     std::vector<uint64_t> part(N);
-    for (int c = 0; c < N; ++c) {
-        uint64_t a = n * c / N, b = n * (c + 1) / N;
-        part[c] = b - a;
-        if (part[c]) {
-            afuShellRDMAWriteMem(cl, c, 0, keys + a, part[c] * sizeof(Key));
-            if (payloads) afuShellRDMAWriteMem(cl, c, kSortRegion, payloads + a, part[c] * 4);
+    for (uint64_t i = 0; i < N; ++i) {
+        uint64_t a = n * i / N, b = n * (i + 1) / N;
+        part[i] = b - a;
+        if (part[i]) {
+            afuShellRDMAWriteMem(cl, cards[i], 0, keys + a, part[i] * sizeof(Key));
+            if (payloads) afuShellRDMAWriteMem(cl, cards[i], kSortRegion, payloads + a, part[i] * 4);
         }
     }
     return part;
+}
+
+template <class Key>
+std::vector<uint64_t> spread(afu_rdma_cluster cl, int N, const Key *keys, const uint32_t *payloads, uint64_t n) {
+    std::vector<int> cards(N);
+    for (int c = 0; c < N; ++c) cards[c] = c;
+    return spread(cl, cards, keys, payloads, n);
 }
 
 // Where card c's keys go, from every card's counts h[source * B + bin] of n keys in all:
@@ -245,9 +278,9 @@ class CardCounter {
         for (afu_shell_handle h : h_)
             if (h) afuShellClose(h);
     }
-    std::string open() {
-        for (size_t c = 0; c < h_.size(); ++c)
-            if (afuShellRDMAClusterCardOpen(cl_, int(c), &h_[c]) != FPGA_OK)
+    std::string open(const std::vector<int> &cards) {
+        for (int c : cards)
+            if (afuShellRDMAClusterCardOpen(cl_, c, &h_[c]) != FPGA_OK)
                 return std::string("card ") + std::to_string(c) + " does not open: " + afuShellLastError();
         return "";
     }
@@ -291,6 +324,24 @@ void move_by_rank(std::vector<Key> &keys, std::vector<uint32_t> *pays, const std
     }
     keys.swap(out);
     if (pays) pays->swap(outp);
+}
+
+// Keys (and payloads) in the order of their bins ((key - lo) >> shift) & (2^bits - 1): stably,
+// or, given the counting core's histogram and ranks, each at its bin's start plus its rank.
+template <class Key>
+void by_bins(std::vector<Key> &keys, std::vector<uint32_t> *pays, uint64_t lo, int shift, int bits,
+             const std::vector<uint64_t> *hist = nullptr, const std::vector<uint32_t> *ranks = nullptr) {
+    if (!ranks) return counting_pass<Key>(keys, pays, Key(lo), shift, bits);
+    const Key mask = bits ? Key((uint64_t(1) << bits) - 1) : Key(0);
+    std::vector<uint64_t> bins(keys.size());
+    for (size_t i = 0; i < keys.size(); ++i) bins[i] = uint64_t((Key(keys[i] - Key(lo)) >> shift) & mask);
+    move_by_rank<Key>(keys, pays, bins, *hist, *ranks);
+}
+
+// Stable LSD counting passes over the `bits` bits of key - lo, `digit_bits` at a time.
+template <class Key>
+void local_passes(std::vector<Key> &keys, std::vector<uint32_t> *pays, uint64_t lo, int bits, int digit_bits) {
+    for (int sh = 0; sh < bits; sh += digit_bits) counting_pass<Key>(keys, pays, Key(lo), sh, digit_bits);
 }
 
 // The digit width of the local passes on scatter writers whose widest digit is max_bits
@@ -408,182 +459,6 @@ inline int aligned_shift(uint64_t lo, uint64_t hi, int bits) {
 }
 
 }  // namespace sort_detail
-
-// Sorts keys[0..n) (and payloads, which may be null) over every card of the cluster; the
-// sorted keys (and payloads) come back in out_keys / out_payloads (out_payloads may be null).
-// The cards hold the result afterwards too: result.counts[i] keys at address 0 of card i.
-// count_on_cards: the counting passes on the cards' cascades (RTL cards built from
-// cores/sort/sort_rank.spd, uint32 keys); otherwise on the host.
-template <class Key>
-SortResult distributed_sort(afu_rdma_cluster cl, const Key *keys, const uint32_t *payloads, uint64_t n,
-                            std::vector<Key> &out_keys, std::vector<uint32_t> *out_payloads,
-                            bool count_on_cards = false) {
-    static_assert(std::is_same<Key, uint32_t>::value || std::is_same<Key, uint64_t>::value,
-                  "afushell::distributed_sort takes uint32_t or uint64_t keys");
-    using namespace sort_detail;
-    SortResult r;
-    const int N = afuShellRDMAClusterCards(cl);
-    const uint64_t ks = sizeof(Key), R = kSortRegion, B = uint64_t(1) << kSortPartitionBits;
-    if (N < 1 || (n && !keys)) {
-        r.code = AFU_ERR_BAD_ARG;
-        r.error = N < 1 ? "no cluster" : "keys is NULL";
-        return r;
-    }
-    if (n > R / ks - 256) {
-        r.code = AFU_ERR_BAD_ARG;
-        r.error = "too many keys: " + std::to_string(n) + " (at most " + std::to_string(R / ks - 256) +
-                  ": one card may receive every key)";
-        return r;
-    }
-    if (count_on_cards && (!std::is_same<Key, uint32_t>::value || !afuShellRDMAClusterIsRTL(cl))) {
-        r.code = AFU_ERR_BAD_ARG;
-        r.error = afuShellRDMAClusterIsRTL(cl) ? "the counting core takes uint32 keys"
-                                               : "the network model has no cards to run cores on";
-        return r;
-    }
-    CardCounter counter(cl, N);
-    if (count_on_cards && !(r.error = counter.open()).empty()) {
-        r.code = AFU_ERR_BAD_ARG;
-        return r;
-    }
-    std::vector<std::vector<uint32_t>> ranks(N);
-    auto card_phase = [&](const char *name, const std::vector<uint64_t> &ns) {
-        uint64_t slowest = *std::max_element(ns.begin(), ns.end());  // cards run at once in hardware
-        r.phases.push_back({name, "card", slowest * 1e-9, uint64_t(slowest * afuShellRDMAClockMHz(cl) / 1e3)});
-    };
-    const bool with_pay = payloads != nullptr;
-    const uint64_t counts_at = 2 * R, hist_at = counts_at + 16ull * N;
-    Clock clock(cl, r);
-    const std::vector<uint64_t> part = spread(cl, N, keys, payloads, n);
-    auto all_to_all = [&](uint64_t base, uint64_t bytes) {
-        std::vector<Put> puts;
-        for (int c = 0; c < N; ++c)
-            for (int d = 0; d < N; ++d)
-                if (d != c) puts.push_back({c, d, base + c * bytes, base + c * bytes, bytes});
-        return puts;
-    };
-    clock.host("range (local)", [&] {
-        for (int c = 0; c < N; ++c) {
-            auto k = read<Key>(cl, c, 0, part[c]);
-            uint64_t mm[2] = {~0ull, 0};
-            for (Key x : k) { mm[0] = std::min<uint64_t>(mm[0], x); mm[1] = std::max<uint64_t>(mm[1], x); }
-            afuShellRDMAWriteMem(cl, c, counts_at + 16ull * c, mm, 16);
-        }
-    });
-    if ((r.code = clock.network("range exchange", all_to_all(counts_at, 16)))) return r;
-    const auto range = begin_result(cl, N, counts_at, r, out_keys, out_payloads);
-    const uint64_t lo = range.first, hi = range.second;
-    if (lo > hi) return r;  // no keys
-    const int span = bit_length(hi - lo), shift = std::max(0, span - kSortPartitionBits);
-    auto bin = [&](Key k) { return uint64_t(Key(k - Key(lo)) >> shift); };
-    if (count_on_cards) {
-        std::vector<uint64_t> ns(N, 0);
-        for (int c = 0; c < N; ++c) {
-            std::vector<uint64_t> h64;
-            r.error = counter.count(c, 0, part[c], uint32_t(lo), shift, ranks[c], h64, ns[c]);
-            if (!r.error.empty()) {
-                r.code = AFU_ERR_BAD_ARG;
-                return r;
-            }
-            std::vector<uint32_t> h(B, 0);
-            for (size_t b = 0; b < h64.size() && b < B; ++b) h[b] = uint32_t(h64[b]);
-            write(cl, c, hist_at + 4 * B * c, h);
-        }
-        card_phase("histogram", ns);
-    } else {
-        clock.host("histogram", [&] {
-            for (int c = 0; c < N; ++c) {
-                std::vector<uint32_t> h(B, 0);
-                for (Key k : read<Key>(cl, c, 0, part[c])) h[bin(k)]++;
-                write(cl, c, hist_at + 4 * B * c, h);
-            }
-        });
-    }
-    if ((r.code = clock.network("count exchange", all_to_all(hist_at, 4 * B)))) return r;
-    // prefix sums, on every card from its own copy of the counts. With shift 0 every bin is
-    // one key value: each key's global position follows from the counts, bins are split at
-    // the cards' boundaries and arrive in order (no local pass).
-    const bool exact = shift == 0;
-    std::vector<std::vector<Put>> pieces(N);
-    std::vector<uint64_t> received(N);
-    clock.host("prefix sums", [&] {
-        for (int c = 0; c < N; ++c) received[c] = plan(read<uint32_t>(cl, c, hist_at, B * N), N, c, exact, pieces[c]);
-    });
-    clock.host("group by card", [&] {
-        for (int c = 0; c < N; ++c) {
-            auto k = read<Key>(cl, c, 0, part[c]);
-            std::vector<uint32_t> p = with_pay ? read<uint32_t>(cl, c, R, part[c]) : std::vector<uint32_t>();
-            // bin order, which is destination order too (a card takes consecutive bins)
-            std::vector<uint64_t> start(B + 1, 0);
-            for (Key x : k) start[bin(x) + 1]++;
-            for (uint64_t b = 0; b < B; ++b) start[b + 1] += start[b];
-            std::vector<Key> sk(k.size());
-            std::vector<uint32_t> sp(p.size());
-            for (size_t i = 0; i < k.size(); ++i) {  // the card's rank, or the next free place
-                uint64_t at = count_on_cards ? start[bin(k[i])] + ranks[c][i] : start[bin(k[i])]++;
-                sk[at] = k[i];
-                if (with_pay) sp[at] = p[i];
-            }
-            write(cl, c, 3 * R, sk);
-            write(cl, c, 4 * R, sp);
-        }
-    });
-    std::vector<Put> puts;
-    for (int c = 0; c < N; ++c) {
-        for (const Put &p : pieces[c]) {  // here: local/remote are key offsets, bytes a key count
-            puts.push_back({c, p.dst, 3 * R + p.local * ks, 5 * R + p.remote * ks, p.bytes * ks});
-            if (with_pay) puts.push_back({c, p.dst, 4 * R + p.local * 4, 6 * R + p.remote * 4, p.bytes * 4});
-        }
-    }
-    if ((r.code = clock.network("scatter", puts))) return r;
-    auto finish = [&](int c, const std::vector<Key> &k, const std::vector<uint32_t> &p) {
-        write(cl, c, 0, k);
-        write(cl, c, R, p);
-        r.counts[c] = received[c];
-        out_keys.insert(out_keys.end(), k.begin(), k.end());
-        if (out_payloads) out_payloads->insert(out_payloads->end(), p.begin(), p.end());
-    };
-    const int sort_bits = exact ? 0 : span;  // bits the local passes sort by
-    if (count_on_cards) {  // per digit: the card counts, the host moves the keys by their ranks
-        std::vector<uint64_t> ns(N, 0);
-        double move_s = 0;
-        for (int c = 0; c < N; ++c) {
-            auto k = read<Key>(cl, c, 5 * R, received[c]);
-            std::vector<uint32_t> p = with_pay ? read<uint32_t>(cl, c, 6 * R, received[c]) : std::vector<uint32_t>();
-            uint64_t at = 5 * R;  // where the card holds the keys of the current pass
-            for (int sh = 0; sh < sort_bits && received[c]; sh += kSortDigitBits) {
-                std::vector<uint32_t> rk;
-                std::vector<uint64_t> h;
-                r.error = counter.count(c, at, received[c], uint32_t(lo), sh, rk, h, ns[c]);
-                if (!r.error.empty()) {
-                    r.code = AFU_ERR_BAD_ARG;
-                    return r;
-                }
-                auto t0 = std::chrono::steady_clock::now();
-                std::vector<uint64_t> bins(k.size());
-                for (size_t i = 0; i < k.size(); ++i) bins[i] = uint64_t((Key(k[i] - Key(lo)) >> sh) & Key(255));
-                move_by_rank<Key>(k, with_pay ? &p : nullptr, bins, h, rk);
-                at = at == 5 * R ? 3 * R : 5 * R;
-                write(cl, c, at, k);
-                move_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-            }
-            finish(c, k, p);
-        }
-        card_phase("local counting", ns);
-        r.phases.push_back({"local sort", "host", move_s});
-        return r;
-    }
-    clock.host("local sort", [&] {
-        for (int c = 0; c < N; ++c) {
-            auto k = read<Key>(cl, c, 5 * R, received[c]);
-            std::vector<uint32_t> p = with_pay ? read<uint32_t>(cl, c, 6 * R, received[c]) : std::vector<uint32_t>();
-            for (int sh = 0; sh < sort_bits; sh += kSortDigitBits)
-                counting_pass<Key>(k, with_pay ? &p : nullptr, Key(lo), sh, kSortDigitBits);
-            finish(c, k, p);
-        }
-    });
-    return r;
-}
 
 // Sorts uint32 keys[0..n) (and payloads, which may be null) over every card of a cluster of
 // RTL cards built with --sort-scatter, every key moved by the cards, with its payload as a
@@ -734,5 +609,7 @@ inline SortResult distributed_sort_on_cards(afu_rdma_cluster cl, const uint32_t 
 }
 
 }  // namespace afushell
+
+#include <afushell/sort_spread.hpp>  // sort_spread and distributed_sort
 
 #endif  // AFUSHELL_SORT_HPP
