@@ -3,13 +3,6 @@
 // Latency 3: input registers, product, output register -- the registers a 32x32
 // multiplier built from Arria 10 DSP blocks (27x27 / 18x19 modes and the adder
 // that joins their partial products) absorbs to run well above 200 MHz.
-module spg_mul (
-    input  wire        clk,
-    input  wire        ce,  // clock enable: the pipeline holds while low
-    input  wire [31:0] a,
-    input  wire [31:0] b,
-    output wire [31:0] y
-);
     reg [31:0] a_reg, b_reg, p_reg, y_reg;
     always @(posedge clk) if (ce) begin
         a_reg <= a;
