@@ -40,36 +40,42 @@ def arguments(doc: str, lanes: list[int], argv: list[str] | None,
     return ap.parse_args(argv)
 
 
-# columns both throughput tables have
-PACKETS = ("packets", lambda r: f"{r['packet_bytes']} B")
-PER = ("PER", lambda r: f"{r['per']:g}")
-MIB = ("MiB", lambda r: str(r["mib"]))
+# The throughput tables' columns: head -> the cell of a throughput record
+_CELLS: dict[str, Callable[[dict], str]] = {
+    "datapath": lambda r: f"{r['bits']} bits",
+    "window, per VC": lambda r: f"{r['window']}, {r['vc_buf']}",
+    "line": lambda r: f"{r['line_gbps']:g} Gb/s",
+    "op": lambda r: r["op"],
+    "packets": lambda r: f"{r['packet_bytes']} B",
+    "PER": lambda r: f"{r['per']:g}",
+    "MiB": lambda r: str(r["mib"]),
+    "offsets": lambda r: f"{r['local_offset']}, {r['remote_offset']}",
+    "payload throughput": lambda r: f"{r['gbps']} Gb/s",
+    "of the line": lambda r: f"{100 * r['of_line']:.1f} %",
+    "flips, replays": lambda r: f"{r['flips']}, {r['replays']}",
+    "CRC errors, replays": lambda r: f"{r['crc_errors']}, {r['replays']}",
+}
 
 
-def throughput_table(runs: list[tuple], measure: Callable[..., dict],
-                     columns: list[tuple[str, Callable[[dict], str]]],
-                     last: tuple[str, Callable[[dict], str]]) -> list[dict]:
-    """``measure(*run)`` for each run, printed as a Markdown row when it is done: datapath,
-    window, line, the ``columns`` (head, cell of a record), throughput, share of the line and
-    ``last``; returns the records."""
-    cols = [("datapath", lambda r: f"{r['bits']} bits"),
-            ("window, per VC", lambda r: f"{r['window']}, {r['vc_buf']}"),
-            ("line", lambda r: f"{r['line_gbps']:g} Gb/s"), *columns,
-            ("payload throughput", lambda r: f"{r['gbps']} Gb/s"),
-            ("of the line", lambda r: f"{100 * r['of_line']:.1f} %"), last]
-    print("\n| " + " | ".join(head for head, _ in cols) + " |")
-    print("|" + "---|" * len(cols))
+def report(a: argparse.Namespace, latency: Callable[[int], dict], hop_heads: tuple[str, str],
+           runs: list[tuple], measure: Callable[..., dict], columns: list[str], last: str,
+           **setup: object) -> None:
+    """Prints the latency table (``latency(lanes)`` for each of --lanes, columns headed
+    ``hop_heads``), then ``measure(*run)`` for each run as a row when it is done (datapath,
+    window, line, ``columns``, throughput, share of the line, ``last``); writes the JSON
+    record (the clock, ``setup``, the buffers, both tables) if --json names a file."""
+    lat = [latency(n) for n in a.lanes]
+    print_latency(lat, *hop_heads)
+    heads = ["datapath", "window, per VC", "line", *columns, "payload throughput", "of the line",
+             last]
+    print("\n| " + " | ".join(heads) + " |")
+    print("|" + "---|" * len(heads))
     rows = []
     for run in runs:
         r = measure(*run)
         rows.append(r)
-        print("| " + " | ".join(cell(r) for _, cell in cols) + " |", flush=True)
-    return rows
-
-
-def write_json(path: Path | None, latency: list[dict], rows: list[dict], **setup: object) -> None:
-    """The JSON record of a run (nothing without ``path``): the clock, ``setup``, the buffers,
-    the latency and throughput records."""
-    if path:
-        path.write_text(json.dumps({"card_mhz": CARD_MHZ, **setup, "window": WINDOW, "vc_buf": VC_BUF,
-                                    "latency": latency, "throughput": rows}, indent=1) + "\n")
+        print("| " + " | ".join(_CELLS[h](r) for h in heads) + " |", flush=True)
+    if a.json:
+        a.json.write_text(json.dumps({"card_mhz": CARD_MHZ, **setup, "window": WINDOW,
+                                      "vc_buf": VC_BUF, "latency": lat, "throughput": rows},
+                                     indent=1) + "\n")

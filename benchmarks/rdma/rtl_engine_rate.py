@@ -18,18 +18,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "rdma"))
-from rtl_bench_common import (
-    MIB,
-    PACKETS,
-    PER,
-    VC_BUF,
-    WINDOW,
-    arguments,
-    hop_latency,
-    print_latency,
-    throughput_table,
-    write_json,
-)
+from rtl_bench_common import VC_BUF, WINDOW, arguments, hop_latency, report
 from test_rdma_rtl_engine import engine_model  # the engine testbench's build
 
 MEM_LAT = 50           # cycles from a line read to its data
@@ -72,8 +61,6 @@ def latency(lanes: int) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     a = arguments(__doc__, [16, 32], argv)
-    lat = [latency(n) for n in a.lanes]
-    print_latency(lat, "16 B put, command to DONE, 1 hop", "added per hop (put + DONE back)")
     runs = [(lanes, gbps, pkt, kind, per, WINDOW, VC_BUF) for lanes in a.lanes for gbps in a.rates
             for pkt in (16, 256) for kind in (0, 1) for per in (0.0, 1e-4)]
     # off-line ranges (1 MiB less 128 bytes): the realigning buffers at full rate
@@ -83,10 +70,9 @@ def main(argv: list[str] | None = None) -> int:
         runs += [(32, 100.0, 16, kind, 0.0, 2 * WINDOW, 2 * VC_BUF) for kind in (0, 1)]
     if 16 in a.lanes and 40.0 in a.rates:
         runs += [(16, 40.0, 16, kind, 0.0, 2 * WINDOW, 2 * VC_BUF) for kind in (0, 1)]
-    rows = throughput_table(runs, rate, [("op", lambda r: r["op"]), PACKETS, PER, MIB,
-                                         ("offsets", lambda r: f"{r['local_offset']}, {r['remote_offset']}")],
-                            ("flips, replays", lambda r: f"{r['flips']}, {r['replays']}"))
-    write_json(a.json, lat, rows, cable_cycles=40, mem_latency_cycles=MEM_LAT)
+    report(a, latency, ("16 B put, command to DONE, 1 hop", "added per hop (put + DONE back)"), runs, rate,
+           ["op", "packets", "PER", "MiB", "offsets"], "flips, replays", cable_cycles=40,
+           mem_latency_cycles=MEM_LAT)
     return 0
 
 

@@ -18,19 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "rdma"))
 from rdma_rtl_tb import verilate_tb  # the testbenches' shared build
-from rtl_bench_common import (
-    CARD_MHZ,
-    MIB,
-    PACKETS,
-    PER,
-    VC_BUF,
-    WINDOW,
-    arguments,
-    hop_latency,
-    print_latency,
-    throughput_table,
-    write_json,
-)
+from rtl_bench_common import CARD_MHZ, VC_BUF, WINDOW, arguments, hop_latency, report
 
 CABLE_CYCLES = 40      # 200 ns cables, as the cluster file's default
 TB_LINK = ROOT / "tests" / "rdma" / "tb_rdma_link.cpp"
@@ -78,16 +66,13 @@ def _sizes(ap: argparse.ArgumentParser) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     a = arguments(__doc__, [1, 16, 32], argv, _sizes)
-    lat = [latency(n) for n in a.lanes]
-    print_latency(lat, "64 B packet, 1 hop (12-cycle cables)", "added per hop")
     runs = [(lanes, gbps, size, per, a.per_mib if per else a.mib, WINDOW, VC_BUF)
             for lanes in a.lanes for gbps in a.rates for size in ((16, 256) if lanes > 1 else (16,))
             for per in (0.0, 1e-4)]
     if 32 in a.lanes and 100.0 in a.rates:
         runs.append((32, 100.0, 16, 0.0, a.mib, 2 * WINDOW, 2 * VC_BUF))
-    rows = throughput_table(runs, throughput, [PACKETS, PER, MIB],
-                            ("CRC errors, replays", lambda r: f"{r['crc_errors']}, {r['replays']}"))
-    write_json(a.json, lat, rows, cable_cycles=CABLE_CYCLES)
+    report(a, latency, ("64 B packet, 1 hop (12-cycle cables)", "added per hop"), runs, throughput,
+           ["packets", "PER", "MiB"], "CRC errors, replays", cable_cycles=CABLE_CYCLES)
     return 0
 
 
