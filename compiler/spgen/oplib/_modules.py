@@ -129,6 +129,15 @@ def _wire(op: str, doc: str, expr: str, a: str = "[31:0]") -> str:
             f"    assign y = {expr};\nendmodule\n")
 
 
+def pipelined(expr: str, b: str = "b") -> str:
+    """The body of a latency-3 operation as a DSP block registers it: the operands (b_reg
+    takes ``b``), ``expr`` of them, the output."""
+    return ("    reg [31:0] a_reg, b_reg, r_reg, y_reg;\n"
+            "    always @(posedge clk) if (ce) begin\n"
+            f"        a_reg <= a;\n        b_reg <= {b};\n        r_reg <= {expr};\n"
+            "        y_reg <= r_reg;\n    end\n    assign y = y_reg;\nendmodule\n")
+
+
 def _doc(*lines: str) -> str:
     return "`default_nettype none\n" + "".join(f"// {line}\n" for line in lines)
 
@@ -190,6 +199,9 @@ def _icmp(op: str, what: str, expr: str) -> str:
     return _registered(op, _doc(f"spg_{op}: {what} -> bool.", _ICMP), expr, bool_y=True)
 
 
+_MUL = ("Latency 3: input registers, product, output register -- the registers a 32x32",
+        "multiplier built from Arria 10 DSP blocks (27x27 / 18x19 modes and the adder",
+        "that joins their partial products) absorbs to run well above 200 MHz.")
 _MINMAX_FTZ = ("With FTZ the comparison sees flushed operands and the result is the flushed",
                "operand (never a subnormal).")
 
@@ -279,6 +291,8 @@ GENERATED: dict[str, str] = {
                   "    /* verilator lint_off UNUSEDSIGNAL */\n"
                   "    wire unused_sign = a[31];  // the result ignores the old sign\n"
                   "    /* verilator lint_on UNUSEDSIGNAL */\n", "{1'b0, a[30:0]}"),
+    "mul": f"{_doc('spg_mul: integer a * b mod 2^32 (the low word; the same bits for i32 and u32).', *_MUL)}"
+           f"{module_head('spg_mul', (), ports('ab', '[31:0]'))}{pipelined('a_reg * b_reg')}",
     "bitcast": _wire("bitcast", _doc("spg_bitcast: the same 32 bits under a new type (bits(), "
                                      "fbits(), i32 <-> u32).", "Latency 0: pure wiring. Never "
                                      "flushes subnormals, so it has no FTZ parameter."), "a"),
@@ -295,7 +309,6 @@ _HAND: dict[str, tuple[tuple[Param, ...], str, str]] = {
     "spg_fmul": ((FTZ,), "ab", "[31:0]"),
     "spg_fdiv": ((FTZ,), "ab", "[31:0]"),
     "spg_fsqrt": ((FTZ,), "a", "[31:0]"),
-    "spg_mul": ((), "ab", "[31:0]"),
     "spg_fcmp_core": ((FTZ, Param("PRED", "0", _CMP, "PRED < 0 || PRED > 7", "0..7")), "ab",
                       "[((PRED >= 6) ? 32 : 1)-1:0]"),
     "spg_f2i_core": ((FTZ_UNUSED, _bit("SIGNED", "1: i32 result, 0: u32 result")), "a", "[31:0]"),
@@ -308,15 +321,22 @@ _HAND: dict[str, tuple[tuple[Param, ...], str, str]] = {
 }
 
 
-def hand_written(path: str, module: str = "") -> tuple[str, str, str]:
+# The DSP models: rtl/ holds the function a block computes; the pipeline is ``pipelined``'s.
+_PIPELINED = {"dsp_model/spg_dsp_fadd": "add(a_reg, b_reg)",
+              "dsp_model/spg_dsp_fmul": "mul(a_reg, b_reg)"}
+
+
+def hand_written(path: str, module: str = "", b: str = "b") -> tuple[str, str, str]:
     """rtl/<path>.v as its header comment (up to the first line that is neither a comment
     nor a directive), the module head written from ``_HAND`` (for ``module``, by default
-    the file's own) and its body."""
+    the file's own) and its body (a DSP model's with its pipeline, whose b register takes
+    ``b``)."""
     lines = (RTL_SOURCES / f"{path}.v").read_text().splitlines(keepends=True)
     n = next(i for i, line in enumerate(lines) if not line.startswith(("`", "//")))
     params, operands, y = _HAND[path]
     head = module_head(module or Path(path).name, params, ports(operands, y))
-    return "".join(lines[:n]), head, "".join(lines[n:])
+    tail = pipelined(_PIPELINED[path], b) if path in _PIPELINED else ""
+    return "".join(lines[:n]), head, "".join(lines[n:]) + tail
 
 
 # path (no .v) -> the text of a hand-written module, whole

@@ -78,12 +78,3 @@
         end
     endfunction
 
-    reg [31:0] a_reg, b_reg, s_reg, y_reg;
-    always @(posedge clk) if (ce) begin
-        a_reg <= a;
-        b_reg <= b;
-        s_reg <= add(a_reg, b_reg);
-        y_reg <= s_reg;
-    end
-    assign y = y_reg;
-endmodule

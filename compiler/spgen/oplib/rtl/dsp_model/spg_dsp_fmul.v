@@ -59,12 +59,3 @@
         end
     endfunction
 
-    reg [31:0] a_reg, b_reg, p_reg, y_reg;
-    always @(posedge clk) if (ce) begin
-        a_reg <= a;
-        b_reg <= b;
-        p_reg <= mul(a_reg, b_reg);
-        y_reg <= p_reg;
-    end
-    assign y = y_reg;
-endmodule
