@@ -50,7 +50,7 @@ setup(
     package_dir={"": "compiler"},
     packages=find_packages("compiler"),
     include_package_data=True,
-    package_data={"spgen": ["oplib/rtl/*.v", "oplib/rtl/dsp/*.v", "oplib/rtl/dsp_model/*.v",
+    package_data={"spgen": ["oplib/rtl/*.v", "oplib/rtl/dsp_model/*.v",
                             "frontend/grammar/*", "backend/verilog/*.cpp",
                             "backend/verilog/*.v", "backend/verilog/*.h", "fit/*.json"]},
     cmdclass={"build_py": BuildPyWithData},

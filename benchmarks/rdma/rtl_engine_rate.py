@@ -11,8 +11,6 @@ cables, a 10-cycle memory). tests/rdma/tb_rdma_engine.cpp, modes rate and lat. P
 --json writes the records."""
 from __future__ import annotations
 
-import argparse
-import json
 import subprocess
 import sys
 import time
@@ -20,7 +18,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "rdma"))
-from rtl_bench_common import CARD_MHZ, VC_BUF, WINDOW, hop_latency, print_latency
+from rtl_bench_common import VC_BUF, WINDOW, arguments, hop_latency, report
 from test_rdma_rtl_engine import engine_model  # the engine testbench's build
 
 MEM_LAT = 50           # cycles from a line read to its data
@@ -62,17 +60,7 @@ def latency(lanes: int) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--lanes", type=int, nargs="+", default=[16, 32])
-    ap.add_argument("--rates", type=float, nargs="+", default=[40.0, 100.0])
-    ap.add_argument("--json", type=Path)
-    a = ap.parse_args(argv)
-    lat = [latency(n) for n in a.lanes]
-    print_latency(lat, "16 B put, command to DONE, 1 hop", "added per hop (put + DONE back)")
-    rows = []
-    print("\n| datapath | window, per VC | line | op | packets | PER | MiB | offsets | payload throughput | of the line | "
-          "flips, replays |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    a = arguments(__doc__, [16, 32], argv)
     runs = [(lanes, gbps, pkt, kind, per, WINDOW, VC_BUF) for lanes in a.lanes for gbps in a.rates
             for pkt in (16, 256) for kind in (0, 1) for per in (0.0, 1e-4)]
     # off-line ranges (1 MiB less 128 bytes): the realigning buffers at full rate
@@ -82,17 +70,9 @@ def main(argv: list[str] | None = None) -> int:
         runs += [(32, 100.0, 16, kind, 0.0, 2 * WINDOW, 2 * VC_BUF) for kind in (0, 1)]
     if 16 in a.lanes and 40.0 in a.rates:
         runs += [(16, 40.0, 16, kind, 0.0, 2 * WINDOW, 2 * VC_BUF) for kind in (0, 1)]
-    for run_args in runs:
-        r = rate(*run_args)
-        rows.append(r)
-        print(f"| {r['bits']} bits | {r['window']}, {r['vc_buf']} | {r['line_gbps']:g} Gb/s | {r['op']} | "
-              f"{r['packet_bytes']} B | {r['per']:g} | {r['mib']} | {r['local_offset']}, {r['remote_offset']} | "
-              f"{r['gbps']} Gb/s | {100 * r['of_line']:.1f} % | "
-              f"{r['flips']}, {r['replays']} |", flush=True)
-    if a.json:
-        a.json.write_text(json.dumps({"card_mhz": CARD_MHZ, "cable_cycles": 40, "mem_latency_cycles": MEM_LAT,
-                                      "window": WINDOW, "vc_buf": VC_BUF, "latency": lat, "throughput": rows},
-                                     indent=1) + "\n")
+    report(a, latency, ("16 B put, command to DONE, 1 hop", "added per hop (put + DONE back)"), runs, rate,
+           ["op", "packets", "PER", "MiB", "offsets"], "flips, replays", cable_cycles=40,
+           mem_latency_cycles=MEM_LAT)
     return 0
 
 

@@ -10,7 +10,6 @@ writes the records."""
 from __future__ import annotations
 
 import argparse
-import json
 import subprocess
 import sys
 import time
@@ -19,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "rdma"))
 from rdma_rtl_tb import verilate_tb  # the testbenches' shared build
-from rtl_bench_common import CARD_MHZ, VC_BUF, WINDOW, hop_latency, print_latency
+from rtl_bench_common import CARD_MHZ, VC_BUF, WINDOW, arguments, hop_latency, report
 
 CABLE_CYCLES = 40      # 200 ns cables, as the cluster file's default
 TB_LINK = ROOT / "tests" / "rdma" / "tb_rdma_link.cpp"
@@ -60,34 +59,20 @@ def latency(lanes: int) -> dict:
     return hop_latency(lanes, one, four)
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--lanes", type=int, nargs="+", default=[1, 16, 32])
-    ap.add_argument("--rates", type=float, nargs="+", default=[40.0, 100.0])
+def _sizes(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--mib", type=int, default=1, help="MiB per throughput run")
     ap.add_argument("--per-mib", type=int, default=16, help="MiB of the 1e-4 PER runs")
-    ap.add_argument("--json", type=Path)
-    a = ap.parse_args(argv)
-    lat = [latency(n) for n in a.lanes]
-    print_latency(lat, "64 B packet, 1 hop (12-cycle cables)", "added per hop")
-    rows = []
-    print("\n| datapath | window, per VC | line | packets | PER | MiB | payload throughput | of the line | "
-          "CRC errors, replays |")
-    print("|---|---|---|---|---|---|---|---|---|")
+
+
+def main(argv: list[str] | None = None) -> int:
+    a = arguments(__doc__, [1, 16, 32], argv, _sizes)
     runs = [(lanes, gbps, size, per, a.per_mib if per else a.mib, WINDOW, VC_BUF)
             for lanes in a.lanes for gbps in a.rates for size in ((16, 256) if lanes > 1 else (16,))
             for per in (0.0, 1e-4)]
     if 32 in a.lanes and 100.0 in a.rates:
         runs.append((32, 100.0, 16, 0.0, a.mib, 2 * WINDOW, 2 * VC_BUF))
-    for run_args in runs:
-        r = throughput(*run_args)
-        rows.append(r)
-        print(f"| {r['bits']} bits | {r['window']}, {r['vc_buf']} | {r['line_gbps']:g} Gb/s | {r['packet_bytes']} B | "
-              f"{r['per']:g} | {r['mib']} | {r['gbps']} Gb/s | {100 * r['of_line']:.1f} % | "
-              f"{r['crc_errors']}, {r['replays']} |", flush=True)
-    if a.json:
-        a.json.write_text(json.dumps({"card_mhz": CARD_MHZ, "cable_cycles": CABLE_CYCLES, "window": WINDOW,
-                                      "vc_buf": VC_BUF, "latency": lat, "throughput": rows}, indent=1) + "\n")
+    report(a, latency, ("64 B packet, 1 hop (12-cycle cables)", "added per hop"), runs, throughput,
+           ["packets", "PER", "MiB"], "CRC errors, replays", cable_cycles=CABLE_CYCLES)
     return 0
 
 

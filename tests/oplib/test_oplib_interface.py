@@ -86,14 +86,28 @@ def test_lint_clean_under_verilator_wall():
 def test_generated_modules_are_written_whole_from_the_table(tmp_path, monkeypatch):
     # the thin modules (oplib/_modules.py) are files in the cache; a folder that a killed
     # process left without its completion mark is written again
-    from spgen.oplib._modules import GENERATED, generated_dir
+    from spgen.oplib._modules import GENERATED, HAND_WRITTEN, generated_dir
 
     monkeypatch.setenv("SPGEN_CACHE", str(tmp_path))
     d = generated_dir()
     assert d.is_relative_to(tmp_path)
-    assert {p.name for p in d.glob("spg_*.v")} == {f"spg_{op}.v" for op in GENERATED}
+    hand = {path for path in HAND_WRITTEN if "/" not in path}  # the DSP models are _dsp's
+    assert {p.stem for p in d.glob("spg_*.v")} == {f"spg_{op}" for op in GENERATED} | hand
     assert all((d / f"spg_{op}.v").read_text() == text for op, text in GENERATED.items())
-    assert rtl_source("feq") == d / "spg_feq.v" and rtl_source("fadd").parent.name == "rtl"
+    assert rtl_source("feq") == d / "spg_feq.v" and rtl_source("fadd") == d / "spg_fadd.v"
     (d / "spg_add.v").write_text("half a file")
     (d / ".complete").unlink()
     assert generated_dir() == d and (d / "spg_add.v").read_text() == GENERATED["add"]
+
+
+def test_hand_written_sources_leave_the_head_to_the_table():
+    # rtl/ holds header comment and body; the module line, ports and parameter checks are
+    # written once by _modules, and the whole module is what the library hands out
+    from spgen.oplib import RTL_DIR
+    from spgen.oplib._modules import HAND_WRITTEN
+
+    for path, text in HAND_WRITTEN.items():
+        source = (RTL_DIR / f"{path}.v").read_text()
+        assert not re.search(r"^module\b", source, re.MULTILINE), path
+        assert re.findall(r"^module\s+(\w+)", text, re.MULTILINE) == [path.split("/")[-1]]
+        assert text.startswith("`default_nettype none") and text.endswith("endmodule\n")

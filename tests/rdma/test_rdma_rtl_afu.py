@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 from spgen._tools import verilate_cached, verilator_bin, verilator_env
-from spgen.oplib import RTL_DIR
+from spgen.oplib import rtl_source
 from spgen.runtime import shell_sources
 
 pytestmark = pytest.mark.xdist_group("rdma_rtl")
 ROOT = Path(__file__).resolve().parents[2]
 RDMA = sorted((ROOT / "shell" / "rdma").glob("*.v")) + sorted((ROOT / "shell" / "rdma" / "afu").glob("*.v")) \
-    + [RTL_DIR / "spg_fadd.v"]  # the reduction unit's f32 adder
+    + [rtl_source("fadd")]  # the reduction unit's f32 adder
 TB = Path(__file__).with_name("tb_rdma_afu.cpp")
 # every include of the shell (generated headers, shared port lists): part of the cache key
 INCLUDES = (*sorted((ROOT / "shell").glob("*.vh")), ROOT / "shell" / "include" / "afushell_csr.h")

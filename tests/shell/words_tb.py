@@ -5,7 +5,8 @@ import cocotb
 from cocotb.clock import Clock
 from cocotb.triggers import FallingEdge, ReadOnly, RisingEdge
 
-__all__ = ["collect", "drive", "expected_beats", "pack", "pack_spans", "reset", "words_of"]
+__all__ = ["check_span", "collect", "drive", "expected_beats", "pack", "pack_spans", "reset",
+           "words_of"]
 
 MASK32 = (1 << 32) - 1
 
@@ -19,6 +20,16 @@ def pack(words: list[int], at: int = 0) -> int:
 
 def words_of(v: int, lo: int, cnt: int) -> list[int]:
     return [(v >> (32 * i)) & MASK32 for i in range(lo, lo + cnt)]
+
+
+def check_span(dut, want: list[tuple[int, bool]], off: int, what: str) -> None:
+    """The span on m_axis (words from ``off``) is ``want`` ((word, last) pairs): its words,
+    tlast from the last word's flag, inner_last from any other's."""
+    got = words_of(int(dut.m_axis_tdata.value), off, len(want))
+    assert got == [w for w, _ in want], f"{what} differs"
+    flags = [la for _, la in want]
+    assert int(dut.m_axis_tlast.value) == int(flags[-1]), f"{what}: last"
+    assert int(dut.m_axis_inner_last.value) == int(any(flags[:-1])), f"{what}: inner"
 
 
 async def reset(dut, inputs):

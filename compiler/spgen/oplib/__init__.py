@@ -1,8 +1,9 @@
 """Verilog operator library: one pipelined module per computing IR op, and its latency table.
 
-Most modules are files in rtl/; the thin ones over a shared core (comparisons, integer
-division, conversions, bitwise and sign-bit operations) are written from the table in
-``_modules`` into a cache folder. Either way ``rtl_source`` gives a file. The Arria 10
+The large modules are hand-written in rtl/ (header comment and body; ``_modules`` writes
+their heads from its table), the thin ones over a shared core (comparisons, integer
+division, conversions, bitwise and sign-bit operations) whole from its table; every module
+is a file in one cache folder, which ``rtl_source`` names. The Arria 10
 hard floating-point operators (one DSP block each, ``_dsp``) have a Quartus file and a
 behavioural model each."""
 from __future__ import annotations
@@ -11,12 +12,14 @@ import re
 from pathlib import Path
 
 from ._dsp import DSP_LATENCY, DSP_OPS, dsp_model_file, dsp_primitive_file, dsp_stub_file
-from ._modules import GENERATED, generated_dir
+from ._modules import RTL_SOURCES, generated_dir
 
 __all__ = ["DSP_LATENCY", "DSP_OPS", "LATENCY", "RTL_DIR", "dsp_model_file", "dsp_primitive_file",
            "dsp_stub_file", "rtl_dependencies", "rtl_files", "rtl_source"]
 
-RTL_DIR = Path(__file__).resolve().parent / "rtl"
+# The hand-written sources: each file the header comment and body of a module whose head
+# ``_modules`` writes; read the whole modules through rtl_source and rtl_files.
+RTL_DIR = RTL_SOURCES
 
 # Cycles from operands to `y` with `ce` held high; 0 = purely combinational.
 # The single latency table: the back ends read it, the RTL tests measure every module
@@ -50,7 +53,7 @@ def rtl_source(op: str) -> Path:
     if op not in LATENCY:
         from .._diagnostics import SpgenError
         raise SpgenError(f"no operator-library module for IR op {op!r}")
-    return (generated_dir() if op in GENERATED else RTL_DIR) / f"spg_{op}.v"
+    return generated_dir() / f"spg_{op}.v"
 
 
 def rtl_files() -> list[Path]:
@@ -59,8 +62,7 @@ def rtl_files() -> list[Path]:
     Besides the op modules spg_<op>.v these are the shared cores spg_<name>_core.v that
     several op modules instantiate (spg_idiv_core, spg_fcmp_core, ...); they are no IR ops.
     """
-    files = [*RTL_DIR.glob("spg_*.v"), *generated_dir().glob("spg_*.v")]
-    return sorted(files, key=lambda p: p.name)
+    return sorted(generated_dir().glob("spg_*.v"), key=lambda p: p.name)
 
 
 # An instantiation `spg_x #(` or `spg_x name (`.

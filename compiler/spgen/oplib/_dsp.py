@@ -3,11 +3,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ._modules import ports, written
+from ._modules import HAND_WRITTEN, hand_written, module_head, ports, written
 
 __all__ = ["DSP_LATENCY", "DSP_OPS", "dsp_model_file", "dsp_primitive_file", "dsp_stub_file"]
-
-_RTL = Path(__file__).resolve().parent / "rtl"
 
 # The ops one FP32 DSP block computes (module spg_dsp_<op>, ports clk ce a b y).
 DSP_OPS = frozenset({"fadd", "fsub", "fmul"})
@@ -23,6 +21,43 @@ _CLOCKS = ("ax", "ay", "az", "mult_pipeline", "adder_input", "ax_chainin_pl", "a
 _TIED = ((".chainin", "32'd0"), (".accumulate", "1'b0"), (".chainin_overflow", "1'b0"),
          (".chainin_invalid", "1'b0"), (".chainin_underflow", "1'b0"),
          (".chainin_inexact", "1'b0"))
+# The block's other parameters, each with a placeholder default, and what the stub says of
+# the parameters it declares (Intel's names; the defaults matter to no tool that reads it).
+_MODES = (("operation_mode", '"sp_mult"', "sp_mult, sp_add, sp_mult_add, sp_mult_acc, ..."),
+          ("adder_subtract", '"false"', '"true": the adder computes ay - ax'),
+          ("use_chainin", '"false"', '"true": chainin replaces ax'))
+_CLOCK_DOC = {"ax": 'input registers: "NONE" or clk[0..2]', "mult_pipeline": "multiplier pipeline "
+              "register", "adder_input": "adder input register", "ax_chainin_pl": "ax / chainin "
+              "pipeline register", "accumulate": "accumulate-control registers",
+              "output": "output register"}
+_STUB_DOC = """`default_nettype none
+// twentynm_fp_mac, the Arria 10 floating-point DSP block primitive, as a black box: the
+// ports and parameters that the spg_dsp_* wrappers use (written by spgen.oplib from the
+// wrappers' own table, so the two agree), so that Verilator lint and Yosys can read those
+// wrappers. Never part of a Quartus project (Quartus has the real primitive) and never
+// simulated: the behavioural models stand for the wrappers. The names follow Intel's
+// generated code; the defaults here are placeholders. The file is named for what it is,
+// hence the lint waivers (and the body is empty).
+"""
+_WAIVED = ("DECLFILENAME", "UNUSEDPARAM", "UNUSEDSIGNAL", "UNDRIVEN")
+
+
+def _stub() -> str:
+    """The black-box declaration of twentynm_fp_mac: the parameters and pins above."""
+    params = [*_MODES, *((f"{c}_clock", '"NONE"', _CLOCK_DOC.get(c, "")) for c in _CLOCKS)]
+    decls = [f"parameter {name} = {default}" + ("," if i < len(params) - 1 else "")
+             for i, (name, default, _) in enumerate(params)]
+    width = max(map(len, decls))
+    lines = [f"    {d:<{width}}  // {doc}".rstrip(" /") for d, (_, _, doc) in zip(decls, params,
+                                                                             strict=True)]
+    pins = [("[2:0] ", "clk"), ("[2:0] ", "ena"), ("[1:0] ", "aclr"),
+            *(("[31:0]", r) for r in ("ax", "ay", "az")),
+            *(("[31:0]" if value.startswith("32") else "      ", pin[1:]) for pin, value in _TIED)]
+    return (_STUB_DOC + "".join(f"/* verilator lint_off {w} */\n" for w in _WAIVED)
+            + "(* blackbox *)\nmodule twentynm_fp_mac #(\n" + "\n".join(lines) + "\n) (\n"
+            + "".join(f"    input  wire {w} {name},\n" for w, name in pins)
+            + "    output wire [31:0] resulta\n);\nendmodule\n"
+            + "".join(f"/* verilator lint_on {w} */\n" for w in reversed(_WAIVED)))
 
 
 class _Block:
@@ -55,7 +90,7 @@ class _Block:
             f"// Intel's generated code sets them: input ({', '.join(inputs)}), {path[1]}, output.\n"
             "// aclr is tied off (the pipeline needs no reset; ce holds it). Unused inputs are\n"
             "// tied to 0.\n"
-            f"module spg_dsp_{op} (\n{ports('ab', '[31:0]')});\n"
+            + module_head(f"spg_dsp_{op}", (), ports("ab", "[31:0]")) +
             "    twentynm_fp_mac #(\n"
             f'        .operation_mode("{self.mode}"),\n'
             f'        .adder_subtract("{self.subtract}"),\n'
@@ -90,20 +125,19 @@ _FSUB_DOC = """`default_nettype none
 // Latency 3, the block's registers all on: inputs (ax, ay), adder input, output.
 // Simulation only: the sum is exact in a 280-bit fixed-point register, then rounded.
 """
-_NEGATE_B = ("b_reg <= b;", "b_reg <= {~b[31], b[30:0]};")
 
 
 def _fsub_model() -> str:
-    add = (_RTL / "dsp_model" / "spg_dsp_fadd.v").read_text()
-    body = add[add.index("\nmodule spg_dsp_fadd (") + 1:]
-    assert body.count(_NEGATE_B[0]) == 1, "spg_dsp_fadd's model: b enters one register"
-    return _FSUB_DOC + body.replace("module spg_dsp_fadd", "module spg_dsp_fsub", 1).replace(
-        *_NEGATE_B)
+    _, head, body = hand_written("dsp_model/spg_dsp_fadd", "spg_dsp_fsub", b="{~b[31], b[30:0]}")
+    return _FSUB_DOC + head + body
 
 
 def _written() -> Path:
     files = {f"dsp/spg_dsp_{op}.v": block.wrapper(op) for op, block in _BLOCKS.items()}
+    files.update({f"{path}.v": text for path, text in HAND_WRITTEN.items()
+                  if path.startswith("dsp_model/")})
     files["dsp_model/spg_dsp_fsub.v"] = _fsub_model()
+    files["dsp/twentynm_fp_mac_stub.v"] = _stub()
     return written("oplib-dsp", files)
 
 
@@ -118,8 +152,7 @@ def dsp_model_file(op: str) -> Path:
     """Behavioural model of spg_dsp_<op> (Verilator, Yosys, the simulated card); one file,
     no dependencies; bit-exact with spg_<op> at FTZ = 1."""
     _check(op)
-    folder = _written() if op == "fsub" else _RTL
-    return folder / "dsp_model" / f"spg_dsp_{op}.v"
+    return _written() / "dsp_model" / f"spg_dsp_{op}.v"
 
 
 def dsp_primitive_file(op: str) -> Path:
@@ -130,4 +163,4 @@ def dsp_primitive_file(op: str) -> Path:
 
 def dsp_stub_file() -> Path:
     """Black-box declaration of twentynm_fp_mac, for lint and Yosys only (Quartus has its own)."""
-    return _RTL / "dsp" / "twentynm_fp_mac_stub.v"
+    return _written() / "dsp" / "twentynm_fp_mac_stub.v"

@@ -1,22 +1,27 @@
-"""Operator modules that are one line over a shared part, written from one table.
+"""Operator modules written from tables: the thin ones whole, the hand-written ones' headers.
 
 Each op keeps its own module `spg_<op>` (the back ends and the tests instantiate one
 module per IR op), but where the modules of a family differ only in a parameter of a
 shared core or in one operator expression, their text is made here from the family's
 template and the op's row: the header comment that justifies the op's latency, then the
-ports, then the body. The large modules (fadd, fmul, fdiv, fsqrt, the shared cores) and
-those with a pipeline of their own (mul) are hand-written files in rtl/.
+ports, then the body. The large modules (fadd, fmul, fdiv, fsqrt, the shared cores, mul
+and the DSP models) are hand-written in rtl/: each file there is the module's header
+comment and body, and its module line, parameters, ports and parameter checks are written
+here from the table ``_HAND``, so that one interface is spelt once.
 """
 from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import NamedTuple
 
 from .._tools import cache_dir, content_hash
 
-__all__ = ["GENERATED", "generated_dir", "ports", "written"]
+__all__ = ["GENERATED", "HAND_WRITTEN", "RTL_SOURCES", "generated_dir", "hand_written", "ports",
+           "written"]
 
-_FTZ = "    parameter FTZ = 0  // 1: subnormal inputs and results flushed to zero, sign kept\n"
+RTL_SOURCES = Path(__file__).resolve().parent / "rtl"
+
 _CE = "    input  wire        clk,\n    input  wire        ce,  // clock enable: the pipeline holds while low\n"
 # clk and ce of a combinational module: kept for the uniform interface
 _CE_UNUSED = ("    /* verilator lint_off UNUSEDSIGNAL */\n"
@@ -25,17 +30,59 @@ _CE_UNUSED = ("    /* verilator lint_off UNUSEDSIGNAL */\n"
               "    /* verilator lint_on UNUSEDSIGNAL */\n")
 
 
-def ports(operands: str, y: str, width: str = "[31:0]") -> str:
-    """Registered ports: clk, ce, the operands and y (widths padded to one column)."""
-    lines = [f"    input  wire {width} {x}," for x in operands]
-    return _CE + "".join(line + "\n" for line in lines) + f"    output wire {y} y\n"
+def ports(operands: str, y: str, width: str = "[31:0]", clock: str = _CE) -> str:
+    """Ports: clk, ce (``_CE_UNUSED`` for a combinational module), the operands and y
+    (widths padded to one column). An operand ``s`` is the 1-bit condition of a select."""
+    lines = ["    input  wire        s,   // condition: a when true, b when false" if x == "s"
+             else f"    input  wire {width} {x}," for x in operands]
+    return clock + "".join(line + "\n" for line in lines) + f"    output wire {y} y\n"
+
+
+class Param(NamedTuple):
+    """A module parameter, and the values its initial block accepts (``bad``: the others)."""
+
+    name: str
+    default: str
+    doc: str
+    bad: str
+    legal: str
+    unused: bool = False  # accepted to keep an interface uniform, never read
+
+
+def _bit(name: str, doc: str, unused: bool = False) -> Param:
+    return Param(name, "0", doc, f"{name} != 0 && {name} != 1", "0 or 1", unused)
+
+
+_FTZ_DOC = "1: subnormal inputs and results flushed to zero, sign kept"
+FTZ = _bit("FTZ", _FTZ_DOC)
+FTZ_UNUSED = _bit("FTZ", _FTZ_DOC, unused=True)
+
+
+def module_head(module: str, params: tuple[Param, ...], port_text: str) -> str:
+    """``module`` with its parameters (each commented), ``port_text`` and the initial block
+    that rejects an illegal parameter value."""
+    if not params:
+        return f"module {module} (\n{port_text});\n"
+    decls = [f"parameter {p.name} = {p.default}" + ("," if i < len(params) - 1 else "")
+             for i, p in enumerate(params)]
+    width = max(map(len, decls))
+    lines = []
+    for p, decl in zip(params, decls, strict=True):
+        line = f"    {decl:<{width}}  // {p.doc}\n"
+        lines.append(f"    /* verilator lint_off UNUSEDPARAM */\n{line}"
+                     "    /* verilator lint_on UNUSEDPARAM */\n" if p.unused else line)
+    checks = "".join(f"        if ({p.bad}) begin\n"
+                     f'            $display("{module}: {p.name} must be {p.legal}");\n'
+                     "            $finish;\n        end\n" for p in params)
+    return (f"module {module} #(\n{''.join(lines)}) (\n{port_text});\n"
+            f"    initial begin\n{checks}    end\n")
 
 
 def _wrapper(op: str, doc: str, instance: str, operands: str, y: str = "[31:0]",
              ftz: bool = True) -> str:
     """A module that is one ``instance`` of another module (FTZ passed on if ``ftz``)."""
-    head = f"module spg_{op} #(\n{_FTZ}) (\n" if ftz else f"module spg_{op} (\n"
-    return f"{doc}{head}{ports(operands, y)});\n    {instance}\nendmodule\n"
+    head = module_head(f"spg_{op}", (FTZ,) if ftz else (), ports(operands, y))
+    return f"{doc}{head}    {instance}\nendmodule\n"
 
 
 def _core(op: str, doc: str, core: str, params: str, operands: str, y: str = "[31:0]",
@@ -47,11 +94,13 @@ def _core(op: str, doc: str, core: str, params: str, operands: str, y: str = "[3
                     operands, y, ftz)
 
 
-def _registered(op: str, doc: str, expr: str, operands: str = "ab", bool_y: bool = False) -> str:
-    """An integer operation of one cycle: ``expr`` into the output register."""
-    y = "" if bool_y else "[31:0] "
-    return (f"{doc}module spg_{op} (\n{ports(operands, y.strip() or '      ')});\n"
-            f"    reg {y}y_reg;\n    always @(posedge clk) if (ce) y_reg <= {expr};\n"
+def _registered(op: str, doc: str, expr: str, operands: str = "ab", bool_y: bool = False,
+                params: tuple[Param, ...] = (), width: str = "[31:0]") -> str:
+    """An operation of one cycle: ``expr`` into the output register (1 bit if ``bool_y``)."""
+    y = "      " if bool_y else width
+    return (f"{doc}{module_head(f'spg_{op}', params, ports(operands, y, width))}"
+            f"    reg {'' if bool_y else width + ' '}y_reg;\n"
+            f"    always @(posedge clk) if (ce) y_reg <= {expr};\n"
             "    assign y = y_reg;\nendmodule\n")
 
 
@@ -60,28 +109,33 @@ def _width(op: str, doc: str, expr: str, operands: str = "ab", types: str = "i32
     """A WIDTH-bit operation (bool when WIDTH = 1): ``expr`` into the output register, or
     wiring (latency 0, clk and ce unused). An operand ``s`` is the 1-bit condition."""
     w = "[WIDTH-1:0]"
-    clock = _CE if registered else _CE_UNUSED
-    ins = "".join("    input  wire        s,   // condition: a when true, b when false\n"
-                  if x == "s" else f"    input  wire {w} {x},\n" for x in operands)
-    body = (f"    reg {w} y_reg;\n    always @(posedge clk) if (ce) y_reg <= {expr};\n"
-            "    assign y = y_reg;\n") if registered else f"    assign y = {expr};\n"
-    return (f"{doc}module spg_{op} #(\n"
-            f"    parameter WIDTH = 32  // operand width: 32 ({types}) or 1 (bool)\n) (\n"
-            f"{clock}{ins}    output wire {w} y\n);\n"
-            "    initial begin\n        if (WIDTH != 32 && WIDTH != 1) begin\n"
-            f'            $display("spg_%s: WIDTH must be 32 or 1", "{op}");\n'
-            "            $finish;\n        end\n    end\n" + body + "endmodule\n")
+    width = Param("WIDTH", "32", f"operand width: 32 ({types}) or 1 (bool)",
+                  "WIDTH != 32 && WIDTH != 1", "32 or 1")
+    if registered:
+        return _registered(op, doc, expr, operands, params=(width,), width=w)
+    return (f"{doc}{module_head(f'spg_{op}', (width,), ports(operands, w, w, _CE_UNUSED))}"
+            f"    assign y = {expr};\nendmodule\n")
 
 
 def _sign(op: str, doc: str, unused: str, result: str) -> str:
     """A combinational sign-bit operation: FTZ accepted (uniform interface), never used."""
-    return (f"{doc}module spg_{op} #(\n    /* verilator lint_off UNUSEDPARAM */\n{_FTZ}"
-            f"    /* verilator lint_on UNUSEDPARAM */\n) (\n{_CE_UNUSED}"
-            "    input  wire [31:0] a,\n    output wire [31:0] y\n);\n"
-            "    initial begin\n        if (FTZ != 0 && FTZ != 1) begin\n"
-            f'            $display("spg_{op}: FTZ must be 0 or 1");\n'
-            "            $finish;\n        end\n    end\n"
+    return (f"{doc}{module_head(f'spg_{op}', (FTZ_UNUSED,), ports('a', '[31:0]', clock=_CE_UNUSED))}"
             f"{unused}    assign y = {result};\nendmodule\n")
+
+
+def _wire(op: str, doc: str, expr: str, a: str = "[31:0]") -> str:
+    """Pure wiring from the one operand ``a`` (of width ``a``), no parameters."""
+    return (f"{doc}{module_head(f'spg_{op}', (), ports('a', '[31:0]', a, _CE_UNUSED))}"
+            f"    assign y = {expr};\nendmodule\n")
+
+
+def pipelined(expr: str, b: str = "b") -> str:
+    """The body of a latency-3 operation as a DSP block registers it: the operands (b_reg
+    takes ``b``), ``expr`` of them, the output."""
+    return ("    reg [31:0] a_reg, b_reg, r_reg, y_reg;\n"
+            "    always @(posedge clk) if (ce) begin\n"
+            f"        a_reg <= a;\n        b_reg <= {b};\n        r_reg <= {expr};\n"
+            "        y_reg <= r_reg;\n    end\n    assign y = y_reg;\nendmodule\n")
 
 
 def _doc(*lines: str) -> str:
@@ -145,6 +199,9 @@ def _icmp(op: str, what: str, expr: str) -> str:
     return _registered(op, _doc(f"spg_{op}: {what} -> bool.", _ICMP), expr, bool_y=True)
 
 
+_MUL = ("Latency 3: input registers, product, output register -- the registers a 32x32",
+        "multiplier built from Arria 10 DSP blocks (27x27 / 18x19 modes and the adder",
+        "that joins their partial products) absorbs to run well above 200 MHz.")
 _MINMAX_FTZ = ("With FTZ the comparison sees flushed operands and the result is the flushed",
                "operand (never a subnormal).")
 
@@ -234,7 +291,56 @@ GENERATED: dict[str, str] = {
                   "    /* verilator lint_off UNUSEDSIGNAL */\n"
                   "    wire unused_sign = a[31];  // the result ignores the old sign\n"
                   "    /* verilator lint_on UNUSEDSIGNAL */\n", "{1'b0, a[30:0]}"),
+    "mul": f"{_doc('spg_mul: integer a * b mod 2^32 (the low word; the same bits for i32 and u32).', *_MUL)}"
+           f"{module_head('spg_mul', (), ports('ab', '[31:0]'))}{pipelined('a_reg * b_reg')}",
+    "bitcast": _wire("bitcast", _doc("spg_bitcast: the same 32 bits under a new type (bits(), "
+                                     "fbits(), i32 <-> u32).", "Latency 0: pure wiring. Never "
+                                     "flushes subnormals, so it has no FTZ parameter."), "a"),
+    "booltoint": _wire("booltoint", _doc("spg_booltoint: bool -> i32/u32 0 or 1.",
+                                         "Latency 0: pure wiring (zero extension)."),
+                       "{31'd0, a}", "      "),
 }
+
+
+_CMP = "0 lt, 1 le, 2 gt, 3 ge, 4 eq, 5 ne (1-bit y); 6 min, 7 max (32-bit y)"
+# The hand-written modules, rtl/<path>.v: parameters, operands, the width of y.
+_HAND: dict[str, tuple[tuple[Param, ...], str, str]] = {
+    "spg_fadd": ((FTZ,), "ab", "[31:0]"),
+    "spg_fmul": ((FTZ,), "ab", "[31:0]"),
+    "spg_fdiv": ((FTZ,), "ab", "[31:0]"),
+    "spg_fsqrt": ((FTZ,), "a", "[31:0]"),
+    "spg_fcmp_core": ((FTZ, Param("PRED", "0", _CMP, "PRED < 0 || PRED > 7", "0..7")), "ab",
+                      "[((PRED >= 6) ? 32 : 1)-1:0]"),
+    "spg_f2i_core": ((FTZ_UNUSED, _bit("SIGNED", "1: i32 result, 0: u32 result")), "a", "[31:0]"),
+    "spg_i2f_core": ((FTZ_UNUSED, _bit("SIGNED", "1: a is i32, 0: a is u32")), "a", "[31:0]"),
+    "spg_idiv_core": ((_bit("SIGNED", "1: two's complement operands and result"),
+                       _bit("REMAINDER", "1: y is the remainder, 0: y is the quotient")), "ab",
+                      "[31:0]"),
+    "dsp_model/spg_dsp_fadd": ((), "ab", "[31:0]"),
+    "dsp_model/spg_dsp_fmul": ((), "ab", "[31:0]"),
+}
+
+
+# The DSP models: rtl/ holds the function a block computes; the pipeline is ``pipelined``'s.
+_PIPELINED = {"dsp_model/spg_dsp_fadd": "add(a_reg, b_reg)",
+              "dsp_model/spg_dsp_fmul": "mul(a_reg, b_reg)"}
+
+
+def hand_written(path: str, module: str = "", b: str = "b") -> tuple[str, str, str]:
+    """rtl/<path>.v as its header comment (up to the first line that is neither a comment
+    nor a directive), the module head written from ``_HAND`` (for ``module``, by default
+    the file's own) and its body (a DSP model's with its pipeline, whose b register takes
+    ``b``)."""
+    lines = (RTL_SOURCES / f"{path}.v").read_text().splitlines(keepends=True)
+    n = next(i for i, line in enumerate(lines) if not line.startswith(("`", "//")))
+    params, operands, y = _HAND[path]
+    head = module_head(module or Path(path).name, params, ports(operands, y))
+    tail = pipelined(_PIPELINED[path], b) if path in _PIPELINED else ""
+    return "".join(lines[:n]), head, "".join(lines[n:]) + tail
+
+
+# path (no .v) -> the text of a hand-written module, whole
+HAND_WRITTEN: dict[str, str] = {path: "".join(hand_written(path)) for path in _HAND}
 
 
 def written(kind: str, files: dict[str, str]) -> Path:
@@ -252,5 +358,8 @@ def written(kind: str, files: dict[str, str]) -> Path:
 
 
 def generated_dir() -> Path:
-    """The folder holding the generated modules as files (written once per content)."""
-    return written("oplib-modules", {f"spg_{op}.v": text for op, text in GENERATED.items()})
+    """The folder holding every module of the library as a file, the hand-written ones with
+    their heads (written once per content). The DSP models are the DSP folder's (``_dsp``)."""
+    return written("oplib-modules", {**{f"spg_{op}.v": text for op, text in GENERATED.items()},
+                                     **{f"{path}.v": text for path, text in HAND_WRITTEN.items()
+                                        if "/" not in path}})

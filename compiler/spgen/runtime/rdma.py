@@ -59,10 +59,10 @@ def rtl_sources() -> list[Path]:
     """The RDMA block's Verilog outside the AFU: shell/rdma/*.v and the modules it
     instantiates (shell_fifo; the operator library's f32 adder for reductions), for
     stand-alone builds of rdma_node and its parts."""
-    from spgen.oplib import RTL_DIR
+    from spgen.oplib import rtl_source
 
     shell = shell_dir()
-    return [*sorted((shell / "rdma").glob("*.v")), shell / "shell_fifo.v", RTL_DIR / "spg_fadd.v"]
+    return [*sorted((shell / "rdma").glob("*.v")), shell / "shell_fifo.v", rtl_source("fadd")]
 
 
 def load_rdma_extension() -> ModuleType:

@@ -142,7 +142,7 @@ def write_project(out: Path, core: CoreInterface | None, core_text: str | None,
                 shutil.copyfile(f, out / "rtl" / "shell" / sub / f.name)
                 p.rtl.append(f"rtl/shell/{sub}/{f.name}")
         # the reductions' f32 adder: the operator library's, as the cores use it
-        fadd = oplib.RTL_DIR / "spg_fadd.v"
+        fadd = oplib.rtl_source("fadd")
         shutil.copyfile(fadd, out / "rtl" / "shell" / "rdma" / fadd.name)
         p.rtl.append(f"rtl/shell/rdma/{fadd.name}")
     p.hw_rtl = list(p.rtl)

@@ -7,27 +7,6 @@
 //   1 classify and shift the mantissa by exponent - 150 (32-bit barrel shifter;
 //     the 8-bit exponent arithmetic ahead of it is one LUT level wide)
 //   2 negate (SIGNED: 32-bit carry chain) and saturate
-module spg_f2i_core #(
-    /* verilator lint_off UNUSEDPARAM */
-    parameter FTZ = 0,    // 1: subnormal inputs and results flushed to zero, sign kept
-    /* verilator lint_on UNUSEDPARAM */
-    parameter SIGNED = 0  // 1: i32 result, 0: u32 result
-) (
-    input  wire        clk,
-    input  wire        ce,  // clock enable: the pipeline holds while low
-    input  wire [31:0] a,
-    output wire [31:0] y
-);
-    initial begin
-        if (FTZ != 0 && FTZ != 1) begin
-            $display("spg_f2i_core: FTZ must be 0 or 1");
-            $finish;
-        end
-        if (SIGNED != 0 && SIGNED != 1) begin
-            $display("spg_f2i_core: SIGNED must be 0 or 1");
-            $finish;
-        end
-    end
     // the first exponent that saturates: |a| >= 2^31 (signed) or 2^32 (unsigned)
     localparam [7:0] E_SAT = (SIGNED != 0) ? 8'd158 : 8'd159;
 

@@ -15,21 +15,6 @@
 //     rounding decision
 //   6 round to nearest even (31-bit increment, which also carries into the
 //     exponent and overflows to inf), specials, FTZ result flush
-module spg_fadd #(
-    parameter FTZ = 0  // 1: subnormal inputs and results flushed to zero, sign kept
-) (
-    input  wire        clk,
-    input  wire        ce,  // clock enable: the pipeline holds while low
-    input  wire [31:0] a,
-    input  wire [31:0] b,
-    output wire [31:0] y
-);
-    initial begin
-        if (FTZ != 0 && FTZ != 1) begin
-            $display("spg_fadd: FTZ must be 0 or 1");
-            $finish;
-        end
-    end
 
     // ---- stage 1: classify, compare magnitudes, swap. A flushed operand keeps its
     // zero exponent, so only the fractions and the compare see the flush: the compare

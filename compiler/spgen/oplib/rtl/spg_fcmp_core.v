@@ -5,26 +5,6 @@
 // a NaN operand gives b; with FTZ the result is the flushed operand (never a subnormal).
 // Latency 1: FTZ detection (one LUT level), a 32-bit comparison (a carry chain) and,
 // for fmin/fmax, a 2:1 mux take ~3.5 ns on Arria 10, one 5 ns cycle at 200 MHz.
-module spg_fcmp_core #(
-    parameter FTZ = 0,  // 1: subnormal inputs and results flushed to zero, sign kept
-    parameter PRED = 0  // 0 lt, 1 le, 2 gt, 3 ge, 4 eq, 5 ne (1-bit y); 6 min, 7 max (32-bit y)
-) (
-    input  wire        clk,
-    input  wire        ce,  // clock enable: the pipeline holds while low
-    input  wire [31:0] a,
-    input  wire [31:0] b,
-    output wire [((PRED >= 6) ? 32 : 1)-1:0] y
-);
-    initial begin
-        if (FTZ != 0 && FTZ != 1) begin
-            $display("spg_fcmp_core: FTZ must be 0 or 1");
-            $finish;
-        end
-        if (PRED < 0 || PRED > 7) begin
-            $display("spg_fcmp_core: PRED must be 0..7");
-            $finish;
-        end
-    end
     // FTZ: subnormal inputs count as zero of the same sign
     wire        a_sub = (a[30:23] == 8'd0) && (a[22:0] != 23'd0);
     wire        b_sub = (b[30:23] == 8'd0) && (b[22:0] != 23'd0);

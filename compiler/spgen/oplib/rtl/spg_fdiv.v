@@ -12,21 +12,6 @@
 //   29    right shift into the subnormal range with sticky bit (remainder != 0)
 //   30    round to nearest even (31-bit increment, carries into the exponent and to
 //         inf), specials, FTZ result flush
-module spg_fdiv #(
-    parameter FTZ = 0  // 1: subnormal inputs and results flushed to zero, sign kept
-) (
-    input  wire        clk,
-    input  wire        ce,  // clock enable: the pipeline holds while low
-    input  wire [31:0] a,
-    input  wire [31:0] b,
-    output wire [31:0] y
-);
-    initial begin
-        if (FTZ != 0 && FTZ != 1) begin
-            $display("spg_fdiv: FTZ must be 0 or 1");
-            $finish;
-        end
-    end
     localparam QBITS = 25;  // quotient bits: hidden + 23 fraction + guard
 
     // ---- stage 1: flush, classify, leading zeros

@@ -14,21 +14,6 @@
 //   5 right shift into the subnormal range with sticky bit, rounding decision
 //   6 round to nearest even (31-bit increment, carries into the exponent and to inf),
 //     specials, FTZ result flush
-module spg_fmul #(
-    parameter FTZ = 0  // 1: subnormal inputs and results flushed to zero, sign kept
-) (
-    input  wire        clk,
-    input  wire        ce,  // clock enable: the pipeline holds while low
-    input  wire [31:0] a,
-    input  wire [31:0] b,
-    output wire [31:0] y
-);
-    initial begin
-        if (FTZ != 0 && FTZ != 1) begin
-            $display("spg_fmul: FTZ must be 0 or 1");
-            $finish;
-        end
-    end
 
     // ---- stage 1: flush, classify, leading zeros, exponent sum
     wire [31:0] af = (FTZ != 0 && a[30:23] == 8'd0) ? {a[31], 31'd0} : a;

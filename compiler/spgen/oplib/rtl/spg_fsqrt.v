@@ -10,20 +10,6 @@
 //   2     normalize; halve the exponent, make it even by scaling the radicand
 //   3-27  25 root bits: 24 of mantissa and the guard bit
 //   28    round to nearest even (sticky = remainder != 0), specials
-module spg_fsqrt #(
-    parameter FTZ = 0  // 1: subnormal inputs and results flushed to zero, sign kept
-) (
-    input  wire        clk,
-    input  wire        ce,  // clock enable: the pipeline holds while low
-    input  wire [31:0] a,
-    output wire [31:0] y
-);
-    initial begin
-        if (FTZ != 0 && FTZ != 1) begin
-            $display("spg_fsqrt: FTZ must be 0 or 1");
-            $finish;
-        end
-    end
     localparam RBITS = 25;       // root bits: hidden + 23 fraction + guard
     localparam REM_WIDTH = 27;   // partial remainder < 2 root + 1 < 2^26, plus the new pair
 

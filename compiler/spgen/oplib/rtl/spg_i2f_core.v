@@ -7,27 +7,6 @@
 //   2 leading-zero count (32 bits)
 //   3 normalization shift (32-bit barrel shifter)
 //   4 round to nearest even (31-bit increment, carries into the exponent)
-module spg_i2f_core #(
-    /* verilator lint_off UNUSEDPARAM */
-    parameter FTZ = 0,    // 1: subnormal inputs and results flushed to zero, sign kept
-    /* verilator lint_on UNUSEDPARAM */
-    parameter SIGNED = 0  // 1: a is i32, 0: a is u32
-) (
-    input  wire        clk,
-    input  wire        ce,  // clock enable: the pipeline holds while low
-    input  wire [31:0] a,
-    output wire [31:0] y
-);
-    initial begin
-        if (FTZ != 0 && FTZ != 1) begin
-            $display("spg_i2f_core: FTZ must be 0 or 1");
-            $finish;
-        end
-        if (SIGNED != 0 && SIGNED != 1) begin
-            $display("spg_i2f_core: SIGNED must be 0 or 1");
-            $finish;
-        end
-    end
 
     // ---- stage 1: sign and magnitude
     wire        neg = (SIGNED != 0) && a[31];

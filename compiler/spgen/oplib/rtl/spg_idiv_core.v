@@ -9,26 +9,6 @@
 //   1          (SIGNED only) operand magnitudes (32-bit negations) and signs
 //   next 32    32 restoring-division steps, one quotient bit each
 //   last       select quotient or remainder, sign it (SIGNED), b == 0 gives 0
-module spg_idiv_core #(
-    parameter SIGNED = 0,    // 1: two's complement operands and result
-    parameter REMAINDER = 0  // 1: y is the remainder, 0: y is the quotient
-) (
-    input  wire        clk,
-    input  wire        ce,  // clock enable: the pipeline holds while low
-    input  wire [31:0] a,
-    input  wire [31:0] b,
-    output wire [31:0] y
-);
-    initial begin
-        if (SIGNED != 0 && SIGNED != 1) begin
-            $display("spg_idiv_core: SIGNED must be 0 or 1");
-            $finish;
-        end
-        if (REMAINDER != 0 && REMAINDER != 1) begin
-            $display("spg_idiv_core: REMAINDER must be 0 or 1");
-            $finish;
-        end
-    end
 
     wire [31:0] n_in, d_in;
     wire [1:0]  f_in;  // {negate the result, b == 0}

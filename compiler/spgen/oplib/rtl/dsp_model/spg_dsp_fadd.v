@@ -10,13 +10,6 @@
 // below the smallest normal is exact, so no rounding decides whether it is flushed.
 // Latency 3, the block's registers all on: inputs (ax, ay), adder input, output.
 // Simulation only: the sum is exact in a 280-bit fixed-point register, then rounded.
-module spg_dsp_fadd (
-    input  wire        clk,
-    input  wire        ce,  // clock enable: the pipeline holds while low
-    input  wire [31:0] a,
-    input  wire [31:0] b,
-    output wire [31:0] y
-);
     // Every finite f32 is a multiple of 2^-149 below 2^128: 277 bits, 278 for a sum.
     localparam integer W = 280;
 
@@ -85,12 +78,3 @@ module spg_dsp_fadd (
         end
     endfunction
 
-    reg [31:0] a_reg, b_reg, s_reg, y_reg;
-    always @(posedge clk) if (ce) begin
-        a_reg <= a;
-        b_reg <= b;
-        s_reg <= add(a_reg, b_reg);
-        y_reg <= s_reg;
-    end
-    assign y = y_reg;
-endmodule

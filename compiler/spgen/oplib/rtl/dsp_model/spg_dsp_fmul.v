@@ -11,13 +11,6 @@
 // keeping the sign: a product that rounds up to the smallest normal stays. A flushed or zero product has the sign a ^ b.
 // Latency 3, the block's registers all on: inputs (ay, az), multiplier pipeline, output.
 // Simulation only: the 48-bit product is rounded in one step.
-module spg_dsp_fmul (
-    input  wire        clk,
-    input  wire        ce,  // clock enable: the pipeline holds while low
-    input  wire [31:0] a,
-    input  wire [31:0] b,
-    output wire [31:0] y
-);
     // sign * m * 2^(e - 300) for the product m of two 24-bit mantissas and the sum e of
     // two biased exponents, rounded to nearest even, then flushed if subnormal
     function automatic [31:0] pack(input sign, input [47:0] m, input [8:0] e);
@@ -66,12 +59,3 @@ module spg_dsp_fmul (
         end
     endfunction
 
-    reg [31:0] a_reg, b_reg, p_reg, y_reg;
-    always @(posedge clk) if (ce) begin
-        a_reg <= a;
-        b_reg <= b;
-        p_reg <= mul(a_reg, b_reg);
-        y_reg <= p_reg;
-    end
-    assign y = y_reg;
-endmodule
