@@ -186,3 +186,13 @@ def test_rdma_mem_adapter(tmp_path, monkeypatch, reads, wr_burst):
     assert _passes(tmp_path, monkeypatch, f"mem_adapter{reads}_{wr_burst}",
                    [*_rdma("afu/rdma_mem_adapter.v", "afu/rdma_wr_coalesce.v", "afu/rdma_wr_lines.v"),
                     SHELL_DIR / "shell_fifo.v"], "cocotb_rdma_mem_adapter", params, params)
+
+
+@pytest.mark.xdist_group("shell_modules")
+@pytest.mark.parametrize(("lanes", "in_words", "out_words", "bi_words", "bo_words"),
+                         [(1, 3, 2, 0, 0), (1, 1, 16, 2, 3), (16, 10, 16, 4, 1), (32, 1, 5, 0, 32)])
+def test_rdma_stream_bind(tmp_path, monkeypatch, lanes, in_words, out_words, bi_words, bo_words):
+    params = {"LANES": lanes, "IN_WORDS": in_words, "OUT_WORDS": out_words, "BI_WORDS": bi_words, "BO_WORDS": bo_words}
+    assert _passes(tmp_path, monkeypatch, "stream_bind" + "_".join(map(str, params.values())),
+                   _rdma("afu/rdma_stream_bind.v", "rdma_stream_ser.v", "rdma_stream_des.v"), "cocotb_rdma_stream_bind",
+                   params, params)
