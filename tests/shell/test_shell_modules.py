@@ -196,3 +196,13 @@ def test_rdma_stream_bind(tmp_path, monkeypatch, lanes, in_words, out_words, bi_
     assert _passes(tmp_path, monkeypatch, "stream_bind" + "_".join(map(str, params.values())),
                    _rdma("afu/rdma_stream_bind.v", "rdma_stream_ser.v", "rdma_stream_des.v"), "cocotb_rdma_stream_bind",
                    params, params)
+
+
+@pytest.mark.xdist_group("shell_modules")
+@pytest.mark.parametrize(("lanes", "window", "vc_buf", "timeout"), [(1, 8, 2, 64), (4, 16, 4, 200)])
+def test_rdma_link_tx(tmp_path, monkeypatch, lanes, window, vc_buf, timeout):
+    params = {"LANES": lanes, "WINDOW": window, "VC_BUF": vc_buf, "TIMEOUT": timeout}
+    for k, v in params.items():
+        monkeypatch.setenv(k, str(v))
+    assert run_cocotb(f"link_tx{lanes}_{window}_{vc_buf}", "rdma_link_tx", _rdma("rdma_link_tx.v", "rdma_crc32.v"),
+                      "cocotb_rdma_link", parameters=params, testcase="link_tx_random", tmp_path=tmp_path) == (1, 0)
