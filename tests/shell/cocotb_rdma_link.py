@@ -145,3 +145,120 @@ async def link_tx_random(dut):
     assert peer.got == sent, f"{len(peer.got)} packets delivered of {len(sent)}"
     assert len(sent) == 400 and peer.naks > 5 and int(dut.replays.value) > 5, (peer.naks, int(dut.replays.value))
     assert ctrls > 20 and len(ctrl_q) <= 1, (ctrls, len(ctrl_q))
+
+
+class Receiver:
+    """What rdma_link_rx must show after the packets so far: expected, nak, dirty, CRC errors,
+    the packets held per VC, slots freed, the peer's last CTRL."""
+
+    def __init__(self):
+        self.expected = self.crc_errors = 0
+        self.nak = self.nak_sent = self.dirty = 0
+        self.held: list = [deque(), deque()]
+        self.freed = [0, 0]
+        self.ack = None
+
+    def ctrl_sent(self) -> None:
+        self.nak = self.dirty = 0
+
+    def arrived(self, kind: str, vc: int, words: list[int]) -> None:
+        self.ack = None
+        if kind == "bad" or kind == "gap":
+            self.crc_errors += kind == "bad"
+            if not self.nak_sent:
+                self.nak = self.nak_sent = 1
+        elif kind == "ctrl":
+            self.ack = (words[1] & 1023, words[1] >> 16 & 1, words[2] & 0xFFFF, words[2] >> 16)
+        elif kind == "dup":
+            self.dirty = 1
+        else:
+            self.held[vc].append(words[:-1])
+            self.expected = (self.expected + 1) % 1024
+            self.nak_sent = 0
+            self.dirty = 1
+
+
+def next_packet(rng: random.Random, r: Receiver, vc_buf: int, lanes: int, accepted: list) -> tuple:
+    """The sender's next packet: new data when its VC has credit, or a CTRL packet, a duplicate,
+    a gap or a corrupted one; (kind, vc, words, beats)."""
+    x = rng.random()
+    vc, body = packets(rng, 1)[0]
+    seq, kind = r.expected, "new"
+    if x < 0.1:
+        kind, vc = "ctrl", 0
+        body = [rng.getrandbits(10) | rng.randrange(2) << 16 | rng.getrandbits(5) << 22, rng.getrandbits(32)]
+    elif x < 0.15 and accepted:
+        kind, seq = "dup", (r.expected - rng.randint(1, min(len(accepted), 5))) % 1024
+    elif x < 0.2:
+        kind, seq = "gap", (r.expected + rng.randint(1, 3)) % 1024
+    elif len(r.held[vc]) >= vc_buf:
+        return None
+    words = [header(vc, len(body), seq, T_CTRL if kind == "ctrl" else T_DATA), *body]
+    words.append(crc(words))
+    if kind != "dup" and rng.random() < 0.08:
+        k = rng.randrange(len(words))
+        words = words[:k] + [words[k] ^ 1 << rng.randrange(32)] + words[k + 1:]
+        kind = "bad"
+    return kind, vc, words, beats(words, lanes)
+
+
+@cocotb.test()
+async def link_rx_random(dut):
+    """Packets on 1- or 4-lane beats with gaps between beats: new ones, duplicates, gaps in the
+    sequence, CRC errors anywhere, the peer's CTRL packets; the router reading either VC under
+    back-pressure. Every cycle: expected, nak, dirty, freed, crc_errors, ack_*, no overflow."""
+    p = env_ints("LANES", "VC_BUF")
+    lanes = p["LANES"]
+    rng = random.Random(sum(p.values()) + 1)
+    await reset(dut, ["in_valid", "in_data", "in_last", "out_sel_vc", "out_ready", "ctrl_sent"])
+    r = Receiver()
+    accepted: list = []
+    cur = None
+    reading: list = []
+    delivered = kinds = 0
+    seen: set = set()
+    for cycle in range(12000):
+        await FallingEdge(dut.clk)
+        if cur is None:
+            cur = next_packet(rng, r, p["VC_BUF"], lanes, accepted)
+            pos = 0
+        send = cur is not None and rng.random() < 0.8
+        dut.in_valid.value = int(send)
+        if send:
+            dut.in_data.value, dut.in_last.value = cur[3][pos], int(pos == len(cur[3]) - 1)
+        ctrl = (r.nak or r.dirty) and rng.random() < 0.3
+        dut.ctrl_sent.value = int(ctrl)
+        dut.out_sel_vc.value, dut.out_ready.value = rng.randrange(2), int(rng.random() < 0.7)
+        await ReadOnly()
+        got = {k: int(getattr(dut, k).value) for k in ("expected", "nak", "dirty", "crc_errors", "overflow", "freed0",
+                                                      "freed1", "ack_valid")}
+        want = {"expected": r.expected, "nak": r.nak, "dirty": r.dirty, "crc_errors": r.crc_errors, "overflow": 0,
+                "freed0": r.freed[0], "freed1": r.freed[1], "ack_valid": int(r.ack is not None)}
+        assert got == want, f"cycle {cycle}: {got} != {want}"
+        if r.ack:
+            assert tuple(int(getattr(dut, k).value) for k in ("ack_seq", "ack_nak", "peer_freed0", "peer_freed1")) == r.ack
+        r.ack = None
+        if ctrl:    # the clear comes first: what arrives or leaves this cycle sets the flags again
+            r.ctrl_sent()
+        assert int(dut.out_avail.value) == (bool(r.held[1]) << 1 | bool(r.held[0])), f"cycle {cycle}: avail"
+        if int(dut.out_valid.value) and int(dut.out_ready.value):
+            vc = int(dut.out_vc.value)
+            reading += words_of(int(dut.out_data.value), 0, lanes)
+            if int(dut.out_last.value):
+                want_words = r.held[vc].popleft()
+                assert reading[:len(want_words)] == want_words, f"cycle {cycle}: VC {vc} packet"
+                r.freed[vc] += 1
+                r.dirty = 1
+                reading = []
+                delivered += 1
+        if send:
+            pos += 1
+            if pos == len(cur[3]):
+                kind, vc, words, _ = cur
+                r.arrived(kind, vc, words)
+                if kind == "new":
+                    accepted.append(words)
+                seen.add(kind)
+                kinds += 1
+                cur = None
+    assert delivered > 300 and seen == {"new", "dup", "gap", "bad", "ctrl"}, (delivered, seen)

@@ -206,3 +206,13 @@ def test_rdma_link_tx(tmp_path, monkeypatch, lanes, window, vc_buf, timeout):
         monkeypatch.setenv(k, str(v))
     assert run_cocotb(f"link_tx{lanes}_{window}_{vc_buf}", "rdma_link_tx", _rdma("rdma_link_tx.v", "rdma_crc32.v"),
                       "cocotb_rdma_link", parameters=params, testcase="link_tx_random", tmp_path=tmp_path) == (1, 0)
+
+
+@pytest.mark.xdist_group("shell_modules")
+@pytest.mark.parametrize(("lanes", "vc_buf"), [(1, 2), (4, 4)])
+def test_rdma_link_rx(tmp_path, monkeypatch, lanes, vc_buf):
+    params = {"LANES": lanes, "VC_BUF": vc_buf}
+    for k, v in params.items():
+        monkeypatch.setenv(k, str(v))
+    assert run_cocotb(f"link_rx{lanes}_{vc_buf}", "rdma_link_rx", _rdma("rdma_link_rx.v", "rdma_crc32.v"),
+                      "cocotb_rdma_link", parameters=params, testcase="link_rx_random", tmp_path=tmp_path) == (1, 0)
