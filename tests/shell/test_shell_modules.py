@@ -1,6 +1,8 @@
-"""Shell modules on their own (FIFO, descriptor queue and front end, status, arbiter, run counters;
-RDMA receivers' checks, control side and stream table, the senders' stream, the word buffer, the
-links' CRC, the word engine's write coalescer, the stream endpoints' CSRs), cocotb."""
+"""Shell modules on their own (FIFO, descriptor queue and front end, status, arbiter, run counters,
+host CSRs; RDMA receivers' checks, control side and stream table, the senders' stream, the word
+buffer, the links' CRC, sender and receiver, the word engine's write coalescer and memory adapter,
+the AFU's read and write arbiters, the stream endpoints' CSRs and binding, the reduction's CSRs),
+cocotb."""
 from __future__ import annotations
 
 import pytest
