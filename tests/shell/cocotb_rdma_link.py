@@ -52,8 +52,10 @@ class Peer:
         self.freed = [0, 0]
         self.nak_due = self.nak_sent = False
         self.naks = 0
+        self.stall = None               # the cycle of a drop answered by a NAK that arrives
+        self.recoveries: list[int] = []  # cycles from such a drop to the next packet taken
 
-    def packet(self, words: list[int]) -> None:
+    def packet(self, words: list[int], cycle: int) -> None:
         h, body = words[0], words[1:-1]
         assert words[-1] == crc(words[:-1]), f"packet {h:#x}: CRC {words[-1]:#x}"
         n, vc, seq = h >> 17 & 31, h >> 16 & 1, h >> 22
@@ -66,9 +68,15 @@ class Peer:
             self.got.append((vc, body))
             self.expected = (self.expected + 1) % 1024
             self.nak_sent = False
+            if self.stall is not None:
+                self.recoveries.append(cycle - self.stall)
+                self.stall = None
         elif (seq - self.expected) % 1024 < 512 and not self.nak_sent:   # lost, corrupted or a gap
             self.nak_sent = True
             self.nak_due = self.rng.random() > 0.2     # the NAK itself lost: the sender times out
+            self.stall = cycle if self.nak_due else None
+        elif seq == self.expected:      # the replay lost again: no second NAK, a timeout
+            self.stall = None
 
     def ack(self, cycle: int) -> tuple | None:
         for vc in (0, 1):
@@ -138,13 +146,15 @@ async def link_tx_random(dut):
                 if wire[0] >> 12 & 15 == T_CTRL:
                     assert wire[1:3] == ctrl_q.popleft(), f"cycle {cycle}: CTRL payload"
                     ctrls += 1
-                peer.packet(wire[:n])
+                peer.packet(wire[:n], cycle)
                 wire = []
         if not todo and not feed and len(peer.got) == len(sent):
             break
     assert peer.got == sent, f"{len(peer.got)} packets delivered of {len(sent)}"
     assert len(sent) == 400 and peer.naks > 5 and int(dut.replays.value) > 5, (peer.naks, int(dut.replays.value))
     assert ctrls > 20 and len(ctrl_q) <= 1, (ctrls, len(ctrl_q))
+    # a NAK rewinds the sender at once: no recovery waits for the timeout
+    assert len(peer.recoveries) > 5 and max(peer.recoveries) < p["TIMEOUT"], peer.recoveries
 
 
 class Receiver:

@@ -201,7 +201,7 @@ def test_rdma_stream_bind(tmp_path, monkeypatch, lanes, in_words, out_words, bi_
 
 
 @pytest.mark.xdist_group("shell_modules")
-@pytest.mark.parametrize(("lanes", "window", "vc_buf", "timeout"), [(1, 8, 2, 64), (4, 16, 4, 200)])
+@pytest.mark.parametrize(("lanes", "window", "vc_buf", "timeout"), [(1, 8, 2, 300), (4, 16, 4, 200)])
 def test_rdma_link_tx(tmp_path, monkeypatch, lanes, window, vc_buf, timeout):
     params = {"LANES": lanes, "WINDOW": window, "VC_BUF": vc_buf, "TIMEOUT": timeout}
     for k, v in params.items():
