@@ -1,6 +1,8 @@
-"""Shell modules on their own (FIFO, descriptor queue and front end, status, arbiter, run counters;
-RDMA receivers' checks, control side and stream table, the senders' stream, the word buffer, the
-links' CRC, the word engine's write coalescer, the stream endpoints' CSRs), cocotb."""
+"""Shell modules on their own (FIFO, descriptor queue and front end, status, arbiter, run counters,
+host CSRs; RDMA receivers' checks, control side and stream table, the senders' stream, the word
+buffer, the links' CRC, sender and receiver, the word engine's write coalescer and memory adapter,
+the AFU's read and write arbiters, the stream endpoints' CSRs and binding, the reduction's CSRs),
+cocotb."""
 from __future__ import annotations
 
 import pytest
@@ -142,3 +144,77 @@ def test_p2p_ctrl(tmp_path, monkeypatch, n_cores, words):
                                parameters={"N_CORES": n_cores, "IN_WORDS": words,
                                            "OUT_WORDS": words}, tmp_path=tmp_path)
     assert tests == 1 and failed == 0
+
+
+@pytest.mark.xdist_group("shell_modules")
+def test_rdma_reduce_csr(tmp_path, monkeypatch):
+    assert _passes(tmp_path, monkeypatch, "reduce_csr", _rdma("afu/rdma_reduce_csr.v"), "cocotb_rdma_reduce_csr")
+
+
+@pytest.mark.xdist_group("shell_modules")
+@pytest.mark.parametrize(("n_cores", "in_words", "out_words", "n_regs", "depth", "afu_id"),
+                         [(0, 1, 1, 0, 16, None), (3, 10, 16, 5, 64, (0x0123456789ABCDEF, 0xFEDCBA9876543210)),
+                          (255, 16, 1, 256, 4, None)])
+def test_shell_csr(tmp_path, monkeypatch, n_cores, in_words, out_words, n_regs, depth, afu_id):
+    from cocotb_shell_csr import reg_defaults
+    from csr_tb import CSR
+    id_l, id_h = afu_id or (CSR.afu_id_l, CSR.afu_id_h)
+    defaults = sum(v << (32 * k) for k, v in enumerate(reg_defaults(n_regs, n_regs)))
+    params = {"N_CORES": n_cores, "IN_RECORD_WORDS": in_words, "OUT_RECORD_WORDS": out_words, "N_REGS": n_regs,
+              "DESC_FIFO_DEPTH": depth, "AFU_ID_L": f"64'h{id_l:x}", "AFU_ID_H": f"64'h{id_h:x}",
+              "REG_DEFAULTS": f"8192'h{defaults:x}"}
+    env = {**params, "AFU_ID_L": id_l, "AFU_ID_H": id_h, "REG_SEED": n_regs}
+    del env["REG_DEFAULTS"]
+    assert _passes(tmp_path, monkeypatch, f"shell_csr{n_cores}_{n_regs}", [SHELL_DIR / "shell_csr.v"],
+                   "cocotb_shell_csr", params, env)
+
+
+@pytest.mark.xdist_group("shell_modules")
+@pytest.mark.parametrize("reads", [4, 64])
+def test_rdma_rd_arb(tmp_path, monkeypatch, reads):
+    assert _passes(tmp_path, monkeypatch, f"rd_arb{reads}", [*_rdma("afu/rdma_rd_arb.v"), SHELL_DIR / "shell_fifo.v"],
+                   "cocotb_rdma_rd_arb", {"READS": reads}, {"READS": reads})
+
+
+@pytest.mark.xdist_group("shell_modules")
+def test_rdma_wr_arb(tmp_path, monkeypatch):
+    assert _passes(tmp_path, monkeypatch, "wr_arb", _rdma("afu/rdma_wr_arb.v"), "cocotb_rdma_wr_arb")
+
+
+@pytest.mark.xdist_group("shell_modules")
+@pytest.mark.parametrize(("reads", "wr_burst"), [(64, 4), (4, 1), (16, 64)])
+def test_rdma_mem_adapter(tmp_path, monkeypatch, reads, wr_burst):
+    params = {"READS": reads, "WR_BURST": wr_burst}
+    assert _passes(tmp_path, monkeypatch, f"mem_adapter{reads}_{wr_burst}",
+                   [*_rdma("afu/rdma_mem_adapter.v", "afu/rdma_wr_coalesce.v", "afu/rdma_wr_lines.v"),
+                    SHELL_DIR / "shell_fifo.v"], "cocotb_rdma_mem_adapter", params, params)
+
+
+@pytest.mark.xdist_group("shell_modules")
+@pytest.mark.parametrize(("lanes", "in_words", "out_words", "bi_words", "bo_words"),
+                         [(1, 3, 2, 0, 0), (1, 1, 16, 2, 3), (16, 10, 16, 4, 1), (32, 1, 5, 0, 32)])
+def test_rdma_stream_bind(tmp_path, monkeypatch, lanes, in_words, out_words, bi_words, bo_words):
+    params = {"LANES": lanes, "IN_WORDS": in_words, "OUT_WORDS": out_words, "BI_WORDS": bi_words, "BO_WORDS": bo_words}
+    assert _passes(tmp_path, monkeypatch, "stream_bind" + "_".join(map(str, params.values())),
+                   _rdma("afu/rdma_stream_bind.v", "rdma_stream_ser.v", "rdma_stream_des.v"), "cocotb_rdma_stream_bind",
+                   params, params)
+
+
+@pytest.mark.xdist_group("shell_modules")
+@pytest.mark.parametrize(("lanes", "window", "vc_buf", "timeout"), [(1, 8, 2, 300), (4, 16, 4, 200)])
+def test_rdma_link_tx(tmp_path, monkeypatch, lanes, window, vc_buf, timeout):
+    params = {"LANES": lanes, "WINDOW": window, "VC_BUF": vc_buf, "TIMEOUT": timeout}
+    for k, v in params.items():
+        monkeypatch.setenv(k, str(v))
+    assert run_cocotb(f"link_tx{lanes}_{window}_{vc_buf}", "rdma_link_tx", _rdma("rdma_link_tx.v", "rdma_crc32.v"),
+                      "cocotb_rdma_link", parameters=params, testcase="link_tx_random", tmp_path=tmp_path) == (1, 0)
+
+
+@pytest.mark.xdist_group("shell_modules")
+@pytest.mark.parametrize(("lanes", "vc_buf"), [(1, 2), (4, 4)])
+def test_rdma_link_rx(tmp_path, monkeypatch, lanes, vc_buf):
+    params = {"LANES": lanes, "VC_BUF": vc_buf}
+    for k, v in params.items():
+        monkeypatch.setenv(k, str(v))
+    assert run_cocotb(f"link_rx{lanes}_{vc_buf}", "rdma_link_rx", _rdma("rdma_link_rx.v", "rdma_crc32.v"),
+                      "cocotb_rdma_link", parameters=params, testcase="link_rx_random", tmp_path=tmp_path) == (1, 0)
