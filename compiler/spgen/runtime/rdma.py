@@ -51,11 +51,11 @@ def rtl_includes() -> list[Path]:
     senders' view of a get request and the engines' control-packet words: part of the key of
     every cached build of it."""
     shell = shell_dir()
-    return [shell / "rdma_packet.vh", shell / "afushell_csr.vh", shell / "rdma_link_params.vh",
-            shell / "rdma_node_ports.vh", shell / "rdma_avm_ports.vh", shell / "rdma_adapter_ports.vh", shell / "rdma_wr_burst_ports.vh",
-            shell / "rdma_tx_cmd_ports.vh", shell / "rdma_rx_reply_ports.vh", shell / "rdma_rx_stream_ports.vh",
-            shell / "rdma_stream_cfg_ports.vh", shell / "rdma_stream_rec_ports.vh", shell / "rdma_stream_rec.vh",
-            shell / "rdma_rq_fields.vh", shell / "rdma_ctrl_words.vh"]
+    return [shell / name for name in (
+        "rdma_packet.vh", "afushell_csr.vh", "rdma_link_params.vh", "rdma_node_ports.vh",
+        "rdma_avm_ports.vh", "rdma_adapter_ports.vh", "rdma_wr_burst_ports.vh", "rdma_tx_cmd_ports.vh",
+        "rdma_rx_reply_ports.vh", "rdma_rx_stream_ports.vh", "rdma_stream_cfg_ports.vh",
+        "rdma_stream_rec_ports.vh", "rdma_stream_rec.vh", "rdma_rq_fields.vh", "rdma_ctrl_words.vh")]
 
 
 def rtl_sources() -> list[Path]:
