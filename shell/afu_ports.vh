@@ -20,11 +20,7 @@
     output wire [63:0]  rx_wr_byteenable,
     input  wire         rx_wr_waitrequest,
     // descriptor-table read master
-    output wire [63:0]  dsc_rd_address,
-    output wire         dsc_rd_read,
-    output wire [7:0]   dsc_rd_burstcount,
-    input  wire         dsc_rd_waitrequest,
-    input  wire [511:0] dsc_rd_readdata,
-    input  wire         dsc_rd_readdatavalid,
+    `include "dsc_rd_ports.vh"
+    ,
     // interrupts: [0] TX, [1] RX
     output wire [1:0]   irq

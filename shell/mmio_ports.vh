@@ -1,6 +1,7 @@
 // Ports of every block on the host's MMIO bus: the clock, the reset and the requests of
 // afu_top's mmio_* pins (64-bit accesses, byte addresses in the 256 KiB window). Included
-// at the head of a port list; each block declares its own read response after it.
+// at the head of a port list; each block declares its own read response after it (the CSR
+// blocks' registered one: mmio_csr_ports.vh).
     input  wire         clk,
     input  wire         rst,
     // MMIO from the host

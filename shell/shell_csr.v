@@ -13,9 +13,7 @@ module shell_csr #(
     parameter [63:0] AFU_ID_L          = 64'hac3cf1e8beaefcca,  // AFU ID, low half
     parameter [63:0] AFU_ID_H          = 64'h48ae995a649b4c39   // AFU ID, high half
 ) (
-    `include "mmio_ports.vh"
-    output reg                   mmio_rd_resp_valid,
-    output reg  [63:0]           mmio_rd_resp_data,
+    `include "mmio_csr_ports.vh"
     // descriptor pushes (fields shared by both engines; the valids select one)
     `include "dma_push_ports.vh"
     // engine control and status

@@ -19,12 +19,7 @@ module shell_dsc_arbiter (
     // shared response data
     output wire [511:0] resp_data,
     // Avalon-MM read master
-    output wire [63:0]  dsc_rd_address,
-    output wire         dsc_rd_read,
-    output wire [7:0]   dsc_rd_burstcount,
-    input  wire         dsc_rd_waitrequest,
-    input  wire [511:0] dsc_rd_readdata,
-    input  wire         dsc_rd_readdatavalid
+    `include "dsc_rd_ports.vh"
 );
     localparam [1:0] A_IDLE = 2'd0, A_ISSUE = 2'd1, A_WAIT = 2'd2;
     reg [1:0]  state_reg;

@@ -34,24 +34,12 @@ module shell_rx_dma #(
     input  wire         wr_waitrequest
 );
     `include "afushell_csr.vh"
-
-    localparam integer BURST_BITS = $clog2(MAX_BURST);
+    `include "dma_engine_common.vh"
+    // its buffered beats (BEAT_WIDTH): {err, irq, desc_end, cnt[4:0], off[3:0], data}
     localparam integer WBUF_BITS  = $clog2(WBUF_DEPTH);
-    localparam integer CTRL_EOP = CSR_DMA_DESC_CTRL_EOP_LSB,
-                       CTRL_IRQ = CSR_DMA_DESC_CTRL_IRQ_LSB;  // from csr_map.json
-    // buffered beat: {err, irq, desc_end, cnt[4:0], off[3:0], data}
-    localparam integer BEAT_WIDTH = 3 + 5 + 4 + 512;
     localparam integer CMD_WIDTH  = 64 + 8;
 
     initial begin
-        if (STREAM_WORDS < 1 || STREAM_WORDS > 16) begin
-            $display("shell_rx_dma: STREAM_WORDS=%0d must be 1..16", STREAM_WORDS);
-            $finish;
-        end
-        if (MAX_BURST < 2 || MAX_BURST > 64 || (1 << BURST_BITS) != MAX_BURST) begin
-            $display("shell_rx_dma: MAX_BURST=%0d must be a power of two 2..64", MAX_BURST);
-            $finish;
-        end
         if (WBUF_DEPTH < 2 * MAX_BURST || (1 << WBUF_BITS) != WBUF_DEPTH) begin
             $display("shell_rx_dma: WBUF_DEPTH=%0d must be a power of two >= 2*MAX_BURST", WBUF_DEPTH);
             $finish;

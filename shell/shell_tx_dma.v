@@ -34,25 +34,14 @@ module shell_tx_dma #(
     `include "dma_status_ports.vh"
     output wire         primed               // read-ahead complete: buffer full, all read, or nothing to do
 );
-    localparam integer BURST_BITS = $clog2(MAX_BURST);
     localparam integer READS_BITS = $clog2(MAX_READS);
     `include "afushell_csr.vh"
-    localparam integer CTRL_EOP = CSR_DMA_DESC_CTRL_EOP_LSB,
-                       CTRL_IRQ = CSR_DMA_DESC_CTRL_IRQ_LSB;  // from csr_map.json
+    `include "dma_engine_common.vh"
     // burst info: {irq, desc_end, eop, end_hi[4:0], first_lo[3:0], beats[7:0]}
     localparam integer BINFO_WIDTH = 3 + 5 + 4 + 8;
-    // buffered beat: {irq, desc_end, last, cnt[4:0], lo[3:0], data}
-    localparam integer BEAT_WIDTH = 3 + 5 + 4 + 512;
+    // its buffered beats (BEAT_WIDTH): {irq, desc_end, last, cnt[4:0], lo[3:0], data}
 
     initial begin
-        if (MAX_BURST < 2 || MAX_BURST > 64 || (1 << BURST_BITS) != MAX_BURST) begin
-            $display("shell_tx_dma: MAX_BURST=%0d must be a power of two 2..64", MAX_BURST);
-            $finish;
-        end
-        if (STREAM_WORDS < 1 || STREAM_WORDS > 16) begin
-            $display("shell_tx_dma: STREAM_WORDS=%0d must be 1..16", STREAM_WORDS);
-            $finish;
-        end
         if (MAX_READS < 2 * MAX_BURST || (1 << READS_BITS) != MAX_READS) begin
             $display("shell_tx_dma: MAX_READS=%0d must be a power of two >= 2*MAX_BURST", MAX_READS);
             $finish;

@@ -14,26 +14,14 @@
 module rdma_engine_rx #(
     parameter [63:0] MEM_BYTES = 64'h2_0000_0000  // card memory (bytes): the remote range limit
 ) (
-    input  wire        clk,
-    input  wire        rst,
-    // packets from the router
-    input  wire        ej_valid,
-    output reg         ej_ready,
+    // a word a beat from the router; the memory write port's address and 4-byte words; get
+    // requests {src 6, op 32, remote 64, len 64, local 64, block 32, rstride 32, lstride 32}
     input  wire [31:0] ej_data,
-    input  wire        ej_last,
-    // memory write port (byte address, 4-byte words)
     output reg  [63:0] mem_wr_address,
     output reg         mem_wr_write,
     output reg  [31:0] mem_wr_writedata,
-    input  wire        mem_wr_waitrequest,
-    output wire        mem_wr_flush,    // a stream ended: write out what the memory side holds
-    input  wire        mem_wr_pending,  // written words not yet accepted by the memory
+    output wire [325:0] rq_data,
     `include "rdma_rx_reply_ports.vh"
-    // get requests for the sender
-    output wire        rq_push,
-    output wire [325:0] rq_data,  // {src 6, op 32, remote 64, len 64, local 64, block 32, rstride 32, lstride 32}
-    input  wire        rq_full,
-    output wire [2:0]   dbg       // receiver state
 );
     `include "rdma_packet.vh"
     localparam [2:0] R_HDR = 3'd0, R_PAY = 3'd1, R_EXEC = 3'd2, R_DATA = 3'd3, R_END = 3'd6;

@@ -12,27 +12,11 @@
 module rdma_engine_tx #(
     parameter integer PF_DEPTH = 32  // read-ahead FIFO, words (power of 2, >= 16)
 ) (
-    `include "rdma_tx_cmd_ports.vh"
-    // get requests {src 6, op 32, remote 64, len 64, local 64, block 32, rstride 32, lstride 32}
-    // (block 0: contiguous; rstride is the target's, lstride the initiator's)
-    input  wire         rq_empty,
+    // get requests (rdma_tx_cmd_ports.vh), a 4-byte memory word a read, a word a beat to the router
     input  wire [325:0] rq_data,
-    output reg          rq_pop,
-    // target events: a get served (its last packet left)
-    output reg          ev_push,
-    output wire [137:0] ev_data,
-    // memory read port (byte address, 4-byte words, pipelined reads returned in order)
-    output wire [63:0]  mem_rd_address,
-    output wire         mem_rd_read,
-    input  wire         mem_rd_waitrequest,
     input  wire [31:0]  mem_rd_readdata,
-    input  wire         mem_rd_readdatavalid,
-    // packets to the router
-    output reg          inj_valid,
-    input  wire         inj_ready,
     output reg  [31:0]  inj_data,
-    output reg          inj_last,
-    output wire [8:0]   dbg  // {stream's destination 6, stream active, state 2}
+    `include "rdma_tx_cmd_ports.vh"
 );
     `include "rdma_packet.vh"
     `include "rdma_ctrl_words.vh"

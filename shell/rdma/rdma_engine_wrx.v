@@ -27,27 +27,15 @@ module rdma_engine_wrx #(
     parameter integer LANES = 16,                   // words per beat (16 or 32)
     parameter integer BUF_DEPTH = 256               // words between the ejection and the writer
 ) (
-    input  wire        clk,
-    input  wire        rst,
-    // packets from the router
-    input  wire        ej_valid,
-    output reg         ej_ready,
+    // LANES words a beat from the router; the memory write port's address and 64-byte lines
+    // with byte enables; get requests {..., lstride 32, pkt 9}: the initiator's packet size last
     input  wire [32*LANES-1:0] ej_data,
-    input  wire        ej_last,
-    // memory write port: 64-byte lines with byte enables
     output wire [63:0]  mem_wr_address,
     output wire         mem_wr_write,
     output wire [511:0] mem_wr_writedata,
     output wire [63:0]  mem_wr_byteenable,
-    input  wire         mem_wr_waitrequest,
-    output wire         mem_wr_flush,    // a stream ended: write out what the memory side holds
-    input  wire         mem_wr_pending,  // written lines not yet accepted by the memory
+    output wire [334:0] rq_data,
     `include "rdma_rx_reply_ports.vh"
-    // get requests for the sender
-    output wire        rq_push,
-    output wire [334:0] rq_data,  // {src 6, op 32, remote 64, len 64, local 64, block 32, rstride 32, lstride 32, pkt 9}
-    input  wire        rq_full,
-    output wire [2:0]   dbg       // receiver state
 );
     `include "rdma_packet.vh"
     localparam [2:0] R_HDR = 3'd0, R_SKIP = 3'd1, R_EXEC = 3'd2, R_DATA = 3'd3;

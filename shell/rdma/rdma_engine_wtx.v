@@ -22,27 +22,13 @@ module rdma_engine_wtx #(
     parameter integer PF_DEPTH = 2048,// read-ahead buffer, words (power of 2, >= 512)
     parameter integer RD_LINES = 128  // line reads in flight (power of 2)
 ) (
-    `include "rdma_tx_cmd_ports.vh"
     input  wire [8:0]   c_pkt,      // payload words per DATA packet (16..256, a multiple of 16)
-    // get requests {src 6, op 32, remote 64, len 64, local 64, block 32, rstride 32, lstride 32, pkt 9}
-    input  wire         rq_empty,
+    // get requests (rdma_tx_cmd_ports.vh) with the initiator's packet size (pkt 9) last, a
+    // 64-byte line a read, LANES words a beat to the router
     input  wire [334:0] rq_data,
-    output reg          rq_pop,
-    // target events: a get served (its last packet left)
-    output reg          ev_push,
-    output wire [137:0] ev_data,
-    // memory read port: 64-byte lines, pipelined reads returned in order
-    output wire [63:0]  mem_rd_address,
-    output wire         mem_rd_read,
-    input  wire         mem_rd_waitrequest,
     input  wire [511:0] mem_rd_readdata,
-    input  wire         mem_rd_readdatavalid,
-    // packets to the router
-    output reg          inj_valid,
-    input  wire         inj_ready,
     output reg  [32*LANES-1:0] inj_data,
-    output reg          inj_last,
-    output wire [8:0]   dbg  // {stream's destination 6, stream active, state 2}
+    `include "rdma_tx_cmd_ports.vh"
 );
     `include "rdma_packet.vh"
     `include "rdma_ctrl_words.vh"

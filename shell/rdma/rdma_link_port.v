@@ -2,13 +2,7 @@
 // LANES words per beat on the router side and on the serial side.
 `default_nettype none
 module rdma_link_port #(
-    parameter integer WINDOW = 8,
-    parameter integer VC_BUF = 4,
-    parameter integer TIMEOUT = 512,
-    parameter integer CTRL_INTERVAL = 16,
-    parameter integer KEEPALIVE = 256,
-    parameter integer LANES = 1,       // 32-bit words per beat on both sides (rdma_link_tx)
-    parameter integer MAX_WORDS = 16   // largest payload: 16, or up to 256 with bulk packets
+    `include "rdma_link_params.vh"
 ) (
     input  wire        clk,
     input  wire        rst,

@@ -4,22 +4,11 @@
 module rdma_stream_des #(
     parameter integer WORDS = 2  // 32-bit words per record (1..16)
 ) (
-    input  wire              clk,
-    input  wire              rst,
-    input  wire              s_valid,
-    output wire              s_ready,
-    input  wire [31:0]       s_data,
-    input  wire              s_last,
-    output wire              m_valid,
-    input  wire              m_ready,
+    input  wire [31:0] s_data,
     output wire [32*WORDS-1:0] m_data,
-    output wire              m_last
+    `include "rdma_stream_rec_ports.vh"
 );
-    localparam integer IW = WORDS > 1 ? $clog2(WORDS) : 1;
-    localparam integer LAST = WORDS - 1;  // index of the record's final word
-    reg [32*WORDS-1:0] rec_reg;
-    reg                full_reg, rlast_reg;
-    reg [IW-1:0]       idx_reg;
+    `include "rdma_stream_rec.vh"
     assign s_ready = !full_reg || m_ready;
     assign m_valid = full_reg;
     assign m_data = rec_reg;
@@ -49,9 +38,6 @@ module rdma_stream_des #(
                 end
             end
         end
-    end
-    initial begin
-        if (WORDS < 1 || WORDS > 16) $error("%m: WORDS must be 1..16");
     end
 endmodule
 `default_nettype wire

@@ -4,22 +4,11 @@
 module rdma_stream_ser #(
     parameter integer WORDS = 2  // 32-bit words per record (1..16)
 ) (
-    input  wire              clk,
-    input  wire              rst,
-    input  wire              s_valid,
-    output wire              s_ready,
     input  wire [32*WORDS-1:0] s_data,
-    input  wire              s_last,
-    output wire              m_valid,
-    input  wire              m_ready,
-    output wire [31:0]       m_data,
-    output wire              m_last
+    output wire [31:0] m_data,
+    `include "rdma_stream_rec_ports.vh"
 );
-    localparam integer IW = WORDS > 1 ? $clog2(WORDS) : 1;
-    localparam integer LAST = WORDS - 1;  // index of the record's final word
-    reg [32*WORDS-1:0] rec_reg;
-    reg                full_reg, rlast_reg;
-    reg [IW-1:0]       idx_reg;
+    `include "rdma_stream_rec.vh"
     wire               fin = m_valid && m_ready && idx_reg == LAST[IW-1:0];
     assign s_ready = !full_reg || fin;
     assign m_valid = full_reg;
@@ -38,9 +27,6 @@ module rdma_stream_ser #(
                 full_reg <= 1'b0;
             end
         end
-    end
-    initial begin
-        if (WORDS < 1 || WORDS > 16) $error("%m: WORDS must be 1..16");
     end
 endmodule
 `default_nettype wire

@@ -23,14 +23,7 @@ module rdma_stream_wide #(
     parameter integer CREDIT_BATCH = 512,  // freed words that trigger a CREDIT packet
     parameter integer CREDIT_FLUSH = 32    // cycles before fewer are returned
 ) (
-    input  wire        clk,
-    input  wire        rst,
-    input  wire [5:0]  card_id,
-    // configuration
-    input  wire [5:0]  tx_dst,     // card of the receiving endpoint
-    input  wire [7:0]  tx_sid,     // its stream id
-    input  wire [5:0]  rx_peer,    // card of the sending endpoint (credits go there)
-    input  wire [7:0]  rx_sid,     // this endpoint's stream id
+    `include "rdma_stream_cfg_ports.vh"
     // the local core's output stream into the network: words 0..s_words-1 of s_data
     input  wire                s_valid,
     output wire                s_ready,

@@ -44,15 +44,18 @@ def _src_dir() -> Path:
 
 
 def rtl_includes() -> list[Path]:
-    """The headers the RDMA RTL includes: the generated ones (packet format, CSR field offsets)
-    its shared port lists (rdma_node's, the memory adapters' and their burst writers', the
-    engines' senders' and receivers', the receivers' stream table's), the senders' view of a get
-    request and the engines' control-packet words: part of the key of every cached build of it."""
+    """The headers the RDMA RTL includes: the generated ones (packet format, CSR field offsets),
+    the link ports' parameters, its shared port lists (rdma_node's, the memory adapters' and
+    their burst writers', the engines' senders' and receivers', the receivers' stream table's,
+    the stream endpoints' and their record converters'), the converters' record register, the
+    senders' view of a get request and the engines' control-packet words: part of the key of
+    every cached build of it."""
     shell = shell_dir()
-    return [shell / "rdma_packet.vh", shell / "afushell_csr.vh", shell / "rdma_node_ports.vh",
-            shell / "rdma_avm_ports.vh", shell / "rdma_adapter_ports.vh", shell / "rdma_wr_burst_ports.vh",
-            shell / "rdma_tx_cmd_ports.vh", shell / "rdma_rx_reply_ports.vh", shell / "rdma_rx_stream_ports.vh",
-            shell / "rdma_rq_fields.vh", shell / "rdma_ctrl_words.vh"]
+    return [shell / name for name in (
+        "rdma_packet.vh", "afushell_csr.vh", "rdma_link_params.vh", "rdma_node_ports.vh",
+        "rdma_avm_ports.vh", "rdma_adapter_ports.vh", "rdma_wr_burst_ports.vh", "rdma_tx_cmd_ports.vh",
+        "rdma_rx_reply_ports.vh", "rdma_rx_stream_ports.vh", "rdma_stream_cfg_ports.vh",
+        "rdma_stream_rec_ports.vh", "rdma_stream_rec.vh", "rdma_rq_fields.vh", "rdma_ctrl_words.vh")]
 
 
 def rtl_sources() -> list[Path]:

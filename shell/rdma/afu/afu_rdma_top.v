@@ -19,17 +19,8 @@
 // engine's on the shared masters. A 32-bit link port (RDMA_LANES 1) has no reduction unit.
 `default_nettype none
 module afu_rdma_top #(
-    parameter integer N_CORES          = 0,
-    parameter integer RECORD_WORDS     = 1,
-    parameter integer OUT_RECORD_WORDS = RECORD_WORDS,
-    parameter integer N_REGS           = 0,
-    parameter [8191:0] REG_DEFAULTS    = 8192'd0,
-    parameter integer DESC_FIFO_DEPTH  = 16,
-    parameter integer MAX_BURST        = 16,
-    parameter integer MAX_READS        = 256,
-    parameter integer SORT_SCATTER     = 0,              // the sort's scatter writer (afu_shell)
-    parameter [63:0]  AFU_ID_L         = 64'hac3cf1e8beaefcca,
-    parameter [63:0]  AFU_ID_H         = 64'h48ae995a649b4c39,
+    `include "afu_params.vh"
+    ,
     parameter integer RDMA_PORTS       = 2,              // serial-link ports (1..4)
     // the link datapath: LANES 32-bit words a beat, so that one port sustains its line at
     // 200 MHz (16 = 512 bits = 102.4 Gb/s for a 40 Gb/s line, 32 = 1024 bits for 100 Gb/s;
@@ -53,34 +44,8 @@ module afu_rdma_top #(
     parameter integer BRCH_IN_WORDS    = 0,              // words per element of the core's Brch_In (0: none)
     parameter integer BRCH_OUT_WORDS   = 0               // ... of its Brch_Out
 ) (
-    input  wire         clk,
-    input  wire         rst,
-    input  wire         mmio_wr_valid,
-    input  wire [17:0]  mmio_wr_addr,
-    input  wire [63:0]  mmio_wr_data,
-    input  wire         mmio_rd_valid,
-    input  wire [17:0]  mmio_rd_addr,
-    output wire         mmio_rd_resp_valid,
-    output wire [63:0]  mmio_rd_resp_data,
-    output wire [63:0]  tx_rd_address,
-    output wire         tx_rd_read,
-    output wire [7:0]   tx_rd_burstcount,
-    input  wire         tx_rd_waitrequest,
-    input  wire [511:0] tx_rd_readdata,
-    input  wire         tx_rd_readdatavalid,
-    output wire [63:0]  rx_wr_address,
-    output wire         rx_wr_write,
-    output wire [7:0]   rx_wr_burstcount,
-    output wire [511:0] rx_wr_writedata,
-    output wire [63:0]  rx_wr_byteenable,
-    input  wire         rx_wr_waitrequest,
-    output wire [63:0]  dsc_rd_address,
-    output wire         dsc_rd_read,
-    output wire [7:0]   dsc_rd_burstcount,
-    input  wire         dsc_rd_waitrequest,
-    input  wire [511:0] dsc_rd_readdata,
-    input  wire         dsc_rd_readdatavalid,
-    output wire [1:0]   irq,
+    `include "afu_ports.vh"
+    ,
     output wire         rdma_irq,
     // serial links
     // serial links: a beat of RDMA_LANES words per port and cycle; link_out_ready is the

@@ -9,9 +9,7 @@ module rdma_csr #(
     parameter integer MAX_WORDS = 16  // largest DATA payload, words (INFO; CMD.PKT's limit)
 ) (
     // MMIO (addresses already decoded to the RDMA window by the caller)
-    `include "mmio_ports.vh"
-    output reg             mmio_rd_resp_valid,
-    output reg  [63:0]     mmio_rd_resp_data,
+    `include "mmio_csr_ports.vh"
     // configuration of rdma_node
     output reg  [5:0]      card_id,
     output wire [2*P-1:0]  port_dim,

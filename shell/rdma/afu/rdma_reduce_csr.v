@@ -6,9 +6,7 @@
 `default_nettype none
 module rdma_reduce_csr (
     // MMIO (addresses already decoded to the REDUCE window by the caller)
-    `include "mmio_ports.vh"
-    output reg         mmio_rd_resp_valid,
-    output reg  [63:0] mmio_rd_resp_data,
+    `include "mmio_csr_ports.vh"
     // to the unit and its endpoint pair
     output wire [5:0]  next,
     output wire [5:0]  prev,

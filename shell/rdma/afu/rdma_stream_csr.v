@@ -11,9 +11,7 @@ module rdma_stream_csr #(
     parameter integer BRCH_OUT_WORDS = 0  // ... of its Brch_Out
 ) (
     // MMIO (addresses already decoded to the STREAM window by the caller; of the data, CFG's bits only)
-    `include "mmio_ports.vh"
-    output reg         mmio_rd_resp_valid,
-    output reg  [63:0] mmio_rd_resp_data,
+    `include "mmio_csr_ports.vh"
     // configuration
     output wire [5:0]  tx_dst,
     output wire [7:0]  tx_sid,
