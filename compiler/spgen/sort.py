@@ -703,8 +703,8 @@ def _sort_on_cards(cl, s: Spread, writer: _ScatterWriter, digit_bits: int | None
 def _sort_by_dest(s: Spread, writer: _ScatterWriter, clock: _Clock, on_cards, plans: dict, mines: dict,
                   spans: dict, partition: tuple[int, int, bool]) -> SortRun | None:
     """The rest of `_sort_on_cards` where the grouping pass counts every destination's first
-    digit (writers with SORT_STATUS.DEST, sort.hpp's dest_count_plan): grouping, the puts with
-    the counts beside the keys, then per destination a load of its sources' counts and one
+    digit (writers with SORT_STATUS.DEST, sort.hpp's dest_count_plan): grouping, the puts of
+    the keys, then of the counts, then per destination a load of its sources' counts and one
     scatter per digit (no count pass). The first pass over the keys copied them to bank B:
     before an odd number of digits the grouping reads that copy and writes bank A, the puts
     deliver to bank B, and the digits end in the keys' region (bank A). None where the plan
@@ -718,15 +718,16 @@ def _sort_by_dest(s: Spread, writer: _ScatterWriter, clock: _Clock, on_cards, pl
     first, bits, ndig, dests, bases = plan
     es, dump, (base, shift, fused) = (8 if s.pairs else 4), L.ranks, partition
     block = 4 << first                                        # one destination's counts from one source
-    loads = -(-(L.counts + N * _RANGE_SLOT + N * 4 * _BINS) // 64) * 64   # every source's counts, per destination
+    loads = L.recv_keys + L.region   # every source's counts of the destination's first digit
     odd = ndig % 2 == 1
     src, send, recv = (L.send_b, L.send_keys, L.recv_b) if odd else (L.keys, L.send_b, L.recv_keys)
     on_cards("group by card", lambda i, c, k: writer.run(c, src, k, count=(0, 0), scatter=(base, shift, send),
                                                           dump=dump, count_bits=first, dests=dests))
     clock.network("scatter", [(c, cards[j], send + es * at, recv + es * there, es * n)
-                              for c in cards for at, j, there, n in plans[c][0]]
-                  + [(c, d, dump + 64 + j * block, loads + i * block, block)
-                     for i, c in enumerate(cards) for j, d in enumerate(cards)])
+                              for c in cards for at, j, there, n in plans[c][0]])
+    # after the keys: among their puts these small ones held the keys' puts back by a third
+    clock.network("digit counts", [(c, d, dump + 64 + j * block, loads + i * block, block)
+                                   for i, c in enumerate(cards) for j, d in enumerate(cards)])
 
     def local(i: int, c: int, k: int) -> int:
         k = plans[c][1]

@@ -749,7 +749,7 @@ inline SortResult distributed_sort_on_cards(afu_rdma_cluster cl, const uint32_t 
     const bool wide = writer.max_bits > 0;
     const int sort_bits = exact ? 0 : bit_length(hi - lo);
     // The grouping pass counts every destination's first digit (dest_count_plan): grouping,
-    // the puts with the counts beside the keys, then per destination a load of its sources'
+    // the puts of the keys, then of the counts, then per destination a load of its sources'
     // counts and one scatter per digit. Before an odd number of digits the grouping reads the
     // copy in bank B and writes bank A, the puts deliver to bank B; as in spgen.sort.
     auto collect = [&] {  // the result from every card's keys' region
@@ -767,7 +767,7 @@ inline SortResult distributed_sort_on_cards(afu_rdma_cluster cl, const uint32_t 
     if (dc.first) {
         const bool odd = dc.digits % 2;
         const uint64_t from = odd ? bank_b : 0, send = odd ? 3 * R : bank_b, to = odd ? bank_b + R : 5 * R;
-        const uint64_t block = uint64_t(4) << dc.first, loads = (hist_at + 4 * B * N + 63) / 64 * 64;
+        const uint64_t block = uint64_t(4) << dc.first, loads = 6 * R;
         if (std::string e = on_cards("group by card", [&](int c, uint64_t &ns) {
                 return writer.run(c, from, part[c], 0, 0, {true, base, shift, send}, dump, ns, 8, dc.first, &dc.dests); });
             !e.empty())
@@ -775,9 +775,13 @@ inline SortResult distributed_sort_on_cards(afu_rdma_cluster cl, const uint32_t 
         std::vector<Put> puts;
         for (int c = 0; c < N; ++c)
             for (const Put &p : pieces[c]) puts.push_back({c, p.dst, send + es * p.local, to + es * p.remote, es * p.bytes});
-        for (int c = 0; c < N; ++c)  // every destination's counts of its first digit
-            for (int d = 0; d < N; ++d) puts.push_back({c, d, dump + 64 + d * block, loads + c * block, block});
         if ((r.code = clock.network("scatter", puts))) return r;
+        // every destination's counts of its first digit, after the keys (among their puts
+        // these small ones held the keys' puts back by a third)
+        puts.clear();
+        for (int c = 0; c < N; ++c)
+            for (int d = 0; d < N; ++d) puts.push_back({c, d, dump + 64 + d * block, loads + c * block, block});
+        if ((r.code = clock.network("digit counts", puts))) return r;
         if (std::string e = on_cards("local counting", [&](int c, uint64_t &ns) {
                 const uint64_t k = received[c];
                 if (!k) return std::string();
