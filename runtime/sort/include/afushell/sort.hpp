@@ -643,7 +643,8 @@ SortResult distributed_sort(afu_rdma_cluster cl, const Key *keys, const uint32_t
 // (key, payload) pair (docs/sort.md, "The scatter writer"): per
 // card a range pass (which counts the top digit too; a histogram pass follows when the keys
 // span fewer of its values), a grouping pass by destination, the RDMA puts, a count of the
-// first digit and one scatter per digit (each counting the next digit; digits of 8 bits, or
+// first digit (on writers with SORT_STATUS.DEST the grouping counts it by destination and
+// the destinations load those counts instead, dest_count_plan) and one scatter per digit (each counting the next digit; digits of 8 bits, or
 // up to the writer's MAX_BITS where that takes fewer cycles), the passes alternating DDR
 // banks on writers of a beat a cycle. The host computes the prefix sums from the exchanged
 // counts and issues the passes and the puts. key_range, where given: every key is known to
