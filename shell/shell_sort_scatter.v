@@ -11,7 +11,13 @@
 //     histogram pass is fused into every scatter pass;
 //   - with CFG.DUMP it writes the range and the 2^BITS counts to HIST at the end;
 //   - with CFG.PAIRS the stream's elements are (key, payload) word pairs, written as pairs
-//     (8 bytes) at DST + 8 * place: the payload follows its key.
+//     (8 bytes) at DST + 8 * place: the payload follows its key;
+//   - with CFG.DEST the counted bin is (destination << COUNT_BITS) | digit, the destination
+//     being the number of DESTS bytes (each destination's last scatter bin) below the key's
+//     scatter bin: the grouping pass by destination counts every destination's first local
+//     digit, so the destinations need no count pass of their own;
+//   - with CFG.LOAD the stream's words are counts, word w added to bin w mod 2^COUNT_BITS: a
+//     destination sums its sources' counts into its counters, for the next pass's starts.
 // Stability with 16 keys a cycle: a key's place is its bin's next place plus the number of
 // keys of its bin in the earlier lanes of the beat (a 16 x 16 compare of the lanes' bins),
 // and the bin's last lane in the beat moves the bin's place and count on by the beat's keys.
@@ -76,10 +82,13 @@ module shell_sort_scatter #(
     wire [63:0] wd = mmio_wr_data;
     wire        wr = mmio_wr_valid;
 
-    reg        en_reg, scatter_reg, dump_reg, pairs_reg;
+    reg        en_reg, scatter_reg, dump_reg, pairs_reg, dest_reg, load_reg;
     reg [31:0] bin_lo_reg, count_lo_reg, n_reg;
-    reg [4:0]  bin_sh_reg, count_sh_reg;
+    reg [5:0]  bin_sh_reg;    // 32 or more: every key in bin 0 (a copy)
+    reg [4:0]  count_sh_reg;
     reg [3:0]  bits_reg;      // as written; bits_eff is what the writer uses
+    reg [3:0]  cbits_reg;     // the counted bins' width as written; 0: bits_eff
+    reg [63:0] dests_reg;     // byte j: the last scatter bin of destination j
     reg [63:0] dst_reg, hist_reg;
 
     reg [2:0]  state_reg;
@@ -90,8 +99,11 @@ module shell_sort_scatter #(
 
     wire [3:0] bits_eff = bits_reg == 4'd0 ? 4'd8 : bits_reg > MAX_BITS[3:0] ? MAX_BITS[3:0] : bits_reg;
     wire [MAX_BITS-1:0] bin_mask = ~({MAX_BITS{1'b1}} << bits_eff);
-    // dump lines after the range line: 2^bits / 16, at least one
-    wire [IW-1:0] dump_last = bits_eff <= 4'd4 ? {{(IW-1){1'b0}}, 1'b1} : ({{(IW-1){1'b0}}, 1'b1} << (bits_eff - 4'd4));
+    wire [3:0] cbits_eff = cbits_reg == 4'd0 ? bits_eff : cbits_reg > MAX_BITS[3:0] ? MAX_BITS[3:0] : cbits_reg;
+    wire [MAX_BITS-1:0] cnt_mask = ~({MAX_BITS{1'b1}} << cbits_eff);
+    // dump lines after the range line: 2^bits / 16 (every bin by destination: all), at least one
+    wire [3:0] dbits = dest_reg ? MAX_BITS[3:0] : cbits_eff;
+    wire [IW-1:0] dump_last = dbits <= 4'd4 ? {{(IW-1){1'b0}}, 1'b1} : ({{(IW-1){1'b0}}, 1'b1} << (dbits - 4'd4));
 
     // per bin: the count, the next place, the line buffer (its line is that of the next place)
     reg [31:0]  cnt_mem   [0:NB-1];
@@ -150,6 +162,12 @@ module shell_sort_scatter #(
     reg  [31:0] bmin, bmax;
     reg         extra;                   // words past N in this beat
     reg  [31:0] sdiff, cdiff;
+    reg  [3:0]  dest;                     // DEST: the key's destination
+    /* verilator lint_off UNUSEDSIGNAL */
+    reg  [31:0] widx;                     // LOAD: the word's index in the pass (bins: its low bits)
+    reg  [MAX_BITS+3:0] dbin;             // destination << COUNT_BITS, kept to MAX_BITS bits
+    /* verilator lint_on UNUSEDSIGNAL */
+    reg  [31:0] cadd   [0:LANES-1];       // what the lane adds to its counted bin
     /* verilator lint_off UNUSEDSIGNAL */
     reg  [31:0] sshift, cshift;           // bins are the low MAX_BITS bits
     /* verilator lint_on UNUSEDSIGNAL */
@@ -168,6 +186,7 @@ module shell_sort_scatter #(
         bmax = max_reg;
         for (i = 0; i < LANES; i = i + 1) begin
             take[i] = has[i] && ({1'b0, keys_reg} + {28'd0, takes} < {1'b0, n_reg});
+            widx = keys_reg + {27'd0, takes};
             if (take[i]) begin
                 takes = takes + 5'd1;
                 if (key[i] < bmin) bmin = key[i];
@@ -179,7 +198,17 @@ module shell_sort_scatter #(
             sshift = sdiff >> bin_sh_reg;
             cshift = cdiff >> count_sh_reg;
             sbin[i] = sshift[MAX_BITS-1:0] & bin_mask;
-            cbin[i] = cshift[MAX_BITS-1:0] & bin_mask;
+            cbin[i] = cshift[MAX_BITS-1:0] & cnt_mask;
+            cadd[i] = 32'd1;
+            dest = 4'd0;
+            for (j = 0; j < 8; j = j + 1)
+                if ({{(32-MAX_BITS){1'b0}}, sbin[i]} > {24'd0, dests_reg[8*j +: 8]}) dest = dest + 4'd1;
+            dbin = {dest, {MAX_BITS{1'b0}}} >> (MAX_BITS[3:0] - cbits_eff);
+            if (dest_reg) cbin[i] = dbin[MAX_BITS-1:0] | (cshift[MAX_BITS-1:0] & cnt_mask);
+            if (load_reg) begin   // COUNT_BITS >= 4: the beat's 16 words fall in 16 bins
+                cbin[i] = widx[MAX_BITS-1:0] & cnt_mask;
+                cadd[i] = key[i];
+            end
         end
         for (i = 0; i < LANES; i = i + 1) begin
             srank[i] = 5'd0;
@@ -269,8 +298,9 @@ module shell_sort_scatter #(
     always @(posedge clk) begin
         if (rst) begin
             en_reg <= 1'b0; scatter_reg <= 1'b0; dump_reg <= 1'b0; pairs_reg <= 1'b0;
-            bin_lo_reg <= 32'd0; count_lo_reg <= 32'd0; bin_sh_reg <= 5'd0; count_sh_reg <= 5'd0;
-            bits_reg <= 4'd0; dst_reg <= 64'd0; hist_reg <= 64'd0; n_reg <= 32'd0;
+            dest_reg <= 1'b0; load_reg <= 1'b0;
+            bin_lo_reg <= 32'd0; count_lo_reg <= 32'd0; bin_sh_reg <= 6'd0; count_sh_reg <= 5'd0;
+            bits_reg <= 4'd0; cbits_reg <= 4'd0; dests_reg <= {64{1'b1}}; dst_reg <= 64'd0; hist_reg <= 64'd0; n_reg <= 32'd0;
             state_reg <= S_IDLE; done_reg <= 1'b0; overrun_reg <= 1'b0; hold_reg <= 1'b0;
             keys_reg <= 32'd0; min_reg <= 32'hffffffff; max_reg <= 32'd0;
             full_reg <= 32'd0; partial_reg <= 32'd0; acc_reg <= 32'd0; cycles_reg <= 64'd0;
@@ -284,16 +314,20 @@ module shell_sort_scatter #(
                     scatter_reg <= wd[CSR_SORT_CFG_SCATTER_LSB];
                     dump_reg    <= wd[CSR_SORT_CFG_DUMP_LSB];
                     pairs_reg   <= wd[CSR_SORT_CFG_PAIRS_LSB];
+                    dest_reg    <= wd[CSR_SORT_CFG_DEST_LSB];
+                    load_reg    <= wd[CSR_SORT_CFG_LOAD_LSB];
                 end
                 CSR_SORT_BINS_ADDR: begin
                     bin_lo_reg   <= wd[CSR_SORT_BINS_BIN_LO_LSB +: 32];
                     count_lo_reg <= wd[CSR_SORT_BINS_COUNT_LO_LSB +: 32];
                 end
                 CSR_SORT_SHIFT_ADDR: begin
-                    bin_sh_reg   <= wd[CSR_SORT_SHIFT_BIN_SHIFT_LSB +: 5];
+                    bin_sh_reg   <= wd[CSR_SORT_SHIFT_BIN_SHIFT_LSB +: 6];
                     count_sh_reg <= wd[CSR_SORT_SHIFT_COUNT_SHIFT_LSB +: 5];
                     bits_reg     <= wd[CSR_SORT_SHIFT_BITS_LSB +: 4];
+                    cbits_reg    <= wd[CSR_SORT_SHIFT_COUNT_BITS_LSB +: 4];
                 end
+                CSR_SORT_DESTS_ADDR: dests_reg <= wd;
                 CSR_SORT_DST_ADDR:  dst_reg  <= {wd[63:2], 2'b00};   // PAIRS: keep it a multiple of 8
                 CSR_SORT_HIST_ADDR: hist_reg <= {wd[63:6], 6'd0};
                 CSR_SORT_N_ADDR:    n_reg    <= wd[31:0];
@@ -352,7 +386,7 @@ module shell_sort_scatter #(
                 max_reg <= bmax;
                 if (extra) overrun_reg <= 1'b1;
                 for (i = 0; i < LANES; i = i + 1) begin
-                    if (clast[i]) cnt_mem[cbin[i]] <= cnt_mem[cbin[i]] + {27'd0, crank[i]} + 32'd1;
+                    if (clast[i]) cnt_mem[cbin[i]] <= cnt_mem[cbin[i]] + {27'd0, crank[i]} + cadd[i];
                     if (scatter_reg && slast[i]) begin
                         ptr_mem[sbin[i]] <= pos[i] + 32'd1;
                         bvalid_reg[sbin[i]] <= !line_out[i];
@@ -411,13 +445,14 @@ module shell_sort_scatter #(
     reg [63:0] rd_data;
     always @* begin
         case (ra)
-        CSR_SORT_CFG_ADDR:    rd_data = {60'd0, pairs_reg, dump_reg, scatter_reg, en_reg};
+        CSR_SORT_CFG_ADDR:    rd_data = {58'd0, load_reg, dest_reg, pairs_reg, dump_reg, scatter_reg, en_reg};
         CSR_SORT_BINS_ADDR:   rd_data = {count_lo_reg, bin_lo_reg};
-        CSR_SORT_SHIFT_ADDR:  rd_data = {44'd0, bits_reg, 3'd0, count_sh_reg, 3'd0, bin_sh_reg};
+        CSR_SORT_SHIFT_ADDR:  rd_data = {40'd0, cbits_reg, bits_reg, 3'd0, count_sh_reg, 2'd0, bin_sh_reg};
+        CSR_SORT_DESTS_ADDR:  rd_data = dests_reg;
         CSR_SORT_DST_ADDR:    rd_data = dst_reg;
         CSR_SORT_HIST_ADDR:   rd_data = hist_reg;
         CSR_SORT_N_ADDR:      rd_data = {32'd0, n_reg};
-        CSR_SORT_STATUS_ADDR: rd_data = {keys_reg, 20'd0, MAX_BITS[3:0], 5'd0, overrun_reg, done_reg, busy};
+        CSR_SORT_STATUS_ADDR: rd_data = {keys_reg, 19'd0, 1'b1, MAX_BITS[3:0], 5'd0, overrun_reg, done_reg, busy};
         CSR_SORT_RANGE_ADDR:  rd_data = {max_reg, min_reg};
         CSR_SORT_LINES_ADDR:  rd_data = {partial_reg, full_reg};
         CSR_SORT_CYCLES_ADDR: rd_data = cycles_reg;

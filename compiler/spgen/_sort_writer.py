@@ -20,6 +20,8 @@ class ScatterWriter:
         # the widest digit: 0 on writers of one key a cycle (256 bins), else a beat a cycle
         self.max_bits = min((h.read_reg_bits("SORT_STATUS") >> 8) & 0xF for h in self.handles.values()) if cards else 0
         self.wide = self.max_bits > 0
+        # counts by destination and loads counts (SORT_STATUS.DEST): no count pass at the destinations
+        self.dest = bool(cards) and all(h.read_reg_bits("SORT_STATUS") >> 12 & 1 for h in self.handles.values())
 
     def digit_bits(self, sort_bits: int, elements: int, odd_penalty: bool = True) -> int:
         """The digit width of the local passes over `sort_bits` bits of `elements` keys per
@@ -33,16 +35,24 @@ class ScatterWriter:
             h.close()
 
     def run(self, c: int, src: int, n: int, *, count: tuple[int, int], scatter: tuple[int, int, int] | None = None,
-            dump: int | None = None, bits: int = 8) -> int:
+            dump: int | None = None, bits: int = 8, count_bits: int = 0, dests: int | None = None,
+            load: bool = False) -> int:
         """One pass over the n keys (with `pairs` key-payload pairs) at src on card c; returns
         its ns. `count`: (lo, shift) of the bins counted; `scatter`: (lo, shift, destination)
-        to write every key at its place by the bins counted in the card's previous pass;
-        `dump`: where the range and the counts go afterwards; `bits`: the bins' width."""
+        to write every key at its place by the bins counted in the card's previous pass (a
+        shift of 32: every key in one bin, a copy); `dump`: where the range and the counts go
+        afterwards; `bits`: the bins' width, `count_bits` the counted bins' where it differs;
+        `dests` (SORT_DESTS): count by destination; `load`: the n words at src are counts
+        to add to the card's counters (no pass over the keys)."""
         card = self.cl[c]
         (clo, csh), (slo, ssh, dst) = count, scatter or (0, 0, 0)
-        card.write_csr("SORT_CFG", 1 | (2 if scatter else 0) | (4 if dump is not None else 0) | (8 if self.pairs else 0))
+        pairs = self.pairs and not load
+        card.write_csr("SORT_CFG", 1 | (2 if scatter else 0) | (4 if dump is not None else 0) | (8 if pairs else 0)
+                       | (16 if dests is not None else 0) | (32 if load else 0))
         card.write_csr("SORT_BINS", (slo & 0xFFFFFFFF) | (clo & 0xFFFFFFFF) << 32)
-        card.write_csr("SORT_SHIFT", ssh | csh << 8 | (bits if self.wide else 0) << 16)
+        card.write_csr("SORT_SHIFT", ssh | csh << 8 | (bits if self.wide else 0) << 16 | count_bits << 20)
+        if dests is not None:
+            card.write_csr("SORT_DESTS", dests)
         card.write_csr("SORT_DST", dst)
         card.write_csr("SORT_HIST", dump or 0)
         card.write_csr("SORT_N", n)
@@ -52,7 +62,7 @@ class ScatterWriter:
         h, ns = self.handles[c], 0
         try:
             if n:   # the RX destination is not written: the writer takes the stream
-                ns = h.dma(src, src, (8 if self.pairs else 4) * n, "F2F")
+                ns = h.dma(src, src, (8 if pairs else 4) * n, "F2F")
             t0 = h.sim_stats()["now_ns"]
             while not (status := h.read_reg_bits("SORT_STATUS")) & 2:   # with no keys: flush and dump
                 if h.sim_stats()["now_ns"] - t0 > 500_000:
@@ -62,9 +72,9 @@ class ScatterWriter:
         if status & 4 or status >> 32 != n:
             raise SpgenError(f"sort: card {c}'s scatter writer took {status >> 32} keys of {n}"
                              + (" and dropped words past them" if status & 4 else ""))
-        self.passes[c] += 1
+        self.passes[c] += not load
         ns = ns or h.sim_stats()["now_ns"] - t0
-        es = (8 if self.pairs else 4) * n
+        es = (8 if pairs else 4) * n
         self.moved[c][0] += es
         self.moved[c][1] += es if scatter else 0
         self.moved[c][2] += ns

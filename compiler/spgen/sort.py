@@ -411,9 +411,13 @@ def _sort_on_cards(cl, s: Spread, writer: _ScatterWriter, digit_bits: int | None
     def on_cards(name: str, per_card: Callable[[int, int, int], int]) -> None:
         clock.card(name, lambda: [per_card(i, c, k) for i, (c, k) in enumerate(zip(cards, s.counts))])
 
+    # Writers that count by destination copy the keys to bank B in the first pass (a scatter
+    # into one bin), for a grouping pass from bank B before an odd number of digits
+    copy_b = (0, 32, L.send_b) if writer.dest else None
     if key_range is None:
         # 1. range, and the histogram of the top digit beside it
-        on_cards("range", lambda i, c, k: writer.run(c, L.keys, k, count=(0, top), dump=dump))
+        on_cards("range", lambda i, c, k: writer.run(c, L.keys, k, count=(0, top), dump=dump,
+                                                     scatter=copy_b))
         clock.network("range exchange", [(c, d, dump, L.counts + i * _RANGE_SLOT, _RANGE_SLOT)
                                          for i, c in enumerate(cards) for d in cards])
         ranges = {c: _read(cl, c, L.counts, 2 * N, np.dtype(np.uint64)).reshape(N, 2) for c in cards}
@@ -428,8 +432,9 @@ def _sort_on_cards(cl, s: Spread, writer: _ScatterWriter, digit_bits: int | None
     shift = _native().sort_aligned_shift(lo, hi, 8)
     fused = key_range is None and shift == top   # the range pass's counts are the partition's
     base = 0 if shift == top else lo >> shift << shift   # bins (key - base) >> shift, all < 256
-    if not fused:
-        on_cards("histogram", lambda i, c, k: writer.run(c, L.keys, k, count=(base, shift), dump=dump))
+    if not fused:   # with key_range the first pass over the keys: it makes the copy
+        on_cards("histogram", lambda i, c, k: writer.run(c, L.keys, k, count=(base, shift), dump=dump,
+                                                         scatter=copy_b if key_range is not None and shift else None))
     if key_range is not None:   # the histogram pass found every card's range beside the counts
         for c, k in zip(cards, s.counts):
             kmin, kmax = (int(x) for x in _read(cl, c, dump, 2, np.dtype(np.uint64)))
@@ -442,15 +447,22 @@ def _sort_on_cards(cl, s: Spread, writer: _ScatterWriter, digit_bits: int | None
     exact = shift == 0
     plans: dict[int, tuple[list[tuple[int, int, int, int]], int]] = {}
     spans: dict[int, tuple[int, int]] = {}   # the keys' range each card receives
+    mines: dict[int, tuple[int, int]] = {}   # ... and its bins
 
     def prefix() -> None:
         for i, c in enumerate(cards):
             pieces, received, mine = _plan(_read(cl, c, hist_addr, N * B, np.dtype(np.uint32)).reshape(N, B), i, exact)
             plans[c] = (pieces, received)
             if mine:
+                mines[i] = mine
                 spans[i] = (max(lo, base + (mine[0] << shift)), min(hi, base + ((mine[1] + 1) << shift) - 1))
 
     clock.host("prefix sums", prefix)
+    sort_bits = 0 if exact else (hi - lo).bit_length()
+    if sort_bits and copy_b and digit_bits is None:   # a width given applies to every digit: counted below
+        by_dest = _sort_by_dest(s, writer, clock, on_cards, plans, mines, spans, (base, shift, fused))
+        if by_dest is not None:
+            return by_dest
 
     # 4., 5. local counting passes (below): count the first digit, then one scatter per
     #    digit, each counting the next; each pass reads one bank and writes the other, the
@@ -458,7 +470,6 @@ def _sort_on_cards(cl, s: Spread, writer: _ScatterWriter, digit_bits: int | None
     #    number of digits and in bank B before an odd one. Where every card's keys span less
     #    than 2^31 values the count is also a copy to the other bank (a scatter into one
     #    bin, (key - the card's smallest) >> 31 = 0), so the keys arrive in bank A always
-    sort_bits = 0 if exact else (hi - lo).bit_length()
     copy = writer.wide and all(b - a < 1 << 31 for a, b in spans.values())
     bits = digit_bits or writer.digit_bits(sort_bits, max(p[1] for p in plans.values()), odd_penalty=not copy)
     digits = list(range(0, sort_bits, bits))
@@ -507,8 +518,59 @@ def _sort_on_cards(cl, s: Spread, writer: _ScatterWriter, digit_bits: int | None
     run = SortRun(s, Spread(cards, [plans[c][1] for c in cards], s.dtype, s.payloads, s.pairs), clock.phases, 8, shift,
                   len(digits))
     run.extra.update(fused=fused, card_passes=max(writer.passes.values()), moved_by="cards", digit_bits=bits, copy=copy,
-                     writer_bytes=64 if writer.wide else 4, banks=2 if writer.wide else 1,
+                     writer_bytes=64 if writer.wide else 4, banks=2 if writer.wide else 1, by_dest=False,
                      per_card=_per_card(cards, writer, plans, es))
+    return run
+
+
+def _sort_by_dest(s: Spread, writer: _ScatterWriter, clock: _Clock, on_cards, plans: dict, mines: dict,
+                  spans: dict, partition: tuple[int, int, bool]) -> SortRun | None:
+    """The rest of `_sort_on_cards` where the grouping pass counts every destination's first
+    digit (writers with SORT_STATUS.DEST, sort.hpp's dest_count_plan): grouping, the puts of
+    the keys, then of the counts, then per destination a load of its sources' counts and one
+    scatter per digit (no count pass). The first pass over the keys copied them to bank B:
+    before an odd number of digits the grouping reads that copy and writes bank A, the puts
+    deliver to bank B, and the digits end in the keys' region (bank A). None where the plan
+    is not possible (the caller then counts the first digit on the destinations)."""
+    L, cards, N = LAYOUT, s.cards, len(s.cards)
+    none = (1, 0)
+    plan = _native().sort_dest_plan(writer.max_bits, 0, [mines.get(i, none) for i in range(N)],
+                                    [spans.get(i, none) for i in range(N)])
+    if plan is None:
+        return None
+    first, bits, ndig, dests, bases = plan
+    es, dump, (base, shift, fused) = (8 if s.pairs else 4), L.ranks, partition
+    block = 4 << first                                        # one destination's counts from one source
+    loads = L.recv_keys + L.region   # every source's counts of the destination's first digit
+    odd = ndig % 2 == 1
+    src, send, recv = (L.send_b, L.send_keys, L.recv_b) if odd else (L.keys, L.send_b, L.recv_keys)
+    on_cards("group by card", lambda i, c, k: writer.run(c, src, k, count=(0, 0), scatter=(base, shift, send),
+                                                          dump=dump, count_bits=first, dests=dests))
+    clock.network("scatter", [(c, cards[j], send + es * at, recv + es * there, es * n)
+                              for c in cards for at, j, there, n in plans[c][0]])
+    # after the keys: among their puts these small ones held the keys' puts back by a third
+    clock.network("digit counts", [(c, d, dump + 64 + j * block, loads + i * block, block)
+                                   for i, c in enumerate(cards) for j, d in enumerate(cards)])
+
+    def local(i: int, c: int, k: int) -> int:
+        k = plans[c][1]
+        if not k:
+            return 0
+        ns = writer.run(c, loads, N << first, count=(0, 0), bits=first, load=True)
+        at, sh, b = recv, 0, first
+        for j in range(ndig):
+            dst = L.keys if j + 1 == ndig else (L.recv_keys if at >= L.bank_b else L.send_b)
+            nxt = sh + b
+            ns += writer.run(c, at, k, count=(bases[i], nxt if nxt < 32 else 0), scatter=(bases[i], sh, dst),
+                             bits=b, count_bits=bits)
+            at, sh, b = dst, nxt, bits
+        return ns
+
+    on_cards("local counting", local)
+    run = SortRun(s, Spread(cards, [plans[c][1] for c in cards], s.dtype, s.payloads, s.pairs), clock.phases, 8, shift,
+                  ndig)
+    run.extra.update(fused=fused, card_passes=max(writer.passes.values()), moved_by="cards", digit_bits=bits, first_digit_bits=first,
+                     copy=odd, writer_bytes=64, banks=2, by_dest=True, per_card=_per_card(cards, writer, plans, es))
     return run
 
 

@@ -91,7 +91,7 @@ def test_cpp_moved_by_cards(sort_program: Path, tmp_path: Path, tmp_path_factory
     spec = {"topology": "fullmesh", "cards": 3, "card": str(card), "faults": {"per": 0.01}}
     for args in (("3001", "u32", "1", "0"), ("3001", "u32", "2", "64"), ("3001", "u32", "2", "1"), ("2", "u32"),
                  ("3001", "u32", "3", "40000"), ("3001", "u32", "4", "300")):   # 300 values: one 9-bit digit,
-        # an odd count: the first digit's count copies the keys to bank B
+        # counted by destination in the grouping pass, which reads the range pass's copy in bank B
         out = _run(sort_program, tmp_path, spec, *args, "--move-on-cards")
         assert f"sorted: {args[0]} keys of 4 bytes, 0 wrong" in out and "group by card   card" in out
         assert "host" not in out.replace("prefix sums     host", "")

@@ -74,6 +74,44 @@ def test_writer_passes(scatter_card: Path, pairs: bool) -> None:
     assert n * w / 16 <= cl[0].read_csr("SORT_CYCLES") < n    # a beat (16 words) a cycle at most
 
 
+def test_writer_counts_by_destination_and_loads_counts(scatter_card: Path) -> None:
+    """DEST: the counted bin is (destination << COUNT_BITS) | digit, the destination from the
+    scatter bin and the DESTS bytes, all 2^11 counts in the dump; a BIN_SHIFT of 32 copies;
+    LOAD adds the stream's words to the counters, whose prefix sums the next scatter pass
+    takes, with COUNT_BITS wider than the scatter's bins."""
+    cl = rdma.cluster({"topology": "fullmesh", "cards": 2, "card": str(scatter_card)})
+    assert cl[0].read_csr("SORT_STATUS") >> 12 & 1
+    rng = np.random.default_rng(5)
+    n, send, dump, cnt, out = 3001, 1 << 20, 2 << 20, 3 << 20, 4 << 20
+    keys = rng.integers(0, 1 << 32, n, dtype=np.uint64).astype(np.uint32)
+    cl[0].write(0, keys)
+    last = [40, 40, 200] + [255] * 5                   # destination 1 has no bins, 3 takes 201..255
+    dests = sum(b << 8 * j for j, b in enumerate(last))
+    writer = sort._ScatterWriter(cl, [0], False)
+    try:
+        writer.run(0, 0, n, count=(0, 0), scatter=(0, 32, send), dump=dump)       # a copy
+        assert np.array_equal(np.frombuffer(cl[0].read(send, 4 * n), np.uint32), keys)
+        writer.run(0, send, n, count=(0, 0), scatter=(0, 24, out), dump=dump, count_bits=9, dests=dests)
+        counts = np.frombuffer(cl[0].read(dump + 64, 4 * 2048), np.uint32)
+        dest = np.searchsorted(np.array(last[:3]), keys >> 24, side="left")
+        assert np.array_equal(counts, np.bincount(dest * 512 + (keys & 511), minlength=2048))
+        # the counts of destination 3 as two sources would send them, summed by a LOAD pass
+        mine = keys[dest == 3]
+        halves = [np.bincount(mine[:k] & 511, minlength=512) for k in (500, mine.size)]
+        halves[1] -= halves[0]
+        cl[0].write(cnt, np.concatenate(halves).astype(np.uint32))
+        cl[0].write(send, mine)
+        writer.run(0, cnt, 1024, count=(0, 0), bits=9, load=True)
+        assert writer.passes[0] == 2                    # a load is no pass over the keys
+        writer.run(0, send, mine.size, count=(0, 9), scatter=(0, 0, out), bits=9, count_bits=11, dump=dump)
+    finally:
+        writer.close()
+    got = np.frombuffer(cl[0].read(out, 4 * mine.size), np.uint32)
+    assert np.array_equal(got, mine[np.argsort(mine & 511, kind="stable")])
+    counts = np.frombuffer(cl[0].read(dump + 64, 4 * 2048), np.uint32)
+    assert np.array_equal(counts, np.bincount((mine >> 9) & 2047, minlength=2048))
+
+
 def test_writer_refuses_extra_words_and_steps_aside(scatter_card: Path) -> None:
     """Words past N are dropped and reported (never a hang); disabled, the RX engine
     writes as usual."""
@@ -113,7 +151,9 @@ def test_sort_moved_by_cards(scatter_card: Path, cards: int) -> None:
             _moved_by_cards(run)
         if kind in ("random", "sorted", "reverse"):   # full range: the range pass gave the histogram
             assert run.extra["fused"] and "histogram" not in [p.name for p in run.phases]
-            assert run.extra["card_passes"] == 7 and run.local_passes == 4
+            # the grouping counted the first digit by destination: range, group, 3 digits (A = 6)
+            assert run.extra["by_dest"] and run.extra["first_digit_bits"] == 11 - (cards - 1).bit_length()
+            assert run.extra["card_passes"] == 5 and run.local_passes == 3
     if cards == 4:   # every kind above; the sizes and narrow ranges below on 2 cards (and 8 in the slow suite)
         return
     for n in (1, 7, 2 * cards - 1, 4097):   # sizes that are multiples of nothing, fewer keys than cards
@@ -157,8 +197,9 @@ def test_wide_digits_and_banks(scatter_card: Path) -> None:
     half = zipf.size // 2
     grouped = np.frombuffer(cl[0].read(sort.LAYOUT.send_keys, 4 * half), np.uint32)
     assert np.array_equal(np.sort(grouped), np.sort(zipf[:half])) and np.all(np.diff(grouped >> 24) >= 0)
-    # the width chosen by default at this size: 4 digits of 8 bits (3 of 11 flush more bins)
-    assert sort.sort(cl, keys, counting="card").local_passes == 4
+    # by default the grouping counts the first digit by destination: 10 bits on 2 cards, then 11
+    run = sort.sort(cl, keys, counting="card")
+    assert run.extra["by_dest"] and (run.extra["first_digit_bits"], run.local_passes) == (10, 3)
     run = _check(cl3, keys, with_payloads=True, counting="card", digit_bits=11)
     assert run.local_passes == 3 and run.output.pairs and run.extra["copy"]
     for kind in ("sorted", "reverse", "few"):   # the copy with pairs, and odd sizes
@@ -263,7 +304,8 @@ def test_bench_on_scatter_cards(scatter_card: Path, tmp_path: Path) -> None:
                  "--json", str(out), "--no-progress"]) == 0
     (r,) = json.loads(out.read_text())["runs"]
     assert r["correct"] and r["moved_by"] == "cards" and r["fused"]
-    assert r["model"]["A"] == 8 and r["model"]["W_bytes"] == 64 and r["digit_bits"] == 8
+    # range, group (counting the first digit by destination), 3 digits and the network scatter
+    assert r["model"]["A"] == 6 and r["model"]["W_bytes"] == 64 and r["digit_bits"] == 11
     assert r["phases"]["local counting"]["where"] == "card" and r["phases"]["prefix sums"]["where"] == "host"
     assert 0 < r["gbps"] < r["model_gbps"]
     # several sizes, per-card use of memory and links, and the figures at a larger size

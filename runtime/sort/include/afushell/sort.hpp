@@ -399,6 +399,7 @@ class ScatterWriter {
             afuShellRDMACardReadCSR(cl_, int(c), AFUSHELL_SORT_STATUS, &status);
             const int bits = int(status >> 8) & 0xF;  // 0: a writer of a key a cycle, 256 bins
             max_bits = c == 0 ? bits : std::min(max_bits, bits);
+            dest = (c == 0 || dest) && (status >> 12 & 1);  // counts by destination, loads counts
         }
         return "";
     }
@@ -406,13 +407,19 @@ class ScatterWriter {
     int digit_bits(int sort_bits, uint64_t elements, bool odd_penalty = true) const {
         return choose_digit_bits(max_bits, pairs_, sort_bits, elements, odd_penalty);
     }
-    // "" or what went wrong; adds the pass's ns to ns
+    // "" or what went wrong; adds the pass's ns to ns. A scatter shift of 32: every key in one
+    // bin (a copy); count_bits: the counted bins' width where it differs from bits; dests
+    // (SORT_DESTS): count by destination; load: the n words at src are counts to add to the
+    // card's counters (no pass over the keys)
     std::string run(int c, uint64_t src, uint64_t n, uint32_t count_lo, int count_sh, Scatter sc, uint64_t dump,
-                    uint64_t &ns, int bits = 8) {
+                    uint64_t &ns, int bits = 8, int count_bits = 0, const uint64_t *dests = nullptr, bool load = false) {
         auto w = [&](uint32_t off, uint64_t v) { afuShellRDMACardWriteCSR(cl_, c, off, v); };
-        w(AFUSHELL_SORT_CFG, 1 | (sc.on ? 2 : 0) | (dump ? 4 : 0) | (pairs_ ? 8 : 0));
+        const bool pairs = pairs_ && !load;
+        w(AFUSHELL_SORT_CFG, 1 | (sc.on ? 2 : 0) | (dump ? 4 : 0) | (pairs ? 8 : 0) | (dests ? 16 : 0) | (load ? 32 : 0));
         w(AFUSHELL_SORT_BINS, uint64_t(sc.lo) | uint64_t(count_lo) << 32);
-        w(AFUSHELL_SORT_SHIFT, uint64_t(sc.sh) | uint64_t(count_sh) << 8 | uint64_t(max_bits ? bits : 0) << 16);
+        w(AFUSHELL_SORT_SHIFT, uint64_t(sc.sh) | uint64_t(count_sh) << 8 | uint64_t(max_bits ? bits : 0) << 16 |
+                                   uint64_t(count_bits) << 20);
+        if (dests) w(AFUSHELL_SORT_DESTS, *dests);
         w(AFUSHELL_SORT_DST, sc.dst);
         w(AFUSHELL_SORT_HIST, dump);
         w(AFUSHELL_SORT_N, n);
@@ -420,7 +427,7 @@ class ScatterWriter {
         uint64_t t0 = afuShellRDMACycles(cl_), status = 0, took = 0;
         if (n) {  // the RX destination is not written: the writer takes the stream
             void *a = reinterpret_cast<void *>(uintptr_t(src));
-            if (afuShellDMATransferH(h_[c], a, a, (pairs_ ? 8 : 4) * n, F2F) || afuShellElapsedNs(h_[c], &took)) {
+            if (afuShellDMATransferH(h_[c], a, a, (pairs ? 8 : 4) * n, F2F) || afuShellElapsedNs(h_[c], &took)) {
                 w(AFUSHELL_SORT_CFG, 0);  // the RX engine writes as usual again
                 return "the pass's DMA failed on card " + std::to_string(c) + ": " + afuShellLastError();
             }
@@ -437,7 +444,7 @@ class ScatterWriter {
             return "card " + std::to_string(c) + "'s scatter writer took " + std::to_string(status >> 32) +
                    " keys of " + std::to_string(n);
         ns += n ? took : uint64_t((afuShellRDMACycles(cl_) - t0) * 1e3 / afuShellRDMAClockMHz(cl_));
-        passes[c]++;
+        passes[c] += !load;
         return "";
     }
 
@@ -449,6 +456,7 @@ class ScatterWriter {
   public:
     std::vector<int> passes;  // passes over the keys per card
     int max_bits = 0;         // the widest digit of every card's writer (0: a key a cycle, 8 bits)
+    bool dest = false;        // every card's writer counts by destination (SORT_STATUS.DEST)
 };
 
 // The smallest shift that puts [lo, hi] into 2^bits bins (key >> shift) - (lo >> shift).
@@ -458,6 +466,51 @@ inline int aligned_shift(uint64_t lo, uint64_t hi, int bits) {
     return sh;
 }
 
+// The first local digit counted by destination (writers with SORT_STATUS.DEST): the grouping
+// pass counts bin (destination << first) | (key & (2^first - 1)) in the writer's 2^max_bits
+// counters and dumps them; each destination sums its sources' counts of its first digit
+// into its counters (a LOAD pass over N * 2^first words) instead of counting its keys in a
+// pass of their own. A destination's digits are of key - base, base being its smallest key
+// with the low `first` bits cleared, so its first digit is key & (2^first - 1) on every
+// source; the others are of `bits` (digit_bits, or as few passes of up to max_bits as
+// cover the widest destination's keys). Consecutive bins go to a destination, so byte j of
+// `dests` (SORT_DESTS) is destination j's last bin. first = 0 where it is not possible: more
+// than 9 cards, a first digit under 4 bits, or card 0 without bins.
+struct DestCount {
+    int first = 0;                // the first digit's bits
+    int bits = 0;                 // the other digits' bits
+    int digits = 0;               // local passes
+    uint64_t dests = ~0ull;       // SORT_DESTS
+    std::vector<uint64_t> base;   // per card
+};
+
+inline DestCount dest_count_plan(int max_bits, int digit_bits, const std::vector<std::pair<uint64_t, uint64_t>> &bins,
+                                 const std::vector<std::pair<uint64_t, uint64_t>> &keys) {
+    DestCount p;
+    const int N = int(bins.size());
+    if (N < 1 || N > 9 || max_bits < 8 || keys.size() != bins.size()) return p;
+    const int first = std::min(digit_bits ? digit_bits : max_bits, max_bits - bit_length(uint64_t(N - 1)));
+    if (first < 4 || bins[0].first > bins[0].second) return p;
+    uint64_t last = 0;
+    for (int j = 0; j + 1 < N; ++j) {   // a destination without bins ends where the one before it does
+        if (bins[j].first <= bins[j].second) last = bins[j].second;
+        p.dests = (p.dests & ~(uint64_t(0xFF) << 8 * j)) | (last & 0xFF) << 8 * j;
+    }
+    int widest = 0;
+    p.base.assign(N, 0);
+    for (int c = 0; c < N; ++c) {
+        if (keys[c].first > keys[c].second) continue;
+        p.base[c] = keys[c].first >> first << first;
+        widest = std::max(widest, bit_length(keys[c].second - p.base[c]));
+    }
+    const int rest = std::max(0, widest - first), step = digit_bits ? digit_bits : max_bits;
+    const int more = (rest + step - 1) / step;
+    p.bits = more ? (rest + more - 1) / more : step;
+    p.digits = 1 + more;
+    p.first = first;
+    return p;
+}
+
 }  // namespace sort_detail
 
 // Sorts uint32 keys[0..n) (and payloads, which may be null) over every card of a cluster of
@@ -465,7 +518,8 @@ inline int aligned_shift(uint64_t lo, uint64_t hi, int bits) {
 // (key, payload) pair (docs/sort.md, "The scatter writer"): per
 // card a range pass (which counts the top digit too; a histogram pass follows when the keys
 // span fewer of its values), a grouping pass by destination, the RDMA puts, a count of the
-// first digit and one scatter per digit (each counting the next digit; digits of 8 bits, or
+// first digit (on writers with SORT_STATUS.DEST the grouping counts it by destination and
+// the destinations load those counts instead, dest_count_plan) and one scatter per digit (each counting the next digit; digits of 8 bits, or
 // up to the writer's MAX_BITS where that takes fewer cycles), the passes alternating DDR
 // banks on writers of a beat a cycle. The host computes the prefix sums from the exchanged
 // counts and issues the passes and the puts. key_range, where given: every key is known to
@@ -515,6 +569,10 @@ inline SortResult distributed_sort_on_cards(afu_rdma_cluster cl, const uint32_t 
         return puts;
     };
     const ScatterWriter::Scatter none;
+    const uint64_t bank_b = uint64_t(1) << 32;
+    // writers that count by destination copy the keys to bank B in the first pass over them
+    // (a scatter into one bin), for a grouping pass from bank B before an odd number of digits
+    const ScatterWriter::Scatter copy_b = writer.dest ? ScatterWriter::Scatter{true, 0, 32, bank_b} : none;
     std::pair<uint64_t, uint64_t> range;
     if (key_range) {  // the caller knows the range: no range pass, no range exchange
         r.counts.assign(N, 0);
@@ -523,7 +581,7 @@ inline SortResult distributed_sort_on_cards(afu_rdma_cluster cl, const uint32_t 
         range = *key_range;
     } else {
         if (std::string e = on_cards("range", [&](int c, uint64_t &ns) {
-                return writer.run(c, 0, part[c], 0, top, none, dump, ns); }); !e.empty())
+                return writer.run(c, 0, part[c], 0, top, copy_b, dump, ns); }); !e.empty())
             return fail(e);
         if ((r.code = clock.network("range exchange", to_all(dump, counts_at, 16)))) return r;
         range = begin_result(cl, N, counts_at, r, out_keys, out_payloads);
@@ -534,7 +592,8 @@ inline SortResult distributed_sort_on_cards(afu_rdma_cluster cl, const uint32_t 
     const uint32_t base = shift == top ? 0 : uint32_t(lo >> shift << shift);  // bins (k - base) >> shift
     if (key_range || shift != top)  // the range pass's counts are the partition's only with the top digit
         if (std::string e = on_cards("histogram", [&](int c, uint64_t &ns) {
-                return writer.run(c, 0, part[c], base, shift, none, dump, ns); }); !e.empty())
+                return writer.run(c, 0, part[c], base, shift, key_range && shift ? copy_b : none, dump, ns); });
+            !e.empty())
             return fail(e);
     for (int c = 0; key_range && c < N; ++c) {  // the histogram pass found every card's range beside the counts
         const auto mm = read<uint64_t>(cl, c, dump, 2);
@@ -546,11 +605,11 @@ inline SortResult distributed_sort_on_cards(afu_rdma_cluster cl, const uint32_t 
     const bool exact = shift == 0;
     std::vector<std::vector<Put>> pieces(N);
     std::vector<uint64_t> received(N);
-    std::vector<std::pair<uint64_t, uint64_t>> spans(N);  // the keys' range each card receives
+    std::vector<std::pair<uint64_t, uint64_t>> spans(N), bins(N);  // the keys' range each card receives, its bins
     clock.host("prefix sums", [&] {
         for (int c = 0; c < N; ++c) {
             received[c] = plan(read<uint32_t>(cl, c, hist_at, B * N), N, c, exact, pieces[c], &spans[c]);
-            const auto [b0, b1] = spans[c];
+            const auto [b0, b1] = bins[c] = spans[c];
             spans[c] = b0 > b1 ? std::make_pair(uint64_t(1), uint64_t(0))
                                : std::make_pair(std::max<uint64_t>(lo, base + (b0 << shift)),
                                                 std::min<uint64_t>(hi, base + ((b1 + 1) << shift) - 1));
@@ -564,8 +623,56 @@ inline SortResult distributed_sort_on_cards(afu_rdma_cluster cl, const uint32_t 
     // digit's count copies the keys to bank B (every card's keys spanning under 2^31
     // values: a scatter into one bin), as in spgen.sort.
     const bool wide = writer.max_bits > 0;
-    const uint64_t bank_b = uint64_t(1) << 32;
     const int sort_bits = exact ? 0 : bit_length(hi - lo);
+    // The grouping pass counts every destination's first digit (dest_count_plan): grouping,
+    // the puts of the keys, then of the counts, then per destination a load of its sources'
+    // counts and one scatter per digit. Before an odd number of digits the grouping reads the
+    // copy in bank B and writes bank A, the puts deliver to bank B; as in spgen.sort.
+    auto collect = [&] {  // the result from every card's keys' region
+        for (int c = 0; c < N; ++c) {
+            r.counts[c] = received[c];
+            auto k = read<uint32_t>(cl, c, 0, received[c] * es / 4);
+            for (uint64_t i = 0; i < k.size(); i += es / 4) {
+                out_keys.push_back(k[i]);
+                if (payloads && out_payloads) out_payloads->push_back(k[i + 1]);
+            }
+        }
+        return r;
+    };
+    const DestCount dc = writer.dest && sort_bits ? dest_count_plan(writer.max_bits, 0, bins, spans) : DestCount();
+    if (dc.first) {
+        const bool odd = dc.digits % 2;
+        const uint64_t from = odd ? bank_b : 0, send = odd ? 3 * R : bank_b, to = odd ? bank_b + R : 5 * R;
+        const uint64_t block = uint64_t(4) << dc.first, loads = 6 * R;
+        if (std::string e = on_cards("group by card", [&](int c, uint64_t &ns) {
+                return writer.run(c, from, part[c], 0, 0, {true, base, shift, send}, dump, ns, 8, dc.first, &dc.dests); });
+            !e.empty())
+            return fail(e);
+        std::vector<Put> puts;
+        for (int c = 0; c < N; ++c)
+            for (const Put &p : pieces[c]) puts.push_back({c, p.dst, send + es * p.local, to + es * p.remote, es * p.bytes});
+        if ((r.code = clock.network("scatter", puts))) return r;
+        // every destination's counts of its first digit, after the keys (among their puts
+        // these small ones held the keys' puts back by a third)
+        puts.clear();
+        for (int c = 0; c < N; ++c)
+            for (int d = 0; d < N; ++d) puts.push_back({c, d, dump + 64 + d * block, loads + c * block, block});
+        if ((r.code = clock.network("digit counts", puts))) return r;
+        if (std::string e = on_cards("local counting", [&](int c, uint64_t &ns) {
+                const uint64_t k = received[c];
+                if (!k) return std::string();
+                std::string e = writer.run(c, loads, uint64_t(N) << dc.first, 0, 0, none, 0, ns, dc.first, 0, nullptr, true);
+                uint64_t at = to;
+                const uint32_t b = uint32_t(dc.base[c]);
+                for (int j = 0, sh = 0, w = dc.first; j < dc.digits && e.empty(); ++j, sh += w, w = dc.bits) {
+                    const uint64_t dst = j + 1 == dc.digits ? 0 : at >= bank_b ? 5 * R : bank_b;
+                    e = writer.run(c, at, k, b, sh + w < 32 ? sh + w : 0, {true, b, sh, dst}, 0, ns, w, dc.bits);
+                    at = dst;
+                }
+                return e; }); !e.empty())
+            return fail(e);
+        return collect();
+    }
     bool copy = wide && !exact;
     for (const auto &[a, b] : spans) copy = copy && (a > b || b - a < (uint64_t(1) << 31));
     const int bits = writer.digit_bits(sort_bits, *std::max_element(received.begin(), received.end()), !copy);
@@ -597,15 +704,7 @@ inline SortResult distributed_sort_on_cards(afu_rdma_cluster cl, const uint32_t 
             }
             return e; }); !e.empty())
         return fail(e);
-    for (int c = 0; c < N; ++c) {
-        r.counts[c] = received[c];
-        auto k = read<uint32_t>(cl, c, 0, received[c] * es / 4);
-        for (uint64_t i = 0; i < k.size(); i += es / 4) {
-            out_keys.push_back(k[i]);
-            if (payloads && out_payloads) out_payloads->push_back(k[i + 1]);
-        }
-    }
-    return r;
+    return collect();
 }
 
 }  // namespace afushell
