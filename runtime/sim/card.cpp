@@ -386,6 +386,12 @@ uint64_t Card::host_cycle() {
     return det_ ? lane_locked().cursor : host_write_at_;
 }
 
+uint64_t Card::host_arrival() {
+    std::lock_guard<std::mutex> g(m_);
+    if (det_) return lane_locked().last_at;
+    return mmio_in_.empty() ? now_cycles() : mmio_in_.back().at;
+}
+
 uint64_t Card::host_now() {
     std::lock_guard<std::mutex> g(m_);
     return det_ ? lane_locked().cursor : now_cycles();

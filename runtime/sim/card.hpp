@@ -70,6 +70,7 @@ public:
     /// clock that saw it, while the clock stands at or before it)
     void user_wake_at(uint64_t cycle);
     uint64_t host_now();                // the calling lane's cursor (cycles)
+    uint64_t host_arrival();            // the cycle the calling lane's latest MMIO access reaches the card
     /// the calling lane's cursor is at least `cycle` plus the issue cost of `writes` MMIO writes
     void host_sync(uint64_t cycle, unsigned writes = 0);
     void host_sleep(uint64_t cycles);   // the calling lane spends `cycles` while the card runs

@@ -81,6 +81,9 @@ public:
     uint64_t now() const { return cyc_; }
     double clock_mhz() const { return prm_.clock_mhz; }
     uint64_t mem_bytes() const { return 2ull << 32; }
+    /// The host's last reduction number (REDUCE_CFG.SID, cluster_reduce.cpp): each new
+    /// reduction takes the next, so no card needs to be asked which are in use.
+    uint64_t reduce_sid = 0;
     bool mem(int c, uint64_t addr, void* buf, uint64_t n, bool write);
 
     /// Queue an operation on card c's driver; returns its handle (a code at once in

@@ -2,6 +2,7 @@
 #include "cluster_reduce.hpp"
 
 #include <algorithm>
+#include <initializer_list>
 #include <set>
 #include <sstream>
 
@@ -36,12 +37,18 @@ std::string where_stuck(RtlCluster& cl, const Reduction& r) {
     return o.str();
 }
 
-// One CSR of every card of the chain, read in parallel (posted reads, one round trip).
-std::vector<uint64_t> read_all(RtlCluster& cl, const std::vector<int>& chain, uint32_t addr) {
-    std::vector<uint64_t> ids(chain.size()), v(chain.size());
-    for (size_t k = 0; k < chain.size(); ++k) ids[k] = cl.card(chain[k])->post_read(addr);
-    for (size_t k = 0; k < chain.size(); ++k)
-        while (!cl.card(chain[k])->read_result(ids[k], &v[k])) cl.step();
+// CSRs of every card of the chain, all read in parallel (posted reads, one round trip):
+// v[a * chain.size() + k] is addrs[a] of chain[k].
+std::vector<uint64_t> read_all(RtlCluster& cl, const std::vector<int>& chain, std::initializer_list<uint32_t> addrs) {
+    const size_t n = chain.size();
+    std::vector<uint64_t> ids(n * addrs.size()), v(ids.size());
+    size_t a = 0;
+    for (uint32_t addr : addrs) {
+        for (size_t k = 0; k < n; ++k) ids[a * n + k] = cl.card(chain[k])->post_read(addr);
+        ++a;
+    }
+    for (size_t i = 0; i < ids.size(); ++i)
+        while (!cl.card(chain[i % n])->read_result(ids[i], &v[i])) cl.step();
     return v;
 }
 
@@ -114,22 +121,27 @@ Reduction start_reduce(RtlCluster& cl, const ReduceSpec& s) {
         finish(cl, r, code, why);
         return r;
     }
-    // a new reduction number, the same on every card: the next after the highest in use,
-    // so words of an aborted reduction still in flight are not taken for this one's
-    uint64_t sid = 0;
-    for (uint64_t cfg : read_all(cl, s.chain, AFUSHELL_REDUCE_CFG))
-        sid = std::max(sid, field(cfg, AFUSHELL_REDUCE_CFG_SID_MASK, AFUSHELL_REDUCE_CFG_SID_SHIFT));
-    sid = (sid + 1) & (AFUSHELL_REDUCE_CFG_SID_MASK >> AFUSHELL_REDUCE_CFG_SID_SHIFT);
-    // bind and start every card but the first; a read of each of them (in parallel, behind
-    // its writes) confirms they are bound before the first card starts sending sums
-    for (size_t k = n; k-- > 1;) program_reduce(*cl.card(s.chain[k]), s, k, sid);
-    std::vector<uint64_t> ids(n);
-    for (size_t j = 1; j < n; ++j) ids[j] = cl.card(s.chain[j])->post_read(AFUSHELL_REDUCE_STATUS);
-    for (size_t j = 1; j < n; ++j) {
-        uint64_t v = 0;
-        while (!cl.card(s.chain[j])->read_result(ids[j], &v)) cl.step();
+    // a new reduction number, the same on every card: the host's next (it numbers every
+    // reduction it starts), so words of an aborted reduction still in flight are not taken
+    // for this one's; kept by the host, it costs no read of the cards
+    const uint64_t sid_mask = AFUSHELL_REDUCE_CFG_SID_MASK >> AFUSHELL_REDUCE_CFG_SID_SHIFT;
+    cl.reduce_sid = (cl.reduce_sid + 1) & sid_mask;
+    if (cl.reduce_sid == 0) cl.reduce_sid = 1;
+    const uint64_t sid = cl.reduce_sid;
+    // bind and start every card but the first, then the first, all posted writes without a
+    // round trip between them: the first card's START reaches it no earlier than the others'
+    // (should a card's earlier MMIO traffic hold its writes back, the first waits for them),
+    // and its first sums need a hop to arrive, so every card is bound before they do
+    uint64_t bound = 0;
+    for (size_t k = n; k-- > 1;) {
+        Card& c = *cl.card(s.chain[k]);
+        program_reduce(c, s, k, sid);
+        bound = std::max(bound, c.host_arrival());
     }
-    program_reduce(*cl.card(s.chain[0]), s, 0, sid);
+    Card& first = *cl.card(s.chain[0]);
+    const uint64_t latency = uint64_t(first.params().cycles(first.params().mmio_write_latency_ns));
+    while (std::max(first.host_now(), cl.now()) + latency < bound) cl.step();
+    program_reduce(first, s, 0, sid);
     r.deadline = reduce_deadline(cl, s);
     return r;
 }
@@ -137,12 +149,10 @@ Reduction start_reduce(RtlCluster& cl, const ReduceSpec& s) {
 int poll_reduce(RtlCluster& cl, Reduction& r) {
     if (r.code != RTL_PENDING) return r.code;
     const size_t n = r.spec.chain.size();
-    // the last card finishes last (an allreduce: the first, the result's last stop): the
-    // others are read, all at once, once it is done
-    const size_t end = r.spec.all ? 0 : n - 1;
-    const uint64_t st_end = cl.csr_read(r.spec.chain[end], AFUSHELL_REDUCE_STATUS);
-    if (!(st_end & (AFUSHELL_REDUCE_STATUS_DONE_MASK | AFUSHELL_REDUCE_STATUS_RX_OVERFLOW_MASK))) return RTL_PENDING;
-    const std::vector<uint64_t> st = read_all(cl, r.spec.chain, AFUSHELL_REDUCE_STATUS);
+    // every card's status and stall counters in one round trip: the poll that finds them all
+    // done ends the reduction
+    const std::vector<uint64_t> v = read_all(cl, r.spec.chain, {AFUSHELL_REDUCE_STATUS, AFUSHELL_REDUCE_STALLS});
+    const std::vector<uint64_t> st(v.begin(), v.begin() + long(n)), stalls(v.begin() + long(n), v.end());
     bool all_done = true;
     for (size_t k = 0; k < n; ++k) {
         const int c = r.spec.chain[k];
@@ -164,7 +174,6 @@ int poll_reduce(RtlCluster& cl, Reduction& r) {
     if (!all_done) return RTL_PENDING;
     r.done = cl.now();
     r.cards.resize(n);
-    const std::vector<uint64_t> stalls = read_all(cl, r.spec.chain, AFUSHELL_REDUCE_STALLS);
     for (size_t k = 0; k < n; ++k) {
         r.cards[k].words = field(st[k], AFUSHELL_REDUCE_STATUS_WORDS_MASK, AFUSHELL_REDUCE_STATUS_WORDS_SHIFT);
         r.cards[k].in_stalls = field(stalls[k], AFUSHELL_REDUCE_STALLS_IN_MASK, AFUSHELL_REDUCE_STALLS_IN_SHIFT);

@@ -3,7 +3,8 @@
 // sums arriving from the previous card and sends the sums on; the last card writes the
 // result to its memory; an allreduce streams the result back along the chain while the sums
 // still flow, every card writing it (REDUCE_CFG.ALL). The host side only touches CSRs, on the cluster clock: it binds
-// and starts the chain (the first card once the others are bound), and polls REDUCE_STATUS.
+// and starts the chain with posted writes alone (the first card's START reaching it no earlier
+// than the others'), and polls every card's REDUCE_STATUS and REDUCE_STALLS in one round trip.
 #pragma once
 #include <cstdint>
 #include <string>

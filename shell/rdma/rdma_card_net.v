@@ -1,5 +1,6 @@
 // The network side of one card: the router joined to P link ports and to the local
-// engine's injection (VC 0) and ejection ports.
+// engine's injection (VC 0) and ejection ports; with LOCALS = 2 also to a second local port
+// (inj2 / ej2: the STREAM2 and CREDIT2 packets of an endpoint of its own).
 `default_nettype none
 module rdma_card_net #(
     parameter integer P = 4,
@@ -7,7 +8,8 @@ module rdma_card_net #(
     parameter integer VC_BUF = 4,
     parameter integer TIMEOUT = 512,
     parameter integer LANES = 1,      // 32-bit words per beat, everywhere (rdma_link_tx)
-    parameter integer MAX_WORDS = 16  // largest payload: 16, or up to 256 with bulk packets
+    parameter integer MAX_WORDS = 16, // largest payload: 16, or up to 256 with bulk packets
+    parameter integer LOCALS = 1      // local ports: 1, or 2 (inj2 / ej2 in use)
 ) (
     input  wire            clk,
     input  wire            rst,
@@ -25,6 +27,15 @@ module rdma_card_net #(
     input  wire            ej_ready,
     output wire [32*LANES-1:0] ej_data,
     output wire            ej_last,
+    // the second local port (LOCALS = 2; else never valid, never ready)
+    input  wire            inj2_valid,
+    output wire            inj2_ready,
+    input  wire [32*LANES-1:0] inj2_data,
+    input  wire            inj2_last,
+    output wire            ej2_valid,
+    input  wire            ej2_ready,
+    output wire [32*LANES-1:0] ej2_data,
+    output wire            ej2_last,
     // cables
     output wire [P-1:0]    link_out_valid,
     output wire [32*LANES*P-1:0] link_out_data,
@@ -39,7 +50,7 @@ module rdma_card_net #(
     output wire [256*P-1:0] link_dbg,
     output wire [63:0]     router_dbg
 );
-    localparam integer N = P + 1;
+    localparam integer N = P + LOCALS;
     wire [2*N-1:0]  in_avail;
     localparam integer DW = 32 * LANES;
     wire [32*N-1:0] in_head0, in_head1;
@@ -89,12 +100,43 @@ module rdma_card_net #(
     wire unused_sel = in_sel_vc[P];  // the engine port has VC 0 only
     wire unused_blocked = out_blocked[P];  // the engine port always takes
     /* verilator lint_on UNUSEDSIGNAL */
+    generate
+        if (LOCALS > 1) begin : g_local2
+            // the second local port, as the first: VC 0, drained by its endpoint
+            assign in_avail[2 * (P + 1) +: 2] = {1'b0, inj2_valid};
+            assign in_head0[32 * (P + 1) +: 32] = inj2_data[31:0];
+            assign in_head1[32 * (P + 1) +: 32] = 32'd0;
+            assign in_valid[P + 1] = inj2_valid;
+            assign in_data[DW * (P + 1) +: DW] = inj2_data;
+            assign in_last[P + 1] = inj2_last;
+            assign inj2_ready = in_ready[P + 1];
+            assign ej2_valid = out_valid[P + 1];
+            assign ej2_data = out_data[DW * (P + 1) +: DW];
+            assign ej2_last = out_last[P + 1];
+            assign out_ready[P + 1] = ej2_ready;
+            assign out_can_take[2 * (P + 1) +: 2] = 2'b11;
+            /* verilator lint_off UNUSEDSIGNAL */
+            wire unused_local2 = &{1'b0, in_sel_vc[P + 1], out_blocked[P + 1]};
+            /* verilator lint_on UNUSEDSIGNAL */
+        end else begin : g_local1
+            assign inj2_ready = 1'b0;
+            assign ej2_valid = 1'b0;
+            assign ej2_data = {DW{1'b0}};
+            assign ej2_last = 1'b0;
+            /* verilator lint_off UNUSEDSIGNAL */
+            wire unused_local2 = &{1'b0, inj2_valid, inj2_data, inj2_last, ej2_ready};
+            /* verilator lint_on UNUSEDSIGNAL */
+        end
+    endgenerate
 
-    rdma_router #(.P(P), .LANES(LANES)) u_router (
+    rdma_router #(.P(P), .LANES(LANES), .LOCALS(LOCALS)) u_router (
         .clk(clk), .rst(rst), .cfg_we(cfg_we), .cfg_addr(cfg_addr), .cfg_port(cfg_port), .port_dim(port_dim),
         .port_dateline(port_dateline), .in_avail(in_avail), .in_head0(in_head0), .in_head1(in_head1),
         .in_sel_vc(in_sel_vc), .in_valid(in_valid), .in_ready(in_ready), .in_data(in_data), .in_last(in_last),
         .out_valid(out_valid), .out_ready(out_ready), .out_data(out_data), .out_last(out_last),
         .out_can_take(out_can_take), .out_blocked(out_blocked), .dbg(router_dbg));
+    initial begin
+        if (LOCALS < 1 || LOCALS > 2) $error("%m: LOCALS=%0d must be 1 or 2", LOCALS);
+    end
 endmodule
 `default_nettype wire

@@ -4,8 +4,8 @@
 // the ready of a width converter in a wide node), the rest to the engine. Beats of LANES
 // words, the header in lane 0 of the first. With BY_SID the same mux splits the stream side
 // of a wide port between two endpoint pairs by a bit of the stream id (SID_BIT; the control
-// word, lane 1 of the first beat): bit 7 a = the cascade's stream, b = the reductions'; bit 6
-// among those a = the sums', b = an allreduce's result.
+// word, lane 1 of the first beat): bit 7 a = the cascade's stream, b = the reductions' sums
+// (an allreduce's result has the router's second local port).
 `default_nettype none
 module rdma_local_mux #(
     parameter integer LANES = 1,  // 32-bit words per beat

@@ -9,41 +9,46 @@
 // input and output until its last word (beat: LANES words; the header is lane 0 of the
 // first). With LANES > 1 a granted packet's first beat passes in its grant cycle, so an
 // output moves a beat every cycle even when packets are one or two beats long.
+// With LOCALS = 2 the card has a second local port (index P + 1): packets the table sends to
+// the card itself go there when their type is STREAM2 or CREDIT2, so two streams can enter
+// and leave the card at the line at once (an allreduce's sums and result each need nearly
+// half of a local port's beats).
 `default_nettype none
 module rdma_router #(
     parameter integer P = 4,     // link ports
-    parameter integer LANES = 1  // 32-bit words per beat
+    parameter integer LANES = 1, // 32-bit words per beat
+    parameter integer LOCALS = 1 // local ports: P (and P + 1: STREAM2 / CREDIT2 packets)
 ) (
     input  wire                clk,
     input  wire                rst,
-    // configuration: table[cfg_addr] <= cfg_port (P = the local engine, > P = no route)
+    // configuration: table[cfg_addr] <= cfg_port (P = this card, > P = no route)
     input  wire                cfg_we,
     input  wire [5:0]          cfg_addr,
     input  wire [3:0]          cfg_port,
     input  wire [2*P-1:0]      port_dim,       // dimension of each link port (3 = none)
     input  wire [P-1:0]        port_dateline,  // the link out of this port crosses a dateline
-    // inputs: P link receivers + the local engine
-    input  wire [2*(P+1)-1:0]  in_avail,
-    input  wire [32*(P+1)-1:0] in_head0,
-    input  wire [32*(P+1)-1:0] in_head1,
-    output reg  [P:0]          in_sel_vc,
-    input  wire [P:0]          in_valid,
-    output reg  [P:0]          in_ready,
-    input  wire [32*LANES*(P+1)-1:0] in_data,
-    input  wire [P:0]          in_last,
-    // outputs: P link senders + the local engine
-    output reg  [P:0]          out_valid,
-    input  wire [P:0]          out_ready,
-    output reg  [32*LANES*(P+1)-1:0] out_data,
-    output reg  [P:0]          out_last,
-    input  wire [2*(P+1)-1:0]  out_can_take,  // per output and VC: credit and window now
+    // inputs: P link receivers + the local ports
+    input  wire [2*(P+LOCALS)-1:0]  in_avail,
+    input  wire [32*(P+LOCALS)-1:0] in_head0,
+    input  wire [32*(P+LOCALS)-1:0] in_head1,
+    output reg  [P+LOCALS-1:0]      in_sel_vc,
+    input  wire [P+LOCALS-1:0]      in_valid,
+    output reg  [P+LOCALS-1:0]      in_ready,
+    input  wire [32*LANES*(P+LOCALS)-1:0] in_data,
+    input  wire [P+LOCALS-1:0]      in_last,
+    // outputs: P link senders + the local ports
+    output reg  [P+LOCALS-1:0]      out_valid,
+    input  wire [P+LOCALS-1:0]      out_ready,
+    output reg  [32*LANES*(P+LOCALS)-1:0] out_data,
+    output reg  [P+LOCALS-1:0]      out_last,
+    input  wire [2*(P+LOCALS)-1:0]  out_can_take,  // per output and VC: credit and window now
     // debug: an idle output with a packet waiting for it that its link cannot take now
     // (no credit or a full replay window), and the crossbar's state (RDMA_ROUTER_STATE)
-    output reg  [P:0]          out_blocked,
+    output reg  [P+LOCALS-1:0]      out_blocked,
     output wire [63:0]         dbg
 );
     `include "rdma_packet.vh"
-    localparam integer N = P + 1;
+    localparam integer N = P + LOCALS;
     localparam integer IB = $clog2(N);  // input index width: exactly the index of [P:0] (N >= 2)
     localparam integer DW = 32 * LANES;
     localparam integer FAST = LANES > 1 ? 1 : 0;  // pass the first beat in the grant cycle
@@ -63,6 +68,11 @@ module rdma_router #(
     integer o, k, s, i, v, nx;
     reg [N-1:0] taken;
     reg [5:0]   dst;
+    /* verilator lint_off UNUSEDSIGNAL */
+    reg [31:0]  head;   // its destination and type fields only
+    /* verilator lint_on UNUSEDSIGNAL */
+    reg [3:0]   typ;
+    reg [4:0]   tgt;    // the packet's output: the table's, or the second local port
     reg [1:0]   dim_in, dim_out;
     reg         ovc_c;
     /* verilator lint_off UNUSEDSIGNAL */
@@ -74,7 +84,7 @@ module rdma_router #(
         out_blocked = {N{1'b0}};
         g_vc = {N{1'b0}};
         g_ovc = {N{1'b0}};
-        s = 0; i = 0; v = 0; nx = 0; dst = 6'd0; dim_in = 2'd3; dim_out = 2'd3; nxv = 32'd0; iv = 32'd0; ovc_c = 1'b0;
+        s = 0; i = 0; v = 0; nx = 0; dst = 6'd0; head = 32'd0; typ = 4'd0; tgt = 5'd0; dim_in = 2'd3; dim_out = 2'd3; nxv = 32'd0; iv = 32'd0; ovc_c = 1'b0;
         for (o = 0; o < N; o = o + 1) begin
             g_in[o] = {IB{1'b0}};
             g_next[o] = rr[o];
@@ -83,17 +93,22 @@ module rdma_router #(
                     s = (k + {24'd0, rr[o]}) % (2 * N);
                     i = s / 2;
                     v = s % 2;
-                    dst = v == 1 ? in_head1[32 * i + RDMA_HDR_DST_LSB +: RDMA_HDR_DST_W] : in_head0[32 * i + RDMA_HDR_DST_LSB +: RDMA_HDR_DST_W];
+                    head = v == 1 ? in_head1[32 * i +: 32] : in_head0[32 * i +: 32];
+                    dst = head[RDMA_HDR_DST_LSB +: RDMA_HDR_DST_W];
+                    typ = head[RDMA_HDR_TYPE_LSB +: RDMA_HDR_TYPE_W];
+                    tgt = {1'b0, table_q[dst]};
+                    if (LOCALS > 1 && {28'd0, table_q[dst]} == P && (typ == RDMA_T_STREAM2 || typ == RDMA_T_CREDIT2))
+                        tgt = tgt + 5'd1;
                     // a new dimension starts on VC 0; a dateline link moves it to VC 1
                     dim_in = i < P ? port_dim[2 * i +: 2] : 2'd3;
                     dim_out = o < P ? port_dim[2 * o +: 2] : 2'd3;
                     if (o < P && port_dateline[o < P ? o : 0]) ovc_c = 1'b1;  // index in range for every unrolled o
                     else if (dim_out != 2'd3 && dim_in == dim_out) ovc_c = v[0];
                     else ovc_c = 1'b0;
-                    if (!grant[o] && !taken[i] && in_avail[2 * i + v] && {28'd0, table_q[dst]} == o
+                    if (!grant[o] && !taken[i] && in_avail[2 * i + v] && {27'd0, tgt} == o
                             && !out_can_take[2 * o + {31'd0, ovc_c}])
                         out_blocked[o] = 1'b1;
-                    if (!grant[o] && !taken[i] && in_avail[2 * i + v] && {28'd0, table_q[dst]} == o
+                    if (!grant[o] && !taken[i] && in_avail[2 * i + v] && {27'd0, tgt} == o
                             && out_can_take[2 * o + {31'd0, ovc_c}]) begin
                         grant[o] = 1'b1;
                         iv = i;
@@ -201,6 +216,7 @@ module rdma_router #(
     end
     initial begin
         if (P < 1 || P > 14) $error("%m: P=%0d link ports must be 1..14 (15 in the routing table means no route)", P);
+        if (LOCALS < 1 || LOCALS > 2) $error("%m: LOCALS=%0d must be 1 or 2", LOCALS);
     end
 endmodule
 `default_nettype wire

@@ -11,7 +11,9 @@
 // word is the unit in which packets and records of any width use the buffer, so nothing is
 // rounded up. The receiver returns freed words in CREDIT packets once CREDIT_BATCH are free
 // or CREDIT_FLUSH cycles passed. A stalled consumer never blocks the router: what arrives
-// always has room, and other traffic keeps flowing. Packets stay in order per pair.
+// always has room, and other traffic keeps flowing. Packets stay in order per pair. With
+// SECOND = 1 the pair sends and takes STREAM2 / CREDIT2 packets, which the router ejects at
+// the card's second local port (rdma_router LOCALS = 2).
 `default_nettype none
 module rdma_stream_wide #(
     parameter integer LANES = 16,          // 32-bit words per beat (16 or 32)
@@ -21,7 +23,8 @@ module rdma_stream_wide #(
     parameter integer CREDIT_WAIT = 64,    // ... when the core is held for credit: they come back
                                            // in batches, and waiting for the next keeps packets whole
     parameter integer CREDIT_BATCH = 512,  // freed words that trigger a CREDIT packet
-    parameter integer CREDIT_FLUSH = 32    // cycles before fewer are returned
+    parameter integer CREDIT_FLUSH = 32,   // cycles before fewer are returned
+    parameter integer SECOND = 0           // 1: STREAM2 / CREDIT2 packets (the second local port)
 ) (
     `include "rdma_stream_cfg_ports.vh"
     // the local core's output stream into the network: words 0..s_words-1 of s_data
@@ -49,6 +52,8 @@ module rdma_stream_wide #(
     output reg                 rx_misrouted  // sticky: a STREAM packet with another stream id
 );
     `include "rdma_packet.vh"
+    localparam [3:0] PKT_STREAM = SECOND != 0 ? RDMA_T_STREAM2 : RDMA_T_STREAM;  // this pair's packet types
+    localparam [3:0] PKT_CREDIT = SECOND != 0 ? RDMA_T_CREDIT2 : RDMA_T_CREDIT;
     localparam integer L = LANES;
     localparam integer CW = $clog2(LANES) + 1;         // a count of words up to a beat
     localparam integer MAXD = RDMA_MAX_BULK_WORDS - 1;  // data words of the largest packet
@@ -147,13 +152,13 @@ module rdma_stream_wide #(
     wire [7:0]  e_sid = e_ctl[RDMA_STREAM_SID_LSB +: RDMA_STREAM_SID_W];
     wire        e_first = ej_valid && !e_mid_reg;
     wire [15:0] e_data_words = {{16-RDMA_NWORDS_W{1'b0}}, rdma_words(e_hdr[RDMA_HDR_WORDS_LSB +: RDMA_HDR_WORDS_W])} - 16'd1;
-    wire        e_stream_mine = e_type == RDMA_T_STREAM && e_sid == rx_sid;
+    wire        e_stream_mine = e_type == PKT_STREAM && e_sid == rx_sid;
     wire [15:0] e_left = e_first ? e_data_words : e_left_reg;
     wire [15:0] e_n = min16(e_left, e_first ? FIRST_DATA : L16);
     wire        e_take = e_first ? e_stream_mine : e_take_reg;
     wire        e_seg = e_first ? e_ctl[RDMA_STREAM_LAST_LSB] : e_seg_reg;
     wire [32*L-1:0] e_beat = e_first ? {64'd0, ej_data[32*L-1:64]} : ej_data;  // its data words
-    wire        credit_in = e_first && e_type == RDMA_T_CREDIT && e_sid == tx_sid;
+    wire        credit_in = e_first && e_type == PKT_CREDIT && e_sid == tx_sid;
     reg  [15:0] freed_reg;
     reg  [7:0]  ctimer_reg;
     wire credit_due = freed_reg >= CREDIT_BATCH[15:0] || (freed_reg != 16'd0 && ctimer_reg >= CREDIT_FLUSH[7:0]);
@@ -177,14 +182,14 @@ module rdma_stream_wide #(
             I_CREDIT: begin
                 inj_valid = 1'b1;
                 inj_data[95:0] = {16'd0, c_words_reg, 24'd0, rx_sid,
-                                  rdma_hdr(rx_peer, card_id, RDMA_T_CREDIT, 1'b0, 5'd2, 10'd0)};
+                                  rdma_hdr(rx_peer, card_id, PKT_CREDIT, 1'b0, 5'd2, 10'd0)};
                 inj_last = 1'b1;
             end
             I_DATA: begin
                 inj_valid = 1'b1;
                 if (i_first_reg)
                     inj_data = {t_masked[32*(L-2)-1:0], i_ctl,
-                                rdma_hdr(tx_dst, card_id, RDMA_T_STREAM, 1'b0, rdma_words_code(i_n_reg[8:0] + 9'd1),
+                                rdma_hdr(tx_dst, card_id, PKT_STREAM, 1'b0, rdma_words_code(i_n_reg[8:0] + 9'd1),
                                          10'd0)};
                 else
                     inj_data = t_masked;
@@ -246,7 +251,7 @@ module rdma_stream_wide #(
                 if (e_first) begin
                     e_take_reg <= e_stream_mine;
                     e_seg_reg <= e_ctl[RDMA_STREAM_LAST_LSB];
-                    if (e_type == RDMA_T_STREAM && !e_stream_mine) rx_misrouted <= 1'b1;
+                    if (e_type == PKT_STREAM && !e_stream_mine) rx_misrouted <= 1'b1;
                 end
                 if (e_take) begin
                     r_push_n_reg <= e_n[CW-1:0];
@@ -264,6 +269,7 @@ module rdma_stream_wide #(
     /* verilator lint_on UNUSEDSIGNAL */
     initial begin
         if (LANES != 16 && LANES != 32) $error("%m: LANES=%0d must be 16 or 32", LANES);
+        if (SECOND != 0 && SECOND != 1) $error("%m: SECOND=%0d must be 0 or 1", SECOND);
         if (RX_DEPTH < 1024 || RX_DEPTH > 32768 || (RX_DEPTH & (RX_DEPTH - 1)) != 0)
             $error("%m: RX_DEPTH=%0d must be a power of 2 in 1024..32768", RX_DEPTH);
         if (TX_DEPTH < 2 * 256 || TX_DEPTH > 16384 || (TX_DEPTH & (TX_DEPTH - 1)) != 0)

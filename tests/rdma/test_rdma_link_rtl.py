@@ -22,6 +22,8 @@ TB_NET = Path(__file__).with_name("tb_rdma_net.cpp")
     ("rdma_router", ("-GP=6",)), ("rdma_card_net", ()), ("rdma_card_net", ("-GP=2", "-GWINDOW=16")),
     ("rdma_router", ("-GLANES=16",)), ("rdma_local_mux", ("-GLANES=16",)),
     ("rdma_card_net", ("-GLANES=16", "-GMAX_WORDS=256")), ("rdma_card_net", ("-GP=2", "-GLANES=32", "-GMAX_WORDS=256")),
+    ("rdma_router", ("-GLANES=32", "-GLOCALS=2")),
+    ("rdma_card_net", ("-GP=2", "-GLANES=32", "-GMAX_WORDS=256", "-GLOCALS=2")),
 ])
 def test_rdma_rtl_lint_clean(top: str, params: tuple) -> None:
     assert lint(top, *params) == ""

@@ -173,6 +173,28 @@ def test_allreduce_short_vectors(link_card, backend) -> None:
             assert np.array_equal(_read(cl, c, DST, n), want), (n, c)
 
 
+def test_rtl_short_reduction_costs_the_host_one_round_trip(link_card) -> None:
+    """The host starts a chain with posted writes alone and sees its end with one round trip of
+    parallel reads (1 us, 200 cycles): a 64-byte sum and allreduce on 2 and 4 cards, one after
+    the other on the same cards (new reduction numbers), end in under 3 us (an allreduce, its
+    result back over the chain, 4 us), with every result exact; reading the cards before the
+    start and after the end, three more round trips, took over 4 and 5 us."""
+    for cards in (2, 4):
+        cl = _ring(link_card, cards)
+        chain = list(range(cards))[::-1]
+        for rep in range(3):
+            vecs = _vectors("u32", cards, 16, seed=10 * cards + rep)
+            for c, v in enumerate(vecs):
+                cl[c].write(SRC, v)
+            t_sum = cl.reduce(chain, SRC, 64, dst=DST)
+            t_all = cl.allreduce(chain, SRC, 64, dst=DST + 64)
+            want = _chain_sum(vecs, chain)
+            assert np.array_equal(_read(cl, chain[-1], DST, 16), want), (cards, rep)
+            for c in chain:
+                assert np.array_equal(_read(cl, c, DST + 64, 16), want), (cards, rep, c)
+            assert t_sum < 600 and t_all < 800, (cards, rep, t_sum, t_all)
+
+
 def test_rtl_line_lanes_every_alignment_and_size(link_card) -> None:
     """The unit reads SRC's lines and writes DST's: vectors starting and ending anywhere in a
     line, SRC and DST in different places of their lines (and in different memories), sizes

@@ -25,6 +25,8 @@ enum Type : uint8_t {
   T_RED = 7,  // start of a reduction stream (C++ model)
   T_STREAM = 8,  // stream endpoint data: a control word (stream), then up to 15 data words, or with a bulk code 31..255 (wide endpoints: the payload's 16k words less the control word)
   T_CREDIT = 9,  // stream endpoint credits: a control word (stream: its SID), then the receive-buffer words freed (low 16 bits)
+  T_STREAM2 = 10,  // STREAM for an endpoint on the card's second local port (an allreduce's result): the router ejects it there
+  T_CREDIT2 = 11,  // CREDIT for an endpoint on the card's second local port
 };
 
 // first payload word of STREAM and CREDIT packets; stream ids 128..255 (bit 7) are the reductions' endpoint pair
