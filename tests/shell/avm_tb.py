@@ -15,9 +15,11 @@ def line_of(mem: dict, line: int, fill) -> int:
     return sum(mem.get(a, fill(a)) << (8 * (a - 64 * line)) for a in range(64 * line, 64 * line + 64))
 
 
-async def write_memory(dut, rng: random.Random, mem: dict, stats: dict, burst: int, prefix: str = "avm_"):
+async def write_memory(dut, rng: random.Random, mem: dict, stats: dict, burst: int, prefix: str = "avm_",
+                       aligned: bool = False):
     """The write side: random waitrequest; each burst's beats at consecutive lines, write held
-    through the burst, at most `burst` beats; enabled bytes written."""
+    through the burst, at most `burst` beats (`aligned`: none crossing a `burst`-beat
+    boundary); enabled bytes written."""
     port = {p: getattr(dut, prefix + p) for p in ("waitrequest", "write", "address", "burstcount", "writedata",
                                                   "byteenable")}
     left = line = 0
@@ -33,6 +35,7 @@ async def write_memory(dut, rng: random.Random, mem: dict, stats: dict, burst: i
             addr, left = int(port["address"].value), int(port["burstcount"].value)
             assert addr % 64 == 0 and 1 <= left <= burst, f"burst of {left} at {addr:#x}"
             line = addr // 64
+            assert not aligned or line % burst + left <= burst, f"burst of {left} at {addr:#x} crosses"
             stats["bursts"] += 1
             stats["longest"] = max(stats["longest"], left)
         data, be = int(port["writedata"].value), int(port["byteenable"].value)
@@ -43,9 +46,11 @@ async def write_memory(dut, rng: random.Random, mem: dict, stats: dict, burst: i
 
 
 async def read_memory(dut, rng: random.Random, mem: dict, fill, stats: dict, p_wait: float = 0.3,
-                      prefix: str = "avm_rd_"):
-    """The read side: random waitrequest; one-beat reads of whole lines (64-byte aligned),
-    answered in order after a random delay with the line as `mem` holds it then."""
+                      prefix: str = "avm_rd_", burst: int = 1):
+    """The read side: random waitrequest; reads of whole lines (64-byte aligned), bursts of at
+    most `burst` beats none crossing a `burst`-beat boundary, answered in order after a random
+    delay (and random gaps between beats) with each line as `mem` holds it then;
+    `stats["most_pending"]`: the most beats requested and not yet answered."""
     port = {p: getattr(dut, prefix + p) for p in ("waitrequest", "read", "address", "burstcount", "readdata",
                                                   "readdatavalid")}
     pending: deque = deque()
@@ -55,14 +60,20 @@ async def read_memory(dut, rng: random.Random, mem: dict, fill, stats: dict, p_w
         cycle += 1
         port["waitrequest"].value = int(rng.random() < p_wait)
         due = bool(pending) and pending[0][0] <= cycle
+        stats["answered"] = stats.get("answered", 0) + due
         port["readdatavalid"].value = int(due)
         port["readdata"].value = line_of(mem, pending.popleft()[1], fill) if due else rng.getrandbits(512)
         await ReadOnly()
         if int(port["read"].value) and not int(port["waitrequest"].value):
-            addr = int(port["address"].value)
-            assert addr % 64 == 0 and int(port["burstcount"].value) == 1, f"read of {addr:#x}"
-            pending.append((max(cycle + rng.randrange(1, 12), pending[-1][0] + 1 if pending else 0), addr // 64))
+            addr, n = int(port["address"].value), int(port["burstcount"].value)
+            assert addr % 64 == 0 and 1 <= n <= burst and addr // 64 % burst + n <= burst, \
+                f"read of {n} beats at {addr:#x}"
+            when = cycle + rng.randrange(1, 12)
+            for k in range(n):
+                when = max(when, pending[-1][0] + 1 + (rng.random() < 0.2) if pending else 0)
+                pending.append((when, addr // 64 + k))
             stats["reads"] += 1
+            stats["most_pending"] = max(stats.get("most_pending", 0), len(pending))
 
 
 async def write_word(dut, rng: random.Random, addr: int, value: int, p_valid: float = 0.8) -> None:

@@ -10,13 +10,17 @@ from shell_tb import SHELL_DIR, run_cocotb
 
 
 def _passes(tmp_path, monkeypatch, name: str, files: list, test_module: str, parameters: dict | None = None,
-            env: dict | None = None) -> bool:
+            env: dict | None = None, testcase: str | None = None) -> bool:
     """Builds the first file's module with `parameters` (and the other files), runs its one
     cocotb test with `env` set (the parameters the test module models)."""
     for k, v in (env or {}).items():
         monkeypatch.setenv(k, str(v))
     return run_cocotb(name, files[0].stem, files, test_module, parameters=parameters,
-                      tmp_path=tmp_path) == (1, 0)
+                      testcase=testcase, tmp_path=tmp_path) == (1, 0)
+
+
+# a DMA engine's descriptor front end and what it instantiates
+_FRONT = ("shell_dma_front.v", "shell_desc_queue.v", "shell_dma_status.v", "shell_fifo.v")
 
 
 def _rdma(*names: str) -> list:
@@ -37,10 +41,31 @@ def test_desc_queue(tmp_path, monkeypatch, record_words, is_rx, depth):
 @pytest.mark.parametrize(("record_words", "is_rx", "depth"), [(16, 0, 16), (3, 1, 4), (1, 1, 16)])
 def test_dma_front(tmp_path, monkeypatch, record_words, is_rx, depth):
     assert _passes(tmp_path, monkeypatch, f"dma_front{record_words}_{is_rx}_{depth}",
-                   [SHELL_DIR / f for f in ("shell_dma_front.v", "shell_desc_queue.v", "shell_dma_status.v",
-                                            "shell_fifo.v")], "cocotb_shell_dma_front",
+                   [SHELL_DIR / f for f in _FRONT], "cocotb_shell_dma_front",
                    {"RECORD_WORDS": record_words, "IS_RX": is_rx, "DESC_FIFO_DEPTH": depth},
                    {"RECORD_WORDS": record_words, "IS_RX": is_rx, "DEPTH": depth})
+
+
+@pytest.mark.xdist_group("shell_modules")
+@pytest.mark.parametrize(("record_words", "stream_words", "depth", "burst", "reads", "prime"),
+                         [(1, 16, 16, 16, 256, 64), (3, 3, 4, 4, 8, 4)])
+def test_tx_dma(tmp_path, monkeypatch, record_words, stream_words, depth, burst, reads, prime):
+    params = {"RECORD_WORDS": record_words, "STREAM_WORDS": stream_words, "DESC_FIFO_DEPTH": depth,
+              "MAX_BURST": burst, "MAX_READS": reads, "PRIME_BEATS": prime}
+    assert _passes(tmp_path, monkeypatch, "tx_dma" + "_".join(map(str, params.values())),
+                   [SHELL_DIR / f for f in ("shell_tx_dma.v", "shell_word_unpack.v", *_FRONT)],
+                   "cocotb_shell_dma_engine", params, params, testcase="tx_dma_random")
+
+
+@pytest.mark.xdist_group("shell_modules")
+@pytest.mark.parametrize(("record_words", "stream_words", "depth", "burst", "wbuf"),
+                         [(1, 16, 16, 16, 64), (3, 3, 4, 4, 8)])
+def test_rx_dma(tmp_path, monkeypatch, record_words, stream_words, depth, burst, wbuf):
+    params = {"RECORD_WORDS": record_words, "STREAM_WORDS": stream_words, "DESC_FIFO_DEPTH": depth,
+              "MAX_BURST": burst, "WBUF_DEPTH": wbuf}
+    assert _passes(tmp_path, monkeypatch, "rx_dma" + "_".join(map(str, params.values())),
+                   [SHELL_DIR / f for f in ("shell_rx_dma.v", "shell_span_pack.v", *_FRONT)],
+                   "cocotb_shell_dma_engine", params, params, testcase="rx_dma_random")
 
 
 @pytest.mark.xdist_group("shell_modules")
