@@ -1,12 +1,12 @@
 """Shell modules on their own (FIFO, descriptor queue and front end, status, arbiter, run counters,
 host CSRs; RDMA receivers' checks, control side and stream table, the senders' stream, the word
 buffer, the links' CRC, sender and receiver, the word engine's write coalescer and memory adapter,
-the AFU's read and write arbiters, the stream endpoints' CSRs and binding, the reduction's CSRs),
-cocotb."""
+the AFU's read and write arbiters, the stream endpoints' CSRs and binding, the reduction's CSRs;
+the TX and RX DMA engines, and afu_shell around them), cocotb."""
 from __future__ import annotations
 
 import pytest
-from shell_tb import SHELL_DIR, run_cocotb
+from shell_tb import SHELL_DIR, run_cocotb, shell_sources
 
 
 def _passes(tmp_path, monkeypatch, name: str, files: list, test_module: str, parameters: dict | None = None,
@@ -46,26 +46,29 @@ def test_dma_front(tmp_path, monkeypatch, record_words, is_rx, depth):
                    {"RECORD_WORDS": record_words, "IS_RX": is_rx, "DEPTH": depth})
 
 
-@pytest.mark.xdist_group("shell_modules")
-@pytest.mark.parametrize(("record_words", "stream_words", "depth", "burst", "reads", "prime"),
-                         [(1, 16, 16, 16, 256, 64), (3, 3, 4, 4, 8, 4)])
-def test_tx_dma(tmp_path, monkeypatch, record_words, stream_words, depth, burst, reads, prime):
-    params = {"RECORD_WORDS": record_words, "STREAM_WORDS": stream_words, "DESC_FIFO_DEPTH": depth,
-              "MAX_BURST": burst, "MAX_READS": reads, "PRIME_BEATS": prime}
-    assert _passes(tmp_path, monkeypatch, "tx_dma" + "_".join(map(str, params.values())),
-                   [SHELL_DIR / f for f in ("shell_tx_dma.v", "shell_word_unpack.v", *_FRONT)],
-                   "cocotb_shell_dma_engine", params, params, testcase="tx_dma_random")
+# per DMA top: the other files it needs, its cocotb module and test
+_DMA = {"shell_tx_dma": (("shell_word_unpack.v", *_FRONT), "cocotb_shell_dma_engine", "tx_dma_random"),
+        "shell_rx_dma": (("shell_span_pack.v", *_FRONT), "cocotb_shell_dma_engine", "rx_dma_random"),
+        "afu_shell": (None, "cocotb_afu_shell", "afu_shell_links")}
+_ENGINE = ("RECORD_WORDS", "STREAM_WORDS", "DESC_FIFO_DEPTH", "MAX_BURST")
 
 
 @pytest.mark.xdist_group("shell_modules")
-@pytest.mark.parametrize(("record_words", "stream_words", "depth", "burst", "wbuf"),
-                         [(1, 16, 16, 16, 64), (3, 3, 4, 4, 8)])
-def test_rx_dma(tmp_path, monkeypatch, record_words, stream_words, depth, burst, wbuf):
-    params = {"RECORD_WORDS": record_words, "STREAM_WORDS": stream_words, "DESC_FIFO_DEPTH": depth,
-              "MAX_BURST": burst, "WBUF_DEPTH": wbuf}
-    assert _passes(tmp_path, monkeypatch, "rx_dma" + "_".join(map(str, params.values())),
-                   [SHELL_DIR / f for f in ("shell_rx_dma.v", "shell_span_pack.v", *_FRONT)],
-                   "cocotb_shell_dma_engine", params, params, testcase="rx_dma_random")
+@pytest.mark.parametrize(("top", "params"), [
+    ("shell_tx_dma", dict(zip(_ENGINE + ("MAX_READS", "PRIME_BEATS"), (1, 16, 16, 16, 256, 64)))),
+    ("shell_tx_dma", dict(zip(_ENGINE + ("MAX_READS", "PRIME_BEATS"), (3, 3, 4, 4, 8, 4)))),
+    ("shell_rx_dma", dict(zip(_ENGINE + ("WBUF_DEPTH",), (1, 16, 16, 16, 64)))),
+    ("shell_rx_dma", dict(zip(_ENGINE + ("WBUF_DEPTH",), (3, 3, 4, 4, 8)))),
+    ("afu_shell", {"N_CORES": 0, "RECORD_WORDS": 1, "DESC_FIFO_DEPTH": 16, "MAX_BURST": 16, "MAX_READS": 256}),
+    ("afu_shell", {"N_CORES": 1, "RECORD_WORDS": 3, "DESC_FIFO_DEPTH": 4, "MAX_BURST": 4, "MAX_READS": 16})])
+def test_dma(tmp_path, monkeypatch, top, params):
+    """The TX and RX DMA engines alone, and afu_shell around them (with the pass-through core
+    where it has cores)."""
+    others, module, testcase = _DMA[top]
+    files = [SHELL_DIR / f for f in (f"{top}.v", *others)] if others else \
+        sorted(shell_sources(), key=lambda f: f.stem != top)
+    assert _passes(tmp_path, monkeypatch, top + "_".join(map(str, params.values())), files, module, params,
+                   params, testcase=testcase)
 
 
 @pytest.mark.xdist_group("shell_modules")
