@@ -1,7 +1,8 @@
 // Running N steps of the D2Q9 LBM core on a card through the afushell C API (C++17).
 //
-// The counterpart of spgen.lbm.run_card: a header over afushell.h (link libafushell),
-// separate from the header-only lbm.hpp so that grid and record code needs no runtime.
+// The one implementation of N steps on a card (spgen.lbm.run_card calls it through the
+// runtime's extension module): a header over afushell.h (link libafushell), separate
+// from the header-only lbm.hpp so that grid and record code needs no runtime.
 // On a card with cores every transfer streams through the cascade (docs/shell.md: the
 // shell has no bypass), so with D cores the upload (H2F) advances the grid D steps,
 // each F2F run between memories A and B D more, and the download (F2H) D more:
@@ -193,7 +194,9 @@ struct SlabsResult {
 // neighbours' puts into it have landed. One host thread per card; a thread waiting for
 // another (a neighbour's pass done, its put issued) declares it to the deterministic host
 // time (afuShellSimHostTime, docs/runtime.md "Host time"), and the thread that ends the wait
-// hands over the host cycle of the event, so the timing repeats on any load.
+// hands over the host cycle of the event, so the timing repeats on any load. The schedule
+// (each pass's memory, each halo put, when a put may go and a pass may start) is
+// lbm_passes.hpp's, which lbm-slabs-mpi follows too: only this driver is its own.
 // Bit for bit the same as `steps` emulated steps of the whole grid. On error `rec` is
 // unchanged.
 inline SlabsResult run_slabs(afu_rdma_cluster cl, std::vector<Record>& rec, int width, std::uint64_t steps,
