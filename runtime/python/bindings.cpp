@@ -22,6 +22,9 @@ struct BufCtx {
     PyObject* owner;
 };
 
+}  // namespace
+
+// A run's counters as spgen.runtime.RunResult's fields (also lbm_bindings.cpp's run_card).
 py::dict run_dict(const afu_shell_run_result& r) {
     py::dict d;
     d["total_cycles"] = r.total_cycles;
@@ -34,8 +37,6 @@ py::dict run_dict(const afu_shell_run_result& r) {
     d["out_stall_rate"] = r.out_stall_rate;
     return d;
 }
-
-}  // namespace
 
 void bind_rdma(py::module& m);  // rdma_bindings.cpp
 void bind_sort(py::module& m);  // sort_bindings.cpp

@@ -1,17 +1,23 @@
 // spgen.runtime._afushell's LBM functions: the grid code of afushell/lbm.hpp over numpy
 // arrays, which spgen.lbm wraps (one implementation for C++ programs, MPI ranks and Python).
 // Arrays come in C order and go out as new arrays; bad input raises ValueError.
+// lbm_run_card is lbm_card.hpp's run_card on an open card (spgen.lbm.run_card wraps it).
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <afushell/lbm.hpp>
+#include <afushell/lbm_card.hpp>
+
+#include <cstring>
 
 #include <limits>
 #include <string>
 
 namespace py = pybind11;
 namespace lbm = afushell::lbm;
+
+py::dict run_dict(const afu_shell_run_result& r);  // bindings.cpp
 
 namespace {
 template <class T>
@@ -151,4 +157,27 @@ void bind_lbm(py::module& m) {
       },
       py::arg("height"), py::arg("cards"), py::arg("depth"),
       "(lo, hi, first, last) of each card's slab: own rows [lo, hi), stream rows [first, last).");
+  m.def(
+      "lbm_run_card",
+      [](uintptr_t h, const Arr<uint8_t>& bytes, int width, uint64_t steps, double omega, double uw_x,
+         double uw_y) -> py::tuple {
+        if (bytes.ndim() != 1 || bytes.size() % lbm::RECORD_BYTES)
+          throw std::invalid_argument("expected whole records of " + std::to_string(lbm::RECORD_BYTES) + " bytes");
+        std::vector<lbm::Record> rec(std::size_t(bytes.size()) / lbm::RECORD_BYTES);
+        std::memcpy(rec.data(), bytes.data(), std::size_t(bytes.size()));
+        lbm::CardResult r;
+        {
+          py::gil_scoped_release nogil;
+          r = lbm::run_card(reinterpret_cast<afu_shell_handle>(h), rec, width, steps, lbm::Params{omega, uw_x, uw_y});
+        }
+        if (!r.ok()) return py::make_tuple(int(r.code), r.message, py::none());
+        py::array_t<uint8_t> out(bytes.size());
+        std::memcpy(out.mutable_data(), rec.data(), std::size_t(bytes.size()));
+        py::list runs;
+        for (const auto& run : r.runs) runs.append(run_dict(run));
+        return py::make_tuple(0, std::string(), py::make_tuple(out, runs));
+      },
+      py::arg("handle"), py::arg("records"), py::arg("width"), py::arg("steps"), py::arg("omega"),
+      py::arg("uw_x"), py::arg("uw_y"),
+      "(code, message, (records' bytes, [run counters])) of lbm_card.hpp's run_card on an open card.");
 }

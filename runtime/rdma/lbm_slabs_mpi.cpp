@@ -5,7 +5,9 @@
 // windows of rdma-mpi-rtl (L cycles, the shortest link latency), where every rank learns
 // every card's progress (passes done, halo puts done). A decision therefore depends on
 // the same state whatever the rank count, and 1 and K ranks compute the same grid, the
-// same cycles and the same counters.
+// same cycles and the same counters. The schedule (each pass's memories, the halo puts,
+// when a pass may start) is afushell/lbm_passes.hpp's, which run_slabs (lbm_card.hpp,
+// threads on the C API) follows too; this file is the MPI driver of it.
 //
 //   mpirun -np K lbm-slabs-mpi CLUSTER.json IN.rec OUT.rec WIDTH DEPTH STEPS OMEGA UW_X UW_Y
 //
@@ -28,6 +30,7 @@
 #include <vector>
 
 #include <afushell/lbm.hpp>
+#include <afushell/lbm_passes.hpp>
 
 #include "afushell_csr.h"
 #include "cluster.hpp"
@@ -37,7 +40,6 @@
 namespace {
 constexpr uint64_t kRecord = afushell::lbm::RECORD_BYTES;
 constexpr uint64_t kHostWindow = 0x8000000000000000ull;  // DMA address of host memory (docs/shell.md)
-constexpr uint64_t kMem[2] = {0, 1ull << 32};              // memories A and B: passes alternate
 constexpr uint64_t kNone = ~0ull;
 
 [[noreturn]] void die(const std::string& what) {
@@ -51,15 +53,8 @@ uint64_t done_count(uint64_t status) {
     return (status & AFUSHELL_DMA_STATUS_DONE_COUNT_MASK) >> AFUSHELL_DMA_STATUS_DONE_COUNT_SHIFT;
 }
 
-struct Slab { uint64_t lo, hi, first, last; };
-
-// afushell::lbm::slab_layout's rows, in this file's unsigned arithmetic.
-std::vector<Slab> layout(uint64_t height, int cards, uint64_t depth) {
-    std::vector<Slab> out;
-    for (const auto& s : afushell::lbm::slab_layout(int(height), cards, int(depth)))
-        out.push_back({uint64_t(s.lo), uint64_t(s.hi), uint64_t(s.first), uint64_t(s.last)});
-    return out;
-}
+namespace lbm = afushell::lbm;
+using lbm::Slab;
 
 // What every rank learns about every card at a window boundary.
 enum { G_PASSES, G_PUTS_DOWN, G_PUTS_UP, G_FIELDS };
@@ -94,8 +89,8 @@ struct Run {
 
     void start_pass(CardHost& h) {
         const uint64_t p = h.started;
-        const uint64_t src = p == 0 ? kHostWindow | h.host_io : kMem[(p - 1) % 2];
-        const uint64_t dst = p + 1 == passes ? kHostWindow | h.host_io : kMem[p % 2];
+        const uint64_t src = p == 0 ? kHostWindow | h.host_io : lbm::pass_memory(p - 1);
+        const uint64_t dst = p + 1 == passes ? kHostWindow | h.host_io : lbm::pass_memory(p);
         spgsim::Card& c = *h.card;
         c.mmio_write(AFUSHELL_CORE_ELEMENTS, h.n);
         // armed: the shell holds the stream at the cores until the TX engine has read ahead
@@ -167,30 +162,23 @@ struct Run {
     void decide(CardHost& h, const std::vector<uint64_t>& g) {
         const int k = h.id;
         auto G = [&](int c, int f) { return g[size_t(c) * G_FIELDS + size_t(f)]; };
-        // halo puts after pass r (r < passes - 1): my edge rows into the neighbour's halo rows
-        // of the memory pass r wrote, once the neighbour's pass r has ended too
+        // halo puts after pass r, as soon as both cards have ended it
         for (int d = 0; d < 2; ++d) {
             const int j = d ? k + 1 : k - 1;
             if (j < 0 || j >= cards) continue;
-            for (uint64_t r = h.puts[d].size(); r + 1 < passes && r < G(k, G_PASSES) && r < G(j, G_PASSES); ++r) {
-                const Slab& t = slabs[size_t(j)];
-                const uint64_t src = d ? h.s.hi - depth - h.s.first : h.s.lo - h.s.first;
-                const uint64_t dst = d ? 0 : (t.last - t.first) - depth;
+            for (uint64_t r = h.puts[d].size(); lbm::may_put(r, passes, G(k, G_PASSES), G(j, G_PASSES)); ++r) {
+                const lbm::HaloPut hp = lbm::halo_put(slabs, k, j, int(depth), row_b, r);
                 spgsim::RtlCluster::Op op;
                 op.card = k, op.peer = j, op.get = 0;
-                op.block = row_b, op.count = depth, op.lstride = row_b, op.rstride = row_b, op.len = row_b * depth;
-                op.local = kMem[r % 2] + src * row_b, op.remote = kMem[r % 2] + dst * row_b;
+                op.block = hp.block, op.count = hp.count, op.lstride = hp.block, op.rstride = hp.block;
+                op.len = hp.block * hp.count, op.local = hp.local, op.remote = hp.remote;
                 h.puts[d].push_back(Put{j, r, cl.issue(op)});
             }
         }
         // the next pass: the previous one ended and the neighbours' halos after it landed
         if (h.running || h.started == passes || h.rx_done0 == kNone) return;
-        const uint64_t p = h.started;
-        if (p > 0) {
-            if (G(k, G_PASSES) < p) return;
-            if (k > 0 && G(k - 1, G_PUTS_UP) < p) return;
-            if (k + 1 < cards && G(k + 1, G_PUTS_DOWN) < p) return;
-        }
+        const uint64_t below = k > 0 ? G(k - 1, G_PUTS_UP) : 0, above = k + 1 < cards ? G(k + 1, G_PUTS_DOWN) : 0;
+        if (!lbm::may_start(h.started, k, cards, G(k, G_PASSES), below, above)) return;
         start_pass(h);
         if (h.reading == CardHost::IDLE)
             h.rd = h.card->post_read(AFUSHELL_RX_BASE + AFUSHELL_DMA_STATUS), h.reading = CardHost::STATUS;
@@ -249,23 +237,22 @@ int main(int argc, char** argv) {
                                      " records");
         const int cards = cl->size();
         if (!depth) throw std::runtime_error("the cascade depth must be at least 1");
-        if (steps < 2 * depth || steps % depth)
-            throw std::runtime_error("steps must be a multiple of " + std::to_string(depth) + ", at least " +
-                                     std::to_string(2 * depth) + ", got " + std::to_string(steps));
+        const std::string bad_steps = lbm::steps_error(steps, unsigned(depth));
+        if (!bad_steps.empty()) throw std::runtime_error(bad_steps);
         const uint64_t height = grid.size() / (kRecord * width);
-        run.reset(new Run{*cl, cards, width, depth, steps / depth, width * kRecord, layout(height, cards, depth), {}});
+        run.reset(new Run{*cl, cards, width, depth, steps / depth, width * kRecord, lbm::slab_layout(int(height), cards, int(depth)), {}});
         run->host.resize(size_t(cards));
         for (int i = 0; i < 3; ++i) regs[i] = f32_bits(argv[7 + i]);
         for (int c = 0; c < cards; ++c) {
             CardHost& h = run->host[size_t(c)];
             h.id = c, h.s = run->slabs[size_t(c)];
-            h.n = (h.s.last - h.s.first) * width, h.bytes = h.n * kRecord;
+            h.n = uint64_t(h.s.rows()) * width, h.bytes = h.n * kRecord;
             if (!cl->present(c)) continue;
             h.card = cl->card(c);
             for (const char* name : {"omega", "uw_x", "uw_y"}) reg_index(h.card->info(), name);  // an LBM core?
             // whole pages, as the runtime allocates them: the TX engine reads whole lines
             h.buf.assign((h.bytes + 4095) & ~uint64_t(4095), 0);
-            std::memcpy(h.buf.data(), grid.data() + h.s.first * width * kRecord, h.bytes);
+            std::memcpy(h.buf.data(), grid.data() + uint64_t(h.s.first) * width * kRecord, h.bytes);
             h.host_io = h.card->host.add(h.buf.data(), h.buf.size(), false, &h.wsid);
         }
     } catch (const std::exception& e) {
@@ -319,9 +306,9 @@ int main(int argc, char** argv) {
     std::ostringstream cj, tj;
     for (CardHost& h : run->host) {
         if (!h.card) continue;
-        const uint64_t own = (h.s.lo - h.s.first) * width * kRecord;
-        std::memcpy(reinterpret_cast<uint8_t*>(out.data()) + h.s.lo * width * kRecord, h.buf.data() + own,
-                    (h.s.hi - h.s.lo) * width * kRecord);
+        const uint64_t own = uint64_t(h.s.lo - h.s.first) * width * kRecord;
+        std::memcpy(reinterpret_cast<uint8_t*>(out.data()) + uint64_t(h.s.lo) * width * kRecord, h.buf.data() + own,
+                    uint64_t(h.s.hi - h.s.lo) * width * kRecord);
         spgsim::HostRegion r;
         h.card->host.remove(h.wsid, &r);
         cj << "{\"card\": " << h.id << ", \"rows\": [" << h.s.lo << ", " << h.s.hi << "], \"in_total_cycles\": "

@@ -71,6 +71,16 @@ def test_lbm_card_errors_are_codes_with_messages(exe, env, tmp_path):
     assert not list(tmp_path.glob("o.*"))       # nothing written on error
 
 
+def test_python_run_card_is_the_cpp_one_with_spgen_errors():
+    """spgen.lbm.run_card calls lbm_card.hpp's run_card (bound into the extension): its
+    refusals come back as SpgenError naming the build, with the C++ message."""
+    attr = lbm.cavity(8, 6)
+    with pytest.raises(spgen.SpgenError, match=r"^loopback: the card has no cores .*lbm_d2q9"):
+        lbm.run_card("loopback", lbm.initial_f(attr), attr, 4)
+    with pytest.raises(spgen.SpgenError, match="steps must be a non-negative integer, got -1"):
+        lbm.run_card("loopback", lbm.initial_f(attr), attr, -1)
+
+
 def test_lbm_card_refuses_a_core_of_another_record_width(exe, env, tmp_path):
     """cores/exprmix (5-word records in, 7 out), the card the runtime tests build anyway."""
     from spgen.cli import main

@@ -49,8 +49,7 @@ def run_emulator(design, f: np.ndarray, attr: np.ndarray, steps: int = 1, omega:
                  uw: tuple[float, float] = (0.0, 0.0)) -> np.ndarray:
     """Advance f (9, H, W) by ``steps`` time steps with the core in the emulator."""
     a = check_grid(attr)
-    if not isinstance(steps, (int, np.integer)) or steps < 0:
-        raise SpgenError(f"steps must be a non-negative integer, got {steps!r}")
+    _check_steps(steps)
     width = design.graph.params.get("W")
     if width is not None and int(width) != a.shape[1]:
         raise SpgenError(f"the core was compiled for grids {width} cells wide (Param W) but the "
@@ -61,6 +60,11 @@ def run_emulator(design, f: np.ndarray, attr: np.ndarray, steps: int = 1, omega:
         return from_records(rec, a.shape[1])[0]
     rec = _emulate_chained(design, as_core_input(design, rec), regs, int(steps))
     return from_records(as_records(rec), a.shape[1])[0]
+
+
+def _check_steps(steps) -> None:
+    if not isinstance(steps, (int, np.integer)) or steps < 0:
+        raise SpgenError(f"steps must be a non-negative integer, got {steps!r}")
 
 
 def _chained(graph):
@@ -97,34 +101,22 @@ def run_card(build: str | Path, f: np.ndarray, attr: np.ndarray, steps: int, ome
     Every transfer streams through the N cores (docs/shell.md): the upload (H2F)
     and the download (F2H) each advance the grid N steps, and each F2F run between
     the two memories N more, so ``steps`` must be a multiple of N and at least 2N.
-    Returns the new f and the counters (``RunResult``) of the F2F runs.
+    Returns the new f and the counters (``RunResult``) of the F2F runs. The C++
+    ``afushell::lbm::run_card`` (runtime/include/afushell/lbm_card.hpp) does the work;
+    its refusals come back as SpgenError naming the build.
     """
     from .. import runtime
+    from ..runtime import RunResult
+    from ..runtime._build import load_extension
 
     a = check_grid(attr)
+    _check_steps(steps)
     rec = to_records(f, a)
     with runtime.open(build) as card:
-        n_cores = int(card.info.get("n_cores", 0))
-        if n_cores < 1:
-            raise SpgenError(f"{build}: not a build with LBM cores (n_cores = {n_cores})")
-        built_w = card.core_param("W")
-        if built_w is not None and built_w != a.shape[1]:
-            raise SpgenError(f"{build}: its cores were built for grids {built_w} cells wide "
-                             f"(Param W), the grid is {a.shape[1]} wide: rebuild with "
-                             f"-P W={a.shape[1]}")
-        if steps < 2 * n_cores or steps % n_cores:
-            raise SpgenError(f"a card with {n_cores} core(s) advances the grid {n_cores} steps "
-                             f"per transfer: steps must be a multiple of {n_cores}, at least "
-                             f"{2 * n_cores} (upload and download), got {steps}")
-        for name, value in (("omega", omega), ("uw_x", uw[0]), ("uw_y", uw[1])):
-            card.write_reg(name, float(value))
-        buf = card.alloc(rec.nbytes)
-        buf[:] = rec.view(np.uint8)
-        mem = [0x0, 1 << 32]                    # memories A and B
-        card.dma(mem[0], buf, rec.nbytes, "H2F")
-        runs = []
-        for k in range(steps // n_cores - 2):
-            runs.append(card.run(mem[k % 2], mem[(k + 1) % 2], len(rec)))
-        card.dma(buf, mem[(steps // n_cores - 2) % 2], rec.nbytes, "F2H")
-        out = buf.view(RECORD_DTYPE).copy()
-    return from_records(out, a.shape[1])[0], runs
+        code, msg, value = load_extension().lbm_run_card(
+            card.c_handle, rec.view(np.uint8), a.shape[1], int(steps), float(omega), float(uw[0]),
+            float(uw[1]))
+    if code:
+        raise SpgenError(f"{build}: {msg.removeprefix('run_card: ')}")
+    out, runs = value
+    return from_records(out.view(RECORD_DTYPE), a.shape[1])[0], [RunResult(**r) for r in runs]

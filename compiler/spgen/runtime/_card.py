@@ -106,6 +106,12 @@ class Card:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    @property
+    def c_handle(self) -> int:
+        """The card's ``afu_shell_handle`` as an integer, for C++ bound into Python
+        (``spgen.lbm.run_card``); valid while the card is open."""
+        return self._live().handle
+
     def _live(self) -> _Core:
         if self._core is None:
             ext = load_extension()

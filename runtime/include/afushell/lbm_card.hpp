@@ -1,7 +1,8 @@
 // Running N steps of the D2Q9 LBM core on a card through the afushell C API (C++17).
 //
-// The counterpart of spgen.lbm.run_card: a header over afushell.h (link libafushell),
-// separate from the header-only lbm.hpp so that grid and record code needs no runtime.
+// The one implementation of N steps on a card (spgen.lbm.run_card calls it through the
+// runtime's extension module): a header over afushell.h (link libafushell), separate
+// from the header-only lbm.hpp so that grid and record code needs no runtime.
 // On a card with cores every transfer streams through the cascade (docs/shell.md: the
 // shell has no bypass), so with D cores the upload (H2F) advances the grid D steps,
 // each F2F run between memories A and B D more, and the download (F2H) D more:
@@ -24,6 +25,7 @@
 
 #include "afushell.h"
 #include "lbm.hpp"
+#include "lbm_passes.hpp"
 // run_slabs (a cluster of cards) needs afushell/rdma.h: installed beside this header; in
 // the source tree add -I runtime/rdma/include
 #if __has_include("rdma.h")
@@ -34,10 +36,6 @@
 
 namespace afushell {
 namespace lbm {
-
-// FPGA addresses of the two ping-pong buffers: the start of memories A and B.
-inline constexpr std::uint64_t MEM_A = 0x0;
-inline constexpr std::uint64_t MEM_B = std::uint64_t(1) << 32;
 
 // The core's Regs (LBM.md): relaxation rate and moving-wall velocity, written as float32.
 struct Params {
@@ -69,15 +67,6 @@ inline CardResult fail(CardResult r, afu_result code, const std::string& msg) {
 inline CardResult failed_call(CardResult r, afu_result code, const std::string& what) {
     const char* m = afuShellLastError();
     return fail(std::move(r), code, what + ": " + (m && *m ? m : afuShellErrStr(code)));
-}
-
-// Checks steps against the cascade depth; empty when valid.
-inline std::string steps_error(std::uint64_t steps, unsigned depth) {
-    if (steps >= 2ull * depth && steps % depth == 0) return "";
-    return "a card with " + std::to_string(depth) + " core(s) advances the grid " +
-           std::to_string(depth) + " steps per transfer (the upload and the download stream "
-           "through the cores too): steps must be a multiple of " + std::to_string(depth) +
-           ", at least " + std::to_string(2ull * depth) + ", got " + std::to_string(steps);
 }
 }  // namespace detail
 
@@ -119,7 +108,7 @@ inline CardResult run_card(afu_shell_handle h, std::vector<Record>& rec, int wid
                                 "-word records and give " + std::to_string(info.out_record_words) +
                                 "-word records; the LBM core streams " + std::to_string(words) + "-word (" +
                                 std::to_string(RECORD_BYTES) + "-byte) records");
-    const std::string bad_steps = detail::steps_error(steps, r.depth);
+    const std::string bad_steps = steps_error(steps, r.depth);
     if (!bad_steps.empty()) return detail::fail(r, FPGA_INVALID_PARAM, "run_card: " + bad_steps);
     const std::size_t bytes = rec.size() * sizeof(Record);
     if (bytes > MEM_B)
@@ -148,15 +137,14 @@ inline CardResult run_card(afu_shell_handle h, std::vector<Record>& rec, int wid
         if (afuShellElapsedNs(h, &ns) == FPGA_OK) r.elapsed_ns += ns;
     };
 
-    const std::uint64_t mem[2] = {MEM_A, MEM_B};
-    c = afuShellDMATransferH(h, reinterpret_cast<void*>(mem[0]), buf, bytes, H2F);
+    c = afuShellDMATransferH(h, reinterpret_cast<void*>(pass_memory(0)), buf, bytes, H2F);
     if (c != FPGA_OK) return done(detail::failed_call(r, c, "run_card: upload (H2F) to memory A"));
     timed();
     r.transfers = 1;
     const std::uint64_t f2f = steps / r.depth - 2;
     for (std::uint64_t k = 0; k < f2f; ++k) {
         afu_shell_run_result run{};
-        c = afuShellRun(h, mem[k % 2], mem[(k + 1) % 2], rec.size(), &run);
+        c = afuShellRun(h, pass_memory(k), pass_memory(k + 1), rec.size(), &run);
         if (c != FPGA_OK)
             return done(detail::failed_call(r, c, "run_card: F2F run " + std::to_string(k + 1) + " of " +
                                                       std::to_string(f2f)));
@@ -164,7 +152,7 @@ inline CardResult run_card(afu_shell_handle h, std::vector<Record>& rec, int wid
         r.elapsed_ns += run.elapsed_ns;
         ++r.transfers;
     }
-    c = afuShellDMATransferH(h, buf, reinterpret_cast<const void*>(mem[f2f % 2]), bytes, F2H);
+    c = afuShellDMATransferH(h, buf, reinterpret_cast<const void*>(pass_memory(f2f)), bytes, F2H);
     if (c != FPGA_OK) return done(detail::failed_call(r, c, "run_card: download (F2H)"));
     timed();
     ++r.transfers;
@@ -206,7 +194,9 @@ struct SlabsResult {
 // neighbours' puts into it have landed. One host thread per card; a thread waiting for
 // another (a neighbour's pass done, its put issued) declares it to the deterministic host
 // time (afuShellSimHostTime, docs/runtime.md "Host time"), and the thread that ends the wait
-// hands over the host cycle of the event, so the timing repeats on any load.
+// hands over the host cycle of the event, so the timing repeats on any load. The schedule
+// (each pass's memory, each halo put, when a put may go and a pass may start) is
+// lbm_passes.hpp's, which lbm-slabs-mpi follows too: only this driver is its own.
 // Bit for bit the same as `steps` emulated steps of the whole grid. On error `rec` is
 // unchanged.
 inline SlabsResult run_slabs(afu_rdma_cluster cl, std::vector<Record>& rec, int width, std::uint64_t steps,
@@ -249,7 +239,7 @@ inline SlabsResult run_slabs(afu_rdma_cluster cl, std::vector<Record>& rec, int 
     else if (afuShellCoreParam(h[0], "W", &built_w) == FPGA_OK && built_w != width)
         err = "the cards' cores were built for grids " + std::to_string(built_w) + " cells wide, the grid is " +
               std::to_string(width) + " wide";
-    else err = detail::steps_error(steps, info.n_cores);
+    else err = steps_error(steps, info.n_cores);
     std::vector<Slab> slabs;
     if (err.empty()) try {
             slabs = slab_layout(height, cards, depth);
@@ -260,7 +250,7 @@ inline SlabsResult run_slabs(afu_rdma_cluster cl, std::vector<Record>& rec, int 
         close_all();
         return fail(FPGA_INVALID_PARAM, err);
     }
-    const std::uint64_t row_b = std::uint64_t(width) * sizeof(Record), mem[2] = {MEM_A, MEM_B};
+    const std::uint64_t row_b = std::uint64_t(width) * sizeof(Record);
     const int passes = int(steps / std::uint64_t(depth));
     std::mutex m;
     std::condition_variable cv;
@@ -347,10 +337,10 @@ inline SlabsResult run_slabs(afu_rdma_cluster cl, std::vector<Record>& rec, int 
         void* buf = nullptr;
         if ((rc = afuShellAllocH(c, bytes, &buf)) != FPGA_OK) return bad(rc, afuShellLastError());
         std::memcpy(buf, rec.data() + std::size_t(s.first) * std::size_t(width), bytes);
-        if ((rc = afuShellDMATransferH(c, reinterpret_cast<void*>(mem[0]), buf, bytes, H2F)) != FPGA_OK)
+        if ((rc = afuShellDMATransferH(c, reinterpret_cast<void*>(pass_memory(0)), buf, bytes, H2F)) != FPGA_OK)
             return afuShellFreeH(c, buf), bad(rc, std::string("upload: ") + afuShellLastError());
         for (int q = 1; q < passes; ++q) {
-            const std::uint64_t mm = mem[(q - 1) % 2];
+            const std::uint64_t mm = pass_memory(std::uint64_t(q - 1));
             {
                 std::lock_guard<std::mutex> g(m);
                 done[std::size_t(k)][std::size_t(q - 1)] = host_now(c);
@@ -362,12 +352,10 @@ inline SlabsResult run_slabs(afu_rdma_cluster cl, std::vector<Record>& rec, int 
                 wait_for(k, lk, [&done, j, q] { return done[std::size_t(j)][std::size_t(q - 1)]; });
                 if (first_code != FPGA_OK) break;
                 lk.unlock();
-                const Slab t = slabs[std::size_t(j)];
-                const std::uint64_t src = std::uint64_t(j > k ? s.hi - depth - s.first : s.lo - s.first);
-                const std::uint64_t dst = std::uint64_t(j > k ? 0 : t.rows() - depth);
+                const HaloPut hp = halo_put(slabs, k, j, depth, row_b, std::uint64_t(q - 1));
                 afu_rdma_handle put = 0;
-                rc = afuShellRDMAPutStridedAsync(cl, k, j, mm + src * row_b, mm + dst * row_b, row_b,
-                                                 std::uint64_t(depth), row_b, row_b, &put);
+                rc = afuShellRDMAPutStridedAsync(cl, k, j, hp.local, hp.remote, hp.block, hp.count, hp.block,
+                                                 hp.block, &put);
                 if (rc) {
                     bad(rc, std::string("halo put: ") + afuShellLastError());
                     break;
@@ -399,7 +387,7 @@ inline SlabsResult run_slabs(afu_rdma_cluster cl, std::vector<Record>& rec, int 
             if (failed()) break;
             if (q < passes - 1) {
                 afu_shell_run_result run{};
-                if ((rc = afuShellRun(c, mm, mem[q % 2], std::uint64_t(s.rows()) * std::uint64_t(width), &run)) !=
+                if ((rc = afuShellRun(c, mm, pass_memory(std::uint64_t(q)), std::uint64_t(s.rows()) * std::uint64_t(width), &run)) !=
                     FPGA_OK) {
                     bad(rc, std::string("F2F run: ") + afuShellLastError());
                     break;
