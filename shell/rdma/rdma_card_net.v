@@ -9,7 +9,14 @@ module rdma_card_net #(
     parameter integer TIMEOUT = 512,
     parameter integer LANES = 1,      // 32-bit words per beat, everywhere (rdma_link_tx)
     parameter integer MAX_WORDS = 16, // largest payload: 16, or up to 256 with bulk packets
-    parameter integer LOCALS = 1      // local ports: 1, or 2 (inj2 / ej2 in use)
+    parameter integer LOCALS = 1,     // local ports: 1, or 2 (inj2 / ej2 in use)
+    // min cycles between a port's ACK/credit (CTRL) packets. On a wide port a CTRL packet is a
+    // beat of its own, and the PHY takes a beat a cycle: each one costs a wire cycle (nearly a
+    // full beat's line time at 100 Gb/s) to the data going the same way. When both ways carry
+    // data (an allreduce's sums and result, a stream and its credits), ACKing every packet at
+    // 16 cycles took 5-7 % of the line; the 256-packet window and 128-packet VC buffers of a
+    // wide port need an ACK far less often than every 128 cycles. Word links keep the model's 16.
+    parameter integer CTRL_INTERVAL = LANES > 1 ? 128 : 16
 ) (
     input  wire            clk,
     input  wire            rst,
@@ -66,8 +73,8 @@ module rdma_card_net #(
             wire        vc_unused;          // the router knows the VC it selected
             wire [15:0] crc_errors_unused;  // reported through link_dbg
             /* verilator lint_on UNUSEDSIGNAL */
-            rdma_link_port #(.WINDOW(WINDOW), .VC_BUF(VC_BUF), .TIMEOUT(TIMEOUT), .LANES(LANES),
-                             .MAX_WORDS(MAX_WORDS)) u_port (
+            rdma_link_port #(.WINDOW(WINDOW), .VC_BUF(VC_BUF), .TIMEOUT(TIMEOUT), .CTRL_INTERVAL(CTRL_INTERVAL),
+                             .LANES(LANES), .MAX_WORDS(MAX_WORDS)) u_port (
                 .clk(clk), .rst(rst),
                 .tx_valid(out_valid[g]), .tx_ready(out_ready[g]), .tx_data(out_data[DW * g +: DW]),
                 .tx_last(out_last[g]),
@@ -137,6 +144,8 @@ module rdma_card_net #(
         .out_can_take(out_can_take), .out_blocked(out_blocked), .dbg(router_dbg));
     initial begin
         if (LOCALS < 1 || LOCALS > 2) $error("%m: LOCALS=%0d must be 1 or 2", LOCALS);
+        if (CTRL_INTERVAL < 1 || CTRL_INTERVAL >= TIMEOUT / 2)
+            $error("%m: CTRL_INTERVAL=%0d must be 1..TIMEOUT/2-1 (an ACK must come before a replay)", CTRL_INTERVAL);
     end
 endmodule
 `default_nettype wire

@@ -181,7 +181,13 @@ module rdma_node #(
                     end else begin : g_line
                         assign p_s_data[32*LANES*pr +: 32*LANES] = pr == 0 ? rd_s_data : rd_rs_data;
                     end
-                    rdma_stream_wide #(.LANES(LANES), .RX_DEPTH(STREAM_LINE_DEPTH), .SECOND(pr)) u_rd (
+                    // credits a quarter of the buffer at a time, or after 128 cycles: a CREDIT
+                    // packet is a beat of its own on the link the other pair's data may be using
+                    // (an allreduce sends its result back the way its sums' credits go), and at
+                    // a line's 15 words a cycle 512-word batches took one every 33 cycles; the
+                    // round trip at the line stays within the other three quarters
+                    rdma_stream_wide #(.LANES(LANES), .RX_DEPTH(STREAM_LINE_DEPTH), .SECOND(pr),
+                                       .CREDIT_BATCH(STREAM_LINE_DEPTH / 4), .CREDIT_FLUSH(128)) u_rd (
                         .clk(clk), .rst(rst || rd_rst), .card_id(card_id), .tx_dst(p_tx_dst[6*pr +: 6]),
                         .tx_sid(p_sid[8*pr +: 8]), .rx_peer(p_rx_peer[6*pr +: 6]), .rx_sid(p_sid[8*pr +: 8]),
                         .s_valid(p_s_valid[pr]), .s_ready(p_s_ready[pr]), .s_data(p_s_data[32*LANES*pr +: 32*LANES]),
