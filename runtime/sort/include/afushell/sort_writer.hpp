@@ -39,18 +39,25 @@ class ScatterWriter {
         for (afu_shell_handle h : h_)
             if (h) afuShellClose(h);
     }
-    // Opens `cards` as ordinary cards and reads their writers' widths through them.
+    // Opens `cards` as ordinary cards, then reads their writers' widths through them, and
+    // whether all count by destination (up to the first that does not): each read on an open
+    // card takes its host time, so the reads are those spgen.sort made when it drove the
+    // writers from Python, whose figures these repeat.
     std::string open(const std::vector<int> &cards) {
-        for (size_t i = 0; i < cards.size(); ++i) {
-            const int c = cards[i];
+        for (int c : cards)
             if (c < 0 || size_t(c) >= h_.size() || afuShellRDMAClusterCardOpen(cl_, c, &h_[c]) != FPGA_OK)
                 return std::string("card ") + std::to_string(c) + " does not open: " + afuShellLastError();
-            uint64_t status = 0;
-            afuShellReadRegAt(h_[c], AFUSHELL_SORT_STATUS, &status);
-            const int bits = int(status >> 8) & 0xF;  // 0: a writer of a key a cycle, 256 bins
+        auto status = [&](int c) {
+            uint64_t v = 0;
+            afuShellReadRegAt(h_[c], AFUSHELL_SORT_STATUS, &v);
+            return v;
+        };
+        for (size_t i = 0; i < cards.size(); ++i) {  // 0: a writer of a key a cycle, 256 bins
+            const int bits = int(status(cards[i]) >> 8) & 0xF;
             max_bits = i == 0 ? bits : std::min(max_bits, bits);
-            dest = (i == 0 || dest) && (status >> 12 & 1);  // counts by destination, loads counts
         }
+        dest = !cards.empty();  // counts by destination, loads counts
+        for (size_t i = 0; i < cards.size() && dest; ++i) dest = status(cards[i]) >> 12 & 1;
         return "";
     }
     // "" or why the cards carry no scatter writer (SORT_CFG.EN reads back as written).
