@@ -120,7 +120,7 @@ py::tuple sort_on_cards(py::object sim, const std::vector<int>& cards, const std
   return py::make_tuple(result(r, cl.get()), extra);
 }
 
-// One pass of the scatter writer on a card of a Python cluster (sort.hpp's ScatterWriter),
+// One pass of the scatter writer on a card of a Python cluster (sort_writer.hpp's ScatterWriter),
 // for tests of the writer itself: the cluster's simulator is kept alive with it.
 class WriterPasses {
  public:
@@ -197,28 +197,4 @@ void bind_sort(py::module& m) {
       "Card `card`'s pieces (offset in its send buffer, destination index, offset in the "
       "destination's receive buffer, keys), the keys it receives and its first and last bin "
       "(None: none, or exact), from every card's counts [source, bin].");
-  m.def(
-      "sort_issue_order",
-      [](const std::vector<std::pair<int, int>>& pairs) {
-        std::vector<sd::Put> puts;
-        for (const auto& [c, d] : pairs) puts.push_back({c, d, 0, 0, 0});
-        return sd::issue_order(puts);
-      },
-      py::arg("pairs"), "The order (indices) in which puts between (card, destination) pairs are issued.");
-  m.def("sort_digit_bits", &sd::choose_digit_bits, py::arg("max_bits"), py::arg("pairs"), py::arg("sort_bits"),
-        py::arg("elements"), py::arg("odd_penalty"), "The local passes' digit width on the scatter writers.");
-  m.def(
-      "sort_dest_plan",
-      [](int max_bits, int digit_bits, const std::vector<std::pair<uint64_t, uint64_t>>& bins,
-         const std::vector<std::pair<uint64_t, uint64_t>>& keys) -> py::object {
-        const sd::DestCount p = sd::dest_count_plan(max_bits, digit_bits, bins, keys);
-        if (!p.first) return py::none();
-        return py::make_tuple(p.first, p.bits, p.digits, p.dests, p.base);
-      },
-      py::arg("max_bits"), py::arg("digit_bits"), py::arg("bins"), py::arg("keys"),
-      "The first local digit counted by destination (sort.hpp's dest_count_plan): None, or "
-      "(first digit's bits, the other digits' bits, digits, SORT_DESTS, every card's base) from "
-      "every card's first and last bin and smallest and largest key (first > last: none).");
-  m.def("sort_aligned_shift", &sd::aligned_shift, py::arg("lo"), py::arg("hi"), py::arg("bits"),
-        "The smallest shift that puts [lo, hi] into 2**bits bins (key >> shift) - (lo >> shift).");
 }
