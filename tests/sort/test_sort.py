@@ -131,17 +131,15 @@ def test_digit_widths(digit_bits: int) -> None:
 
 @pytest.mark.parametrize("exact", [False, True])
 def test_plan_tiles_every_receive_buffer(exact: bool) -> None:
-    """sort.hpp's plan, as spgen.sort calls it: every card's send buffer (its keys in bin
+    """sort.hpp's plan, through its binding: every card's send buffer (its keys in bin
     order) is cut into pieces that together fill each destination's receive buffer once,
     in source order, in consecutive bins per destination; exact cuts give every card n/N."""
-    from spgen.sort import _plan
-
     rng = np.random.default_rng(11)
     hists = rng.integers(0, 50, (5, 64), dtype=np.uint32)
     hists[:, 10:20] = 0
     hists[2] = 0      # a card without keys
     n, cards = int(hists.sum()), hists.shape[0]
-    plans = [_plan(hists, i, exact) for i in range(cards)]
+    plans = [sort._native().sort_plan(hists, i, exact) for i in range(cards)]
     filled = [np.zeros(p[1], np.int64) for p in plans]
     for i, (pieces, _, mine) in enumerate(plans):
         assert sum(k for *_, k in pieces) == hists[i].sum()

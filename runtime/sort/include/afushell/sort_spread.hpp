@@ -26,6 +26,23 @@ struct SortOptions {
 };
 
 namespace sort_detail {
+// A spread's cards: the cluster's present ones (a description's absent cards hold nothing).
+inline std::vector<int> present_cards(afu_rdma_cluster cl) {
+    std::vector<int> cards;
+    for (int c = 0; c < afuShellRDMAClusterCards(cl); ++c)
+        if (afuShellRDMAClusterCardPresent(cl, c)) cards.push_back(c);
+    return cards;
+}
+
+// After a sort of s: take(card, its count) card by card unless the sort failed, and r.counts
+// per card of the cluster (0 on absent cards).
+template <class F>
+void gathered(afu_rdma_cluster cl, const SortSpread &s, SortResult &r, F &&take) {
+    std::vector<uint64_t> counts(afuShellRDMAClusterCards(cl), 0);
+    for (size_t i = 0; i < s.cards.size() && !r.code; ++i) take(s.cards[i], counts[s.cards[i]] = r.counts[i]);
+    r.counts = counts;
+}
+
 // "" or why sort_spread cannot sort Key keys on cluster cl with options o.
 template <class Key>
 std::string refusal(afu_rdma_cluster cl, const SortOptions &o) {
@@ -240,25 +257,18 @@ SortResult distributed_sort(afu_rdma_cluster cl, const Key *keys, const uint32_t
         return r;
     }
     if (!(r.error = refusal<Key>(cl, o)).empty()) return r;  // before anything is written
-    SortSpread s;
-    for (int c = 0; c < N; ++c)
-        if (afuShellRDMAClusterCardPresent(cl, c)) s.cards.push_back(c);
+    SortSpread s{present_cards(cl), {}, payloads != nullptr};
     s.counts = spread(cl, s.cards, keys, payloads, n);
-    s.payloads = payloads != nullptr;
     r = sort_spread<Key>(cl, s, o);
-    std::vector<uint64_t> counts(N, 0);
     out_keys.clear();
     if (out_payloads) out_payloads->clear();
-    for (size_t i = 0; i < s.cards.size() && !r.code; ++i) {
-        const int c = s.cards[i];
-        counts[c] = r.counts[i];
-        const auto k = read<Key>(cl, c, 0, counts[c]);
+    gathered(cl, s, r, [&](int c, uint64_t count) {
+        const auto k = read<Key>(cl, c, 0, count);
         out_keys.insert(out_keys.end(), k.begin(), k.end());
-        if (!payloads || !out_payloads) continue;
-        const auto p = read<uint32_t>(cl, c, R, counts[c]);
+        if (!payloads || !out_payloads) return;
+        const auto p = read<uint32_t>(cl, c, R, count);
         out_payloads->insert(out_payloads->end(), p.begin(), p.end());
-    }
-    r.counts = counts;
+    });
     return r;
 }
 

@@ -1,0 +1,429 @@
+// afushell distributed counting sort on cards with the scatter writer (docs/sort.md, "The
+// scatter writer"): sort_on_cards sorts an array spread over the cards with every key moved
+// by the cards, distributed_sort_on_cards spreads, sorts and gathers. spgen.sort runs this
+// same sort_on_cards over a Python cluster. Included by afushell/sort.hpp, which holds the
+// planning it uses.
+#ifndef AFUSHELL_SORT_WRITER_HPP
+#define AFUSHELL_SORT_WRITER_HPP
+
+#include <afushell/sort.hpp>
+
+#include <cstdio>
+
+namespace afushell {
+
+namespace sort_detail {
+
+// The scatter writer on every card (shell/shell_sort_scatter.v, SORT_* registers): one
+// pass streams n keys from src through it (a DMA from card memory to card memory whose RX
+// side the writer takes over), counting bins ((k - count_lo) >> count_sh) & 255 and, with
+// scatter, writing each key to dst + 4 * its place by the bins ((k - lo) >> sh) & 255 that
+// the card's previous pass counted; dump: where the range line and the 256 counts go.
+class ScatterWriter {
+  public:
+    struct Scatter {
+        bool on = false;
+        uint32_t lo = 0;
+        int sh = 0;
+        uint64_t dst = 0;
+    };
+    // What one card's passes moved: bytes read and written in card memory, and their ns.
+    struct Moved {
+        uint64_t read = 0, written = 0, ns = 0;
+    };
+    ScatterWriter(afu_rdma_cluster cl, bool pairs)
+        : cl_(cl), h_(afuShellRDMAClusterCards(cl), nullptr), pairs_(pairs), passes(h_.size(), 0), moved(h_.size()) {}
+    ScatterWriter(const ScatterWriter &) = delete;
+    ScatterWriter &operator=(const ScatterWriter &) = delete;
+    ~ScatterWriter() {
+        for (afu_shell_handle h : h_)
+            if (h) afuShellClose(h);
+    }
+    // Opens `cards` as ordinary cards, then reads their writers' widths through them, and
+    // whether all count by destination (up to the first that does not): each read on an open
+    // card takes its host time, so the reads are those spgen.sort made when it drove the
+    // writers from Python, whose figures these repeat.
+    std::string open(const std::vector<int> &cards) {
+        for (int c : cards)
+            if (c < 0 || size_t(c) >= h_.size() || afuShellRDMAClusterCardOpen(cl_, c, &h_[c]) != FPGA_OK)
+                return std::string("card ") + std::to_string(c) + " does not open: " + afuShellLastError();
+        auto status = [&](int c) {
+            uint64_t v = 0;
+            afuShellReadRegAt(h_[c], AFUSHELL_SORT_STATUS, &v);
+            return v;
+        };
+        for (size_t i = 0; i < cards.size(); ++i) {  // 0: a writer of a key a cycle, 256 bins
+            const int bits = int(status(cards[i]) >> 8) & 0xF;
+            max_bits = i == 0 ? bits : std::min(max_bits, bits);
+        }
+        dest = !cards.empty();  // counts by destination, loads counts
+        for (size_t i = 0; i < cards.size() && dest; ++i) dest = status(cards[i]) >> 12 & 1;
+        return "";
+    }
+    // "" or why the cards carry no scatter writer (SORT_CFG.EN reads back as written).
+    std::string present(const std::vector<int> &cards) {
+        for (int c : cards) {
+            uint64_t cfg = 0;
+            afuShellRDMACardWriteCSR(cl_, c, AFUSHELL_SORT_CFG, 1);
+            afuShellRDMACardReadCSR(cl_, c, AFUSHELL_SORT_CFG, &cfg);
+            afuShellRDMACardWriteCSR(cl_, c, AFUSHELL_SORT_CFG, 0);
+            if (!(cfg & 1))
+                return "the cards carry no scatter writer (build them with spgen build --loopback --links N "
+                       "--sort-scatter)";
+        }
+        return "";
+    }
+    // The local passes' digit over sort_bits bits of `elements` keys per card (choose_digit_bits).
+    int digit_bits(int sort_bits, uint64_t elements, bool odd_penalty = true) const {
+        return choose_digit_bits(max_bits, pairs_, sort_bits, elements, odd_penalty);
+    }
+    // "" or what went wrong; adds the pass's ns to ns. A scatter shift of 32: every key in one
+    // bin (a copy); count_bits: the counted bins' width where it differs from bits; dests
+    // (SORT_DESTS): count by destination; load: the n words at src are counts to add to the
+    // card's counters (no pass over the keys). The registers are written through the
+    // cluster, the status read through the open card, at its thread's host time: a read
+    // through the cluster enters where the cluster's clock thread happens to be (docs/runtime.md
+    // "Host time"); a pass without keys (the flush and the dump) takes the card's time to DONE.
+    std::string run(int c, uint64_t src, uint64_t n, uint32_t count_lo, int count_sh, Scatter sc, uint64_t dump,
+                    uint64_t &ns, int bits = 8, int count_bits = 0, const uint64_t *dests = nullptr, bool load = false) {
+        auto w = [&](uint32_t off, uint64_t v) { afuShellRDMACardWriteCSR(cl_, c, off, v); };
+        auto now = [&] {
+            afu_shell_sim_stats st{};
+            afuShellSimStats(h_[c], &st);
+            return uint64_t(st.now_ns);
+        };
+        if (c < 0 || size_t(c) >= h_.size() || !h_[c]) return "card " + std::to_string(c) + " is not open";
+        const bool pairs = pairs_ && !load;
+        w(AFUSHELL_SORT_CFG, 1 | (sc.on ? 2 : 0) | (dump ? 4 : 0) | (pairs ? 8 : 0) | (dests ? 16 : 0) | (load ? 32 : 0));
+        w(AFUSHELL_SORT_BINS, uint64_t(sc.lo) | uint64_t(count_lo) << 32);
+        w(AFUSHELL_SORT_SHIFT, uint64_t(sc.sh) | uint64_t(count_sh) << 8 | uint64_t(max_bits ? bits : 0) << 16 |
+                                   uint64_t(count_bits) << 20);
+        if (dests) w(AFUSHELL_SORT_DESTS, *dests);
+        w(AFUSHELL_SORT_DST, sc.dst);
+        w(AFUSHELL_SORT_HIST, dump);
+        w(AFUSHELL_SORT_N, n);
+        w(AFUSHELL_SORT_CTRL, 1);
+        uint64_t took = 0, status = 0;
+        if (n) {  // the RX destination is not written: the writer takes the stream
+            void *a = reinterpret_cast<void *>(uintptr_t(src));
+            if (afuShellDMATransferH(h_[c], a, a, (pairs ? 8 : 4) * n, F2F) || afuShellElapsedNs(h_[c], &took)) {
+                w(AFUSHELL_SORT_CFG, 0);  // the RX engine writes as usual again
+                return "the pass's DMA failed on card " + std::to_string(c) + ": " + afuShellLastError();
+            }
+        }
+        const uint64_t t0 = now();
+        while (afuShellReadRegAt(h_[c], AFUSHELL_SORT_STATUS, &status) == FPGA_OK && !(status & 2)) {
+            if (now() - t0 > 500000) {
+                w(AFUSHELL_SORT_CFG, 0);
+                char hex[24];
+                std::snprintf(hex, sizeof hex, "%#llx", (unsigned long long)status);
+                return "card " + std::to_string(c) + "'s scatter writer did not finish a pass (status " + hex + ")";
+            }
+        }
+        w(AFUSHELL_SORT_CFG, 0);
+        if ((status & 4) || status >> 32 != n)
+            return "card " + std::to_string(c) + "'s scatter writer took " + std::to_string(status >> 32) +
+                   " keys of " + std::to_string(n) + (status & 4 ? " and dropped words past them" : "");
+        if (!took) took = now() - t0;
+        passes[c] += !load;
+        const uint64_t bytes = (pairs ? 8 : 4) * n;
+        moved[c].read += bytes, moved[c].written += sc.on ? bytes : 0, moved[c].ns += took;
+        ns += took;
+        return "";
+    }
+
+  private:
+    afu_rdma_cluster cl_;
+    std::vector<afu_shell_handle> h_;  // per card of the cluster; open ones only
+    bool pairs_;                       // (key, payload) pairs instead of keys
+
+  public:
+    std::vector<int> passes;   // passes over the keys per card
+    std::vector<Moved> moved;  // per card
+    int max_bits = 0;          // the widest digit of every card's writer (0: a key a cycle, 8 bits)
+    bool dest = false;         // every card's writer counts by destination (SORT_STATUS.DEST)
+};
+
+}  // namespace sort_detail
+
+struct SortWriterOptions {
+    int digit_bits = 0;  // every local digit's width (up to the writers' widest); 0: the fewest cycles
+    bool known_range = false;  // every key lies in key_range: no range pass, no range exchange
+    std::pair<uint64_t, uint64_t> key_range{0, 0};
+    std::function<void(const std::string &)> progress;  // called with each phase's name as it ends
+};
+
+// One card's share of a sort on the scatter writers.
+struct SortCardFigures {
+    int card = 0;
+    uint64_t ddr_read = 0, ddr_write = 0, pass_ns = 0;  // its passes' bytes in card memory, their ns
+    int passes = 0;                                     // its passes over the keys
+    uint64_t link_sent = 0, link_received = 0;          // the scatter's bytes to and from other cards
+};
+
+struct SortWriterResult : SortResult {
+    bool fused = false;     // the range pass's counts were the partition's
+    bool by_dest = false;   // the grouping counted every destination's first digit
+    bool copy = false;      // a pass copied the keys to the other bank
+    int digit_bits = 0, first_digit_bits = 0;
+    int writer_bytes = 4;   // bytes a cycle of the writers: 4 (a key) or 64 (a beat)
+    int banks = 1;          // DDR banks the passes alternate between
+    int card_passes = 0;    // the most passes over the keys of any card
+    std::vector<SortCardFigures> per_card;  // per card of the spread
+};
+
+// Sorts uint32 keys spread over the cards (SortSpread; with payloads as (key, payload)
+// pairs at address 0, the key in the low word) on RTL cards built with --sort-scatter,
+// every key moved by the cards (docs/sort.md, "The scatter writer"): per card a range pass
+// (which counts the top digit too; a histogram pass follows when the keys span fewer of its
+// values), a grouping pass by destination, the RDMA puts, a count of the first digit (on
+// writers with SORT_STATUS.DEST the grouping counts it by destination and the destinations
+// load those counts instead, dest_count_plan) and one scatter per digit (each counting the
+// next; digits of 8 bits, or up to the writer's MAX_BITS where that takes fewer cycles), the
+// passes alternating DDR banks on writers of a beat a cycle. The host computes the prefix
+// sums from the exchanged counts and issues the passes and the puts. With known_range no
+// range pass and no range exchange; a card holding keys outside it fails the sort
+// (AFU_ERR_BAD_ARG). Afterwards card s.cards[i] holds result.counts[i] elements at address 0.
+inline SortWriterResult sort_on_cards(afu_rdma_cluster cl, const SortSpread &s, const SortWriterOptions &o = {}) {
+    using namespace sort_detail;
+    SortWriterResult r;
+    const std::vector<int> &cards = s.cards;
+    const int N = int(cards.size());
+    const uint64_t R = kSortRegion, B = 256, counts_at = 2 * R, hist_at = counts_at + 16ull * N, dump = 7 * R;
+    const int top = 32 - 8;
+    const uint64_t es = s.payloads ? 8 : 4;  // bytes per element: a key, or a key and its payload
+    auto fail = [&](std::string why) {
+        r.code = AFU_ERR_BAD_ARG;
+        r.error = std::move(why);
+        return r;
+    };
+    if (N < 1 || s.counts.size() != cards.size()) return fail("a spread over cards, a count per card");
+    if (!afuShellRDMAClusterIsRTL(cl)) return fail("the network model has no cards to move keys on");
+    if (o.known_range && !(o.key_range.first <= o.key_range.second && o.key_range.second <= 0xFFFFFFFFull))
+        return fail("key_range must satisfy 0 <= lo <= hi <= 4294967295 for uint32 keys, got (" +
+                    std::to_string(o.key_range.first) + ", " + std::to_string(o.key_range.second) + ")");
+    ScatterWriter writer(cl, s.payloads);
+    if (!(r.error = writer.open(cards)).empty()) return fail(r.error);
+    if (o.digit_bits && (writer.max_bits ? o.digit_bits < 4 || o.digit_bits > writer.max_bits : o.digit_bits != 8))
+        return fail("digit_bits must be " + (writer.max_bits ? "4.." + std::to_string(writer.max_bits) : std::string("8")) +
+                    " on these writers, got " + std::to_string(o.digit_bits));
+    Clock clock(cl, r, o.progress);
+    // one pass per card; the phase takes the slowest card's time (cards run at once in hardware)
+    auto on_cards = [&](const char *name, auto &&pass) {
+        std::vector<uint64_t> ns(N, 0);
+        for (int i = 0; i < N; ++i)
+            if (std::string e = pass(i, cards[i], ns[i]); !e.empty()) return e;
+        clock.card(name, ns);
+        return std::string();
+    };
+    auto to_all = [&](uint64_t from, uint64_t to, uint64_t bytes) {
+        std::vector<Put> puts;
+        for (int i = 0; i < N; ++i)
+            for (int d : cards) puts.push_back({cards[i], d, from, to + i * bytes, bytes});
+        return puts;
+    };
+    auto scatter = [&](uint64_t send, uint64_t to, const std::vector<std::vector<Put>> &pieces) {
+        std::vector<Put> puts;
+        for (int i = 0; i < N; ++i)
+            for (const Put &p : pieces[i])
+                puts.push_back({cards[i], cards[p.dst], send + es * p.local, to + es * p.remote, es * p.bytes});
+        return puts;
+    };
+    const ScatterWriter::Scatter none;
+    const uint64_t bank_b = uint64_t(1) << 32;
+    // writers that count by destination copy the keys to bank B in the first pass over them
+    // (a scatter into one bin), for a grouping pass from bank B before an odd number of digits
+    const ScatterWriter::Scatter copy_b = writer.dest ? ScatterWriter::Scatter{true, 0, 32, bank_b} : none;
+    r.counts = s.counts;
+    std::pair<uint64_t, uint64_t> range = o.key_range;
+    if (!o.known_range) {
+        if (std::string e = on_cards("range", [&](int i, int c, uint64_t &ns) {
+                return writer.run(c, 0, s.counts[i], 0, top, copy_b, dump, ns); }); !e.empty())
+            return fail(e);
+        if ((r.code = clock.network("range exchange", to_all(dump, counts_at, 16)))) return r;
+        range = exchanged_range(cl, N, counts_at, cards[0]);
+        for (int i = 1; i < N; ++i)  // every card computed the same range from its own copy
+            if (exchanged_range(cl, N, counts_at, cards[i]) != range)
+                return fail("card " + std::to_string(cards[i]) + " holds another key range than card " +
+                            std::to_string(cards[0]) + " after the exchange");
+    }
+    const uint64_t lo = range.first, hi = range.second;
+    if (lo > hi) return r;  // no keys
+    const int shift = aligned_shift(lo, hi, 8);
+    r.fused = !o.known_range && shift == top;  // the range pass's counts are the partition's
+    const uint32_t base = shift == top ? 0 : uint32_t(lo >> shift << shift);  // bins (k - base) >> shift
+    if (!r.fused)  // with known_range the first pass over the keys: it makes the copy
+        if (std::string e = on_cards("histogram", [&](int i, int c, uint64_t &ns) {
+                return writer.run(c, 0, s.counts[i], base, shift, o.known_range && shift ? copy_b : none, dump, ns); });
+            !e.empty())
+            return fail(e);
+    for (int i = 0; o.known_range && i < N; ++i) {  // the histogram pass found every card's range beside the counts
+        const auto mm = read<uint64_t>(cl, cards[i], dump, 2);
+        if (s.counts[i] && !(lo <= mm[0] && mm[0] <= mm[1] && mm[1] <= hi))
+            return fail("card " + std::to_string(cards[i]) + " holds keys " + std::to_string(mm[0]) + ".." +
+                        std::to_string(mm[1]) + ", outside key_range " + std::to_string(lo) + ".." + std::to_string(hi));
+    }
+    if ((r.code = clock.network("count exchange", to_all(dump + 64, hist_at, 4 * B)))) return r;
+    const bool exact = shift == 0;
+    std::vector<std::vector<Put>> pieces(N);
+    std::vector<uint64_t> received(N);
+    std::vector<std::pair<uint64_t, uint64_t>> spans(N), bins(N);  // the keys' range each card receives, its bins
+    clock.host("prefix sums", [&] {
+        for (int i = 0; i < N; ++i) {
+            bins[i] = {1, 0};
+            received[i] = plan(read<uint32_t>(cl, cards[i], hist_at, B * N), N, i, exact, pieces[i],
+                               exact ? nullptr : &bins[i]);
+            const auto [b0, b1] = bins[i];
+            spans[i] = b0 > b1 ? std::make_pair(uint64_t(1), uint64_t(0))
+                               : std::make_pair(std::max<uint64_t>(lo, base + (b0 << shift)),
+                                                std::min<uint64_t>(hi, base + ((b1 + 1) << shift) - 1));
+        }
+    });
+    const int sort_bits = exact ? 0 : bit_length(hi - lo);
+    auto finish = [&](int digits) {  // the result's counts and figures
+        r.counts = received, r.shift = shift, r.local_passes = digits;
+        r.card_passes = 0;
+        for (int i = 0; i < N; ++i) {
+            const int c = cards[i];
+            SortCardFigures f{c, writer.moved[c].read, writer.moved[c].written, writer.moved[c].ns, writer.passes[c]};
+            for (const Put &p : pieces[i])
+                if (cards[p.dst] != c) f.link_sent += es * p.bytes;
+            for (int j = 0; j < N; ++j)
+                for (const Put &p : pieces[j])
+                    if (p.dst == i && j != i) f.link_received += es * p.bytes;
+            r.per_card.push_back(f);
+            r.card_passes = std::max(r.card_passes, f.passes);
+        }
+        return r;
+    };
+    // The grouping pass counts every destination's first digit (dest_count_plan): grouping,
+    // the puts of the keys, then of the counts, then per destination a load of its sources'
+    // counts and one scatter per digit (no count pass). The first pass over the keys copied
+    // them to bank B: before an odd number of digits the grouping reads that copy and writes
+    // bank A, the puts deliver to bank B, and the digits end in the keys' region (bank A).
+    const DestCount dc =
+        writer.dest && sort_bits && !o.digit_bits ? dest_count_plan(writer.max_bits, 0, bins, spans) : DestCount();
+    if (dc.first) {
+        const bool odd = dc.digits % 2;
+        const uint64_t from = odd ? bank_b : 0, send = odd ? 3 * R : bank_b, to = odd ? bank_b + R : 5 * R;
+        const uint64_t block = uint64_t(4) << dc.first, loads = 6 * R;
+        if (std::string e = on_cards("group by card", [&](int i, int c, uint64_t &ns) {
+                return writer.run(c, from, s.counts[i], 0, 0, {true, base, shift, send}, dump, ns, 8, dc.first,
+                                  &dc.dests); });
+            !e.empty())
+            return fail(e);
+        if ((r.code = clock.network("scatter", scatter(send, to, pieces)))) return r;
+        // every destination's counts of its first digit, after the keys (among their puts
+        // these small ones held the keys' puts back by a third)
+        std::vector<Put> puts;
+        for (int i = 0; i < N; ++i)
+            for (int j = 0; j < N; ++j) puts.push_back({cards[i], cards[j], dump + 64 + j * block, loads + i * block, block});
+        if ((r.code = clock.network("digit counts", puts))) return r;
+        if (std::string e = on_cards("local counting", [&](int i, int c, uint64_t &ns) {
+                const uint64_t k = received[i];
+                if (!k) return std::string();
+                std::string e = writer.run(c, loads, uint64_t(N) << dc.first, 0, 0, none, 0, ns, dc.first, 0, nullptr, true);
+                uint64_t at = to;
+                const uint32_t b = uint32_t(dc.base[i]);
+                for (int j = 0, sh = 0, w = dc.first; j < dc.digits && e.empty(); ++j, sh += w, w = dc.bits) {
+                    const uint64_t dst = j + 1 == dc.digits ? 0 : at >= bank_b ? 5 * R : bank_b;
+                    e = writer.run(c, at, k, b, sh + w < 32 ? sh + w : 0, {true, b, sh, dst}, 0, ns, w, dc.bits);
+                    at = dst;
+                }
+                return e; }); !e.empty())
+            return fail(e);
+        r.by_dest = true, r.copy = odd, r.digit_bits = dc.bits, r.first_digit_bits = dc.first;
+        r.writer_bytes = 64, r.banks = 2;
+        return finish(dc.digits);
+    }
+    // Writers of a beat a cycle read one DDR bank and write the other (bank B from 4 GiB):
+    // the puts deliver to the bank from which the digit passes, alternating banks, end in
+    // the keys' region in bank A, and the grouping writes the send buffer to the other
+    // bank (a bank read by a card's engine while its peers' puts write it slows the puts
+    // several times): bank B, or bank A before an odd number of digits unless the first
+    // digit's count copies the keys to bank B (every card's keys spanning under 2^31
+    // values: a scatter into one bin).
+    const bool wide = writer.max_bits > 0;
+    bool copy = wide && !exact;
+    for (const auto &[a, b] : spans) copy = copy && (a > b || b - a < (uint64_t(1) << 31));
+    const int bits = o.digit_bits ? o.digit_bits
+                                  : writer.digit_bits(sort_bits, *std::max_element(received.begin(), received.end()), !copy);
+    const int digits = sort_bits ? (sort_bits + bits - 1) / bits : 0;
+    copy = copy && digits % 2 == 1;
+    const uint64_t recv = wide && digits % 2 && !copy ? bank_b + R : 5 * R;
+    const uint64_t target = exact ? 0 : recv;  // one key value per bin: straight to the final place
+    const uint64_t send = wide && target < bank_b ? bank_b : 3 * R;
+    if (std::string e = on_cards("group by card", [&](int i, int c, uint64_t &ns) {
+            return writer.run(c, 0, s.counts[i], uint32_t(lo), 0, {true, base, shift, send}, 0, ns); }); !e.empty())
+        return fail(e);
+    if ((r.code = clock.network("scatter", scatter(send, target, pieces)))) return r;
+    if (std::string e = on_cards("local counting", [&](int i, int c, uint64_t &ns) {
+            const uint64_t k = received[i];
+            if (!sort_bits || !k) return std::string();
+            std::string e = copy ? writer.run(c, recv, k, uint32_t(lo), 0, {true, uint32_t(spans[i].first), 31, bank_b},
+                                              0, ns, bits)
+                                 : writer.run(c, recv, k, uint32_t(lo), 0, none, 0, ns, bits);
+            uint64_t src = copy ? bank_b : recv;
+            for (int sh = 0, j = 0; sh < sort_bits && e.empty(); sh += bits, ++j) {
+                uint64_t dst = 0;  // the last pass: the keys' region
+                if (sh + bits < sort_bits) dst = wide ? (src >= bank_b ? 5 * R : bank_b) : (j % 2 ? 5 * R : 3 * R);
+                e = writer.run(c, src, k, uint32_t(lo), sh + bits < 32 ? sh + bits : 0,
+                               {true, uint32_t(lo), sh, dst}, 0, ns, bits);
+                src = dst;
+            }
+            return e; }); !e.empty())
+        return fail(e);
+    r.copy = copy, r.digit_bits = bits, r.writer_bytes = wide ? 64 : 4, r.banks = wide ? 2 : 1;
+    return finish(digits);
+}
+
+// Sorts uint32 keys[0..n) (and payloads, which may be null) over every present card of a
+// cluster of RTL cards built with --sort-scatter (sort_on_cards after spreading them in
+// equal parts, with payloads as (key, payload) pairs); the sorted keys (and payloads) come
+// back in out_keys / out_payloads. key_range, where given: every key is known to lie in
+// [first, second] (OPTWEB's 64 values: {0, 63}).
+inline SortResult distributed_sort_on_cards(afu_rdma_cluster cl, const uint32_t *keys, const uint32_t *payloads,
+                                            uint64_t n, std::vector<uint32_t> &out_keys,
+                                            std::vector<uint32_t> *out_payloads = nullptr,
+                                            const std::pair<uint64_t, uint64_t> *key_range = nullptr) {
+    using namespace sort_detail;
+    SortResult r;
+    const int N = afuShellRDMAClusterCards(cl);
+    const uint64_t es = payloads ? 8 : 4;
+    r.code = AFU_ERR_BAD_ARG;
+    if (N < 1 || (n && !keys)) {
+        r.error = N < 1 ? "no cluster" : "keys is NULL";
+        return r;
+    }
+    if (!afuShellRDMAClusterIsRTL(cl)) {
+        r.error = "the network model has no cards to move keys on";
+        return r;
+    }
+    if (n > kSortRegion / es - 256) {
+        r.error = "too many keys: " + std::to_string(n) + " (at most " + std::to_string(kSortRegion / es - 256) + ")";
+        return r;
+    }
+    SortSpread s{present_cards(cl), {}, payloads != nullptr};
+    if (!(r.error = ScatterWriter(cl, false).present(s.cards)).empty()) return r;
+    std::vector<uint64_t> pairs(payloads ? n : 0);  // (key, payload) pairs: the key in the low (first) word
+    for (uint64_t i = 0; i < pairs.size(); ++i) pairs[i] = keys[i] | uint64_t(payloads[i]) << 32;
+    s.counts = payloads ? spread<uint64_t>(cl, s.cards, pairs.data(), nullptr, n)
+                        : spread<uint32_t>(cl, s.cards, keys, nullptr, n);
+    SortWriterOptions o;
+    if (key_range) o.known_range = true, o.key_range = *key_range;
+    r = sort_on_cards(cl, s, o);
+    out_keys.clear();
+    if (out_payloads) out_payloads->clear();
+    gathered(cl, s, r, [&](int c, uint64_t count) {
+        const auto k = read<uint32_t>(cl, c, 0, count * es / 4);
+        for (uint64_t x = 0; x < k.size(); x += es / 4) {
+            out_keys.push_back(k[x]);
+            if (payloads && out_payloads) out_payloads->push_back(k[x + 1]);
+        }
+    });
+    return r;
+}
+
+}  // namespace afushell
+
+#endif  // AFUSHELL_SORT_WRITER_HPP
