@@ -54,7 +54,10 @@ PYBIND11_MODULE(_spgen_rdma, m) {
   m.attr("PAYLOAD") = rdma::kPayload;
   m.attr("HEADER") = rdma::kHeader;
   m.attr("CRC") = rdma::kCrc;
-  py::register_exception<std::logic_error>(m, "ModelError");
+  // Local: only this module's functions raise ModelError. A global translator would also turn
+  // every std::invalid_argument of the other extensions (spgen.runtime._afushell) into it once
+  // this module is loaded, so their ValueErrors would depend on import order.
+  py::register_local_exception<std::logic_error>(m, "ModelError");
   py::class_<Cluster>(m, "Cluster")
       .def(py::init<const std::string&>())
       .def("put", &Cluster::put)

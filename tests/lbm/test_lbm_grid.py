@@ -86,6 +86,16 @@ def test_bad_input_is_a_clear_error(call, match):
         call()
 
 
+def test_bad_input_is_a_clear_error_with_the_rdma_model_loaded():
+    """The RDMA model's module translates its own std::logic_error into ModelError, and only
+    its own: loaded first in a process, it must not turn the grid code's errors into it."""
+    from spgen.runtime.rdma import load_rdma_extension
+
+    load_rdma_extension()
+    with pytest.raises(SpgenError, match="cannot be cut into 8 slabs"):
+        lbm.slab_layout(12, 8, 2)
+
+
 def test_slab_layout_is_the_cpp_one():
     slabs = lbm.slab_layout(27, 4, 2)
     assert [(s.lo, s.hi, s.first, s.last) for s in slabs] == \
