@@ -15,8 +15,10 @@ module rdma_card_net #(
     // full beat's line time at 100 Gb/s) to the data going the same way. When both ways carry
     // data (an allreduce's sums and result, a stream and its credits), ACKing every packet at
     // 16 cycles took 5-7 % of the line; the 256-packet window and 128-packet VC buffers of a
-    // wide port need an ACK far less often than every 128 cycles. Word links keep the model's 16.
-    parameter integer CTRL_INTERVAL = LANES > 1 ? 128 : 16
+    // wide port need an ACK far less often than every 128 cycles. Word links, and ports whose VC
+    // buffers hold fewer than 64 packets (16 packets of 5 beats are 80 cycles of line: credits
+    // every 128 cycles would hold such a link to 80/128 of it), keep the model's 16.
+    parameter integer CTRL_INTERVAL = (LANES > 1 && VC_BUF >= 64) ? 128 : 16
 ) (
     input  wire            clk,
     input  wire            rst,
