@@ -268,11 +268,11 @@ inline SortWriterResult sort_on_cards(afu_rdma_cluster cl, const SortSpread &s, 
     std::vector<std::vector<Put>> pieces(N);
     std::vector<uint64_t> received(N);
     std::vector<std::pair<uint64_t, uint64_t>> spans(N), bins(N);  // the keys' range each card receives, its bins
-    clock.host("prefix sums", [&] {
+    clock.host("prefix sums", [&] {  // the exchange left every card the same table: read it once
+        const auto h = read<uint32_t>(cl, cards[0], hist_at, B * N);
         for (int i = 0; i < N; ++i) {
             bins[i] = {1, 0};
-            received[i] = plan(read<uint32_t>(cl, cards[i], hist_at, B * N), N, i, exact, pieces[i],
-                               exact ? nullptr : &bins[i]);
+            received[i] = plan(h, N, i, exact, pieces[i], exact ? nullptr : &bins[i]);
             const auto [b0, b1] = bins[i];
             spans[i] = b0 > b1 ? std::make_pair(uint64_t(1), uint64_t(0))
                                : std::make_pair(std::max<uint64_t>(lo, base + (b0 << shift)),
