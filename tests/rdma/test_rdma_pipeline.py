@@ -71,6 +71,10 @@ def test_spd_core_on_card_a_feeds_core_on_card_b(rec10_card, tmp_path, faults, b
     assert run.cards[0]["stream_tx_words"] == run.cards[1]["stream_rx_words"] == 2 * 700 * 10
     assert all(c["in_moved_cycles"] == 2 * 700 for c in run.cards)
     assert 0 <= min(run.stall_rates) and max(run.stall_rates) < 1
+    # card 1's first core waits for card 0's cascade (and the link) before its first record
+    first = [c["in_first_cycles"] for c in run.cards]
+    assert first[1] > first[0] and all(f < c["in_total_cycles"] for f, c in zip(first, run.cards))
+    assert all(0 <= f <= s for f, s in zip(run.flowing_stall_rates, run.stall_rates))
     assert 0 < run.link_utilisation[0] <= 1 and run.payload_utilisation[0] < run.link_utilisation[0]
     if faults:
         s = cl.stats()
