@@ -116,6 +116,8 @@ def run_bench(cfg: CardsBench, build_for: Callable[[int], Path], core, tick: Cal
                            # pipeline mode: each card's stall from its first record on (the wait
                            # for the cascades before it to fill left out)
                            "stall_rate_flowing": r.details.get("flowing_stall_rates"),
+                           "in_first_cycles": [c.get("in_first_cycles") for c in r.details["cards"]]
+                           if "cards" in r.details else None,
                            "link_utilisation": r.link_utilisation, "link_bytes": r.link_bytes,
                            "halo_put_cycles": statistics.median(puts) if puts else 0,
                            "exchange_cycles": statistics.median(rounds.values()) if rounds else 0,
