@@ -301,6 +301,9 @@ def test_bench_lbm_pipeline_models_the_host_feed(build, tmp_path) -> None:
     assert all(r["model_stall_rate"] == pytest.approx(1 - feed) for r in rows)
     assert rows[0]["model_mcell_steps_per_s"] == pytest.approx(rows[0]["mcell_steps_per_s"])
     assert 0 < rows[1]["stall_rate_in"][0] <= 1 - feed
+    # the bench's column of the stall once records flow: card 1 without its wait for card 0's fill
+    assert rows[1]["in_first_cycles"][0] < rows[1]["in_first_cycles"][1]
+    assert rows[1]["stall_rate_flowing"][1] < rows[1]["stall_rate_in"][1]
 
 
 def test_pipeline_model_host_feed() -> None:
