@@ -66,7 +66,7 @@ module afu_shell #(
     wire [63:0] prime_cycles;
     wire [63:0] core_elements;
     wire [7:0]  core_status;
-    wire [63:0] in_total, in_moved, out_total, out_moved;
+    wire [63:0] in_total, in_moved, in_first, out_total, out_moved;
     wire [REG_BITS-1:0] core_regs;
 
     shell_csr #(
@@ -88,8 +88,8 @@ module afu_shell #(
         .rx_busy_cycles (rx_busy_cycles), .rx_irq_pulse (rx_irq_pulse),
         .soft_reset (soft_reset), .core_start (core_start), .core_stop (core_stop), .core_arm (core_arm),
         .core_elements (core_elements), .core_status (core_status),
-        .in_total (in_total), .in_moved (in_moved), .out_total (out_total), .out_moved (out_moved),
-        .prime_cycles (prime_cycles), .core_regs (core_regs), .irq (irq)
+        .in_total (in_total), .in_moved (in_moved), .in_first (in_first), .out_total (out_total),
+        .out_moved (out_moved), .prime_cycles (prime_cycles), .core_regs (core_regs), .irq (irq)
     );
 
     wire drst = rst || soft_reset;   // datapath reset
@@ -305,7 +305,8 @@ module afu_shell #(
         .in_fire (in_fire), .in_last (in_last), .out_fire (out_fire), .out_last (out_last),
         .in_open (in_open), .armed (run_armed),
         .running (run_running), .done (run_done), .in_done (run_in_done), .prime_cycles (prime_cycles),
-        .in_total (in_total), .in_moved (in_moved), .out_total (out_total), .out_moved (out_moved)
+        .in_total (in_total), .in_moved (in_moved), .in_first (in_first), .out_total (out_total),
+        .out_moved (out_moved)
     );
 
     reg partial_in_reg, partial_out_reg;

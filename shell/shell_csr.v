@@ -41,6 +41,7 @@ module shell_csr #(
     input  wire [7:0]            core_status,
     input  wire [63:0]           in_total,
     input  wire [63:0]           in_moved,
+    input  wire [63:0]           in_first,
     input  wire [63:0]           out_total,
     input  wire [63:0]           out_moved,
     input  wire [63:0]           prime_cycles,
@@ -63,6 +64,7 @@ module shell_csr #(
             || CSR_RX_STATUS_ADDR != CSR_TX_STATUS_ADDR + 18'h100
             || CSR_RX_DESC_SRC_ADDR[17:7] != CSR_TX_DESC_SRC_ADDR[17:7] + 11'd2
             || CSR_CORE_PRIME_CYCLES_ADDR[17:7] != CSR_CORE_CTRL_ADDR[17:7]
+            || CSR_CORE_IN_FIRST_CYCLES_ADDR[17:7] != CSR_CORE_CTRL_ADDR[17:7]
             || CSR_CORE_REG_ADDR != 18'h00800 || CSR_CORE_CTRL_ADDR[17:11] != 7'd0) begin
             $display("shell_csr: csr_map.json does not fit the read mux's pages");
             $finish;
@@ -227,6 +229,7 @@ module shell_csr #(
         CSR_CORE_OUT_TOTAL_CYCLES_ADDR[6:3]: rd_core = out_total;
         CSR_CORE_OUT_MOVED_CYCLES_ADDR[6:3]: rd_core = out_moved;
         CSR_CORE_PRIME_CYCLES_ADDR[6:3]:     rd_core = prime_cycles;
+        CSR_CORE_IN_FIRST_CYCLES_ADDR[6:3]:  rd_core = in_first;
         default:                             rd_core = 64'd0;
         endcase
         case (rp)

@@ -29,6 +29,7 @@ module shell_run_counters (
     output reg         in_done,
     output reg  [63:0] in_total,
     output reg  [63:0] in_moved,
+    output reg  [63:0] in_first,
     output reg  [63:0] out_total,
     output reg  [63:0] out_moved,
     output reg  [63:0] prime_cycles
@@ -40,6 +41,7 @@ module shell_run_counters (
     // with the run's control. A write of ELEMENTS during a run is seen two cycles later
     // than the counts' own updates.
     reg  [63:0] elements_m1, elements_m2;
+    reg         in_seen;           // a record of this run entered the first core
     reg         by_count, in_eq0, in_eq1, in_inc, out_eq0, out_eq1, out_inc;
     always @(posedge clk) begin
         elements_m1 <= elements - 64'd1;
@@ -90,13 +92,19 @@ module shell_run_counters (
             in_done   <= 1'b0;
             in_total  <= 64'd0;
             in_moved  <= 64'd0;
+            in_first  <= 64'd0;
+            in_seen   <= 1'b0;
             out_total <= 64'd0;
             out_moved <= 64'd0;
         end else if (running) begin
             if (!in_done) begin
                 in_total <= in_total + 64'd1;
-                if (in_fire)
+                if (in_fire) begin
                     in_moved <= in_moved + 64'd1;
+                    in_seen  <= 1'b1;
+                end else if (!in_seen) begin
+                    in_first <= in_first + 64'd1;
+                end
                 if (in_final)
                     in_done <= 1'b1;
             end

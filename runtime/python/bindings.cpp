@@ -35,6 +35,8 @@ py::dict run_dict(const afu_shell_run_result& r) {
     d["in_moved_cycles"] = r.in_moved_cycles;
     d["prime_cycles"] = r.prime_cycles;
     d["out_stall_rate"] = r.out_stall_rate;
+    d["in_first_cycles"] = r.in_first_cycles;
+    d["flowing_stall_rate"] = r.flowing_stall_rate;
     return d;
 }
 

@@ -51,7 +51,7 @@ py::tuple run_chains(RtlCluster& c, const std::vector<py::tuple>& chains, uint64
   py::list cards, out;
   for (const auto& x : r.cards) {
     py::dict d;
-    d["in_total_cycles"] = x.in_total, d["in_moved_cycles"] = x.in_moved;
+    d["in_total_cycles"] = x.in_total, d["in_moved_cycles"] = x.in_moved, d["in_first_cycles"] = x.in_first;
     d["out_total_cycles"] = x.out_total, d["out_moved_cycles"] = x.out_moved;
     d["stream_tx_words"] = x.tx_words, d["stream_rx_words"] = x.rx_words;
     d["stream_tx_stalls"] = x.tx_stalls, d["link_words"] = x.link_words;

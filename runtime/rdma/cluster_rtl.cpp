@@ -134,7 +134,7 @@ class RtlCards final : public ClusterBackend {
     for (size_t k = 0; stats && k < r.cards.size(); ++k) {
       const auto& x = r.cards[k];
       stats[k] = afu_rdma_pipeline_stats{x.in_total, x.in_moved, x.out_total, x.out_moved,
-                                         x.tx_words, x.rx_words, x.tx_stalls, x.link_words};
+                                         x.tx_words, x.rx_words, x.tx_stalls, x.link_words, x.in_first};
     }
     if (cycles) *cycles = r.cycles;
   }

@@ -263,6 +263,7 @@ PipelineResult run_pipelines(RtlCluster& cl, const std::vector<PipelineSpec>& sp
                 PipelineCardStats& st = r.cards[at + k];
                 st.in_total += cl.csr_read(id, AFUSHELL_CORE_IN_TOTAL_CYCLES);
                 st.in_moved += cl.csr_read(id, AFUSHELL_CORE_IN_MOVED_CYCLES);
+                st.in_first += cl.csr_read(id, AFUSHELL_CORE_IN_FIRST_CYCLES);
                 st.out_total += cl.csr_read(id, AFUSHELL_CORE_OUT_TOTAL_CYCLES);
                 st.out_moved += cl.csr_read(id, AFUSHELL_CORE_OUT_MOVED_CYCLES);
                 const uint64_t sst = cl.csr_read(id, AFUSHELL_STREAM_STATUS);

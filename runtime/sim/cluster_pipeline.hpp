@@ -28,6 +28,7 @@ struct PipelineSpec {
 
 struct PipelineCardStats {
     uint64_t in_total = 0, in_moved = 0;    // CORE_IN_TOTAL/MOVED_CYCLES: at the first core's input
+    uint64_t in_first = 0;                  // CORE_IN_FIRST_CYCLES: of in_total, before the first record
     uint64_t out_total = 0, out_moved = 0;  // at the last core's output
     uint64_t tx_words = 0, rx_words = 0;    // STREAM_TX/RX_WORDS: words into / out of the link
     uint64_t tx_stalls = 0;                 // STREAM_TX_STALLS: cycles the outgoing stream waited

@@ -764,11 +764,14 @@ afu_shell_run_result Shell::counters() {
     out.in_total_cycles = mmio_r(AFUSHELL_CORE_IN_TOTAL_CYCLES);
     out.in_moved_cycles = mmio_r(AFUSHELL_CORE_IN_MOVED_CYCLES);
     out.prime_cycles = mmio_r(AFUSHELL_CORE_PRIME_CYCLES);
+    out.in_first_cycles = mmio_r(AFUSHELL_CORE_IN_FIRST_CYCLES);
     auto rate = [](uint64_t total, uint64_t moved) {
         return total ? double(total - std::min(moved, total)) / double(total) : 0.0;
     };
     out.stall_rate = rate(out.in_total_cycles, out.in_moved_cycles);
     out.out_stall_rate = rate(out.total_cycles, out.moved_cycles);
+    out.flowing_stall_rate = rate(out.in_total_cycles - std::min(out.in_first_cycles, out.in_total_cycles),
+                                  out.in_moved_cycles);
     out.elapsed_ns = last_run_ns_.load();
     return out;
 }

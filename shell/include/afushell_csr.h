@@ -173,6 +173,7 @@
 #define AFUSHELL_CORE_OUT_TOTAL_CYCLES 0x428  /* ro */
 #define AFUSHELL_CORE_OUT_MOVED_CYCLES 0x430  /* ro */
 #define AFUSHELL_CORE_PRIME_CYCLES 0x438  /* ro */
+#define AFUSHELL_CORE_IN_FIRST_CYCLES 0x440  /* ro */
 
 /* REG: Values of the core's Reg inputs, 32 bits in the low half of each register; one write sets reg_<name> in every core of the cascade. Index i is the i-th Reg of the program in declaration order (the build's afu.json and reg map list them). */
 #define AFUSHELL_CORE_REG(i) (0x800 + 8 * (i))  /* rw: CORE_REG(i) at 0x800 + 8*i, i < 256 (SHELL_INFO.N_REGS in use). Reset (and SOFT_RESET keeps) the Reg's declared default. Writes beyond N_REGS are ignored, reads there return 0. */

@@ -64,6 +64,7 @@ static const afushell_csr_reg_t afushell_csr_regs[] = {
     {"CORE_OUT_TOTAL_CYCLES", 0x428u, 1u, 0u, "ro"},
     {"CORE_OUT_MOVED_CYCLES", 0x430u, 1u, 0u, "ro"},
     {"CORE_PRIME_CYCLES", 0x438u, 1u, 0u, "ro"},
+    {"CORE_IN_FIRST_CYCLES", 0x440u, 1u, 0u, "ro"},
     {"CORE_REG", 0x800u, 256u, 8u, "rw"},
     {"P2P_SRC", 0x2000u, 1u, 0u, "rw"},
     {"P2P_DST", 0x2008u, 1u, 0u, "rw"},

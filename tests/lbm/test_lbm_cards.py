@@ -301,6 +301,9 @@ def test_bench_lbm_pipeline_models_the_host_feed(build, tmp_path) -> None:
     assert all(r["model_stall_rate"] == pytest.approx(1 - feed) for r in rows)
     assert rows[0]["model_mcell_steps_per_s"] == pytest.approx(rows[0]["mcell_steps_per_s"])
     assert 0 < rows[1]["stall_rate_in"][0] <= 1 - feed
+    # the bench's column of the stall once records flow: card 1 without its wait for card 0's fill
+    assert rows[1]["in_first_cycles"][0] < rows[1]["in_first_cycles"][1]
+    assert rows[1]["stall_rate_flowing"][1] < rows[1]["stall_rate_in"][1]
 
 
 def test_pipeline_model_host_feed() -> None:
@@ -316,3 +319,24 @@ def test_pipeline_model_host_feed() -> None:
     assert 0.88 < feed < 0.89
     assert host_feed_records_per_cycle({**params, "pcie_gbytes_per_s": 2 * 7.877}) > 1.0
     assert host_feed_records_per_cycle({**params, "pcie_mps": 128}) < feed   # more headers
+
+
+def test_pipeline_stall_once_records_flow(build, core) -> None:
+    """A pipeline of 2 cards over 100 Gb/s links: card 1's first core waits for card 0's
+    cascade to fill before its first record (CORE_IN_FIRST_CYCLES), so its stall once
+    records flow is well below its stall from its start; card 0's first record comes at
+    once. Once records flow, card 1 stalls no more than the first card's PCIe feed allows
+    (its records come at card 0's rate), and both figures are the counters' own."""
+    f, attr = _grid(96, seed=11)
+    r = lbm.run_cards(build, f, attr, 2 * DEPTH, cards=2, mode="pipeline", link_gbps=100, **REGS)
+    assert _same_bits(r.f, lbm.run_emulator(core, f, attr, steps=2 * DEPTH, **REGS))
+    cards, start, flowing = r.details["cards"], r.stall_rate, r.details["flowing_stall_rates"]
+    first = [c["in_first_cycles"] for c in cards]
+    assert all(c["in_moved_cycles"] == f.shape[1] * f.shape[2] for c in cards)
+    for c, s, fl in zip(cards, start, flowing):
+        total = c["in_total_cycles"]
+        assert s == pytest.approx(1 - c["in_moved_cycles"] / total)
+        assert fl == pytest.approx(1 - c["in_moved_cycles"] / (total - c["in_first_cycles"]))
+    assert first[0] < 16 < 2 * WIDTH < first[1]
+    assert flowing[1] < start[1] - 0.03
+    assert flowing[1] <= r.details["host_feed_stall_rate"] + 0.01

@@ -47,9 +47,10 @@ int main(int argc, char **argv) {
         return 1;
     }
     for (int k = 0; k < n; ++k)
-        printf("card %d: %llu %llu %llu %llu %llu\n", chain[k], (unsigned long long)st[k].in_total_cycles,
+        printf("card %d: %llu %llu %llu %llu %llu %llu\n", chain[k], (unsigned long long)st[k].in_total_cycles,
                (unsigned long long)st[k].in_moved_cycles, (unsigned long long)st[k].stream_tx_words,
-               (unsigned long long)st[k].stream_rx_words, (unsigned long long)st[k].link_words);
+               (unsigned long long)st[k].stream_rx_words, (unsigned long long)st[k].link_words,
+               (unsigned long long)st[k].in_first_cycles);
     f = fopen(argv[3], "wb");
     if (!f || fwrite(out, 1, (size_t)bytes, f) != (size_t)bytes) return perror(argv[3]), 1;
     fclose(f);

@@ -71,6 +71,10 @@ def test_spd_core_on_card_a_feeds_core_on_card_b(rec10_card, tmp_path, faults, b
     assert run.cards[0]["stream_tx_words"] == run.cards[1]["stream_rx_words"] == 2 * 700 * 10
     assert all(c["in_moved_cycles"] == 2 * 700 for c in run.cards)
     assert 0 <= min(run.stall_rates) and max(run.stall_rates) < 1
+    # card 1's first core waits for card 0's cascade (and the link) before its first record
+    first = [c["in_first_cycles"] for c in run.cards]
+    assert first[1] > first[0] and all(f < c["in_total_cycles"] for f, c in zip(first, run.cards))
+    assert all(0 <= f <= s for f, s in zip(run.flowing_stall_rates, run.stall_rates))
     assert 0 < run.link_utilisation[0] <= 1 and run.payload_utilisation[0] < run.link_utilisation[0]
     if faults:
         s = cl.stats()
@@ -99,7 +103,10 @@ def test_first_card_stalls_at_its_pcie_feed(rec10_card, tmp_path, monkeypatch, p
     """Card 0's cascade waits only as long as its PCIe link to host memory makes it: over
     Gen3 x8 its TX DMA brings 0.881 records a cycle (docs/lbm.md), so after the 64 beats it
     reads ahead before the run it stalls 1 - R / ((40 R - 4096) / 35.25 B a cycle); over a link
-    twice as fast (Gen3 x16) it does not stall: no DMA, FIFO or descriptor limit behind it."""
+    twice as fast (Gen3 x16) it does not stall: no DMA, FIFO or descriptor limit behind it.
+    Card 1, once its first record came, takes the records at card 0's rate: over Gen3 x16
+    it does not stall either, over Gen3 x8 it stalls what card 0's feed allows; from its
+    start it also counts its wait for card 0's cascade to fill."""
     from spgen.lbm._cards_pipeline import host_feed_records_per_cycle, sim_params
 
     monkeypatch.setenv("SPGEN_SIM_PARAMS", f"pcie_gbytes_per_s={pcie_gbytes_per_s}")
@@ -114,8 +121,12 @@ def test_first_card_stalls_at_its_pcie_feed(rec10_card, tmp_path, monkeypatch, p
     feed = host_feed_records_per_cycle(sim_params(cl))
     cycles = max(n, (40 * n - 64 * 64) / (40 * feed))    # the read-ahead is there at the start
     assert run.stall_rates[0] == pytest.approx(1 - n / cycles, abs=0.005), (feed, run.stall_rates)
+    flowing = run.flowing_stall_rates
+    assert flowing[0] == pytest.approx(run.stall_rates[0], abs=1e-3)   # card 0's first record comes at once
+    assert flowing[1] < run.stall_rates[1] - 0.01
+    assert flowing[1] == pytest.approx(1 - n / cycles, abs=0.01), (flowing, run.stall_rates)
     if pcie_gbytes_per_s > 8:
-        assert run.stall_rates[0] < 0.005
+        assert run.stall_rates[0] < 0.005 and flowing[1] < 0.005
 
 
 def test_pipeline_refuses_bad_chains_and_records(rec10_card, tmp_path) -> None:
@@ -225,6 +236,8 @@ def test_c_program_chain_of_three_cards(rec10_card, tmp_path) -> None:
     assert [c[2] for c in counts] == [5000, 5000, 0]            # words into the links: cards 2 and 0
     assert [c[3] for c in counts] == [0, 5000, 5000]            # words out of them: cards 0 and 1
     assert counts[0][4] > 5000 and counts[1][4] > 5000          # the cables carried them, with headers
+    # before its first record, each card waits for the cascades before it: longer down the chain
+    assert counts[0][5] < counts[1][5] < counts[2][5] < counts[2][0]
     assert lines[3].startswith("same card twice: ") and lines[-1].startswith("ok ")
 
 

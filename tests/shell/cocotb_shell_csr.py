@@ -15,7 +15,8 @@ ENG = ("TX_", "RX_")
 # the engines' status inputs by register, and the core's counters
 ENG_IN = {"STATUS": "status", "ERROR": "error", "BYTES": "bytes", "BUSY_CYCLES": "busy_cycles"}
 CORE_IN = {"STATUS": "core_status", "IN_TOTAL_CYCLES": "in_total", "IN_MOVED_CYCLES": "in_moved",
-           "OUT_TOTAL_CYCLES": "out_total", "OUT_MOVED_CYCLES": "out_moved", "PRIME_CYCLES": "prime_cycles"}
+           "OUT_TOTAL_CYCLES": "out_total", "OUT_MOVED_CYCLES": "out_moved", "PRIME_CYCLES": "prime_cycles",
+           "IN_FIRST_CYCLES": "in_first"}
 STAGING = {"DESC_SRC": M64, "DESC_DST": M64, "DESC_LEN": M32, "DESC_STRIDE": M64, "DESC_NEXT": M64, "DESC_CTRL": M32}
 INPUTS = tuple(f"{p.lower()}{s}" for p in ENG for s in (*ENG_IN.values(), "irq_pulse")) + tuple(CORE_IN.values())
 

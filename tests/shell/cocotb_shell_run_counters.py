@@ -9,15 +9,16 @@ from words_tb import reset
 
 INPUTS = ("start", "stop", "arm", "elements", "tx_push", "tx_primed", "in_fire", "in_last",
           "out_fire", "out_last")
-REGS = ("armed", "running", "done", "in_done", "in_total", "in_moved", "out_total", "out_moved",
-        "prime_cycles")
+REGS = ("armed", "running", "done", "in_done", "in_total", "in_moved", "in_first", "out_total",
+        "out_moved", "prime_cycles")
 
 
 def step(m: dict, i: dict) -> None:
     """One clock of the spec. A run counts cycles and records at both ends until its final
     input record (the ELEMENTS-th, or the one flagged last when ELEMENTS is 0) and its final
     output record (likewise, or STOP); ARM holds the input until a descriptor was pushed
-    and, a cycle later or after, the TX engine is primed, then begins the run itself."""
+    and, a cycle later or after, the TX engine is primed, then begins the run itself.
+    in_first counts the run's input cycles before its first record entered."""
     o = dict(m)
     e = i["elements"]
     release = o["armed"] and o["pushed"] and i["tx_primed"]
@@ -35,13 +36,15 @@ def step(m: dict, i: dict) -> None:
         m["prime_cycles"] = o["prime_cycles"] + 1
     if i["rst"] or begin or i["arm"]:
         m.update(running=int(not i["rst"] and begin), done=0, in_done=0, in_total=0, in_moved=0,
-                 out_total=0, out_moved=0)
+                 in_first=0, seen=0, out_total=0, out_moved=0)
     elif o["running"]:
         in_final = i["in_fire"] and (o["in_moved"] == e - 1 if e else i["in_last"])
         out_final = i["out_fire"] and (o["out_moved"] == e - 1 if e else i["out_last"])
         if not o["in_done"]:
             m["in_total"] = o["in_total"] + 1
             m["in_moved"] = o["in_moved"] + i["in_fire"]
+            m["in_first"] = o["in_first"] + int(not o["seen"] and not i["in_fire"])
+            m["seen"] = int(o["seen"] or i["in_fire"])
             m["in_done"] = int(bool(in_final))
         m["out_total"] = o["out_total"] + 1
         m["out_moved"] = o["out_moved"] + i["out_fire"]
@@ -54,7 +57,7 @@ async def run_counters_random(dut):
     """Random runs (START or ARM, ELEMENTS 0..40, STOP now and then); every register each cycle."""
     rng = random.Random(9)
     await reset(dut, INPUTS)
-    m = dict.fromkeys((*REGS, "pushed"), 0)
+    m = dict.fromkeys((*REGS, "pushed", "seen"), 0)
     elements, settle = 0, 3
     ends = {"count": 0, "last": 0, "stop": 0, "armed": 0}
     for cycle in range(20000):

@@ -113,6 +113,11 @@ def run_bench(cfg: CardsBench, build_for: Callable[[int], Path], core, tick: Cal
                            "cycles": r.cycles, "clock_mhz": r.clock_mhz, "e2e_us": r.seconds * 1e6,
                            "mcell_steps_per_s": r.cell_steps_per_s / 1e6,
                            "stall_rate_in": r.stall_rate, "stall_rate_max": max(r.stall_rate),
+                           # pipeline mode: each card's stall from its first record on (the wait
+                           # for the cascades before it to fill left out)
+                           "stall_rate_flowing": r.details.get("flowing_stall_rates"),
+                           "in_first_cycles": [c.get("in_first_cycles") for c in r.details["cards"]]
+                           if "cards" in r.details else None,
                            "link_utilisation": r.link_utilisation, "link_bytes": r.link_bytes,
                            "halo_put_cycles": statistics.median(puts) if puts else 0,
                            "exchange_cycles": statistics.median(rounds.values()) if rounds else 0,
@@ -169,12 +174,25 @@ def table(rows: list[dict]) -> str:
                    f"{r.get('efficiency', 0) * 100:>6.1f}% {r['e2e_us']:>9.1f} {r['stall_rate_max'] * 100:>8.3f}% "
                    f"{r['link_utilisation'] * 100:>8.2f}% {r['exchange_cycles']:>8.0f}  "
                    + (f"(model stall {r['model_stall_rate'] * 100:.1f}%) " if "model_stall_rate" in r else "") +
-                   f"{'bit-exact' if r['verified'] else 'MISMATCH'}")
+                   f"{'bit-exact' if r['verified'] else 'MISMATCH'}" + _per_card_stalls(r))
     out.append("Mcell-st/s: million cell-steps per simulated second, end to end (first upload to last download); "
                "model: slabs T(N) = P (R_N W + F) + (P - 1) X, pipeline T(N) = P (H W / min(1, r, p) + F) (docs/lbm.md); eff.: rate_N / (N rate_1) of the series; "
                "stall in: worst card's first-core input over its F2F runs; link util: halo bytes / (links x line "
-               "rate x time); exchange: cycles of a halo exchange (its slowest put, median over the rounds)")
+               "rate x time); exchange: cycles of a halo exchange (its slowest put, median over the rounds); "
+               "pipeline mode, per card: the first-core stall from the card's start, and once records flow "
+               "(from the first record that reached its first core on)")
     return "\n".join(out)
+
+
+def _per_card_stalls(r: dict) -> str:
+    """A pipeline row's stall at each card's first core, from its start and once records flow."""
+    flowing = r.get("stall_rate_flowing")
+    if not flowing:
+        return ""
+
+    def pct(xs: list[float]) -> str:
+        return " / ".join(f"{x * 100:.1f}" for x in xs) + " %"
+    return f"\n{'':>8}stall from start {pct(r['stall_rate_in'])}; stall once records flow {pct(flowing)}"
 
 
 def plot(rows: list[dict], path: Path) -> None:

@@ -69,8 +69,9 @@ def run_pipeline(build: str | Path | None, f: np.ndarray, attr: np.ndarray, step
     first use. `faults`: the cluster file's "faults" on every link (retransmission hides
     them). `back_pressure` = (max_chunk, max_gap): the host feeds both ends in random
     descriptors of 1..max_chunk records, 0..max_gap cycles apart. Returns a `CardsResult`;
-    its ``details`` hold the stream's figures per card and link (``stall_rates``,
-    ``link_utilisation`` in words on the cable per cycle, ``payload_utilisation``,
+    its ``details`` hold the stream's figures per card and link (``stall_rates`` from each
+    card's start, ``flowing_stall_rates`` once records flow, ``link_utilisation`` in words on
+    the cable per cycle, ``payload_utilisation``,
     ``needed_link_gbps``, the raw counters).
     """
     from ..runtime import rdma

@@ -29,6 +29,8 @@ class RunResult:
     ``stall_rate`` is measured where the published design put its counter, at the first
     core's input; ``out_stall_rate`` at the last core's output also counts the pipeline
     fill. ``prime_cycles``: the TX engine's read-ahead before the armed run started.
+    ``in_first_cycles``: the run's cycles before its first record entered the first core;
+    ``flowing_stall_rate`` is ``stall_rate`` without them (the stall once records flow).
     """
 
     total_cycles: int
@@ -39,6 +41,8 @@ class RunResult:
     in_moved_cycles: int = 0
     prime_cycles: int = 0
     out_stall_rate: float = 0.0
+    in_first_cycles: int = 0
+    flowing_stall_rate: float = 0.0
 
 
 class _Core:

@@ -699,9 +699,21 @@ class PipelineRun:
 
     @property
     def stall_rates(self) -> list[float]:
-        """Per card: (total - moved) / total cycles at the first core's input (docs/shell.md)."""
+        """Per card: (total - moved) / total cycles at the first core's input (docs/shell.md),
+        from the host's start of the card: a later card's wait for the cascades before it to
+        fill counts as stall."""
         return [1 - c["in_moved_cycles"] / c["in_total_cycles"] if c["in_total_cycles"] else 0.0
                 for c in self.cards]
+
+    @property
+    def flowing_stall_rates(self) -> list[float]:
+        """Per card: the stall at the first core's input once records flow, from each pass's
+        first record there on (CORE_IN_FIRST_CYCLES left out of the total)."""
+        out = []
+        for c in self.cards:
+            total = c["in_total_cycles"] - c.get("in_first_cycles", 0)
+            out.append(1 - c["in_moved_cycles"] / total if total > 0 else 0.0)
+        return out
 
     @property
     def link_utilisation(self) -> list[float]:
@@ -721,7 +733,7 @@ class PipelineRun:
     def as_dict(self) -> dict[str, Any]:
         return {"chain": self.chain, "records": self.records, "passes": self.passes, "cycles": self.cycles,
                 "seconds": self.seconds, "stall_rates": self.stall_rates,
-                "link_utilisation": self.link_utilisation, "payload_utilisation": self.payload_utilisation,
+                "flowing_stall_rates": self.flowing_stall_rates, "link_utilisation": self.link_utilisation, "payload_utilisation": self.payload_utilisation,
                 "cards": self.cards}
 
     def __repr__(self) -> str:

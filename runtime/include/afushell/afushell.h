@@ -84,6 +84,8 @@ typedef struct {
     uint64_t in_moved_cycles; /**< cycles in which a record entered the first core */
     uint64_t prime_cycles;  /**< ARM to the run's start: the TX engine's read-ahead */
     double out_stall_rate;  /**< at the last core's output (includes the pipeline fill) */
+    uint64_t in_first_cycles; /**< run start until the first record entered the first core */
+    double flowing_stall_rate; /**< stall_rate once records flow: the in_first_cycles left out */
 } afu_shell_run_result;
 
 /** Opens a target: "sim:<spgen build dir>[?k=v,...]", "sim:loopback", or an AFU ID

@@ -140,6 +140,8 @@ typedef struct {
     uint64_t stream_tx_words, stream_rx_words;   /**< words into / out of the link (STREAM_TX/RX_WORDS) */
     uint64_t stream_tx_stalls;                   /**< cycles the outgoing stream waited for credit or room */
     uint64_t link_words;                         /**< words on the cable to the next card (first hop), every packet */
+    uint64_t in_first_cycles;                    /**< of in_total_cycles, those before the pass's first record came:
+                                                      stall once records flow = 1 - moved/(total - first) */
 } afu_rdma_pipeline_stats;
 
 /** Options (NULL: one descriptor per pass at each end, no gaps). With max_chunk > 0 the
