@@ -20,9 +20,10 @@
 //   last beat leaves now, so a VC's next packet asks for its output the cycle after the one
 //   before ends. Local inputs have a two-beat input register whose header beats carry their
 //   route (1 cycle of latency);
-// - an input asks with one VC a cycle (registered; both VCs with a head take turns), so each
-//   output arbitrates round-robin over the inputs asking it, all outputs at once (no output's
-//   grant waits on another's);
+// - an input asks with one VC a cycle (registered from the heads there: both VCs with a head
+//   take turns), so each output arbitrates round-robin over the inputs asking it, all outputs
+//   at once, every grant a function of the asks and a registered pointer (no output's grant
+//   waits on another's);
 // - an input whose whole packet passed in its grant cycle (one beat) rests a cycle, while its
 //   registered route catches up with the head behind it.
 `default_nettype none
@@ -33,7 +34,8 @@ module rdma_router #(
 ) (
     input  wire                clk,
     input  wire                rst,
-    // configuration: table[cfg_addr] <= cfg_port (P = this card, > P = no route)
+    // configuration: table[cfg_addr] <= cfg_port (P = this card, > P = no route; STREAM2 and
+    // CREDIT2 packets to this card leave at P + 1)
     input  wire                cfg_we,
     input  wire [5:0]          cfg_addr,
     input  wire [3:0]          cfg_port,
@@ -69,9 +71,10 @@ module rdma_router #(
     localparam integer DW = 32 * LANES;
     localparam integer FAST = LANES > 1 ? 1 : 0;  // pass the first beat in the grant cycle
 
-    // the table one-hot per output: a head's outputs are one 64:1 multiplexer per bit, not a
-    // lookup followed by a comparison with every output
-    reg [N-1:0]  table_q [0:63];
+    // the table one-hot per output (the link ports and this card): a head's outputs are one
+    // 64:1 multiplexer of registers per bit, not a lookup followed by a comparison with every
+    // output (registers, not a RAM: every head reads it at once)
+    (* mem2reg *) reg [P:0] table_q [0:63];
     // per output
     reg [N-1:0]  busy_reg, first_reg, ovc_reg;
     /* verilator lint_off UNUSEDSIGNAL */
@@ -79,7 +82,7 @@ module rdma_router #(
     /* verilator lint_on UNUSEDSIGNAL */
     reg [N-1:0]  own_oh [0:N-1];   // the input it follows, one-hot
     reg [IB-1:0] own [0:N-1];      // ... its index (debug)
-    reg [N-1:0]  rr_mask [0:N-1];  // the inputs above the last one granted
+    reg [IB-1:0] rr_ptr [0:N-1];   // the input that goes first: the one after the last granted
     // per input
     reg [N-1:0]  locked_reg;       // an output follows it
     reg [N-1:0]  hold_reg;         // it asks for nothing this cycle (locked, or resting)
@@ -118,7 +121,8 @@ module rdma_router #(
     reg [31:0]  hw;     // its destination and type fields only
     /* verilator lint_on UNUSEDSIGNAL */
     reg [3:0]   typ;
-    reg [N-1:0] row;
+    reg [P:0]   row;
+    reg         s2;
     always @(*) begin
         for (b = 0; b < 4 * N; b = b + 1) begin
             case (b % 4)
@@ -130,11 +134,11 @@ module rdma_router #(
             if (b / 4 >= P && b % 4 != 0) hw = 32'd0;  // a local port: its bus only
             typ = hw[RDMA_HDR_TYPE_LSB +: RDMA_HDR_TYPE_W];
             row = table_q[hw[RDMA_HDR_DST_LSB +: RDMA_HDR_DST_W]];
-            rt[b] = row;
-            if (LOCALS > 1 && (typ == RDMA_T_STREAM2 || typ == RDMA_T_CREDIT2)) begin
-                rt[b][P] = 1'b0;  // the card itself: the second local port
-                rt[b][N-1] = row[N-1] | row[P];
-            end
+            s2 = LOCALS > 1 && (typ == RDMA_T_STREAM2 || typ == RDMA_T_CREDIT2);
+            rt[b] = {N{1'b0}};
+            rt[b][P:0] = row;
+            rt[b][P] = row[P] && !s2;
+            rt[b][N-1] = row[P] && (s2 || LOCALS == 1);  // the card itself: STREAM2 / CREDIT2 at the second local port
         end
     end
 
@@ -157,7 +161,8 @@ module rdma_router #(
     reg [N-1:0]  ask [0:N-1];      // per output: the inputs asking it
     reg [N-1:0]  pick [0:N-1];     // per output: the input granted, one-hot
     reg [N-1:0]  grant, g_ovc, blocked_w;
-    reg          hi_before, lo_before, any_hi;
+    reg          beaten;
+    integer      k;
     integer i;
     always @(*) begin
         for (o = 0; o < N; o = o + 1) begin
@@ -169,13 +174,15 @@ module rdma_router #(
                 blocked_w[o] = blocked_w[o] || ((rq0[i][o] && !out_can_take[2 * o] || rq1[i][o]
                                                  && !out_can_take[2 * o + 1]) && !hold_reg[i]);
             end
-            any_hi = |(ask[o] & rr_mask[o]);
-            hi_before = 1'b0;
-            lo_before = 1'b0;
+            // input i wins unless an asking input comes before it from the pointer on: each
+            // grant a function of the asks and the pointer only
             for (i = 0; i < N; i = i + 1) begin
-                pick[o][i] = ask[o][i] && (rr_mask[o][i] ? !hi_before : !any_hi && !lo_before);
-                hi_before = hi_before || (ask[o][i] && rr_mask[o][i]);
-                lo_before = lo_before || ask[o][i];
+                beaten = 1'b0;
+                for (k = 0; k < N; k = k + 1)  // k comes before i, counting from the pointer
+                    if (ask[o][k] && (k < i ? {{32-IB{1'b0}}, rr_ptr[o]} <= k || {{32-IB{1'b0}}, rr_ptr[o]} > i
+                                            : k > i && {{32-IB{1'b0}}, rr_ptr[o]} > i && {{32-IB{1'b0}}, rr_ptr[o]} <= k))
+                        beaten = 1'b1;
+                pick[o][i] = ask[o][i] && !beaten;
                 if (pick[o][i] && rq1[i][o]) g_ovc[o] = 1'b1;
             end
             grant[o] = |ask[o];
@@ -242,10 +249,11 @@ module rdma_router #(
             pop[j] = endp[j] && j < P;
             ok0[j] = pop[j] && !ivc_reg[j] ? in_more[2 * j] : in_avail[2 * j];
             ok1[j] = pop[j] && ivc_reg[j] ? in_more[2 * j + 1] : in_avail[2 * j + 1];
-            vsel_n[j] = j < P && ok1[j] && (!ok0[j] || !vsel_reg[j]);
-            r0 = pop[j] && !ivc_reg[j] ? rt[4 * j + 2] : rt[4 * j];
-            r1 = pop[j] && ivc_reg[j] ? rt[4 * j + 3] : rt[4 * j + 1];
-            rs = vsel_n[j] ? (ok1[j] ? r1 : {N{1'b0}}) : (ok0[j] ? r0 : {N{1'b0}});
+            // from the heads there now: a VC whose last packet leaves now asks nothing for a cycle
+            vsel_n[j] = j < P && in_avail[2 * j + 1] && (!in_avail[2 * j] || !vsel_reg[j]);
+            r0 = ok0[j] ? (pop[j] && !ivc_reg[j] ? rt[4 * j + 2] : rt[4 * j]) : {N{1'b0}};
+            r1 = ok1[j] ? (pop[j] && ivc_reg[j] ? rt[4 * j + 3] : rt[4 * j + 1]) : {N{1'b0}};
+            rs = vsel_n[j] ? r1 : r0;
             rq0_n[j] = rs & ~ovc_at(j, vsel_n[j]);
             rq1_n[j] = rs & ovc_at(j, vsel_n[j]);
         end
@@ -254,7 +262,7 @@ module rdma_router #(
     integer y, q;
     always @(posedge clk) begin
         if (cfg_we)
-            for (y = 0; y < N; y = y + 1) table_q[cfg_addr][y] <= {28'd0, cfg_port} == y;
+            for (y = 0; y <= P; y = y + 1) table_q[cfg_addr][y] <= {28'd0, cfg_port} == y;
         if (rst) begin
             busy_reg <= {N{1'b0}};
             first_reg <= {N{1'b0}};
@@ -271,7 +279,7 @@ module rdma_router #(
                 own[y] <= {IB{1'b0}};
                 own_oh[y] <= {N{1'b0}};
                 iown_oh[y] <= {N{1'b0}};
-                rr_mask[y] <= {N{1'b0}};
+                rr_ptr[y] <= {IB{1'b0}};
                 rq0[y] <= {N{1'b0}};
                 rq1[y] <= {N{1'b0}};
             end
@@ -290,7 +298,8 @@ module rdma_router #(
                     own_oh[y] <= pick[y];
                     own_vc_reg[y] <= |(pick[y] & vsel_reg);
                     ovc_reg[y] <= g_ovc[y];
-                    rr_mask[y] <= ~(pick[y] | (pick[y] - 1'b1));
+                    for (q = 0; q < N; q = q + 1)
+                        if (pick[y][q]) rr_ptr[y] <= q == N - 1 ? {IB{1'b0}} : q[IB-1:0] + 1'b1;
                     for (q = 0; q < N; q = q + 1)
                         if (pick[y][q]) own[y] <= q[IB-1:0];
                 end
