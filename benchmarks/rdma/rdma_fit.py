@@ -9,6 +9,7 @@ levels, the model's delay and the Fmax it implies against the 200 MHz card clock
 --json writes the records after every unit, so a cut-short run keeps what it measured.
 
     nice python benchmarks/rdma/rdma_fit.py --json benchmarks/rdma/rdma_fit.json [--timeout 300]
+        [--retry rdma_router]
 """
 from __future__ import annotations
 
@@ -52,8 +53,9 @@ def _record(u: dict) -> dict:
 
 
 def walk(src: Sources, top: str, params: dict, timeout: float, known: dict[str, dict],
-         on_unit) -> dict[str, dict]:
-    """Map every unit under `top` (not under the shell), one at a time, breadth first."""
+         on_unit, retry: frozenset[str] = frozenset()) -> dict[str, dict]:
+    """Map every unit under `top` (not under the shell), one at a time, breadth first; a unit
+    that did not finish before is tried again only if its module is in `retry`."""
     units: dict[str, dict] = {}
     todo = [(top, params, 1)]
     while todo:
@@ -65,7 +67,7 @@ def walk(src: Sources, top: str, params: dict, timeout: float, known: dict[str, 
         rec = {"module": module, "params": prm, "instances": count, "children": []}
         old = known.get(key)
         t0 = time.time()
-        if old and old["status"] == "timeout" and old["limit_s"] >= timeout:
+        if old and old["status"] == "timeout" and old["limit_s"] >= timeout and module not in retry:
             rec.update(status="timeout", limit_s=old["limit_s"])  # not retried: as long again
         else:
             try:
@@ -127,6 +129,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds per unit (default 600)")
     ap.add_argument("--json", type=Path, help="write the records here (and read it first: units that "
                     "did not finish within at least --timeout there are not retried)")
+    ap.add_argument("--retry", nargs="+", default=[], metavar="MODULE",
+                    help="map these modules' units again even if they did not finish before")
     a = ap.parse_args(argv)
     old = json.loads(a.json.read_text()) if a.json and a.json.is_file() else {}
     out = {"date": time.strftime("%Y-%m-%d"), "machine": cpu_name(), "yosys": "0.23", "family": FAMILY,
@@ -149,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
                 if a.json:
                     a.json.write_text(json.dumps(out, indent=1) + "\n")
 
-            units = walk(src, "afu_rdma_top", params, a.timeout, known, on_unit)
+            units = walk(src, "afu_rdma_top", params, a.timeout, known, on_unit, frozenset(a.retry))
             _instances(units, _ukey("afu_rdma_top", params))
             build["units"] = list(units.values())
             build["summary"] = s = summary(units)

@@ -62,7 +62,8 @@ module rdma_card_net #(
     localparam integer N = P + LOCALS;
     wire [2*N-1:0]  in_avail;
     localparam integer DW = 32 * LANES;
-    wire [32*N-1:0] in_head0, in_head1;
+    wire [32*N-1:0] in_head0, in_head1, in_next0, in_next1;
+    wire [2*N-1:0]  in_more;
     wire [DW*N-1:0] in_data, out_data;
     wire [N-1:0]    in_sel_vc, in_valid, in_ready, in_last, out_valid, out_ready, out_last;
     wire [2*N-1:0]  out_can_take;
@@ -81,7 +82,8 @@ module rdma_card_net #(
                 .tx_valid(out_valid[g]), .tx_ready(out_ready[g]), .tx_data(out_data[DW * g +: DW]),
                 .tx_last(out_last[g]),
                 .rx_sel_vc(in_sel_vc[g]), .rx_avail(in_avail[2 * g +: 2]), .rx_head0(in_head0[32 * g +: 32]),
-                .rx_head1(in_head1[32 * g +: 32]), .rx_valid(in_valid[g]), .rx_ready(in_ready[g]),
+                .rx_head1(in_head1[32 * g +: 32]), .rx_more(in_more[2 * g +: 2]),
+                .rx_next0(in_next0[32 * g +: 32]), .rx_next1(in_next1[32 * g +: 32]), .rx_valid(in_valid[g]), .rx_ready(in_ready[g]),
                 .rx_data(in_data[DW * g +: DW]), .rx_last(in_last[g]), .rx_vc(vc_unused),
                 .link_out_valid(link_out_valid[g]), .link_out_data(link_out_data[DW * g +: DW]),
                 .link_out_last(link_out_last[g]), .link_out_ready(link_out_ready[g]),
@@ -96,6 +98,9 @@ module rdma_card_net #(
     assign in_avail[2 * P +: 2] = {1'b0, inj_valid};
     assign in_head0[32 * P +: 32] = inj_data[31:0];
     assign in_head1[32 * P +: 32] = 32'd0;
+    assign in_more[2 * P +: 2] = 2'b00;  // the router registers a local port's beats itself
+    assign in_next0[32 * P +: 32] = 32'd0;
+    assign in_next1[32 * P +: 32] = 32'd0;
     assign in_valid[P] = inj_valid;
     assign in_data[DW * P +: DW] = inj_data;
     assign in_last[P] = inj_last;
@@ -115,6 +120,9 @@ module rdma_card_net #(
             assign in_avail[2 * (P + 1) +: 2] = {1'b0, inj2_valid};
             assign in_head0[32 * (P + 1) +: 32] = inj2_data[31:0];
             assign in_head1[32 * (P + 1) +: 32] = 32'd0;
+            assign in_more[2 * (P + 1) +: 2] = 2'b00;
+            assign in_next0[32 * (P + 1) +: 32] = 32'd0;
+            assign in_next1[32 * (P + 1) +: 32] = 32'd0;
             assign in_valid[P + 1] = inj2_valid;
             assign in_data[DW * (P + 1) +: DW] = inj2_data;
             assign in_last[P + 1] = inj2_last;
@@ -141,7 +149,7 @@ module rdma_card_net #(
     rdma_router #(.P(P), .LANES(LANES), .LOCALS(LOCALS)) u_router (
         .clk(clk), .rst(rst), .cfg_we(cfg_we), .cfg_addr(cfg_addr), .cfg_port(cfg_port), .port_dim(port_dim),
         .port_dateline(port_dateline), .in_avail(in_avail), .in_head0(in_head0), .in_head1(in_head1),
-        .in_sel_vc(in_sel_vc), .in_valid(in_valid), .in_ready(in_ready), .in_data(in_data), .in_last(in_last),
+        .in_more(in_more), .in_next0(in_next0), .in_next1(in_next1), .in_sel_vc(in_sel_vc), .in_valid(in_valid), .in_ready(in_ready), .in_data(in_data), .in_last(in_last),
         .out_valid(out_valid), .out_ready(out_ready), .out_data(out_data), .out_last(out_last),
         .out_can_take(out_can_take), .out_blocked(out_blocked), .dbg(router_dbg));
     initial begin

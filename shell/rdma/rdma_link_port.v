@@ -14,6 +14,9 @@ module rdma_link_port #(
     output wire [1:0]  rx_avail,
     output wire [31:0] rx_head0,
     output wire [31:0] rx_head1,
+    output wire [1:0]  rx_more,    // per VC: a packet behind the head (rdma_link_rx out_more)
+    output wire [31:0] rx_next0,   // its header
+    output wire [31:0] rx_next1,
     output wire        rx_valid,
     input  wire        rx_ready,
     output wire [32*LANES-1:0] rx_data,
@@ -54,7 +57,8 @@ module rdma_link_port #(
     rdma_link_rx #(.VC_BUF(VC_BUF), .LANES(LANES), .MAX_WORDS(MAX_WORDS)) u_rx (
         .clk(clk), .rst(rst), .in_valid(link_in_valid), .in_data(link_in_data), .in_last(link_in_last),
         .out_sel_vc(rx_sel_vc), .out_avail(rx_avail),
-        .out_head0(rx_head0), .out_head1(rx_head1), .out_valid(rx_valid), .out_ready(rx_ready), .out_data(rx_data), .out_last(rx_last), .out_vc(rx_vc),
+        .out_head0(rx_head0), .out_head1(rx_head1),
+        .out_more(rx_more), .out_next0(rx_next0), .out_next1(rx_next1), .out_valid(rx_valid), .out_ready(rx_ready), .out_data(rx_data), .out_last(rx_last), .out_vc(rx_vc),
         .expected(expected), .nak(nak), .dirty(dirty), .freed0(freed0), .freed1(freed1), .ctrl_sent(ctrl_sent),
         .ack_valid(ack_valid), .ack_seq(ack_seq), .ack_nak(ack_nak), .peer_freed0(pf0), .peer_freed1(pf1),
         .overflow(overflow), .crc_errors(crc_errors), .packets(rx_packets), .dbg_state(rx_state));

@@ -19,6 +19,11 @@ module rdma_link_rx #(
     output wire [1:0]  out_avail,
     output wire [31:0] out_head0,
     output wire [31:0] out_head1,
+    // the packet behind each head (its header, and whether there is one): the router routes it
+    // a cycle ahead, so the next packet of a VC leaves the cycle after the one before
+    output wire [1:0]  out_more,
+    output wire [31:0] out_next0,
+    output wire [31:0] out_next1,
     output wire        out_valid,
     input  wire        out_ready,
     output wire [32*LANES-1:0] out_data,
@@ -108,6 +113,15 @@ module rdma_link_rx #(
     /* verilator lint_on UNUSEDSIGNAL */
     assign out_head0 = head0[31:0];
     assign out_head1 = head1[31:0];
+    wire [BW-1:0] rd0_n = rd0_reg[BW-1:0] + 1'b1;
+    wire [BW-1:0] rd1_n = rd1_reg[BW-1:0] + 1'b1;
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [DW-1:0] next0 = mem[{1'b0, rd0_n} * SLOT];
+    wire [DW-1:0] next1 = mem[{1'b1, rd1_n} * SLOT];
+    /* verilator lint_on UNUSEDSIGNAL */
+    assign out_more = {cnt1 > 1, cnt0 > 1};
+    assign out_next0 = next0[31:0];
+    assign out_next1 = next1[31:0];
     wire [BW-1:0] rslot = pick_vc ? rd1_reg[BW-1:0] : rd0_reg[BW-1:0];
     wire [NW-1:0] rlen = plen[{pick_vc, rslot}];
     wire [BI-1:0] ri = rd_busy_reg ? ridx_reg : {BI{1'b0}};
