@@ -12,6 +12,10 @@
 //   - with CFG.DUMP it writes the range and the 2^BITS counts to HIST at the end;
 //   - with CFG.PAIRS the stream's elements are (key, payload) word pairs, written as pairs
 //     (8 bytes) at DST + 8 * place: the payload follows its key;
+//   - with CFG.U64 the elements are little-endian uint64 keys, 8 a beat, laid out and
+//     written as pairs are (the high word in the payload's place), but the bins and the
+//     range are over all 64 bits (BIN_LO and COUNT_LO take their high words from BINS_HI):
+//     the 32-bit keys' datapath, widened, is what a 32-bit pass runs on its zero-extended keys;
 //   - with CFG.DEST the counted bin is (destination << COUNT_BITS) | digit, the destination
 //     being the number of DESTS bytes (each destination's last scatter bin) below the key's
 //     scatter bin: the grouping pass by destination counts every destination's first local
@@ -82,10 +86,11 @@ module shell_sort_scatter #(
     wire [63:0] wd = mmio_wr_data;
     wire        wr = mmio_wr_valid;
 
-    reg        en_reg, scatter_reg, dump_reg, pairs_reg, dest_reg, load_reg;
-    reg [31:0] bin_lo_reg, count_lo_reg, n_reg;
-    reg [5:0]  bin_sh_reg;    // 32 or more: every key in bin 0 (a copy)
-    reg [4:0]  count_sh_reg;
+    reg        en_reg, scatter_reg, dump_reg, pairs_reg, dest_reg, load_reg, u64_reg;
+    reg [63:0] bin_lo_reg, count_lo_reg;   // high words used with U64 only
+    reg [31:0] n_reg;
+    reg [6:0]  bin_sh_reg;    // the key's width or more: every key in bin 0 (a copy)
+    reg [6:0]  count_sh_reg;
     reg [3:0]  bits_reg;      // as written; bits_eff is what the writer uses
     reg [3:0]  cbits_reg;     // the counted bins' width as written; 0: bits_eff
     reg [63:0] dests_reg;     // byte j: the last scatter bin of destination j
@@ -93,7 +98,8 @@ module shell_sort_scatter #(
 
     reg [2:0]  state_reg;
     reg        done_reg, overrun_reg, hold_reg;
-    reg [31:0] keys_reg, min_reg, max_reg, full_reg, partial_reg, acc_reg;
+    reg [31:0] keys_reg, full_reg, partial_reg, acc_reg;
+    reg [63:0] min_reg, max_reg;   // 32-bit keys: zero-extended
     reg [63:0] cycles_reg;
     reg [IW-1:0] idx_reg;     // group (prepare, flush) or dump line
 
@@ -141,7 +147,8 @@ module shell_sort_scatter #(
     endgenerate
 
     // ---- the lanes of the current beat --------------------------------------------------
-    wire [3:0] last_slot = pairs_reg ? 4'd14 : 4'd15;     // an element's first word
+    wire       wide = pairs_reg || u64_reg;              // 8-byte elements
+    wire [3:0] last_slot = wide ? 4'd14 : 4'd15;          // an element's first word
     reg  [LANES-1:0] has, take;
     reg  [31:0] key    [0:LANES-1];
     reg  [31:0] pay    [0:LANES-1];
@@ -159,9 +166,10 @@ module shell_sort_scatter #(
     reg  [15:0]  lmask  [0:LANES-1];
     reg  [4:0]  takes, louts, lfull;
     reg  [4:0]  qslot  [0:LANES-1];      // the lane's line's place among the beat's lines
-    reg  [31:0] bmin, bmax;
+    reg  [63:0] k64    [0:LANES-1];      // the key as the bins and the range see it
+    reg  [63:0] bmin, bmax;
     reg         extra;                   // words past N in this beat
-    reg  [31:0] sdiff, cdiff;
+    reg  [63:0] sdiff, cdiff;
     reg  [3:0]  dest;                     // DEST: the key's destination
     /* verilator lint_off UNUSEDSIGNAL */
     reg  [31:0] widx;                     // LOAD: the word's index in the pass (bins: its low bits)
@@ -169,7 +177,7 @@ module shell_sort_scatter #(
     /* verilator lint_on UNUSEDSIGNAL */
     reg  [31:0] cadd   [0:LANES-1];       // what the lane adds to its counted bin
     /* verilator lint_off UNUSEDSIGNAL */
-    reg  [31:0] sshift, cshift;           // bins are the low MAX_BITS bits
+    reg  [63:0] sshift, cshift;           // bins are the low MAX_BITS bits
     /* verilator lint_on UNUSEDSIGNAL */
     reg  [15:0] wmask;
     reg         same;
@@ -177,7 +185,8 @@ module shell_sort_scatter #(
         for (i = 0; i < LANES; i = i + 1) begin
             key[i] = s_writedata[32*i +: 32];
             pay[i] = s_writedata[32*(i | 1) +: 32];
-            has[i] = s_byteenable[4*i] && (!pairs_reg || i[0] == 1'b0);
+            k64[i] = {u64_reg ? pay[i] : 32'd0, key[i]};
+            has[i] = s_byteenable[4*i] && (!wide || i[0] == 1'b0);
         end
         takes = 5'd0;
         extra = 1'b0;
@@ -189,12 +198,12 @@ module shell_sort_scatter #(
             widx = keys_reg + {27'd0, takes};
             if (take[i]) begin
                 takes = takes + 5'd1;
-                if (key[i] < bmin) bmin = key[i];
-                if (key[i] > bmax) bmax = key[i];
+                if (k64[i] < bmin) bmin = k64[i];
+                if (k64[i] > bmax) bmax = k64[i];
             end
             if (has[i] && !take[i]) extra = 1'b1;
-            sdiff = key[i] - bin_lo_reg;
-            cdiff = key[i] - count_lo_reg;
+            sdiff = u64_reg ? k64[i] - bin_lo_reg : {32'd0, key[i] - bin_lo_reg[31:0]};
+            cdiff = u64_reg ? k64[i] - count_lo_reg : {32'd0, key[i] - count_lo_reg[31:0]};
             sshift = sdiff >> bin_sh_reg;
             cshift = cdiff >> count_sh_reg;
             sbin[i] = sshift[MAX_BITS-1:0] & bin_mask;
@@ -222,8 +231,8 @@ module shell_sort_scatter #(
                 if (j > i && take[j] && cbin[j] == cbin[i]) clast[i] = 1'b0;
             end
             pos[i] = ptr_mem[sbin[i]] + {27'd0, srank[i]};
-            addr[i] = dst_reg + (pairs_reg ? {29'd0, pos[i], 3'b000} : {30'd0, pos[i], 2'b00});
-            base_a[i] = dst_reg + (pairs_reg ? {29'd0, ptr_mem[sbin[i]], 3'b000} : {30'd0, ptr_mem[sbin[i]], 2'b00});
+            addr[i] = dst_reg + (wide ? {29'd0, pos[i], 3'b000} : {30'd0, pos[i], 2'b00});
+            base_a[i] = dst_reg + (wide ? {29'd0, ptr_mem[sbin[i]], 3'b000} : {30'd0, ptr_mem[sbin[i]], 2'b00});
             wslot[i] = addr[i][5:2];
             line_out[i] = scatter_reg && take[i] && wslot[i] == last_slot;
         end
@@ -235,10 +244,10 @@ module shell_sort_scatter #(
             lmask[i] = same ? mask_mem[sbin[i]] : 16'd0;
             for (j = 0; j < LANES; j = j + 1) begin
                 if (take[j] && sbin[j] == sbin[i] && addr[j][63:6] == addr[i][63:6]) begin
-                    wmask = (pairs_reg ? 16'd3 : 16'd1) << wslot[j];
+                    wmask = (wide ? 16'd3 : 16'd1) << wslot[j];
                     lmask[i] = lmask[i] | wmask;
                     lwords[i][32*wslot[j] +: 32] = key[j];
-                    if (pairs_reg) lwords[i][32*{28'd0, wslot[j] | 4'd1} +: 32] = pay[j];
+                    if (wide) lwords[i][32*{28'd0, wslot[j] | 4'd1} +: 32] = pay[j];
                 end
             end
         end
@@ -277,7 +286,7 @@ module shell_sort_scatter #(
     end
     wire [MAX_BITS-1:0] fbin = {idx_reg[GW-1:0], flane};
     wire [31:0] fptr  = ptr_mem[fbin];
-    wire [63:0] faddr = dst_reg + (pairs_reg ? {29'd0, fptr, 3'b000} : {30'd0, fptr, 2'b00});
+    wire [63:0] faddr = dst_reg + (wide ? {29'd0, fptr, 3'b000} : {30'd0, fptr, 2'b00});
 
     // ---- the dump's lines: the range, then 16 counts per line ----------------------------
     wire [IW-1:0] dump_idx = idx_reg - {{(IW-1){1'b0}}, 1'b1};
@@ -285,8 +294,8 @@ module shell_sort_scatter #(
     always @* begin
         if (idx_reg == {IW{1'b0}}) begin
             dump_words = 512'd0;
-            dump_words[31:0]    = min_reg;
-            dump_words[95:64]   = max_reg;
+            dump_words[63:0]    = min_reg;
+            dump_words[127:64]  = max_reg;
             dump_words[159:128] = keys_reg;
         end else begin
             for (i = 0; i < LANES; i = i + 1)
@@ -298,11 +307,11 @@ module shell_sort_scatter #(
     always @(posedge clk) begin
         if (rst) begin
             en_reg <= 1'b0; scatter_reg <= 1'b0; dump_reg <= 1'b0; pairs_reg <= 1'b0;
-            dest_reg <= 1'b0; load_reg <= 1'b0;
-            bin_lo_reg <= 32'd0; count_lo_reg <= 32'd0; bin_sh_reg <= 6'd0; count_sh_reg <= 5'd0;
+            dest_reg <= 1'b0; load_reg <= 1'b0; u64_reg <= 1'b0;
+            bin_lo_reg <= 64'd0; count_lo_reg <= 64'd0; bin_sh_reg <= 7'd0; count_sh_reg <= 7'd0;
             bits_reg <= 4'd0; cbits_reg <= 4'd0; dests_reg <= {64{1'b1}}; dst_reg <= 64'd0; hist_reg <= 64'd0; n_reg <= 32'd0;
             state_reg <= S_IDLE; done_reg <= 1'b0; overrun_reg <= 1'b0; hold_reg <= 1'b0;
-            keys_reg <= 32'd0; min_reg <= 32'hffffffff; max_reg <= 32'd0;
+            keys_reg <= 32'd0; min_reg <= 64'h00000000ffffffff; max_reg <= 64'd0;
             full_reg <= 32'd0; partial_reg <= 32'd0; acc_reg <= 32'd0; cycles_reg <= 64'd0;
             idx_reg <= {IW{1'b0}}; bvalid_reg <= {NB{1'b0}};
             q_head_reg <= {QW{1'b0}}; q_tail_reg <= {QW{1'b0}}; q_level_reg <= {(QW+1){1'b0}};
@@ -316,14 +325,19 @@ module shell_sort_scatter #(
                     pairs_reg   <= wd[CSR_SORT_CFG_PAIRS_LSB];
                     dest_reg    <= wd[CSR_SORT_CFG_DEST_LSB];
                     load_reg    <= wd[CSR_SORT_CFG_LOAD_LSB];
+                    u64_reg     <= wd[CSR_SORT_CFG_U64_LSB];
                 end
                 CSR_SORT_BINS_ADDR: begin
-                    bin_lo_reg   <= wd[CSR_SORT_BINS_BIN_LO_LSB +: 32];
-                    count_lo_reg <= wd[CSR_SORT_BINS_COUNT_LO_LSB +: 32];
+                    bin_lo_reg[31:0]   <= wd[CSR_SORT_BINS_BIN_LO_LSB +: 32];
+                    count_lo_reg[31:0] <= wd[CSR_SORT_BINS_COUNT_LO_LSB +: 32];
+                end
+                CSR_SORT_BINS_HI_ADDR: begin
+                    bin_lo_reg[63:32]   <= wd[CSR_SORT_BINS_HI_BIN_LO_LSB +: 32];
+                    count_lo_reg[63:32] <= wd[CSR_SORT_BINS_HI_COUNT_LO_LSB +: 32];
                 end
                 CSR_SORT_SHIFT_ADDR: begin
-                    bin_sh_reg   <= wd[CSR_SORT_SHIFT_BIN_SHIFT_LSB +: 6];
-                    count_sh_reg <= wd[CSR_SORT_SHIFT_COUNT_SHIFT_LSB +: 5];
+                    bin_sh_reg   <= wd[CSR_SORT_SHIFT_BIN_SHIFT_LSB +: 7];
+                    count_sh_reg <= wd[CSR_SORT_SHIFT_COUNT_SHIFT_LSB +: 7];
                     bits_reg     <= wd[CSR_SORT_SHIFT_BITS_LSB +: 4];
                     cbits_reg    <= wd[CSR_SORT_SHIFT_COUNT_BITS_LSB +: 4];
                 end
@@ -364,7 +378,7 @@ module shell_sort_scatter #(
             S_IDLE: if (start) begin
                 state_reg <= S_PREP;
                 done_reg <= 1'b0; overrun_reg <= 1'b0; hold_reg <= 1'b0;
-                keys_reg <= 32'd0; min_reg <= 32'hffffffff; max_reg <= 32'd0;
+                keys_reg <= 32'd0; min_reg <= {u64_reg ? 32'hffffffff : 32'd0, 32'hffffffff}; max_reg <= 64'd0;
                 full_reg <= 32'd0; partial_reg <= 32'd0; acc_reg <= 32'd0; cycles_reg <= 64'd0;
                 idx_reg <= {IW{1'b0}};
             end
@@ -445,15 +459,17 @@ module shell_sort_scatter #(
     reg [63:0] rd_data;
     always @* begin
         case (ra)
-        CSR_SORT_CFG_ADDR:    rd_data = {58'd0, load_reg, dest_reg, pairs_reg, dump_reg, scatter_reg, en_reg};
-        CSR_SORT_BINS_ADDR:   rd_data = {count_lo_reg, bin_lo_reg};
-        CSR_SORT_SHIFT_ADDR:  rd_data = {40'd0, cbits_reg, bits_reg, 3'd0, count_sh_reg, 2'd0, bin_sh_reg};
+        CSR_SORT_CFG_ADDR:    rd_data = {57'd0, u64_reg, load_reg, dest_reg, pairs_reg, dump_reg, scatter_reg, en_reg};
+        CSR_SORT_BINS_ADDR:   rd_data = {count_lo_reg[31:0], bin_lo_reg[31:0]};
+        CSR_SORT_BINS_HI_ADDR: rd_data = {count_lo_reg[63:32], bin_lo_reg[63:32]};
+        CSR_SORT_SHIFT_ADDR:  rd_data = {40'd0, cbits_reg, bits_reg, 1'd0, count_sh_reg, 1'd0, bin_sh_reg};
         CSR_SORT_DESTS_ADDR:  rd_data = dests_reg;
         CSR_SORT_DST_ADDR:    rd_data = dst_reg;
         CSR_SORT_HIST_ADDR:   rd_data = hist_reg;
         CSR_SORT_N_ADDR:      rd_data = {32'd0, n_reg};
-        CSR_SORT_STATUS_ADDR: rd_data = {keys_reg, 19'd0, 1'b1, MAX_BITS[3:0], 5'd0, overrun_reg, done_reg, busy};
-        CSR_SORT_RANGE_ADDR:  rd_data = {max_reg, min_reg};
+        CSR_SORT_STATUS_ADDR: rd_data = {keys_reg, 18'd0, 1'b1, 1'b1, MAX_BITS[3:0], 5'd0, overrun_reg, done_reg, busy};
+        CSR_SORT_RANGE_ADDR:  rd_data = {max_reg[31:0], min_reg[31:0]};
+        CSR_SORT_RANGE_HI_ADDR: rd_data = {max_reg[63:32], min_reg[63:32]};
         CSR_SORT_LINES_ADDR:  rd_data = {partial_reg, full_reg};
         CSR_SORT_CYCLES_ADDR: rd_data = cycles_reg;
         default:              rd_data = 64'd0;

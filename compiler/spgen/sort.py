@@ -244,7 +244,13 @@ def _card_mode(cl, s: Spread, partition_bits: int, digit_bits: int) -> tuple[str
     info = cl._card_info(s.cards[0])
     if "sort_scatter" in info:
         mode = "scatter"
-        if s.payloads and not s.pairs:
+        if s.dtype == np.uint64:
+            if s.payloads:
+                return mode, "the scatter writer moves uint64 keys without payloads"
+            if not cl[s.cards[0]].read_csr("SORT_STATUS") >> 13 & 1:
+                return mode, ("their scatter writer takes uint32 keys only (an older build: "
+                              "`spgen build --loopback --links N --sort-scatter`)")
+        elif s.payloads and not s.pairs:
             return mode, ("the scatter writer moves payloads interleaved with their keys: "
                           "sort.spread(..., pairs=True), as sort.sort does")
     elif all(f"reg.{r}" in info for r in CORE_REGS):
@@ -252,7 +258,7 @@ def _card_mode(cl, s: Spread, partition_bits: int, digit_bits: int) -> tuple[str
     else:
         return "", ("the cards carry neither the scatter writer (`spgen build --loopback --links N --sort-scatter`) "
                     "nor the counting core (`spgen build cores/sort/sort_rank.spd --links N`)")
-    if s.dtype != np.uint32:
+    if s.dtype != np.uint32 and mode != "scatter":
         return mode, f"the cards take uint32 keys, these are {s.dtype}"
     widest = (cl[s.cards[0]].read_csr("SORT_STATUS") >> 8) & 0xF if mode == "scatter" else 0
     if partition_bits > 8 or digit_bits not in (None, 8) and digit_bits > widest:
@@ -289,8 +295,9 @@ def sort_spread(cl, s: Spread, *, partition_bits: int = 8, digit_bits: int | Non
     hold the sorted array (card order, then memory order) at the same addresses, with new
     per-card counts (the returned run's `output`). `counting`: "card" runs the counting
     passes (histogram and ranks) on the cards' cascades (RTL cards built from
-    cores/sort/sort_rank.spd, uint32 keys), "host" in numpy, "auto" on the cards when
-    they can. `digit_bits`: the local passes' digit (None: 8 on the host and the counting
+    cores/sort/sort_rank.spd, uint32 keys) or every pass on their scatter writers (uint32
+    keys, pairs, or uint64 keys without payloads), "host" in numpy, "auto" on the cards
+    when they can. `digit_bits`: the local passes' digit (None: 8 on the host and the counting
     core; on writers of a beat a cycle the width that makes the fewest cycles).
     `key_range`: (lo, hi), every key known to lie in [lo, hi] (OPTWEB's 64 key values:
     (0, 63)); cards with the scatter writer then skip the range pass and its exchange, and
@@ -338,7 +345,7 @@ def _sort_on_cards(cl, s: Spread, digit_bits: int | None, progress: Callable[[st
     runs, here over the cluster's own simulator (docs/sort.md, "The scatter writer"); the
     run's `extra` holds the writers' figures, `extra["per_card"]` what each card moved."""
     result, extra = _native().sort_on_cards(cl.sim, s.cards, s.counts, s.pairs, digit_bits or 0, key_range,
-                                            progress)
+                                            progress, s.dtype.itemsize)
     failed, code, error, counts, phases, shift, passes, dump = result
     _raise(cl, failed, code, error, dump)
     run = SortRun(s, Spread(s.cards, list(counts), s.dtype, s.payloads, s.pairs), [Phase(*p) for p in phases], 8,

@@ -92,10 +92,10 @@ py::tuple sort_spread(py::object sim, const std::vector<int>& cards, const std::
 // (fused, by_dest, copy, digit_bits, first_digit_bits, writer_bytes, banks, card_passes,
 // per_card).
 py::tuple sort_on_cards(py::object sim, const std::vector<int>& cards, const std::vector<uint64_t>& counts,
-                        bool pairs, int digit_bits, py::object key_range, py::object progress) {
+                        bool pairs, int digit_bits, py::object key_range, py::object progress, int key_bytes) {
   ClusterView cl = view(sim);
   afushell::SortWriterOptions o;
-  o.digit_bits = digit_bits, o.progress = progress_of(progress);
+  o.digit_bits = digit_bits, o.progress = progress_of(progress), o.key_bytes = key_bytes;
   if (!key_range.is_none()) o.known_range = true, o.key_range = key_range.cast<std::pair<uint64_t, uint64_t>>();
   const afushell::SortSpread s{cards, counts, pairs};
   afushell::SortWriterResult r;
@@ -124,15 +124,15 @@ py::tuple sort_on_cards(py::object sim, const std::vector<int>& cards, const std
 // for tests of the writer itself: the cluster's simulator is kept alive with it.
 class WriterPasses {
  public:
-  WriterPasses(py::object sim, const std::vector<int>& cards, bool pairs)
-      : sim_(sim), cl_(view(sim)), w_(std::make_unique<sd::ScatterWriter>(cl_.get(), pairs)) {
+  WriterPasses(py::object sim, const std::vector<int>& cards, bool pairs, bool u64)
+      : sim_(sim), cl_(view(sim)), w_(std::make_unique<sd::ScatterWriter>(cl_.get(), pairs, u64)) {
     if (std::string e = w_->open(cards); !e.empty()) throw std::runtime_error(e);
   }
-  uint64_t run(int card, uint64_t src, uint64_t n, std::pair<uint32_t, int> count, py::object scatter,
+  uint64_t run(int card, uint64_t src, uint64_t n, std::pair<uint64_t, int> count, py::object scatter,
                py::object dump, int bits, int count_bits, py::object dests, bool load) {
     sd::ScatterWriter::Scatter sc;
     if (!scatter.is_none()) {
-      const auto t = scatter.cast<std::tuple<uint32_t, int, uint64_t>>();
+      const auto t = scatter.cast<std::tuple<uint64_t, int, uint64_t>>();
       sc = {true, std::get<0>(t), std::get<1>(t), std::get<2>(t)};
     }
     const uint64_t d = dests.is_none() ? 0 : dests.cast<uint64_t>(), at = dump.is_none() ? 0 : dump.cast<uint64_t>();
@@ -164,13 +164,14 @@ void bind_sort(py::module& m) {
         "cards[i]) in place on the cluster simulator `sim` (sort.hpp's sort_spread).");
   m.def("sort_on_cards", &sort_on_cards, py::arg("sim"), py::arg("cards"), py::arg("counts"), py::arg("pairs"),
         py::arg("digit_bits"), py::arg("key_range") = py::none(), py::arg("progress") = py::none(),
-        "Sorts the uint32 keys (with pairs: key-payload pairs) spread over `cards` in place on "
-        "the cluster simulator `sim` of RTL cards with the scatter writer (sort_writer.hpp's "
-        "sort_on_cards); digit_bits 0: the fewest cycles.");
+        py::arg("key_bytes") = 4,
+        "Sorts the uint32 keys (with pairs: key-payload pairs; key_bytes 8: uint64 keys) spread "
+        "over `cards` in place on the cluster simulator `sim` of RTL cards with the scatter "
+        "writer (sort_writer.hpp's sort_on_cards); digit_bits 0: the fewest cycles.");
   py::class_<WriterPasses>(m, "SortScatterWriter",
                            "The scatter writer of `cards` of the cluster simulator `sim`, pass by pass.")
-      .def(py::init<py::object, const std::vector<int>&, bool>(), py::arg("sim"), py::arg("cards"),
-           py::arg("pairs") = false)
+      .def(py::init<py::object, const std::vector<int>&, bool, bool>(), py::arg("sim"), py::arg("cards"),
+           py::arg("pairs") = false, py::arg("u64") = false)
       .def("run", &WriterPasses::run, py::arg("card"), py::arg("src"), py::arg("n"), py::kw_only(), py::arg("count"),
            py::arg("scatter") = py::none(), py::arg("dump") = py::none(), py::arg("bits") = 8,
            py::arg("count_bits") = 0, py::arg("dests") = py::none(), py::arg("load") = false,

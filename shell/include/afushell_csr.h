@@ -464,7 +464,7 @@
 #define AFUSHELL_REDUCE_STALLS_OUT_SHIFT 32
 #define AFUSHELL_REDUCE_STALLS_OUT_MASK 0xFFFFFFFF00000000ull
 
-/* SORT: The sort's scatter writer (docs/sort.md, "The scatter writer"): present only in AFUs built with `spgen build --sort-scatter`; elsewhere these offsets read 0. It sits on the RX engine's write master, behind the cascade's output. With CFG.ENABLE set it takes the 32-bit words of the RX stream as keys instead of letting them be written at the RX destination, a whole 64-byte beat (16 keys, or 8 key-payload pairs) a cycle: for each key it counts COUNT bins (((key - COUNT_LO) >> COUNT_SHIFT) & (2^SHIFT.BITS - 1)) and keeps the keys' smallest and largest value; with CFG.SCATTER it also writes the key to DST + 4 * (start of its bin + keys of its bin so far), bin = ((key - BIN_LO) >> BIN_SHIFT) & (2^SHIFT.BITS - 1), the bins' starts being the prefix sums of the counts of the previous pass, through a write buffer of one line per bin (whole 64-byte lines where the bin fills them); keys of one bin keep their stream order. A pass: configure, write CTRL.START, stream N keys through the card (a DMA from card memory to card memory; its destination is not written), then STATUS.DONE. The RX engine completes only once every write of the pass is in memory. */
+/* SORT: The sort's scatter writer (docs/sort.md, "The scatter writer"): present only in AFUs built with `spgen build --sort-scatter`; elsewhere these offsets read 0. It sits on the RX engine's write master, behind the cascade's output. With CFG.ENABLE set it takes the 32-bit words (with CFG.U64 the 64-bit words) of the RX stream as keys instead of letting them be written at the RX destination, a whole 64-byte beat (16 keys, 8 key-payload pairs or 8 uint64 keys) a cycle: for each key it counts COUNT bins (((key - COUNT_LO) >> COUNT_SHIFT) & (2^SHIFT.BITS - 1)) and keeps the keys' smallest and largest value; with CFG.SCATTER it also writes the key to DST + 4 * (start of its bin + keys of its bin so far), bin = ((key - BIN_LO) >> BIN_SHIFT) & (2^SHIFT.BITS - 1), the bins' starts being the prefix sums of the counts of the previous pass, through a write buffer of one line per bin (whole 64-byte lines where the bin fills them); keys of one bin keep their stream order. A pass: configure, write CTRL.START, stream N keys through the card (a DMA from card memory to card memory; its destination is not written), then STATUS.DONE. The RX engine completes only once every write of the pass is in memory. */
 #define AFUSHELL_SORT_CFG 0x2800  /* rw */
 #define AFUSHELL_SORT_CFG_ENABLE_SHIFT 0
 #define AFUSHELL_SORT_CFG_ENABLE_MASK 0x1ull
@@ -478,16 +478,23 @@
 #define AFUSHELL_SORT_CFG_DEST_MASK 0x10ull
 #define AFUSHELL_SORT_CFG_LOAD_SHIFT 5
 #define AFUSHELL_SORT_CFG_LOAD_MASK 0x20ull
+#define AFUSHELL_SORT_CFG_U64_SHIFT 6
+#define AFUSHELL_SORT_CFG_U64_MASK 0x40ull
 #define AFUSHELL_SORT_BINS 0x2808  /* rw */
 #define AFUSHELL_SORT_BINS_BIN_LO_SHIFT 0
 #define AFUSHELL_SORT_BINS_BIN_LO_MASK 0xFFFFFFFFull
 #define AFUSHELL_SORT_BINS_COUNT_LO_SHIFT 32
 #define AFUSHELL_SORT_BINS_COUNT_LO_MASK 0xFFFFFFFF00000000ull
+#define AFUSHELL_SORT_BINS_HI 0x2860  /* rw */
+#define AFUSHELL_SORT_BINS_HI_BIN_LO_SHIFT 0
+#define AFUSHELL_SORT_BINS_HI_BIN_LO_MASK 0xFFFFFFFFull
+#define AFUSHELL_SORT_BINS_HI_COUNT_LO_SHIFT 32
+#define AFUSHELL_SORT_BINS_HI_COUNT_LO_MASK 0xFFFFFFFF00000000ull
 #define AFUSHELL_SORT_SHIFT 0x2810  /* rw */
 #define AFUSHELL_SORT_SHIFT_BIN_SHIFT_SHIFT 0
-#define AFUSHELL_SORT_SHIFT_BIN_SHIFT_MASK 0x3Full
+#define AFUSHELL_SORT_SHIFT_BIN_SHIFT_MASK 0x7Full
 #define AFUSHELL_SORT_SHIFT_COUNT_SHIFT_SHIFT 8
-#define AFUSHELL_SORT_SHIFT_COUNT_SHIFT_MASK 0x1F00ull
+#define AFUSHELL_SORT_SHIFT_COUNT_SHIFT_MASK 0x7F00ull
 #define AFUSHELL_SORT_SHIFT_BITS_SHIFT 16
 #define AFUSHELL_SORT_SHIFT_BITS_MASK 0xF0000ull
 #define AFUSHELL_SORT_SHIFT_COUNT_BITS_SHIFT 20
@@ -512,6 +519,8 @@
 #define AFUSHELL_SORT_STATUS_MAX_BITS_MASK 0xF00ull
 #define AFUSHELL_SORT_STATUS_DEST_SHIFT 12
 #define AFUSHELL_SORT_STATUS_DEST_MASK 0x1000ull
+#define AFUSHELL_SORT_STATUS_U64_SHIFT 13
+#define AFUSHELL_SORT_STATUS_U64_MASK 0x2000ull
 #define AFUSHELL_SORT_STATUS_KEYS_SHIFT 32
 #define AFUSHELL_SORT_STATUS_KEYS_MASK 0xFFFFFFFF00000000ull
 #define AFUSHELL_SORT_RANGE 0x2840  /* ro */
@@ -519,6 +528,11 @@
 #define AFUSHELL_SORT_RANGE_MIN_MASK 0xFFFFFFFFull
 #define AFUSHELL_SORT_RANGE_MAX_SHIFT 32
 #define AFUSHELL_SORT_RANGE_MAX_MASK 0xFFFFFFFF00000000ull
+#define AFUSHELL_SORT_RANGE_HI 0x2868  /* ro */
+#define AFUSHELL_SORT_RANGE_HI_MIN_SHIFT 0
+#define AFUSHELL_SORT_RANGE_HI_MIN_MASK 0xFFFFFFFFull
+#define AFUSHELL_SORT_RANGE_HI_MAX_SHIFT 32
+#define AFUSHELL_SORT_RANGE_HI_MAX_MASK 0xFFFFFFFF00000000ull
 #define AFUSHELL_SORT_LINES 0x2848  /* ro */
 #define AFUSHELL_SORT_LINES_FULL_SHIFT 0
 #define AFUSHELL_SORT_LINES_FULL_MASK 0xFFFFFFFFull

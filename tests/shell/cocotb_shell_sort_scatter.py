@@ -11,6 +11,7 @@ from cocotb.triggers import FallingEdge, ReadOnly, RisingEdge
 
 BASE = 0x2800
 CFG, BINS, SHIFT, DST, HIST, N, CTRL, STATUS, RANGE, LINES, CYCLES = (BASE + 8 * i for i in range(11))
+BINS_HI, RANGE_HI = BASE + 0x60, BASE + 0x68
 MASK32 = (1 << 32) - 1
 
 
@@ -92,11 +93,14 @@ class Bench:
 
     async def run(self, elems: np.ndarray, n: int, *, count: tuple[int, int], bits: int = 0, pairs: bool = False,
                   scatter: tuple[int, int, int] | None = None, dump: int | None = None, p_valid: float = 1.0,
-                  at: int = 0) -> int:
-        """One pass; returns its stream's cycles."""
+                  at: int = 0, u64: bool = False) -> int:
+        """One pass (with u64 over uint64 keys, `elems` their words); returns its stream's cycles."""
         (clo, csh), (slo, ssh, dst) = count, scatter or (0, 0, 0)
-        await self.write(CFG, 1 | (2 if scatter else 0) | (4 if dump is not None else 0) | (8 if pairs else 0))
-        await self.write(BINS, slo | clo << 32)
+        await self.write(CFG, 1 | (2 if scatter else 0) | (4 if dump is not None else 0) | (8 if pairs else 0)
+                         | (64 if u64 else 0))
+        await self.write(BINS, (slo & MASK32) | (clo & MASK32) << 32)
+        if u64:
+            await self.write(BINS_HI, slo >> 32 | (clo >> 32) << 32)
         await self.write(SHIFT, ssh | csh << 8 | bits << 16)
         await self.write(DST, dst)
         await self.write(HIST, dump or 0)
@@ -179,6 +183,54 @@ async def pairs_and_equal_keys(dut):
     await _two_passes(b, max_bits, rng.integers(0, 1 << 20, 1499, dtype=np.uint32), 12, True, 0.6, 0.3)
     await _two_passes(b, max_bits, np.full(517, 12345, np.uint32), 8, True, 1.0, 0.0)
     await _two_passes(b, max_bits, np.full(1000, 7, np.uint32), 12, False, 1.0, 0.1)
+
+
+def _bins64(keys: np.ndarray, lo: int, sh: int, bits: int) -> np.ndarray:
+    return (((keys - np.uint64(lo)) >> np.uint64(sh)) & np.uint64((1 << bits) - 1)).astype(np.int64)
+
+
+async def _u64_passes(b: Bench, max_bits: int, keys: np.ndarray, lo: int, sh: int, bits: int, p_valid: float,
+                      p_wait: float) -> None:
+    """U64: a count pass with a dump (the 64-bit range), then a scatter pass counting the
+    next digit, the keys' words from and to places that are no line start."""
+    bits = min(bits, max_bits)
+    b.mem.clear()
+    b.p_wait = p_wait
+    n, words = keys.size, keys.view(np.uint32)
+    dump, dst, nb = 0x100000, 0x200000 + 40, 1 << bits
+    await b.run(words, n, count=(lo, sh), bits=bits, dump=dump, p_valid=p_valid, at=6, u64=True)
+    head = b.words(dump, 16)
+    assert head[0:4].view(np.uint64).tolist() == [keys.min(), keys.max()] and head[4] == n
+    rng_lo, rng_hi = await b.read(RANGE), await b.read(RANGE_HI)
+    assert (rng_lo & MASK32 | (rng_hi & MASK32) << 32, rng_lo >> 32 | (rng_hi >> 32) << 32) == (keys.min(), keys.max())
+    assert np.array_equal(b.words(dump + 64, max(nb, 16))[:nb], np.bincount(_bins64(keys, lo, sh, bits), minlength=nb))
+    await b.run(words, n, count=(lo, sh + bits), bits=bits, scatter=(lo, sh, dst), dump=dump, p_valid=p_valid, at=10,
+                u64=True)
+    order = np.argsort(_bins64(keys, lo, sh, bits), kind="stable")
+    assert np.array_equal(b.words(dst, 2 * n).view(np.uint64), keys[order]), "places differ from a stable counting sort"
+    assert np.array_equal(b.words(dump + 64, max(nb, 16))[:nb],
+                          np.bincount(_bins64(keys, lo, sh + bits, bits), minlength=nb))
+    assert b.mem.get(dst // 4 - 1) is None and b.mem.get(dst // 4 + 2 * n) is None, "words outside the keys written"
+
+
+@cocotb.test()
+async def uint64_keys(dut):
+    """uint64 keys, 8 a beat: bins of the top byte over the full range, a digit across the
+    keys' two words, keys a little under and over 2^32 steps (the subtraction's borrow)
+    with a 64-bit low, all-equal keys; 32-bit keys afterwards as before."""
+    rng = np.random.default_rng(9)
+    b, max_bits = await _bench(dut, 9)
+    keys = rng.integers(0, 2**64 - 1, 1203, dtype=np.uint64, endpoint=True)
+    keys[300:500] = keys[299]
+    await _u64_passes(b, max_bits, keys, 0, 56, 8, 0.7, 0.3)
+    await _u64_passes(b, max_bits, keys, int(keys.min()), 26, 12, 1.0, 0.1)
+    lo = (0xFFFF_FFF3 << 32) - 5000
+    near = lo + rng.integers(0, 3 << 32, 999, dtype=np.uint64)
+    await _u64_passes(b, max_bits, near, lo, 0, 12, 0.8, 0.2)
+    await _u64_passes(b, max_bits, near, lo, 32, 4, 0.8, 0.2)
+    await _u64_passes(b, max_bits, np.full(77, 0xDEAD_BEEF_0123_4567, np.uint64), 0xDEAD_BEEF_0000_0000, 16, 8,
+                      1.0, 0.0)
+    await _two_passes(b, max_bits, rng.integers(0, 1 << 20, 501, dtype=np.uint32), 8, False, 0.9, 0.1)
 
 
 @cocotb.test()

@@ -28,6 +28,10 @@ def _bins(keys: np.ndarray, lo: int, sh: int) -> np.ndarray:
     return (((keys - np.uint32(lo)) >> np.uint32(sh)) & np.uint32(255)).astype(np.int64)
 
 
+def _bins64(keys: np.ndarray, lo: int, sh: int, bits: int) -> np.ndarray:
+    return (((keys - np.uint64(lo)) >> np.uint64(sh)) & np.uint64((1 << bits) - 1)).astype(np.int64)
+
+
 def _dump(cl, card: int, addr: int) -> tuple[np.ndarray, np.ndarray]:
     raw = np.frombuffer(cl[card].read(addr, 17 * 64), np.uint32)
     return raw[:16], raw[16:].astype(np.int64)
@@ -72,6 +76,38 @@ def test_writer_passes(scatter_card: Path, pairs: bool) -> None:
     used = np.count_nonzero(np.bincount(_bins(keys, lo, 16), minlength=256))
     assert partial <= 2 * used and full * 16 + partial <= w * n and full * 16 >= w * n - 30 * used
     assert n * w / 16 <= cl[0].read_csr("SORT_CYCLES") < n    # a beat (16 words) a cycle at most
+
+
+def test_writer_passes_uint64(scatter_card: Path) -> None:
+    """CFG.U64 on a card: uint64 keys, 8 a beat, with a 64-bit low; the range line holds
+    the 64-bit range, the counts bins of a digit across the keys' two words, the scatter
+    pass writes a stable counting sort of them and leaves the bytes around them alone."""
+    cl = rdma.cluster({"topology": "fullmesh", "cards": 2, "card": str(scatter_card)})
+    rng = np.random.default_rng(4)
+    n, src, dst, dump, lo = 3001, 0, 1 << 20, 2 << 20, (7 << 40) - 12345
+    keys = np.uint64(lo) + rng.integers(0, 1 << 44, n, dtype=np.uint64)
+    keys[100:400] = keys[99]
+    cl[0].write(src, keys)
+    guard = np.full(2 * n + 32, 0xA5A5A5A5, np.uint32)
+    at = dst + 24
+    cl[0].write(at - 64, guard)
+    writer = sort._native().SortScatterWriter(cl.sim, [0], u64=True)
+    try:
+        writer.run(0, src, n, count=(lo, 30), dump=dump, bits=11)
+        line = np.frombuffer(cl[0].read(dump, 24), np.uint64)
+        assert line.tolist() == [keys.min(), keys.max(), n]
+        counts = np.frombuffer(cl[0].read(dump + 64, 4 << 11), np.uint32)
+        assert np.array_equal(counts, np.bincount(_bins64(keys, lo, 30, 11), minlength=1 << 11))
+        writer.run(0, src, n, count=(lo, 41), scatter=(lo, 30, at), dump=dump, bits=11)
+    finally:
+        writer.close()
+    out = np.frombuffer(cl[0].read(at - 64, 4 * guard.size), np.uint32)
+    assert np.array_equal(out[16:16 + 2 * n].view(np.uint64), keys[np.argsort(_bins64(keys, lo, 30, 11), kind="stable")])
+    assert (out[:16] == 0xA5A5A5A5).all() and (out[16 + 2 * n:] == 0xA5A5A5A5).all()
+    counts = np.frombuffer(cl[0].read(dump + 64, 4 << 11), np.uint32)
+    assert np.array_equal(counts, np.bincount(_bins64(keys, lo, 41, 11), minlength=1 << 11))
+    assert (cl[0].read_csr("SORT_RANGE_HI"), cl[0].read_csr("SORT_CFG")) == (
+        int(keys.max()) >> 32 << 32 | int(keys.min()) >> 32, 0)
 
 
 def test_writer_counts_by_destination_and_loads_counts(scatter_card: Path) -> None:
@@ -164,6 +200,49 @@ def test_sort_moved_by_cards(scatter_card: Path, cards: int) -> None:
     few = np.random.default_rng(2).integers(0, 64, 3001).astype(np.uint32)   # OPTWEB's 64 key values
     run = _check(cl, few, with_payloads=False, counting="card")
     assert run.local_passes == 0 and max(run.output.counts) - min(run.output.counts) <= 1
+
+
+def _inputs64(kind: str, n: int, seed: int = 1) -> np.ndarray:
+    """uint64 keys: those of sort_cases, or spans of a few thousand values at the top of the
+    range (bins past 2^64 - 1) and of 2^34 values across the keys' two words."""
+    rng = np.random.default_rng(seed)
+    if kind == "top":
+        return np.uint64(2**64 - 3000) + rng.integers(0, 3000, n, dtype=np.uint64)
+    if kind == "across":
+        return np.uint64((1 << 40) - (1 << 33)) + rng.integers(0, 1 << 34, n, dtype=np.uint64)
+    return _inputs(kind, n, np.uint64, seed)
+
+
+def _check64(cl, keys: np.ndarray, **kw) -> sort.SortRun:
+    """uint64 keys sorted on the cards' writers, equal to numpy's."""
+    run = _check(cl, keys, with_payloads=False, counting="card", **kw)
+    if np.unique(keys).size > 1:
+        _moved_by_cards(run)
+        e = run.extra   # range (unless known), histogram (unless fused), group, a count unless by destination, digits
+        assert e["card_passes"] == (not kw.get("key_range")) + (not e["fused"]) + 1 + (
+            run.local_passes > 0 and not e["by_dest"]) + run.local_passes
+    return run
+
+
+@pytest.mark.parametrize("cards", [2, 4])
+def test_uint64_moved_by_cards(scatter_card: Path, cards: int) -> None:
+    """uint64 keys, 8 a beat, every pass and put on the cards: full 64-bit random keys take
+    the range pass's top-byte counts and the first digit counted by destination; narrow
+    spans (at the top of the range, across the words), all-equal, sorted, reverse and odd
+    sizes equal numpy's sort."""
+    cl = rdma.cluster({"topology": "fullmesh", "cards": cards, "card": str(scatter_card)})
+    kinds = ["random", "top", "equal", "sorted", "reverse"] if cards == 4 else ["random", "across", "zipf", "few"]
+    for kind in kinds:
+        run = _check64(cl, _inputs64(kind, 1003))
+        if kind in ("random", "sorted", "reverse"):
+            assert run.extra["fused"] and run.extra["by_dest"] and run.extra["writer_bytes"] == 64
+            assert run.local_passes == 1 + -(-(64 - (cards - 1).bit_length() - run.extra["first_digit_bits"]) // 11)
+        if kind in ("top", "across"):
+            assert not run.extra["fused"] and run.phase("histogram").where == "card"
+    if cards == 2:
+        for n in (1, 7, 3, 2049):
+            _check64(cl, _inputs64("random", n, seed=n))
+        _check64(cl, _inputs64("top", 999), key_range=(2**64 - 3000, 2**64 - 1))
 
 
 def test_absent_card_progress_and_per_card(scatter_card: Path) -> None:
@@ -263,12 +342,13 @@ def test_sort_moved_by_cards_faults(scatter_card: Path) -> None:
                        "faults": {"per": 0.02, "drop": 0.02}, "link_faults": [{"link": 2, "down": [[2000, 30000]]}]})
     _moved_by_cards(_check(cl, _inputs("random", 2003, np.uint32), counting="card"))
     assert cl.stats()["corrupted"] > 0
+    _check64(cl, _inputs64("random", 1501, seed=5))
 
 
 def test_layouts_and_uint64_on_scatter_cards(scatter_card: Path) -> None:
     """Payloads move on the cards as (key, payload) pairs: a spread in pairs sorts there
-    and gathers back; payloads in their own region, and uint64 keys, sort on the host
-    ("auto"), and asking for the cards says why not."""
+    and gathers back; payloads in their own region, and uint64 keys with payloads, sort on
+    the host ("auto"), and asking for the cards says why not."""
     cl = rdma.cluster({"topology": "fullmesh", "cards": 2, "card": str(scatter_card)})
     keys, pays = _inputs("random", 501, np.uint32), np.arange(501, dtype=np.uint32)
     run = sort.sort_spread(cl, sort.spread(cl, keys, pays, pairs=True))
@@ -278,11 +358,12 @@ def test_layouts_and_uint64_on_scatter_cards(scatter_card: Path) -> None:
     assert np.array_equal(got[0], keys[order]) and np.array_equal(got[1], pays[order])
     run = sort.sort_spread(cl, sort.spread(cl, keys, pays))
     assert run.phase("local sort").where == "host"
-    _check(cl, _inputs("zipf", 501, np.uint64), with_payloads=False)
+    assert _check(cl, _inputs("zipf", 501, np.uint64)).phase("local sort").where == "host"
+    assert _check(cl, _inputs("zipf", 501, np.uint64), with_payloads=False).extra["moved_by"] == "cards"
     with pytest.raises(SpgenError, match="moves payloads interleaved with their keys"):
         sort.sort_spread(cl, sort.spread(cl, keys, pays), counting="card")
-    with pytest.raises(SpgenError, match="the cards take uint32 keys"):
-        sort.sort(cl, np.zeros(4, np.uint64), counting="card")
+    with pytest.raises(SpgenError, match="moves uint64 keys without payloads"):
+        sort.sort(cl, np.zeros(4, np.uint64), np.zeros(4, np.uint32), counting="card")
     with pytest.raises(SpgenError, match="pairs sort on cards with the scatter writer only"):
         sort.sort_spread(cl, sort.spread(cl, keys, pays, pairs=True), counting="host")
     with pytest.raises(SpgenError, match="pairs are uint32 keys with their payloads"):
@@ -296,6 +377,17 @@ def test_sort_moved_by_eight_cards_torus(scatter_card: Path) -> None:
     for kind in KINDS:
         for n in (2999, 8):
             _check(cl, _inputs(kind, n, np.uint32), with_payloads=n == 8 or kind == "zipf", counting="card")
+    assert cl.stats()["corrupted"] + cl.stats()["dropped"] > 0
+
+
+@pytest.mark.slow
+def test_uint64_moved_by_eight_cards_torus(scatter_card: Path) -> None:
+    """uint64 keys on 8 cards (2 x 4 torus) under link faults, every pass on the writers."""
+    cl = rdma.cluster({"topology": "torus", "dims": [2, 4], "card": str(scatter_card),
+                       "faults": {"per": 1e-3, "drop": 1e-3}})
+    for kind in ("random", "top", "across", "equal", "sorted", "reverse", "zipf"):
+        for n in (2999, 8):
+            _check64(cl, _inputs64(kind, n))
     assert cl.stats()["corrupted"] + cl.stats()["dropped"] > 0
 
 

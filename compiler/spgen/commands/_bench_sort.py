@@ -55,7 +55,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="RTL cards from `spgen build [cores/sort/sort_rank.spd] --links 4 [--sort-scatter]` in CARD "
                         "instead of the network model (a full mesh up to 5 cards, a 2 x N/2 torus above: a card has "
                         "4 link ports); cards built from the counting core run the counting passes, cards with the "
-                        "scatter writer move every key (uint32 keys without payloads)")
+                        "scatter writer move every key (uint32 keys, with payloads in pairs, or uint64 keys without)")
     p.add_argument("--faults", type=float, default=0.0, metavar="PER", help="packet error rate on every link")
     p.add_argument("--reps", type=int, default=3, help="runs per card count; medians are reported (default 3)")
     p.add_argument("--seed", type=int, default=1)

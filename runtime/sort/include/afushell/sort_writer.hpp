@@ -19,11 +19,13 @@ namespace sort_detail {
 // side the writer takes over), counting bins ((k - count_lo) >> count_sh) & 255 and, with
 // scatter, writing each key to dst + 4 * its place by the bins ((k - lo) >> sh) & 255 that
 // the card's previous pass counted; dump: where the range line and the 256 counts go.
+// Elements of 8 bytes (at dst + 8 * place): (key, payload) pairs, or with u64 uint64 keys,
+// whose bins and range are over all 64 bits (SORT_CFG.U64).
 class ScatterWriter {
   public:
     struct Scatter {
         bool on = false;
-        uint32_t lo = 0;
+        uint64_t lo = 0;
         int sh = 0;
         uint64_t dst = 0;
     };
@@ -31,8 +33,9 @@ class ScatterWriter {
     struct Moved {
         uint64_t read = 0, written = 0, ns = 0;
     };
-    ScatterWriter(afu_rdma_cluster cl, bool pairs)
-        : cl_(cl), h_(afuShellRDMAClusterCards(cl), nullptr), pairs_(pairs), passes(h_.size(), 0), moved(h_.size()) {}
+    ScatterWriter(afu_rdma_cluster cl, bool pairs, bool u64 = false)
+        : cl_(cl), h_(afuShellRDMAClusterCards(cl), nullptr), pairs_(pairs), u64_(u64), passes(h_.size(), 0),
+          moved(h_.size()) {}
     ScatterWriter(const ScatterWriter &) = delete;
     ScatterWriter &operator=(const ScatterWriter &) = delete;
     ~ScatterWriter() {
@@ -58,6 +61,10 @@ class ScatterWriter {
         }
         dest = !cards.empty();  // counts by destination, loads counts
         for (size_t i = 0; i < cards.size() && dest; ++i) dest = status(cards[i]) >> 12 & 1;
+        for (size_t i = 0; i < cards.size() && u64_; ++i)
+            if (!(status(cards[i]) >> 13 & 1))
+                return "card " + std::to_string(cards[i]) + "'s scatter writer takes no uint64 keys (an older build: "
+                       "spgen build --loopback --links N --sort-scatter)";
         return "";
     }
     // "" or why the cards carry no scatter writer (SORT_CFG.EN reads back as written).
@@ -75,7 +82,7 @@ class ScatterWriter {
     }
     // The local passes' digit over sort_bits bits of `elements` keys per card (choose_digit_bits).
     int digit_bits(int sort_bits, uint64_t elements, bool odd_penalty = true) const {
-        return choose_digit_bits(max_bits, pairs_, sort_bits, elements, odd_penalty);
+        return choose_digit_bits(max_bits, pairs_ || u64_, sort_bits, elements, odd_penalty);
     }
     // "" or what went wrong; adds the pass's ns to ns. A scatter shift of 32: every key in one
     // bin (a copy); count_bits: the counted bins' width where it differs from bits; dests
@@ -84,7 +91,7 @@ class ScatterWriter {
     // cluster, the status read through the open card, at its thread's host time: a read
     // through the cluster enters where the cluster's clock thread happens to be (docs/runtime.md
     // "Host time"); a pass without keys (the flush and the dump) takes the card's time to DONE.
-    std::string run(int c, uint64_t src, uint64_t n, uint32_t count_lo, int count_sh, Scatter sc, uint64_t dump,
+    std::string run(int c, uint64_t src, uint64_t n, uint64_t count_lo, int count_sh, Scatter sc, uint64_t dump,
                     uint64_t &ns, int bits = 8, int count_bits = 0, const uint64_t *dests = nullptr, bool load = false) {
         auto w = [&](uint32_t off, uint64_t v) { afuShellRDMACardWriteCSR(cl_, c, off, v); };
         auto now = [&] {
@@ -93,9 +100,12 @@ class ScatterWriter {
             return uint64_t(st.now_ns);
         };
         if (c < 0 || size_t(c) >= h_.size() || !h_[c]) return "card " + std::to_string(c) + " is not open";
-        const bool pairs = pairs_ && !load;
-        w(AFUSHELL_SORT_CFG, 1 | (sc.on ? 2 : 0) | (dump ? 4 : 0) | (pairs ? 8 : 0) | (dests ? 16 : 0) | (load ? 32 : 0));
-        w(AFUSHELL_SORT_BINS, uint64_t(sc.lo) | uint64_t(count_lo) << 32);
+        const bool pairs = pairs_ && !load, u64 = u64_ && !load;
+        const uint64_t es = pairs || u64 ? 8 : 4;  // bytes of an element
+        w(AFUSHELL_SORT_CFG, 1 | (sc.on ? 2 : 0) | (dump ? 4 : 0) | (pairs ? 8 : 0) | (dests ? 16 : 0) | (load ? 32 : 0) |
+                                 (u64 ? 64 : 0));
+        w(AFUSHELL_SORT_BINS, (sc.lo & 0xFFFFFFFF) | count_lo << 32);
+        if (u64) w(AFUSHELL_SORT_BINS_HI, sc.lo >> 32 | (count_lo >> 32) << 32);
         w(AFUSHELL_SORT_SHIFT, uint64_t(sc.sh) | uint64_t(count_sh) << 8 | uint64_t(max_bits ? bits : 0) << 16 |
                                    uint64_t(count_bits) << 20);
         if (dests) w(AFUSHELL_SORT_DESTS, *dests);
@@ -106,7 +116,7 @@ class ScatterWriter {
         uint64_t took = 0, status = 0;
         if (n) {  // the RX destination is not written: the writer takes the stream
             void *a = reinterpret_cast<void *>(uintptr_t(src));
-            if (afuShellDMATransferH(h_[c], a, a, (pairs ? 8 : 4) * n, F2F) || afuShellElapsedNs(h_[c], &took)) {
+            if (afuShellDMATransferH(h_[c], a, a, es * n, F2F) || afuShellElapsedNs(h_[c], &took)) {
                 w(AFUSHELL_SORT_CFG, 0);  // the RX engine writes as usual again
                 return "the pass's DMA failed on card " + std::to_string(c) + ": " + afuShellLastError();
             }
@@ -126,7 +136,7 @@ class ScatterWriter {
                    " keys of " + std::to_string(n) + (status & 4 ? " and dropped words past them" : "");
         if (!took) took = now() - t0;
         passes[c] += !load;
-        const uint64_t bytes = (pairs ? 8 : 4) * n;
+        const uint64_t bytes = es * n;
         moved[c].read += bytes, moved[c].written += sc.on ? bytes : 0, moved[c].ns += took;
         ns += took;
         return "";
@@ -136,6 +146,7 @@ class ScatterWriter {
     afu_rdma_cluster cl_;
     std::vector<afu_shell_handle> h_;  // per card of the cluster; open ones only
     bool pairs_;                       // (key, payload) pairs instead of keys
+    bool u64_;                         // uint64 keys
 
   public:
     std::vector<int> passes;   // passes over the keys per card
@@ -151,6 +162,7 @@ struct SortWriterOptions {
     bool known_range = false;  // every key lies in key_range: no range pass, no range exchange
     std::pair<uint64_t, uint64_t> key_range{0, 0};
     std::function<void(const std::string &)> progress;  // called with each phase's name as it ends
+    int key_bytes = 4;  // 4: uint32 keys (or pairs); 8: uint64 keys, without payloads
 };
 
 // One card's share of a sort on the scatter writers.
@@ -173,7 +185,8 @@ struct SortWriterResult : SortResult {
 };
 
 // Sorts uint32 keys spread over the cards (SortSpread; with payloads as (key, payload)
-// pairs at address 0, the key in the low word) on RTL cards built with --sort-scatter,
+// pairs at address 0, the key in the low word), or uint64 keys without payloads
+// (o.key_bytes 8: the same passes over 64 bits), on RTL cards built with --sort-scatter,
 // every key moved by the cards (docs/sort.md, "The scatter writer"): per card a range pass
 // (which counts the top digit too; a histogram pass follows when the keys span fewer of its
 // values), a grouping pass by destination, the RDMA puts, a count of the first digit (on
@@ -190,8 +203,10 @@ inline SortWriterResult sort_on_cards(afu_rdma_cluster cl, const SortSpread &s, 
     const std::vector<int> &cards = s.cards;
     const int N = int(cards.size());
     const uint64_t R = kSortRegion, B = 256, counts_at = 2 * R, hist_at = counts_at + 16ull * N, dump = 7 * R;
-    const int top = 32 - 8;
-    const uint64_t es = s.payloads ? 8 : 4;  // bytes per element: a key, or a key and its payload
+    const bool u64 = o.key_bytes == 8;
+    const int key_bits = u64 ? 64 : 32, top = key_bits - 8;
+    const uint64_t es = s.payloads || u64 ? 8 : 4;  // bytes per element: a key, or a key and its payload
+    const uint64_t key_max = u64 ? ~0ull : 0xFFFFFFFFull;
     auto fail = [&](std::string why) {
         r.code = AFU_ERR_BAD_ARG;
         r.error = std::move(why);
@@ -199,10 +214,13 @@ inline SortWriterResult sort_on_cards(afu_rdma_cluster cl, const SortSpread &s, 
     };
     if (N < 1 || s.counts.size() != cards.size()) return fail("a spread over cards, a count per card");
     if (!afuShellRDMAClusterIsRTL(cl)) return fail("the network model has no cards to move keys on");
-    if (o.known_range && !(o.key_range.first <= o.key_range.second && o.key_range.second <= 0xFFFFFFFFull))
-        return fail("key_range must satisfy 0 <= lo <= hi <= 4294967295 for uint32 keys, got (" +
-                    std::to_string(o.key_range.first) + ", " + std::to_string(o.key_range.second) + ")");
-    ScatterWriter writer(cl, s.payloads);
+    if (o.key_bytes != 4 && o.key_bytes != 8) return fail("keys of 4 or 8 bytes, got " + std::to_string(o.key_bytes));
+    if (u64 && s.payloads) return fail("uint64 keys move on the cards without payloads");
+    if (o.known_range && !(o.key_range.first <= o.key_range.second && o.key_range.second <= key_max))
+        return fail("key_range must satisfy 0 <= lo <= hi <= " + std::to_string(key_max) + " for uint" +
+                    std::to_string(key_bits) + " keys, got (" + std::to_string(o.key_range.first) + ", " +
+                    std::to_string(o.key_range.second) + ")");
+    ScatterWriter writer(cl, s.payloads, u64);
     if (!(r.error = writer.open(cards)).empty()) return fail(r.error);
     if (o.digit_bits && (writer.max_bits ? o.digit_bits < 4 || o.digit_bits > writer.max_bits : o.digit_bits != 8))
         return fail("digit_bits must be " + (writer.max_bits ? "4.." + std::to_string(writer.max_bits) : std::string("8")) +
@@ -233,7 +251,7 @@ inline SortWriterResult sort_on_cards(afu_rdma_cluster cl, const SortSpread &s, 
     const uint64_t bank_b = uint64_t(1) << 32;
     // writers that count by destination copy the keys to bank B in the first pass over them
     // (a scatter into one bin), for a grouping pass from bank B before an odd number of digits
-    const ScatterWriter::Scatter copy_b = writer.dest ? ScatterWriter::Scatter{true, 0, 32, bank_b} : none;
+    const ScatterWriter::Scatter copy_b = writer.dest ? ScatterWriter::Scatter{true, 0, key_bits, bank_b} : none;
     r.counts = s.counts;
     std::pair<uint64_t, uint64_t> range = o.key_range;
     if (!o.known_range) {
@@ -251,7 +269,7 @@ inline SortWriterResult sort_on_cards(afu_rdma_cluster cl, const SortSpread &s, 
     if (lo > hi) return r;  // no keys
     const int shift = aligned_shift(lo, hi, 8);
     r.fused = !o.known_range && shift == top;  // the range pass's counts are the partition's
-    const uint32_t base = shift == top ? 0 : uint32_t(lo >> shift << shift);  // bins (k - base) >> shift
+    const uint64_t base = shift == top ? 0 : lo >> shift << shift;  // bins (k - base) >> shift
     if (!r.fused)  // with known_range the first pass over the keys: it makes the copy
         if (std::string e = on_cards("histogram", [&](int i, int c, uint64_t &ns) {
                 return writer.run(c, 0, s.counts[i], base, shift, o.known_range && shift ? copy_b : none, dump, ns); });
@@ -274,9 +292,14 @@ inline SortWriterResult sort_on_cards(afu_rdma_cluster cl, const SortSpread &s, 
             bins[i] = {1, 0};
             received[i] = plan(h, N, i, exact, pieces[i], exact ? nullptr : &bins[i]);
             const auto [b0, b1] = bins[i];
-            spans[i] = b0 > b1 ? std::make_pair(uint64_t(1), uint64_t(0))
-                               : std::make_pair(std::max<uint64_t>(lo, base + (b0 << shift)),
-                                                std::min<uint64_t>(hi, base + ((b1 + 1) << shift) - 1));
+            // bins past 2^64 - 1 (the last bins of 64-bit keys) hold no keys
+            uint64_t first = 0, end = 0;
+            const bool past = __builtin_add_overflow(base, b0 << shift, &first);
+            if (__builtin_add_overflow(base, b1 << shift, &end) ||
+                __builtin_add_overflow(end, (uint64_t(1) << shift) - 1, &end))
+                end = ~0ull;
+            spans[i] = b0 > b1 || past || first > hi ? std::make_pair(uint64_t(1), uint64_t(0))
+                                                     : std::make_pair(std::max(lo, first), std::min(end, hi));
         }
     });
     const int sort_bits = exact ? 0 : bit_length(hi - lo);
@@ -324,10 +347,10 @@ inline SortWriterResult sort_on_cards(afu_rdma_cluster cl, const SortSpread &s, 
                 if (!k) return std::string();
                 std::string e = writer.run(c, loads, uint64_t(N) << dc.first, 0, 0, none, 0, ns, dc.first, 0, nullptr, true);
                 uint64_t at = to;
-                const uint32_t b = uint32_t(dc.base[i]);
+                const uint64_t b = dc.base[i];
                 for (int j = 0, sh = 0, w = dc.first; j < dc.digits && e.empty(); ++j, sh += w, w = dc.bits) {
                     const uint64_t dst = j + 1 == dc.digits ? 0 : at >= bank_b ? 5 * R : bank_b;
-                    e = writer.run(c, at, k, b, sh + w < 32 ? sh + w : 0, {true, b, sh, dst}, 0, ns, w, dc.bits);
+                    e = writer.run(c, at, k, b, sh + w < key_bits ? sh + w : 0, {true, b, sh, dst}, 0, ns, w, dc.bits);
                     at = dst;
                 }
                 return e; }); !e.empty())
@@ -354,21 +377,19 @@ inline SortWriterResult sort_on_cards(afu_rdma_cluster cl, const SortSpread &s, 
     const uint64_t target = exact ? 0 : recv;  // one key value per bin: straight to the final place
     const uint64_t send = wide && target < bank_b ? bank_b : 3 * R;
     if (std::string e = on_cards("group by card", [&](int i, int c, uint64_t &ns) {
-            return writer.run(c, 0, s.counts[i], uint32_t(lo), 0, {true, base, shift, send}, 0, ns); }); !e.empty())
+            return writer.run(c, 0, s.counts[i], lo, 0, {true, base, shift, send}, 0, ns); }); !e.empty())
         return fail(e);
     if ((r.code = clock.network("scatter", scatter(send, target, pieces)))) return r;
     if (std::string e = on_cards("local counting", [&](int i, int c, uint64_t &ns) {
             const uint64_t k = received[i];
             if (!sort_bits || !k) return std::string();
-            std::string e = copy ? writer.run(c, recv, k, uint32_t(lo), 0, {true, uint32_t(spans[i].first), 31, bank_b},
-                                              0, ns, bits)
-                                 : writer.run(c, recv, k, uint32_t(lo), 0, none, 0, ns, bits);
+            std::string e = copy ? writer.run(c, recv, k, lo, 0, {true, spans[i].first, 31, bank_b}, 0, ns, bits)
+                                 : writer.run(c, recv, k, lo, 0, none, 0, ns, bits);
             uint64_t src = copy ? bank_b : recv;
             for (int sh = 0, j = 0; sh < sort_bits && e.empty(); sh += bits, ++j) {
                 uint64_t dst = 0;  // the last pass: the keys' region
                 if (sh + bits < sort_bits) dst = wide ? (src >= bank_b ? 5 * R : bank_b) : (j % 2 ? 5 * R : 3 * R);
-                e = writer.run(c, src, k, uint32_t(lo), sh + bits < 32 ? sh + bits : 0,
-                               {true, uint32_t(lo), sh, dst}, 0, ns, bits);
+                e = writer.run(c, src, k, lo, sh + bits < key_bits ? sh + bits : 0, {true, lo, sh, dst}, 0, ns, bits);
                 src = dst;
             }
             return e; }); !e.empty())
@@ -377,22 +398,24 @@ inline SortWriterResult sort_on_cards(afu_rdma_cluster cl, const SortSpread &s, 
     return finish(digits);
 }
 
-// Sorts uint32 keys[0..n) (and payloads, which may be null) over every present card of a
-// cluster of RTL cards built with --sort-scatter (sort_on_cards after spreading them in
-// equal parts, with payloads as (key, payload) pairs); the sorted keys (and payloads) come
-// back in out_keys / out_payloads. key_range, where given: every key is known to lie in
-// [first, second] (OPTWEB's 64 values: {0, 63}).
-inline SortResult distributed_sort_on_cards(afu_rdma_cluster cl, const uint32_t *keys, const uint32_t *payloads,
-                                            uint64_t n, std::vector<uint32_t> &out_keys,
-                                            std::vector<uint32_t> *out_payloads = nullptr,
-                                            const std::pair<uint64_t, uint64_t> *key_range = nullptr) {
+// Sorts uint32 keys[0..n) (and payloads, which may be null), or uint64 keys without
+// payloads, over every present card of a cluster of RTL cards built with --sort-scatter
+// (sort_on_cards after spreading them in equal parts, with payloads as (key, payload)
+// pairs); the sorted keys (and payloads) come back in out_keys / out_payloads. key_range,
+// where given: every key is known to lie in [first, second] (OPTWEB's 64 values: {0, 63}).
+template <class Key>
+SortResult distributed_sort_on_cards(afu_rdma_cluster cl, const Key *keys, const uint32_t *payloads, uint64_t n,
+                                     std::vector<Key> &out_keys, std::vector<uint32_t> *out_payloads = nullptr,
+                                     const std::pair<uint64_t, uint64_t> *key_range = nullptr) {
+    static_assert(std::is_same<Key, uint32_t>::value || std::is_same<Key, uint64_t>::value,
+                  "distributed_sort_on_cards takes uint32_t or uint64_t keys");
     using namespace sort_detail;
     SortResult r;
     const int N = afuShellRDMAClusterCards(cl);
-    const uint64_t es = payloads ? 8 : 4;
+    const uint64_t es = payloads ? 8 : sizeof(Key);
     r.code = AFU_ERR_BAD_ARG;
-    if (N < 1 || (n && !keys)) {
-        r.error = N < 1 ? "no cluster" : "keys is NULL";
+    if (N < 1 || (n && !keys) || (sizeof(Key) == 8 && payloads)) {
+        r.error = N < 1 ? "no cluster" : !keys ? "keys is NULL" : "uint64 keys move on the cards without payloads";
         return r;
     }
     if (!afuShellRDMAClusterIsRTL(cl)) {
@@ -408,17 +431,18 @@ inline SortResult distributed_sort_on_cards(afu_rdma_cluster cl, const uint32_t 
     std::vector<uint64_t> pairs(payloads ? n : 0);  // (key, payload) pairs: the key in the low (first) word
     for (uint64_t i = 0; i < pairs.size(); ++i) pairs[i] = keys[i] | uint64_t(payloads[i]) << 32;
     s.counts = payloads ? spread<uint64_t>(cl, s.cards, pairs.data(), nullptr, n)
-                        : spread<uint32_t>(cl, s.cards, keys, nullptr, n);
+                        : spread<Key>(cl, s.cards, keys, nullptr, n);
     SortWriterOptions o;
+    o.key_bytes = sizeof(Key);
     if (key_range) o.known_range = true, o.key_range = *key_range;
     r = sort_on_cards(cl, s, o);
     out_keys.clear();
     if (out_payloads) out_payloads->clear();
     gathered(cl, s, r, [&](int c, uint64_t count) {
-        const auto k = read<uint32_t>(cl, c, 0, count * es / 4);
-        for (uint64_t x = 0; x < k.size(); x += es / 4) {
+        const auto k = read<Key>(cl, c, 0, count * es / sizeof(Key));
+        for (uint64_t x = 0; x < k.size(); x += es / sizeof(Key)) {
             out_keys.push_back(k[x]);
-            if (payloads && out_payloads) out_payloads->push_back(k[x + 1]);
+            if (payloads && out_payloads) out_payloads->push_back(uint32_t(k[x + 1]));
         }
     });
     return r;
