@@ -65,7 +65,6 @@
     input  wire [511:0]    rd_s_data,
     input  wire [5:0]      rd_s_words,
     input  wire            rd_s_last,
-    input  wire [15:0]     rd_s_more,     // the sums' words still to come (rdma_reduce)
     output wire            rd_m_valid,
     input  wire            rd_m_ready,
     output wire [511:0]    rd_m_data,

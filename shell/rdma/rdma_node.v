@@ -146,7 +146,7 @@ module rdma_node #(
                 rdma_stream_wide #(.LANES(LANES), .RX_DEPTH(STREAM_LINE_DEPTH)) u_stream (
                     .clk(clk), .rst(rst), .card_id(card_id), .tx_dst(st_tx_dst), .tx_sid(st_tx_sid),
                     .rx_peer(st_rx_peer), .rx_sid(st_rx_sid), .s_valid(st_s_valid), .s_ready(st_s_ready),
-                    .s_data(st_s_data), .s_words(st_s_words), .s_last(st_s_last), .s_more(16'd0), .m_valid(st_m_valid),
+                    .s_data(st_s_data), .s_words(st_s_words), .s_last(st_s_last), .m_valid(st_m_valid),
                     .m_ready(st_m_ready), .m_data(st_m_data), .m_want(st_m_want), .m_words(st_m_words),
                     .m_last(st_m_last), .inj_valid(c_inj_valid), .inj_ready(c_inj_ready), .inj_data(c_inj_data),
                     .inj_last(c_inj_last), .ej_valid(c_ej_valid), .ej_data(w_ej_data), .ej_last(w_ej_last),
@@ -186,13 +186,12 @@ module rdma_node #(
                     // (an allreduce sends its result back the way its sums' credits go), and at
                     // a line's 15 words a cycle 512-word batches took one every 33 cycles; the
                     // round trip at the line stays within the other three quarters
-                    rdma_stream_wide #(.LANES(LANES), .RX_DEPTH(STREAM_LINE_DEPTH), .SECOND(pr), .EARLY(pr == 0 ? 1 : 0),
+                    rdma_stream_wide #(.LANES(LANES), .RX_DEPTH(STREAM_LINE_DEPTH), .SECOND(pr),
                                        .CREDIT_BATCH(STREAM_LINE_DEPTH / 4), .CREDIT_FLUSH(128)) u_rd (
                         .clk(clk), .rst(rst || rd_rst), .card_id(card_id), .tx_dst(p_tx_dst[6*pr +: 6]),
                         .tx_sid(p_sid[8*pr +: 8]), .rx_peer(p_rx_peer[6*pr +: 6]), .rx_sid(p_sid[8*pr +: 8]),
                         .s_valid(p_s_valid[pr]), .s_ready(p_s_ready[pr]), .s_data(p_s_data[32*LANES*pr +: 32*LANES]),
-                        .s_words(p_s_words[6*pr +: 6]), .s_last(p_s_last[pr]),
-                        .s_more(pr == 0 ? rd_s_more : 16'd0), .m_valid(p_m_valid[pr]),
+                        .s_words(p_s_words[6*pr +: 6]), .s_last(p_s_last[pr]), .m_valid(p_m_valid[pr]),
                         .m_ready(p_m_ready[pr]), .m_data(p_m_data[32*LANES*pr +: 32*LANES]),
                         .m_want(p_m_want[6*pr +: 6]), .m_words(p_m_words[6*pr +: 6]), .m_last(p_m_last[pr]),
                         .inj_valid(p_inj_valid[pr]), .inj_ready(p_inj_ready[pr]),
@@ -241,7 +240,7 @@ module rdma_node #(
             assign rd_errors = 2'b00;
             /* verilator lint_off UNUSEDSIGNAL */
             wire unused_rd = &{1'b0, rd_rst, rd_next, rd_prev, rd_sid, rd_rsid, rd_s_valid, rd_s_data, rd_s_words,
-                               rd_s_last, rd_s_more, rd_m_ready, rd_m_want, rd_rs_valid, rd_rs_data, rd_rs_words, rd_rs_last,
+                               rd_s_last, rd_m_ready, rd_m_want, rd_rs_valid, rd_rs_data, rd_rs_words, rd_rs_last,
                                rd_rm_ready, rd_rm_want};
             /* verilator lint_on UNUSEDSIGNAL */
         end

@@ -69,8 +69,6 @@ module rdma_reduce #(
     output wire [511:0] s_data,
     output wire [5:0]   s_words,
     output wire         s_last,
-    output wire [15:0]  s_more,    // the sums' words not yet given (up to 65535): rdma_stream_wide
-                                   // starts a packet before its words are all in when they will come
     // the partial sums from the previous card
     input  wire         m_valid,
     output wire         m_ready,
@@ -233,8 +231,6 @@ module rdma_reduce #(
     assign s_data = x_head[511:0];
     assign s_words = {1'b0, x_n};
     assign s_last = x_end;
-    reg  [31:0]  s_left_reg;                  // the sums' words not yet given to the stream
-    assign s_more = s_left_reg[31:16] != 16'd0 ? 16'hFFFF : s_left_reg[15:0];
     assign mem_wr_write = running && w_valid_src && !m_ok_reg;
     assign mem_wr_address = w_addr_reg;
     assign mem_wr_writedata = w_first ? w_data << {doff_reg, 5'd0} : w_data;
@@ -271,7 +267,7 @@ module rdma_reduce #(
             st_reg <= S_IDLE; run_reg <= 1'b0; w_need_r_reg <= 1'b0; first_reg <= 1'b0; last_reg <= 1'b0; f32_reg <= 1'b0; all_reg <= 1'b0;
             doff_reg <= 4'd0; soff_reg <= 4'd0; rd_addr_reg <= 64'd0; w_addr_reg <= 64'd0; w_first_reg <= 1'b0;
             bad_align_reg <= 1'b0; need_dst_reg <= 1'b0; src_end_reg <= 65'd0; dst_end_reg <= 65'd0; bad_range_reg <= 1'b0;
-            lanes_lo_reg <= 16'd0; lanes_hi_reg <= 16'd0; s_left_reg <= 32'd0;
+            lanes_lo_reg <= 16'd0; lanes_hi_reg <= 16'd0;
             lroom_reg <= LOCAL_DEPTH[LW:0]; lgive_reg <= 6'd0; unpushed_reg <= 5'd0; popped_reg <= 5'd0;
             oroom_reg <= OUT_DEPTH[4:0]; oback_reg <= 1'b0;
             s_ok_reg <= 1'b0; m_ok_reg <= 1'b0; r_ok_reg <= 1'b0; x_over_reg <= 1'b0; y_over_reg <= 1'b0;
@@ -287,7 +283,6 @@ module rdma_reduce #(
                     bad_align_reg <= bad_align;
                     need_dst_reg <= last || allreduce;
                     src_end_reg <= {1'b0, src} + {1'b0, len}; dst_end_reg <= {1'b0, dst} + {1'b0, len};
-                    s_left_reg <= len[33:2];
                     w_need_r_reg <= last ? allreduce : !first;
                     lanes_lo_reg <= lanes_lo; lanes_hi_reg <= lanes_hi;
                     lroom_reg <= LOCAL_DEPTH[LW:0]; lgive_reg <= 6'd0; unpushed_reg <= 5'd0; popped_reg <= 5'd0;
@@ -322,7 +317,6 @@ module rdma_reduce #(
                     if (comb && !oback_reg) oroom_reg <= oroom_reg - 5'd1;
                     if (!comb && oback_reg) oroom_reg <= oroom_reg + 5'd1;
                     s_ok_reg <= !x_pop && (s_ok_reg || s_take);
-                    if (s_take) s_left_reg <= s_left_reg - {27'd0, x_n};
                     m_ok_reg <= !w_pop && (m_ok_reg || m_take);
                     r_ok_reg <= !w_pop && (r_ok_reg || r_take);
                     if (w_pop) begin

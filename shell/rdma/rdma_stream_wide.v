@@ -24,9 +24,7 @@ module rdma_stream_wide #(
                                            // in batches, and waiting for the next keeps packets whole
     parameter integer CREDIT_BATCH = 512,  // freed words that trigger a CREDIT packet
     parameter integer CREDIT_FLUSH = 32,   // cycles before fewer are returned
-    parameter integer SECOND = 0,          // 1: STREAM2 / CREDIT2 packets (the second local port)
-    parameter integer EARLY = 0            // 1: a full packet may start before its words are all in
-                                           // (s_more says they will come), see early_due
+    parameter integer SECOND = 0           // 1: STREAM2 / CREDIT2 packets (the second local port)
 ) (
     `include "rdma_stream_cfg_ports.vh"
     // the local core's output stream into the network: words 0..s_words-1 of s_data
@@ -35,7 +33,6 @@ module rdma_stream_wide #(
     input  wire [32*LANES-1:0] s_data,
     input  wire [5:0]          s_words,  // 1..LANES
     input  wire                s_last,
-    input  wire [15:0]         s_more,   // EARLY: words of this segment the core is sure to give yet
     // the network's stream to the local core: m_words words (m_want, or up to a segment's end)
     output wire                m_valid,
     input  wire                m_ready,
@@ -110,17 +107,7 @@ module rdma_stream_wide #(
     // wait for more
     wire [15:0] n_pkt = fit(min16(sq_valid ? seg_rem : avail, MAXD[15:0]));
     wire [7:0]  wait_for = credits_reg < L16 ? CREDIT_WAIT[7:0] : FLUSH[7:0];
-    // EARLY: a full packet starts once two beats of it are in when the rest is sure to come (the
-    // core's s_more, not ending the segment; their credit already here), so it is on the wire
-    // while the core still fills it: the core gives 16 words a cycle, more than the line takes,
-    // and each hop of a chain gains the 16 cycles of gathering a 1 KiB packet. A beat whose
-    // words are not in yet waits (a gap in the packet; the router keeps the packet's way)
-    wire        early_due = EARLY != 0 && !sq_valid && avail >= 2 * L16 && avail < MAXD[15:0] &&
-                            {1'b0, avail} + {1'b0, s_more} > {1'b0, MAXD[15:0]} &&
-                            {1'b0, credits_reg} >= {1'b0, MAXD[15:0] - avail} + {1'b0, L16};
-    wire        pkt_due = early_due ||
-                          (avail != 16'd0 && (sq_valid || avail >= MAXD[15:0] || idle_reg >= wait_for));
-    wire [15:0] n_start = early_due ? MAXD[15:0] : n_pkt;
+    wire        pkt_due = avail != 16'd0 && (sq_valid || avail >= MAXD[15:0] || idle_reg >= wait_for);
 
     // ---- receive side ----------------------------------------------------------------------
     // words with their last flag (bit 32), so that records end where segments do
@@ -186,7 +173,6 @@ module rdma_stream_wide #(
     wire        i_end = i_left_reg == i_beat;
     wire [32*L-1:0] t_masked = t_head & lanes_below(i_beat);  // lanes past the packet's end zero
     wire [31:0] i_ctl = {23'd0, i_lastpkt_reg, tx_sid};
-    wire        i_in = avail >= i_beat;  // this beat's words are in (always, but for EARLY)
     always @(*) begin
         inj_valid = 1'b0;
         inj_data = {32*L{1'b0}};
@@ -200,7 +186,7 @@ module rdma_stream_wide #(
                 inj_last = 1'b1;
             end
             I_DATA: begin
-                inj_valid = i_in;
+                inj_valid = 1'b1;
                 if (i_first_reg)
                     inj_data = {t_masked[32*(L-2)-1:0], i_ctl,
                                 rdma_hdr(tx_dst, card_id, PKT_STREAM, 1'b0, rdma_words_code(i_n_reg[8:0] + 9'd1),
@@ -208,12 +194,12 @@ module rdma_stream_wide #(
                 else
                     inj_data = t_masked;
                 inj_last = i_end;
-                if (inj_ready && i_in) t_pop = i_beat[CW-1:0];
+                if (inj_ready) t_pop = i_beat[CW-1:0];
             end
             default: ;
         endcase
     end
-    always @(*) sq_pop = ist_reg == I_DATA && inj_ready && i_in && i_end && i_lastpkt_reg;
+    always @(*) sq_pop = ist_reg == I_DATA && inj_ready && i_end && i_lastpkt_reg;
 
     always @(posedge clk) begin
         r_push_n_reg <= {CW{1'b0}};
@@ -236,15 +222,15 @@ module rdma_stream_wide #(
                         c_words_reg <= freed_reg;
                         ist_reg <= I_CREDIT;
                     end else if (pkt_due) begin
-                        i_n_reg <= n_start;
-                        i_left_reg <= n_start;
+                        i_n_reg <= n_pkt;
+                        i_left_reg <= n_pkt;
                         i_first_reg <= 1'b1;
-                        i_lastpkt_reg <= !early_due && sq_valid && seg_rem == n_pkt;
+                        i_lastpkt_reg <= sq_valid && seg_rem == n_pkt;
                         ist_reg <= I_DATA;
                     end
                 end
                 I_CREDIT: if (inj_ready) ist_reg <= I_IDLE;
-                default: if (inj_ready && i_in) begin  // I_DATA
+                default: if (inj_ready) begin  // I_DATA
                     i_first_reg <= 1'b0;
                     i_left_reg <= i_left_reg - i_beat;
                     out_pos_reg <= out_pos_reg + i_beat;
@@ -284,7 +270,6 @@ module rdma_stream_wide #(
     initial begin
         if (LANES != 16 && LANES != 32) $error("%m: LANES=%0d must be 16 or 32", LANES);
         if (SECOND != 0 && SECOND != 1) $error("%m: SECOND=%0d must be 0 or 1", SECOND);
-        if (EARLY != 0 && EARLY != 1) $error("%m: EARLY=%0d must be 0 or 1", EARLY);
         if (RX_DEPTH < 1024 || RX_DEPTH > 32768 || (RX_DEPTH & (RX_DEPTH - 1)) != 0)
             $error("%m: RX_DEPTH=%0d must be a power of 2 in 1024..32768", RX_DEPTH);
         if (TX_DEPTH < 2 * 256 || TX_DEPTH > 16384 || (TX_DEPTH & (TX_DEPTH - 1)) != 0)

@@ -157,7 +157,6 @@ module afu_rdma_top #(
     wire         rd_s_valid, rd_s_ready, rd_s_last, rd_m_valid, rd_m_ready, rd_m_last;
     wire         rd_rs_valid, rd_rs_ready, rd_rs_last, rd_rm_valid, rd_rm_ready, rd_rm_last;
     wire [511:0] rd_s_data, rd_m_data, rd_rs_data, rd_rm_data;
-    wire [15:0]  rd_s_more;
     wire [5:0]   rd_s_words, rd_m_want, rd_m_words, rd_rs_words, rd_rm_want, rd_rm_words;
     wire [63:0]  q_rd_address, q_wr_address;
     wire         q_rd_read, q_rd_wait, q_rd_valid, q_wr_write, q_wr_wait, q_wr_flush, q_wr_pending;
@@ -183,7 +182,7 @@ module afu_rdma_top #(
                 .mem_wr_write(q_wr_write), .mem_wr_writedata(q_wr_data), .mem_wr_byteenable(q_wr_be),
                 .mem_wr_waitrequest(q_wr_wait), .mem_wr_flush(q_wr_flush), .mem_wr_pending(q_wr_pending),
                 .s_valid(rd_s_valid), .s_ready(rd_s_ready), .s_data(rd_s_data), .s_words(rd_s_words),
-                .s_last(rd_s_last), .s_more(rd_s_more), .m_valid(rd_m_valid), .m_ready(rd_m_ready), .m_data(rd_m_data),
+                .s_last(rd_s_last), .m_valid(rd_m_valid), .m_ready(rd_m_ready), .m_data(rd_m_data),
                 .m_want(rd_m_want), .m_words(rd_m_words), .m_last(rd_m_last), .rs_valid(rd_rs_valid),
                 .rs_ready(rd_rs_ready), .rs_data(rd_rs_data), .rs_words(rd_rs_words), .rs_last(rd_rs_last),
                 .rm_valid(rd_rm_valid), .rm_ready(rd_rm_ready), .rm_data(rd_rm_data), .rm_want(rd_rm_want),
@@ -207,7 +206,6 @@ module afu_rdma_top #(
             assign rd_s_data = 512'd0;
             assign rd_s_words = 6'd0;
             assign rd_s_last = 1'b0;
-            assign rd_s_more = 16'd0;
             assign rd_m_ready = 1'b0;
             assign rd_m_want = 6'd0;
             assign rd_rs_valid = 1'b0;
@@ -280,8 +278,8 @@ module afu_rdma_top #(
         .st_m_last(st_m_last),
         .st_errors(st_errors), .rd_rst(red_ep_rst), .rd_next(red_next), .rd_prev(red_prev), .rd_sid(red_sid),
         .rd_rsid(red_rsid), .rd_s_valid(rd_s_valid), .rd_s_ready(rd_s_ready), .rd_s_data(rd_s_data),
-        .rd_s_words(rd_s_words), .rd_s_last(rd_s_last), .rd_s_more(rd_s_more), .rd_m_valid(rd_m_valid),
-        .rd_m_ready(rd_m_ready), .rd_m_data(rd_m_data), .rd_m_want(rd_m_want), .rd_m_words(rd_m_words), .rd_m_last(rd_m_last),
+        .rd_s_words(rd_s_words), .rd_s_last(rd_s_last), .rd_m_valid(rd_m_valid), .rd_m_ready(rd_m_ready),
+        .rd_m_data(rd_m_data), .rd_m_want(rd_m_want), .rd_m_words(rd_m_words), .rd_m_last(rd_m_last),
         .rd_rs_valid(rd_rs_valid), .rd_rs_ready(rd_rs_ready), .rd_rs_data(rd_rs_data), .rd_rs_words(rd_rs_words),
         .rd_rs_last(rd_rs_last), .rd_rm_valid(rd_rm_valid), .rd_rm_ready(rd_rm_ready), .rd_rm_data(rd_rm_data),
         .rd_rm_want(rd_rm_want), .rd_rm_words(rd_rm_words), .rd_rm_last(rd_rm_last),
