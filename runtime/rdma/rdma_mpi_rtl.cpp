@@ -49,15 +49,11 @@ int split_reduce(spgsim::RtlCluster& cl, const spgsim::ReduceSpec& s, uint64_t s
   std::vector<uint64_t> rd(n, none), &st = *status;
   st.assign(n, 0);
   auto card = [&](size_t k) { return cl.card(s.chain[k]); };  // null: another rank's
-  // every card but the first, bound and confirmed by a read, then the first
-  for (size_t k = n; k-- > 1;)
-    if (card(k)) spgsim::program_reduce(*card(k), s, k, sid), rd[k] = card(k)->post_read(AFUSHELL_REDUCE_STATUS);
-  auto bound = [&] {
-    for (size_t k = 1; k < n; ++k)
-      if (rd[k] != none && !card(k)->read_result(rd[k], &st[k])) return false;
-    return true;
-  };
-  while (!all(bound())) window(cl, L, owner, ranks);
+  // the in-process cluster's start (posted writes only, no confirming read): every card but
+  // the first, then the first once its writes reach it no earlier than all the others' did
+  uint64_t bound = spgsim::bind_rest(s, sid, card), all_bound = bound;
+  MPI_Allreduce(&bound, &all_bound, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+  while (!all(!card(0) || spgsim::first_may_start(cl, *card(0), all_bound))) window(cl, L, owner, ranks);
   if (card(0)) spgsim::program_reduce(*card(0), s, 0, sid);
   const uint64_t deadline = spgsim::reduce_deadline(cl, s);
   rd.assign(n, none);

@@ -2,6 +2,7 @@
 #include "cluster_reduce.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <initializer_list>
 #include <set>
 #include <sstream>
@@ -105,6 +106,26 @@ void program_reduce(Card& c, const ReduceSpec& s, size_t k, uint64_t sid) {
     c.mmio_write(AFUSHELL_REDUCE_CTRL, AFUSHELL_REDUCE_CTRL_START_MASK);
 }
 
+uint64_t bind_rest(const ReduceSpec& s, uint64_t sid, const std::function<Card*(size_t)>& card) {
+    // every card but the first, all posted writes without a round trip between them: the
+    // first card's START is issued once it reaches its card no earlier than these (should a
+    // card's earlier MMIO traffic hold its writes back, the first waits for them), and its
+    // first sums need a hop to arrive, so every card is bound before they do
+    uint64_t bound = 0;
+    for (size_t k = s.chain.size(); k-- > 1;) {
+        if (Card* c = card(k)) {
+            program_reduce(*c, s, k, sid);
+            bound = std::max(bound, c->host_arrival());
+        }
+    }
+    return bound;
+}
+
+bool first_may_start(const RtlCluster& cl, Card& first, uint64_t bound) {
+    const uint64_t latency = uint64_t(first.params().cycles(first.params().mmio_write_latency_ns));
+    return std::max(first.host_now(), cl.now()) + latency >= bound;
+}
+
 uint64_t reduce_deadline(const RtlCluster& cl, const ReduceSpec& s) {
     // the unit moves a line a cycle; give faults, crossing traffic and a memory shared
     // with other masters room: 4 cycles per word, as the word unit's budget was
@@ -128,19 +149,9 @@ Reduction start_reduce(RtlCluster& cl, const ReduceSpec& s) {
     cl.reduce_sid = (cl.reduce_sid + 1) & sid_mask;
     if (cl.reduce_sid == 0) cl.reduce_sid = 1;
     const uint64_t sid = cl.reduce_sid;
-    // bind and start every card but the first, then the first, all posted writes without a
-    // round trip between them: the first card's START reaches it no earlier than the others'
-    // (should a card's earlier MMIO traffic hold its writes back, the first waits for them),
-    // and its first sums need a hop to arrive, so every card is bound before they do
-    uint64_t bound = 0;
-    for (size_t k = n; k-- > 1;) {
-        Card& c = *cl.card(s.chain[k]);
-        program_reduce(c, s, k, sid);
-        bound = std::max(bound, c.host_arrival());
-    }
+    const uint64_t bound = bind_rest(s, sid, [&](size_t k) { return cl.card(s.chain[k]); });
     Card& first = *cl.card(s.chain[0]);
-    const uint64_t latency = uint64_t(first.params().cycles(first.params().mmio_write_latency_ns));
-    while (std::max(first.host_now(), cl.now()) + latency < bound) cl.step();
+    while (!first_may_start(cl, first, bound)) cl.step();
     program_reduce(first, s, 0, sid);
     r.deadline = reduce_deadline(cl, s);
     return r;

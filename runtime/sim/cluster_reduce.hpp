@@ -7,6 +7,7 @@
 // than the others'), and polls every card's REDUCE_STATUS and REDUCE_STALLS in one round trip.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,13 @@ struct Reduction {
 int check_reduce(const RtlCluster& cl, const ReduceSpec& spec, std::string* why);
 /// Writes REDUCE_CFG, SRC, DST, LEN and CTRL.START of chain[k] (card c), reduction number sid.
 void program_reduce(Card& c, const ReduceSpec& spec, size_t k, uint64_t sid);
+/// The one-round-trip start, shared by the in-process cluster and the MPI ranks: programs
+/// and starts chain[1..] (those card(k) gives; null: simulated by another rank) with posted
+/// writes and returns the cycle the last of them reaches its card; the first card is
+/// started, with posted writes too, once first_may_start(bound of all cards) holds.
+uint64_t bind_rest(const ReduceSpec& spec, uint64_t sid, const std::function<Card*(size_t)>& card);
+/// Whether the first card's writes, issued now, reach it no earlier than cycle `bound`.
+bool first_may_start(const RtlCluster& cl, Card& first, uint64_t bound);
 /// The cycle after which a reduction started now is given up.
 uint64_t reduce_deadline(const RtlCluster& cl, const ReduceSpec& spec);
 /// Checks the request (BAD_CARD: a card twice, absent or not in the cluster, a chain of
