@@ -5,6 +5,9 @@ VPY     := $(VENV)/bin/python
 STAMP   := $(VENV)/.installed
 # Parallel test workers: both cores of a CI machine.
 JOBS    ?= 2
+# The build cache is pruned to this size (least recently used first) before each run, so a
+# machine that builds many revisions never fills its disk; entries of the last hour stay.
+CACHE_MAX ?= 20G
 
 .PHONY: all demo test test-full grammar clean lint
 
@@ -18,13 +21,16 @@ $(STAMP): setup.py pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
+	$(VENV)/bin/spgen cache prune --max-size $(CACHE_MAX) | tail -n 1
 	$(VPY) -m spgen.demo
 
 test: $(STAMP)
+	$(VENV)/bin/spgen cache prune --max-size $(CACHE_MAX) | tail -n 1
 	$(VPY) -m pytest -q -n $(JOBS) --dist loadgroup
 
 # Dedicated long runs: 1M random vectors per operator, 20k fuzz inputs.
 test-full: $(STAMP)
+	$(VENV)/bin/spgen cache prune --max-size $(CACHE_MAX) | tail -n 1
 	$(VPY) -m pytest -q -n $(JOBS) --dist loadgroup -m slow
 
 grammar: $(STAMP)

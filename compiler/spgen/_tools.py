@@ -154,6 +154,11 @@ def verilate_cached(kind: str, name: str, top: str, files: Sequence[Path], args:
             break
     else:
         raise SpgenError(f"Verilator build of {name} failed:\n" + (r.stdout + r.stderr)[-3000:])
+    # Only the product is ever used; the objects and generated C++ are 50-150x its size and
+    # would fill a disk over many cached revisions.
+    for f in work.iterdir():
+        if f.name != product:
+            shutil.rmtree(f) if f.is_dir() else f.unlink()
     try:
         work.rename(out)
     except OSError:  # another process installed the same build first
