@@ -5,8 +5,9 @@ of latency, the vectors in memory A and the result in memory B (an allreduce's c
 and write the other at the line). Rate = bytes x 8 / time from the host's call to the completion
 it sees (an allreduce's result on every card, counted once), every result checked bit for bit
 against numpy's sums in chain order; the steady rate leaves out the fixed cost (the time of a
-64-byte one on the same cards: the host's posted writes, the round trip of the poll that sees
-the end, and the pipeline's fill). Prints a table; --json writes the records."""
+64-byte one on the same cards: the host's posted writes, the pipeline's fill, and the cards'
+completion records' way to host memory, where the host sees the end). Prints a table; --json
+writes the records."""
 from __future__ import annotations
 
 import argparse
@@ -51,8 +52,8 @@ def measure(built: Path, gbps: int, cards: int, dtype: str, every: bool, nbytes:
         cl[c].write(SRC, v)
     chain = list(range(cards))
     call = cl.allreduce_async if every else cl.reduce_async
-    # the fixed cost: a 64-byte one on the same cards (the host's writes, the poll's round trip,
-    # the pipeline's fill), so that the steady rate can be told apart from it
+    # the fixed cost: a 64-byte one on the same cards (the host's writes, the pipeline's fill,
+    # the completion records' way to host memory), so that the steady rate can be told apart from it
     cl.run(int(cl.sim.clock_mhz * 5))
     fixed = call(chain, SRC, 64, dst=DST, dtype=dtype).wait()
     cl.run(int(cl.sim.clock_mhz * 5))

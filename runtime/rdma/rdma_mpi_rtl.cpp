@@ -35,36 +35,35 @@ uint64_t mix(uint64_t x) {
   return x ^ (x >> 33);
 }
 
-// A reduction driven by the hosts of a split cluster: each rank programs and polls the
-// chain's cards it simulates (REDUCE_* CSRs, as start_reduce / poll_reduce do in one
-// process); every step is taken at a window boundary once all ranks agree, so 1 and K ranks
-// take the same cycles. *status: the chain's REDUCE_STATUS, on its own cards. Returns the
-// RTL_* code, the same on every rank.
+// A reduction driven by the hosts of a split cluster: each rank programs the chain's cards it
+// simulates and waits for their completion records (REDUCE_* CSRs, REDUCE_CPL, as
+// start_reduce / poll_reduce do in one process); every step is taken at a window boundary
+// once all ranks agree, so 1 and K ranks take the same cycles. *status: the chain's
+// REDUCE_STATUS as the records say, on its own cards. Returns the RTL_* code, the same on
+// every rank.
 int split_reduce(spgsim::RtlCluster& cl, const spgsim::ReduceSpec& s, uint64_t sid, uint64_t L,
                  const std::vector<int>& owner, int ranks, std::vector<uint64_t>* status) {
   std::string why;
   if (const int code = spgsim::check_reduce(cl, s, &why)) return code;
   const size_t n = s.chain.size();
-  const uint64_t none = ~0ull;
-  std::vector<uint64_t> rd(n, none), &st = *status;
+  std::vector<uint64_t>& st = *status;
   st.assign(n, 0);
   auto card = [&](size_t k) { return cl.card(s.chain[k]); };  // null: another rank's
   // the in-process cluster's start (posted writes only, no confirming read): every card but
   // the first, then the first once its writes reach it no earlier than all the others' did
-  uint64_t bound = spgsim::bind_rest(s, sid, card), all_bound = bound;
+  uint64_t bound = spgsim::bind_rest(cl, s, sid), all_bound = bound;
   MPI_Allreduce(&bound, &all_bound, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
   while (!all(!card(0) || spgsim::first_may_start(cl, *card(0), all_bound))) window(cl, L, owner, ranks);
-  if (card(0)) spgsim::program_reduce(*card(0), s, 0, sid);
+  if (card(0)) spgsim::program_reduce(cl, s, 0, sid);
   const uint64_t deadline = spgsim::reduce_deadline(cl, s);
-  rd.assign(n, none);
   std::vector<char> fin(n, 0);
-  auto finished = [&] {  // a STATUS read of every own card in flight, until each is DONE
+  auto finished = [&] {  // every own card's completion record seen, looked at once a window
     bool mine = true;
+    uint64_t stalls = 0;
     for (size_t k = 0; k < n; ++k) {
       if (!card(k) || fin[k]) continue;
-      mine = false;
-      if (rd[k] == none) rd[k] = card(k)->post_read(AFUSHELL_REDUCE_STATUS);
-      else if (card(k)->read_result(rd[k], &st[k])) rd[k] = none, fin[k] = (st[k] & AFUSHELL_REDUCE_STATUS_DONE_MASK) != 0;
+      fin[k] = spgsim::reduce_record_seen(cl, s.chain[k], sid, &st[k], &stalls);
+      mine = mine && fin[k];
     }
     return mine;
   };

@@ -248,6 +248,11 @@ RtlCluster::~RtlCluster() {
     }
     clk_cv_.notify_all();
     if (clk_thread_.joinable()) clk_thread_.join();
+    // the reductions' completion records are this cluster's memory: no card writes there any more
+    for (auto& [c, r] : reduce_records) {
+        HostRegion gone;
+        cards_[size_t(c)]->host.remove(r.wsid, &gone);
+    }
     // Cards still open through a handle carry on as single cards, on clocks of their own; their
     // wake-up call named this cluster, which is gone.
     for (int c = 0; c < n_; ++c)

@@ -84,6 +84,15 @@ public:
     /// The host's last reduction number (REDUCE_CFG.SID, cluster_reduce.cpp): each new
     /// reduction takes the next, so no card needs to be asked which are in use.
     uint64_t reduce_sid = 0;
+    /// A card's completion record of reductions (REDUCE_CPL, cluster_reduce.cpp): the 64-byte
+    /// line of host memory its reduction unit writes when its part ends.
+    struct ReduceRecord {
+        alignas(64) uint64_t w[8] = {};
+        uint64_t iova = 0;   // the line as the card addresses it (host bit set)
+        uint64_t wsid = 0;   // its registration in the card's host memory
+        uint64_t seen = 0;   // the cycle the host first found it written (0: not yet)
+    };
+    std::map<int, ReduceRecord> reduce_records;  // by card, from its first reduction on
     bool mem(int c, uint64_t addr, void* buf, uint64_t n, bool write);
 
     /// Queue an operation on card c's driver; returns its handle (a code at once in

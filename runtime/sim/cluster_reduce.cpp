@@ -2,8 +2,7 @@
 #include "cluster_reduce.hpp"
 
 #include <algorithm>
-#include <functional>
-#include <initializer_list>
+#include <iterator>
 #include <set>
 #include <sstream>
 
@@ -38,19 +37,15 @@ std::string where_stuck(RtlCluster& cl, const Reduction& r) {
     return o.str();
 }
 
-// CSRs of every card of the chain, all read in parallel (posted reads, one round trip):
-// v[a * chain.size() + k] is addrs[a] of chain[k].
-std::vector<uint64_t> read_all(RtlCluster& cl, const std::vector<int>& chain, std::initializer_list<uint32_t> addrs) {
-    const size_t n = chain.size();
-    std::vector<uint64_t> ids(n * addrs.size()), v(ids.size());
-    size_t a = 0;
-    for (uint32_t addr : addrs) {
-        for (size_t k = 0; k < n; ++k) ids[a * n + k] = cl.card(chain[k])->post_read(addr);
-        ++a;
-    }
-    for (size_t i = 0; i < ids.size(); ++i)
-        while (!cl.card(chain[i % n])->read_result(ids[i], &v[i])) cl.step();
-    return v;
+// Card c's completion record line, made and registered with the card's host memory on its
+// first reduction.
+RtlCluster::ReduceRecord& record(RtlCluster& cl, int c) {
+    auto it = cl.reduce_records.find(c);
+    if (it != cl.reduce_records.end()) return it->second;
+    RtlCluster::ReduceRecord& r = cl.reduce_records[c];
+    r.iova = cl.card(c)->host.add(reinterpret_cast<uint8_t*>(r.w), sizeof r.w, false, &r.wsid) |
+             (1ull << AFUSHELL_HOST_ADDR_BIT);
+    return r;
 }
 
 void finish(RtlCluster& cl, Reduction& r, int code, const std::string& error) {
@@ -88,8 +83,13 @@ int check_reduce(const RtlCluster& cl, const ReduceSpec& s, std::string* why) {
     return RTL_OK;
 }
 
-void program_reduce(Card& c, const ReduceSpec& s, size_t k, uint64_t sid) {
+void program_reduce(RtlCluster& cl, const ReduceSpec& s, size_t k, uint64_t sid) {
     const size_t n = s.chain.size();
+    Card& c = *cl.card(s.chain[k]);
+    // the record line is the host's own memory: cleared before the card may write it again
+    RtlCluster::ReduceRecord& rec = record(cl, s.chain[k]);
+    std::fill(std::begin(rec.w), std::end(rec.w), 0);
+    rec.seen = 0;
     uint64_t cfg = sid << AFUSHELL_REDUCE_CFG_SID_SHIFT;
     // the sums go to NEXT, an allreduce's result back to PREV (the first card's PREV and the
     // last card's NEXT are not used)
@@ -103,18 +103,19 @@ void program_reduce(Card& c, const ReduceSpec& s, size_t k, uint64_t sid) {
     c.mmio_write(AFUSHELL_REDUCE_SRC, s.src);
     c.mmio_write(AFUSHELL_REDUCE_DST, s.dst);
     c.mmio_write(AFUSHELL_REDUCE_LEN, s.len);
+    c.mmio_write(AFUSHELL_REDUCE_CPL, rec.iova);
     c.mmio_write(AFUSHELL_REDUCE_CTRL, AFUSHELL_REDUCE_CTRL_START_MASK);
 }
 
-uint64_t bind_rest(const ReduceSpec& s, uint64_t sid, const std::function<Card*(size_t)>& card) {
+uint64_t bind_rest(RtlCluster& cl, const ReduceSpec& s, uint64_t sid) {
     // every card but the first, all posted writes without a round trip between them: the
     // first card's START is issued once it reaches its card no earlier than these (should a
     // card's earlier MMIO traffic hold its writes back, the first waits for them), and its
     // first sums need a hop to arrive, so every card is bound before they do
     uint64_t bound = 0;
     for (size_t k = s.chain.size(); k-- > 1;) {
-        if (Card* c = card(k)) {
-            program_reduce(*c, s, k, sid);
+        if (Card* c = cl.card(s.chain[k])) {
+            program_reduce(cl, s, k, sid);
             bound = std::max(bound, c->host_arrival());
         }
     }
@@ -149,23 +150,40 @@ Reduction start_reduce(RtlCluster& cl, const ReduceSpec& s) {
     cl.reduce_sid = (cl.reduce_sid + 1) & sid_mask;
     if (cl.reduce_sid == 0) cl.reduce_sid = 1;
     const uint64_t sid = cl.reduce_sid;
-    const uint64_t bound = bind_rest(s, sid, [&](size_t k) { return cl.card(s.chain[k]); });
+    r.sid = sid;
+    const uint64_t bound = bind_rest(cl, s, sid);
     Card& first = *cl.card(s.chain[0]);
     while (!first_may_start(cl, first, bound)) cl.step();
-    program_reduce(first, s, 0, sid);
+    program_reduce(cl, s, 0, sid);
     r.deadline = reduce_deadline(cl, s);
     return r;
+}
+
+bool reduce_record_seen(RtlCluster& cl, int c, uint64_t sid, uint64_t* status, uint64_t* stalls) {
+    RtlCluster::ReduceRecord& r = record(cl, c);
+    if (!(r.w[0] & AFUSHELL_REDUCE_STATUS_DONE_MASK) || r.w[2] != sid) return false;
+    if (!r.seen) r.seen = cl.now();
+    const Params& p = cl.card(c)->params();
+    if (cl.now() < r.seen + uint64_t(p.cycles(p.host_write_latency_ns))) return false;
+    *status = r.w[0];
+    *stalls = r.w[1];
+    return true;
 }
 
 int poll_reduce(RtlCluster& cl, Reduction& r) {
     if (r.code != RTL_PENDING) return r.code;
     const size_t n = r.spec.chain.size();
-    // every card's status and stall counters in one round trip: the poll that finds them all
-    // done ends the reduction
-    const std::vector<uint64_t> v = read_all(cl, r.spec.chain, {AFUSHELL_REDUCE_STATUS, AFUSHELL_REDUCE_STALLS});
-    const std::vector<uint64_t> st(v.begin(), v.begin() + long(n)), stalls(v.begin() + long(n), v.end());
+    // every card's completion record, in host memory: the poll that finds them all ends the
+    // reduction; one that does not lets the cards run a cycle
+    std::vector<uint64_t> st(n), stalls(n);
+    std::vector<char> seen(n);
     bool all_done = true;
     for (size_t k = 0; k < n; ++k) {
+        seen[k] = reduce_record_seen(cl, r.spec.chain[k], r.sid, &st[k], &stalls[k]);
+        all_done = all_done && seen[k];
+    }
+    for (size_t k = 0; k < n; ++k) {
+        if (!seen[k]) continue;
         const int c = r.spec.chain[k];
         const uint64_t code = field(st[k], AFUSHELL_REDUCE_STATUS_CODE_MASK, AFUSHELL_REDUCE_STATUS_CODE_SHIFT);
         if ((st[k] & AFUSHELL_REDUCE_STATUS_DONE_MASK) && code) {
@@ -180,9 +198,11 @@ int poll_reduce(RtlCluster& cl, Reduction& r) {
             finish(cl, r, -1, "card " + std::to_string(c) + ": a partial sum arrived without credit");
             return r.code;
         }
-        all_done = all_done && (st[k] & AFUSHELL_REDUCE_STATUS_DONE_MASK);
     }
-    if (!all_done) return RTL_PENDING;
+    if (!all_done) {
+        cl.step();
+        return RTL_PENDING;
+    }
     r.done = cl.now();
     r.cards.resize(n);
     for (size_t k = 0; k < n; ++k) {
@@ -197,7 +217,7 @@ int poll_reduce(RtlCluster& cl, Reduction& r) {
 int wait_reduce(RtlCluster& cl, Reduction& r, uint64_t max_cycles) {
     const uint64_t end = max_cycles ? cl.now() + max_cycles : r.deadline;
     while (poll_reduce(cl, r) == RTL_PENDING) {
-        if (cl.now() < end) continue;  // each poll simulates its MMIO round trips
+        if (cl.now() < end) continue;  // each poll that finds the records incomplete runs a cycle
         if (max_cycles) return RTL_PENDING;
         std::ostringstream o;
         o << (r.spec.all ? "allreduction" : "reduction") << " over cards";

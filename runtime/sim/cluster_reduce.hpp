@@ -2,12 +2,13 @@
 // reduction unit (shell/rdma/rdma_reduce.v, REDUCE_* CSRs) adds its vector to the partial
 // sums arriving from the previous card and sends the sums on; the last card writes the
 // result to its memory; an allreduce streams the result back along the chain while the sums
-// still flow, every card writing it (REDUCE_CFG.ALL). The host side only touches CSRs, on the cluster clock: it binds
+// still flow, every card writing it (REDUCE_CFG.ALL). The host side, on the cluster clock, binds
 // and starts the chain with posted writes alone (the first card's START reaching it no earlier
-// than the others'), and polls every card's REDUCE_STATUS and REDUCE_STALLS in one round trip.
+// than the others'), and waits on its own memory: each card writes a completion record (its
+// REDUCE_STATUS and REDUCE_STALLS) to a line of host memory (REDUCE_CPL) when its part ends,
+// so no MMIO read is needed to see the end.
 #pragma once
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -39,18 +40,20 @@ struct Reduction {
     std::string error;        // what went wrong (a state dump on a timeout)
     uint64_t issued = 0, done = 0;  // cluster cycles: the host's call, completion seen by the host
     uint64_t deadline = 0;    // cycle after which a wait gives it up (TIMEOUT)
+    uint64_t sid = 0;         // its reduction number (REDUCE_CFG.SID)
     std::vector<ReduceCardStats> cards;  // per card of the chain, when finished
 };
 
 /// The host-side checks of start_reduce (0 or an RTL_* code, what is wrong in *why).
 int check_reduce(const RtlCluster& cl, const ReduceSpec& spec, std::string* why);
-/// Writes REDUCE_CFG, SRC, DST, LEN and CTRL.START of chain[k] (card c), reduction number sid.
-void program_reduce(Card& c, const ReduceSpec& spec, size_t k, uint64_t sid);
+/// Clears chain[k]'s completion record and writes its REDUCE_CFG, SRC, DST, LEN, CPL and
+/// CTRL.START, reduction number sid.
+void program_reduce(RtlCluster& cl, const ReduceSpec& spec, size_t k, uint64_t sid);
 /// The one-round-trip start, shared by the in-process cluster and the MPI ranks: programs
-/// and starts chain[1..] (those card(k) gives; null: simulated by another rank) with posted
+/// and starts chain[1..] (those the cluster has; absent: simulated by another rank) with posted
 /// writes and returns the cycle the last of them reaches its card; the first card is
 /// started, with posted writes too, once first_may_start(bound of all cards) holds.
-uint64_t bind_rest(const ReduceSpec& spec, uint64_t sid, const std::function<Card*(size_t)>& card);
+uint64_t bind_rest(RtlCluster& cl, const ReduceSpec& spec, uint64_t sid);
 /// Whether the first card's writes, issued now, reach it no earlier than cycle `bound`.
 bool first_may_start(const RtlCluster& cl, Card& first, uint64_t bound);
 /// The cycle after which a reduction started now is given up.
@@ -59,8 +62,12 @@ uint64_t reduce_deadline(const RtlCluster& cl, const ReduceSpec& spec);
 /// fewer than 2; ALIGN; LOCAL_RANGE), then programs and starts every card of the chain.
 /// On a refusal r.code is the error at once.
 Reduction start_reduce(RtlCluster& cl, const ReduceSpec& spec);
-/// Reads the chain's REDUCE_STATUS through MMIO (simulating the read's round trip) and
-/// finishes r when every card is done or one refused. Returns r.code.
+/// Whether the host sees card c's completion record of reduction sid now: written, and
+/// host_write_latency_ns past the cycle the host first found it; then *status and *stalls
+/// are its REDUCE_STATUS and REDUCE_STALLS. Shared by the in-process cluster and the MPI ranks.
+bool reduce_record_seen(RtlCluster& cl, int c, uint64_t sid, uint64_t* status, uint64_t* stalls);
+/// Looks at the chain's completion records (running the cards a cycle when one is missing)
+/// and finishes r when every card is done or one refused. Returns r.code.
 int poll_reduce(RtlCluster& cl, Reduction& r);
 /// Polls until r ends or max_cycles pass (0: until its deadline); on the deadline it
 /// aborts every card of the chain and ends with RTL_TIMEOUT and a dump of the chain's

@@ -30,6 +30,7 @@ const Field kFields[] = {
     {"mmio_write_issue_ns", &Params::mmio_write_issue_ns},
     {"mmio_read_latency_ns", &Params::mmio_read_latency_ns},
     {"irq_latency_ns", &Params::irq_latency_ns},
+    {"host_write_latency_ns", &Params::host_write_latency_ns},
     {"idle_cycles", &Params::idle_cycles},
     {"host_poll_ns", &Params::host_poll_ns},
     {"realtime", &Params::realtime},

@@ -39,6 +39,7 @@ struct Params {
     double mmio_write_issue_ns = 10;      // host CPU cost per posted 64-bit write
     double mmio_read_latency_ns = 1000;   // host-visible round trip of a 64-bit read
     double irq_latency_ns = 1000;         // MSI -> host thread woken
+    double host_write_latency_ns = 400;   // a card's posted write -> seen by a host thread polling it
     double idle_cycles = 64;              // keep clocking this long after the last activity
     double host_poll_ns = 1000;           // a done() poll that finds the request running: one status read
     double realtime = 0;                  // 1: host calls enter at the cycle they arrive (wall clock)

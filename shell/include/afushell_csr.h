@@ -421,7 +421,7 @@
 #define AFUSHELL_STREAM_RX_WORDS 0x1818  /* ro */
 #define AFUSHELL_STREAM_TX_STALLS 0x1820  /* ro */
 
-/* REDUCE: Pipelined reductions along a chain of cards (docs/rdma.md, "Reductions"): present only in AFUs built with the RDMA block; elsewhere these offsets read 0. Each card of the chain reads its vector (SRC, LEN bytes) from its memory, adds the partial sums arriving from the previous card (none on the FIRST) and sends the sums on to the next card (NEXT) over an endpoint pair of its own with end-to-end credits; the LAST card writes them to DST (with ALL it also streams the result back along the chain as it writes it, over a second endpoint pair, every card writing it to DST). u32 sums wrap around; f32 sums are exact IEEE-754 additions in chain order, ((v0 + v1) + v2) + .... Configure CFG, SRC, DST, LEN, then write CTRL.START on every card of the chain, the FIRST card last, once the others are started (their receivers must be bound before sums arrive: read their STATUS); poll STATUS.DONE. */
+/* REDUCE: Pipelined reductions along a chain of cards (docs/rdma.md, "Reductions"): present only in AFUs built with the RDMA block; elsewhere these offsets read 0. Each card of the chain reads its vector (SRC, LEN bytes) from its memory, adds the partial sums arriving from the previous card (none on the FIRST) and sends the sums on to the next card (NEXT) over an endpoint pair of its own with end-to-end credits; the LAST card writes them to DST (with ALL it also streams the result back along the chain as it writes it, over a second endpoint pair, every card writing it to DST). u32 sums wrap around; f32 sums are exact IEEE-754 additions in chain order, ((v0 + v1) + v2) + .... Configure CFG, SRC, DST, LEN, then write CTRL.START on every card of the chain, the FIRST card last, once the others are started (their receivers must be bound before sums arrive: read their STATUS); poll STATUS.DONE, or give CPL and wait for the completion record in host memory. */
 #define AFUSHELL_REDUCE_CFG 0x1900  /* rw */
 #define AFUSHELL_REDUCE_CFG_NEXT_SHIFT 0
 #define AFUSHELL_REDUCE_CFG_NEXT_MASK 0x3Full
@@ -463,6 +463,9 @@
 #define AFUSHELL_REDUCE_STALLS_IN_MASK 0xFFFFFFFFull
 #define AFUSHELL_REDUCE_STALLS_OUT_SHIFT 32
 #define AFUSHELL_REDUCE_STALLS_OUT_MASK 0xFFFFFFFF00000000ull
+#define AFUSHELL_REDUCE_CPL 0x1938  /* rw */
+#define AFUSHELL_REDUCE_CPL_ADDR_SHIFT 6
+#define AFUSHELL_REDUCE_CPL_ADDR_MASK 0xFFFFFFFFFFFFFFC0ull
 
 /* SORT: The sort's scatter writer (docs/sort.md, "The scatter writer"): present only in AFUs built with `spgen build --sort-scatter`; elsewhere these offsets read 0. It sits on the RX engine's write master, behind the cascade's output. With CFG.ENABLE set it takes the 32-bit words (with CFG.U64 the 64-bit words) of the RX stream as keys instead of letting them be written at the RX destination, a whole 64-byte beat (16 keys, 8 key-payload pairs or 8 uint64 keys) a cycle: for each key it counts COUNT bins (((key - COUNT_LO) >> COUNT_SHIFT) & (2^SHIFT.BITS - 1)) and keeps the keys' smallest and largest value; with CFG.SCATTER it also writes the key to DST + 4 * (start of its bin + keys of its bin so far), bin = ((key - BIN_LO) >> BIN_SHIFT) & (2^SHIFT.BITS - 1), the bins' starts being the prefix sums of the counts of the previous pass, through a write buffer of one line per bin (whole 64-byte lines where the bin fills them); keys of one bin keep their stream order. A pass: configure, write CTRL.START, stream N keys through the card (a DMA from card memory to card memory; its destination is not written), then STATUS.DONE. The RX engine completes only once every write of the pass is in memory. */
 #define AFUSHELL_SORT_CFG 0x2800  /* rw */

@@ -1,8 +1,8 @@
 """Shell modules on their own (FIFO, descriptor queue and front end, status, arbiter, run counters,
 host CSRs; RDMA receivers' checks, control side and stream table, the senders' stream, the word
 buffer, the links' CRC, sender and receiver, the word engine's write coalescer and memory adapter,
-the AFU's read and write arbiters, the stream endpoints' CSRs and binding, the reduction's CSRs;
-the TX and RX DMA engines, and afu_shell around them), cocotb."""
+the AFU's read and write arbiters, the stream endpoints' CSRs and binding, the reduction's CSRs
+and completion record; the TX and RX DMA engines, and afu_shell around them), cocotb."""
 from __future__ import annotations
 
 import pytest
@@ -246,3 +246,8 @@ def test_rdma_link_rx(tmp_path, monkeypatch, lanes, vc_buf):
         monkeypatch.setenv(k, str(v))
     assert run_cocotb(f"link_rx{lanes}_{vc_buf}", "rdma_link_rx", _rdma("rdma_link_rx.v", "rdma_crc32.v"),
                       "cocotb_rdma_link", parameters=params, testcase="link_rx_random", tmp_path=tmp_path) == (1, 0)
+
+
+@pytest.mark.xdist_group("shell_modules")
+def test_rdma_reduce_cpl(tmp_path, monkeypatch):
+    assert _passes(tmp_path, monkeypatch, "reduce_cpl", _rdma("afu/rdma_reduce_cpl.v"), "cocotb_rdma_reduce_cpl")

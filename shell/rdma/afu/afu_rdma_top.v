@@ -16,7 +16,8 @@
 // The reduction unit (rdma_reduce, REDUCE_* CSRs in rdma_reduce_csr) sums vectors along a
 // chain of cards, a 64-byte line a cycle, over two endpoint pairs of its own (sums forward,
 // an allreduce's result back); its memory port is a second rdma_line_adapter, behind the
-// engine's on the shared masters. A 32-bit link port (RDMA_LANES 1) has no reduction unit.
+// engine's on the shared masters, and also carries the unit's completion record to host
+// memory (rdma_reduce_cpl). A 32-bit link port (RDMA_LANES 1) has no reduction unit.
 `default_nettype none
 module afu_rdma_top #(
     `include "afu_params.vh"
@@ -61,19 +62,20 @@ module afu_rdma_top #(
     localparam integer P = RDMA_PORTS;
     localparam integer IN_WORDS  = N_CORES > 0 ? RECORD_WORDS : 1;
     localparam integer OUT_WORDS = N_CORES > 0 ? OUT_RECORD_WORDS : 1;
-    // MMIO: 0x1800-0x18FF to rdma_stream_csr, 0x1900-0x19FF to rdma_reduce_csr, the rest
-    // of the RDMA window to rdma_csr, the rest to afu_shell; each answers one cycle later
+    // MMIO: 0x1800-0x18FF to rdma_stream_csr, 0x1900-0x19FF to rdma_reduce_csr (REDUCE_CPL
+    // also to rdma_reduce_cpl, whose answer wins), the rest of the RDMA window to rdma_csr,
+    // the rest to afu_shell; each answers one cycle later
     wire w_strm = mmio_wr_addr[17:8] == 10'h018;
     wire r_strm = mmio_rd_addr[17:8] == 10'h018;
     wire w_red = mmio_wr_addr[17:8] == 10'h019;
     wire r_red = mmio_rd_addr[17:8] == 10'h019;
     wire w_rdma = mmio_wr_addr[17:12] == 6'd1 && !w_strm && !w_red;
     wire r_rdma = mmio_rd_addr[17:12] == 6'd1 && !r_strm && !r_red;
-    wire        a_resp_valid, r_resp_valid, s_resp_valid, d_resp_valid;
-    wire [63:0] a_resp_data, r_resp_data, s_resp_data, d_resp_data;
-    assign mmio_rd_resp_valid = a_resp_valid || r_resp_valid || s_resp_valid || d_resp_valid;
+    wire        a_resp_valid, r_resp_valid, s_resp_valid, d_resp_valid, c_resp_valid;
+    wire [63:0] a_resp_data, r_resp_data, s_resp_data, d_resp_data, c_resp_data;
+    assign mmio_rd_resp_valid = a_resp_valid || r_resp_valid || s_resp_valid || d_resp_valid || c_resp_valid;
     assign mmio_rd_resp_data = r_resp_valid ? r_resp_data : s_resp_valid ? s_resp_data
-                             : d_resp_valid ? d_resp_data : a_resp_data;
+                             : c_resp_valid ? c_resp_data : d_resp_valid ? d_resp_data : a_resp_data;
 
     // the cascade's records to and from the stream endpoints
     wire                   in_link, out_link, x_in_valid, x_in_ready, x_in_last, x_out_valid, x_out_ready, x_out_last;
@@ -158,10 +160,11 @@ module afu_rdma_top #(
     wire         rd_rs_valid, rd_rs_ready, rd_rs_last, rd_rm_valid, rd_rm_ready, rd_rm_last;
     wire [511:0] rd_s_data, rd_m_data, rd_rs_data, rd_rm_data;
     wire [5:0]   rd_s_words, rd_m_want, rd_m_words, rd_rs_words, rd_rm_want, rd_rm_words;
-    wire [63:0]  q_rd_address, q_wr_address;
+    wire [63:0]  q_rd_address, q_wr_address, u_wr_address;
     wire         q_rd_read, q_rd_wait, q_rd_valid, q_wr_write, q_wr_wait, q_wr_flush, q_wr_pending;
-    wire [511:0] q_rd_data, q_wr_data;
-    wire [63:0]  q_wr_be;
+    wire         u_wr_write, u_wr_wait, u_wr_flush, u_wr_pending;
+    wire [511:0] q_rd_data, q_wr_data, u_wr_data;
+    wire [63:0]  q_wr_be, u_wr_be;
     rdma_reduce_csr u_red_csr (
         .clk(clk), .rst(rst), .mmio_wr_valid(mmio_wr_valid && w_red), .mmio_wr_addr(mmio_wr_addr),
         .mmio_wr_data(mmio_wr_data), .mmio_rd_valid(mmio_rd_valid && r_red), .mmio_rd_addr(mmio_rd_addr),
@@ -171,6 +174,17 @@ module afu_rdma_top #(
         .len(red_len), .start(red_start), .unit_rst(red_unit_rst), .ep_rst(red_ep_rst), .busy(red_busy),
         .done(red_done), .code(red_code), .words(red_words), .in_stalls(red_in_stalls),
         .out_stalls(red_out_stalls), .ep_errors(red_errors));
+    // its completion record (REDUCE_CPL): a line to host memory when DONE rises, on the
+    // unit's memory port
+    rdma_reduce_cpl u_red_cpl (
+        .clk(clk), .rst(rst), .mmio_wr_valid(mmio_wr_valid && w_red), .mmio_wr_addr(mmio_wr_addr),
+        .mmio_wr_data(mmio_wr_data), .mmio_rd_valid(mmio_rd_valid && r_red), .mmio_rd_addr(mmio_rd_addr),
+        .mmio_rd_resp_valid(c_resp_valid), .mmio_rd_resp_data(c_resp_data), .unit_rst(red_unit_rst), .done(red_done), .code(red_code), .words(red_words),
+        .in_stalls(red_in_stalls), .out_stalls(red_out_stalls), .ep_errors(red_errors), .sid(red_sid),
+        .u_address(u_wr_address), .u_write(u_wr_write), .u_writedata(u_wr_data), .u_byteenable(u_wr_be),
+        .u_waitrequest(u_wr_wait), .u_flush(u_wr_flush), .u_pending(u_wr_pending), .wr_address(q_wr_address),
+        .wr_write(q_wr_write), .wr_writedata(q_wr_data), .wr_byteenable(q_wr_be), .wr_waitrequest(q_wr_wait),
+        .wr_flush(q_wr_flush), .wr_pending(q_wr_pending));
     generate
         if (RDMA_LANES > 1) begin : g_reduce
             rdma_reduce #(.MEM_BYTES(RDMA_MEM_BYTES)) u_reduce (
@@ -178,9 +192,9 @@ module afu_rdma_top #(
                 .allreduce(red_all), .src(red_src), .dst(red_dst), .len(red_len), .busy(red_busy), .done(red_done),
                 .code(red_code), .words_out(red_words), .in_stalls(red_in_stalls), .out_stalls(red_out_stalls),
                 .mem_rd_address(q_rd_address), .mem_rd_read(q_rd_read), .mem_rd_waitrequest(q_rd_wait),
-                .mem_rd_readdata(q_rd_data), .mem_rd_readdatavalid(q_rd_valid), .mem_wr_address(q_wr_address),
-                .mem_wr_write(q_wr_write), .mem_wr_writedata(q_wr_data), .mem_wr_byteenable(q_wr_be),
-                .mem_wr_waitrequest(q_wr_wait), .mem_wr_flush(q_wr_flush), .mem_wr_pending(q_wr_pending),
+                .mem_rd_readdata(q_rd_data), .mem_rd_readdatavalid(q_rd_valid), .mem_wr_address(u_wr_address),
+                .mem_wr_write(u_wr_write), .mem_wr_writedata(u_wr_data), .mem_wr_byteenable(u_wr_be),
+                .mem_wr_waitrequest(u_wr_wait), .mem_wr_flush(u_wr_flush), .mem_wr_pending(u_wr_pending),
                 .s_valid(rd_s_valid), .s_ready(rd_s_ready), .s_data(rd_s_data), .s_words(rd_s_words),
                 .s_last(rd_s_last), .m_valid(rd_m_valid), .m_ready(rd_m_ready), .m_data(rd_m_data),
                 .m_want(rd_m_want), .m_words(rd_m_words), .m_last(rd_m_last), .rs_valid(rd_rs_valid),
@@ -197,11 +211,11 @@ module afu_rdma_top #(
             assign red_out_stalls = 32'd0;
             assign q_rd_address = 64'd0;
             assign q_rd_read = 1'b0;
-            assign q_wr_address = 64'd0;
-            assign q_wr_write = 1'b0;
-            assign q_wr_data = 512'd0;
-            assign q_wr_be = 64'd0;
-            assign q_wr_flush = 1'b0;
+            assign u_wr_address = 64'd0;
+            assign u_wr_write = 1'b0;
+            assign u_wr_data = 512'd0;
+            assign u_wr_be = 64'd0;
+            assign u_wr_flush = 1'b0;
             assign rd_s_valid = 1'b0;
             assign rd_s_data = 512'd0;
             assign rd_s_words = 6'd0;
@@ -216,7 +230,7 @@ module afu_rdma_top #(
             assign rd_rm_want = 6'd0;
             /* verilator lint_off UNUSEDSIGNAL */
             wire unused_red = &{1'b0, red_unit_rst, red_start, red_first, red_last, red_f32, red_all, red_src, red_dst,
-                                red_len, q_rd_wait, q_rd_data, q_rd_valid, q_wr_wait, q_wr_pending, rd_s_ready,
+                                red_len, q_rd_wait, q_rd_data, q_rd_valid, u_wr_wait, u_wr_pending, rd_s_ready,
                                 rd_m_valid, rd_m_data, rd_m_words, rd_m_last, rd_rs_ready, rd_rm_valid, rd_rm_data,
                                 rd_rm_words, rd_rm_last};
             /* verilator lint_on UNUSEDSIGNAL */
