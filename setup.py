@@ -3,7 +3,7 @@ import importlib.util
 import shutil
 from pathlib import Path
 
-from setuptools import find_packages, setup
+from setuptools import find_namespace_packages, setup
 from setuptools.command.build_py import build_py
 
 HERE = Path(__file__).resolve().parent
@@ -48,7 +48,8 @@ setup(
     version=PATHS.SOURCE_VERSION,
     description="Stream-processing compiler and simulated FPGA platform for .spd dataflow programs",
     package_dir={"": "compiler"},
-    packages=find_packages("compiler"),
+    # namespace packages too: the data folders (grammar, oplib RTL) ship as packages of their own
+    packages=find_namespace_packages("compiler", include=["spgen", "spgen.*"]),
     include_package_data=True,
     package_data={"spgen": ["oplib/rtl/*.v", "oplib/rtl/dsp_model/*.v",
                             "frontend/grammar/*", "backend/verilog/*.cpp",
