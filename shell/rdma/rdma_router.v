@@ -3,9 +3,10 @@
 // through a configuration port, and dateline virtual channels: a packet keeps its VC while
 // it stays in one dimension, starts a new dimension on VC 0 and moves to VC 1 on a dateline
 // link. A packet is granted an output only when the link behind it can take a packet on the
-// packet's new VC now (out_can_take), so a packet waiting for credits on one VC never holds
-// an output that the other VC could use; a granted packet holds its input and output until
-// its last word (beat: LANES words; the header is lane 0 of the first).
+// packet's new VC (out_can_take of the cycle before, not right after a header passed there),
+// so a packet waiting for credits on one VC never holds an output that the other VC could
+// use; a granted packet holds its input and output until its last word (beat: LANES words;
+// the header is lane 0 of the first).
 // With LOCALS = 2 the card has a second local port (index P + 1): packets the table sends to
 // the card itself go there when their type is STREAM2 or CREDIT2, so two streams can enter
 // and leave the card at the line at once (an allreduce's sums and result each need nearly
