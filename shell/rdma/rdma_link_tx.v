@@ -35,7 +35,8 @@ module rdma_link_tx #(
     output reg         out_last,
     input  wire        out_ready,
     output reg  [15:0] replays,
-    // for the router: a packet on VC v would be admitted now (credit and window)
+    // for the router: a packet on VC v would be admitted now, or right after the packet
+    // being written (credit and window)
     output wire [1:0]  can_take,
     // debug counters and state (RDMA_LINK_* CSRs): `blocked` is the router's flag that a
     // packet waits for this port but cannot be admitted (no credit or a full window)
@@ -75,7 +76,9 @@ module rdma_link_tx #(
     wire [15:0] used = hdr_vc ? used1 : used0;
     wire        can_start = !acc_busy_reg && in_valid && (used < VC_BUF[15:0]) && (inflight < WINDOW[9:0]);
     assign in_ready = acc_busy_reg || can_start;
-    wire win_ok = !acc_busy_reg && inflight < WINDOW[9:0];
+    // the router's chaining asks while a packet is being written whether the next could
+    // follow it: that packet already counts in its VC's credits, not yet in the window
+    wire win_ok = inflight + {9'd0, acc_busy_reg} < WINDOW[9:0];
     assign can_take = {win_ok && used1 < VC_BUF[15:0], win_ok && used0 < VC_BUF[15:0]};
     assign dbg_state = {used1[9:0], used0[9:0], inflight};
     wire [SW-1:0] wslot = next_seq_reg[SW-1:0];

@@ -51,9 +51,12 @@ module rdma_node #(
     input  wire            mem_wr_pending
 );
     reg  [63:0] route_ok_reg;
-    always @(posedge clk) begin
+    integer r;
+    always @(posedge clk) begin  // one enable per entry: a write at a variable bit maps deeper
         if (rst) route_ok_reg <= 64'd0;
-        else if (cfg_we) route_ok_reg[cfg_addr] <= {28'd0, cfg_port} <= P;
+        else
+            for (r = 0; r < 64; r = r + 1)
+                if (cfg_we && cfg_addr == r[5:0]) route_ok_reg[r] <= {28'd0, cfg_port} <= P;
     end
 
     // the router's side of the local port, LANES words a beat

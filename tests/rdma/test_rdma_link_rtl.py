@@ -151,9 +151,10 @@ def test_rdma_router_rtl_wide_torus_all_to_all(args: tuple) -> None:
 @pytest.mark.parametrize("size, beats", [(256, 17), (64, 5)])
 def test_rdma_router_rtl_wide_passes_a_beat_per_cycle(size: int, beats: int) -> None:
     """Two cards, 300 packets each way from the engine port through router, link, 12-cycle
-    cable, link and router to the other engine port: a beat per cycle, the grant cycle
-    included (with LANES > 1 the first beat passes in it). Packets of one or two beats are
-    bound by the 16 packets of credit per VC instead (about one per 3 cycles here)."""
+    cable, link and router to the other engine port: a beat per cycle (each router chains a
+    packet behind the one passing on the same input to the same output). Packets of one or
+    two beats are bound by the 16 packets of credit per VC instead (about one per 3 cycles
+    here)."""
     npk = 300
     r = subprocess.run([str(_wide_net()), "2", "1", str(npk), "0", "0", "1", "1", "300000", str(size)],
                        capture_output=True, text=True, check=False, timeout=300)
