@@ -18,7 +18,6 @@ from pathlib import Path
 
 import numpy as np
 import spgen
-from spgen.cli import main as spgen_main
 from spgen.runtime import rdma
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "branch_across_cards"  # the two cores, joined
@@ -37,8 +36,7 @@ def builds(folder: Path) -> dict[str, Path]:
     for name in ("a", "b"):
         out[name] = folder / f"core_{name}"
         with contextlib.redirect_stdout(sys.stderr):  # the table alone on stdout
-            if spgen_main(["build", str(EXAMPLE / f"core_{name}.spd"), "--links", "2", "-o", str(out[name])]) != 0:
-                raise SystemExit(f"building core_{name} failed")
+            spgen.build(EXAMPLE / f"core_{name}.spd", out[name], links=2)
     return out
 
 

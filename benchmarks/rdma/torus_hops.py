@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from spgen.cli import main as spgen_main
+import spgen
 from spgen.runtime._mpi_stream import (
     fnv1a64,
     parse_output,
@@ -68,9 +68,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--machine", help="the machine that ran it (with --from)")
     a = ap.parse_args(argv)
     lo, hi = (int(v) for v in a.hops.split("-"))
-    if not (a.build / "build.json").exists() and spgen_main(
-            ["build", str(REC16), "--links", "4", "--link-gbps", "100", "--core-model", "fast", "-o", str(a.build)]):
-        return 1
+    # built every time (cached by content), so the folder never holds an older tree's RTL
+    spgen.build(REC16, a.build, links=4, link_gbps=100, core_model="fast")
     cluster = {"topology": "torus", "dims": [a.side, a.side], "card": str(a.build.resolve()), "line_rate_gbps": 100}
     steps = []
     for h in range(lo, hi + 1):
