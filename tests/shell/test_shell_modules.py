@@ -122,6 +122,13 @@ def test_rdma_crc32(tmp_path, monkeypatch, lanes):
 
 
 @pytest.mark.xdist_group("shell_modules")
+@pytest.mark.parametrize("burst", [1, 4, 16])
+def test_rdma_wr_lines_takes_a_line_a_cycle(tmp_path, monkeypatch, burst):
+    assert _passes(tmp_path, monkeypatch, f"wr_lines{burst}", _rdma("afu/rdma_wr_lines.v"),
+                   "cocotb_rdma_wr_lines", {"BURST": burst}, {"BURST": burst})
+
+
+@pytest.mark.xdist_group("shell_modules")
 @pytest.mark.parametrize("burst", [1, 4, 64])
 def test_rdma_wr_coalesce(tmp_path, monkeypatch, burst):
     assert _passes(tmp_path, monkeypatch, f"wr_coalesce{burst}", _rdma("afu/rdma_wr_coalesce.v", "afu/rdma_wr_lines.v"),

@@ -13,7 +13,7 @@
 // register) that compares its line with the line written before it (the same, the next) as it
 // comes in, so a cycle's decisions (close the burst, take the head) are a few LUTs behind
 // registers; the gathered lines' data and the copy of a closed burst to the issuer follow a
-// cycle after their decision (op_*), and the issuer starts the cycle after that copy.
+// cycle after their decision (op_*), and the issuer starts with the copy.
 `default_nettype none
 module rdma_wr_lines #(
     parameter integer BURST = 4  // lines per burst (power of 2, 1..64)
@@ -64,7 +64,10 @@ module rdma_wr_lines #(
     wire          fits = !g_valid_reg || same_line || next_line;
     wire          burst_done = g_valid_reg && g_last_reg && g_cur_full_reg;
     wire          want_close = g_valid_reg && ((h_valid && !fits) || burst_done || flush);
-    assign avm_write = i_valid_reg && !op_close_reg;  // its lines are copied in the cycle after the close
+    // In the cycle after a close the burst's lines are still in the gather registers (they are
+    // copied to the issuer at its end), so its first beat is read from there: bursts of
+    // consecutive lines leave back to back, a line a cycle.
+    assign avm_write = i_valid_reg;
     wire          i_free = !i_valid_reg || (avm_write && i_lastbeat_reg && !avm_waitrequest);
     wire          close = want_close && i_free;
     wire          take = h_valid && (fits || close);
@@ -74,8 +77,8 @@ module rdma_wr_lines #(
 
     assign avm_address = {i_line_reg, 6'd0};
     assign avm_burstcount = {{7-BW{1'b0}}, i_n_reg};
-    assign avm_writedata = i_data_reg[i_beat_reg[BW-1:0]];
-    assign avm_byteenable = i_be_reg[i_beat_reg[BW-1:0]];
+    assign avm_writedata = op_close_reg ? g_data_reg[0] : i_data_reg[i_beat_reg[BW-1:0]];
+    assign avm_byteenable = op_close_reg ? g_be_reg[0] : i_be_reg[i_beat_reg[BW-1:0]];
 
     // a line merged into what the gathered line holds, byte by byte
     function automatic [511:0] merge(input [511:0] old, input [511:0] new_data, input [63:0] be);
