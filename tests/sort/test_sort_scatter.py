@@ -468,3 +468,9 @@ def test_bench_on_scatter_cards(scatter_card: Path, tmp_path: Path) -> None:
     assert big["phases"]["scatter"]["seconds"] >= 4 * 65536 / big["engine_gbps"] / 1e9
     floor = max(4 * 65536 / big["engine_gbps"], 4 * 65536 / 2 / big["model"]["B_gbps"]) / 1e9
     assert big["scatter_floor"] == (big["phases"]["scatter"]["seconds"] == pytest.approx(floor))
+    # uint64 keys with payloads: 16-byte elements, twice a key's bytes in every pass
+    assert main(["bench", "sort", "--cards", "2", "--keys", "700", "--reps", "1", "--rtl", str(scatter_card),
+                 "--dtype", "u64", "--payloads", "--json", str(out), "--no-progress"]) == 0
+    (r,) = json.loads(out.read_text())["runs"]
+    assert r["correct"] and r["moved_by"] == "cards" and r["model"]["A"] == 2 * (r["card_passes"] + 1)
+    assert all(p["ddr_read"] % 16 == 0 and p["ddr_read"] >= 2 * 16 * 700 for p in r["per_card"])

@@ -173,8 +173,8 @@ def _one(n: int, per: int, args: argparse.Namespace, dtype, bar) -> dict:
     if moved and args.payloads and ks == 8:
         ps = 8   # the writers move a uint64 key's payload in a 16-byte element (a zero word with it)
     factor = (ks + ps) / ks  # bytes moved per key byte
-    if moved:   # the writer's passes over the keys on a card, and the network's scatter
-        passes = first.extra["card_passes"] + 1
+    if moved:   # the writer's passes over the keys on a card, and the network's scatter (x payload factor)
+        passes = (first.extra["card_passes"] + 1) * factor
     else:       # range, histogram, group, scatter + the local passes
         passes = (4 + first.local_passes) * factor
     links, engine = node_gbps(n, spec, args.line_gbps, args.rtl is not None)
