@@ -16,6 +16,10 @@
 //     written as pairs are (the high word in the payload's place), but the bins and the
 //     range are over all 64 bits (BIN_LO and COUNT_LO take their high words from BINS_HI):
 //     the 32-bit keys' datapath, widened, is what a 32-bit pass runs on its zero-extended keys;
+//   - with CFG.U64 and CFG.PAIRS the elements are 16 bytes, 4 a beat: a uint64 key, its
+//     uint32 payload and a fourth word carried along (the key's bins and range as with U64),
+//     written at DST + 16 * place: the same 64 bytes a cycle with the payload moved by the
+//     pass itself, not by a second permutation;
 //   - with CFG.DEST the counted bin is (destination << COUNT_BITS) | digit, the destination
 //     being the number of DESTS bytes (each destination's last scatter bin) below the key's
 //     scatter bin: the grouping pass by destination counts every destination's first local
@@ -147,8 +151,10 @@ module shell_sort_scatter #(
     endgenerate
 
     // ---- the lanes of the current beat --------------------------------------------------
-    wire       wide = pairs_reg || u64_reg;              // 8-byte elements
-    wire [3:0] last_slot = wide ? 4'd14 : 4'd15;          // an element's first word
+    wire       wide = pairs_reg || u64_reg;              // 8-byte elements (or 16)
+    wire       quad = pairs_reg && u64_reg;              // 16-byte elements
+    wire [2:0] esh  = quad ? 3'd4 : wide ? 3'd3 : 3'd2;   // log2 of an element's bytes
+    wire [3:0] last_slot = quad ? 4'd12 : wide ? 4'd14 : 4'd15;  // an element's first word
     reg  [LANES-1:0] has, take;
     reg  [31:0] key    [0:LANES-1];
     reg  [31:0] pay    [0:LANES-1];
@@ -186,7 +192,7 @@ module shell_sort_scatter #(
             key[i] = s_writedata[32*i +: 32];
             pay[i] = s_writedata[32*(i | 1) +: 32];
             k64[i] = {u64_reg ? pay[i] : 32'd0, key[i]};
-            has[i] = s_byteenable[4*i] && (!wide || i[0] == 1'b0);
+            has[i] = s_byteenable[4*i] && (!wide || i[0] == 1'b0) && (!quad || i[1] == 1'b0);
         end
         takes = 5'd0;
         extra = 1'b0;
@@ -231,8 +237,8 @@ module shell_sort_scatter #(
                 if (j > i && take[j] && cbin[j] == cbin[i]) clast[i] = 1'b0;
             end
             pos[i] = ptr_mem[sbin[i]] + {27'd0, srank[i]};
-            addr[i] = dst_reg + (wide ? {29'd0, pos[i], 3'b000} : {30'd0, pos[i], 2'b00});
-            base_a[i] = dst_reg + (wide ? {29'd0, ptr_mem[sbin[i]], 3'b000} : {30'd0, ptr_mem[sbin[i]], 2'b00});
+            addr[i] = dst_reg + ({32'd0, pos[i]} << esh);
+            base_a[i] = dst_reg + ({32'd0, ptr_mem[sbin[i]]} << esh);
             wslot[i] = addr[i][5:2];
             line_out[i] = scatter_reg && take[i] && wslot[i] == last_slot;
         end
@@ -244,10 +250,11 @@ module shell_sort_scatter #(
             lmask[i] = same ? mask_mem[sbin[i]] : 16'd0;
             for (j = 0; j < LANES; j = j + 1) begin
                 if (take[j] && sbin[j] == sbin[i] && addr[j][63:6] == addr[i][63:6]) begin
-                    wmask = (wide ? 16'd3 : 16'd1) << wslot[j];
+                    wmask = (quad ? 16'hf : wide ? 16'd3 : 16'd1) << wslot[j];
                     lmask[i] = lmask[i] | wmask;
                     lwords[i][32*wslot[j] +: 32] = key[j];
                     if (wide) lwords[i][32*{28'd0, wslot[j] | 4'd1} +: 32] = pay[j];
+                    if (quad) lwords[i][32*{28'd0, wslot[j] | 4'd2} +: 64] = s_writedata[32*(j | 2) +: 64];
                 end
             end
         end
@@ -286,7 +293,7 @@ module shell_sort_scatter #(
     end
     wire [MAX_BITS-1:0] fbin = {idx_reg[GW-1:0], flane};
     wire [31:0] fptr  = ptr_mem[fbin];
-    wire [63:0] faddr = dst_reg + (wide ? {29'd0, fptr, 3'b000} : {30'd0, fptr, 2'b00});
+    wire [63:0] faddr = dst_reg + ({32'd0, fptr} << esh);
 
     // ---- the dump's lines: the range, then 16 counts per line ----------------------------
     wire [IW-1:0] dump_idx = idx_reg - {{(IW-1){1'b0}}, 1'b1};
@@ -467,7 +474,7 @@ module shell_sort_scatter #(
         CSR_SORT_DST_ADDR:    rd_data = dst_reg;
         CSR_SORT_HIST_ADDR:   rd_data = hist_reg;
         CSR_SORT_N_ADDR:      rd_data = {32'd0, n_reg};
-        CSR_SORT_STATUS_ADDR: rd_data = {keys_reg, 18'd0, 1'b1, 1'b1, MAX_BITS[3:0], 5'd0, overrun_reg, done_reg, busy};
+        CSR_SORT_STATUS_ADDR: rd_data = {keys_reg, 17'd0, 1'b1, 1'b1, 1'b1, MAX_BITS[3:0], 5'd0, overrun_reg, done_reg, busy};
         CSR_SORT_RANGE_ADDR:  rd_data = {max_reg[31:0], min_reg[31:0]};
         CSR_SORT_RANGE_HI_ADDR: rd_data = {max_reg[63:32], min_reg[63:32]};
         CSR_SORT_LINES_ADDR:  rd_data = {partial_reg, full_reg};

@@ -103,8 +103,9 @@ CORE_REGS = ("lo", "sh")  # the counting core's Regs, by which a card build is r
 class Spread:
     """An array spread over the cards: `counts[i]` keys on card `cards[i]` at LAYOUT.keys
     (and as many uint32 payloads at LAYOUT.payloads when `payloads`; with `pairs` each
-    uint32 key is followed by its payload at LAYOUT.keys instead, the layout in which the
-    cards' scatter writers move payloads)."""
+    key is followed by its payload at LAYOUT.keys instead, the layout in which the cards'
+    scatter writers move payloads: a uint32 key and its payload, 8 bytes; a uint64 key, its
+    payload and a zero word, 16 bytes)."""
     cards: list[int]
     counts: list[int]
     dtype: np.dtype
@@ -188,15 +189,30 @@ def _check_keys(keys: Any, payloads: Any) -> tuple[np.ndarray, np.ndarray | None
     return np.ascontiguousarray(keys), np.ascontiguousarray(payloads)
 
 
+def _pair_words(dtype: np.dtype) -> int:
+    """32-bit words of a key with its payload on the scatter writer: 2, or 4 for uint64 keys."""
+    return 4 if dtype == np.uint64 else 2
+
+
+def _pairs(keys: np.ndarray, payloads: np.ndarray) -> np.ndarray:
+    """Keys and payloads as the scatter writer's elements: (key, payload) words, or for uint64
+    keys (key low, key high, payload, 0)."""
+    out = np.zeros((keys.size, _pair_words(keys.dtype)), np.uint32)
+    out[:, :out.shape[1] // 2] = keys.view(np.uint32).reshape(keys.size, -1)
+    out[:, out.shape[1] // 2] = payloads
+    return out
+
+
 def spread(cl, keys: np.ndarray, payloads: np.ndarray | None = None, *, pairs: bool = False) -> Spread:
     """Writes `keys` (and `payloads`) into the cluster's cards in equal contiguous parts
     (card i of n cards gets keys[len*i//n : len*(i+1)//n]) at LAYOUT.keys / LAYOUT.payloads,
-    or with `pairs` (uint32 keys with payloads) as (key, payload) pairs at LAYOUT.keys."""
+    or with `pairs` (keys with payloads) as (key, payload) elements at LAYOUT.keys (Spread)."""
     keys, payloads = _check_keys(keys, payloads)
-    if pairs and (payloads is None or keys.dtype != np.uint32):
-        raise SpgenError("sort: pairs are uint32 keys with their payloads")
+    if pairs and payloads is None:
+        raise SpgenError("sort: pairs are keys with their payloads")
     cards = _cards(cl)
-    limit = LAYOUT.region // (8 if pairs else keys.dtype.itemsize) - _BINS  # room for the counting core's bin keys
+    size = _pair_words(keys.dtype) * 4 if pairs else keys.dtype.itemsize
+    limit = LAYOUT.region // size - _BINS  # room for the counting core's bin keys
     if keys.size > limit:
         raise SpgenError(f"sort: {keys.size} {keys.dtype} keys are more than this layout takes ({limit}: "
                          f"one card may receive every key, into {LAYOUT.region >> 20} MiB)")
@@ -207,7 +223,7 @@ def spread(cl, keys: np.ndarray, payloads: np.ndarray | None = None, *, pairs: b
     for i, c in enumerate(cards):
         part = slice(bounds[i], bounds[i + 1])
         if bounds[i + 1] > bounds[i] and pairs:
-            cl[c].write(LAYOUT.keys, np.stack([keys[part], payloads[part]], axis=1))
+            cl[c].write(LAYOUT.keys, _pairs(keys[part], payloads[part]))
         elif bounds[i + 1] > bounds[i]:
             cl[c].write(LAYOUT.keys, keys[part])
             if payloads is not None:
@@ -223,8 +239,10 @@ def gather(cl, s: Spread) -> tuple[np.ndarray, np.ndarray | None]:
         return np.concatenate(chunks) if chunks else np.zeros(0, dtype)
 
     if s.pairs:
-        both = part(LAYOUT.keys, np.dtype((np.uint32, 2)))
-        return both[:, 0].copy(), both[:, 1].copy()
+        words = _pair_words(s.dtype)
+        both = part(LAYOUT.keys, np.dtype((np.uint32, words)))
+        keys = np.ascontiguousarray(both[:, :words // 2]).view(s.dtype).reshape(-1)
+        return keys, both[:, words // 2].copy()
     return part(LAYOUT.keys, s.dtype), part(LAYOUT.payloads, PAYLOAD_TYPE) if s.payloads else None
 
 
@@ -244,13 +262,10 @@ def _card_mode(cl, s: Spread, partition_bits: int, digit_bits: int) -> tuple[str
     info = cl._card_info(s.cards[0])
     if "sort_scatter" in info:
         mode = "scatter"
-        if s.dtype == np.uint64:
-            if s.payloads:
-                return mode, "the scatter writer moves uint64 keys without payloads"
-            if not cl[s.cards[0]].read_csr("SORT_STATUS") >> 13 & 1:
-                return mode, ("their scatter writer takes uint32 keys only (an older build: "
-                              "`spgen build --loopback --links N --sort-scatter`)")
-        elif s.payloads and not s.pairs:
+        if s.dtype == np.uint64 and not cl[s.cards[0]].read_csr("SORT_STATUS") >> (14 if s.payloads else 13) & 1:
+            return mode, (f"their scatter writer takes {'uint64 keys without payloads' if s.payloads else 'uint32 keys'}"
+                          " only (an older build: `spgen build --loopback --links N --sort-scatter`)")
+        if s.payloads and not s.pairs:
             return mode, ("the scatter writer moves payloads interleaved with their keys: "
                           "sort.spread(..., pairs=True), as sort.sort does")
     elif all(f"reg.{r}" in info for r in CORE_REGS):
@@ -296,7 +311,7 @@ def sort_spread(cl, s: Spread, *, partition_bits: int = 8, digit_bits: int | Non
     per-card counts (the returned run's `output`). `counting`: "card" runs the counting
     passes (histogram and ranks) on the cards' cascades (RTL cards built from
     cores/sort/sort_rank.spd, uint32 keys) or every pass on their scatter writers (uint32
-    keys, pairs, or uint64 keys without payloads), "host" in numpy, "auto" on the cards
+    or uint64 keys, with payloads in pairs), "host" in numpy, "auto" on the cards
     when they can. `digit_bits`: the local passes' digit (None: 8 on the host and the counting
     core; on writers of a beat a cycle the width that makes the fewest cycles).
     `key_range`: (lo, hi), every key known to lie in [lo, hi] (OPTWEB's 64 key values:

@@ -3,7 +3,7 @@
 // std::stable_sort. Usage: sort_cluster CLUSTER.json KEYS [u32|u64] [SEED] [VALUES] [--count-on-cards|--move-on-cards]
 // (VALUES: keys drawn from that many values, e.g. 64 as OPTWEB; default the whole range).
 // --move-on-cards: afushell::distributed_sort_on_cards, every key and payload moved by the
-// cards' scatter writers (cards built with --sort-scatter; u64 keys without payloads);
+// cards' scatter writers (cards built with --sort-scatter; u64 keys with payloads in 16 bytes);
 // --key-range=LO,HI before it: the keys' range, known (no range pass).
 #include <afushell/sort.hpp>
 
@@ -23,15 +23,13 @@ static int run(afu_rdma_cluster cl, uint64_t n, unsigned seed, uint64_t values, 
     for (uint64_t i = 0; i + 1 < n; i += 97) keys[i + 1] = keys[i];
     if (values)
         for (Key &k : keys) k = Key(1000 + k % values);
-    // the writers move uint64 keys without payloads
-    const bool with_pays = on_cards != OnCards::move || sizeof(Key) == 4;
     std::vector<uint32_t> pays(n);
     std::iota(pays.begin(), pays.end(), 0u);
     std::vector<Key> out;
     std::vector<uint32_t> outp;
     afushell::SortResult r;
     if (on_cards == OnCards::move)
-        r = afushell::distributed_sort_on_cards<Key>(cl, keys.data(), with_pays ? pays.data() : nullptr, n, out,
+        r = afushell::distributed_sort_on_cards<Key>(cl, keys.data(), pays.data(), n, out,
                                                      &outp, key_range);
     else
         r = afushell::distributed_sort<Key>(cl, keys.data(), pays.data(), n, out, &outp, on_cards == OnCards::count);
@@ -45,7 +43,7 @@ static int run(afu_rdma_cluster cl, uint64_t n, unsigned seed, uint64_t values, 
     std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return keys[a] < keys[b]; });
     uint64_t wrong = out.size() == n ? 0 : n;
     for (uint64_t i = 0; i < n && !wrong; ++i)
-        wrong += out[i] != keys[order[i]] || (with_pays && outp[i] != order[i]);
+        wrong += out[i] != keys[order[i]] || outp[i] != order[i];
     for (const auto &p : r.phases)
         std::printf("%-15s %-8s %10.1f us %10llu cycles\n", p.name.c_str(), p.where.c_str(), p.seconds * 1e6,
                     (unsigned long long)p.cycles);

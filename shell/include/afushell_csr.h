@@ -467,7 +467,7 @@
 #define AFUSHELL_REDUCE_CPL_ADDR_SHIFT 6
 #define AFUSHELL_REDUCE_CPL_ADDR_MASK 0xFFFFFFFFFFFFFFC0ull
 
-/* SORT: The sort's scatter writer (docs/sort.md, "The scatter writer"): present only in AFUs built with `spgen build --sort-scatter`; elsewhere these offsets read 0. It sits on the RX engine's write master, behind the cascade's output. With CFG.ENABLE set it takes the 32-bit words (with CFG.U64 the 64-bit words) of the RX stream as keys instead of letting them be written at the RX destination, a whole 64-byte beat (16 keys, 8 key-payload pairs or 8 uint64 keys) a cycle: for each key it counts COUNT bins (((key - COUNT_LO) >> COUNT_SHIFT) & (2^SHIFT.BITS - 1)) and keeps the keys' smallest and largest value; with CFG.SCATTER it also writes the key to DST + 4 * (start of its bin + keys of its bin so far), bin = ((key - BIN_LO) >> BIN_SHIFT) & (2^SHIFT.BITS - 1), the bins' starts being the prefix sums of the counts of the previous pass, through a write buffer of one line per bin (whole 64-byte lines where the bin fills them); keys of one bin keep their stream order. A pass: configure, write CTRL.START, stream N keys through the card (a DMA from card memory to card memory; its destination is not written), then STATUS.DONE. The RX engine completes only once every write of the pass is in memory. */
+/* SORT: The sort's scatter writer (docs/sort.md, "The scatter writer"): present only in AFUs built with `spgen build --sort-scatter`; elsewhere these offsets read 0. It sits on the RX engine's write master, behind the cascade's output. With CFG.ENABLE set it takes the 32-bit words (with CFG.U64 the 64-bit words) of the RX stream as keys instead of letting them be written at the RX destination, a whole 64-byte beat (16 keys, 8 key-payload pairs, 8 uint64 keys or 4 uint64 keys with payloads) a cycle: for each key it counts COUNT bins (((key - COUNT_LO) >> COUNT_SHIFT) & (2^SHIFT.BITS - 1)) and keeps the keys' smallest and largest value; with CFG.SCATTER it also writes the key to DST + 4 * (start of its bin + keys of its bin so far), bin = ((key - BIN_LO) >> BIN_SHIFT) & (2^SHIFT.BITS - 1), the bins' starts being the prefix sums of the counts of the previous pass, through a write buffer of one line per bin (whole 64-byte lines where the bin fills them); keys of one bin keep their stream order. A pass: configure, write CTRL.START, stream N keys through the card (a DMA from card memory to card memory; its destination is not written), then STATUS.DONE. The RX engine completes only once every write of the pass is in memory. */
 #define AFUSHELL_SORT_CFG 0x2800  /* rw */
 #define AFUSHELL_SORT_CFG_ENABLE_SHIFT 0
 #define AFUSHELL_SORT_CFG_ENABLE_MASK 0x1ull
@@ -524,6 +524,8 @@
 #define AFUSHELL_SORT_STATUS_DEST_MASK 0x1000ull
 #define AFUSHELL_SORT_STATUS_U64_SHIFT 13
 #define AFUSHELL_SORT_STATUS_U64_MASK 0x2000ull
+#define AFUSHELL_SORT_STATUS_U64_PAIRS_SHIFT 14
+#define AFUSHELL_SORT_STATUS_U64_PAIRS_MASK 0x4000ull
 #define AFUSHELL_SORT_STATUS_KEYS_SHIFT 32
 #define AFUSHELL_SORT_STATUS_KEYS_MASK 0xFFFFFFFF00000000ull
 #define AFUSHELL_SORT_RANGE 0x2840  /* ro */

@@ -334,6 +334,7 @@ static const afushell_csr_field_t afushell_csr_fields[] = {
     {"SORT_STATUS", "MAX_BITS", 8u, 4u},
     {"SORT_STATUS", "DEST", 12u, 1u},
     {"SORT_STATUS", "U64", 13u, 1u},
+    {"SORT_STATUS", "U64_PAIRS", 14u, 1u},
     {"SORT_STATUS", "KEYS", 32u, 32u},
     {"SORT_RANGE", "MIN", 0u, 32u},
     {"SORT_RANGE", "MAX", 32u, 32u},

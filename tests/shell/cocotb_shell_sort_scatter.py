@@ -233,6 +233,49 @@ async def uint64_keys(dut):
     await _two_passes(b, max_bits, rng.integers(0, 1 << 20, 501, dtype=np.uint32), 8, False, 0.9, 0.1)
 
 
+async def _u64_pair_passes(b: Bench, max_bits: int, keys: np.ndarray, lo: int, sh: int, bits: int, p_valid: float,
+                           p_wait: float) -> None:
+    """U64 with PAIRS: 16-byte elements (key, payload, a word carried along), 4 a beat, a
+    count pass with a dump, then a scatter pass, from and to places that are no line start."""
+    bits = min(bits, max_bits)
+    b.mem.clear()
+    b.p_wait = p_wait
+    n, nb = keys.size, 1 << bits
+    elems = np.zeros((n, 4), np.uint32)
+    elems[:, 0:2] = keys.view(np.uint32).reshape(n, 2)
+    elems[:, 2] = np.arange(n, dtype=np.uint32) * 5 + 1
+    elems[:, 3] = np.arange(n, dtype=np.uint32) ^ 0xA5A5_0000
+    dump, dst = 0x100000, 0x200000 + 48
+    await b.run(elems.ravel(), n, count=(lo, sh), bits=bits, pairs=True, dump=dump, p_valid=p_valid, at=4, u64=True)
+    head = b.words(dump, 16)
+    assert head[0:4].view(np.uint64).tolist() == [keys.min(), keys.max()] and head[4] == n
+    assert np.array_equal(b.words(dump + 64, max(nb, 16))[:nb], np.bincount(_bins64(keys, lo, sh, bits), minlength=nb))
+    await b.run(elems.ravel(), n, count=(lo, sh + bits), bits=bits, pairs=True, scatter=(lo, sh, dst), dump=dump,
+                p_valid=p_valid, at=8, u64=True)
+    order = np.argsort(_bins64(keys, lo, sh, bits), kind="stable")
+    assert np.array_equal(b.words(dst, 4 * n).reshape(n, 4), elems[order]), \
+        "elements differ from a stable counting sort"
+    assert np.array_equal(b.words(dump + 64, max(nb, 16))[:nb],
+                          np.bincount(_bins64(keys, lo, sh + bits, bits), minlength=nb))
+    assert b.mem.get(dst // 4 - 1) is None and b.mem.get(dst // 4 + 4 * n) is None, "words outside the keys written"
+
+
+@cocotb.test()
+async def uint64_keys_with_payloads(dut):
+    """uint64 keys with payloads, 4 a beat: the top byte over the full range, a digit across
+    the key's two words, many equal keys in a row (their payloads keep the stream order),
+    all-equal keys; the capability bit; 8-byte pairs afterwards as before."""
+    rng = np.random.default_rng(11)
+    b, max_bits = await _bench(dut, 11)
+    assert (await b.read(STATUS)) >> 14 & 1, "STATUS.U64_PAIRS clear"
+    keys = rng.integers(0, 2**64 - 1, 1001, dtype=np.uint64, endpoint=True)
+    keys[200:420] = keys[199]
+    await _u64_pair_passes(b, max_bits, keys, 0, 56, 8, 0.7, 0.3)
+    await _u64_pair_passes(b, max_bits, keys, int(keys.min()), 26, 12, 1.0, 0.1)
+    await _u64_pair_passes(b, max_bits, np.full(93, 0x0123_4567_89AB_CDEF, np.uint64), 0, 0, 4, 0.9, 0.0)
+    await _two_passes(b, max_bits, rng.integers(0, 1 << 20, 333, dtype=np.uint32), 8, True, 0.9, 0.1)
+
+
 @cocotb.test()
 async def a_beat_a_cycle(dut):
     """Without stalls a scatter pass over 256 bins takes a beat nearly every cycle: 16 keys

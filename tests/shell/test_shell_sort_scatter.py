@@ -10,4 +10,4 @@ from shell_tb import SHELL_DIR, run_cocotb
 def test_shell_sort_scatter(tmp_path, max_bits):
     tests, failed = run_cocotb(f"sort_scatter{max_bits}", "shell_sort_scatter", [SHELL_DIR / "shell_sort_scatter.v"],
                                "cocotb_shell_sort_scatter", parameters={"MAX_BITS": max_bits}, tmp_path=tmp_path)
-    assert tests == 5 and failed == 0
+    assert tests == 6 and failed == 0

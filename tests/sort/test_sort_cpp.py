@@ -95,7 +95,7 @@ def test_cpp_moved_by_cards(sort_program: Path, tmp_path: Path, tmp_path_factory
         out = _run(sort_program, tmp_path, spec, *args, "--move-on-cards")
         assert f"sorted: {args[0]} keys of 4 bytes, 0 wrong" in out and "group by card   card" in out
         assert "host" not in out.replace("prefix sums     host", "")
-    out = _run(sort_program, tmp_path, spec, "3001", "u64", "5", "0", "--move-on-cards")   # uint64 keys, no payloads
+    out = _run(sort_program, tmp_path, spec, "3001", "u64", "5", "0", "--move-on-cards")   # uint64 keys with payloads
     assert "sorted: 3001 keys of 8 bytes, 0 wrong" in out and "local counting  card" in out
     # the range known: no range pass and no range exchange; keys outside it are refused
     out = _run(sort_program, tmp_path, spec, "3001", "u32", "2", "64", "--key-range=1000,1063", "--move-on-cards")

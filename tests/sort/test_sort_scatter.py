@@ -213,9 +213,10 @@ def _inputs64(kind: str, n: int, seed: int = 1) -> np.ndarray:
     return _inputs(kind, n, np.uint64, seed)
 
 
-def _check64(cl, keys: np.ndarray, **kw) -> sort.SortRun:
-    """uint64 keys sorted on the cards' writers, equal to numpy's."""
-    run = _check(cl, keys, with_payloads=False, counting="card", **kw)
+def _check64(cl, keys: np.ndarray, with_payloads: bool = False, **kw) -> sort.SortRun:
+    """uint64 keys (with payloads: 16-byte elements) sorted on the cards' writers, equal to
+    numpy's (stable argsort for the payloads)."""
+    run = _check(cl, keys, with_payloads=with_payloads, counting="card", **kw)
     if np.unique(keys).size > 1:
         _moved_by_cards(run)
         e = run.extra   # range (unless known), histogram (unless fused), group, a count unless by destination, digits
@@ -243,6 +244,28 @@ def test_uint64_moved_by_cards(scatter_card: Path, cards: int) -> None:
         for n in (1, 7, 3, 2049):
             _check64(cl, _inputs64("random", n, seed=n))
         _check64(cl, _inputs64("top", 999), key_range=(2**64 - 3000, 2**64 - 1))
+
+
+@pytest.mark.parametrize("cards", [2, 4])
+def test_uint64_with_payloads_moved_by_cards(scatter_card: Path, cards: int) -> None:
+    """uint64 keys with uint32 payloads, 4 a beat (key, payload, a zero word), every pass and
+    put on the cards: random full 64-bit keys, narrow spans, all-equal (the payloads keep
+    their order), sorted, reverse and odd sizes equal numpy's sort and stable argsort; the
+    per-card figures count 16 bytes an element."""
+    cl = rdma.cluster({"topology": "fullmesh", "cards": cards, "card": str(scatter_card)})
+    kinds = ["random", "top", "equal", "sorted", "reverse"] if cards == 4 else ["random", "across", "zipf", "few"]
+    for kind in kinds:
+        keys = _inputs64(kind, 1003)
+        run = _check64(cl, keys, with_payloads=True)
+        assert run.output.pairs and run.extra["moved_by"] == "cards"
+        if kind == "random":
+            assert run.extra["fused"] and run.extra["by_dest"] and run.extra["writer_bytes"] == 64
+            for f, k in zip(run.extra["per_card"], run.input.counts):   # the range pass reads 16 bytes a key
+                assert f["ddr_read"] >= 16 * k * 2 and f["ddr_read"] % 16 == 0 and f["link_sent"] % 16 == 0
+    if cards == 2:
+        for n in (1, 7, 3, 2049):
+            _check64(cl, _inputs64("random", n, seed=n), with_payloads=True)
+        _check64(cl, _inputs64("top", 999), with_payloads=True, key_range=(2**64 - 3000, 2**64 - 1))
 
 
 def test_absent_card_progress_and_per_card(scatter_card: Path) -> None:
@@ -343,12 +366,13 @@ def test_sort_moved_by_cards_faults(scatter_card: Path) -> None:
     _moved_by_cards(_check(cl, _inputs("random", 2003, np.uint32), counting="card"))
     assert cl.stats()["corrupted"] > 0
     _check64(cl, _inputs64("random", 1501, seed=5))
+    _check64(cl, _inputs64("random", 1201, seed=6), with_payloads=True)
 
 
 def test_layouts_and_uint64_on_scatter_cards(scatter_card: Path) -> None:
     """Payloads move on the cards as (key, payload) pairs: a spread in pairs sorts there
-    and gathers back; payloads in their own region, and uint64 keys with payloads, sort on
-    the host ("auto"), and asking for the cards says why not."""
+    and gathers back (uint64 keys with payloads as 16-byte elements); payloads in their own
+    region sort on the host ("auto"), and asking for the cards says why not."""
     cl = rdma.cluster({"topology": "fullmesh", "cards": 2, "card": str(scatter_card)})
     keys, pays = _inputs("random", 501, np.uint32), np.arange(501, dtype=np.uint32)
     run = sort.sort_spread(cl, sort.spread(cl, keys, pays, pairs=True))
@@ -358,15 +382,22 @@ def test_layouts_and_uint64_on_scatter_cards(scatter_card: Path) -> None:
     assert np.array_equal(got[0], keys[order]) and np.array_equal(got[1], pays[order])
     run = sort.sort_spread(cl, sort.spread(cl, keys, pays))
     assert run.phase("local sort").where == "host"
-    assert _check(cl, _inputs("zipf", 501, np.uint64)).phase("local sort").where == "host"
+    assert _check(cl, _inputs("zipf", 501, np.uint64)).extra["moved_by"] == "cards"
     assert _check(cl, _inputs("zipf", 501, np.uint64), with_payloads=False).extra["moved_by"] == "cards"
+    keys64 = _inputs("random", 333, np.uint64)
+    run = sort.sort_spread(cl, sort.spread(cl, keys64, pays[:333], pairs=True))
+    assert run.extra["moved_by"] == "cards" and run.output.pairs
+    got, order = sort.gather(cl, run.output), np.argsort(keys64, kind="stable")
+    assert np.array_equal(got[0], keys64[order]) and np.array_equal(got[1], pays[:333][order])
+    run = sort.sort_spread(cl, sort.spread(cl, keys64, pays[:333]))
+    assert run.phase("local sort").where == "host"
     with pytest.raises(SpgenError, match="moves payloads interleaved with their keys"):
         sort.sort_spread(cl, sort.spread(cl, keys, pays), counting="card")
-    with pytest.raises(SpgenError, match="moves uint64 keys without payloads"):
-        sort.sort(cl, np.zeros(4, np.uint64), np.zeros(4, np.uint32), counting="card")
+    with pytest.raises(SpgenError, match="moves payloads interleaved with their keys"):
+        sort.sort_spread(cl, sort.spread(cl, keys64, pays[:333]), counting="card")
     with pytest.raises(SpgenError, match="pairs sort on cards with the scatter writer only"):
         sort.sort_spread(cl, sort.spread(cl, keys, pays, pairs=True), counting="host")
-    with pytest.raises(SpgenError, match="pairs are uint32 keys with their payloads"):
+    with pytest.raises(SpgenError, match="pairs are keys with their payloads"):
         sort.spread(cl, keys, pairs=True)
 
 
@@ -382,12 +413,13 @@ def test_sort_moved_by_eight_cards_torus(scatter_card: Path) -> None:
 
 @pytest.mark.slow
 def test_uint64_moved_by_eight_cards_torus(scatter_card: Path) -> None:
-    """uint64 keys on 8 cards (2 x 4 torus) under link faults, every pass on the writers."""
+    """uint64 keys on 8 cards (2 x 4 torus) under link faults, every pass on the writers,
+    with payloads (16-byte elements) for some."""
     cl = rdma.cluster({"topology": "torus", "dims": [2, 4], "card": str(scatter_card),
                        "faults": {"per": 1e-3, "drop": 1e-3}})
     for kind in ("random", "top", "across", "equal", "sorted", "reverse", "zipf"):
         for n in (2999, 8):
-            _check64(cl, _inputs64(kind, n))
+            _check64(cl, _inputs64(kind, n), with_payloads=n == 8 or kind in ("random", "equal"))
     assert cl.stats()["corrupted"] + cl.stats()["dropped"] > 0
 
 
@@ -437,3 +469,9 @@ def test_bench_on_scatter_cards(scatter_card: Path, tmp_path: Path) -> None:
     assert big["phases"]["scatter"]["seconds"] >= 4 * 65536 / big["engine_gbps"] / 1e9
     floor = max(4 * 65536 / big["engine_gbps"], 4 * 65536 / 2 / big["model"]["B_gbps"]) / 1e9
     assert big["scatter_floor"] == (big["phases"]["scatter"]["seconds"] == pytest.approx(floor))
+    # uint64 keys with payloads: 16-byte elements, twice a key's bytes in every pass
+    assert main(["bench", "sort", "--cards", "2", "--keys", "700", "--reps", "1", "--rtl", str(scatter_card),
+                 "--dtype", "u64", "--payloads", "--json", str(out), "--no-progress"]) == 0
+    (r,) = json.loads(out.read_text())["runs"]
+    assert r["correct"] and r["moved_by"] == "cards" and r["model"]["A"] == 2 * (r["card_passes"] + 1)
+    assert all(p["ddr_read"] % 16 == 0 and p["ddr_read"] >= 2 * 16 * 700 for p in r["per_card"])

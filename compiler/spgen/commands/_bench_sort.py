@@ -55,7 +55,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="RTL cards from `spgen build [cores/sort/sort_rank.spd] --links 4 [--sort-scatter]` in CARD "
                         "instead of the network model (a full mesh up to 5 cards, a 2 x N/2 torus above: a card has "
                         "4 link ports); cards built from the counting core run the counting passes, cards with the "
-                        "scatter writer move every key (uint32 keys, with payloads in pairs, or uint64 keys without)")
+                        "scatter writer move every key (uint32 or uint64 keys, with payloads in pairs)")
     p.add_argument("--faults", type=float, default=0.0, metavar="PER", help="packet error rate on every link")
     p.add_argument("--reps", type=int, default=3, help="runs per card count; medians are reported (default 3)")
     p.add_argument("--seed", type=int, default=1)
@@ -168,11 +168,13 @@ def _one(n: int, per: int, args: argparse.Namespace, dtype, bar) -> dict:
     runs = [r for r, _ in reps]
     med = lambda xs: float(np.median(xs))
     first = runs[0]
-    ks, ps = first.input.dtype.itemsize, 4 if args.payloads else 0
-    factor = (ks + ps) / ks  # bytes moved per key byte
     moved = first.extra.get("moved_by") == "cards"
-    if moved:   # the writer's passes over the keys on a card, and the network's scatter
-        passes = first.extra["card_passes"] + 1
+    ks, ps = first.input.dtype.itemsize, 4 if args.payloads else 0
+    if moved and args.payloads and ks == 8:
+        ps = 8   # the writers move a uint64 key's payload in a 16-byte element (a zero word with it)
+    factor = (ks + ps) / ks  # bytes moved per key byte
+    if moved:   # the writer's passes over the keys on a card, and the network's scatter (x payload factor)
+        passes = (first.extra["card_passes"] + 1) * factor
     else:       # range, histogram, group, scatter + the local passes
         passes = (4 + first.local_passes) * factor
     links, engine = node_gbps(n, spec, args.line_gbps, args.rtl is not None)

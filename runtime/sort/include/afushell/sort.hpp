@@ -346,17 +346,18 @@ void local_passes(std::vector<Key> &keys, std::vector<uint32_t> *pays, uint64_t 
 }
 
 // The digit width of the local passes on scatter writers whose widest digit is max_bits
-// (0: a writer of a key a cycle, 8 bits) over sort_bits bits of `elements` keys (or
-// key-payload pairs) per card (docs/sort.md, "The digit width"): fewer, wider passes cost a
+// (0: a writer of a key a cycle, 8 bits) over sort_bits bits of `elements` elements of
+// element_bytes bytes (4, 8 or 16: a key, a key-payload pair or a uint64 key, a uint64 key
+// with its payload) per card (docs/sort.md, "The digit width"): fewer, wider passes cost a
 // flush of the bins' last lines each (2^d lines, 16 bins a cycle before that), so the widest
 // digit wins only where the keys outnumber the bins; a pass costs its beats, those lines and
 // about 800 cycles of start (the registers, the DMA and the polls). An odd number of passes
 // puts the send buffer in the bank the grouping reads, which runs that pass at about 1 / 2.6
 // of its speed: 1.6 passes' beats more (odd_penalty; none where the first digit's count
 // copies the keys to the other bank). The fewest cycles win, the widest of equals.
-inline int choose_digit_bits(int max_bits, bool pairs, int sort_bits, uint64_t elements, bool odd_penalty) {
+inline int choose_digit_bits(int max_bits, int element_bytes, int sort_bits, uint64_t elements, bool odd_penalty) {
     if (max_bits <= 0 || sort_bits <= 0) return 8;
-    const double beats = double(elements) * (pairs ? 8 : 4) / 64;
+    const double beats = double(elements) * element_bytes / 64;
     int best = 0;
     double best_cost = 0;
     for (int q = (sort_bits + max_bits - 1) / max_bits; q <= sort_bits; ++q) {

@@ -8,6 +8,7 @@
 
 #include <afushell/sort.hpp>
 
+#include <array>
 #include <cstdio>
 
 namespace afushell {
@@ -20,9 +21,13 @@ namespace sort_detail {
 // scatter, writing each key to dst + 4 * its place by the bins ((k - lo) >> sh) & 255 that
 // the card's previous pass counted; dump: where the range line and the 256 counts go.
 // Elements of 8 bytes (at dst + 8 * place): (key, payload) pairs, or with u64 uint64 keys,
-// whose bins and range are over all 64 bits (SORT_CFG.U64).
+// whose bins and range are over all 64 bits (SORT_CFG.U64); with both, 16 bytes (at dst +
+// 16 * place): a uint64 key, its uint32 payload and a zero word (SORT_CFG.U64 | PAIRS).
 class ScatterWriter {
   public:
+    // Bytes of an element: a uint32 key (4), a pair or a uint64 key (8), a uint64 key with
+    // its payload (16, the payload in the third word).
+    static int element_bytes(bool pairs, bool u64) { return pairs && u64 ? 16 : pairs || u64 ? 8 : 4; }
     struct Scatter {
         bool on = false;
         uint64_t lo = 0;
@@ -62,9 +67,9 @@ class ScatterWriter {
         dest = !cards.empty();  // counts by destination, loads counts
         for (size_t i = 0; i < cards.size() && dest; ++i) dest = status(cards[i]) >> 12 & 1;
         for (size_t i = 0; i < cards.size() && u64_; ++i)
-            if (!(status(cards[i]) >> 13 & 1))
-                return "card " + std::to_string(cards[i]) + "'s scatter writer takes no uint64 keys (an older build: "
-                       "spgen build --loopback --links N --sort-scatter)";
+            if (!(status(cards[i]) >> (pairs_ ? 14 : 13) & 1))
+                return "card " + std::to_string(cards[i]) + "'s scatter writer takes no uint64 keys" +
+                       (pairs_ ? " with payloads" : "") + " (an older build: spgen build --loopback --links N --sort-scatter)";
         return "";
     }
     // "" or why the cards carry no scatter writer (SORT_CFG.EN reads back as written).
@@ -82,7 +87,7 @@ class ScatterWriter {
     }
     // The local passes' digit over sort_bits bits of `elements` keys per card (choose_digit_bits).
     int digit_bits(int sort_bits, uint64_t elements, bool odd_penalty = true) const {
-        return choose_digit_bits(max_bits, pairs_ || u64_, sort_bits, elements, odd_penalty);
+        return choose_digit_bits(max_bits, element_bytes(pairs_, u64_), sort_bits, elements, odd_penalty);
     }
     // "" or what went wrong; adds the pass's ns to ns. A scatter shift of 32: every key in one
     // bin (a copy); count_bits: the counted bins' width where it differs from bits; dests
@@ -101,7 +106,7 @@ class ScatterWriter {
         };
         if (c < 0 || size_t(c) >= h_.size() || !h_[c]) return "card " + std::to_string(c) + " is not open";
         const bool pairs = pairs_ && !load, u64 = u64_ && !load;
-        const uint64_t es = pairs || u64 ? 8 : 4;  // bytes of an element
+        const uint64_t es = element_bytes(pairs, u64);
         w(AFUSHELL_SORT_CFG, 1 | (sc.on ? 2 : 0) | (dump ? 4 : 0) | (pairs ? 8 : 0) | (dests ? 16 : 0) | (load ? 32 : 0) |
                                  (u64 ? 64 : 0));
         w(AFUSHELL_SORT_BINS, (sc.lo & 0xFFFFFFFF) | count_lo << 32);
@@ -162,7 +167,7 @@ struct SortWriterOptions {
     bool known_range = false;  // every key lies in key_range: no range pass, no range exchange
     std::pair<uint64_t, uint64_t> key_range{0, 0};
     std::function<void(const std::string &)> progress;  // called with each phase's name as it ends
-    int key_bytes = 4;  // 4: uint32 keys (or pairs); 8: uint64 keys, without payloads
+    int key_bytes = 4;  // 4: uint32 keys (or pairs); 8: uint64 keys (with payloads: 16-byte elements)
 };
 
 // One card's share of a sort on the scatter writers.
@@ -185,8 +190,8 @@ struct SortWriterResult : SortResult {
 };
 
 // Sorts uint32 keys spread over the cards (SortSpread; with payloads as (key, payload)
-// pairs at address 0, the key in the low word), or uint64 keys without payloads
-// (o.key_bytes 8: the same passes over 64 bits), on RTL cards built with --sort-scatter,
+// pairs at address 0, the key in the low word), or uint64 keys (o.key_bytes 8: the same
+// passes over 64 bits; with payloads as 16-byte elements (key, payload, 0) at address 0), on RTL cards built with --sort-scatter,
 // every key moved by the cards (docs/sort.md, "The scatter writer"): per card a range pass
 // (which counts the top digit too; a histogram pass follows when the keys span fewer of its
 // values), a grouping pass by destination, the RDMA puts, a count of the first digit (on
@@ -205,7 +210,7 @@ inline SortWriterResult sort_on_cards(afu_rdma_cluster cl, const SortSpread &s, 
     const uint64_t R = kSortRegion, B = 256, counts_at = 2 * R, hist_at = counts_at + 16ull * N, dump = 7 * R;
     const bool u64 = o.key_bytes == 8;
     const int key_bits = u64 ? 64 : 32, top = key_bits - 8;
-    const uint64_t es = s.payloads || u64 ? 8 : 4;  // bytes per element: a key, or a key and its payload
+    const uint64_t es = ScatterWriter::element_bytes(s.payloads, u64);  // bytes per element
     const uint64_t key_max = u64 ? ~0ull : 0xFFFFFFFFull;
     auto fail = [&](std::string why) {
         r.code = AFU_ERR_BAD_ARG;
@@ -215,7 +220,6 @@ inline SortWriterResult sort_on_cards(afu_rdma_cluster cl, const SortSpread &s, 
     if (N < 1 || s.counts.size() != cards.size()) return fail("a spread over cards, a count per card");
     if (!afuShellRDMAClusterIsRTL(cl)) return fail("the network model has no cards to move keys on");
     if (o.key_bytes != 4 && o.key_bytes != 8) return fail("keys of 4 or 8 bytes, got " + std::to_string(o.key_bytes));
-    if (u64 && s.payloads) return fail("uint64 keys move on the cards without payloads");
     if (o.known_range && !(o.key_range.first <= o.key_range.second && o.key_range.second <= key_max))
         return fail("key_range must satisfy 0 <= lo <= hi <= " + std::to_string(key_max) + " for uint" +
                     std::to_string(key_bits) + " keys, got (" + std::to_string(o.key_range.first) + ", " +
@@ -398,10 +402,10 @@ inline SortWriterResult sort_on_cards(afu_rdma_cluster cl, const SortSpread &s, 
     return finish(digits);
 }
 
-// Sorts uint32 keys[0..n) (and payloads, which may be null), or uint64 keys without
-// payloads, over every present card of a cluster of RTL cards built with --sort-scatter
-// (sort_on_cards after spreading them in equal parts, with payloads as (key, payload)
-// pairs); the sorted keys (and payloads) come back in out_keys / out_payloads. key_range,
+// Sorts uint32 or uint64 keys[0..n) (and payloads, which may be null) over every present
+// card of a cluster of RTL cards built with --sort-scatter (sort_on_cards after spreading
+// them in equal parts, with payloads as (key, payload) pairs, or for uint64 keys as 16-byte
+// (key, payload, 0) elements); the sorted keys (and payloads) come back in out_keys / out_payloads. key_range,
 // where given: every key is known to lie in [first, second] (OPTWEB's 64 values: {0, 63}).
 template <class Key>
 SortResult distributed_sort_on_cards(afu_rdma_cluster cl, const Key *keys, const uint32_t *payloads, uint64_t n,
@@ -412,10 +416,10 @@ SortResult distributed_sort_on_cards(afu_rdma_cluster cl, const Key *keys, const
     using namespace sort_detail;
     SortResult r;
     const int N = afuShellRDMAClusterCards(cl);
-    const uint64_t es = payloads ? 8 : sizeof(Key);
+    const uint64_t es = ScatterWriter::element_bytes(payloads, sizeof(Key) == 8);
     r.code = AFU_ERR_BAD_ARG;
-    if (N < 1 || (n && !keys) || (sizeof(Key) == 8 && payloads)) {
-        r.error = N < 1 ? "no cluster" : !keys ? "keys is NULL" : "uint64 keys move on the cards without payloads";
+    if (N < 1 || (n && !keys)) {
+        r.error = N < 1 ? "no cluster" : "keys is NULL";
         return r;
     }
     if (!afuShellRDMAClusterIsRTL(cl)) {
@@ -428,9 +432,15 @@ SortResult distributed_sort_on_cards(afu_rdma_cluster cl, const Key *keys, const
     }
     SortSpread s{present_cards(cl), {}, payloads != nullptr};
     if (!(r.error = ScatterWriter(cl, false).present(s.cards)).empty()) return r;
-    std::vector<uint64_t> pairs(payloads ? n : 0);  // (key, payload) pairs: the key in the low (first) word
-    for (uint64_t i = 0; i < pairs.size(); ++i) pairs[i] = keys[i] | uint64_t(payloads[i]) << 32;
-    s.counts = payloads ? spread<uint64_t>(cl, s.cards, pairs.data(), nullptr, n)
+    // (key, payload) pairs, the key in the low (first) word; uint64 keys: (key, payload, 0)
+    using Elem = std::array<uint64_t, sizeof(Key) == 8 ? 2 : 1>;
+    std::vector<Elem> pairs(payloads ? n : 0);
+    for (uint64_t i = 0; i < pairs.size(); ++i) {
+        pairs[i] = Elem{};
+        pairs[i][0] = sizeof(Key) == 8 ? uint64_t(keys[i]) : keys[i] | uint64_t(payloads[i]) << 32;
+        pairs[i].back() |= sizeof(Key) == 8 ? payloads[i] : 0;
+    }
+    s.counts = payloads ? spread<Elem>(cl, s.cards, pairs.data(), nullptr, n)
                         : spread<Key>(cl, s.cards, keys, nullptr, n);
     SortWriterOptions o;
     o.key_bytes = sizeof(Key);
@@ -442,7 +452,7 @@ SortResult distributed_sort_on_cards(afu_rdma_cluster cl, const Key *keys, const
         const auto k = read<Key>(cl, c, 0, count * es / sizeof(Key));
         for (uint64_t x = 0; x < k.size(); x += es / sizeof(Key)) {
             out_keys.push_back(k[x]);
-            if (payloads && out_payloads) out_payloads->push_back(uint32_t(k[x + 1]));
+            if (payloads && out_payloads) out_payloads->push_back(uint32_t(k[x + 1]));  // the word after the key
         }
     });
     return r;
