@@ -87,22 +87,22 @@ module rdma_node #(
 
     generate
         if (STREAM != 0) begin : g_stream
+            // the local port shared by the engine (a) and the stream side (b: a word a cycle on a
+            // 32-bit port, the cascade's pair; beats on a wide one, the cascade's and the
+            // reductions' pairs, split by stream id)
+            wire                s_inj_valid, s_inj_ready, s_inj_last, s_ej_valid, s_ej_ready;
+            wire [32*LANES-1:0] s_inj_data;
+            rdma_local_mux #(.LANES(LANES)) u_mux (
+                .clk(clk), .rst(rst), .inj_valid(w_inj_valid), .inj_ready(w_inj_ready), .inj_data(w_inj_data),
+                .inj_last(w_inj_last), .ej_valid(w_ej_valid), .ej_ready(w_ej_ready), .ej_data(w_ej_data),
+                .ej_last(w_ej_last), .a_inj_valid(e_inj_valid), .a_inj_ready(e_inj_ready), .a_inj_data(e_inj_data),
+                .a_inj_last(e_inj_last), .a_ej_valid(e_ej_valid), .a_ej_ready(e_ej_ready),
+                .b_inj_valid(s_inj_valid), .b_inj_ready(s_inj_ready), .b_inj_data(s_inj_data),
+                .b_inj_last(s_inj_last), .b_ej_valid(s_ej_valid), .b_ej_ready(s_ej_ready));
             if (LANES == 1) begin : g_word
-                assign {w2_inj_valid, w2_inj_last, w2_ej_ready, w2_inj_data} = {3'b001, {32*LANES{1'b0}}};
-                /* verilator lint_off UNUSEDSIGNAL */
-                wire unused_w2 = &{1'b0, w2_inj_ready, w2_ej_valid, w2_ej_last, w2_ej_data};  // one local port
-                /* verilator lint_on UNUSEDSIGNAL */
                 // the stream side of the local port, a word per cycle: the cascade's pair only
                 // (no reductions on a 32-bit port)
-                wire        s_inj_valid, s_inj_ready, s_inj_last, s_ej_valid;
-                wire [31:0] s_inj_data;
-                rdma_local_mux #(.LANES(LANES)) u_mux (
-                    .clk(clk), .rst(rst), .inj_valid(w_inj_valid), .inj_ready(w_inj_ready), .inj_data(w_inj_data),
-                    .inj_last(w_inj_last), .ej_valid(w_ej_valid), .ej_ready(w_ej_ready), .ej_data(w_ej_data),
-                    .ej_last(w_ej_last), .a_inj_valid(e_inj_valid), .a_inj_ready(e_inj_ready), .a_inj_data(e_inj_data),
-                    .a_inj_last(e_inj_last), .a_ej_valid(e_ej_valid), .a_ej_ready(e_ej_ready),
-                    .b_inj_valid(s_inj_valid), .b_inj_ready(s_inj_ready), .b_inj_data(s_inj_data),
-                    .b_inj_last(s_inj_last), .b_ej_valid(s_ej_valid), .b_ej_ready(1'b1));
+                assign s_ej_ready = 1'b1;
                 rdma_stream #(.RX_DEPTH(STREAM_DEPTH)) u_stream (
                     .clk(clk), .rst(rst), .card_id(card_id), .tx_dst(st_tx_dst), .tx_sid(st_tx_sid),
                     .rx_peer(st_rx_peer), .rx_sid(st_rx_sid), .s_valid(st_s_valid), .s_ready(st_s_ready),
@@ -118,15 +118,6 @@ module rdma_node #(
                 // the stream side of the local port in beats: the cascade's endpoint pair and the
                 // reductions' two (sums, result), all rdma_stream_wide, split by stream id bits 7
                 // and 6 (rdma_local_mux with BY_SID); every endpoint always takes what arrives
-                wire                s_inj_valid, s_inj_ready, s_inj_last, s_ej_valid, s_ej_ready;
-                wire [32*LANES-1:0] s_inj_data;
-                rdma_local_mux #(.LANES(LANES)) u_mux (
-                    .clk(clk), .rst(rst), .inj_valid(w_inj_valid), .inj_ready(w_inj_ready), .inj_data(w_inj_data),
-                    .inj_last(w_inj_last), .ej_valid(w_ej_valid), .ej_ready(w_ej_ready), .ej_data(w_ej_data),
-                    .ej_last(w_ej_last), .a_inj_valid(e_inj_valid), .a_inj_ready(e_inj_ready), .a_inj_data(e_inj_data),
-                    .a_inj_last(e_inj_last), .a_ej_valid(e_ej_valid), .a_ej_ready(e_ej_ready),
-                    .b_inj_valid(s_inj_valid), .b_inj_ready(s_inj_ready), .b_inj_data(s_inj_data),
-                    .b_inj_last(s_inj_last), .b_ej_valid(s_ej_valid), .b_ej_ready(s_ej_ready));
                 wire c_inj_valid, c_inj_ready, c_inj_last, c_ej_valid;
                 wire [32*LANES-1:0] c_inj_data;
                 // the reductions' pairs: 0 the sums (to NEXT, from PREV; on this port, beside the
@@ -204,10 +195,6 @@ module rdma_node #(
                 end
             end
         end else begin : g_no_stream
-            assign {w2_inj_valid, w2_inj_last, w2_ej_ready, w2_inj_data} = {3'b001, {32*LANES{1'b0}}};
-            /* verilator lint_off UNUSEDSIGNAL */
-            wire unused_w2 = &{1'b0, w2_inj_ready, w2_ej_valid, w2_ej_last, w2_ej_data};  // one local port
-            /* verilator lint_on UNUSEDSIGNAL */
             assign w_inj_valid = e_inj_valid;
             assign w_inj_data = e_inj_data;
             assign w_inj_last = e_inj_last;
@@ -229,7 +216,11 @@ module rdma_node #(
 
     generate
         if (STREAM == 0 || LANES == 1) begin : g_no_reduce
-            // no reductions without the wide stream side
+            // no reductions without the wide stream side, and no second local port
+            assign {w2_inj_valid, w2_inj_last, w2_ej_ready, w2_inj_data} = {3'b001, {32*LANES{1'b0}}};
+            /* verilator lint_off UNUSEDSIGNAL */
+            wire unused_w2 = &{1'b0, w2_inj_ready, w2_ej_valid, w2_ej_last, w2_ej_data};
+            /* verilator lint_on UNUSEDSIGNAL */
             assign rd_s_ready = 1'b0;
             assign rd_m_valid = 1'b0;
             assign rd_m_data = 512'd0;

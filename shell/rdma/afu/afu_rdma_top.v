@@ -165,6 +165,9 @@ module afu_rdma_top #(
     wire         u_wr_write, u_wr_wait, u_wr_flush, u_wr_pending;
     wire [511:0] q_rd_data, q_wr_data, u_wr_data;
     wire [63:0]  q_wr_be, u_wr_be;
+    wire         rec_active, rec_write, rec_flush;
+    wire [63:0]  rec_address;
+    wire [511:0] rec_data;
     rdma_reduce_csr u_red_csr (
         .clk(clk), .rst(rst), .mmio_wr_valid(mmio_wr_valid && w_red), .mmio_wr_addr(mmio_wr_addr),
         .mmio_wr_data(mmio_wr_data), .mmio_rd_valid(mmio_rd_valid && r_red), .mmio_rd_addr(mmio_rd_addr),
@@ -181,10 +184,16 @@ module afu_rdma_top #(
         .mmio_wr_data(mmio_wr_data), .mmio_rd_valid(mmio_rd_valid && r_red), .mmio_rd_addr(mmio_rd_addr),
         .mmio_rd_resp_valid(c_resp_valid), .mmio_rd_resp_data(c_resp_data), .unit_rst(red_unit_rst), .done(red_done), .code(red_code), .words(red_words),
         .in_stalls(red_in_stalls), .out_stalls(red_out_stalls), .ep_errors(red_errors), .sid(red_sid),
-        .u_address(u_wr_address), .u_write(u_wr_write), .u_writedata(u_wr_data), .u_byteenable(u_wr_be),
-        .u_waitrequest(u_wr_wait), .u_flush(u_wr_flush), .u_pending(u_wr_pending), .wr_address(q_wr_address),
-        .wr_write(q_wr_write), .wr_writedata(q_wr_data), .wr_byteenable(q_wr_be), .wr_waitrequest(q_wr_wait),
-        .wr_flush(q_wr_flush), .wr_pending(q_wr_pending));
+        .rec_active(rec_active), .rec_address(rec_address), .rec_data(rec_data), .rec_write(rec_write),
+        .rec_flush(rec_flush), .wr_waitrequest(q_wr_wait), .wr_pending(q_wr_pending));
+    // the unit's line adapter takes the record's write while it is active, the unit's otherwise
+    assign q_wr_address = rec_active ? rec_address : u_wr_address;
+    assign q_wr_write   = rec_active ? rec_write : u_wr_write;
+    assign q_wr_data    = rec_active ? rec_data : u_wr_data;
+    assign q_wr_be      = rec_active ? 64'hFFFF_FFFF_FFFF_FFFF : u_wr_be;
+    assign q_wr_flush   = rec_active ? rec_flush : u_wr_flush;
+    assign u_wr_wait    = rec_active || q_wr_wait;
+    assign u_wr_pending = rec_active || q_wr_pending;
     generate
         if (RDMA_LANES > 1) begin : g_reduce
             rdma_reduce #(.MEM_BYTES(RDMA_MEM_BYTES)) u_reduce (

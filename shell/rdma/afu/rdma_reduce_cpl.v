@@ -4,8 +4,9 @@
 // memory, as on a NIC's completion queue, instead of an MMIO round trip to every card of the
 // chain. Word 0 is REDUCE_STATUS as it reads then, word 1 REDUCE_STALLS, word 2 the
 // reduction number; the rest zeros. The line takes the unit's memory port while the unit is
-// idle (a write of the unit would wait meanwhile) and is flushed at once, so it leaves the
-// card a few cycles after DONE. CPL 0: no record. ABORT drops a record not yet written.
+// idle and is flushed at once, so it leaves the card a few cycles after DONE: while `rec_active`
+// the caller (afu_rdma_top) hands the port's write and flush to `rec_*` and holds the unit's own
+// writes. CPL 0: no record. ABORT drops a record not yet written.
 // The CPL register answers its reads one cycle later, beside rdma_reduce_csr (which answers
 // every read of the window, CPL's with 0).
 `default_nettype none
@@ -21,21 +22,13 @@ module rdma_reduce_cpl (
     input  wire [31:0]  out_stalls,
     input  wire [1:0]   ep_errors,    // {misrouted, overflow}
     input  wire [7:0]   sid,          // the sums' stream id, 128 + SID
-    // the unit's memory writes (rdma_reduce's mem_wr_*)
-    input  wire [63:0]  u_address,
-    input  wire         u_write,
-    input  wire [511:0] u_writedata,
-    input  wire [63:0]  u_byteenable,
-    output wire         u_waitrequest,
-    input  wire         u_flush,
-    output wire         u_pending,
-    // to the unit's line adapter
-    output wire [63:0]  wr_address,
-    output wire         wr_write,
-    output wire [511:0] wr_writedata,
-    output wire [63:0]  wr_byteenable,
+    // the record's use of the unit's line adapter (whose waitrequest and pending it follows)
+    output wire         rec_active,   // the record has the port: from DONE's rise to its flush's end
+    output wire [63:0]  rec_address,
+    output wire [511:0] rec_data,     // (all bytes enabled)
+    output wire         rec_write,
+    output wire         rec_flush,
     input  wire         wr_waitrequest,
-    output wire         wr_flush,
     input  wire         wr_pending
 );
     `include "afushell_csr.vh"
@@ -48,13 +41,11 @@ module rdma_reduce_cpl (
     wire         mine = st_reg != C_IDLE;
 
     // the record holds the port until its line has left the adapter
-    assign wr_address    = mine ? {cpl_reg, 6'd0} : u_address;
-    assign wr_write      = mine ? st_reg == C_WRITE : u_write;
-    assign wr_writedata  = mine ? {320'd0, rec_reg} : u_writedata;
-    assign wr_byteenable = mine ? 64'hFFFF_FFFF_FFFF_FFFF : u_byteenable;
-    assign wr_flush      = mine ? st_reg == C_FLUSH : u_flush;
-    assign u_waitrequest = mine || wr_waitrequest;
-    assign u_pending     = mine || wr_pending;
+    assign rec_active  = mine;
+    assign rec_address = {cpl_reg, 6'd0};
+    assign rec_data    = {320'd0, rec_reg};
+    assign rec_write   = st_reg == C_WRITE;
+    assign rec_flush   = st_reg == C_FLUSH;
 
     always @(posedge clk) begin
         if (rst) cpl_reg <= 58'd0;
