@@ -254,7 +254,7 @@ module shell_sort_scatter #(
                     lmask[i] = lmask[i] | wmask;
                     lwords[i][32*wslot[j] +: 32] = key[j];
                     if (wide) lwords[i][32*{28'd0, wslot[j] | 4'd1} +: 32] = pay[j];
-                    if (quad) lwords[i][32*{28'd0, wslot[j] | 4'd2} +: 64] = s_writedata[32*(j | 2) +: 64];
+                    if (quad) lwords[i][32*{28'd0, wslot[j] | 4'd2} +: 64] = s_writedata[32*((j & ~3) | 2) +: 64];  // j a multiple of 4
                 end
             end
         end
