@@ -304,8 +304,15 @@ def _check_key_range(key_range: Any, dtype: np.dtype) -> tuple[int, int] | None:
     return lo, hi
 
 
+def _check_bin_capacity(bin_capacity: Any) -> None:
+    if bin_capacity is not None and (isinstance(bin_capacity, bool) or not isinstance(bin_capacity, (int, np.integer))
+                                     or bin_capacity < 1):
+        raise SpgenError(f"sort: bin_capacity must be a positive number of keys, got {bin_capacity!r}")
+
+
 def sort_spread(cl, s: Spread, *, partition_bits: int = 8, digit_bits: int | None = None, counting: str = "auto",
-                progress: Callable[[str], None] | None = None, key_range: tuple[int, int] | None = None) -> SortRun:
+                progress: Callable[[str], None] | None = None, key_range: tuple[int, int] | None = None,
+                bin_capacity: int | None = None) -> SortRun:
     """Sorts an array spread over the cards (from `spread`) in place: afterwards the cards
     hold the sorted array (card order, then memory order) at the same addresses, with new
     per-card counts (the returned run's `output`). `counting`: "card" runs the counting
@@ -316,9 +323,13 @@ def sort_spread(cl, s: Spread, *, partition_bits: int = 8, digit_bits: int | Non
     core; on writers of a beat a cycle the width that makes the fewest cycles).
     `key_range`: (lo, hi), every key known to lie in [lo, hi] (OPTWEB's 64 key values:
     (0, 63)); cards with the scatter writer then skip the range pass and its exchange, and
-    refuse keys outside it; elsewhere the range is found as usual."""
+    refuse keys outside it; elsewhere the range is found as usual. `bin_capacity`: with at
+    most 256 key values on cards with the scatter writer, the keys each bin of the single
+    grouping pass may hold on a card (None: as many as fit 1 GiB of bank B, at most the
+    card's keys); a fuller bin makes the cards group again (`extra["regrouped"]`)."""
     _check_options(partition_bits, digit_bits, counting)
     key_range = _check_key_range(key_range, s.dtype)
+    _check_bin_capacity(bin_capacity)
     mode, why = _card_mode(cl, s, partition_bits, digit_bits) if counting != "host" else ("", "host")
     if counting == "card" and why:
         raise SpgenError(f"sort: counting on the cards is not possible: {why}")
@@ -326,7 +337,7 @@ def sort_spread(cl, s: Spread, *, partition_bits: int = 8, digit_bits: int | Non
         raise SpgenError("sort: keys and payloads in pairs sort on cards with the scatter writer only "
                          f"(here: {why})")
     if mode == "scatter" and not why:
-        return _sort_on_cards(cl, s, digit_bits, progress, key_range)
+        return _sort_on_cards(cl, s, digit_bits, progress, key_range, bin_capacity or 0)
     return _sort_spread(cl, s, partition_bits, digit_bits or 8, not why, progress)
 
 
@@ -354,13 +365,13 @@ def _sort_spread(cl, s: Spread, partition_bits: int, digit_bits: int, count_on_c
 
 
 def _sort_on_cards(cl, s: Spread, digit_bits: int | None, progress: Callable[[str], None] | None,
-                   key_range: tuple[int, int] | None) -> SortRun:
+                   key_range: tuple[int, int] | None, bin_capacity: int) -> SortRun:
     """The sort with every key (and payload, in pairs) moved by the cards' scatter writers:
     its sequence of passes and puts is sort_writer.hpp's sort_on_cards, the one the C++ sort
     runs, here over the cluster's own simulator (docs/sort.md, "The scatter writer"); the
     run's `extra` holds the writers' figures, `extra["per_card"]` what each card moved."""
     result, extra = _native().sort_on_cards(cl.sim, s.cards, s.counts, s.pairs, digit_bits or 0, key_range,
-                                            progress, s.dtype.itemsize)
+                                            progress, s.dtype.itemsize, int(bin_capacity))
     failed, code, error, counts, phases, shift, passes, dump = result
     _raise(cl, failed, code, error, dump)
     run = SortRun(s, Spread(s.cards, list(counts), s.dtype, s.payloads, s.pairs), [Phase(*p) for p in phases], 8,
@@ -371,7 +382,7 @@ def _sort_on_cards(cl, s: Spread, digit_bits: int | None, progress: Callable[[st
 
 def sort(cl, keys: np.ndarray, payloads: np.ndarray | None = None, *, partition_bits: int = 8,
          digit_bits: int | None = None, counting: str = "auto", progress: Callable[[str], None] | None = None,
-         key_range: tuple[int, int] | None = None) -> SortRun:
+         key_range: tuple[int, int] | None = None, bin_capacity: int | None = None) -> SortRun:
     """Sorts uint32 or uint64 `keys` (with uint32 `payloads` following their keys, stably)
     on the cluster `cl` (`spgen.runtime.rdma.cluster(...)`, RTL cards or the network model):
     spreads them over the cards, sorts them there and reads the result back into the
@@ -379,6 +390,7 @@ def sort(cl, keys: np.ndarray, payloads: np.ndarray | None = None, *, partition_
     _check_options(partition_bits, digit_bits, counting)  # before anything is written to the cards
     keys, payloads = _check_keys(keys, payloads)
     key_range = _check_key_range(key_range, keys.dtype)
+    _check_bin_capacity(bin_capacity)
     if key_range and keys.size and not key_range[0] <= int(keys.min()) <= int(keys.max()) <= key_range[1]:
         raise SpgenError(f"sort: keys {keys.min()}..{keys.max()} lie outside key_range {key_range[0]}..{key_range[1]}")
     mode, why = _card_mode(cl, Spread(_cards(cl), [], keys.dtype, payloads is not None, payloads is not None),
@@ -387,6 +399,7 @@ def sort(cl, keys: np.ndarray, payloads: np.ndarray | None = None, *, partition_
         raise SpgenError(f"sort: counting on the cards is not possible: {why}")
     pairs = mode == "scatter" and not why and payloads is not None  # the layout the writers move payloads in
     run = sort_spread(cl, spread(cl, keys, payloads, pairs=pairs), partition_bits=partition_bits,
-                      digit_bits=digit_bits, counting=counting, progress=progress, key_range=key_range)
+                      digit_bits=digit_bits, counting=counting, progress=progress, key_range=key_range,
+                      bin_capacity=bin_capacity)
     run.keys, run.payloads = gather(cl, run.output)
     return run

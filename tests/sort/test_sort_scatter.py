@@ -200,6 +200,7 @@ def test_sort_moved_by_cards(scatter_card: Path, cards: int) -> None:
     few = np.random.default_rng(2).integers(0, 64, 3001).astype(np.uint32)   # OPTWEB's 64 key values
     run = _check(cl, few, with_payloads=False, counting="card")
     assert run.local_passes == 0 and max(run.output.counts) - min(run.output.counts) <= 1
+    assert run.extra["binned"] and run.extra["card_passes"] == 2   # range, group (no histogram pass)
 
 
 def _inputs64(kind: str, n: int, seed: int = 1) -> np.ndarray:
@@ -333,23 +334,34 @@ def test_wide_digits_and_banks(scatter_card: Path) -> None:
 
 def test_known_key_range(scatter_card: Path) -> None:
     """With the keys' range known (OPTWEB's 64 key values: 0..63) the cards skip the range
-    pass and its exchange: 64-value keys take a histogram and a grouping pass, then go
-    straight to their places; keys outside the range are refused, from the host before
-    anything is written and from the cards' own range when the keys already sit there."""
+    pass and its exchange: 64-value keys take one grouping pass into bins of fixed capacity
+    (no histogram pass), then go straight to their places; keys outside the range are
+    refused, from the host before anything is written and from the cards' own range when
+    the keys already sit there."""
     cl = rdma.cluster({"topology": "fullmesh", "cards": 3, "card": str(scatter_card)})
     rng = np.random.default_rng(4)
     for n in (3001, 1, 64 * 3 + 1):
         few = rng.integers(0, 64, n).astype(np.uint32)
         run = _check(cl, few, with_payloads=n != 1, counting="card", key_range=(0, 63))
-        assert [p.name for p in run.phases if p.where != "network"] == [
-            "histogram", "prefix sums", "group by card", "local counting"]
-        assert run.extra["card_passes"] == 2 and run.local_passes == 0
-        assert max(run.output.counts) - min(run.output.counts) <= 1
+        assert [p.name for p in run.phases if p.where != "network"] == ["group by card", "prefix sums"]
+        assert run.extra["card_passes"] == 1 and run.extra["binned"] and not run.extra["regrouped"]
+        assert run.local_passes == 0 and max(run.output.counts) - min(run.output.counts) <= 1
     for kind, known in (("random", (0, 2**32 - 1)), ("zipf", (1, 2**32 - 1)), ("equal", (0xDEADBEEF, 0xDEADBEEF)),
                         ("reverse", (0, 2**32 - 1))):
         run = _check(cl, _inputs(kind, 2003, np.uint32), with_payloads=kind == "zipf", counting="card",
                      key_range=known)
         assert "range" not in [p.name for p in run.phases]
+    # bins too small for their keys (about 16 a bin a card here): the pass's counts show it,
+    # the cards group again by them, and the result (payloads too, stably) is still exact
+    few = rng.integers(0, 64, 3001).astype(np.uint32)
+    few[:700] = 5   # one bin with most of a card's keys
+    for cap, regrouped in ((10, True), (1000, False)):
+        run = _check(cl, few, with_payloads=True, counting="card", key_range=(0, 63), bin_capacity=cap)
+        assert run.extra["binned"] and run.extra["regrouped"] == regrouped
+        assert ("regroup" in [p.name for p in run.phases]) == regrouped
+        assert run.extra["card_passes"] == 1 + regrouped
+    with pytest.raises(SpgenError, match="bin_capacity must be a positive number of keys, got 0"):
+        sort.sort(cl, few, key_range=(0, 63), bin_capacity=0)
     with pytest.raises(SpgenError, match="lie outside key_range 0..62"):
         sort.sort(cl, np.arange(64, dtype=np.uint32), counting="card", key_range=(0, 62))
     with pytest.raises(SpgenError, match=r"card \d holds keys \d+..64, outside key_range 0..63"):

@@ -269,6 +269,17 @@ inline uint64_t plan(const std::vector<uint32_t> &h, int N, int c, bool exact, s
     return received;
 }
 
+// plan's pieces of card c (offsets in a send buffer of its keys in bin order, no gaps) in a
+// send buffer of one region of `capacity` keys per bin, own[b] being c's keys of bin b: the
+// exact plan's pieces each lie in one bin.
+inline void in_bins(std::vector<Put> &pieces, const uint32_t *own, uint64_t capacity) {
+    uint64_t b = 0, start = 0;  // bin b's keys begin at `start` in the buffer without gaps
+    for (Put &p : pieces) {
+        while (p.local >= start + own[b]) start += own[b++];
+        p.local = b * capacity + (p.local - start);
+    }
+}
+
 // The counting passes on the cards' cascades (cores/sort/sort_rank.spd): every key's rank
 // within its bin ((k - lo) >> sh) & 255; one key per bin appended after the keys gives the
 // histogram as those keys' ranks.

@@ -168,6 +168,10 @@ struct SortWriterOptions {
     std::pair<uint64_t, uint64_t> key_range{0, 0};
     std::function<void(const std::string &)> progress;  // called with each phase's name as it ends
     int key_bytes = 4;  // 4: uint32 keys (or pairs); 8: uint64 keys (with payloads: 16-byte elements)
+    // With at most 256 key values: the keys a bin of the single grouping pass holds on a card
+    // (0: as many as fit its 1 GiB in bank B, at most the card's keys); a fuller bin is
+    // found from the pass's counts and the card groups again (SortWriterResult::regrouped).
+    uint64_t bin_capacity = 0;
 };
 
 // One card's share of a sort on the scatter writers.
@@ -186,6 +190,8 @@ struct SortWriterResult : SortResult {
     int writer_bytes = 4;   // bytes a cycle of the writers: 4 (a key) or 64 (a beat)
     int banks = 1;          // DDR banks the passes alternate between
     int card_passes = 0;    // the most passes over the keys of any card
+    bool binned = false;    // at most 256 key values: one grouping pass into bins of fixed capacity, no histogram pass
+    bool regrouped = false; // a bin outgrew its capacity: the cards grouped again by the counts
     std::vector<SortCardFigures> per_card;  // per card of the spread
 };
 
@@ -274,11 +280,31 @@ inline SortWriterResult sort_on_cards(afu_rdma_cluster cl, const SortSpread &s, 
     const int shift = aligned_shift(lo, hi, 8);
     r.fused = !o.known_range && shift == top;  // the range pass's counts are the partition's
     const uint64_t base = shift == top ? 0 : lo >> shift << shift;  // bins (k - base) >> shift
-    if (!r.fused)  // with known_range the first pass over the keys: it makes the copy
+    // One key value per bin (shift 0) on writers that load counts: no histogram pass. The
+    // grouping pass writes each bin to a region of fixed capacity in bank B (the writer's
+    // starts loaded as capacity * bin, as OPTWEB's per-channel regions) and counts the bins
+    // as it goes; the exchange of those counts then gives every put's place. A bin that
+    // outgrew its capacity only spoiled the scratch regions: the counts show it, and the
+    // cards group again with the starts those counts give (the keys in bank A are intact).
+    const bool binned = shift == 0 && writer.dest && writer.max_bits > 0;
+    const uint64_t values = hi - lo + 1, loads = 6 * R;  // bins in use; where the capacities are loaded from
+    std::vector<uint64_t> capacity(N, 0);
+    if (binned) {
+        if (std::string e = on_cards("group by card", [&](int i, int c, uint64_t &ns) {
+                capacity[i] = o.bin_capacity ? o.bin_capacity : std::min<uint64_t>(s.counts[i], 2 * R / (es * values));
+                std::vector<uint32_t> starts(B, 0);
+                std::fill(starts.begin(), starts.begin() + values, uint32_t(capacity[i]));
+                afuShellRDMAWriteMem(cl, c, loads, starts.data(), 4 * B);
+                std::string e = writer.run(c, loads, B, 0, 0, none, 0, ns, 8, 0, nullptr, true);
+                return e.empty() ? writer.run(c, 0, s.counts[i], lo, 0, {true, lo, 0, bank_b}, dump, ns) : e; });
+            !e.empty())
+            return fail(e);
+    } else if (!r.fused) {  // with known_range the first pass over the keys: it makes the copy
         if (std::string e = on_cards("histogram", [&](int i, int c, uint64_t &ns) {
                 return writer.run(c, 0, s.counts[i], base, shift, o.known_range && shift ? copy_b : none, dump, ns); });
             !e.empty())
             return fail(e);
+    }
     for (int i = 0; o.known_range && i < N; ++i) {  // the histogram pass found every card's range beside the counts
         const auto mm = read<uint64_t>(cl, cards[i], dump, 2);
         if (s.counts[i] && !(lo <= mm[0] && mm[0] <= mm[1] && mm[1] <= hi))
@@ -290,8 +316,9 @@ inline SortWriterResult sort_on_cards(afu_rdma_cluster cl, const SortSpread &s, 
     std::vector<std::vector<Put>> pieces(N);
     std::vector<uint64_t> received(N);
     std::vector<std::pair<uint64_t, uint64_t>> spans(N), bins(N);  // the keys' range each card receives, its bins
+    std::vector<uint32_t> table;  // every card's counts, [card][bin]
     clock.host("prefix sums", [&] {  // the exchange left every card the same table: read it once
-        const auto h = read<uint32_t>(cl, cards[0], hist_at, B * N);
+        const auto &h = table = read<uint32_t>(cl, cards[0], hist_at, B * N);
         for (int i = 0; i < N; ++i) {
             bins[i] = {1, 0};
             received[i] = plan(h, N, i, exact, pieces[i], exact ? nullptr : &bins[i]);
@@ -323,6 +350,21 @@ inline SortWriterResult sort_on_cards(afu_rdma_cluster cl, const SortSpread &s, 
         }
         return r;
     };
+    if (binned) {  // the keys were grouped into bins: put every piece from its bin's region
+        bool full = false;
+        for (int i = 0; i < N; ++i)
+            for (uint64_t b = 0; b < values; ++b) full = full || table[i * B + b] > capacity[i];
+        if (full) {  // the starts of the pass's own counts: bins in order, no gaps
+            if (std::string e = on_cards("regroup", [&](int i, int c, uint64_t &ns) {
+                    return writer.run(c, 0, s.counts[i], lo, 0, {true, lo, 0, bank_b}, 0, ns); }); !e.empty())
+                return fail(e);
+        } else {
+            for (int i = 0; i < N; ++i) in_bins(pieces[i], table.data() + i * B, capacity[i]);
+        }
+        if ((r.code = clock.network("scatter", scatter(bank_b, 0, pieces)))) return r;
+        r.binned = true, r.regrouped = full, r.writer_bytes = 64, r.banks = 2;
+        return finish(0);
+    }
     // The grouping pass counts every destination's first digit (dest_count_plan): grouping,
     // the puts of the keys, then of the counts, then per destination a load of its sources'
     // counts and one scatter per digit (no count pass). The first pass over the keys copied
