@@ -3,6 +3,7 @@
 #include "cluster_file.hpp"
 
 #include "cluster_desc.hpp"
+#include "ring_route.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -123,7 +124,7 @@ std::string resolve_cluster_file(const std::string& text, const std::string& bas
         for (size_t d = 0; d < dims.size(); ++d) {  // dimension order: the first that differs
           if (xs[d] == ts[d]) continue;
           const int k = dims[d];
-          if (wrap) table[size_t(c)][size_t(t)] = ((ts[d] - xs[d] + k) % k) <= k / 2 ? int(2 * d) : int(2 * d + 1);
+          if (wrap) table[size_t(c)][size_t(t)] = rdma_route::ring_up(xs[d], ts[d], k) ? int(2 * d) : int(2 * d + 1);
           else table[size_t(c)][size_t(t)] = ts[d] > xs[d] ? int(2 * d) : int(2 * d + 1);
           break;
         }

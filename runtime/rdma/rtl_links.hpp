@@ -13,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include "ring_route.hpp"
+
 namespace rdma_links {
 
 using Port = std::pair<int, int>;  // (card, link port)
@@ -137,7 +139,7 @@ void answer_read(Node* m, std::deque<std::pair<uint64_t, uint64_t>>& rdq, const 
 }
 
 // Writes the first `entries` routes of card c's table (node m, out of reset): dimension
-// order, the shorter way round the torus (ports 2d / 2d+1 for +/- along dimension d),
+// order, the shorter way round the torus (ring_route.hpp; ports 2d / 2d+1 for +/- along dimension d),
 // 4 for the card itself, 15 (no route) for ids of no card (>= n).
 template <class Node>
 void program_routes(Node* m, int c, int n, int X, const int dims[2], int entries) {
@@ -147,7 +149,7 @@ void program_routes(Node* m, int c, int n, int X, const int dims[2], int entries
       int xs[2] = {c % X, c / X}, ts[2] = {t % X, t / X};
       port = 4;
       for (int d = 0; d < 2 && port == 4 && t != c; ++d)
-        if (xs[d] != ts[d]) port = ((ts[d] - xs[d] + dims[d]) % dims[d]) <= dims[d] / 2 ? 2 * d : 2 * d + 1;
+        if (xs[d] != ts[d]) port = rdma_route::ring_up(xs[d], ts[d], dims[d]) ? 2 * d : 2 * d + 1;
     }
     m->cfg_we = 1, m->cfg_addr = t, m->cfg_port = port;
     m->clk = 0; m->eval(); m->clk = 1; m->eval();

@@ -169,6 +169,27 @@ def test_cables_carry_the_line_rate(link_card) -> None:
         cl.packet_bytes = 100
 
 
+def test_halfway_routes_split_by_parity(link_card) -> None:
+    """Dimension-order routes on a 2 x 4 torus as the cluster programs them: the shorter way
+    round, and halfway round the ring of 4 cards of even coordinate go up (port 2) and odd
+    ones down (port 3), so the four cards of a ring sending halfway at once use four
+    different links in each direction; a ring of 2 keeps one way (port 0). Every route
+    reaches its card: a put from every card to the cards halfway round lands."""
+    cl = rdma.cluster({"topology": "torus", "dims": [2, 4], "card": str(link_card)})
+    route = {(c, t): cl[c].read_csr("RDMA_ROUTE", t) & 0xF for c in range(8) for t in range(8)}
+    for x in range(2):
+        for y in range(4):
+            c = x + 2 * y
+            assert route[c, x + 2 * ((y + 1) % 4)] == 2 and route[c, x + 2 * ((y + 3) % 4)] == 3
+            assert route[c, x + 2 * ((y + 2) % 4)] == (2 if y % 2 == 0 else 3)
+            assert route[c, (1 - x) + 2 * y] == 0
+    for c in range(8):
+        cl[c].write(0x1000, bytes([c]) * 4096)
+    cl.wait_all([cl[c].put_async((c + 4) % 8, 0x1000, 0x200000 + 0x1000 * c, 4096) for c in range(8)])
+    for c in range(8):
+        assert cl[(c + 4) % 8].read(0x200000 + 0x1000 * c, 4096) == bytes([c]) * 4096
+
+
 def test_routing_loop_ends_in_timeout_with_dump_naming_the_link(link_card) -> None:
     """A routing-table entry rewritten into a loop (card 1 sends traffic for card 2 back to
     card 0, which sends it to card 1 ...): the put ends in TIMEOUT within the engine's bound,

@@ -21,7 +21,7 @@ __all__ = ["RTL_MEM_BYTES", "Cluster", "ClusterCard", "PipelineRun", "RDMAError"
            "resolve", "rtl_includes", "rtl_sources"]
 
 _SOURCES = ("rdma_sim.hpp", "rdma_sim.cpp", "cluster_desc.hpp", "cluster_desc.cpp", "cluster_file.hpp",
-            "cluster_file.cpp", "bindings.cpp", "include/afushell/rdma_packet.h")
+            "cluster_file.cpp", "ring_route.hpp", "bindings.cpp", "include/afushell/rdma_packet.h")
 _ext: ModuleType | None = None
 ERRORS = {1: "NO_ROUTE", 2: "REMOTE_RANGE", 3: "TIMEOUT", 4: "LOCAL_RANGE", 5: "ALIGN", 6: "BAD_CARD"}
 
@@ -770,7 +770,8 @@ def build_rtl_cluster(*, window: int = 8, vc_buf: int = 4) -> Path:
     packet = root / "shell" / "rdma_packet.vh"  # generated packet format, included by the RTL
     return verilate_cached("rdma", "rtl_cluster", "rdma_node", [*rtl, shim],
                            (*params, f"-I{packet.parent}", "-o", "librdma_rtl.so", "-CFLAGS", f"-fPIC -I{header.parents[1]}",
-                            "-LDFLAGS", "-shared"), deps=[header, *rtl_includes(), shim.with_name("rtl_links.hpp")],
+                            "-LDFLAGS", "-shared"), deps=[header, *rtl_includes(), shim.with_name("rtl_links.hpp"),
+                                                            shim.with_name("ring_route.hpp")],
                            output="librdma_rtl.so")
 
 
