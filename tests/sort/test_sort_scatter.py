@@ -355,7 +355,7 @@ def test_known_key_range(scatter_card: Path) -> None:
     # the cards group again by them, and the result (payloads too, stably) is still exact
     few = rng.integers(0, 64, 3001).astype(np.uint32)
     few[:700] = 5   # one bin with most of a card's keys
-    for cap, regrouped in ((10, True), (1000, False)):
+    for cap, regrouped in ((10, True), (1000, False), (2**40, False)):   # 2^40: held to the 1 GiB of scratch
         run = _check(cl, few, with_payloads=True, counting="card", key_range=(0, 63), bin_capacity=cap)
         assert run.extra["binned"] and run.extra["regrouped"] == regrouped
         assert ("regroup" in [p.name for p in run.phases]) == regrouped

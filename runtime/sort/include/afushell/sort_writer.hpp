@@ -169,7 +169,7 @@ struct SortWriterOptions {
     std::function<void(const std::string &)> progress;  // called with each phase's name as it ends
     int key_bytes = 4;  // 4: uint32 keys (or pairs); 8: uint64 keys (with payloads: 16-byte elements)
     // With at most 256 key values: the keys a bin of the single grouping pass holds on a card
-    // (0: as many as fit its 1 GiB in bank B, at most the card's keys); a fuller bin is
+    // (0: the card's keys; either way at most what fits 1 GiB in bank B); a fuller bin is
     // found from the pass's counts and the card groups again (SortWriterResult::regrouped).
     uint64_t bin_capacity = 0;
 };
@@ -291,10 +291,11 @@ inline SortWriterResult sort_on_cards(afu_rdma_cluster cl, const SortSpread &s, 
     std::vector<uint64_t> capacity(N, 0);
     if (binned) {
         if (std::string e = on_cards("group by card", [&](int i, int c, uint64_t &ns) {
-                capacity[i] = o.bin_capacity ? o.bin_capacity : std::min<uint64_t>(s.counts[i], 2 * R / (es * values));
-                std::vector<uint32_t> starts(B, 0);
-                std::fill(starts.begin(), starts.begin() + values, uint32_t(capacity[i]));
-                afuShellRDMAWriteMem(cl, c, loads, starts.data(), 4 * B);
+                // never past the 1 GiB of scratch in bank B, whatever bin_capacity asks
+                capacity[i] = std::min<uint64_t>(o.bin_capacity ? o.bin_capacity : s.counts[i], 2 * R / (es * values));
+                std::vector<uint32_t> caps(B, 0);
+                std::fill(caps.begin(), caps.begin() + values, uint32_t(capacity[i]));
+                afuShellRDMAWriteMem(cl, c, loads, caps.data(), 4 * B);
                 std::string e = writer.run(c, loads, B, 0, 0, none, 0, ns, 8, 0, nullptr, true);
                 return e.empty() ? writer.run(c, 0, s.counts[i], lo, 0, {true, lo, 0, bank_b}, dump, ns) : e; });
             !e.empty())
