@@ -258,3 +258,16 @@ def test_rdma_link_rx(tmp_path, monkeypatch, lanes, vc_buf):
 @pytest.mark.xdist_group("shell_modules")
 def test_rdma_reduce_cpl(tmp_path, monkeypatch):
     assert _passes(tmp_path, monkeypatch, "reduce_cpl", _rdma("afu/rdma_reduce_cpl.v"), "cocotb_rdma_reduce_cpl")
+
+
+@pytest.mark.xdist_group("shell_modules")
+@pytest.mark.parametrize(("bin_bits", "ring_lines", "chunk_lines"), [(2, 8, 4), (4, 16, 4), (3, 64, 16)])
+def test_rdma_sort_stage(tmp_path, monkeypatch, bin_bits, ring_lines, chunk_lines):
+    """The sort's single-pass stage: its three cocotb tests (a fast engine, a slow one that fills
+    the rings, a late write dropped)."""
+    params = {"BIN_BITS": bin_bits, "RING_LINES": ring_lines, "CHUNK_LINES": chunk_lines}
+    for k, v in params.items():
+        monkeypatch.setenv(k, str(v))
+    assert run_cocotb(f"sort_stage{bin_bits}_{ring_lines}_{chunk_lines}", "rdma_sort_stage",
+                      _rdma("afu/rdma_sort_stage.v"), "cocotb_rdma_sort_stage", parameters=params,
+                      tmp_path=tmp_path) == (3, 0)

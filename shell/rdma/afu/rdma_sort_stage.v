@@ -1,0 +1,201 @@
+// The distributed sort's single pass, as OPTWEB's: each key read once from the card's memory
+// and written once, on its destination card. The scatter writer's grouping pass (bins of
+// fixed capacity, docs/sort.md "Few key values: one grouping pass") writes bin b's keys to
+// base + (b << cap_shift) + 4 * (keys of bin b so far). This stage takes those writes into
+// on-chip RAM instead of DDR: a ring of RING_LINES lines per bin. Whenever CHUNK_LINES lines
+// of a bin are in, it hands them to the RDMA engine as a put to the bin's region on its
+// destination card (the table: bin -> card, remote address of the region), at the same
+// offset. The engine reads the chunk back through this stage (its reads of the window come
+// here, a line a cycle, answered the next cycle), and each line read frees its place in the
+// ring; a write into a full ring waits for that. After the pass (`flush`), each bin's rest
+// goes as one last put, and `idle` says that every put has been issued and has completed.
+//
+// A write below what the engine has read of its bin (only a bin that overflowed its region
+// spills into the next one) is dropped rather than overwrite newer lines: the host sees the
+// overflow in the writer's counts and sorts those keys another way; nothing waits forever.
+// Puts are CHUNK_LINES lines at CHUNK-aligned offsets, so a put never wraps a ring; the last
+// of a bin may be shorter and end inside a line (the writer's last line of a bin, with byte
+// enables). Bin b's chunks are read in the order they were issued (the engine sends its puts
+// in command order), so the ring is freed in order.
+`default_nettype none
+module rdma_sort_stage #(
+    parameter integer BIN_BITS    = 6,    // up to 2^BIN_BITS bins
+    parameter integer RING_LINES  = 64,   // lines of a bin's ring (a power of 2)
+    parameter integer CHUNK_LINES = 16    // lines of a put (a power of 2, at most RING_LINES / 2)
+) (
+    input  wire                clk,
+    input  wire                rst,
+    // configuration, held while a pass runs: the window's base (64-byte aligned) and the
+    // bytes of a bin's region there and at the destination (2^cap_shift, 2^12 .. 2^31)
+    input  wire [63:0]         base,
+    input  wire [4:0]          cap_shift,
+    input  wire                tbl_we,      // bin tbl_bin goes to card tbl_dst, region at tbl_remote
+    input  wire [BIN_BITS-1:0] tbl_bin,
+    input  wire [5:0]          tbl_dst,
+    input  wire [63:0]         tbl_remote,
+    input  wire                start,       // a pass begins: every bin empty, counters cleared
+    input  wire                flush,       // the pass's writes are all in: send every bin's rest
+    output wire                idle,        // flushed, every put issued and completed
+    output reg  [31:0]         puts,        // puts issued since start
+    output reg  [31:0]         puts_done,   // ... and completed
+    output reg  [7:0]          err_code,    // the code of the first put that failed (0: none)
+    output reg  [31:0]         dropped,     // late writes dropped (a bin's overflow)
+    // the writer's single-line writes into the window
+    input  wire                w_write,
+    input  wire [63:0]         w_address,
+    input  wire [511:0]        w_writedata,
+    input  wire [63:0]         w_byteenable,
+    output wire                w_waitrequest,
+    // the engine's line reads in the window (never waits; data the next cycle)
+    input  wire                r_read,
+    input  wire [63:0]         r_address,
+    output reg                 r_readdatavalid,
+    output reg  [511:0]        r_readdata,
+    // the engine's command port: puts
+    output reg                 cmd_valid,
+    input  wire                cmd_ready,
+    output reg  [5:0]          cmd_dst,
+    output reg  [63:0]         cmd_local,
+    output reg  [63:0]         cmd_remote,
+    output reg  [63:0]         cmd_len,
+    input  wire                done,        // a put of this stage completed, with its code
+    input  wire [7:0]          done_code
+);
+    localparam integer NB = 1 << BIN_BITS;
+    localparam integer RB = $clog2(RING_LINES);
+    localparam [31:0] RING_BYTES  = 32'd64 * RING_LINES;
+    localparam [31:0] CHUNK_BYTES = 32'd64 * CHUNK_LINES;
+
+    initial begin
+        if ((RING_LINES & (RING_LINES - 1)) != 0 || (CHUNK_LINES & (CHUNK_LINES - 1)) != 0
+            || CHUNK_LINES < 1 || 2 * CHUNK_LINES > RING_LINES) begin
+            $display("rdma_sort_stage: RING_LINES=%0d, CHUNK_LINES=%0d: powers of 2, a chunk at most half a ring",
+                     RING_LINES, CHUNK_LINES);
+            $finish;
+        end
+    end
+
+    // per bin, byte offsets in its region: written up to (the furthest line end), put up to,
+    // read back by the engine up to
+    reg [31:0] filled [0:NB-1];
+    reg [31:0] issued [0:NB-1];
+    reg [31:0] freed  [0:NB-1];
+    reg [5:0]  dst_of [0:NB-1];
+    reg [63:0] rem_of [0:NB-1];
+    reg [511:0] ring [0:NB*RING_LINES-1];
+    reg         flushing;
+
+    // an address of the window: its bin and offset in the bin's region
+    /* verilator lint_off UNUSEDSIGNAL */
+    function automatic [BIN_BITS+31:0] locate(input [63:0] a);
+        reg [63:0] off, bin, pos;
+        begin
+            off = a - base;
+            bin = off >> cap_shift;
+            pos = off & ((64'd1 << cap_shift) - 64'd1);
+            locate = {bin[BIN_BITS-1:0], pos[31:0]};
+        end
+    endfunction
+    /* verilator lint_on UNUSEDSIGNAL */
+
+    // ---- the writer's lines into the rings ------------------------------------------------
+    wire [BIN_BITS+31:0] w_loc = locate(w_address);
+    wire [BIN_BITS-1:0]  w_bin = w_loc[BIN_BITS+31:32];
+    wire [31:0]          w_pos = {w_loc[31:6], 6'd0};
+    wire                 w_late = w_pos < freed[w_bin];
+    assign w_waitrequest = w_write && !w_late && w_pos - freed[w_bin] >= RING_BYTES;
+    // bytes of the line written: the writer's lines are whole, or a bin's last one from its start
+    reg [6:0] w_bytes;
+    integer k;
+    always @* begin
+        w_bytes = 7'd0;
+        for (k = 0; k < 64; k = k + 1)
+            if (w_byteenable[k]) w_bytes = k[6:0] + 7'd1;
+    end
+    wire w_take = w_write && !w_waitrequest && !w_late;
+    wire [BIN_BITS+RB-1:0] w_slot = {w_bin, w_pos[6 +: RB]};
+
+    always @(posedge clk) begin
+        if (w_take)
+            for (k = 0; k < 64; k = k + 1)
+                if (w_byteenable[k]) ring[w_slot][8*k +: 8] <= w_writedata[8*k +: 8];
+    end
+
+    // ---- the engine's reads ------------------------------------------------------------------
+    wire [BIN_BITS+31:0] r_loc = locate(r_address);
+    wire [BIN_BITS-1:0]  r_bin = r_loc[BIN_BITS+31:32];
+    wire [31:0]          r_pos = {r_loc[31:6], 6'd0};
+    always @(posedge clk) begin
+        r_readdatavalid <= !rst && r_read;
+        if (r_read) r_readdata <= ring[{r_bin, r_pos[6 +: RB]}];
+    end
+
+    // ---- chunks ready, picked round robin ------------------------------------------------------
+    reg [NB-1:0] ready;
+    integer b;
+    always @* begin
+        for (b = 0; b < NB; b = b + 1)
+            ready[b] = filled[b] - issued[b] >= CHUNK_BYTES || (flushing && filled[b] != issued[b]);
+    end
+    reg [BIN_BITS-1:0] rr, pick;
+    reg                found;
+    integer i;
+    always @* begin
+        found = 1'b0;
+        pick = {BIN_BITS{1'b0}};
+        for (i = 0; i < NB; i = i + 1)
+            if (!found && ready[rr + i[BIN_BITS-1:0]]) begin
+                found = 1'b1;
+                pick = rr + i[BIN_BITS-1:0];
+            end
+    end
+    wire [31:0] left = filled[pick] - issued[pick];
+    wire [31:0] p_len = left >= CHUNK_BYTES ? CHUNK_BYTES : left;
+    wire        unused_ok = &{1'b0, w_loc[5:0], r_loc[5:0]};  // whole lines
+    wire        issue = found && !cmd_valid && !rst;
+
+    assign idle = flushing && ready == {NB{1'b0}} && !cmd_valid && puts_done == puts;
+
+    always @(posedge clk) begin
+        if (tbl_we) begin
+            dst_of[tbl_bin] <= tbl_dst;
+            rem_of[tbl_bin] <= tbl_remote;
+        end
+        if (rst || start) begin
+            for (b = 0; b < NB; b = b + 1) begin
+                filled[b] <= 32'd0;
+                issued[b] <= 32'd0;
+                freed[b] <= 32'd0;
+            end
+            flushing <= 1'b0;
+            cmd_valid <= 1'b0;
+            rr <= {BIN_BITS{1'b0}};
+            puts <= 32'd0;
+            puts_done <= 32'd0;
+            err_code <= 8'd0;
+            dropped <= 32'd0;
+        end else begin
+            if (flush) flushing <= 1'b1;
+            if (w_take && w_pos + {25'd0, w_bytes} > filled[w_bin])
+                filled[w_bin] <= w_pos + {25'd0, w_bytes};
+            if (w_write && w_late) dropped <= dropped + 32'd1;
+            if (r_read && r_pos + 32'd64 > freed[r_bin]) freed[r_bin] <= r_pos + 32'd64;
+            if (cmd_valid && cmd_ready) cmd_valid <= 1'b0;
+            if (issue) begin
+                cmd_valid <= 1'b1;
+                cmd_dst <= dst_of[pick];
+                cmd_local <= base + ({{(64-BIN_BITS){1'b0}}, pick} << cap_shift) + {32'd0, issued[pick]};
+                cmd_remote <= rem_of[pick] + {32'd0, issued[pick]};
+                cmd_len <= {32'd0, p_len};
+                issued[pick] <= issued[pick] + p_len;
+                rr <= pick + 1'b1;
+                puts <= puts + 32'd1;
+            end
+            if (done) begin
+                puts_done <= puts_done + 32'd1;
+                if (done_code != 8'd0 && err_code == 8'd0) err_code <= done_code;
+            end
+        end
+    end
+endmodule
+`default_nettype wire

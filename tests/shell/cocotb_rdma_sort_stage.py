@@ -1,0 +1,205 @@
+"""cocotb test of rdma_sort_stage: a writer's lines into bins' rings, handed to a model engine as
+puts of whole chunks, read back through the stage, written into the destinations' memories.
+
+The writer model writes every bin's keys as rdma_sort_stage expects them from the scatter
+writer's grouping pass (a bin's lines in order at its region of the window, the last one in
+part), the bins interleaved at random; the engine model takes commands with random
+back-pressure, at most MAX_OPS in flight, reads each put's lines in command order with random
+gaps and completes it after a random latency. Checked: every bin's bytes arrive at its
+destination's region exactly; every put is whole chunks but a bin's last, none crosses a ring;
+the number of puts; a slow engine makes the writer wait (the rings fill) without a hang; a
+late write (an overflowing bin's spill) is dropped and counted."""
+from __future__ import annotations
+
+import os
+import random
+
+import cocotb
+from cocotb.triggers import FallingEdge, ReadOnly, RisingEdge
+from words_tb import reset
+
+INPUTS = ["base", "cap_shift", "tbl_we", "tbl_bin", "tbl_dst", "tbl_remote", "start", "flush",
+          "w_write", "w_address", "w_writedata", "w_byteenable", "r_read", "r_address",
+          "cmd_ready", "done", "done_code"]
+BASE = 0x4000_0000
+MAX_OPS = 4
+
+
+def _params():
+    return (int(os.environ["BIN_BITS"]), int(os.environ["RING_LINES"]), int(os.environ["CHUNK_LINES"]))
+
+
+async def _setup(dut, bins: int, cap_shift: int, rng: random.Random) -> dict[int, tuple[int, int]]:
+    await reset(dut, INPUTS)
+    dut.base.value = BASE
+    dut.cap_shift.value = cap_shift
+    table = {}
+    for b in range(bins):   # destination card and its region's address there
+        table[b] = (rng.randrange(8), 0x1_0000_0000 + (b << cap_shift) + 64 * rng.randrange(16))
+        await FallingEdge(dut.clk)
+        dut.tbl_we.value = 1
+        dut.tbl_bin.value = b
+        dut.tbl_dst.value, dut.tbl_remote.value = table[b]
+    await FallingEdge(dut.clk)
+    dut.tbl_we.value = 0
+    dut.start.value = 1
+    await FallingEdge(dut.clk)
+    dut.start.value = 0
+    return table
+
+
+def _lines(bins: int, words: dict[int, list[int]], cap_shift: int) -> dict[int, list[tuple[int, int, int]]]:
+    """Every bin's writes (address, data, byte enables) as the scatter writer makes them."""
+    out = {}
+    for b in range(bins):
+        w = words[b]
+        out[b] = []
+        for i in range(0, len(w), 16):
+            part = w[i:i + 16]
+            data = sum(x << (32 * j) for j, x in enumerate(part))
+            be = (1 << (4 * len(part))) - 1
+            out[b].append((BASE + (b << cap_shift) + 4 * i, data, be))
+    return out
+
+
+async def _engine(dut, mem: dict[int, bytearray], puts: list, rng: random.Random, p_read: float):
+    """Commands in, lines read in command order (a read at most every other cycle, its data
+    the next cycle), completions after a random latency."""
+    queue: list[list] = []    # accepted puts: dst, local, remote, length, lines read
+    pending: list[int] = []   # cycles left before each read put's completion
+    reading = False
+    while True:
+        await FallingEdge(dut.clk)
+        if reading:   # the read of the last cycle is answered now
+            assert int(dut.r_readdatavalid.value) == 1, "a read not answered the next cycle"
+            dst, _local, remote, length, got = queue[0]
+            got.append(int(dut.r_readdata.value).to_bytes(64, "little"))
+            if 64 * len(got) >= length:
+                queue.pop(0)
+                base = remote - 0x1_0000_0000
+                m = mem.setdefault(dst, bytearray())
+                if len(m) < base + length:
+                    m.extend(bytes(base + length - len(m)))
+                m[base:base + length] = b"".join(got)[:length]
+                pending.append(rng.randrange(1, 60))
+        pending = [t - 1 for t in pending]
+        fire = bool(pending) and pending[0] <= 0
+        if fire:
+            pending.pop(0)
+        dut.done.value = int(fire)
+        dut.done_code.value = 0
+        ready = len(queue) + len(pending) < MAX_OPS and rng.random() < 0.7
+        dut.cmd_ready.value = int(ready)
+        reading = not reading and bool(queue) and rng.random() < p_read
+        dut.r_read.value = int(reading)
+        if reading:
+            dut.r_address.value = queue[0][1] + 64 * len(queue[0][4])
+        await ReadOnly()
+        if ready and int(dut.cmd_valid.value):
+            c = (int(dut.cmd_dst.value), int(dut.cmd_local.value), int(dut.cmd_remote.value),
+                 int(dut.cmd_len.value))
+            puts.append(c)
+            queue.append([*c, []])
+
+
+async def _write(dut, writes: list[tuple[int, int, int]]) -> int:
+    """Writes held until taken; returns the cycles the writer waited."""
+    waited = 0
+    for addr, data, be in writes:
+        while True:
+            await FallingEdge(dut.clk)
+            dut.w_write.value = 1
+            dut.w_address.value = addr
+            dut.w_writedata.value = data
+            dut.w_byteenable.value = be
+            await ReadOnly()
+            if not int(dut.w_waitrequest.value):
+                break
+            waited += 1
+    await FallingEdge(dut.clk)
+    dut.w_write.value = 0
+    return waited
+
+
+async def _run(dut, seed: int, p_read: float, keys_per_bin: int):
+    bits, _ring_lines, chunk_lines = _params()
+    bins = 1 << bits
+    cap_shift = 16
+    rng = random.Random(seed)
+    table = await _setup(dut, bins, cap_shift, rng)
+    words = {b: [rng.getrandbits(32) for _ in range(rng.randrange(keys_per_bin))] for b in range(bins)}
+    words[0] = words[0][:0]   # an empty bin
+    words[bins - 1] = [rng.getrandbits(32) for _ in range(16 * chunk_lines * 3)]   # whole chunks only
+    per_bin = _lines(bins, words, cap_shift)
+    order = [b for b in range(bins) for _ in per_bin[b]]
+    rng.shuffle(order)
+    nxt = {b: 0 for b in range(bins)}
+    writes = []
+    for b in order:
+        writes.append(per_bin[b][nxt[b]])
+        nxt[b] += 1
+    mem: dict[int, bytearray] = {}
+    puts: list = []
+    cocotb.start_soon(_engine(dut, mem, puts, rng, p_read))
+    waited = await _write(dut, writes)
+    dut.flush.value = 1
+    await FallingEdge(dut.clk)
+    dut.flush.value = 0
+    for _ in range(200000):
+        await RisingEdge(dut.clk)
+        await ReadOnly()
+        if int(dut.idle.value):
+            break
+    else:
+        raise AssertionError(f"not idle after the flush: {int(dut.puts_done.value)} of {int(dut.puts.value)} puts done")
+    chunk = 64 * chunk_lines
+    want_puts = sum(-(-4 * len(words[b]) // chunk) for b in range(bins))
+    assert len(puts) == want_puts == int(dut.puts.value) == int(dut.puts_done.value), \
+        f"{len(puts)} puts, {want_puts} expected"
+    assert int(dut.err_code.value) == 0 and int(dut.dropped.value) == 0
+    for dst, local, remote, length in puts:
+        off = local - BASE
+        b, pos = off >> cap_shift, off & ((1 << cap_shift) - 1)
+        assert dst == table[b][0], f"bin {b}'s put went to card {dst}"
+        assert remote == table[b][1] + pos, "a put's remote offset differs from its local one"
+        assert pos % chunk == 0 and 0 < length <= chunk, f"put at {pos:#x} of {length} bytes: not a chunk"
+        assert length == chunk or pos + length == 4 * len(words[b]), "a short put that is not a bin's last"
+    for b in range(bins):
+        dst, remote = table[b]
+        got = bytes(mem.get(dst, bytearray())[remote - 0x1_0000_0000:][:4 * len(words[b])])
+        want = b"".join(x.to_bytes(4, "little") for x in words[b])
+        assert got == want, f"bin {b}: its {len(words[b])} keys arrived wrong"
+    return waited
+
+
+@cocotb.test()
+async def stage_fast_engine(dut):
+    await _run(dut, seed=1, p_read=0.9, keys_per_bin=3000)
+
+
+@cocotb.test()
+async def stage_slow_engine(dut):
+    """An engine reading a line every 8 cycles: the rings fill and the writer waits."""
+    _bits, ring_lines, _ = _params()
+    waited = await _run(dut, seed=2, p_read=0.12, keys_per_bin=16 * ring_lines * 6)
+    assert waited > 0, "a slow engine never made the writer wait: the rings did not fill"
+
+
+@cocotb.test()
+async def stage_drops_late_writes(dut):
+    """A write below what the engine has read of its bin is dropped, not written over newer lines."""
+    bits, _ring_lines, chunk_lines = _params()
+    rng = random.Random(3)
+    cap_shift = 16
+    await _setup(dut, 1 << bits, cap_shift, rng)
+    mem: dict[int, bytearray] = {}
+    puts: list = []
+    cocotb.start_soon(_engine(dut, mem, puts, rng, 1.0))
+    words = [rng.getrandbits(32) for _ in range(16 * chunk_lines)]
+    await _write(dut, _lines(1, {0: words}, cap_shift)[0])
+    for _ in range(400):
+        await RisingEdge(dut.clk)
+    assert len(puts) == 1
+    await _write(dut, [(BASE, 0xDEAD, 0xF)])   # line 0 of bin 0 again: already read
+    await ReadOnly()
+    assert int(dut.dropped.value) == 1
