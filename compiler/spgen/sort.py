@@ -105,12 +105,14 @@ class Spread:
     (and as many uint32 payloads at LAYOUT.payloads when `payloads`; with `pairs` each
     key is followed by its payload at LAYOUT.keys instead, the layout in which the cards'
     scatter writers move payloads: a uint32 key and its payload, 8 bytes; a uint64 key, its
-    payload and a zero word, 16 bytes)."""
+    payload and a zero word, 16 bytes). After OPTWEB's single pass the cards' elements lie in
+    `segments` instead: per card, (byte address, elements) runs in order."""
     cards: list[int]
     counts: list[int]
     dtype: np.dtype
     payloads: bool
     pairs: bool = False
+    segments: list[list[tuple[int, int]]] | None = None
 
     @property
     def n(self) -> int:
@@ -235,7 +237,9 @@ def spread(cl, keys: np.ndarray, payloads: np.ndarray | None = None, *, pairs: b
 def gather(cl, s: Spread) -> tuple[np.ndarray, np.ndarray | None]:
     """The spread array read back from the cards, card by card (keys, payloads or None)."""
     def part(addr: int, dtype: np.dtype) -> np.ndarray:
-        chunks = [np.frombuffer(cl[c].read(addr, k * dtype.itemsize), dtype) for c, k in zip(s.cards, s.counts) if k]
+        runs = ([(c, a, k) for c, segs in zip(s.cards, s.segments) for a, k in segs] if s.segments is not None
+                else [(c, addr, k) for c, k in zip(s.cards, s.counts)])
+        chunks = [np.frombuffer(cl[c].read(a, k * dtype.itemsize), dtype) for c, a, k in runs if k]
         return np.concatenate(chunks) if chunks else np.zeros(0, dtype)
 
     if s.pairs:
@@ -312,7 +316,7 @@ def _check_bin_capacity(bin_capacity: Any) -> None:
 
 def sort_spread(cl, s: Spread, *, partition_bits: int = 8, digit_bits: int | None = None, counting: str = "auto",
                 progress: Callable[[str], None] | None = None, key_range: tuple[int, int] | None = None,
-                bin_capacity: int | None = None) -> SortRun:
+                bin_capacity: int | None = None, single_pass: bool = False) -> SortRun:
     """Sorts an array spread over the cards (from `spread`) in place: afterwards the cards
     hold the sorted array (card order, then memory order) at the same addresses, with new
     per-card counts (the returned run's `output`). `counting`: "card" runs the counting
@@ -326,7 +330,12 @@ def sort_spread(cl, s: Spread, *, partition_bits: int = 8, digit_bits: int | Non
     refuse keys outside it; elsewhere the range is found as usual. `bin_capacity`: with at
     most 256 key values on cards with the scatter writer, the keys each bin of the single
     grouping pass may hold on a card (None: as many as fit 1 GiB of bank B, at most the
-    card's keys); a fuller bin makes the cards group again (`extra["regrouped"]`)."""
+    card's keys); a fuller bin makes the cards group again (`extra["regrouped"]`).
+    `single_pass`: with at most 64 key values and `key_range` on cards with the scatter writer, OPTWEB's
+    single pass (each key read once and written once, at its destination, docs/sort.md);
+    the cards' result then lies in segments, one per key value and source card (the
+    output's `segments`), and a bin past its region makes the cards sort the two-pass way
+    (`extra["spilled"]`)."""
     _check_options(partition_bits, digit_bits, counting)
     key_range = _check_key_range(key_range, s.dtype)
     _check_bin_capacity(bin_capacity)
@@ -337,7 +346,7 @@ def sort_spread(cl, s: Spread, *, partition_bits: int = 8, digit_bits: int | Non
         raise SpgenError("sort: keys and payloads in pairs sort on cards with the scatter writer only "
                          f"(here: {why})")
     if mode == "scatter" and not why:
-        return _sort_on_cards(cl, s, digit_bits, progress, key_range, bin_capacity or 0)
+        return _sort_on_cards(cl, s, digit_bits, progress, key_range, bin_capacity or 0, bool(single_pass))
     return _sort_spread(cl, s, partition_bits, digit_bits or 8, not why, progress)
 
 
@@ -365,24 +374,26 @@ def _sort_spread(cl, s: Spread, partition_bits: int, digit_bits: int, count_on_c
 
 
 def _sort_on_cards(cl, s: Spread, digit_bits: int | None, progress: Callable[[str], None] | None,
-                   key_range: tuple[int, int] | None, bin_capacity: int) -> SortRun:
+                   key_range: tuple[int, int] | None, bin_capacity: int, single_pass: bool = False) -> SortRun:
     """The sort with every key (and payload, in pairs) moved by the cards' scatter writers:
     its sequence of passes and puts is sort_writer.hpp's sort_on_cards, the one the C++ sort
     runs, here over the cluster's own simulator (docs/sort.md, "The scatter writer"); the
     run's `extra` holds the writers' figures, `extra["per_card"]` what each card moved."""
     result, extra = _native().sort_on_cards(cl.sim, s.cards, s.counts, s.pairs, digit_bits or 0, key_range,
-                                            progress, s.dtype.itemsize, int(bin_capacity))
+                                            progress, s.dtype.itemsize, int(bin_capacity), single_pass)
     failed, code, error, counts, phases, shift, passes, dump = result
     _raise(cl, failed, code, error, dump)
-    run = SortRun(s, Spread(s.cards, list(counts), s.dtype, s.payloads, s.pairs), [Phase(*p) for p in phases], 8,
-                  shift, passes)
+    segments = [[(int(a), int(k)) for a, k in card] for card in extra.pop("segments")] if "segments" in extra else None
+    run = SortRun(s, Spread(s.cards, list(counts), s.dtype, s.payloads, s.pairs, segments),
+                  [Phase(*p) for p in phases], 8, shift, passes)
     run.extra.update(extra)
     return run
 
 
 def sort(cl, keys: np.ndarray, payloads: np.ndarray | None = None, *, partition_bits: int = 8,
          digit_bits: int | None = None, counting: str = "auto", progress: Callable[[str], None] | None = None,
-         key_range: tuple[int, int] | None = None, bin_capacity: int | None = None) -> SortRun:
+         key_range: tuple[int, int] | None = None, bin_capacity: int | None = None,
+         single_pass: bool = False) -> SortRun:
     """Sorts uint32 or uint64 `keys` (with uint32 `payloads` following their keys, stably)
     on the cluster `cl` (`spgen.runtime.rdma.cluster(...)`, RTL cards or the network model):
     spreads them over the cards, sorts them there and reads the result back into the
@@ -400,6 +411,6 @@ def sort(cl, keys: np.ndarray, payloads: np.ndarray | None = None, *, partition_
     pairs = mode == "scatter" and not why and payloads is not None  # the layout the writers move payloads in
     run = sort_spread(cl, spread(cl, keys, payloads, pairs=pairs), partition_bits=partition_bits,
                       digit_bits=digit_bits, counting=counting, progress=progress, key_range=key_range,
-                      bin_capacity=bin_capacity)
+                      bin_capacity=bin_capacity, single_pass=single_pass)
     run.keys, run.payloads = gather(cl, run.output)
     return run

@@ -93,11 +93,11 @@ py::tuple sort_spread(py::object sim, const std::vector<int>& cards, const std::
 // per_card).
 py::tuple sort_on_cards(py::object sim, const std::vector<int>& cards, const std::vector<uint64_t>& counts,
                         bool pairs, int digit_bits, py::object key_range, py::object progress, int key_bytes,
-                        uint64_t bin_capacity) {
+                        uint64_t bin_capacity, bool single_pass) {
   ClusterView cl = view(sim);
   afushell::SortWriterOptions o;
   o.digit_bits = digit_bits, o.progress = progress_of(progress), o.key_bytes = key_bytes;
-  o.bin_capacity = bin_capacity;
+  o.bin_capacity = bin_capacity, o.single_pass = single_pass;
   if (!key_range.is_none()) o.known_range = true, o.key_range = key_range.cast<std::pair<uint64_t, uint64_t>>();
   const afushell::SortSpread s{cards, counts, pairs};
   afushell::SortWriterResult r;
@@ -118,6 +118,16 @@ py::tuple sort_on_cards(py::object sim, const std::vector<int>& cards, const std
     extra["digit_bits"] = r.digit_bits, extra["copy"] = r.copy, extra["writer_bytes"] = r.writer_bytes;
     extra["banks"] = r.banks, extra["by_dest"] = r.by_dest, extra["per_card"] = per_card;
     extra["binned"] = r.binned, extra["regrouped"] = r.regrouped;
+    extra["single_pass"] = r.single_pass, extra["spilled"] = r.spilled;
+  }
+  if (r.single_pass) {  // per card of the spread: its result's (address, elements) segments in order
+    py::list segs;
+    for (const auto& card : r.segments) {
+      py::list l;
+      for (const afushell::SortSegment& g : card) l.append(py::make_tuple(g.address, g.elements));
+      segs.append(l);
+    }
+    extra["segments"] = segs;
   }
   if (r.by_dest) extra["first_digit_bits"] = r.first_digit_bits;
   return py::make_tuple(result(r, cl.get()), extra);
@@ -167,11 +177,12 @@ void bind_sort(py::module& m) {
         "cards[i]) in place on the cluster simulator `sim` (sort.hpp's sort_spread).");
   m.def("sort_on_cards", &sort_on_cards, py::arg("sim"), py::arg("cards"), py::arg("counts"), py::arg("pairs"),
         py::arg("digit_bits"), py::arg("key_range") = py::none(), py::arg("progress") = py::none(),
-        py::arg("key_bytes") = 4, py::arg("bin_capacity") = 0,
+        py::arg("key_bytes") = 4, py::arg("bin_capacity") = 0, py::arg("single_pass") = false,
         "Sorts the uint32 keys (with pairs: key-payload pairs; key_bytes 8: uint64 keys) spread "
         "over `cards` in place on the cluster simulator `sim` of RTL cards with the scatter "
         "writer (sort_writer.hpp's sort_on_cards); digit_bits 0: the fewest cycles; bin_capacity "
-        "0: the single grouping pass's bins as large as fit.");
+        "0: the single grouping pass's bins as large as fit; single_pass: OPTWEB's single pass "
+        "where the keys span at most 64 values (the result in extra['segments']).");
   py::class_<WriterPasses>(m, "SortScatterWriter",
                            "The scatter writer of `cards` of the cluster simulator `sim`, pass by pass.")
       .def(py::init<py::object, const std::vector<int>&, bool, bool>(), py::arg("sim"), py::arg("cards"),

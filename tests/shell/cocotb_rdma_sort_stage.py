@@ -18,7 +18,7 @@ import cocotb
 from cocotb.triggers import FallingEdge, ReadOnly, RisingEdge
 from words_tb import reset
 
-INPUTS = ["base", "cap_shift", "tbl_we", "tbl_bin", "tbl_dst", "tbl_remote", "start", "flush",
+INPUTS = ["base", "cap_shift", "tbl_we", "tbl_bin", "tbl_dst", "tbl_remote", "card_id", "start", "flush",
           "w_write", "w_address", "w_writedata", "w_byteenable", "r_read", "r_address",
           "cmd_ready", "done", "done_code"]
 BASE = 0x4000_0000

@@ -372,6 +372,50 @@ def test_known_key_range(scatter_card: Path) -> None:
         sort.sort(cl, np.zeros(4, np.uint32), key_range=7)
 
 
+def _single(cl, keys: np.ndarray, with_payloads: bool, key_range: tuple[int, int], **kw) -> sort.SortRun:
+    run = _check(cl, keys, with_payloads=with_payloads, counting="card", key_range=key_range, single_pass=True, **kw)
+    e = run.extra
+    if e.get("single_pass"):   # each key read once, written once: one pass, no puts of the host's
+        assert [p.name for p in run.phases] == ["capacities", "single pass", "count exchange"]
+        assert e["card_passes"] == 1 and not e["spilled"] and run.local_passes == 0
+        segs = run.output.segments
+        assert [sum(k for _, k in card) for card in segs] == run.output.counts
+        es = keys.itemsize * (2 if with_payloads else 1)   # 4, 8 (a pair or a uint64 key) or 16 bytes
+        for f, card in zip(e["per_card"], segs):
+            # the keys, and the 256 capacities loaded before the pass
+            assert f["ddr_read"] == es * run.input.counts[run.input.cards.index(f["card"])] + 4 * 256
+            assert f["ddr_write"] == es * sum(k for _, k in card)
+    return run
+
+
+def test_single_pass(scatter_card: Path) -> None:
+    """OPTWEB's single pass (64 key values, their range known): every card's grouping pass
+    writes its bins into its stage, whose chunks go straight to their destinations' regions
+    (one per key value and source card); the gathered segments equal numpy's stable sort,
+    with payloads, for uniform, Zipf, sorted, reverse and odd-sized inputs and uint64 keys.
+    A bin past its region (all keys equal, or a small bin_capacity) makes the cards sort
+    the two-pass way, exactly."""
+    cl = rdma.cluster({"topology": "fullmesh", "cards": 3, "card": str(scatter_card)})
+    rng = np.random.default_rng(11)
+    cases = {"uniform": rng.integers(0, 64, 20011), "zipf": rng.zipf(1.3, 5003) % 64,
+             "sorted": np.sort(rng.integers(0, 64, 3001)), "reverse": np.sort(rng.integers(0, 64, 3001))[::-1],
+             "odd": rng.integers(0, 64, 64 * 3 + 1), "one": np.array([17])}
+    for kind, keys in cases.items():
+        run = _single(cl, keys.astype(np.uint32), kind != "sorted", (0, 63))
+        assert run.extra["single_pass"] or kind == "zipf", kind   # Zipf's bin 1 may outgrow its region
+    run = _single(cl, rng.integers(0, 5, 4001).astype(np.uint32), True, (0, 4))   # 5 values over 3 cards
+    assert run.extra["single_pass"] and sum(bool(c) for c in run.output.counts) == 3
+    big = np.uint64(2**40)
+    run = _single(cl, big + rng.integers(0, 64, 3001).astype(np.uint64), True, (2**40, 2**40 + 63))
+    assert run.extra["single_pass"]
+    skewed = rng.integers(0, 64, 3001).astype(np.uint32)
+    skewed[:700] = 5   # 700 of card 0's keys in one bin: past its region of 4 KiB (512 pairs)
+    for keys, cap, spills in ((np.full(2000, 9, np.uint32), None, True), (skewed, None, True), (skewed, 2000, False)):
+        run = _single(cl, keys, True, (0, 63), bin_capacity=cap)
+        assert run.extra["spilled"] == spills and run.extra["single_pass"] != spills
+        assert (run.output.segments is None) == spills
+
+
 def test_sort_moved_by_cards_faults(scatter_card: Path) -> None:
     cl = rdma.cluster({"topology": "fullmesh", "cards": 3, "card": str(scatter_card), "seed": 9,
                        "faults": {"per": 0.02, "drop": 0.02}, "link_faults": [{"link": 2, "down": [[2000, 30000]]}]})
@@ -447,6 +491,8 @@ def test_known_key_range_eight_cards_torus(scatter_card: Path) -> None:
         run = _check(cl, rng.integers(0, 64, n).astype(np.uint32), with_payloads=pays, counting="card",
                      key_range=(0, 63))
         assert run.extra["card_passes"] == 1 and run.extra["binned"] and run.local_passes == 0
+        run = _single(cl, rng.integers(0, 64, n * 4).astype(np.uint32), pays, (0, 63))
+        assert run.extra["single_pass"]
     assert cl.stats()["corrupted"] + cl.stats()["dropped"] > 0
 
 
@@ -489,3 +535,9 @@ def test_bench_on_scatter_cards(scatter_card: Path, tmp_path: Path) -> None:
     (r,) = json.loads(out.read_text())["runs"]
     assert r["correct"] and r["moved_by"] == "cards" and r["model"]["A"] == 2 * (r["card_passes"] + 1)
     assert all(p["ddr_read"] % 16 == 0 and p["ddr_read"] >= 2 * 16 * 700 for p in r["per_card"])
+    # OPTWEB's single pass: one pass over cards and links, A = 1
+    assert main(["bench", "sort", "--cards", "2", "--keys", "3000", "--reps", "1", "--rtl", str(scatter_card),
+                 "--known-range", "--key-values", "64", "--single-pass", "--json", str(out), "--no-progress"]) == 0
+    (r,) = json.loads(out.read_text())["runs"]
+    assert r["correct"] and r["single_pass"] and r["model"]["A"] == 1 and "single pass" in r["phases"]
+    assert all(0 < p["links_scatter"] <= 1 for p in r["per_card"])

@@ -48,6 +48,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--known-range", action="store_true",
                    help="tell the sort the keys' range (0..K-1 with --key-values K, else the key type's): cards "
                         "with the scatter writer skip the range pass (OPTWEB's keys are known to be 6-bit)")
+    p.add_argument("--single-pass", action="store_true",
+                   help="OPTWEB's single pass where the keys span at most 64 values (with --known-range, on cards "
+                        "built with --sort-scatter): each key read once and written once, at its destination")
     p.add_argument("--line-gbps", type=float, default=40.0,
                    help="line rate of the links (default 40: the PAC's QSFP+; 100 with RTL cards built with "
                         "--link-gbps 100)")
@@ -132,7 +135,7 @@ def _utilisation(run, spec: dict, line_gbps: float, sim_s: float) -> list[dict]:
     per = run.extra.get("per_card")
     if not per:
         return []
-    scatter = run.phase("scatter").seconds
+    scatter = run.phase("single pass" if run.extra.get("single_pass") else "scatter").seconds
     ports = len(run.input.cards) - 1 if spec["topology"] == "fullmesh" else 4
     out = []
     for p in per:
@@ -160,7 +163,8 @@ def _one(n: int, per: int, args: argparse.Namespace, dtype, bar) -> dict:
         pays = np.arange(keys.size, dtype=np.uint32) if args.payloads else None
         bar.set_postfix_str(f"{n} cards")
         known = (0, (args.key_values or 1 << (8 * keys.itemsize)) - 1) if args.known_range else None
-        r = sort.sort(cl, keys, pays, progress=lambda ph: bar.set_postfix_str(f"{n} cards: {ph}"), key_range=known)
+        r = sort.sort(cl, keys, pays, progress=lambda ph: bar.set_postfix_str(f"{n} cards: {ph}"), key_range=known,
+                      single_pass=args.single_pass)
         order = np.argsort(keys, kind="stable")
         ok = bool(np.array_equal(r.keys, keys[order]) and (pays is None or np.array_equal(r.payloads, pays[order])))
         reps.append((r, ok))
@@ -173,7 +177,9 @@ def _one(n: int, per: int, args: argparse.Namespace, dtype, bar) -> dict:
     if moved and args.payloads and ks == 8:
         ps = 8   # the writers move a uint64 key's payload in a 16-byte element (a zero word with it)
     factor = (ks + ps) / ks  # bytes moved per key byte
-    if moved:   # the writer's passes over the keys on a card, and the network's scatter (x payload factor)
+    if moved and first.extra.get("single_pass"):   # one pass: read on the source, written on the destination
+        passes = factor
+    elif moved:   # the writer's passes over the keys on a card, and the network's scatter (x payload factor)
         passes = (first.extra["card_passes"] + 1) * factor
     else:       # range, histogram, group, scatter + the local passes
         passes = (4 + first.local_passes) * factor
@@ -201,7 +207,8 @@ def _one(n: int, per: int, args: argparse.Namespace, dtype, bar) -> dict:
             "network_vs_model": nbytes / net / 1e9 / mod["network_gbps"],
             "local_passes": first.local_passes, "key_values": args.key_values, "imbalance": max(r.imbalance for r in runs),
             "correct": all(ok for _, ok in reps), "reps": args.reps,
-            "line_gbps": args.line_gbps, "engine_gbps": engine, "known_range": bool(args.known_range)}
+            "line_gbps": args.line_gbps, "engine_gbps": engine, "known_range": bool(args.known_range),
+            "single_pass": bool(first.extra.get("single_pass"))}
 
 
 def _phase_names(rows: list[dict]) -> list[str]:

@@ -43,7 +43,13 @@ module afu_rdma_top #(
     parameter integer RDMA_WR_BURST    = 4,              // lines per write burst of the engine (1..64)
     parameter integer RDMA_STREAM_DEPTH = 256,           // stream receive FIFO, words (the credits)
     parameter integer BRCH_IN_WORDS    = 0,              // words per element of the core's Brch_In (0: none)
-    parameter integer BRCH_OUT_WORDS   = 0               // ... of its Brch_Out
+    parameter integer BRCH_OUT_WORDS   = 0,              // ... of its Brch_Out
+    // the sort's single-pass stage (rdma_sort_stage; with SORT_SCATTER and line-wide links):
+    // up to 2^STAGE_BIN_BITS bins, a ring of STAGE_RING_LINES lines each, puts of
+    // STAGE_CHUNK_LINES lines
+    parameter integer STAGE_BIN_BITS    = 6,
+    parameter integer STAGE_RING_LINES  = 128,
+    parameter integer STAGE_CHUNK_LINES = 64
 ) (
     `include "afu_ports.vh"
     ,
@@ -69,13 +75,17 @@ module afu_rdma_top #(
     wire r_strm = mmio_rd_addr[17:8] == 10'h018;
     wire w_red = mmio_wr_addr[17:8] == 10'h019;
     wire r_red = mmio_rd_addr[17:8] == 10'h019;
-    wire w_rdma = mmio_wr_addr[17:12] == 6'd1 && !w_strm && !w_red;
-    wire r_rdma = mmio_rd_addr[17:12] == 6'd1 && !r_strm && !r_red;
-    wire        a_resp_valid, r_resp_valid, s_resp_valid, d_resp_valid, c_resp_valid;
-    wire [63:0] a_resp_data, r_resp_data, s_resp_data, d_resp_data, c_resp_data;
-    assign mmio_rd_resp_valid = a_resp_valid || r_resp_valid || s_resp_valid || d_resp_valid || c_resp_valid;
+    wire w_stg = mmio_wr_addr[17:8] == 10'h01A;
+    wire r_stg = mmio_rd_addr[17:8] == 10'h01A;
+    wire w_rdma = mmio_wr_addr[17:12] == 6'd1 && !w_strm && !w_red && !w_stg;
+    wire r_rdma = mmio_rd_addr[17:12] == 6'd1 && !r_strm && !r_red && !r_stg;
+    wire        a_resp_valid, r_resp_valid, s_resp_valid, d_resp_valid, c_resp_valid, g_resp_valid;
+    wire [63:0] a_resp_data, r_resp_data, s_resp_data, d_resp_data, c_resp_data, g_resp_data;
+    assign mmio_rd_resp_valid = a_resp_valid || r_resp_valid || s_resp_valid || d_resp_valid || c_resp_valid
+                             || g_resp_valid;
     assign mmio_rd_resp_data = r_resp_valid ? r_resp_data : s_resp_valid ? s_resp_data
-                             : c_resp_valid ? c_resp_data : d_resp_valid ? d_resp_data : a_resp_data;
+                             : c_resp_valid ? c_resp_data : d_resp_valid ? d_resp_data
+                             : g_resp_valid ? g_resp_data : a_resp_data;
 
     // the cascade's records to and from the stream endpoints
     wire                   in_link, out_link, x_in_valid, x_in_ready, x_in_last, x_out_valid, x_out_ready, x_out_last;
@@ -100,8 +110,8 @@ module afu_rdma_top #(
         .BRCH_IN_WORDS(BRCH_IN_WORDS), .BRCH_OUT_WORDS(BRCH_OUT_WORDS)
     ) u_afu (
         .clk(clk), .rst(rst),
-        .mmio_wr_valid(mmio_wr_valid && !w_rdma && !w_red), .mmio_wr_addr(mmio_wr_addr), .mmio_wr_data(mmio_wr_data),
-        .mmio_rd_valid(mmio_rd_valid && !r_rdma && !r_red), .mmio_rd_addr(mmio_rd_addr),
+        .mmio_wr_valid(mmio_wr_valid && !w_rdma && !w_red && !w_stg), .mmio_wr_addr(mmio_wr_addr), .mmio_wr_data(mmio_wr_data),
+        .mmio_rd_valid(mmio_rd_valid && !r_rdma && !r_red && !r_stg), .mmio_rd_addr(mmio_rd_addr),
         .mmio_rd_resp_valid(a_resp_valid), .mmio_rd_resp_data(a_resp_data),
         .tx_rd_address(tx_rd_address), .tx_rd_read(tx_rd_read), .tx_rd_burstcount(tx_rd_burstcount),
         .tx_rd_waitrequest(tx_rd_waitrequest), .tx_rd_readdata(tx_rd_readdata),
@@ -268,6 +278,105 @@ module afu_rdma_top #(
         .in_brch(in_brch), .out_brch(out_brch), .tx_valid(st_s_valid), .tx_ready(st_s_ready), .tx_words(st_s_words), .rx_valid(st_m_valid),
         .rx_ready(st_m_ready), .rx_words(st_m_words), .errors(st_errors));
 
+    // ---- the sort's single-pass stage (rdma_sort_stage): with STAGE_CFG.ENABLE the scatter
+    // writer's lines into the window (the RX master's single-line writes) go to the stage's
+    // rings, the engine's reads of the window are answered from them, and the engine's
+    // commands come from the stage (the host's wait) and its completions go to it
+    localparam STAGE = SORT_SCATTER != 0 && RDMA_LANES > 1;
+    // the stage's puts in 512-byte packets: the engine sends a packet once all of it is
+    // read, so a put's first packet waits half as long as with 1 KiB ones
+    localparam [8:0] STAGE_PKT_WORDS = 9'd128;
+    wire         sg_en, sg_w_wait, sg_r_valid, sg_cmd_valid;
+    wire [63:0]  sg_base, sg_span, sg_cmd_local, sg_cmd_remote, sg_cmd_len;
+    wire [511:0] sg_r_data;
+    wire [5:0]   sg_cmd_dst;
+    wire         m0_rx_wait, m_rd_read, m_rd_wait, m_rd_valid;
+    wire [EMW-1:0] m_rd_data;
+    wire         n_cmd_valid, n_cmd_ready, n_cmd_get, n_done;
+    wire [5:0]   n_cmd_dst;
+    wire [63:0]  n_cmd_local, n_cmd_remote, n_cmd_len;
+    wire [31:0]  n_cmd_block, n_cmd_count, n_cmd_lstride, n_cmd_rstride;
+    // a DDR burst of the RX master in progress goes on to the DDR whatever its beats' addresses
+    reg  [7:0]   rx_left;
+    wire         rx_stage = sg_en && rx_left == 8'd0 && a_rx_address - sg_base < sg_span;
+    assign a_rx_wait = rx_stage ? sg_w_wait : m0_rx_wait;
+    always @(posedge clk)
+        if (rst) rx_left <= 8'd0;
+        else if (a_rx_write && !rx_stage && !m0_rx_wait) rx_left <= rx_left == 8'd0 ? a_rx_burst - 8'd1 : rx_left - 8'd1;
+    // the engine's reads: the window's from the stage (the next cycle), once the DDR's in
+    // flight have returned, so that data come back in request order
+    reg  [15:0]  ddr_reads;
+    wire         e_rd_stage = sg_en && e_rd_address - sg_base < sg_span;
+    assign m_rd_read = e_rd_read && !e_rd_stage;
+    assign e_rd_wait = e_rd_stage ? ddr_reads != 16'd0 : m_rd_wait;
+    assign e_rd_valid = m_rd_valid || sg_r_valid;
+    assign e_rd_data = sg_r_valid ? sg_r_data[EMW-1:0] : m_rd_data;
+    always @(posedge clk)
+        if (rst) ddr_reads <= 16'd0;
+        else ddr_reads <= ddr_reads + {15'd0, m_rd_read && !m_rd_wait} - {15'd0, m_rd_valid};
+    // the engine's commands: the stage's while it is enabled, the host's otherwise
+    assign n_cmd_valid   = sg_en ? sg_cmd_valid : cmd_valid;
+    assign cmd_ready     = !sg_en && n_cmd_ready;
+    assign n_cmd_get     = !sg_en && cmd_get;
+    assign n_cmd_dst     = sg_en ? sg_cmd_dst : cmd_dst;
+    assign n_cmd_local   = sg_en ? sg_cmd_local : cmd_local;
+    assign n_cmd_remote  = sg_en ? sg_cmd_remote : cmd_remote;
+    assign n_cmd_len     = sg_en ? sg_cmd_len : cmd_len;
+    assign n_cmd_block   = sg_en ? 32'd0 : cmd_block;
+    assign n_cmd_count   = sg_en ? 32'd0 : cmd_count;
+    assign n_cmd_lstride = sg_en ? 32'd0 : cmd_lstride;
+    assign n_cmd_rstride = sg_en ? 32'd0 : cmd_rstride;
+    assign done          = n_done && !sg_en;
+    generate
+        if (STAGE) begin : g_stage
+            wire [4:0]  cap_shift;
+            wire [STAGE_BIN_BITS-1:0] tbl_bin;
+            wire [5:0]  tbl_dst;
+            wire [63:0] tbl_remote;
+            wire        tbl_we, start, flush, idle;
+            wire [31:0] puts, puts_done, dropped;
+            wire [7:0]  code;
+            assign sg_span = (64'd1 << STAGE_BIN_BITS) << cap_shift;
+            rdma_sort_stage_csr #(.BIN_BITS(STAGE_BIN_BITS), .RING_LINES(STAGE_RING_LINES),
+                                  .CHUNK_LINES(STAGE_CHUNK_LINES)) u_stage_csr (
+                .clk(clk), .rst(rst), .mmio_wr_valid(mmio_wr_valid && w_stg), .mmio_wr_addr(mmio_wr_addr),
+                .mmio_wr_data(mmio_wr_data), .mmio_rd_valid(mmio_rd_valid && r_stg), .mmio_rd_addr(mmio_rd_addr),
+                .mmio_rd_resp_valid(g_resp_valid), .mmio_rd_resp_data(g_resp_data), .enable(sg_en),
+                .cap_shift(cap_shift), .base(sg_base), .tbl_we(tbl_we), .tbl_bin(tbl_bin), .tbl_dst(tbl_dst),
+                .tbl_remote(tbl_remote), .start(start), .flush(flush), .idle(idle), .puts(puts),
+                .puts_done(puts_done), .code(code), .dropped(dropped));
+            rdma_sort_stage #(.BIN_BITS(STAGE_BIN_BITS), .RING_LINES(STAGE_RING_LINES),
+                              .CHUNK_LINES(STAGE_CHUNK_LINES)) u_stage (
+                .clk(clk), .rst(rst), .base(sg_base), .cap_shift(cap_shift), .tbl_we(tbl_we), .tbl_bin(tbl_bin),
+                .tbl_dst(tbl_dst), .tbl_remote(tbl_remote), .card_id(card_id), .start(start), .flush(flush), .idle(idle),
+                .puts(puts), .puts_done(puts_done), .err_code(code), .dropped(dropped),
+                .w_write(a_rx_write && rx_stage), .w_address(a_rx_address), .w_writedata(a_rx_data),
+                .w_byteenable(a_rx_be), .w_waitrequest(sg_w_wait),
+                .r_read(e_rd_read && e_rd_stage && ddr_reads == 16'd0), .r_address(e_rd_address),
+                .r_readdatavalid(sg_r_valid), .r_readdata(sg_r_data),
+                .cmd_valid(sg_cmd_valid), .cmd_ready(sg_en && n_cmd_ready), .cmd_dst(sg_cmd_dst),
+                .cmd_local(sg_cmd_local), .cmd_remote(sg_cmd_remote), .cmd_len(sg_cmd_len),
+                .done(n_done && sg_en), .done_code(done_code));
+        end else begin : g_no_stage
+            assign sg_en = 1'b0;
+            assign sg_base = 64'd0;
+            assign sg_span = 64'd0;
+            assign sg_w_wait = 1'b0;
+            assign sg_r_valid = 1'b0;
+            assign sg_r_data = 512'd0;
+            assign sg_cmd_valid = 1'b0;
+            assign sg_cmd_dst = 6'd0;
+            assign sg_cmd_local = 64'd0;
+            assign sg_cmd_remote = 64'd0;
+            assign sg_cmd_len = 64'd0;
+            assign g_resp_data = 64'd0;
+            // STAGE_* reads answer 0, as every absent block's
+            reg g_valid;
+            always @(posedge clk) g_valid <= !rst && mmio_rd_valid && r_stg;
+            assign g_resp_valid = g_valid;
+        end
+    endgenerate
+
     wire [8:0] cmd_pkt_words;
     rdma_csr #(.P(P), .MAX_OPS(RDMA_MAX_OPS), .LANES(RDMA_LANES), .MAX_WORDS(RDMA_MAX_WORDS)) u_csr (
         .clk(clk), .rst(rst), .mmio_wr_valid(mmio_wr_valid && w_rdma), .mmio_wr_addr(mmio_wr_addr),
@@ -286,10 +395,10 @@ module afu_rdma_top #(
                 .OP_TIMEOUT(RDMA_OP_TIMEOUT), .MAX_OPS(RDMA_MAX_OPS), .PF_DEPTH(RDMA_PF_DEPTH), .STREAM(1),
                 .STREAM_DEPTH(RDMA_STREAM_DEPTH), .LANES(RDMA_LANES), .MAX_WORDS(RDMA_MAX_WORDS)) u_node (
         .clk(clk), .rst(rst), .card_id(card_id), .cfg_we(cfg_we), .cfg_addr(cfg_addr), .cfg_port(cfg_port),
-        .port_dim(port_dim), .port_dateline(port_dateline), .cmd_valid(cmd_valid), .cmd_ready(cmd_ready),
-        .cmd_get(cmd_get), .cmd_dst(cmd_dst), .cmd_local(cmd_local), .cmd_remote(cmd_remote), .cmd_len(cmd_len),
-        .cmd_block(cmd_block), .cmd_count(cmd_count), .cmd_local_stride(cmd_lstride),
-        .cmd_remote_stride(cmd_rstride), .cmd_pkt_words(cmd_pkt_words), .op_id(op_id), .busy(busy), .done(done), .done_op(done_op),
+        .port_dim(port_dim), .port_dateline(port_dateline), .cmd_valid(n_cmd_valid), .cmd_ready(n_cmd_ready),
+        .cmd_get(n_cmd_get), .cmd_dst(n_cmd_dst), .cmd_local(n_cmd_local), .cmd_remote(n_cmd_remote), .cmd_len(n_cmd_len),
+        .cmd_block(n_cmd_block), .cmd_count(n_cmd_count), .cmd_local_stride(n_cmd_lstride),
+        .cmd_remote_stride(n_cmd_rstride), .cmd_pkt_words(sg_en ? STAGE_PKT_WORDS : cmd_pkt_words), .op_id(op_id), .busy(busy), .done(n_done), .done_op(done_op),
         .done_code(done_code), .ops_done(ops_done), .evt_valid(evt_valid), .evt_data(evt_data), .evt_ready(evt_ready),
         .evt_lost(evt_lost), .mem_rd_address(e_rd_address), .mem_rd_read(e_rd_read),
         .mem_rd_waitrequest(e_rd_wait), .mem_rd_readdata(e_rd_data), .mem_rd_readdatavalid(e_rd_valid),
@@ -349,8 +458,8 @@ module afu_rdma_top #(
         if (RDMA_LANES > 1) begin : g_line_mem
             // the wide engine reads and writes whole lines: passed through, writes joined into bursts
             rdma_line_adapter #(.WR_BURST(RDMA_WR_BURST)) u_mem (
-                .clk(clk), .rst(rst), .rd_address(e_rd_address), .rd_read(e_rd_read), .rd_waitrequest(e_rd_wait),
-                .rd_readdata(e_rd_data), .rd_readdatavalid(e_rd_valid), .wr_address(e_wr_address),
+                .clk(clk), .rst(rst), .rd_address(e_rd_address), .rd_read(m_rd_read), .rd_waitrequest(m_rd_wait),
+                .rd_readdata(m_rd_data), .rd_readdatavalid(m_rd_valid), .wr_address(e_wr_address),
                 .wr_write(e_wr_write), .wr_writedata(e_wr_data), .wr_byteenable(e_wr_be), .wr_waitrequest(e_wr_wait),
                 .wr_flush(e_wr_flush), .wr_pending(e_wr_pending), .avm_rd_address(er_address), .avm_rd_read(er_read),
                 .avm_rd_burstcount(er_burst), .avm_rd_waitrequest(er_wait), .avm_rd_readdata(dsc_data),
@@ -362,8 +471,8 @@ module afu_rdma_top #(
             wire [EMW/8-1:0] unused_be = e_wr_be;  // all ones: whole words
             /* verilator lint_on UNUSEDSIGNAL */
             rdma_mem_adapter #(.READS(RDMA_PF_DEPTH), .WR_BURST(RDMA_WR_BURST)) u_mem (
-                .clk(clk), .rst(rst), .rd_address(e_rd_address), .rd_read(e_rd_read), .rd_waitrequest(e_rd_wait),
-                .rd_readdata(e_rd_data), .rd_readdatavalid(e_rd_valid), .wr_address(e_wr_address),
+                .clk(clk), .rst(rst), .rd_address(e_rd_address), .rd_read(m_rd_read), .rd_waitrequest(m_rd_wait),
+                .rd_readdata(m_rd_data), .rd_readdatavalid(m_rd_valid), .wr_address(e_wr_address),
                 .wr_write(e_wr_write), .wr_writedata(e_wr_data), .wr_waitrequest(e_wr_wait), .wr_flush(e_wr_flush),
                 .wr_pending(e_wr_pending), .avm_rd_address(er_address), .avm_rd_read(er_read),
                 .avm_rd_burstcount(er_burst), .avm_rd_waitrequest(er_wait), .avm_rd_readdata(dsc_data),
@@ -381,8 +490,8 @@ module afu_rdma_top #(
         .s_waitrequest(dsc_rd_waitrequest), .s_readdata(dsc_rd_readdata), .s_readdatavalid(dsc_rd_readdatavalid));
 
     rdma_wr_arb u_wr_arb (
-        .clk(clk), .rst(rst), .m0_address(a_rx_address), .m0_write(a_rx_write), .m0_burstcount(a_rx_burst),
-        .m0_writedata(a_rx_data), .m0_byteenable(a_rx_be), .m0_waitrequest(a_rx_wait), .m1_address(w_address),
+        .clk(clk), .rst(rst), .m0_address(a_rx_address), .m0_write(a_rx_write && !rx_stage), .m0_burstcount(a_rx_burst),
+        .m0_writedata(a_rx_data), .m0_byteenable(a_rx_be), .m0_waitrequest(m0_rx_wait), .m1_address(w_address),
         .m1_write(w_write), .m1_burstcount(w_burst), .m1_writedata(w_data), .m1_byteenable(w_be),
         .m1_waitrequest(w_wait), .s_address(rx_wr_address), .s_write(rx_wr_write),
         .s_burstcount(rx_wr_burstcount), .s_writedata(rx_wr_writedata), .s_byteenable(rx_wr_byteenable),

@@ -16,7 +16,10 @@
 // Puts are CHUNK_LINES lines at CHUNK-aligned offsets, so a put never wraps a ring; the last
 // of a bin may be shorter and end inside a line (the writer's last line of a bin, with byte
 // enables). Bin b's chunks are read in the order they were issued (the engine sends its puts
-// in command order), so the ring is freed in order.
+// in command order), so the ring is freed in order. The stage sends to the destinations in
+// turn, from the card after its own, as the sort's network phases issue their puts: bins
+// of one destination are consecutive, and taken in bin order every card would send to card
+// 0 first, then to card 1, each receiver taking the whole cluster's traffic in turn.
 `default_nettype none
 module rdma_sort_stage #(
     parameter integer BIN_BITS    = 6,    // up to 2^BIN_BITS bins
@@ -33,6 +36,7 @@ module rdma_sort_stage #(
     input  wire [BIN_BITS-1:0] tbl_bin,
     input  wire [5:0]          tbl_dst,
     input  wire [63:0]         tbl_remote,
+    input  wire [5:0]          card_id,     // this card: its puts go to the cards after it first
     input  wire                start,       // a pass begins: every bin empty, counters cleared
     input  wire                flush,       // the pass's writes are all in: send every bin's rest
     output wire                idle,        // flushed, every put issued and completed
@@ -137,14 +141,27 @@ module rdma_sort_stage #(
         for (b = 0; b < NB; b = b + 1)
             ready[b] = filled[b] - issued[b] >= CHUNK_BYTES || (flushing && filled[b] != issued[b]);
     end
+    // the next destination with a chunk ready, from dptr on; then its next bin, from rr on
+    reg [63:0]         dready;
+    reg [5:0]          dptr, dpick;
     reg [BIN_BITS-1:0] rr, pick;
-    reg                found;
+    reg                found, dfound;
     integer i;
     always @* begin
+        dready = 64'd0;
+        for (i = 0; i < NB; i = i + 1)
+            if (ready[i]) dready[dst_of[i]] = 1'b1;
+        dfound = 1'b0;
+        dpick = 6'd0;
+        for (i = 0; i < 64; i = i + 1)
+            if (!dfound && dready[dptr + i[5:0]]) begin
+                dfound = 1'b1;
+                dpick = dptr + i[5:0];
+            end
         found = 1'b0;
         pick = {BIN_BITS{1'b0}};
         for (i = 0; i < NB; i = i + 1)
-            if (!found && ready[rr + i[BIN_BITS-1:0]]) begin
+            if (!found && ready[rr + i[BIN_BITS-1:0]] && dst_of[rr + i[BIN_BITS-1:0]] == dpick) begin
                 found = 1'b1;
                 pick = rr + i[BIN_BITS-1:0];
             end
@@ -170,6 +187,7 @@ module rdma_sort_stage #(
             flushing <= 1'b0;
             cmd_valid <= 1'b0;
             rr <= {BIN_BITS{1'b0}};
+            dptr <= card_id + 6'd1;
             puts <= 32'd0;
             puts_done <= 32'd0;
             err_code <= 8'd0;
@@ -189,6 +207,7 @@ module rdma_sort_stage #(
                 cmd_len <= {32'd0, p_len};
                 issued[pick] <= issued[pick] + p_len;
                 rr <= pick + 1'b1;
+                dptr <= dpick + 6'd1;
                 puts <= puts + 32'd1;
             end
             if (done) begin

@@ -10,6 +10,7 @@
 
 #include <array>
 #include <cstdio>
+#include <thread>
 
 namespace afushell {
 
@@ -107,17 +108,7 @@ class ScatterWriter {
         if (c < 0 || size_t(c) >= h_.size() || !h_[c]) return "card " + std::to_string(c) + " is not open";
         const bool pairs = pairs_ && !load, u64 = u64_ && !load;
         const uint64_t es = element_bytes(pairs, u64);
-        w(AFUSHELL_SORT_CFG, 1 | (sc.on ? 2 : 0) | (dump ? 4 : 0) | (pairs ? 8 : 0) | (dests ? 16 : 0) | (load ? 32 : 0) |
-                                 (u64 ? 64 : 0));
-        w(AFUSHELL_SORT_BINS, (sc.lo & 0xFFFFFFFF) | count_lo << 32);
-        if (u64) w(AFUSHELL_SORT_BINS_HI, sc.lo >> 32 | (count_lo >> 32) << 32);
-        w(AFUSHELL_SORT_SHIFT, uint64_t(sc.sh) | uint64_t(count_sh) << 8 | uint64_t(max_bits ? bits : 0) << 16 |
-                                   uint64_t(count_bits) << 20);
-        if (dests) w(AFUSHELL_SORT_DESTS, *dests);
-        w(AFUSHELL_SORT_DST, sc.dst);
-        w(AFUSHELL_SORT_HIST, dump);
-        w(AFUSHELL_SORT_N, n);
-        w(AFUSHELL_SORT_CTRL, 1);
+        configure(c, n, count_lo, count_sh, sc, dump, bits, count_bits, dests, load);
         uint64_t took = 0, status = 0;
         if (n) {  // the RX destination is not written: the writer takes the stream
             void *a = reinterpret_cast<void *>(uintptr_t(src));
@@ -147,7 +138,94 @@ class ScatterWriter {
         return "";
     }
 
+    // OPTWEB's single pass on every card at once (docs/sort.md, "OPTWEB's single pass"): each
+    // card's grouping pass (its capacities loaded before, its stage programmed and started)
+    // writes n[i] keys from address 0 into its stage's window, whose chunks go to their
+    // destinations as RDMA puts; then the stages send their rests. "" or what went wrong;
+    // ns: from the first card's start to the last stage's completion.
+    std::string single_pass(const std::vector<int> &cards, const std::vector<uint64_t> &n, uint64_t lo,
+                            uint64_t window, uint64_t dump, uint64_t &ns) {
+        const uint64_t es = element_bytes(pairs_, u64_);
+        const size_t N = cards.size();
+        auto now = [&] {
+            afu_shell_sim_stats st{};
+            afuShellSimStats(h_[cards[0]], &st);
+            return uint64_t(st.now_ns);
+        };
+        auto stop = [&](std::string why) {
+            for (int c : cards) {
+                afuShellRDMACardWriteCSR(cl_, c, AFUSHELL_SORT_CFG, 0);
+                afuShellRDMACardWriteCSR(cl_, c, AFUSHELL_STAGE_CFG, 0);
+            }
+            return why;
+        };
+        for (size_t i = 0; i < N; ++i)
+            configure(cards[i], n[i], lo, 0, {true, lo, 0, window}, dump, 8, 0, nullptr, false);
+        // every card's DMA at once, each from a host thread of its own (as each card's host
+        // would run it; the cluster's clock serves every thread, docs/runtime.md)
+        std::vector<std::string> errs(N);
+        std::vector<std::thread> hosts;
+        const uint64_t t0 = now();
+        for (size_t i = 0; i < N; ++i)
+            if (n[i])
+                hosts.emplace_back([&, i] {
+                    if (afuShellDMATransferH(h_[cards[i]], nullptr, nullptr, es * n[i], F2F))
+                        errs[i] = "the single pass's DMA failed on card " + std::to_string(cards[i]) + ": " +
+                                  afuShellLastError();
+                });
+        for (std::thread &t : hosts) t.join();
+        for (const std::string &e : errs)
+            if (!e.empty()) return stop(e);
+        auto poll = [&](int c, uint32_t reg, uint64_t bit, uint64_t &v) {
+            const uint64_t start = now();
+            while (afuShellReadRegAt(h_[c], reg, &v) == FPGA_OK && !(v & bit))
+                if (now() - start > 2000000) return false;
+            return true;
+        };
+        for (size_t i = 0; i < N; ++i) {
+            uint64_t status = 0;
+            if (!poll(cards[i], AFUSHELL_SORT_STATUS, 2, status) || (status & 4) || status >> 32 != n[i])
+                return stop("card " + std::to_string(cards[i]) + "'s scatter writer took " +
+                            std::to_string(status >> 32) + " keys of " + std::to_string(n[i]) + " in the single pass");
+            afuShellRDMACardWriteCSR(cl_, cards[i], AFUSHELL_STAGE_CTRL, 2);  // the rest of every bin
+        }
+        for (size_t i = 0; i < N; ++i) {
+            uint64_t status = 0;
+            if (!poll(cards[i], AFUSHELL_STAGE_STATUS, 1, status) || (status >> 8 & 0xFF)) {
+                uint64_t puts = 0;
+                afuShellRDMACardReadCSR(cl_, cards[i], AFUSHELL_STAGE_PUTS, &puts);
+                return stop("card " + std::to_string(cards[i]) + "'s single-pass stage " +
+                            (status & 1 ? "had a put fail with RDMA code " + std::to_string(status >> 8 & 0xFF)
+                                        : "did not finish: " + std::to_string(puts >> 32) + " of " +
+                                              std::to_string(puts & 0xFFFFFFFF) + " puts completed"));
+            }
+        }
+        ns = now() - t0;
+        stop("");
+        for (size_t i = 0; i < N; ++i) {
+            passes[cards[i]] += 1;
+            moved[cards[i]].read += es * n[i], moved[cards[i]].ns += ns;
+        }
+        return "";
+    }
+
   private:
+    void configure(int c, uint64_t n, uint64_t count_lo, int count_sh, Scatter sc, uint64_t dump, int bits,
+                   int count_bits, const uint64_t *dests, bool load) {
+        auto w = [&](uint32_t off, uint64_t v) { afuShellRDMACardWriteCSR(cl_, c, off, v); };
+        const bool pairs = pairs_ && !load, u64 = u64_ && !load;
+        w(AFUSHELL_SORT_CFG, 1 | (sc.on ? 2 : 0) | (dump ? 4 : 0) | (pairs ? 8 : 0) | (dests ? 16 : 0) | (load ? 32 : 0) |
+                                 (u64 ? 64 : 0));
+        w(AFUSHELL_SORT_BINS, (sc.lo & 0xFFFFFFFF) | count_lo << 32);
+        if (u64) w(AFUSHELL_SORT_BINS_HI, sc.lo >> 32 | (count_lo >> 32) << 32);
+        w(AFUSHELL_SORT_SHIFT, uint64_t(sc.sh) | uint64_t(count_sh) << 8 | uint64_t(max_bits ? bits : 0) << 16 |
+                                   uint64_t(count_bits) << 20);
+        if (dests) w(AFUSHELL_SORT_DESTS, *dests);
+        w(AFUSHELL_SORT_DST, sc.dst);
+        w(AFUSHELL_SORT_HIST, dump);
+        w(AFUSHELL_SORT_N, n);
+        w(AFUSHELL_SORT_CTRL, 1);
+    }
     afu_rdma_cluster cl_;
     std::vector<afu_shell_handle> h_;  // per card of the cluster; open ones only
     bool pairs_;                       // (key, payload) pairs instead of keys
@@ -172,6 +250,16 @@ struct SortWriterOptions {
     // (0: the card's keys; either way at most what fits 1 GiB in bank B); a fuller bin is
     // found from the pass's counts and the card groups again (SortWriterResult::regrouped).
     uint64_t bin_capacity = 0;
+    // With at most 64 key values (the stage's bins) on cards with the single-pass stage: OPTWEB's single pass,
+    // each key read once and written once, at its destination, into a region per key value
+    // and source card (SortWriterResult::segments says where); a bin past its region's
+    // capacity makes the cards sort the two-pass way (SortWriterResult::single_pass false).
+    bool single_pass = false;
+};
+
+// Where part of a card's result lies: `elements` elements from byte `address` on.
+struct SortSegment {
+    uint64_t address = 0, elements = 0;
 };
 
 // One card's share of a sort on the scatter writers.
@@ -192,6 +280,11 @@ struct SortWriterResult : SortResult {
     int card_passes = 0;    // the most passes over the keys of any card
     bool binned = false;    // at most 256 key values: one grouping pass into bins of fixed capacity, no histogram pass
     bool regrouped = false; // a bin outgrew its capacity: the cards grouped again by the counts
+    bool single_pass = false;  // OPTWEB's single pass: the result lies in `segments`
+    bool spilled = false;      // the single pass was tried and a bin outgrew its region
+    // after the single pass, per card of the spread: its result's segments in order (key
+    // value, then source card); empty otherwise (the result at address 0)
+    std::vector<std::vector<SortSegment>> segments;
     std::vector<SortCardFigures> per_card;  // per card of the spread
 };
 
@@ -289,6 +382,92 @@ inline SortWriterResult sort_on_cards(afu_rdma_cluster cl, const SortSpread &s, 
     const bool binned = shift == 0 && writer.dest && writer.max_bits > 0;
     const uint64_t values = hi - lo + 1, loads = 6 * R;  // bins in use; where the capacities are loaded from
     std::vector<uint64_t> capacity(N, 0);
+    // OPTWEB's single pass (docs/sort.md): the grouping pass writes each key value's bin into
+    // the card's stage, which sends every chunk of a bin as a put to the bin's destination,
+    // into a region of its own per key value and source card. Each key is read once from
+    // bank A and written once into bank B of its destination; the counts, exchanged after
+    // the pass, say how much of each region holds keys. The key values go to the cards in
+    // equal consecutive groups (no histogram before the pass). A bin past its region (a
+    // skewed input) only spoiled scratch regions: the cards then sort the two-pass way.
+    if (binned && o.single_pass) {
+        for (int c : cards) {
+            uint64_t st = 0;
+            afuShellRDMACardReadCSR(cl, c, AFUSHELL_STAGE_STATUS, &st);
+            if (!(st >> 63))
+                return fail("card " + std::to_string(c) + " has no single-pass stage (build the cards with spgen "
+                            "build --loopback --links N --sort-scatter)");
+        }
+        uint64_t info = 0;
+        afuShellRDMACardReadCSR(cl, cards[0], AFUSHELL_STAGE_INFO, &info);
+        const int bin_bits = int(info & 0xFF);
+        if (values > (uint64_t(1) << bin_bits))
+            return fail("the single-pass stage takes up to " + std::to_string(1 << bin_bits) + " key values, got " +
+                        std::to_string(values));
+        // a region holds twice a card's even share of a key value (bin_capacity's keys where
+        // given), at least 4 KiB; the window (2^bin_bits regions) and each destination's
+        // regions (its key values x the cards) stay within 1 GiB
+        const uint64_t GiB = uint64_t(1) << 30, per_dest = (values + N - 1) / N;
+        const uint64_t most = *std::max_element(s.counts.begin(), s.counts.end());
+        const uint64_t want = es * (o.bin_capacity ? o.bin_capacity : 2 * ((most + values - 1) / values));
+        int cap_shift = 12;
+        while (cap_shift < 30 && (uint64_t(1) << cap_shift) < want) ++cap_shift;
+        while (cap_shift > 12 && (((uint64_t(1) << bin_bits) << cap_shift) > GiB || ((per_dest * N) << cap_shift) > GiB))
+            --cap_shift;
+        const uint64_t cap = (uint64_t(1) << cap_shift) / es, window = bank_b + 2 * GiB;
+        std::vector<int> dest(values);
+        std::vector<uint64_t> first(N, values);
+        for (uint64_t b = 0; b < values; ++b) {
+            dest[b] = int(b * N / values);
+            first[dest[b]] = std::min(first[dest[b]], b);
+        }
+        auto region = [&](uint64_t b, int i) { return bank_b + (((b - first[dest[b]]) * N + i) << cap_shift); };
+        if (std::string e = on_cards("capacities", [&](int i, int c, uint64_t &ns) {
+                std::vector<uint32_t> caps(B, 0);
+                std::fill(caps.begin(), caps.begin() + values, uint32_t(cap));
+                afuShellRDMAWriteMem(cl, c, loads, caps.data(), 4 * B);
+                for (uint64_t b = 0; b < values; ++b) {
+                    afuShellRDMACardWriteCSR(cl, c, AFUSHELL_STAGE_TBL_REMOTE, region(b, i));
+                    afuShellRDMACardWriteCSR(cl, c, AFUSHELL_STAGE_TBL, b | uint64_t(cards[dest[b]]) << 8);
+                }
+                afuShellRDMACardWriteCSR(cl, c, AFUSHELL_STAGE_BASE, window);
+                afuShellRDMACardWriteCSR(cl, c, AFUSHELL_STAGE_CFG, 1 | uint64_t(cap_shift) << 8);
+                afuShellRDMACardWriteCSR(cl, c, AFUSHELL_STAGE_CTRL, 1);
+                return writer.run(c, loads, B, 0, 0, none, 0, ns, 8, 0, nullptr, true); });
+            !e.empty())
+            return fail(e);
+        uint64_t took = 0;
+        if (std::string e = writer.single_pass(cards, s.counts, lo, window, dump, took); !e.empty()) return fail(e);
+        clock.card("single pass", std::vector<uint64_t>(N, took));
+        if ((r.code = clock.network("count exchange", to_all(dump + 64, hist_at, 4 * B)))) return r;
+        const auto table = read<uint32_t>(cl, cards[0], hist_at, B * N);
+        bool full = false;
+        for (int i = 0; i < N; ++i)
+            for (uint64_t b = 0; b < values; ++b) full = full || table[i * B + b] > cap;
+        if (!full) {
+            r.single_pass = r.binned = true, r.writer_bytes = 64, r.banks = 2, r.shift = 0, r.local_passes = 0;
+            r.counts.assign(N, 0);
+            r.segments.assign(N, {});
+            for (int d = 0; d < N; ++d)
+                for (uint64_t b = first[d]; b < values && dest[b] == d; ++b)
+                    for (int i = 0; i < N; ++i)
+                        if (const uint64_t k = table[i * B + b]) {
+                            r.segments[d].push_back({region(b, i), k});
+                            r.counts[d] += k;
+                        }
+            for (int i = 0; i < N; ++i) {
+                const int c = cards[i];
+                SortCardFigures f{c, writer.moved[c].read, es * r.counts[i], writer.moved[c].ns, writer.passes[c]};
+                for (uint64_t b = 0; b < values; ++b)
+                    for (int j = 0; j < N; ++j)
+                        if (j == i && dest[b] != i) f.link_sent += es * table[j * B + b];
+                        else if (j != i && dest[b] == i) f.link_received += es * table[j * B + b];
+                r.per_card.push_back(f);
+                r.card_passes = std::max(r.card_passes, f.passes);
+            }
+            return r;
+        }
+        r.spilled = true;  // the two-pass way below, from the keys in bank A
+    }
     if (binned) {
         if (std::string e = on_cards("group by card", [&](int i, int c, uint64_t &ns) {
                 // never past the 1 GiB of scratch in bank B, whatever bin_capacity asks
