@@ -110,6 +110,10 @@ py::tuple sort_on_cards(py::object sim, const std::vector<int>& cards, const std
     py::dict d;
     d["card"] = f.card, d["ddr_read"] = f.ddr_read, d["ddr_write"] = f.ddr_write, d["pass_ns"] = f.pass_ns;
     d["passes"] = f.passes, d["link_sent"] = f.link_sent, d["link_received"] = f.link_received;
+    if (f.stage_cycles) {  // a single pass: where its cycles went
+      d["stage_cycles"] = f.stage_cycles, d["writer_waits"] = f.writer_waits;
+      d["engine_reads"] = f.engine_reads, d["engine_gaps"] = f.engine_gaps;
+    }
     per_card.append(d);
   }
   py::dict extra;  // none where there were no keys

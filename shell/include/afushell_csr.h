@@ -501,6 +501,16 @@
 #define AFUSHELL_STAGE_INFO_RING_LINES_MASK 0xFFFF00ull
 #define AFUSHELL_STAGE_INFO_CHUNK_LINES_SHIFT 24
 #define AFUSHELL_STAGE_INFO_CHUNK_LINES_MASK 0xFFFF000000ull
+#define AFUSHELL_STAGE_CYCLES 0x1A48  /* ro */
+#define AFUSHELL_STAGE_CYCLES_PASS_SHIFT 0
+#define AFUSHELL_STAGE_CYCLES_PASS_MASK 0xFFFFFFFFull
+#define AFUSHELL_STAGE_CYCLES_WRITER_WAIT_SHIFT 32
+#define AFUSHELL_STAGE_CYCLES_WRITER_WAIT_MASK 0xFFFFFFFF00000000ull
+#define AFUSHELL_STAGE_ENGINE 0x1A50  /* ro */
+#define AFUSHELL_STAGE_ENGINE_READS_SHIFT 0
+#define AFUSHELL_STAGE_ENGINE_READS_MASK 0xFFFFFFFFull
+#define AFUSHELL_STAGE_ENGINE_GAPS_SHIFT 32
+#define AFUSHELL_STAGE_ENGINE_GAPS_MASK 0xFFFFFFFF00000000ull
 
 /* SORT: The sort's scatter writer (docs/sort.md, "The scatter writer"): present only in AFUs built with `spgen build --sort-scatter`; elsewhere these offsets read 0. It sits on the RX engine's write master, behind the cascade's output. With CFG.ENABLE set it takes the 32-bit words (with CFG.U64 the 64-bit words) of the RX stream as keys instead of letting them be written at the RX destination, a whole 64-byte beat (16 keys, 8 key-payload pairs, 8 uint64 keys or 4 uint64 keys with payloads) a cycle: for each key it counts COUNT bins (((key - COUNT_LO) >> COUNT_SHIFT) & (2^SHIFT.BITS - 1)) and keeps the keys' smallest and largest value; with CFG.SCATTER it also writes the key to DST + 4 * (start of its bin + keys of its bin so far), bin = ((key - BIN_LO) >> BIN_SHIFT) & (2^SHIFT.BITS - 1), the bins' starts being the prefix sums of the counts of the previous pass, through a write buffer of one line per bin (whole 64-byte lines where the bin fills them); keys of one bin keep their stream order. A pass: configure, write CTRL.START, stream N keys through the card (a DMA from card memory to card memory; its destination is not written), then STATUS.DONE. The RX engine completes only once every write of the pass is in memory. */
 #define AFUSHELL_SORT_CFG 0x2800  /* rw */

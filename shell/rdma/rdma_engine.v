@@ -286,7 +286,10 @@ module rdma_engine #(
                 .mem_rd_readdatavalid(mem_rd_readdatavalid), .inj_valid(inj_valid), .inj_ready(inj_ready),
                 .inj_data(inj_data), .inj_last(inj_last), .dbg(tx_dbg));
         end else begin : g_wide
-            rdma_engine_wrx #(.MEM_BYTES(MEM_BYTES), .LANES(LANES)) u_rx (
+            // 4 KiB between ejection and writer: the port takes a beat of LANES words a cycle,
+            // the writer a line, so the ejection port is free half the time and a burst of
+            // packets from several cards does not stop the router (the sort's single pass)
+            rdma_engine_wrx #(.MEM_BYTES(MEM_BYTES), .LANES(LANES), .BUF_DEPTH(1024)) u_rx (
                 .clk(clk), .rst(rst), .ej_valid(ej_valid), .ej_ready(ej_ready), .ej_data(ej_data), .ej_last(ej_last),
                 .mem_wr_address(mem_wr_address), .mem_wr_write(mem_wr_write), .mem_wr_writedata(mem_wr_writedata),
                 .mem_wr_byteenable(mem_wr_byteenable), .mem_wr_waitrequest(mem_wr_waitrequest),

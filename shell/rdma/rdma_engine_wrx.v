@@ -17,10 +17,13 @@
 // mem_wr_pending to fall before the DONE (put) or the completion (get), as the word
 // engine does: "done" means in memory.
 //
-// A new stream's set-up waits until the writer has nothing queued, so a stream's state
-// is never replaced under packets still in the buffer. A GETREQ's optional last payload
-// word (8 words, or 12 for block-stride) is the initiator's DATA packet size; without it
-// (the C++ model, the word engine) the answer uses 16-word packets.
+// A new stream's set-up waits until the writer holds no packet of the same source (none
+// queued, none being written, its end not pending), so a stream's state is never replaced
+// under packets still in the buffer; other sources' packets go on being written meanwhile,
+// so puts arriving from many cards do not drain the buffer at every start (the sort's
+// single pass, docs/rdma_rtl.md). A GETREQ's optional last payload word (8 words, or 12 for block-stride) is
+// the initiator's DATA packet size; without it (the C++ model, the word engine) the answer
+// uses 16-word packets.
 `default_nettype none
 module rdma_engine_wrx #(
     parameter [63:0]  MEM_BYTES = 64'h2_0000_0000,  // card memory (bytes): the remote range limit
@@ -178,17 +181,25 @@ module rdma_engine_wrx #(
     // the end of a stream: the data in memory, then DONE and the event, or the completion
     wire        end_ready = w_st_reg == W_END && !fl_reg && !out_valid_reg && (k_disc_reg || !mem_wr_pending);
     wire        end_fires = end_ready && !k_disc_reg && (!k_put_reg || !rp_full);
-    wire        writer_idle = w_st_reg == W_IDLE && dq_empty && !fl_reg;
+    // whether the writer still holds a packet of source h_src (the control packet's): queued,
+    // being written, or its stream's end pending
+    reg         src_held;
+    integer     q;
+    always @(*) begin
+        src_held = w_st_reg != W_IDLE && k_src_reg == h_src_reg;
+        for (q = 0; q < DQ; q = q + 1)
+            if (q[4:0] < dq_wr_reg - dq_rd_reg && dq_mem[dq_rd_reg[3:0] + q[3:0]][14:9] == h_src_reg) src_held = 1'b1;
+    end
 
     // control packets, stream starts and ends, the stream table (shared with the word
     // receiver); a new stream's set-up waits until the writer holds no packet that could
-    // belong to the source's previous stream
+    // belong to the source's previous stream (src_held)
     wire        c_done;
     wire [450:0] t_stream;
     wire        c_start = ej_valid && ej_last && ((st_reg == R_HDR && hd_type != RDMA_T_DATA) || st_reg == R_SKIP);
     rdma_rx_ctrl #(.MEM_BYTES(MEM_BYTES)) u_ctrl (
         .clk(clk), .rst(rst), .start(c_start), .pk_src(h_src_reg), .pk_type(h_type_reg), .pk_words(h_words_reg),
-        .w({w[11], w[10], w[9], w[8], w[7], w[6], w[5], w[4], w[3], w[2], w[1], w[0]}), .hold(!writer_idle),
+        .w({w[11], w[10], w[9], w[8], w[7], w[6], w[5], w[4], w[3], w[2], w[1], w[0]}), .hold(src_held),
         .done(c_done), .state(c_state), .fin(end_fires), .fin_put(k_put_reg), .fin_src(k_src_reg), .fin_op(k_op_reg),
         .fin_base(k_base_reg), .fin_len(k_len_reg), .rd_src(dq_head[14:9]), .rd_stream(t_stream),
         .upd(w_st_reg == W_PKT && (k_left_reg == 9'd0 || (pkt_done && !chain))), .upd_src(k_src_reg),

@@ -62,9 +62,10 @@ def _lines(bins: int, words: dict[int, list[int]], cap_shift: int) -> dict[int, 
     return out
 
 
-async def _engine(dut, mem: dict[int, bytearray], puts: list, rng: random.Random, p_read: float):
+async def _engine(dut, mem: dict[int, bytearray], puts: list, rng: random.Random, p_read: float,
+                  reads: list[int]):
     """Commands in, lines read in command order (a read at most every other cycle, its data
-    the next cycle), completions after a random latency."""
+    the next cycle; reads[0] counts them), completions after a random latency."""
     queue: list[list] = []    # accepted puts: dst, local, remote, length, lines read
     pending: list[int] = []   # cycles left before each read put's completion
     reading = False
@@ -94,6 +95,7 @@ async def _engine(dut, mem: dict[int, bytearray], puts: list, rng: random.Random
         dut.r_read.value = int(reading)
         if reading:
             dut.r_address.value = queue[0][1] + 64 * len(queue[0][4])
+            reads[0] += 1
         await ReadOnly()
         if ready and int(dut.cmd_valid.value):
             c = (int(dut.cmd_dst.value), int(dut.cmd_local.value), int(dut.cmd_remote.value),
@@ -140,7 +142,8 @@ async def _run(dut, seed: int, p_read: float, keys_per_bin: int):
         nxt[b] += 1
     mem: dict[int, bytearray] = {}
     puts: list = []
-    cocotb.start_soon(_engine(dut, mem, puts, rng, p_read))
+    reads = [0]
+    cocotb.start_soon(_engine(dut, mem, puts, rng, p_read, reads))
     waited = await _write(dut, writes)
     dut.flush.value = 1
     await FallingEdge(dut.clk)
@@ -157,6 +160,14 @@ async def _run(dut, seed: int, p_read: float, keys_per_bin: int):
     assert len(puts) == want_puts == int(dut.puts.value) == int(dut.puts_done.value), \
         f"{len(puts)} puts, {want_puts} expected"
     assert int(dut.err_code.value) == 0 and int(dut.dropped.value) == 0
+    # the cycle counters: the writer's waits and the engine's reads as counted here, the pass's
+    # cycles frozen at idle and covering both
+    cycles = int(dut.pass_cycles.value)
+    assert int(dut.writer_waits.value) == waited and int(dut.engine_reads.value) == reads[0]
+    assert cycles >= len(writes) + waited and int(dut.engine_reads.value) + int(dut.engine_gaps.value) <= cycles
+    for _ in range(5):
+        await RisingEdge(dut.clk)
+    assert int(dut.pass_cycles.value) == cycles, "the pass's cycles went on after idle"
     for dst, local, remote, length in puts:
         off = local - BASE
         b, pos = off >> cap_shift, off & ((1 << cap_shift) - 1)
@@ -194,7 +205,7 @@ async def stage_drops_late_writes(dut):
     await _setup(dut, 1 << bits, cap_shift, rng)
     mem: dict[int, bytearray] = {}
     puts: list = []
-    cocotb.start_soon(_engine(dut, mem, puts, rng, 1.0))
+    cocotb.start_soon(_engine(dut, mem, puts, rng, 1.0, [0]))
     words = [rng.getrandbits(32) for _ in range(16 * chunk_lines)]
     await _write(dut, _lines(1, {0: words}, cap_shift)[0])
     for _ in range(400):

@@ -385,6 +385,13 @@ def _single(cl, keys: np.ndarray, with_payloads: bool, key_range: tuple[int, int
             # the keys, and the 256 capacities loaded before the pass
             assert f["ddr_read"] == es * run.input.counts[run.input.cards.index(f["card"])] + 4 * 256
             assert f["ddr_write"] == es * sum(k for _, k in card)
+        # the stage's counters: the engines read back every line their puts held (each source's
+        # keys of a value in whole lines from its region's start), within the pass's cycles
+        assert sum(f["engine_reads"] for f in e["per_card"]) == sum(-(-es * k // 64) for c in segs for _, k in c)
+        for f in e["per_card"]:
+            had = run.input.counts[run.input.cards.index(f["card"])]
+            assert (f["engine_reads"] > 0) == (had > 0) and f["engine_reads"] + f["engine_gaps"] <= f["stage_cycles"]
+            assert f["writer_waits"] < f["stage_cycles"]
     return run
 
 
@@ -541,3 +548,4 @@ def test_bench_on_scatter_cards(scatter_card: Path, tmp_path: Path) -> None:
     (r,) = json.loads(out.read_text())["runs"]
     assert r["correct"] and r["single_pass"] and r["model"]["A"] == 1 and "single pass" in r["phases"]
     assert all(0 < p["links_scatter"] <= 1 for p in r["per_card"])
+    assert all(0 < p["stage_engine_reads"] < 1 and 0 <= p["stage_writer_waits"] < 1 for p in r["per_card"])

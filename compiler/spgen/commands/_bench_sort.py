@@ -143,7 +143,25 @@ def _utilisation(run, spec: dict, line_gbps: float, sim_s: float) -> list[dict]:
         out.append({**p, "ddr_passes": ddr / max(p["pass_ns"], 1) / (2 * DDR_GBPS),
                     "ddr_sort": ddr / sim_s / 1e9 / (2 * DDR_GBPS) if sim_s else 0.0,
                     "links_scatter": p["link_sent"] / scatter / 1e9 / (ports * line_gbps / 8) if scatter else 0.0})
+        if p.get("stage_cycles"):  # the single pass: where its stage's cycles went
+            out[-1].update({f"stage_{k}": p[k] / p["stage_cycles"]
+                            for k in ("engine_reads", "engine_gaps", "writer_waits")})
     return out
+
+
+def _stage_cycles(rows: list[dict]) -> str:
+    """A line per single-pass run: the share of the pass's cycles in which the engine read a
+    line of the stage, read none with lines put unread, and the writer waited on a full ring
+    (the cards' range)."""
+    out = []
+    for r in rows:
+        per = [p for p in r.get("per_card") or [] if "stage_engine_reads" in p]
+        if per:
+            out.append(f"single pass, {r['cards']} cards x {r['keys_per_card']} keys, the stage's cycles: engine "
+                       f"reading {_spread([p['stage_engine_reads'] for p in per])}, engine gaps "
+                       f"{_spread([p['stage_engine_gaps'] for p in per])}, writer waiting on a full ring "
+                       f"{_spread([p['stage_writer_waits'] for p in per])}")
+    return "\n".join(out)
 
 
 def _one(n: int, per: int, args: argparse.Namespace, dtype, bar) -> dict:
@@ -381,6 +399,8 @@ def run(args: argparse.Namespace) -> int:
     big = _keys(min(max(r["keys"] for r in rows), 1 << 27), dtype, args.seed, args.key_values)
     cpu = _cpu(big, np.arange(big.size, dtype=np.uint32) if args.payloads else None, max(args.reps, 3))
     print(_table(rows))
+    if stage := _stage_cycles(rows):
+        print(stage)
     print(f"\nCPU baseline on this host ({cpu['cores']} cores, {cpu['cpu']}): numpy.sort of {big.size} "
           f"{big.dtype} keys {cpu['numpy_sort_s'] * 1e3:.2f} ms = {cpu['numpy_sort_gbps']:.3f} GB/s"
           + (f"; stable argsort + payload gather {cpu['numpy_stable_payload_gbps']:.3f} GB/s"

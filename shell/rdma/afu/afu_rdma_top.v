@@ -48,8 +48,8 @@ module afu_rdma_top #(
     // up to 2^STAGE_BIN_BITS bins, a ring of STAGE_RING_LINES lines each, puts of
     // STAGE_CHUNK_LINES lines
     parameter integer STAGE_BIN_BITS    = 6,
-    parameter integer STAGE_RING_LINES  = 128,
-    parameter integer STAGE_CHUNK_LINES = 64
+    parameter integer STAGE_RING_LINES  = 256,
+    parameter integer STAGE_CHUNK_LINES = 128
 ) (
     `include "afu_ports.vh"
     ,
@@ -283,9 +283,8 @@ module afu_rdma_top #(
     // rings, the engine's reads of the window are answered from them, and the engine's
     // commands come from the stage (the host's wait) and its completions go to it
     localparam STAGE = SORT_SCATTER != 0 && RDMA_LANES > 1;
-    // the stage's puts in 512-byte packets: the engine sends a packet once all of it is
-    // read, so a put's first packet waits half as long as with 1 KiB ones
-    localparam [8:0] STAGE_PKT_WORDS = 9'd128;
+    // the stage's puts in 1 KiB packets (the largest): a header beat per 16 lines
+    localparam [8:0] STAGE_PKT_WORDS = 9'd256;
     wire         sg_en, sg_w_wait, sg_r_valid, sg_cmd_valid;
     wire [63:0]  sg_base, sg_span, sg_cmd_local, sg_cmd_remote, sg_cmd_len;
     wire [511:0] sg_r_data;
@@ -334,7 +333,7 @@ module afu_rdma_top #(
             wire [5:0]  tbl_dst;
             wire [63:0] tbl_remote;
             wire        tbl_we, start, flush, idle;
-            wire [31:0] puts, puts_done, dropped;
+            wire [31:0] puts, puts_done, dropped, pass_cycles, writer_waits, engine_reads, engine_gaps;
             wire [7:0]  code;
             assign sg_span = (64'd1 << STAGE_BIN_BITS) << cap_shift;
             rdma_sort_stage_csr #(.BIN_BITS(STAGE_BIN_BITS), .RING_LINES(STAGE_RING_LINES),
@@ -344,12 +343,14 @@ module afu_rdma_top #(
                 .mmio_rd_resp_valid(g_resp_valid), .mmio_rd_resp_data(g_resp_data), .enable(sg_en),
                 .cap_shift(cap_shift), .base(sg_base), .tbl_we(tbl_we), .tbl_bin(tbl_bin), .tbl_dst(tbl_dst),
                 .tbl_remote(tbl_remote), .start(start), .flush(flush), .idle(idle), .puts(puts),
-                .puts_done(puts_done), .code(code), .dropped(dropped));
+                .puts_done(puts_done), .code(code), .dropped(dropped), .pass_cycles(pass_cycles),
+                .writer_waits(writer_waits), .engine_reads(engine_reads), .engine_gaps(engine_gaps));
             rdma_sort_stage #(.BIN_BITS(STAGE_BIN_BITS), .RING_LINES(STAGE_RING_LINES),
                               .CHUNK_LINES(STAGE_CHUNK_LINES)) u_stage (
                 .clk(clk), .rst(rst), .base(sg_base), .cap_shift(cap_shift), .tbl_we(tbl_we), .tbl_bin(tbl_bin),
                 .tbl_dst(tbl_dst), .tbl_remote(tbl_remote), .card_id(card_id), .start(start), .flush(flush), .idle(idle),
-                .puts(puts), .puts_done(puts_done), .err_code(code), .dropped(dropped),
+                .puts(puts), .puts_done(puts_done), .err_code(code), .dropped(dropped), .pass_cycles(pass_cycles),
+                .writer_waits(writer_waits), .engine_reads(engine_reads), .engine_gaps(engine_gaps),
                 .w_write(a_rx_write && rx_stage), .w_address(a_rx_address), .w_writedata(a_rx_data),
                 .w_byteenable(a_rx_be), .w_waitrequest(sg_w_wait),
                 .r_read(e_rd_read && e_rd_stage && ddr_reads == 16'd0), .r_address(e_rd_address),

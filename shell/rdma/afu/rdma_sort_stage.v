@@ -44,6 +44,13 @@ module rdma_sort_stage #(
     output reg  [31:0]         puts_done,   // ... and completed
     output reg  [7:0]          err_code,    // the code of the first put that failed (0: none)
     output reg  [31:0]         dropped,     // late writes dropped (a bin's overflow)
+    // where the pass's cycles went (since start, saturating): cycles until idle, a writer's
+    // line waiting on a full ring, the engine reading a line, and the engine reading none
+    // while lines put are still unread (its overhead between packets and puts)
+    output reg  [31:0]         pass_cycles,
+    output reg  [31:0]         writer_waits,
+    output reg  [31:0]         engine_reads,
+    output reg  [31:0]         engine_gaps,
     // the writer's single-line writes into the window
     input  wire                w_write,
     input  wire [63:0]         w_address,
@@ -172,6 +179,28 @@ module rdma_sort_stage #(
     wire        issue = found && !cmd_valid && !rst;
 
     assign idle = flushing && ready == {NB{1'b0}} && !cmd_valid && puts_done == puts;
+
+    // ---- the pass's cycle counters -------------------------------------------------------------
+    reg        counting;                 // from start until idle
+    reg [31:0] put_lines, read_lines;    // lines handed to the engine, and read back by it
+    function automatic [31:0] inc(input [31:0] c);  // saturating
+        inc = &c ? c : c + 32'd1;
+    endfunction
+    always @(posedge clk) begin
+        if (rst || start) begin
+            counting <= !rst;
+            pass_cycles <= 32'd0; writer_waits <= 32'd0; engine_reads <= 32'd0; engine_gaps <= 32'd0;
+            put_lines <= 32'd0; read_lines <= 32'd0;
+        end else begin
+            if (idle) counting <= 1'b0;
+            if (counting && !idle) pass_cycles <= inc(pass_cycles);
+            if (w_write && w_waitrequest) writer_waits <= inc(writer_waits);
+            if (r_read) engine_reads <= inc(engine_reads);
+            if (!r_read && put_lines != read_lines) engine_gaps <= inc(engine_gaps);
+            if (issue) put_lines <= put_lines + ((p_len + 32'd63) >> 6);
+            if (r_read) read_lines <= read_lines + 32'd1;
+        end
+    end
 
     always @(posedge clk) begin
         if (tbl_we) begin

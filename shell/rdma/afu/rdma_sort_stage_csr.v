@@ -22,7 +22,11 @@ module rdma_sort_stage_csr #(
     input  wire [31:0]         puts,
     input  wire [31:0]         puts_done,
     input  wire [7:0]          code,
-    input  wire [31:0]         dropped
+    input  wire [31:0]         dropped,
+    input  wire [31:0]         pass_cycles,
+    input  wire [31:0]         writer_waits,
+    input  wire [31:0]         engine_reads,
+    input  wire [31:0]         engine_gaps
 );
     `include "afushell_csr.vh"
     reg [5:0] cfg;   // {CAP_SHIFT, ENABLE}
@@ -58,6 +62,8 @@ module rdma_sort_stage_csr #(
             CSR_STAGE_STATUS_ADDR:     mmio_rd_resp_data <= {1'b1, 47'd0, code, 7'd0, idle};
             CSR_STAGE_PUTS_ADDR:       mmio_rd_resp_data <= {puts_done, puts};
             CSR_STAGE_DROPPED_ADDR:    mmio_rd_resp_data <= {32'd0, dropped};
+            CSR_STAGE_CYCLES_ADDR:     mmio_rd_resp_data <= {writer_waits, pass_cycles};
+            CSR_STAGE_ENGINE_ADDR:     mmio_rd_resp_data <= {engine_gaps, engine_reads};
             CSR_STAGE_INFO_ADDR:       mmio_rd_resp_data <= {24'd0, CHUNK_LINES[15:0], RING_LINES[15:0], BIN_BITS[7:0]};
             default:                   mmio_rd_resp_data <= 64'd0;
         endcase

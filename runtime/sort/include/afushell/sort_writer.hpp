@@ -39,9 +39,13 @@ class ScatterWriter {
     struct Moved {
         uint64_t read = 0, written = 0, ns = 0;
     };
+    // Where a card's single pass spent its cycles (its stage's STAGE_CYCLES and STAGE_ENGINE).
+    struct StageCycles {
+        uint64_t pass = 0, writer_waits = 0, engine_reads = 0, engine_gaps = 0;
+    };
     ScatterWriter(afu_rdma_cluster cl, bool pairs, bool u64 = false)
         : cl_(cl), h_(afuShellRDMAClusterCards(cl), nullptr), pairs_(pairs), u64_(u64), passes(h_.size(), 0),
-          moved(h_.size()) {}
+          moved(h_.size()), stage(h_.size()) {}
     ScatterWriter(const ScatterWriter &) = delete;
     ScatterWriter &operator=(const ScatterWriter &) = delete;
     ~ScatterWriter() {
@@ -201,6 +205,12 @@ class ScatterWriter {
             }
         }
         ns = now() - t0;
+        for (int c : cards) {
+            uint64_t cyc = 0, eng = 0;
+            afuShellRDMACardReadCSR(cl_, c, AFUSHELL_STAGE_CYCLES, &cyc);
+            afuShellRDMACardReadCSR(cl_, c, AFUSHELL_STAGE_ENGINE, &eng);
+            stage[c] = {cyc & 0xFFFFFFFF, cyc >> 32, eng & 0xFFFFFFFF, eng >> 32};
+        }
         stop("");
         for (size_t i = 0; i < N; ++i) {
             passes[cards[i]] += 1;
@@ -234,6 +244,7 @@ class ScatterWriter {
   public:
     std::vector<int> passes;   // passes over the keys per card
     std::vector<Moved> moved;  // per card
+    std::vector<StageCycles> stage;  // per card, of its last single pass
     int max_bits = 0;          // the widest digit of every card's writer (0: a key a cycle, 8 bits)
     bool dest = false;         // every card's writer counts by destination (SORT_STATUS.DEST)
 };
@@ -268,6 +279,9 @@ struct SortCardFigures {
     uint64_t ddr_read = 0, ddr_write = 0, pass_ns = 0;  // its passes' bytes in card memory, their ns
     int passes = 0;                                     // its passes over the keys
     uint64_t link_sent = 0, link_received = 0;          // the scatter's bytes to and from other cards
+    // single pass: its stage's cycles from start to idle, those a writer's line waited on a
+    // full ring, those the engine read a line, and those it read none with lines put unread
+    uint64_t stage_cycles = 0, writer_waits = 0, engine_reads = 0, engine_gaps = 0;
 };
 
 struct SortWriterResult : SortResult {
@@ -457,6 +471,9 @@ inline SortWriterResult sort_on_cards(afu_rdma_cluster cl, const SortSpread &s, 
             for (int i = 0; i < N; ++i) {
                 const int c = cards[i];
                 SortCardFigures f{c, writer.moved[c].read, es * r.counts[i], writer.moved[c].ns, writer.passes[c]};
+                const sort_detail::ScatterWriter::StageCycles &sc = writer.stage[c];
+                f.stage_cycles = sc.pass, f.writer_waits = sc.writer_waits;
+                f.engine_reads = sc.engine_reads, f.engine_gaps = sc.engine_gaps;
                 for (uint64_t b = 0; b < values; ++b)
                     for (int j = 0; j < N; ++j)
                         if (j == i && dest[b] != i) f.link_sent += es * table[j * B + b];
