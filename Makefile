@@ -24,9 +24,10 @@ demo: $(STAMP)
 	$(VENV)/bin/spgen cache prune --max-size $(CACHE_MAX) | tail -n 1
 	$(VPY) -m spgen.demo
 
+# --durations: the slowest tests are named at the end, where a slower CI run shows first.
 test: $(STAMP)
 	$(VENV)/bin/spgen cache prune --max-size $(CACHE_MAX) | tail -n 1
-	$(VPY) -m pytest -q -n $(JOBS) --dist loadgroup
+	$(VPY) -m pytest -q -n $(JOBS) --dist loadgroup --durations=15
 
 # Dedicated long runs: 1M random vectors per operator, 20k fuzz inputs.
 test-full: $(STAMP)

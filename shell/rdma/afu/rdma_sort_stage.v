@@ -22,7 +22,7 @@
 // 0 first, then to card 1, each receiver taking the whole cluster's traffic in turn.
 `default_nettype none
 module rdma_sort_stage #(
-    parameter integer BIN_BITS    = 6,    // up to 2^BIN_BITS bins
+    parameter integer BIN_BITS    = 6,    // up to 2^BIN_BITS bins (1..6)
     parameter integer RING_LINES  = 64,   // lines of a bin's ring (a power of 2)
     parameter integer CHUNK_LINES = 16    // lines of a put (a power of 2, at most RING_LINES / 2)
 ) (
@@ -79,9 +79,9 @@ module rdma_sort_stage #(
 
     initial begin
         if ((RING_LINES & (RING_LINES - 1)) != 0 || (CHUNK_LINES & (CHUNK_LINES - 1)) != 0
-            || CHUNK_LINES < 1 || 2 * CHUNK_LINES > RING_LINES) begin
-            $display("rdma_sort_stage: RING_LINES=%0d, CHUNK_LINES=%0d: powers of 2, a chunk at most half a ring",
-                     RING_LINES, CHUNK_LINES);
+            || CHUNK_LINES < 1 || 2 * CHUNK_LINES > RING_LINES || BIN_BITS < 1 || BIN_BITS > 6) begin
+            $display("rdma_sort_stage: RING_LINES=%0d, CHUNK_LINES=%0d, BIN_BITS=%0d: powers of 2, a chunk at most half a ring, 1..6 bin bits",
+                     RING_LINES, CHUNK_LINES, BIN_BITS);
             $finish;
         end
     end
@@ -141,44 +141,81 @@ module rdma_sort_stage #(
         if (r_read) r_readdata <= ring[{r_bin, r_pos[6 +: RB]}];
     end
 
-    // ---- chunks ready, picked round robin ------------------------------------------------------
-    reg [NB-1:0] ready;
+    // ---- chunks ready, picked round robin, one registered step a cycle --------------------------
+    // A decision runs through registers (ready -> destinations with a chunk -> the next such
+    // destination -> its bins with a chunk -> the next such bin -> its offsets -> the command),
+    // so no path crosses a 64-way selection and a 64-bit add in one cycle. That takes 8 cycles
+    // a put; the engine reads a put of CHUNK_LINES lines in as many cycles. A bin's ready bit
+    // clears only when this stage issues its chunk (filled only grows, flushing stays), so a
+    // step deciding from a bit a few cycles old never picks a bin with nothing to send; after
+    // an issue (or start) the steps wait until the issued bin's bit has passed the registers.
+    reg [NB-1:0] ready_now, ready;
     integer b;
     always @* begin
         for (b = 0; b < NB; b = b + 1)
-            ready[b] = filled[b] - issued[b] >= CHUNK_BYTES || (flushing && filled[b] != issued[b]);
+            ready_now[b] = filled[b] - issued[b] >= CHUNK_BYTES || (flushing && filled[b] != issued[b]);
     end
-    // the next destination with a chunk ready, from dptr on; then its next bin, from rr on
-    reg [63:0]         dready;
+    // the set bit of v at or above `from`, else the lowest set bit (round robin from `from`):
+    // a one-hot, 0 when v is 0
+    function automatic [63:0] first_from(input [63:0] v, input [5:0] from);
+        reg [63:0] pool, below;
+        integer j;
+        begin
+            pool = |(v & (~64'd0 << from)) ? v & (~64'd0 << from) : v;
+            below = 64'd0;
+            for (j = 1; j < 64; j = j + 1) below[j] = below[j-1] | pool[j-1];
+            first_from = pool & ~below;
+        end
+    endfunction
+    function automatic [5:0] index_of(input [63:0] onehot);
+        integer j;
+        begin
+            index_of = 6'd0;
+            for (j = 0; j < 64; j = j + 1)
+                if (onehot[j]) index_of = index_of | j[5:0];
+        end
+    endfunction
+
+    localparam [2:0] S_WAIT = 3'd0, S_DEST = 3'd1, S_DIDX = 3'd2, S_BIN = 3'd3, S_BIDX = 3'd4,
+                     S_FETCH = 3'd5, S_ISSUE = 3'd6;
+    reg [2:0]          step;
+    reg [1:0]          settle;
+    reg [63:0]         dst_hot [0:NB-1];   // bin -> its card, one-hot (set with the table)
+    reg [63:0]         dready, dhot;       // cards with a chunk ready; the one picked
+    reg [NB-1:0]       of_dest, bhot;      // the picked card's bins; the bin picked
     reg [5:0]          dptr, dpick;
     reg [BIN_BITS-1:0] rr, pick;
-    reg                found, dfound;
-    integer i;
-    always @* begin
-        dready = 64'd0;
-        for (i = 0; i < NB; i = i + 1)
-            if (ready[i]) dready[dst_of[i]] = 1'b1;
-        dfound = 1'b0;
-        dpick = 6'd0;
-        for (i = 0; i < 64; i = i + 1)
-            if (!dfound && dready[dptr + i[5:0]]) begin
-                dfound = 1'b1;
-                dpick = dptr + i[5:0];
-            end
-        found = 1'b0;
-        pick = {BIN_BITS{1'b0}};
-        for (i = 0; i < NB; i = i + 1)
-            if (!found && ready[rr + i[BIN_BITS-1:0]] && dst_of[rr + i[BIN_BITS-1:0]] == dpick) begin
-                found = 1'b1;
-                pick = rr + i[BIN_BITS-1:0];
-            end
+    reg [31:0]         f_left, f_issued;
+    reg [63:0]         f_local, f_remote;
+    reg [5:0]          f_dst;
+    integer d;
+    always @(posedge clk) begin
+        ready <= ready_now;
+        for (d = 0; d < 64; d = d + 1) begin
+            dready[d] <= 1'b0;
+            for (b = 0; b < NB; b = b + 1)
+                if (ready[b] && dst_hot[b][d]) dready[d] <= 1'b1;
+        end
+        for (b = 0; b < NB; b = b + 1) of_dest[b] <= |(dst_hot[b] & dhot);
     end
-    wire [31:0] left = filled[pick] - issued[pick];
-    wire [31:0] p_len = left >= CHUNK_BYTES ? CHUNK_BYTES : left;
-    wire        unused_ok = &{1'b0, w_loc[5:0], r_loc[5:0]};  // whole lines
-    wire        issue = found && !cmd_valid && !rst;
+    // the bins as 64-bit vectors and 6-bit indices (BIN_BITS <= 6)
+    reg [63:0] bins_ready, bhot64, bin_hot;
+    reg [5:0]  rr6, pick6;
+    always @* begin
+        bins_ready = 64'd0;
+        bins_ready[NB-1:0] = ready & of_dest;
+        rr6 = 6'd0;
+        rr6[BIN_BITS-1:0] = rr;
+        bin_hot = first_from(bins_ready, rr6);
+        bhot64 = 64'd0;
+        bhot64[NB-1:0] = bhot;
+        pick6 = index_of(bhot64);
+    end
+    wire [31:0] p_len   = f_left >= CHUNK_BYTES ? CHUNK_BYTES : f_left;
+    wire        unused_ok = &{1'b0, w_loc[5:0], r_loc[5:0], pick6};  // whole lines
+    wire        issue = step == S_ISSUE && !cmd_valid && !rst && !start;
 
-    assign idle = flushing && ready == {NB{1'b0}} && !cmd_valid && puts_done == puts;
+    assign idle = flushing && ready_now == {NB{1'b0}} && !cmd_valid && puts_done == puts;
 
     // ---- the pass's cycle counters -------------------------------------------------------------
     reg        counting;                 // from start until idle
@@ -205,6 +242,7 @@ module rdma_sort_stage #(
     always @(posedge clk) begin
         if (tbl_we) begin
             dst_of[tbl_bin] <= tbl_dst;
+            dst_hot[tbl_bin] <= 64'd1 << tbl_dst;
             rem_of[tbl_bin] <= tbl_remote;
         end
         if (rst || start) begin
@@ -215,6 +253,8 @@ module rdma_sort_stage #(
             end
             flushing <= 1'b0;
             cmd_valid <= 1'b0;
+            step <= S_WAIT;
+            settle <= 2'd0;
             rr <= {BIN_BITS{1'b0}};
             dptr <= card_id + 6'd1;
             puts <= 32'd0;
@@ -228,17 +268,33 @@ module rdma_sort_stage #(
             if (w_write && w_late) dropped <= dropped + 32'd1;
             if (r_read && r_pos + 32'd64 > freed[r_bin]) freed[r_bin] <= r_pos + 32'd64;
             if (cmd_valid && cmd_ready) cmd_valid <= 1'b0;
-            if (issue) begin
-                cmd_valid <= 1'b1;
-                cmd_dst <= dst_of[pick];
-                cmd_local <= base + ({{(64-BIN_BITS){1'b0}}, pick} << cap_shift) + {32'd0, issued[pick]};
-                cmd_remote <= rem_of[pick] + {32'd0, issued[pick]};
-                cmd_len <= {32'd0, p_len};
-                issued[pick] <= issued[pick] + p_len;
-                rr <= pick + 1'b1;
-                dptr <= dpick + 6'd1;
-                puts <= puts + 32'd1;
-            end
+            case (step)
+                S_WAIT:  begin settle <= settle + 2'd1; if (settle == 2'd2) begin settle <= 2'd0; step <= S_DEST; end end
+                S_DEST:  if (|dready) begin dhot <= first_from(dready, dptr); step <= S_DIDX; end
+                S_DIDX:  begin dpick <= index_of(dhot); step <= S_BIN; end   // of_dest follows dhot
+                S_BIN:   begin bhot <= bin_hot[NB-1:0]; step <= |bin_hot ? S_BIDX : S_DEST; end
+                S_BIDX:  begin pick <= pick6[BIN_BITS-1:0]; step <= S_FETCH; end
+                S_FETCH: begin
+                    f_left <= filled[pick] - issued[pick];
+                    f_issued <= issued[pick];
+                    f_local <= base + ({{(64-BIN_BITS){1'b0}}, pick} << cap_shift);
+                    f_remote <= rem_of[pick];
+                    f_dst <= dst_of[pick];
+                    step <= S_ISSUE;
+                end
+                default: if (issue) begin
+                    cmd_valid <= 1'b1;
+                    cmd_dst <= f_dst;
+                    cmd_local <= f_local + {32'd0, f_issued};
+                    cmd_remote <= f_remote + {32'd0, f_issued};
+                    cmd_len <= {32'd0, p_len};
+                    issued[pick] <= f_issued + p_len;
+                    rr <= pick + 1'b1;
+                    dptr <= dpick + 6'd1;
+                    puts <= puts + 32'd1;
+                    step <= S_WAIT;
+                end
+            endcase
             if (done) begin
                 puts_done <= puts_done + 32'd1;
                 if (done_code != 8'd0 && err_code == 8'd0) err_code <= done_code;
