@@ -95,6 +95,7 @@ module rdma_sort_stage #(
     reg [63:0] rem_of [0:NB-1];
     reg [511:0] ring [0:NB*RING_LINES-1];
     reg         flushing;
+    wire        flushed;       // flushing, and the writes taken are in the rings
 
     // an address of the window: its bin and offset in the bin's region
     /* verilator lint_off UNUSEDSIGNAL */
@@ -109,42 +110,103 @@ module rdma_sort_stage #(
     endfunction
     /* verilator lint_on UNUSEDSIGNAL */
 
-    // ---- the writer's lines into the rings ------------------------------------------------
-    wire [BIN_BITS+31:0] w_loc = locate(w_address);
-    wire [BIN_BITS-1:0]  w_bin = w_loc[BIN_BITS+31:32];
-    wire [31:0]          w_pos = {w_loc[31:6], 6'd0};
-    wire                 w_late = w_pos < freed[w_bin];
-    assign w_waitrequest = w_write && !w_late && w_pos - freed[w_bin] >= RING_BYTES;
-    // bytes of the line written: the writer's lines are whole, or a bin's last one from its start
-    reg [6:0] w_bytes;
+    // ---- the writer's lines into the rings, through registers --------------------------------
+    // No path runs from the writer's ports through a bin's state: a write is taken into `b_*`
+    // (or, while the pipeline stands, into the skid `k_*`, and then the port waits: a
+    // registered waitrequest); `l_*` holds it located in its bin (offset, bytes); `c_*` holds
+    // it with its bin's `filled` and `freed`, and from there it goes into the ring once the
+    // ring has room (or is dropped, late). c_freed is `freed` as of the cycle before: it only
+    // grows, so the room it shows is never more than there is, and a write that could land on
+    // a line not yet read is always seen late (that line was written after `freed` passed the
+    // write's offset, before this write reached c_*). c_filled is exact: only c_* writes it.
+    reg                  k_valid, b_valid, l_valid, c_valid;
+    reg [63:0]           k_address, b_address;
+    reg [511:0]          k_data, b_data, l_data, c_data;
+    reg [63:0]           k_be, b_be, l_be, c_be;
+    reg [BIN_BITS-1:0]   l_bin, c_bin;
+    reg [31:0]           l_pos, c_pos, c_end, c_freed, c_filled;
+    reg [6:0]            l_bytes;
+    wire c_late  = c_pos < c_freed;
+    wire c_go    = c_late || c_pos - c_freed < RING_BYTES;   // a late write goes (dropped)
+    wire c_take  = c_valid && c_go && !c_late;
+    wire stall   = c_valid && !c_go;
+    wire w_acc   = w_write && !k_valid;
+    assign w_waitrequest = k_valid;
+    wire pipe_empty = !k_valid && !b_valid && !l_valid && !c_valid;
+    assign flushed = flushing && pipe_empty;
+
+    // bytes of a line: the writer's lines are whole, or a bin's last one from its start
+    function automatic [6:0] last_byte(input [63:0] be);
+        integer j;
+        begin
+            last_byte = 7'd0;
+            for (j = 0; j < 64; j = j + 1)
+                if (be[j]) last_byte = j[6:0] + 7'd1;
+        end
+    endfunction
+    wire [BIN_BITS+31:0] b_loc = locate(b_address);
+    wire [31:0] c_filled_new = c_end > c_filled ? c_end : c_filled;
     integer k;
-    always @* begin
-        w_bytes = 7'd0;
-        for (k = 0; k < 64; k = k + 1)
-            if (w_byteenable[k]) w_bytes = k[6:0] + 7'd1;
-    end
-    wire w_take = w_write && !w_waitrequest && !w_late;
-    wire [BIN_BITS+RB-1:0] w_slot = {w_bin, w_pos[6 +: RB]};
-
     always @(posedge clk) begin
-        if (w_take)
+        if (!stall) begin
+            // b_* -> l_*: located
+            l_valid <= b_valid;
+            l_bin <= b_loc[BIN_BITS+31:32];
+            l_pos <= {b_loc[31:6], 6'd0};
+            l_bytes <= last_byte(b_be);
+            l_be <= b_be;
+            l_data <= b_data;
+            // l_* -> c_*: with the bin's state (filled forwarded from c_*'s own write)
+            c_valid <= l_valid;
+            c_bin <= l_bin;
+            c_pos <= l_pos;
+            c_end <= l_pos + {25'd0, l_bytes};
+            c_be <= l_be;
+            c_data <= l_data;
+            c_freed <= freed[l_bin];
+            c_filled <= c_take && c_bin == l_bin ? c_filled_new : filled[l_bin];
+            // the port (or the skid) -> b_*
+            b_valid <= k_valid || w_acc;
+            if (k_valid) begin
+                b_address <= k_address; b_data <= k_data; b_be <= k_be;
+                k_valid <= 1'b0;
+            end else begin
+                b_address <= w_address; b_data <= w_writedata; b_be <= w_byteenable;
+            end
+        end else begin
+            c_freed <= freed[c_bin];   // waiting for room
+            if (w_acc) begin
+                k_valid <= 1'b1;
+                k_address <= w_address; k_data <= w_writedata; k_be <= w_byteenable;
+            end
+        end
+        if (rst || start) begin
+            k_valid <= 1'b0; b_valid <= 1'b0; l_valid <= 1'b0; c_valid <= 1'b0;
+        end
+        if (c_take)
             for (k = 0; k < 64; k = k + 1)
-                if (w_byteenable[k]) ring[w_slot][8*k +: 8] <= w_writedata[8*k +: 8];
+                if (c_be[k]) ring[{c_bin, c_pos[6 +: RB]}][8*k +: 8] <= c_data[8*k +: 8];
     end
 
-    // ---- the engine's reads ------------------------------------------------------------------
+    // ---- the engine's reads: answered the next cycle; `freed` follows a cycle later ----------
     wire [BIN_BITS+31:0] r_loc = locate(r_address);
     wire [BIN_BITS-1:0]  r_bin = r_loc[BIN_BITS+31:32];
     wire [31:0]          r_pos = {r_loc[31:6], 6'd0};
+    reg                  q_valid;
+    reg [BIN_BITS-1:0]   q_bin;
+    reg [31:0]           q_pos;
     always @(posedge clk) begin
         r_readdatavalid <= !rst && r_read;
         if (r_read) r_readdata <= ring[{r_bin, r_pos[6 +: RB]}];
+        q_valid <= !rst && r_read;
+        q_bin <= r_bin;
+        q_pos <= r_pos;
     end
 
     // ---- chunks ready, picked round robin, one registered step a cycle --------------------------
     // A decision runs through registers (ready -> destinations with a chunk -> the next such
     // destination -> its bins with a chunk -> the next such bin -> its offsets -> the command),
-    // so no path crosses a 64-way selection and a 64-bit add in one cycle. That takes 8 cycles
+    // so no path crosses a 64-way selection and a 64-bit add in one cycle. That takes 9 cycles
     // a put; the engine reads a put of CHUNK_LINES lines in as many cycles. A bin's ready bit
     // clears only when this stage issues its chunk (filled only grows, flushing stays), so a
     // step deciding from a bit a few cycles old never picks a bin with nothing to send; after
@@ -153,7 +215,7 @@ module rdma_sort_stage #(
     integer b;
     always @* begin
         for (b = 0; b < NB; b = b + 1)
-            ready_now[b] = filled[b] - issued[b] >= CHUNK_BYTES || (flushing && filled[b] != issued[b]);
+            ready_now[b] = filled[b] - issued[b] >= CHUNK_BYTES || (flushed && filled[b] != issued[b]);
     end
     // the set bit of v at or above `from`, else the lowest set bit (round robin from `from`):
     // a one-hot, 0 when v is 0
@@ -212,10 +274,10 @@ module rdma_sort_stage #(
         pick6 = index_of(bhot64);
     end
     wire [31:0] p_len   = f_left >= CHUNK_BYTES ? CHUNK_BYTES : f_left;
-    wire        unused_ok = &{1'b0, w_loc[5:0], r_loc[5:0], pick6};  // whole lines
+    wire        unused_ok = &{1'b0, b_loc[5:0], r_loc[5:0], pick6};  // whole lines
     wire        issue = step == S_ISSUE && !cmd_valid && !rst && !start;
 
-    assign idle = flushing && ready_now == {NB{1'b0}} && !cmd_valid && puts_done == puts;
+    assign idle = flushed && ready_now == {NB{1'b0}} && !cmd_valid && puts_done == puts;
 
     // ---- the pass's cycle counters -------------------------------------------------------------
     reg        counting;                 // from start until idle
@@ -263,10 +325,9 @@ module rdma_sort_stage #(
             dropped <= 32'd0;
         end else begin
             if (flush) flushing <= 1'b1;
-            if (w_take && w_pos + {25'd0, w_bytes} > filled[w_bin])
-                filled[w_bin] <= w_pos + {25'd0, w_bytes};
-            if (w_write && w_late) dropped <= dropped + 32'd1;
-            if (r_read && r_pos + 32'd64 > freed[r_bin]) freed[r_bin] <= r_pos + 32'd64;
+            if (c_take) filled[c_bin] <= c_filled_new;
+            if (c_valid && c_late) dropped <= dropped + 32'd1;
+            if (q_valid && q_pos >= freed[q_bin]) freed[q_bin] <= q_pos + 32'd64;
             if (cmd_valid && cmd_ready) cmd_valid <= 1'b0;
             case (step)
                 S_WAIT:  begin settle <= settle + 2'd1; if (settle == 2'd2) begin settle <= 2'd0; step <= S_DEST; end end
