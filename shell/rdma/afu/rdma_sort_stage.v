@@ -203,30 +203,38 @@ module rdma_sort_stage #(
         q_pos <= r_pos;
     end
 
-    // ---- chunks ready, picked round robin, one registered step a cycle --------------------------
-    // A decision runs through registers (ready -> destinations with a chunk -> the next such
-    // destination -> its bins with a chunk -> the next such bin -> its offsets -> the command),
-    // so no path crosses a 64-way selection and a 64-bit add in one cycle. That takes 9 cycles
-    // a put; the engine reads a put of CHUNK_LINES lines in as many cycles. A bin's ready bit
-    // clears only when this stage issues its chunk (filled only grows, flushing stays), so a
-    // step deciding from a bit a few cycles old never picks a bin with nothing to send; after
-    // an issue (or start) the steps wait until the issued bin's bit has passed the registers.
+    // ---- chunks ready, picked round robin, through registers -----------------------------------
+    // The round robin runs in registers that follow their inputs every cycle: ready -> the
+    // cards with a chunk -> those from dptr on (else all) -> the first of them (a one-hot);
+    // and, for the card picked, its bins with a chunk -> those from rr on -> the first. The
+    // decision waits until each chain has caught up (after an issue, dptr, rr and the issued
+    // bin's bit have changed): 13 cycles a put, where the engine reads a put of CHUNK_LINES
+    // lines in as many cycles, and no path crosses more than a 64-bit OR. A bin's ready bit
+    // clears only when this stage issues its chunk (filled only grows, `flushed` stays), so a
+    // chain a few cycles behind never shows a bin with nothing to send.
     reg [NB-1:0] ready_now, ready;
     integer b;
     always @* begin
         for (b = 0; b < NB; b = b + 1)
             ready_now[b] = filled[b] - issued[b] >= CHUNK_BYTES || (flushed && filled[b] != issued[b]);
     end
-    // the set bit of v at or above `from`, else the lowest set bit (round robin from `from`):
-    // a one-hot, 0 when v is 0
-    function automatic [63:0] first_from(input [63:0] v, input [5:0] from);
-        reg [63:0] pool, below;
+    // bits at or above `from`
+    function automatic [63:0] from_on(input [5:0] from);
         integer j;
+        for (j = 0; j < 64; j = j + 1) from_on[j] = j[5:0] >= from;
+    endfunction
+    // the lowest set bit of v, a one-hot (0 when v is 0): a prefix OR in 6 doubling steps
+    function automatic [63:0] lowest(input [63:0] v);
+        reg [63:0] below;
         begin
-            pool = |(v & (~64'd0 << from)) ? v & (~64'd0 << from) : v;
-            below = 64'd0;
-            for (j = 1; j < 64; j = j + 1) below[j] = below[j-1] | pool[j-1];
-            first_from = pool & ~below;
+            below = v << 1;
+            below = below | (below << 1);
+            below = below | (below << 2);
+            below = below | (below << 4);
+            below = below | (below << 8);
+            below = below | (below << 16);
+            below = below | (below << 32);
+            lowest = v & ~below;
         end
     endfunction
     function automatic [5:0] index_of(input [63:0] onehot);
@@ -238,18 +246,26 @@ module rdma_sort_stage #(
         end
     endfunction
 
-    localparam [2:0] S_WAIT = 3'd0, S_DEST = 3'd1, S_DIDX = 3'd2, S_BIN = 3'd3, S_BIDX = 3'd4,
-                     S_FETCH = 3'd5, S_ISSUE = 3'd6;
-    reg [2:0]          step;
-    reg [1:0]          settle;
-    reg [63:0]         dst_hot [0:NB-1];   // bin -> its card, one-hot (set with the table)
-    reg [63:0]         dready, dhot;       // cards with a chunk ready; the one picked
-    reg [NB-1:0]       of_dest, bhot;      // the picked card's bins; the bin picked
+    localparam [2:0] S_WAIT = 3'd0, S_DEST = 3'd1, S_BIN = 3'd2, S_FETCH = 3'd3, S_ISSUE = 3'd4;
+    localparam [2:0] DEST_CHAIN = 3'd5, BIN_CHAIN = 3'd5;   // cycles until a chain shows its inputs
+    reg [2:0]          step, settle;
+    reg [63:0]         dst_hot [0:NB-1];     // bin -> its card, one-hot (set with the table)
+    reg [63:0]         dready, d_on, d_all, d_pool, d_first, dhot;   // the cards' chain; the card picked
+    reg [63:0]         b_on, b_all, b_pool, b_first;                 // the bins' chain
+    reg [NB-1:0]       of_dest;              // the picked card's bins
     reg [5:0]          dptr, dpick;
     reg [BIN_BITS-1:0] rr, pick;
     reg [31:0]         f_left, f_issued;
     reg [63:0]         f_local, f_remote;
     reg [5:0]          f_dst;
+    reg [5:0]          rr6;
+    reg [63:0]         bins_ready;
+    always @* begin
+        rr6 = 6'd0;
+        rr6[BIN_BITS-1:0] = rr;
+        bins_ready = 64'd0;
+        bins_ready[NB-1:0] = ready & of_dest;
+    end
     integer d;
     always @(posedge clk) begin
         ready <= ready_now;
@@ -258,23 +274,19 @@ module rdma_sort_stage #(
             for (b = 0; b < NB; b = b + 1)
                 if (ready[b] && dst_hot[b][d]) dready[d] <= 1'b1;
         end
+        d_on <= dready & from_on(dptr);
+        d_all <= dready;
+        d_pool <= |d_on ? d_on : d_all;
+        d_first <= lowest(d_pool);
         for (b = 0; b < NB; b = b + 1) of_dest[b] <= |(dst_hot[b] & dhot);
+        b_on <= bins_ready & from_on(rr6);
+        b_all <= bins_ready;
+        b_pool <= |b_on ? b_on : b_all;
+        b_first <= lowest(b_pool);
     end
-    // the bins as 64-bit vectors and 6-bit indices (BIN_BITS <= 6)
-    reg [63:0] bins_ready, bhot64, bin_hot;
-    reg [5:0]  rr6, pick6;
-    always @* begin
-        bins_ready = 64'd0;
-        bins_ready[NB-1:0] = ready & of_dest;
-        rr6 = 6'd0;
-        rr6[BIN_BITS-1:0] = rr;
-        bin_hot = first_from(bins_ready, rr6);
-        bhot64 = 64'd0;
-        bhot64[NB-1:0] = bhot;
-        pick6 = index_of(bhot64);
-    end
+    wire [5:0]  b_index = index_of(b_first);
     wire [31:0] p_len   = f_left >= CHUNK_BYTES ? CHUNK_BYTES : f_left;
-    wire        unused_ok = &{1'b0, b_loc[5:0], r_loc[5:0], pick6};  // whole lines
+    wire        unused_ok = &{1'b0, b_loc[5:0], r_loc[5:0], b_index};  // whole lines
     wire        issue = step == S_ISSUE && !cmd_valid && !rst && !start;
 
     assign idle = flushed && ready_now == {NB{1'b0}} && !cmd_valid && puts_done == puts;
@@ -316,7 +328,7 @@ module rdma_sort_stage #(
             flushing <= 1'b0;
             cmd_valid <= 1'b0;
             step <= S_WAIT;
-            settle <= 2'd0;
+            settle <= DEST_CHAIN - 3'd1;
             rr <= {BIN_BITS{1'b0}};
             dptr <= card_id + 6'd1;
             puts <= 32'd0;
@@ -330,11 +342,16 @@ module rdma_sort_stage #(
             if (q_valid && q_pos >= freed[q_bin]) freed[q_bin] <= q_pos + 32'd64;
             if (cmd_valid && cmd_ready) cmd_valid <= 1'b0;
             case (step)
-                S_WAIT:  begin settle <= settle + 2'd1; if (settle == 2'd2) begin settle <= 2'd0; step <= S_DEST; end end
-                S_DEST:  if (|dready) begin dhot <= first_from(dready, dptr); step <= S_DIDX; end
-                S_DIDX:  begin dpick <= index_of(dhot); step <= S_BIN; end   // of_dest follows dhot
-                S_BIN:   begin bhot <= bin_hot[NB-1:0]; step <= |bin_hot ? S_BIDX : S_DEST; end
-                S_BIDX:  begin pick <= pick6[BIN_BITS-1:0]; step <= S_FETCH; end
+                S_WAIT:  if (settle != 3'd0) settle <= settle - 3'd1; else step <= S_DEST;
+                S_DEST:  if (|d_first) begin
+                    dhot <= d_first;
+                    dpick <= index_of(d_first);
+                    settle <= BIN_CHAIN - 3'd1;
+                    step <= S_BIN;
+                end
+                S_BIN:   if (settle != 3'd0) settle <= settle - 3'd1;
+                         else if (|b_first) begin pick <= b_index[BIN_BITS-1:0]; step <= S_FETCH; end
+                         else step <= S_DEST;   // not reached: the card's bin stays ready
                 S_FETCH: begin
                     f_left <= filled[pick] - issued[pick];
                     f_issued <= issued[pick];
@@ -353,6 +370,7 @@ module rdma_sort_stage #(
                     rr <= pick + 1'b1;
                     dptr <= dpick + 6'd1;
                     puts <= puts + 32'd1;
+                    settle <= DEST_CHAIN - 3'd1;
                     step <= S_WAIT;
                 end
             endcase
