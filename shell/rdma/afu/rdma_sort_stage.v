@@ -125,7 +125,7 @@ module rdma_sort_stage #(
     reg [63:0]           k_be, b_be, l_be, c_be;
     reg [BIN_BITS-1:0]   l_bin, c_bin;
     reg [31:0]           l_pos, c_pos, c_end, c_freed, c_filled;
-    reg [6:0]            l_bytes;
+    reg [63:0]           l_last;      // the line's last byte enabled, one-hot
     wire c_late  = c_pos < c_freed;
     wire c_go    = c_late || c_pos - c_freed < RING_BYTES;   // a late write goes (dropped)
     wire c_take  = c_valid && c_go && !c_late;
@@ -135,17 +135,34 @@ module rdma_sort_stage #(
     wire pipe_empty = !k_valid && !b_valid && !l_valid && !c_valid;
     assign flushed = flushing && pipe_empty;
 
-    // bytes of a line: the writer's lines are whole, or a bin's last one from its start
-    function automatic [6:0] last_byte(input [63:0] be);
+    // the index of a one-hot's bit
+    function automatic [5:0] index_of(input [63:0] onehot);
         integer j;
         begin
-            last_byte = 7'd0;
+            index_of = 6'd0;
             for (j = 0; j < 64; j = j + 1)
-                if (be[j]) last_byte = j[6:0] + 7'd1;
+                if (onehot[j]) index_of = index_of | j[5:0];
+        end
+    endfunction
+    // the highest set bit of v, a one-hot (0 when v is 0): a suffix OR in 6 doubling steps
+    function automatic [63:0] highest(input [63:0] v);
+        reg [63:0] above;
+        begin
+            above = v >> 1;
+            above = above | (above >> 1);
+            above = above | (above >> 2);
+            above = above | (above >> 4);
+            above = above | (above >> 8);
+            above = above | (above >> 16);
+            above = above | (above >> 32);
+            highest = v & ~above;
         end
     endfunction
     wire [BIN_BITS+31:0] b_loc = locate(b_address);
     wire [31:0] c_filled_new = c_end > c_filled ? c_end : c_filled;
+    // bytes of the line up to its last enabled one: the writer's lines are whole, or a bin's
+    // last one from its start
+    wire [31:0] l_bytes = |l_last ? {26'd0, index_of(l_last)} + 32'd1 : 32'd0;
     integer k;
     always @(posedge clk) begin
         if (!stall) begin
@@ -153,14 +170,14 @@ module rdma_sort_stage #(
             l_valid <= b_valid;
             l_bin <= b_loc[BIN_BITS+31:32];
             l_pos <= {b_loc[31:6], 6'd0};
-            l_bytes <= last_byte(b_be);
+            l_last <= highest(b_be);
             l_be <= b_be;
             l_data <= b_data;
             // l_* -> c_*: with the bin's state (filled forwarded from c_*'s own write)
             c_valid <= l_valid;
             c_bin <= l_bin;
             c_pos <= l_pos;
-            c_end <= l_pos + {25'd0, l_bytes};
+            c_end <= l_pos + l_bytes;
             c_be <= l_be;
             c_data <= l_data;
             c_freed <= freed[l_bin];
@@ -235,14 +252,6 @@ module rdma_sort_stage #(
             below = below | (below << 16);
             below = below | (below << 32);
             lowest = v & ~below;
-        end
-    endfunction
-    function automatic [5:0] index_of(input [63:0] onehot);
-        integer j;
-        begin
-            index_of = 6'd0;
-            for (j = 0; j < 64; j = j + 1)
-                if (onehot[j]) index_of = index_of | j[5:0];
         end
     endfunction
 
