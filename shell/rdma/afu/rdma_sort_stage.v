@@ -159,6 +159,10 @@ module rdma_sort_stage #(
         end
     endfunction
     wire [BIN_BITS+31:0] b_loc = locate(b_address);
+    // both bins' `freed` looked up every cycle: one lookup at a chosen bin would put the
+    // room check's carry chain in front of the 64-way selection
+    wire [31:0] freed_l = freed[l_bin];
+    wire [31:0] freed_c = freed[c_bin];
     wire [31:0] c_filled_new = c_end > c_filled ? c_end : c_filled;
     // bytes of the line up to its last enabled one: the writer's lines are whole, or a bin's
     // last one from its start
@@ -180,7 +184,7 @@ module rdma_sort_stage #(
             c_end <= l_pos + l_bytes;
             c_be <= l_be;
             c_data <= l_data;
-            c_freed <= freed[l_bin];
+            c_freed <= freed_l;
             c_filled <= c_take && c_bin == l_bin ? c_filled_new : filled[l_bin];
             // the port (or the skid) -> b_*
             b_valid <= k_valid || w_acc;
@@ -191,7 +195,7 @@ module rdma_sort_stage #(
                 b_address <= w_address; b_data <= w_writedata; b_be <= w_byteenable;
             end
         end else begin
-            c_freed <= freed[c_bin];   // waiting for room
+            c_freed <= freed_c;   // waiting for room
             if (w_acc) begin
                 k_valid <= 1'b1;
                 k_address <= w_address; k_data <= w_writedata; k_be <= w_byteenable;
