@@ -302,7 +302,12 @@ module rdma_sort_stage #(
     wire        unused_ok = &{1'b0, b_loc[5:0], r_loc[5:0], b_index};  // whole lines
     wire        issue = step == S_ISSUE && !cmd_valid && !rst && !start;
 
-    assign idle = flushed && ready_now == {NB{1'b0}} && !cmd_valid && puts_done == puts;
+    // idle from registers: `ready` shows ready_now a cycle late, so it counts once the flush
+    // (and the last write's `filled`) has been in it for a cycle; a bin picked and not yet
+    // issued is still ready, so nothing is pending when no bit is set
+    reg flushed_q;
+    always @(posedge clk) flushed_q <= !rst && !start && flushed;
+    assign idle = flushed_q && flushed && ready == {NB{1'b0}} && !cmd_valid && puts_done == puts;
 
     // ---- the pass's cycle counters -------------------------------------------------------------
     reg        counting;                 // from start until idle
