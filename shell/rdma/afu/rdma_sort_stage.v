@@ -120,6 +120,9 @@ module rdma_sort_stage #(
     // a line not yet read is always seen late (that line was written after `freed` passed the
     // write's offset, before this write reached c_*). c_filled is exact: only c_* writes it.
     reg                  k_valid, b_valid, l_valid, c_valid;
+    reg                  q_valid;     // the engine's read a cycle ago (below)
+    reg [BIN_BITS-1:0]   q_bin;
+    reg [31:0]           q_pos;
     reg [63:0]           k_address, b_address;
     reg [511:0]          k_data, b_data, l_data, c_data;
     reg [63:0]           k_be, b_be, l_be, c_be;
@@ -159,10 +162,12 @@ module rdma_sort_stage #(
         end
     endfunction
     wire [BIN_BITS+31:0] b_loc = locate(b_address);
-    // both bins' `freed` looked up every cycle: one lookup at a chosen bin would put the
-    // room check's carry chain in front of the 64-way selection
+    // `freed` of the line entering c_* is looked up; that of the line waiting there follows
+    // the engine's reads of its bin as `freed` does (no second lookup, whose address the room
+    // check would choose). A read in the cycle the line entered is missed: c_freed is then a
+    // line behind until the bin's next read, which only shows less room than there is.
     wire [31:0] freed_l = freed[l_bin];
-    wire [31:0] freed_c = freed[c_bin];
+    wire [31:0] freed_c = q_valid && q_bin == c_bin && q_pos >= c_freed ? q_pos + 32'd64 : c_freed;
     wire [31:0] c_filled_new = c_end > c_filled ? c_end : c_filled;
     // bytes of the line up to its last enabled one: the writer's lines are whole, or a bin's
     // last one from its start
@@ -213,9 +218,6 @@ module rdma_sort_stage #(
     wire [BIN_BITS+31:0] r_loc = locate(r_address);
     wire [BIN_BITS-1:0]  r_bin = r_loc[BIN_BITS+31:32];
     wire [31:0]          r_pos = {r_loc[31:6], 6'd0};
-    reg                  q_valid;
-    reg [BIN_BITS-1:0]   q_bin;
-    reg [31:0]           q_pos;
     always @(posedge clk) begin
         r_readdatavalid <= !rst && r_read;
         if (r_read) r_readdata <= ring[{r_bin, r_pos[6 +: RB]}];
