@@ -147,18 +147,14 @@ module rdma_sort_stage #(
                 if (onehot[j]) index_of = index_of | j[5:0];
         end
     endfunction
-    // the highest set bit of v, a one-hot (0 when v is 0): a suffix OR in 6 doubling steps
+    // the highest set bit of v, a one-hot (0 when v is 0): the lowest of v reversed
     function automatic [63:0] highest(input [63:0] v);
-        reg [63:0] above;
+        reg [63:0] r, low;
+        integer j;
         begin
-            above = v >> 1;
-            above = above | (above >> 1);
-            above = above | (above >> 2);
-            above = above | (above >> 4);
-            above = above | (above >> 8);
-            above = above | (above >> 16);
-            above = above | (above >> 32);
-            highest = v & ~above;
+            for (j = 0; j < 64; j = j + 1) r[j] = v[63 - j];
+            low = r & (~r + 64'd1);
+            for (j = 0; j < 64; j = j + 1) highest[j] = low[63 - j];
         end
     endfunction
     wire [BIN_BITS+31:0] b_loc = locate(b_address);
@@ -246,19 +242,9 @@ module rdma_sort_stage #(
         integer j;
         for (j = 0; j < 64; j = j + 1) from_on[j] = j[5:0] >= from;
     endfunction
-    // the lowest set bit of v, a one-hot (0 when v is 0): a prefix OR in 6 doubling steps
+    // the lowest set bit of v, a one-hot (0 when v is 0): v & -v, on the carry chain
     function automatic [63:0] lowest(input [63:0] v);
-        reg [63:0] below;
-        begin
-            below = v << 1;
-            below = below | (below << 1);
-            below = below | (below << 2);
-            below = below | (below << 4);
-            below = below | (below << 8);
-            below = below | (below << 16);
-            below = below | (below << 32);
-            lowest = v & ~below;
-        end
+        lowest = v & (~v + 64'd1);
     endfunction
 
     localparam [2:0] S_WAIT = 3'd0, S_DEST = 3'd1, S_BIN = 3'd2, S_FETCH = 3'd3, S_ISSUE = 3'd4;
