@@ -228,7 +228,7 @@ module rdma_sort_stage #(
     // and, for the card picked, its bins with a chunk -> those from rr on -> the first. The
     // decision waits until each chain has caught up (after an issue, dptr, rr and the issued
     // bin's bit have changed): 13 cycles a put, where the engine reads a put of CHUNK_LINES
-    // lines in as many cycles, and no path crosses more than a 64-bit OR. A bin's ready bit
+    // lines in as many cycles, and no path crosses a 64-way selection. A bin's ready bit
     // clears only when this stage issues its chunk (filled only grows, `flushed` stays), so a
     // chain a few cycles behind never shows a bin with nothing to send.
     reg [NB-1:0] ready_now, ready;
