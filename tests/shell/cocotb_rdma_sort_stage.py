@@ -5,7 +5,7 @@ The writer model writes every bin's keys as rdma_sort_stage expects them from th
 writer's grouping pass (a bin's lines in order at its region of the window, the last one in
 part), the bins interleaved at random; the engine model takes commands with random
 back-pressure, at most MAX_OPS in flight, reads each put's lines in command order with random
-gaps and completes it after a random latency. Checked: every bin's bytes arrive at its
+gaps (back to back at times, as the RDMA engine reads) and completes it after a random latency. Checked: every bin's bytes arrive at its
 destination's region exactly; every put is whole chunks but a bin's last, none crosses a ring;
 the number of puts; a slow engine makes the writer wait (the rings fill) without a hang; a
 late write (an overflowing bin's spill) is dropped and counted."""
@@ -23,6 +23,7 @@ INPUTS = ["base", "cap_shift", "tbl_we", "tbl_bin", "tbl_dst", "tbl_remote", "ca
           "cmd_ready", "done", "done_code"]
 BASE = 0x4000_0000
 MAX_OPS = 4
+READ_LATENCY = 2   # cycles from a read of the window to its data (the ring's address registered)
 
 
 def _params():
@@ -64,18 +65,22 @@ def _lines(bins: int, words: dict[int, list[int]], cap_shift: int) -> dict[int, 
 
 async def _engine(dut, mem: dict[int, bytearray], puts: list, rng: random.Random, p_read: float,
                   reads: list[int]):
-    """Commands in, lines read in command order (a read at most every other cycle, its data
-    the next cycle; reads[0] counts them), completions after a random latency."""
-    queue: list[list] = []    # accepted puts: dst, local, remote, length, lines read
+    """Commands in, lines read in command order (a read in a cycle with probability p_read, its
+    data exactly READ_LATENCY cycles later; reads[0] counts them), completions after a random
+    latency."""
+    queue: list[list] = []    # accepted puts: dst, local, remote, length, lines read, lines asked
     pending: list[int] = []   # cycles left before each read put's completion
-    reading = False
+    flight: list[list] = []   # reads asked: cycles left, their put
     while True:
         await FallingEdge(dut.clk)
-        if reading:   # the read of the last cycle is answered now
-            assert int(dut.r_readdatavalid.value) == 1, "a read not answered the next cycle"
-            dst, _local, remote, length, got = queue[0]
+        flight = [[t - 1, put] for t, put in flight]
+        if flight and flight[0][0] == 0:   # the read asked READ_LATENCY cycles ago is answered now
+            _, put = flight.pop(0)
+            assert int(dut.r_readdatavalid.value) == 1, f"a read not answered {READ_LATENCY} cycles later"
+            dst, _local, remote, length, got, _asked = put
             got.append(int(dut.r_readdata.value).to_bytes(64, "little"))
             if 64 * len(got) >= length:
+                assert queue[0] is put, "a put's lines answered out of command order"
                 queue.pop(0)
                 base = remote - 0x1_0000_0000
                 m = mem.setdefault(dst, bytearray())
@@ -83,6 +88,8 @@ async def _engine(dut, mem: dict[int, bytearray], puts: list, rng: random.Random
                     m.extend(bytes(base + length - len(m)))
                 m[base:base + length] = b"".join(got)[:length]
                 pending.append(rng.randrange(1, 60))
+        else:
+            assert int(dut.r_readdatavalid.value) == 0, "data no read asked for"
         pending = [t - 1 for t in pending]
         fire = bool(pending) and pending[0] <= 0
         if fire:
@@ -91,17 +98,20 @@ async def _engine(dut, mem: dict[int, bytearray], puts: list, rng: random.Random
         dut.done_code.value = 0
         ready = len(queue) + len(pending) < MAX_OPS and rng.random() < 0.7
         dut.cmd_ready.value = int(ready)
-        reading = not reading and bool(queue) and rng.random() < p_read
+        unread = next((put for put in queue if 64 * put[5] < put[3]), None)
+        reading = unread is not None and rng.random() < p_read
         dut.r_read.value = int(reading)
         if reading:
-            dut.r_address.value = queue[0][1] + 64 * len(queue[0][4])
+            dut.r_address.value = unread[1] + 64 * unread[5]
+            unread[5] += 1
+            flight.append([READ_LATENCY, unread])
             reads[0] += 1
         await ReadOnly()
         if ready and int(dut.cmd_valid.value):
             c = (int(dut.cmd_dst.value), int(dut.cmd_local.value), int(dut.cmd_remote.value),
                  int(dut.cmd_len.value))
             puts.append(c)
-            queue.append([*c, []])
+            queue.append([*c, [], 0])
 
 
 async def _write(dut, writes: list[tuple[int, int, int]]) -> int:
@@ -190,7 +200,7 @@ async def stage_fast_engine(dut):
 
 @cocotb.test()
 async def stage_slow_engine(dut):
-    """An engine reading a line every 8 cycles: the rings fill and the writer waits."""
+    """An engine reading a line every 8 cycles or so: the rings fill and the writer waits."""
     _bits, ring_lines, _ = _params()
     waited = await _run(dut, seed=2, p_read=0.12, keys_per_bin=16 * ring_lines * 6)
     assert waited > 0, "a slow engine never made the writer wait: the rings did not fill"

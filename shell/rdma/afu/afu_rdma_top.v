@@ -302,17 +302,24 @@ module afu_rdma_top #(
     always @(posedge clk)
         if (rst) rx_left <= 8'd0;
         else if (a_rx_write && !rx_stage && !m0_rx_wait) rx_left <= rx_left == 8'd0 ? a_rx_burst - 8'd1 : rx_left - 8'd1;
-    // the engine's reads: the window's from the stage (the next cycle), once the DDR's in
-    // flight have returned, so that data come back in request order
+    // the engine's reads: the window's from the stage (two cycles later), once the DDR's in
+    // flight have returned, and the DDR's once the stage's have, so that data come back in
+    // request order
     reg  [15:0]  ddr_reads;
+    reg  [1:0]   sg_reads;
     wire         e_rd_stage = sg_en && e_rd_address - sg_base < sg_span;
-    assign m_rd_read = e_rd_read && !e_rd_stage;
-    assign e_rd_wait = e_rd_stage ? ddr_reads != 16'd0 : m_rd_wait;
+    assign m_rd_read = e_rd_read && !e_rd_stage && sg_reads == 2'd0;
+    assign e_rd_wait = e_rd_stage ? ddr_reads != 16'd0 : m_rd_wait || sg_reads != 2'd0;
     assign e_rd_valid = m_rd_valid || sg_r_valid;
     assign e_rd_data = sg_r_valid ? sg_r_data[EMW-1:0] : m_rd_data;
     always @(posedge clk)
-        if (rst) ddr_reads <= 16'd0;
-        else ddr_reads <= ddr_reads + {15'd0, m_rd_read && !m_rd_wait} - {15'd0, m_rd_valid};
+        if (rst) begin
+            ddr_reads <= 16'd0;
+            sg_reads <= 2'd0;
+        end else begin
+            ddr_reads <= ddr_reads + {15'd0, m_rd_read && !m_rd_wait} - {15'd0, m_rd_valid};
+            sg_reads <= sg_reads + {1'b0, e_rd_read && e_rd_stage && ddr_reads == 16'd0} - {1'b0, sg_r_valid};
+        end
     // the engine's commands: the stage's while it is enabled, the host's otherwise
     assign n_cmd_valid   = sg_en ? sg_cmd_valid : cmd_valid;
     assign cmd_ready     = !sg_en && n_cmd_ready;

@@ -6,7 +6,7 @@
 // of a bin are in, it hands them to the RDMA engine as a put to the bin's region on its
 // destination card (the table: bin -> card, remote address of the region), at the same
 // offset. The engine reads the chunk back through this stage (its reads of the window come
-// here, a line a cycle, answered the next cycle), and each line read frees its place in the
+// here, a line a cycle, answered two cycles later), and each line read frees its place in the
 // ring; a write into a full ring waits for that. After the pass (`flush`), each bin's rest
 // goes as one last put, and `idle` says that every put has been issued and has completed.
 //
@@ -57,7 +57,7 @@ module rdma_sort_stage #(
     input  wire [511:0]        w_writedata,
     input  wire [63:0]         w_byteenable,
     output wire                w_waitrequest,
-    // the engine's line reads in the window (never waits; data the next cycle)
+    // the engine's line reads in the window (never waits; data two cycles later, in order)
     input  wire                r_read,
     input  wire [63:0]         r_address,
     output reg                 r_readdatavalid,
@@ -90,23 +90,31 @@ module rdma_sort_stage #(
     // read back by the engine up to
     reg [31:0] filled [0:NB-1];
     reg [31:0] issued [0:NB-1];
+    reg [31:0] next_at [0:NB-1];   // issued + a chunk: filled from there on makes a whole chunk
     reg [31:0] freed  [0:NB-1];
+    reg [31:0] lim    [0:NB-1];   // freed + the ring's bytes: a line below it has room
     reg [5:0]  dst_of [0:NB-1];
     reg [63:0] rem_of [0:NB-1];
     reg [511:0] ring [0:NB*RING_LINES-1];
     reg         flushing;
     wire        flushed;       // flushing, and the writes taken are in the rings
 
-    // an address of the window: its bin and offset in the bin's region
+    // an address of the window: its offset from base, of which a bin's number ends below bit
+    // 37 (cap_shift <= 31, BIN_BITS <= 6), so 38 bits of the subtraction are all it needs;
+    // then the bin and the offset in its region, bit selects by cap_shift (no shifter)
+    localparam integer OB = 38;
     /* verilator lint_off UNUSEDSIGNAL */
-    function automatic [BIN_BITS+31:0] locate(input [63:0] a);
-        reg [63:0] off, bin, pos;
-        begin
-            off = a - base;
-            bin = off >> cap_shift;
-            pos = off & ((64'd1 << cap_shift) - 64'd1);
-            locate = {bin[BIN_BITS-1:0], pos[31:0]};
-        end
+    function automatic [OB-1:0] offset_of(input [63:0] a);
+        offset_of = a[OB-1:0] - base[OB-1:0];
+    endfunction
+    /* verilator lint_on UNUSEDSIGNAL */
+    function automatic [BIN_BITS-1:0] bin_of(input [OB-1:0] off);
+        bin_of = off[{1'b0, cap_shift} +: BIN_BITS];
+    endfunction
+    /* verilator lint_off UNUSEDSIGNAL */
+    function automatic [31:0] line_of(input [OB-1:0] off);   // the line's offset in its region
+        integer j;
+        for (j = 0; j < 32; j = j + 1) line_of[j] = j >= 6 && j < cap_shift && off[j];
     endfunction
     /* verilator lint_on UNUSEDSIGNAL */
 
@@ -114,23 +122,25 @@ module rdma_sort_stage #(
     // No path runs from the writer's ports through a bin's state: a write is taken into `b_*`
     // (or, while the pipeline stands, into the skid `k_*`, and then the port waits: a
     // registered waitrequest); `l_*` holds it located in its bin (offset, bytes); `c_*` holds
-    // it with its bin's `filled` and `freed`, and from there it goes into the ring once the
-    // ring has room (or is dropped, late). c_freed is `freed` as of the cycle before: it only
-    // grows, so the room it shows is never more than there is, and a write that could land on
-    // a line not yet read is always seen late (that line was written after `freed` passed the
-    // write's offset, before this write reached c_*). c_filled is exact: only c_* writes it.
+    // it with its bin's `filled`, `freed` and `lim`, and from there it goes into the ring once
+    // the ring has room (or is dropped, late). The checks use `freed` as of the cycle the line
+    // entered c_*, then follow the engine's reads of its bin: freed only grows, so the room
+    // they show is never more than there is, and a write that could land on a line not yet
+    // read is always seen late (that line was written after `freed` passed the write's
+    // offset, before this write reached c_*). c_filled is exact: only c_* writes it.
     reg                  k_valid, b_valid, l_valid, c_valid;
-    reg                  q_valid;     // the engine's read a cycle ago (below)
+    reg                  q_valid;     // the engine's read answered a cycle ago (below)
     reg [BIN_BITS-1:0]   q_bin;
     reg [31:0]           q_pos;
-    reg [63:0]           k_address, b_address;
+    reg [OB-1:0]         k_off, b_off;      // the line's offset from base
     reg [511:0]          k_data, b_data, l_data, c_data;
     reg [63:0]           k_be, b_be, l_be, c_be;
     reg [BIN_BITS-1:0]   l_bin, c_bin;
-    reg [31:0]           l_pos, c_pos, c_end, c_freed, c_filled;
+    reg [31:0]           l_pos, l_next, c_pos, c_end, c_freed, c_filled;   // l_next: l_pos + 64
+    reg [31:0]           c_lim;       // c_freed + the ring's bytes: the room check's bound
     reg [63:0]           l_last;      // the line's last byte enabled, one-hot
     wire c_late  = c_pos < c_freed;
-    wire c_go    = c_late || c_pos - c_freed < RING_BYTES;   // a late write goes (dropped)
+    wire c_go    = c_pos < c_lim;   // room in the ring, or late (then dropped)
     wire c_take  = c_valid && c_go && !c_late;
     wire stall   = c_valid && !c_go;
     wire w_acc   = w_write && !k_valid;
@@ -138,13 +148,16 @@ module rdma_sort_stage #(
     wire pipe_empty = !k_valid && !b_valid && !l_valid && !c_valid;
     assign flushed = flushing && pipe_empty;
 
-    // the index of a one-hot's bit
+    // the index of a one-hot's bit: bit k is the OR of the bits whose index has bit k (a
+    // balanced OR of 32, two LUT levels)
     function automatic [5:0] index_of(input [63:0] onehot);
-        integer j;
+        reg [63:0] m;
+        integer j, k;
         begin
-            index_of = 6'd0;
-            for (j = 0; j < 64; j = j + 1)
-                if (onehot[j]) index_of = index_of | j[5:0];
+            for (k = 0; k < 6; k = k + 1) begin
+                for (j = 0; j < 64; j = j + 1) m[j] = j[k];
+                index_of[k] = |(onehot & m);
+            end
         end
     endfunction
     // the highest set bit of v, a one-hot (0 when v is 0): the lowest of v reversed
@@ -157,24 +170,38 @@ module rdma_sort_stage #(
             for (j = 0; j < 64; j = j + 1) highest[j] = low[63 - j];
         end
     endfunction
-    wire [BIN_BITS+31:0] b_loc = locate(b_address);
-    // `freed` of the line entering c_* is looked up; that of the line waiting there follows
-    // the engine's reads of its bin as `freed` does (no second lookup, whose address the room
-    // check would choose). A read in the cycle the line entered is missed: c_freed is then a
-    // line behind until the bin's next read, which only shows less room than there is.
-    wire [31:0] freed_l = freed[l_bin];
-    wire [31:0] freed_c = q_valid && q_bin == c_bin && q_pos >= c_freed ? q_pos + 32'd64 : c_freed;
+    // `freed` (and `lim`) of the line entering c_* is looked up; that of the line waiting there
+    // follows the engine's reads of its bin as `freed` does (no second lookup, whose address
+    // the room check would choose). A read in the cycle the line entered is missed: c_freed is
+    // then a line behind until the bin's next read, which only shows less room than there is;
+    // that read comes, since a full ring holds lines put and not yet read (a chunk is at most
+    // half a ring).
+    wire        q_on_c  = q_valid && q_bin == c_bin && q_pos >= c_freed;
+    wire [31:0] q_freed = q_pos + 32'd64;                // freed and lim after the read q
+    wire [31:0] q_lim   = q_pos + 32'd64 + RING_BYTES;
     wire [31:0] c_filled_new = c_end > c_filled ? c_end : c_filled;
-    // bytes of the line up to its last enabled one: the writer's lines are whole, or a bin's
-    // last one from its start
-    wire [31:0] l_bytes = |l_last ? {26'd0, index_of(l_last)} + 32'd1 : 32'd0;
+    // the line's end: its offset up to its last enabled byte (the writer's lines are whole, or
+    // a bin's last one from its start). The bytes up to the last enabled one are the index of
+    // the one-hot shifted up by one, 64 when byte 63 is enabled: ORs, no adder
+    function automatic [5:0] bytes_to(input [63:0] last);   // 0 for byte 63 and for none
+        reg [63:0] m;
+        integer j, k;
+        begin
+            for (k = 0; k < 6; k = k + 1) begin
+                for (j = 0; j < 64; j = j + 1) m[j] = ((j + 1) >> k) % 2 == 1;
+                bytes_to[k] = |(last & m);
+            end
+        end
+    endfunction
+    wire [31:0] l_end = l_last[63] ? l_next : {l_pos[31:6], bytes_to(l_last)};
     integer k;
     always @(posedge clk) begin
         if (!stall) begin
             // b_* -> l_*: located
             l_valid <= b_valid;
-            l_bin <= b_loc[BIN_BITS+31:32];
-            l_pos <= {b_loc[31:6], 6'd0};
+            l_bin <= bin_of(b_off);
+            l_pos <= line_of(b_off);
+            l_next <= line_of(b_off) + 32'd64;
             l_last <= highest(b_be);
             l_be <= b_be;
             l_data <= b_data;
@@ -182,24 +209,28 @@ module rdma_sort_stage #(
             c_valid <= l_valid;
             c_bin <= l_bin;
             c_pos <= l_pos;
-            c_end <= l_pos + l_bytes;
+            c_end <= l_end;
             c_be <= l_be;
             c_data <= l_data;
-            c_freed <= freed_l;
+            c_freed <= freed[l_bin];
+            c_lim <= lim[l_bin];
             c_filled <= c_take && c_bin == l_bin ? c_filled_new : filled[l_bin];
             // the port (or the skid) -> b_*
             b_valid <= k_valid || w_acc;
             if (k_valid) begin
-                b_address <= k_address; b_data <= k_data; b_be <= k_be;
+                b_off <= k_off; b_data <= k_data; b_be <= k_be;
                 k_valid <= 1'b0;
             end else begin
-                b_address <= w_address; b_data <= w_writedata; b_be <= w_byteenable;
+                b_off <= offset_of(w_address); b_data <= w_writedata; b_be <= w_byteenable;
             end
         end else begin
-            c_freed <= freed_c;   // waiting for room
+            if (q_on_c) begin   // waiting for room
+                c_freed <= q_freed;
+                c_lim <= q_lim;
+            end
             if (w_acc) begin
                 k_valid <= 1'b1;
-                k_address <= w_address; k_data <= w_writedata; k_be <= w_byteenable;
+                k_off <= offset_of(w_address); k_data <= w_writedata; k_be <= w_byteenable;
             end
         end
         if (rst || start) begin
@@ -210,16 +241,20 @@ module rdma_sort_stage #(
                 if (c_be[k]) ring[{c_bin, c_pos[6 +: RB]}][8*k +: 8] <= c_data[8*k +: 8];
     end
 
-    // ---- the engine's reads: answered the next cycle; `freed` follows a cycle later ----------
-    wire [BIN_BITS+31:0] r_loc = locate(r_address);
-    wire [BIN_BITS-1:0]  r_bin = r_loc[BIN_BITS+31:32];
-    wire [31:0]          r_pos = {r_loc[31:6], 6'd0};
+    // ---- the engine's reads: the address registered, then the ring (data two cycles after the
+    // read); `freed` follows a cycle after that ------------------------------------------------
+    reg          s_read;
+    reg [OB-1:0] s_off;
+    wire [BIN_BITS-1:0] s_bin = bin_of(s_off);
+    wire [31:0]         s_pos = line_of(s_off);
     always @(posedge clk) begin
-        r_readdatavalid <= !rst && r_read;
-        if (r_read) r_readdata <= ring[{r_bin, r_pos[6 +: RB]}];
-        q_valid <= !rst && r_read;
-        q_bin <= r_bin;
-        q_pos <= r_pos;
+        s_read <= !rst && r_read;
+        s_off <= offset_of(r_address);
+        r_readdatavalid <= !rst && s_read;
+        if (s_read) r_readdata <= ring[{s_bin, s_pos[6 +: RB]}];
+        q_valid <= !rst && s_read;
+        q_bin <= s_bin;
+        q_pos <= s_pos;
     end
 
     // ---- chunks ready, picked round robin, through registers -----------------------------------
@@ -227,7 +262,7 @@ module rdma_sort_stage #(
     // cards with a chunk -> those from dptr on (else all) -> the first of them (a one-hot);
     // and, for the card picked, its bins with a chunk -> those from rr on -> the first. The
     // decision waits until each chain has caught up (after an issue, dptr, rr and the issued
-    // bin's bit have changed): 13 cycles a put, where the engine reads a put of CHUNK_LINES
+    // bin's bit have changed): 15 cycles a put, where the engine reads a put of CHUNK_LINES
     // lines in as many cycles, and no path crosses a 64-way selection. A bin's ready bit
     // clears only when this stage issues its chunk (filled only grows, `flushed` stays), so a
     // chain a few cycles behind never shows a bin with nothing to send.
@@ -235,7 +270,7 @@ module rdma_sort_stage #(
     integer b;
     always @* begin
         for (b = 0; b < NB; b = b + 1)
-            ready_now[b] = filled[b] - issued[b] >= CHUNK_BYTES || (flushed && filled[b] != issued[b]);
+            ready_now[b] = filled[b] >= next_at[b] || (flushed && filled[b] > issued[b]);   // filled >= issued
     end
     // bits at or above `from`
     function automatic [63:0] from_on(input [5:0] from);
@@ -247,7 +282,8 @@ module rdma_sort_stage #(
         lowest = v & (~v + 64'd1);
     endfunction
 
-    localparam [2:0] S_WAIT = 3'd0, S_DEST = 3'd1, S_BIN = 3'd2, S_FETCH = 3'd3, S_ISSUE = 3'd4;
+    localparam [2:0] S_WAIT = 3'd0, S_DEST = 3'd1, S_BIN = 3'd2, S_FETCH = 3'd3, S_CALC = 3'd4,
+                     S_LEN = 3'd5, S_ISSUE = 3'd6;
     localparam [2:0] DEST_CHAIN = 3'd5, BIN_CHAIN = 3'd5;   // cycles until a chain shows its inputs
     reg [2:0]          step, settle;
     reg [63:0]         dst_hot [0:NB-1];     // bin -> its card, one-hot (set with the table)
@@ -256,7 +292,8 @@ module rdma_sort_stage #(
     reg [NB-1:0]       of_dest;              // the picked card's bins
     reg [5:0]          dptr, dpick;
     reg [BIN_BITS-1:0] rr, pick;
-    reg [31:0]         f_left, f_issued;
+    reg [31:0]         f_filled, f_left, f_issued, f_len, f_lines, f_next;   // f_next: f_issued + a chunk
+    reg [OB-1:0]       f_off;                // the picked bin's region, from base
     reg [63:0]         f_local, f_remote;
     reg [5:0]          f_dst;
     reg [5:0]          rr6;
@@ -286,8 +323,7 @@ module rdma_sort_stage #(
         b_first <= lowest(b_pool);
     end
     wire [5:0]  b_index = index_of(b_first);
-    wire [31:0] p_len   = f_left >= CHUNK_BYTES ? CHUNK_BYTES : f_left;
-    wire        unused_ok = &{1'b0, b_loc[5:0], r_loc[5:0], b_index};  // whole lines
+    wire        unused_ok = &{1'b0, b_index};
     wire        issue = step == S_ISSUE && !cmd_valid && !rst && !start;
 
     // idle from registers: `ready` shows ready_now a cycle late, so it counts once the flush
@@ -314,7 +350,7 @@ module rdma_sort_stage #(
             if (w_write && w_waitrequest) writer_waits <= inc(writer_waits);
             if (r_read) engine_reads <= inc(engine_reads);
             if (!r_read && put_lines != read_lines) engine_gaps <= inc(engine_gaps);
-            if (issue) put_lines <= put_lines + ((p_len + 32'd63) >> 6);
+            if (issue) put_lines <= put_lines + f_lines;
             if (r_read) read_lines <= read_lines + 32'd1;
         end
     end
@@ -329,7 +365,9 @@ module rdma_sort_stage #(
             for (b = 0; b < NB; b = b + 1) begin
                 filled[b] <= 32'd0;
                 issued[b] <= 32'd0;
+                next_at[b] <= CHUNK_BYTES;
                 freed[b] <= 32'd0;
+                lim[b] <= RING_BYTES;
             end
             flushing <= 1'b0;
             cmd_valid <= 1'b0;
@@ -345,7 +383,12 @@ module rdma_sort_stage #(
             if (flush) flushing <= 1'b1;
             if (c_take) filled[c_bin] <= c_filled_new;
             if (c_valid && c_late) dropped <= dropped + 32'd1;
-            if (q_valid && q_pos >= freed[q_bin]) freed[q_bin] <= q_pos + 32'd64;
+            // every bin compares the read with its own freed (no lookup by the read's bin)
+            for (b = 0; b < NB; b = b + 1)
+                if (q_valid && q_bin == b[BIN_BITS-1:0] && q_pos >= freed[b]) begin
+                    freed[b] <= q_freed;
+                    lim[b] <= q_lim;
+                end
             if (cmd_valid && cmd_ready) cmd_valid <= 1'b0;
             case (step)
                 S_WAIT:  if (settle != 3'd0) settle <= settle - 3'd1; else step <= S_DEST;
@@ -358,12 +401,23 @@ module rdma_sort_stage #(
                 S_BIN:   if (settle != 3'd0) settle <= settle - 3'd1;
                          else if (|b_first) begin pick <= b_index[BIN_BITS-1:0]; step <= S_FETCH; end
                          else step <= S_DEST;   // not reached: the card's bin stays ready
-                S_FETCH: begin
-                    f_left <= filled[pick] - issued[pick];
+                S_FETCH: begin   // the picked bin's state, looked up
+                    f_filled <= filled[pick];
                     f_issued <= issued[pick];
-                    f_local <= base + ({{(64-BIN_BITS){1'b0}}, pick} << cap_shift);
+                    f_off <= {{(OB-BIN_BITS){1'b0}}, pick} << cap_shift;
                     f_remote <= rem_of[pick];
                     f_dst <= dst_of[pick];
+                    step <= S_CALC;
+                end
+                S_CALC: begin    // ... and the put's length and local address from it
+                    f_left <= f_filled - f_issued;
+                    f_next <= f_issued + CHUNK_BYTES;
+                    f_local <= base + {{(64-OB){1'b0}}, f_off};
+                    step <= S_LEN;
+                end
+                S_LEN: begin     // ... the put's bytes, at most a chunk, and its lines
+                    f_len <= f_left >= CHUNK_BYTES ? CHUNK_BYTES : f_left;
+                    f_lines <= f_left >= CHUNK_BYTES ? CHUNK_LINES : (f_left + 32'd63) >> 6;
                     step <= S_ISSUE;
                 end
                 default: if (issue) begin
@@ -371,8 +425,9 @@ module rdma_sort_stage #(
                     cmd_dst <= f_dst;
                     cmd_local <= f_local + {32'd0, f_issued};
                     cmd_remote <= f_remote + {32'd0, f_issued};
-                    cmd_len <= {32'd0, p_len};
-                    issued[pick] <= f_issued + p_len;
+                    cmd_len <= {32'd0, f_len};
+                    issued[pick] <= f_issued + f_len;
+                    next_at[pick] <= f_next + f_len;
                     rr <= pick + 1'b1;
                     dptr <= dpick + 6'd1;
                     puts <= puts + 32'd1;
