@@ -183,17 +183,7 @@ module rdma_sort_stage #(
     // the line's end: its offset up to its last enabled byte (the writer's lines are whole, or
     // a bin's last one from its start). The bytes up to the last enabled one are the index of
     // the one-hot shifted up by one, 64 when byte 63 is enabled: ORs, no adder
-    function automatic [5:0] bytes_to(input [63:0] last);   // 0 for byte 63 and for none
-        reg [63:0] m;
-        integer j, k;
-        begin
-            for (k = 0; k < 6; k = k + 1) begin
-                for (j = 0; j < 64; j = j + 1) m[j] = ((j + 1) >> k) % 2 == 1;
-                bytes_to[k] = |(last & m);
-            end
-        end
-    endfunction
-    wire [31:0] l_end = l_last[63] ? l_next : {l_pos[31:6], bytes_to(l_last)};
+    wire [31:0] l_end = l_last[63] ? l_next : {l_pos[31:6], index_of({l_last[62:0], 1'b0})};
     integer k;
     always @(posedge clk) begin
         if (!stall) begin
