@@ -39,7 +39,7 @@ module rdma_sort_stage #(
     input  wire [5:0]          card_id,     // this card: its puts go to the cards after it first
     input  wire                start,       // a pass begins: every bin empty, counters cleared
     input  wire                flush,       // the pass's writes are all in: send every bin's rest
-    output wire                idle,        // flushed, every put issued and completed
+    output reg                 idle,        // flushed, every put issued and completed
     output reg  [31:0]         puts,        // puts issued since start
     output reg  [31:0]         puts_done,   // ... and completed
     output reg  [7:0]          err_code,    // the code of the first put that failed (0: none)
@@ -108,8 +108,17 @@ module rdma_sort_stage #(
         offset_of = a[OB-1:0] - base[OB-1:0];
     endfunction
     /* verilator lint_on UNUSEDSIGNAL */
+    // cap_shift one-hot, a register (cap_shift is held while a pass runs): the bin's bits are
+    // then ORs of 32 ANDs, not a select by a 5-bit number (which maps as a deeper mux)
+    reg [31:0] cap_hot;
+    always @(posedge clk) cap_hot <= 32'd1 << cap_shift;
     function automatic [BIN_BITS-1:0] bin_of(input [OB-1:0] off);
-        bin_of = off[{1'b0, cap_shift} +: BIN_BITS];
+        integer i, j;
+        for (i = 0; i < BIN_BITS; i = i + 1) begin
+            bin_of[i] = 1'b0;
+            for (j = 0; j < 32; j = j + 1)
+                bin_of[i] = bin_of[i] | (cap_hot[j] & off[i + j]);
+        end
     endfunction
     /* verilator lint_off UNUSEDSIGNAL */
     function automatic [31:0] line_of(input [OB-1:0] off);   // the line's offset in its region
@@ -121,31 +130,45 @@ module rdma_sort_stage #(
     // ---- the writer's lines into the rings, through registers --------------------------------
     // No path runs from the writer's ports through a bin's state: a write is taken into `b_*`
     // (or, while the pipeline stands, into the skid `k_*`, and then the port waits: a
-    // registered waitrequest); `l_*` holds it located in its bin (offset, bytes); `c_*` holds
-    // it with its bin's `filled`, `freed` and `lim`, and from there it goes into the ring once
-    // the ring has room (or is dropped, late). The checks use `freed` as of the cycle the line
-    // entered c_*, then follow the engine's reads of its bin: freed only grows, so the room
-    // they show is never more than there is, and a write that could land on a line not yet
-    // read is always seen late (that line was written after `freed` passed the write's
-    // offset, before this write reached c_*). c_filled is exact: only c_* writes it.
-    reg                  k_valid, b_valid, l_valid, c_valid;
-    reg                  q_valid;     // the engine's read answered a cycle ago (below)
-    reg [BIN_BITS-1:0]   q_bin;
-    reg [31:0]           q_pos;
+    // registered waitrequest); `l_*` holds it located in its bin (offset, bytes); `m_*` holds
+    // it with its bin's `filled`, `freed` and `lim`, looked up; `c_*` holds it with the checks
+    // made (room in the ring, late), and from there it goes into the ring once the ring has
+    // room (or is dropped, late). No cycle both looks a bin up and compares with it, and the
+    // stall that holds the pipeline is a register's bit.
+    //
+    // `freed` is what the engine has read of a bin. A line's checks follow the engine's reads
+    // (q_*, below) of its bin while it waits: m_* through the reads a cycle late (q1_*), c_*
+    // through their compares made a cycle ahead (p_*). Every read from the cycle the line was
+    // looked up on reaches it but the one in the cycle it enters c_*: a line leaving c_* has
+    // seen every read that an earlier line leaving c_* saw, so a write that could land on a
+    // line not yet read is always seen late (that line was written after `freed` passed the
+    // write's offset). The missed read only shows a line less of room, until the bin's next
+    // read, which comes, since a full ring holds lines put and not yet read (a chunk is at
+    // most half a ring). freed only grows, so the room a line sees is never more than there
+    // is. `filled` is exact: only c_* writes it, and a line behind takes it forwarded.
+    reg                  k_valid, b_valid, l_valid, m_valid, c_valid;
+    reg                  q_valid, q1_valid;    // the engine's read answered a cycle ago; 2 cycles
+    reg [BIN_BITS-1:0]   q_bin, q1_bin;
+    reg [31:0]           q_pos, q1_pos;        // the line read
+    reg [31:0]           q_freed, q1_freed, q_lim, q1_lim;   // freed and lim after it
     reg [OB-1:0]         k_off, b_off;      // the line's offset from base
-    reg [511:0]          k_data, b_data, l_data, c_data;
-    reg [63:0]           k_be, b_be, l_be, c_be;
-    reg [BIN_BITS-1:0]   l_bin, c_bin;
-    reg [31:0]           l_pos, l_next, c_pos, c_end, c_freed, c_filled;   // l_next: l_pos + 64
-    reg [31:0]           c_lim;       // c_freed + the ring's bytes: the room check's bound
+    reg [511:0]          k_data, b_data, l_data, m_data, c_data;
+    reg [63:0]           k_be, b_be, l_be, m_be, c_be;
+    reg [BIN_BITS-1:0]   l_bin, m_bin, c_bin;
+    reg [31:0]           l_pos, l_next, m_pos, m_end, c_pos;   // l_next: l_pos + 64
+    reg [31:0]           m_freed, m_lim, m_filled;   // the bin's, looked up (and followed)
+    reg [31:0]           c_freed;
+    reg [31:0]           c_fill;      // the bin's filled once c_*'s line is in
+    reg                  c_go;        // room in the ring, or late (then dropped)
+    reg                  c_late;      // below freed: the engine has read that line
+    reg                  p_on_c, p_go, p_late;   // q1 against c_*'s line, for the next cycle
+    reg [31:0]           p_freed;
     reg [63:0]           l_last;      // the line's last byte enabled, one-hot
-    wire c_late  = c_pos < c_freed;
-    wire c_go    = c_pos < c_lim;   // room in the ring, or late (then dropped)
     wire c_take  = c_valid && c_go && !c_late;
     wire stall   = c_valid && !c_go;
     wire w_acc   = w_write && !k_valid;
     assign w_waitrequest = k_valid;
-    wire pipe_empty = !k_valid && !b_valid && !l_valid && !c_valid;
+    wire pipe_empty = !k_valid && !b_valid && !l_valid && !m_valid && !c_valid;
     assign flushed = flushing && pipe_empty;
 
     // the index of a one-hot's bit: bit k is the OR of the bits whose index has bit k (a
@@ -170,22 +193,52 @@ module rdma_sort_stage #(
             for (j = 0; j < 64; j = j + 1) highest[j] = low[63 - j];
         end
     endfunction
-    // `freed` (and `lim`) of the line entering c_* is looked up; that of the line waiting there
-    // follows the engine's reads of its bin as `freed` does (no second lookup, whose address
-    // the room check would choose). A read in the cycle the line entered is missed: c_freed is
-    // then a line behind until the bin's next read, which only shows less room than there is;
-    // that read comes, since a full ring holds lines put and not yet read (a chunk is at most
-    // half a ring).
-    wire        q_on_c  = q_valid && q_bin == c_bin && q_pos >= c_freed;
-    wire [31:0] q_freed = q_pos + 32'd64;                // freed and lim after the read q
-    wire [31:0] q_lim   = q_pos + 32'd64 + RING_BYTES;
-    wire [31:0] c_filled_new = c_end > c_filled ? c_end : c_filled;
+    // a line's place below a bound (both line-aligned): the borrow of a subtraction of the
+    // line numbers, on the carry chain (a 26-bit compare as LUTs takes 5 levels)
+    /* verilator lint_off UNUSEDSIGNAL */
+    function automatic below(input [31:0] pos, input [31:0] bound);
+        reg [26:0] d;
+        begin
+            d = {1'b0, pos[31:6]} - {1'b0, bound[31:6]};
+            below = d[26];
+        end
+    endfunction
+    function automatic [31:0] max32(input [31:0] x, input [31:0] y);
+        reg [32:0] d;
+        begin
+            d = {1'b0, y} - {1'b0, x};   // borrow: x > y
+            max32 = d[32] ? x : y;
+        end
+    endfunction
+    /* verilator lint_on UNUSEDSIGNAL */
+    // a read of a bin at or past a view of its freed: the engine reads a bin's lines in order,
+    // each once, within the ring's lines from freed on (those put), and every view of freed
+    // is at most a few lines behind, so the two are within a few rings of each other and the
+    // low bits of their line numbers decide (a subtraction of RB + 3 bits, not 26)
+    localparam integer WB = RB + 3;
+    /* verilator lint_off UNUSEDSIGNAL */
+    function automatic reached(input [31:0] pos, input [31:0] view);
+        reg [WB-1:0] d;
+        begin
+            d = pos[6 +: WB] - view[6 +: WB];
+            reached = !d[WB-1];
+        end
+    endfunction
+    /* verilator lint_on UNUSEDSIGNAL */
+    // c_*'s line leaves (written, or dropped: a late line ends at or below freed, so at or
+    // below filled, and the max with its end changes nothing); the next of its bin sees it
+    wire c_leaves = c_valid && c_go;
     // the line's end: its offset up to its last enabled byte (the writer's lines are whole, or
     // a bin's last one from its start). The bytes up to the last enabled one are the index of
     // the one-hot shifted up by one, 64 when byte 63 is enabled: ORs, no adder
     wire [31:0] l_end = l_last[63] ? l_next : {l_pos[31:6], index_of({l_last[62:0], 1'b0})};
     integer k;
     always @(posedge clk) begin
+        // q1 against the line in c_* now; used next cycle if the line is still there (stalled)
+        p_on_c <= stall && q1_valid && q1_bin == c_bin && reached(q1_pos, c_freed);
+        p_go <= below(c_pos, q1_lim);
+        p_late <= below(c_pos, q1_freed);
+        p_freed <= q1_freed;
         if (!stall) begin
             // b_* -> l_*: located
             l_valid <= b_valid;
@@ -195,16 +248,27 @@ module rdma_sort_stage #(
             l_last <= highest(b_be);
             l_be <= b_be;
             l_data <= b_data;
-            // l_* -> c_*: with the bin's state (filled forwarded from c_*'s own write)
-            c_valid <= l_valid;
-            c_bin <= l_bin;
-            c_pos <= l_pos;
-            c_end <= l_end;
-            c_be <= l_be;
-            c_data <= l_data;
-            c_freed <= freed[l_bin];
-            c_lim <= lim[l_bin];
-            c_filled <= c_take && c_bin == l_bin ? c_filled_new : filled[l_bin];
+            // l_* -> m_*: with the bin's state (filled forwarded from c_*'s line, which leaves
+            // in a cycle without a stall)
+            m_valid <= l_valid;
+            m_bin <= l_bin;
+            m_pos <= l_pos;
+            m_end <= l_end;
+            m_be <= l_be;
+            m_data <= l_data;
+            m_freed <= freed[l_bin];
+            m_lim <= lim[l_bin];
+            m_filled <= c_valid && c_bin == l_bin ? c_fill : filled[l_bin];   // c_* leaves now
+            // m_* -> c_*: checked
+            c_valid <= m_valid;
+            c_bin <= m_bin;
+            c_pos <= m_pos;
+            c_be <= m_be;
+            c_data <= m_data;
+            c_freed <= m_freed;
+            c_go <= below(m_pos, m_lim);
+            c_late <= below(m_pos, m_freed);
+            c_fill <= c_valid && c_bin == m_bin ? max32(m_end, c_fill) : max32(m_end, m_filled);
             // the port (or the skid) -> b_*
             b_valid <= k_valid || w_acc;
             if (k_valid) begin
@@ -214,9 +278,14 @@ module rdma_sort_stage #(
                 b_off <= offset_of(w_address); b_data <= w_writedata; b_be <= w_byteenable;
             end
         end else begin
-            if (q_on_c) begin   // waiting for room
-                c_freed <= q_freed;
-                c_lim <= q_lim;
+            if (q1_valid && q1_bin == m_bin && reached(q1_pos, m_freed)) begin   // waiting behind c_*
+                m_freed <= q1_freed;
+                m_lim <= q1_lim;
+            end
+            if (p_on_c) begin   // waiting for room
+                c_freed <= p_freed;
+                c_go <= p_go;
+                c_late <= p_late;
             end
             if (w_acc) begin
                 k_valid <= 1'b1;
@@ -224,7 +293,7 @@ module rdma_sort_stage #(
             end
         end
         if (rst || start) begin
-            k_valid <= 1'b0; b_valid <= 1'b0; l_valid <= 1'b0; c_valid <= 1'b0;
+            k_valid <= 1'b0; b_valid <= 1'b0; l_valid <= 1'b0; m_valid <= 1'b0; c_valid <= 1'b0;
         end
         if (c_take)
             for (k = 0; k < 64; k = k + 1)
@@ -245,6 +314,13 @@ module rdma_sort_stage #(
         q_valid <= !rst && s_read;
         q_bin <= s_bin;
         q_pos <= s_pos;
+        q_freed <= s_pos + 32'd64;
+        q_lim <= s_pos + 32'd64 + RING_BYTES;
+        q1_valid <= !rst && q_valid;
+        q1_bin <= q_bin;
+        q1_pos <= q_pos;
+        q1_freed <= q_freed;
+        q1_lim <= q_lim;
     end
 
     // ---- chunks ready, picked round robin, through registers -----------------------------------
@@ -272,14 +348,40 @@ module rdma_sort_stage #(
         lowest = v & (~v + 64'd1);
     endfunction
 
-    localparam [2:0] S_WAIT = 3'd0, S_DEST = 3'd1, S_BIN = 3'd2, S_FETCH = 3'd3, S_CALC = 3'd4,
-                     S_LEN = 3'd5, S_ISSUE = 3'd6;
-    localparam [2:0] DEST_CHAIN = 3'd5, BIN_CHAIN = 3'd5;   // cycles until a chain shows its inputs
+    localparam [2:0] S_WAIT = 3'd0, S_DEST = 3'd1, S_BIN = 3'd2, S_GROUP = 3'd3, S_FETCH = 3'd4,
+                     S_CALC = 3'd5, S_LEN = 3'd6, S_ISSUE = 3'd7;
+    // the picked bin's state is looked up in two steps of 8-way selections (a 64-way one is
+    // deeper than a cycle): first, in every group of 8 bins, the one at pick's low bits
+    localparam integer LO = BIN_BITS < 3 ? BIN_BITS : 3;
+    localparam integer GB = BIN_BITS > 3 ? BIN_BITS - 3 : 1;   // a group's number (1 bit at least)
+    localparam integer GR = 1 << (BIN_BITS - LO);              // groups
+    reg [31:0] g_filled [0:(1<<GB)-1];
+    reg [31:0] g_issued [0:(1<<GB)-1];
+    reg [63:0] g_rem [0:(1<<GB)-1];
+    reg [5:0]  g_dst [0:(1<<GB)-1];
+    reg [GB-1:0] g_pick;         // pick's group
+    // group grp's bin at pick's low bits
+    function automatic [BIN_BITS-1:0] member(input integer grp);
+        integer j;
+        for (j = 0; j < BIN_BITS; j = j + 1)
+            if (j < LO) member[j] = pick[j]; else member[j] = grp[j - LO];
+    endfunction
+    // a bin's group
+    function automatic [GB-1:0] group_of(input [BIN_BITS-1:0] bin);
+        integer j;
+        for (j = 0; j < GB; j = j + 1)
+            if (j + LO < BIN_BITS) group_of[j] = bin[j + LO]; else group_of[j] = 1'b0;
+    endfunction
+    integer g;
+    localparam [2:0] DEST_CHAIN = 3'd6, BIN_CHAIN = 3'd6;   // cycles until a chain shows its inputs
     reg [2:0]          step, settle;
     reg [63:0]         dst_hot [0:NB-1];     // bin -> its card, one-hot (set with the table)
-    reg [63:0]         dready, d_on, d_all, d_pool, d_first, dhot;   // the cards' chain; the card picked
-    reg [63:0]         b_on, b_all, b_pool, b_first;                 // the bins' chain
+    reg [63:0]         dready, d_on, d_all, d_on2, d_all2, d_pool, d_first, dhot;   // the cards' chain; the card picked
+    reg [63:0]         b_on, b_all, b_on2, b_all2, b_pool, b_first;                 // the bins' chain
+    reg                d_any, b_any;         // any set from the pointer on (a 64-input OR, a step of its own)
+    reg                d_found, b_found;     // d_first, b_first not zero
     reg [NB-1:0]       of_dest;              // the picked card's bins
+    reg [NB-1:0]       bins_to [0:63];       // card -> its bins (dst_hot's columns)
     reg [5:0]          dptr, dpick;
     reg [BIN_BITS-1:0] rr, pick;
     reg [31:0]         f_filled, f_left, f_issued, f_len, f_lines, f_next;   // f_next: f_issued + a chunk
@@ -288,43 +390,61 @@ module rdma_sort_stage #(
     reg [5:0]          f_dst;
     reg [5:0]          rr6;
     reg [63:0]         bins_ready;
+    integer d;
     always @* begin
+        for (d = 0; d < 64; d = d + 1)
+            for (b = 0; b < NB; b = b + 1)
+                bins_to[d][b] = dst_hot[b][d];
         rr6 = 6'd0;
         rr6[BIN_BITS-1:0] = rr;
         bins_ready = 64'd0;
         bins_ready[NB-1:0] = ready & of_dest;
     end
-    integer d;
     always @(posedge clk) begin
         ready <= ready_now;
-        for (d = 0; d < 64; d = d + 1) begin
-            dready[d] <= 1'b0;
-            for (b = 0; b < NB; b = b + 1)
-                if (ready[b] && dst_hot[b][d]) dready[d] <= 1'b1;
-        end
+        for (d = 0; d < 64; d = d + 1)   // a balanced OR over the bins (not a chain of ifs)
+            dready[d] <= |(ready & bins_to[d]);
         d_on <= dready & from_on(dptr);
         d_all <= dready;
-        d_pool <= |d_on ? d_on : d_all;
+        d_any <= |d_on;
+        d_on2 <= d_on;
+        d_all2 <= d_all;
+        d_pool <= d_any ? d_on2 : d_all2;
         d_first <= lowest(d_pool);
+        d_found <= |d_pool;
         for (b = 0; b < NB; b = b + 1) of_dest[b] <= |(dst_hot[b] & dhot);
         b_on <= bins_ready & from_on(rr6);
         b_all <= bins_ready;
-        b_pool <= |b_on ? b_on : b_all;
+        b_any <= |b_on;
+        b_on2 <= b_on;
+        b_all2 <= b_all;
+        b_pool <= b_any ? b_on2 : b_all2;
         b_first <= lowest(b_pool);
+        b_found <= |b_pool;
     end
     wire [5:0]  b_index = index_of(b_first);
     wire        unused_ok = &{1'b0, b_index};
-    wire        issue = step == S_ISSUE && !cmd_valid && !rst && !start;
+    reg         at_issue;                 // step is S_ISSUE (a flag, not a decode of step)
+    reg [NB-1:0] pick_hot;                // the bin picked, one-hot (b_first's)
+    wire        issue = at_issue && !cmd_valid && !rst && !start;
 
-    // idle from registers: `ready` shows ready_now a cycle late, so it counts once the flush
-    // (and the last write's `filled`) has been in it for a cycle; a bin picked and not yet
-    // issued is still ready, so nothing is pending when no bit is set
-    reg flushed_q;
-    always @(posedge clk) flushed_q <= !rst && !start && flushed;
-    assign idle = flushed_q && flushed && ready == {NB{1'b0}} && !cmd_valid && puts_done == puts;
+    // idle, through registers: nothing pending (no ready bit, no command, every put done),
+    // registered, and the flush in for two cycles before that, as `ready` shows ready_now a
+    // cycle late (a bin's last rest counts as ready only once flushed). A bin picked and not
+    // yet issued is still ready, so nothing is pending when no bit is set. Once these hold
+    // they hold until the next start (no write comes after the flush, no put without a ready
+    // bit), so idle a few cycles late is never a state already left
+    reg flushed_q, flushed_q2, nothing_left;
+    always @(posedge clk) begin
+        flushed_q <= !rst && !start && flushed;
+        flushed_q2 <= !rst && !start && flushed_q;
+        nothing_left <= ready == {NB{1'b0}} && !cmd_valid && puts_done == puts;
+        idle <= !rst && !start && flushed_q2 && nothing_left;
+    end
 
     // ---- the pass's cycle counters -------------------------------------------------------------
     reg        counting;                 // from start until idle
+    reg        gap;                      // the engine read none while lines put wait (a cycle ago)
     reg [31:0] put_lines, read_lines;    // lines handed to the engine, and read back by it
     function automatic [31:0] inc(input [31:0] c);  // saturating
         inc = &c ? c : c + 32'd1;
@@ -339,10 +459,11 @@ module rdma_sort_stage #(
             if (counting && !idle) pass_cycles <= inc(pass_cycles);
             if (w_write && w_waitrequest) writer_waits <= inc(writer_waits);
             if (r_read) engine_reads <= inc(engine_reads);
-            if (!r_read && put_lines != read_lines) engine_gaps <= inc(engine_gaps);
+            if (gap) engine_gaps <= inc(engine_gaps);
             if (issue) put_lines <= put_lines + f_lines;
             if (r_read) read_lines <= read_lines + 32'd1;
         end
+        gap <= !rst && !start && !r_read && put_lines != read_lines;
     end
 
     always @(posedge clk) begin
@@ -362,6 +483,7 @@ module rdma_sort_stage #(
             flushing <= 1'b0;
             cmd_valid <= 1'b0;
             step <= S_WAIT;
+            at_issue <= 1'b0;
             settle <= DEST_CHAIN - 3'd1;
             rr <= {BIN_BITS{1'b0}};
             dptr <= card_id + 6'd1;
@@ -371,32 +493,46 @@ module rdma_sort_stage #(
             dropped <= 32'd0;
         end else begin
             if (flush) flushing <= 1'b1;
-            if (c_take) filled[c_bin] <= c_filled_new;
+            if (c_leaves) filled[c_bin] <= c_fill;
             if (c_valid && c_late) dropped <= dropped + 32'd1;
             // every bin compares the read with its own freed (no lookup by the read's bin)
             for (b = 0; b < NB; b = b + 1)
-                if (q_valid && q_bin == b[BIN_BITS-1:0] && q_pos >= freed[b]) begin
+                if (q_valid && q_bin == b[BIN_BITS-1:0] && reached(q_pos, freed[b])) begin
                     freed[b] <= q_freed;
                     lim[b] <= q_lim;
                 end
             if (cmd_valid && cmd_ready) cmd_valid <= 1'b0;
             case (step)
                 S_WAIT:  if (settle != 3'd0) settle <= settle - 3'd1; else step <= S_DEST;
-                S_DEST:  if (|d_first) begin
+                S_DEST:  if (d_found) begin
                     dhot <= d_first;
                     dpick <= index_of(d_first);
                     settle <= BIN_CHAIN - 3'd1;
                     step <= S_BIN;
                 end
                 S_BIN:   if (settle != 3'd0) settle <= settle - 3'd1;
-                         else if (|b_first) begin pick <= b_index[BIN_BITS-1:0]; step <= S_FETCH; end
+                         else if (b_found) begin
+                             pick <= b_index[BIN_BITS-1:0];
+                             pick_hot <= b_first[NB-1:0];
+                             step <= S_GROUP;
+                         end
                          else step <= S_DEST;   // not reached: the card's bin stays ready
-                S_FETCH: begin   // the picked bin's state, looked up
-                    f_filled <= filled[pick];
-                    f_issued <= issued[pick];
+                S_GROUP: begin   // the picked bin's state: its group's candidates
+                    for (g = 0; g < GR; g = g + 1) begin
+                        g_filled[g] <= filled[member(g)];
+                        g_issued[g] <= issued[member(g)];
+                        g_rem[g] <= rem_of[member(g)];
+                        g_dst[g] <= dst_of[member(g)];
+                    end
+                    g_pick <= group_of(pick);
+                    step <= S_FETCH;
+                end
+                S_FETCH: begin   // ... and the group's
+                    f_filled <= g_filled[g_pick];
+                    f_issued <= g_issued[g_pick];
                     f_off <= {{(OB-BIN_BITS){1'b0}}, pick} << cap_shift;
-                    f_remote <= rem_of[pick];
-                    f_dst <= dst_of[pick];
+                    f_remote <= g_rem[g_pick];
+                    f_dst <= g_dst[g_pick];
                     step <= S_CALC;
                 end
                 S_CALC: begin    // ... and the put's length and local address from it
@@ -409,6 +545,7 @@ module rdma_sort_stage #(
                     f_len <= f_left >= CHUNK_BYTES ? CHUNK_BYTES : f_left;
                     f_lines <= f_left >= CHUNK_BYTES ? CHUNK_LINES : (f_left + 32'd63) >> 6;
                     step <= S_ISSUE;
+                    at_issue <= 1'b1;
                 end
                 default: if (issue) begin
                     cmd_valid <= 1'b1;
@@ -416,8 +553,12 @@ module rdma_sort_stage #(
                     cmd_local <= f_local + {32'd0, f_issued};
                     cmd_remote <= f_remote + {32'd0, f_issued};
                     cmd_len <= {32'd0, f_len};
-                    issued[pick] <= f_issued + f_len;
-                    next_at[pick] <= f_next + f_len;
+                    for (b = 0; b < NB; b = b + 1)
+                        if (pick_hot[b]) begin
+                            issued[b] <= f_issued + f_len;
+                            next_at[b] <= f_next + f_len;
+                        end
+                    at_issue <= 1'b0;
                     rr <= pick + 1'b1;
                     dptr <= dpick + 6'd1;
                     puts <= puts + 32'd1;
