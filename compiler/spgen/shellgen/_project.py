@@ -126,7 +126,7 @@ def write_project(out: Path, core: CoreInterface | None, core_text: str | None,
         params["RDMA_PORTS"] = links
         params.update(LINK_PORT[link_gbps])
         params["RDMA_OP_TIMEOUT"] = op_timeout
-        if sort_scatter:  # the sort's single pass puts chunks of 2 KiB: 16 in flight cover their round trip
+        if sort_scatter:  # the sort's single pass puts chunks of 8 KiB: 16 in flight cover their round trip
             params["RDMA_MAX_OPS"] = 16
         if core and core.brch_in_words:
             params["BRCH_IN_WORDS"] = core.brch_in_words

@@ -286,7 +286,7 @@ module afu_rdma_top #(
     // the stage's puts in 1 KiB packets (the largest): a header beat per 16 lines
     localparam [8:0] STAGE_PKT_WORDS = 9'd256;
     wire         sg_en, sg_w_wait, sg_r_valid, sg_cmd_valid;
-    wire [63:0]  sg_base, sg_span, sg_cmd_local, sg_cmd_remote, sg_cmd_len;
+    wire [63:0]  sg_base, sg_mask, sg_cmd_local, sg_cmd_remote, sg_cmd_len;
     wire [511:0] sg_r_data;
     wire [5:0]   sg_cmd_dst;
     wire         m0_rx_wait, m_rd_read, m_rd_wait, m_rd_valid;
@@ -297,7 +297,13 @@ module afu_rdma_top #(
     wire [31:0]  n_cmd_block, n_cmd_count, n_cmd_lstride, n_cmd_rstride;
     // a DDR burst of the RX master in progress goes on to the DDR whatever its beats' addresses
     reg  [7:0]   rx_left;
-    wire         rx_stage = sg_en && rx_left == 8'd0 && a_rx_address - sg_base < sg_span;
+    // an address in the window: the window is aligned to its size (a power of 2), so its bits
+    // above the size equal the base's, an equality of ORs (a subtraction and a compare of 64
+    // bits each would take two carry chains in front of the waitrequest mux)
+    function automatic in_window(input [63:0] a);
+        in_window = ((a ^ sg_base) & sg_mask) == 64'd0;
+    endfunction
+    wire         rx_stage = sg_en && rx_left == 8'd0 && in_window(a_rx_address);
     assign a_rx_wait = rx_stage ? sg_w_wait : m0_rx_wait;
     always @(posedge clk)
         if (rst) rx_left <= 8'd0;
@@ -307,7 +313,7 @@ module afu_rdma_top #(
     // request order
     reg  [15:0]  ddr_reads;
     reg  [1:0]   sg_reads;
-    wire         e_rd_stage = sg_en && e_rd_address - sg_base < sg_span;
+    wire         e_rd_stage = sg_en && in_window(e_rd_address);
     assign m_rd_read = e_rd_read && !e_rd_stage && sg_reads == 2'd0;
     assign e_rd_wait = e_rd_stage ? ddr_reads != 16'd0 : m_rd_wait || sg_reads != 2'd0;
     assign e_rd_valid = m_rd_valid || sg_r_valid;
@@ -342,13 +348,22 @@ module afu_rdma_top #(
             wire        tbl_we, start, flush, idle;
             wire [31:0] puts, puts_done, dropped, pass_cycles, writer_waits, engine_reads, engine_gaps;
             wire [7:0]  code;
-            assign sg_span = (64'd1 << STAGE_BIN_BITS) << cap_shift;
+            wire [63:0] base;
+            // the window: 2^(bin bits + cap_shift) bytes from base, its bits below that ignored
+            // (registers: the configuration is held while a pass runs)
+            reg  [63:0] w_base, w_mask;
+            always @(posedge clk) begin
+                w_mask <= ~(((64'd1 << STAGE_BIN_BITS) << cap_shift) - 64'd1);
+                w_base <= base & w_mask;
+            end
+            assign sg_base = w_base;
+            assign sg_mask = w_mask;
             rdma_sort_stage_csr #(.BIN_BITS(STAGE_BIN_BITS), .RING_LINES(STAGE_RING_LINES),
                                   .CHUNK_LINES(STAGE_CHUNK_LINES)) u_stage_csr (
                 .clk(clk), .rst(rst), .mmio_wr_valid(mmio_wr_valid && w_stg), .mmio_wr_addr(mmio_wr_addr),
                 .mmio_wr_data(mmio_wr_data), .mmio_rd_valid(mmio_rd_valid && r_stg), .mmio_rd_addr(mmio_rd_addr),
                 .mmio_rd_resp_valid(g_resp_valid), .mmio_rd_resp_data(g_resp_data), .enable(sg_en),
-                .cap_shift(cap_shift), .base(sg_base), .tbl_we(tbl_we), .tbl_bin(tbl_bin), .tbl_dst(tbl_dst),
+                .cap_shift(cap_shift), .base(base), .tbl_we(tbl_we), .tbl_bin(tbl_bin), .tbl_dst(tbl_dst),
                 .tbl_remote(tbl_remote), .start(start), .flush(flush), .idle(idle), .puts(puts),
                 .puts_done(puts_done), .code(code), .dropped(dropped), .pass_cycles(pass_cycles),
                 .writer_waits(writer_waits), .engine_reads(engine_reads), .engine_gaps(engine_gaps));
@@ -368,7 +383,7 @@ module afu_rdma_top #(
         end else begin : g_no_stage
             assign sg_en = 1'b0;
             assign sg_base = 64'd0;
-            assign sg_span = 64'd0;
+            assign sg_mask = 64'd0;
             assign sg_w_wait = 1'b0;
             assign sg_r_valid = 1'b0;
             assign sg_r_data = 512'd0;

@@ -109,31 +109,33 @@ module rdma_sort_stage #(
     endfunction
     /* verilator lint_on UNUSEDSIGNAL */
     // cap_shift one-hot, a register (cap_shift is held while a pass runs): the bin's bits are
-    // then ORs of 32 ANDs, not a select by a 5-bit number (which maps as a deeper mux)
+    // then balanced ORs of 32 ANDs, three LUT levels, not a select by a 5-bit number (which
+    // maps as a deeper mux) nor a chain of ORs
     reg [31:0] cap_hot;
     always @(posedge clk) cap_hot <= 32'd1 << cap_shift;
     function automatic [BIN_BITS-1:0] bin_of(input [OB-1:0] off);
-        integer i, j;
-        for (i = 0; i < BIN_BITS; i = i + 1) begin
-            bin_of[i] = 1'b0;
-            for (j = 0; j < 32; j = j + 1)
-                bin_of[i] = bin_of[i] | (cap_hot[j] & off[i + j]);
-        end
+        integer i;
+        for (i = 0; i < BIN_BITS; i = i + 1) bin_of[i] = |(cap_hot & off[i +: 32]);
     endfunction
+    // the line's offset in its region: the offset's bits 6 .. cap_shift-1, by a registered mask
+    // (a compare with cap_shift per bit would sit in front of the adders that take it)
+    reg [31:0] line_mask;
+    integer lm;
+    always @(posedge clk)
+        for (lm = 0; lm < 32; lm = lm + 1) line_mask[lm] <= lm >= 6 && lm < cap_shift;
     /* verilator lint_off UNUSEDSIGNAL */
-    function automatic [31:0] line_of(input [OB-1:0] off);   // the line's offset in its region
-        integer j;
-        for (j = 0; j < 32; j = j + 1) line_of[j] = j >= 6 && j < cap_shift && off[j];
+    function automatic [31:0] line_of(input [OB-1:0] off);
+        line_of = off[31:0] & line_mask;
     endfunction
     /* verilator lint_on UNUSEDSIGNAL */
 
     // ---- the writer's lines into the rings, through registers --------------------------------
     // No path runs from the writer's ports through a bin's state: a write is taken into `b_*`
     // (or, while the pipeline stands, into the skid `k_*`, and then the port waits: a
-    // registered waitrequest); `l_*` holds it located in its bin (offset, bytes); `m_*` holds
-    // it with its bin's `filled`, `freed` and `lim`, looked up; `c_*` holds it with the checks
-    // made (room in the ring, late), and from there it goes into the ring once the ring has
-    // room (or is dropped, late). No cycle both looks a bin up and compares with it, and the
+    // registered waitrequest); `n_*` holds it located in its bin (offset, bytes), `l_*` the
+    // same with the bin one-hot; `m_*` holds it with its bin's `filled`, `freed` and `lim`,
+    // looked up; `c_*` holds it with the checks made (room in the ring, late), and from there
+    // it goes into the ring once the ring has room (or is dropped, late). No cycle both looks a bin up and compares with it, and the
     // stall that holds the pipeline is a register's bit.
     //
     // `freed` is what the engine has read of a bin. A line's checks follow the engine's reads
@@ -146,16 +148,17 @@ module rdma_sort_stage #(
     // read, which comes, since a full ring holds lines put and not yet read (a chunk is at
     // most half a ring). freed only grows, so the room a line sees is never more than there
     // is. `filled` is exact: only c_* writes it, and a line behind takes it forwarded.
-    reg                  k_valid, b_valid, l_valid, m_valid, c_valid;
+    reg                  k_valid, b_valid, n_valid, l_valid, m_valid, c_valid;
     reg                  q_valid, q1_valid;    // the engine's read answered a cycle ago; 2 cycles
     reg [BIN_BITS-1:0]   q_bin, q1_bin;
     reg [31:0]           q_pos, q1_pos;        // the line read
     reg [31:0]           q_freed, q1_freed, q_lim, q1_lim;   // freed and lim after it
     reg [OB-1:0]         k_off, b_off;      // the line's offset from base
-    reg [511:0]          k_data, b_data, l_data, m_data, c_data;
-    reg [63:0]           k_be, b_be, l_be, m_be, c_be;
-    reg [BIN_BITS-1:0]   l_bin, m_bin, c_bin;
-    reg [31:0]           l_pos, l_next, m_pos, m_end, c_pos;   // l_next: l_pos + 64
+    reg [511:0]          k_data, b_data, n_data, l_data, m_data, c_data;
+    reg [63:0]           k_be, b_be, n_be, l_be, m_be, c_be;
+    reg [BIN_BITS-1:0]   n_bin, l_bin, m_bin, c_bin;
+    reg [NB-1:0]         l_hot;       // l_bin, one-hot: the lookup is ORs of ANDs, not a 64-way mux
+    reg [31:0]           n_pos, n_next, l_pos, l_next, m_pos, m_end, c_pos;   // *_next: *_pos + 64
     reg [31:0]           m_freed, m_lim, m_filled;   // the bin's, looked up (and followed)
     reg [31:0]           c_freed;
     reg [31:0]           c_fill;      // the bin's filled once c_*'s line is in
@@ -163,12 +166,12 @@ module rdma_sort_stage #(
     reg                  c_late;      // below freed: the engine has read that line
     reg                  p_on_c, p_go, p_late;   // q1 against c_*'s line, for the next cycle
     reg [31:0]           p_freed;
-    reg [63:0]           l_last;      // the line's last byte enabled, one-hot
+    reg [63:0]           n_last, l_last;   // the line's last byte enabled, one-hot
     wire c_take  = c_valid && c_go && !c_late;
     wire stall   = c_valid && !c_go;
     wire w_acc   = w_write && !k_valid;
     assign w_waitrequest = k_valid;
-    wire pipe_empty = !k_valid && !b_valid && !l_valid && !m_valid && !c_valid;
+    wire pipe_empty = !k_valid && !b_valid && !n_valid && !l_valid && !m_valid && !c_valid;
     assign flushed = flushing && pipe_empty;
 
     // the index of a one-hot's bit: bit k is the OR of the bits whose index has bit k (a
@@ -232,6 +235,23 @@ module rdma_sort_stage #(
     // a bin's last one from its start). The bytes up to the last enabled one are the index of
     // the one-hot shifted up by one, 64 when byte 63 is enabled: ORs, no adder
     wire [31:0] l_end = l_last[63] ? l_next : {l_pos[31:6], index_of({l_last[62:0], 1'b0})};
+    // l_*'s bin's state: per bit a balanced OR over the bins of (its bit AND l_hot's), three
+    // LUT levels (a 64-way select by l_bin maps deeper)
+    reg [31:0] l_freed, l_lim, l_filled;
+    reg [NB-1:0] col_freed, col_lim, col_filled;
+    integer i, n;
+    always @* begin
+        for (i = 0; i < 32; i = i + 1) begin
+            for (n = 0; n < NB; n = n + 1) begin
+                col_freed[n] = freed[n][i];
+                col_lim[n] = lim[n][i];
+                col_filled[n] = filled[n][i];
+            end
+            l_freed[i] = |(col_freed & l_hot);
+            l_lim[i] = |(col_lim & l_hot);
+            l_filled[i] = |(col_filled & l_hot);
+        end
+    end
     integer k;
     always @(posedge clk) begin
         // q1 against the line in c_* now; used next cycle if the line is still there (stalled)
@@ -240,14 +260,23 @@ module rdma_sort_stage #(
         p_late <= below(c_pos, q1_freed);
         p_freed <= q1_freed;
         if (!stall) begin
-            // b_* -> l_*: located
-            l_valid <= b_valid;
-            l_bin <= bin_of(b_off);
-            l_pos <= line_of(b_off);
-            l_next <= line_of(b_off) + 32'd64;
-            l_last <= highest(b_be);
-            l_be <= b_be;
-            l_data <= b_data;
+            // b_* -> n_*: located (its bin, its line in the bin's region)
+            n_valid <= b_valid;
+            n_bin <= bin_of(b_off);
+            n_pos <= line_of(b_off);
+            n_next <= line_of(b_off) + 32'd64;
+            n_last <= highest(b_be);
+            n_be <= b_be;
+            n_data <= b_data;
+            // n_* -> l_*: the bin one-hot, for the lookup
+            l_valid <= n_valid;
+            l_bin <= n_bin;
+            l_hot <= {{(NB-1){1'b0}}, 1'b1} << n_bin;
+            l_pos <= n_pos;
+            l_next <= n_next;
+            l_last <= n_last;
+            l_be <= n_be;
+            l_data <= n_data;
             // l_* -> m_*: with the bin's state (filled forwarded from c_*'s line, which leaves
             // in a cycle without a stall)
             m_valid <= l_valid;
@@ -256,9 +285,9 @@ module rdma_sort_stage #(
             m_end <= l_end;
             m_be <= l_be;
             m_data <= l_data;
-            m_freed <= freed[l_bin];
-            m_lim <= lim[l_bin];
-            m_filled <= c_valid && c_bin == l_bin ? c_fill : filled[l_bin];   // c_* leaves now
+            m_freed <= l_freed;
+            m_lim <= l_lim;
+            m_filled <= c_valid && c_bin == l_bin ? c_fill : l_filled;   // c_* leaves now
             // m_* -> c_*: checked
             c_valid <= m_valid;
             c_bin <= m_bin;
@@ -293,7 +322,8 @@ module rdma_sort_stage #(
             end
         end
         if (rst || start) begin
-            k_valid <= 1'b0; b_valid <= 1'b0; l_valid <= 1'b0; m_valid <= 1'b0; c_valid <= 1'b0;
+            k_valid <= 1'b0; b_valid <= 1'b0; n_valid <= 1'b0; l_valid <= 1'b0; m_valid <= 1'b0;
+            c_valid <= 1'b0;
         end
         if (c_take)
             for (k = 0; k < 64; k = k + 1)
@@ -315,7 +345,7 @@ module rdma_sort_stage #(
         q_bin <= s_bin;
         q_pos <= s_pos;
         q_freed <= s_pos + 32'd64;
-        q_lim <= s_pos + 32'd64 + RING_BYTES;
+        q_lim <= s_pos + (32'd64 + RING_BYTES);   // one adder, beside q_freed's
         q1_valid <= !rst && q_valid;
         q1_bin <= q_bin;
         q1_pos <= q_pos;

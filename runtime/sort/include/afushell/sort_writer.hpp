@@ -427,6 +427,7 @@ inline SortWriterResult sort_on_cards(afu_rdma_cluster cl, const SortSpread &s, 
         while (cap_shift < 30 && (uint64_t(1) << cap_shift) < want) ++cap_shift;
         while (cap_shift > 12 && (((uint64_t(1) << bin_bits) << cap_shift) > GiB || ((per_dest * N) << cap_shift) > GiB))
             --cap_shift;
+        // the window (at most 1 GiB) aligned to its size, as STAGE_BASE requires
         const uint64_t cap = (uint64_t(1) << cap_shift) / es, window = bank_b + 2 * GiB;
         std::vector<int> dest(values);
         std::vector<uint64_t> first(N, values);
