@@ -131,7 +131,7 @@ module rdma_engine_wtx #(
         end
     end
 
-    rdma_tx_stream u_stream (
+    rdma_tx_stream #(.READ_AHEAD(1)) u_stream (
         .clk(clk), .rst(rst), .idle(st_reg == S_IDLE), .rp_empty(rp_empty), .rp_pop(rp_pop), .c_valid(c_valid),
         .c_take(c_take), .c_get(c_get), .rq_empty(rq_empty), .rq_pop(rq_pop), .c_dst(c_dst), .c_local(c_local),
         .c_len(c_len), .c_block(c_block), .c_lstride(c_lstride), .q_src(q_src), .q_remote(q_remote), .q_len(q_len),

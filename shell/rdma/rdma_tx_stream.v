@@ -6,8 +6,17 @@
 // read-ahead address walk over the stream's source: each read takes rd_n words (1 for the
 // word engine, up to a line's or block's end for the wide one); at a block's end it jumps
 // a stride from the block's start.
+//
+// READ_AHEAD: once the stream's reads are all made and the next stream is known to be a
+// put (the command queue's head, which a stream being sent keeps waiting), the walk goes
+// on over that put's source, so its first packet is in the sender's buffer by the time the
+// stream before it has left (the buffer is a FIFO: the stream's words come first). Without
+// it a put's reads start when the put is taken, and the link waits for its first packet's
+// words (a packet leaves only once its whole payload is in the buffer).
 `default_nettype none
-module rdma_tx_stream (
+module rdma_tx_stream #(
+    parameter integer READ_AHEAD = 0
+) (
     input  wire         clk,
     input  wire         rst,
     // the sender's choice
@@ -52,6 +61,7 @@ module rdma_tx_stream (
     reg [63:0] n_addr_reg, n_len_reg;
     reg [63:0] rd_bstart_reg;
     reg [31:0] rd_stride_reg;
+    reg        pre_reg;   // the walk is over the next put's source already
     assign ev_data = {RDMA_T_GETREQ, n_peer_reg, n_addr_reg, n_len_reg};
 
     wire        choose = idle && (rp_empty || rp_pop) && !active;
@@ -59,13 +69,14 @@ module rdma_tx_stream (
     wire        resp = choose && !(c_valid && !c_take) && !rq_empty && !rq_pop;
     wire [63:0] rd_bytes = {57'd0, rd_n, 2'b00};
     wire        rd_jump = rd_blk != 32'd0 && rd_bytes[31:0] == rd_brem;
+    wire        pre = READ_AHEAD != 0 && active && !pre_reg && rd_left == 64'd0 && c_valid && !c_take && !c_get;
 
     always @(posedge clk) begin
         if (rst) begin
             active <= 1'b0; dst <= 6'd0; left <= 64'd0; notify <= 1'b0;
             n_peer_reg <= 6'd0; n_addr_reg <= 64'd0; n_len_reg <= 64'd0;
             rd_left <= 64'd0; rd_cur <= 64'd0; rd_bstart_reg <= 64'd0; rd_blk <= 32'd0; rd_brem <= 32'd0;
-            rd_stride_reg <= 32'd0;
+            rd_stride_reg <= 32'd0; pre_reg <= 1'b0;
         end else begin
             if (rd_acc) begin
                 rd_left <= rd_left - rd_bytes;
@@ -78,10 +89,15 @@ module rdma_tx_stream (
                     rd_brem <= rd_brem - rd_bytes[31:0];
                 end
             end
+            if (put || pre) begin
+                if (!pre_reg) begin
+                    rd_left <= c_len; rd_cur <= c_local; rd_bstart_reg <= c_local; rd_blk <= c_block;
+                    rd_brem <= c_block; rd_stride_reg <= c_lstride;
+                end
+                pre_reg <= pre;
+            end
             if (put) begin
                 active <= 1'b1; dst <= c_dst; left <= c_len; notify <= 1'b0;
-                rd_left <= c_len; rd_cur <= c_local; rd_bstart_reg <= c_local; rd_blk <= c_block;
-                rd_brem <= c_block; rd_stride_reg <= c_lstride;
             end
             if (resp) begin
                 active <= 1'b1; dst <= q_src; left <= q_len; notify <= 1'b1;
