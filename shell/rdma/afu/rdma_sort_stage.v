@@ -135,8 +135,8 @@ module rdma_sort_stage #(
     // registered waitrequest); `n_*` holds it located in its bin (offset, bytes), `l_*` the
     // same with the bin one-hot; `m_*` holds it with its bin's `filled`, `freed` and `lim`,
     // looked up; `c_*` holds it with the checks made (room in the ring, late), and from there
-    // it goes into the ring once the ring has room (or is dropped, late). No cycle both looks a bin up and compares with it, and the
-    // stall that holds the pipeline is a register's bit.
+    // it goes into the ring once the ring has room (or is dropped, late). No cycle both looks
+    // a bin up and compares with it, and the stall that holds the pipeline is a register's bit.
     //
     // `freed` is what the engine has read of a bin. A line's checks follow the engine's reads
     // (q_*, below) of its bin while it waits: m_* through the reads a cycle late (q1_*), c_*
