@@ -467,7 +467,7 @@
 #define AFUSHELL_REDUCE_CPL_ADDR_SHIFT 6
 #define AFUSHELL_REDUCE_CPL_ADDR_MASK 0xFFFFFFFFFFFFFFC0ull
 
-/* STAGE: The distributed sort's single pass (docs/sort.md, "OPTWEB's single pass"): present only in AFUs built with the RDMA block and the scatter writer (`--links N --sort-scatter`); elsewhere these offsets read 0. With CFG.ENABLE the scatter writer's line writes into the window (BASE, one region of 2^CFG.CAP_SHIFT bytes per bin) go into a ring per bin in on-chip RAM instead of card memory, and every chunk of a bin goes to the bin's region on its destination card (the table) as a put of the card's RDMA engine, which reads it back from the ring; meanwhile the engine takes no command from RDMA_CMD and its completions go to the stage. Program the table (TBL_REMOTE, then TBL), BASE and CFG, write CTRL.START, run the writer's grouping pass (SORT_DST = BASE), write CTRL.FLUSH once its DMA has completed, poll STATUS.IDLE, then clear CFG.ENABLE. */
+/* STAGE: The distributed sort's single pass (docs/sort.md, "OPTWEB's single pass"): present only in AFUs built with the RDMA block and the scatter writer (`--links N --sort-scatter`); elsewhere these offsets read 0. With CFG.ENABLE the scatter writer's line writes into the window (BASE, one region of 2^CFG.CAP_SHIFT bytes per bin) go into a ring per bin in on-chip RAM instead of card memory, and every chunk of a bin goes to the bin's region on its destination card (the table) as a put of the card's RDMA engine, which reads it back from the ring; meanwhile the engine takes no command from RDMA_CMD and its completions go to the stage. Program the table (TBL_REMOTE, then TBL), BASE, CFG and the counts' puts (CNT_*), write CTRL.START, run the writer's grouping pass (SORT_DST = BASE), write CTRL.FLUSH once its DMA has completed, poll STATUS.IDLE, then clear CFG.ENABLE. */
 #define AFUSHELL_STAGE_CFG 0x1A00  /* rw */
 #define AFUSHELL_STAGE_CFG_ENABLE_SHIFT 0
 #define AFUSHELL_STAGE_CFG_ENABLE_MASK 0x1ull
@@ -501,6 +501,8 @@
 #define AFUSHELL_STAGE_INFO_RING_LINES_MASK 0xFFFF00ull
 #define AFUSHELL_STAGE_INFO_CHUNK_LINES_SHIFT 24
 #define AFUSHELL_STAGE_INFO_CHUNK_LINES_MASK 0xFFFF000000ull
+#define AFUSHELL_STAGE_INFO_COUNT_PUTS_SHIFT 40
+#define AFUSHELL_STAGE_INFO_COUNT_PUTS_MASK 0x10000000000ull
 #define AFUSHELL_STAGE_CYCLES 0x1A48  /* ro */
 #define AFUSHELL_STAGE_CYCLES_PASS_SHIFT 0
 #define AFUSHELL_STAGE_CYCLES_PASS_MASK 0xFFFFFFFFull
@@ -511,6 +513,10 @@
 #define AFUSHELL_STAGE_ENGINE_READS_MASK 0xFFFFFFFFull
 #define AFUSHELL_STAGE_ENGINE_GAPS_SHIFT 32
 #define AFUSHELL_STAGE_ENGINE_GAPS_MASK 0xFFFFFFFF00000000ull
+#define AFUSHELL_STAGE_CNT_LOCAL 0x1A58  /* rw */
+#define AFUSHELL_STAGE_CNT_REMOTE 0x1A60  /* rw */
+#define AFUSHELL_STAGE_CNT_LEN 0x1A68  /* rw */
+#define AFUSHELL_STAGE_CNT_DESTS 0x1A70  /* rw */
 
 /* SORT: The sort's scatter writer (docs/sort.md, "The scatter writer"): present only in AFUs built with `spgen build --sort-scatter`; elsewhere these offsets read 0. It sits on the RX engine's write master, behind the cascade's output. With CFG.ENABLE set it takes the 32-bit words (with CFG.U64 the 64-bit words) of the RX stream as keys instead of letting them be written at the RX destination, a whole 64-byte beat (16 keys, 8 key-payload pairs, 8 uint64 keys or 4 uint64 keys with payloads) a cycle: for each key it counts COUNT bins (((key - COUNT_LO) >> COUNT_SHIFT) & (2^SHIFT.BITS - 1)) and keeps the keys' smallest and largest value; with CFG.SCATTER it also writes the key to DST + 4 * (start of its bin + keys of its bin so far), bin = ((key - BIN_LO) >> BIN_SHIFT) & (2^SHIFT.BITS - 1), the bins' starts being the prefix sums of the counts of the previous pass, through a write buffer of one line per bin (whole 64-byte lines where the bin fills them); keys of one bin keep their stream order. A pass: configure, write CTRL.START, stream N keys through the card (a DMA from card memory to card memory; its destination is not written), then STATUS.DONE. The RX engine completes only once every write of the pass is in memory. */
 #define AFUSHELL_SORT_CFG 0x2800  /* rw */

@@ -8,7 +8,8 @@ back-pressure, at most MAX_OPS in flight, reads each put's lines in command orde
 gaps (back to back at times, as the RDMA engine reads) and completes it after a random latency. Checked: every bin's bytes arrive at its
 destination's region exactly; every put is whole chunks but a bin's last, none crosses a ring;
 the number of puts; a slow engine makes the writer wait (the rings fill) without a hang; a
-late write (an overflowing bin's spill) is dropped and counted."""
+late write (an overflowing bin's spill) is dropped and counted; the counts' puts (a block of
+card memory to every card of a mask) go once every bin's rest is issued, and idle waits for them."""
 from __future__ import annotations
 
 import os
@@ -18,7 +19,8 @@ import cocotb
 from cocotb.triggers import FallingEdge, ReadOnly, RisingEdge
 from words_tb import reset
 
-INPUTS = ["base", "cap_shift", "tbl_we", "tbl_bin", "tbl_dst", "tbl_remote", "card_id", "start", "flush",
+INPUTS = ["base", "cap_shift", "tbl_we", "tbl_bin", "tbl_dst", "tbl_remote", "card_id", "cnt_local", "cnt_remote",
+          "cnt_len", "cnt_dests", "start", "flush",
           "w_write", "w_address", "w_writedata", "w_byteenable", "r_read", "r_address",
           "cmd_ready", "done", "done_code"]
 BASE = 0x4000_0000
@@ -30,10 +32,15 @@ def _params():
     return (int(os.environ["BIN_BITS"]), int(os.environ["RING_LINES"]), int(os.environ["CHUNK_LINES"]))
 
 
-async def _setup(dut, bins: int, cap_shift: int, rng: random.Random) -> dict[int, tuple[int, int]]:
+COUNTS = (0x2000_0000, 0x1_8000_0040, 1024)   # the counts' puts: local (below the window), remote, bytes
+
+
+async def _setup(dut, bins: int, cap_shift: int, rng: random.Random, dests: int = 0) -> dict[int, tuple[int, int]]:
     await reset(dut, INPUTS)
     dut.base.value = BASE
     dut.cap_shift.value = cap_shift
+    dut.cnt_local.value, dut.cnt_remote.value, dut.cnt_len.value = COUNTS
+    dut.cnt_dests.value = dests
     table = {}
     for b in range(bins):   # destination card and its region's address there
         table[b] = (rng.randrange(8), 0x1_0000_0000 + (b << cap_shift) + 64 * rng.randrange(16))
@@ -111,7 +118,10 @@ async def _engine(dut, mem: dict[int, bytearray], puts: list, rng: random.Random
             c = (int(dut.cmd_dst.value), int(dut.cmd_local.value), int(dut.cmd_remote.value),
                  int(dut.cmd_len.value))
             puts.append(c)
-            queue.append([*c, [], 0])
+            if c[1] < BASE:   # card memory outside the window (the counts): read from DDR, not the stage
+                pending.append(rng.randrange(1, 60))
+            else:
+                queue.append([*c, [], 0])
 
 
 async def _write(dut, writes: list[tuple[int, int, int]]) -> int:
@@ -146,12 +156,12 @@ async def _flush(dut) -> None:
     raise AssertionError(f"not idle after the flush: {int(dut.puts_done.value)} of {int(dut.puts.value)} puts done")
 
 
-async def _run(dut, seed: int, p_read: float, keys_per_bin: int):
+async def _run(dut, seed: int, p_read: float, keys_per_bin: int, dests: int = 0):
     bits, _ring_lines, chunk_lines = _params()
     bins = 1 << bits
     cap_shift = 16
     rng = random.Random(seed)
-    table = await _setup(dut, bins, cap_shift, rng)
+    table = await _setup(dut, bins, cap_shift, rng, dests)
     words = {b: [rng.getrandbits(32) for _ in range(rng.randrange(keys_per_bin))] for b in range(bins)}
     words[0] = words[0][:0]   # an empty bin
     words[bins - 1] = [rng.getrandbits(32) for _ in range(16 * chunk_lines * 3)]   # whole chunks only
@@ -171,8 +181,12 @@ async def _run(dut, seed: int, p_read: float, keys_per_bin: int):
     await _flush(dut)
     chunk = 64 * chunk_lines
     want_puts = sum(-(-4 * len(words[b]) // chunk) for b in range(bins))
-    assert len(puts) == want_puts == int(dut.puts.value) == int(dut.puts_done.value), \
-        f"{len(puts)} puts, {want_puts} expected"
+    counted = [c for c in range(64) if dests >> c & 1]
+    assert len(puts) == want_puts + len(counted) == int(dut.puts.value) == int(dut.puts_done.value), \
+        f"{len(puts)} puts, {want_puts} + {len(counted)} expected"
+    # the counts' puts last, after every bin's rest, one to each card of the mask
+    assert puts[want_puts:] == [(c, *COUNTS) for c in counted], f"the counts' puts: {puts[want_puts:]}"
+    puts = puts[:want_puts]
     assert int(dut.err_code.value) == 0 and int(dut.dropped.value) == 0
     # the cycle counters: the writer's waits and the engine's reads as counted here, the pass's
     # cycles frozen at idle and covering both
@@ -200,6 +214,13 @@ async def _run(dut, seed: int, p_read: float, keys_per_bin: int):
 @cocotb.test()
 async def stage_fast_engine(dut):
     await _run(dut, seed=1, p_read=0.9, keys_per_bin=3000)
+
+
+@cocotb.test()
+async def stage_count_puts(dut):
+    """After the flush, once every bin's rest is issued, the counts go to every card of the
+    mask (this card's own among them), and idle waits until they have completed."""
+    await _run(dut, seed=5, p_read=0.7, keys_per_bin=700, dests=(1 << 0) | (1 << 3) | (1 << 5) | (1 << 63))
 
 
 @cocotb.test()

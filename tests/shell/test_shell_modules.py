@@ -263,11 +263,12 @@ def test_rdma_reduce_cpl(tmp_path, monkeypatch):
 @pytest.mark.xdist_group("shell_modules")
 @pytest.mark.parametrize(("bin_bits", "ring_lines", "chunk_lines"), [(2, 8, 4), (4, 16, 4), (3, 64, 16)])
 def test_rdma_sort_stage(tmp_path, monkeypatch, bin_bits, ring_lines, chunk_lines):
-    """The sort's single-pass stage: its four cocotb tests (a fast engine, a slow one that fills
-    the rings, a late write dropped, a spill's two writers in one region never aliased)."""
+    """The sort's single-pass stage: its five cocotb tests (a fast engine, the counts' puts after
+    the bins' rests, a slow engine that fills the rings, a late write dropped, a spill's two
+    writers in one region never aliased)."""
     params = {"BIN_BITS": bin_bits, "RING_LINES": ring_lines, "CHUNK_LINES": chunk_lines}
     for k, v in params.items():
         monkeypatch.setenv(k, str(v))
     assert run_cocotb(f"sort_stage{bin_bits}_{ring_lines}_{chunk_lines}", "rdma_sort_stage",
                       _rdma("afu/rdma_sort_stage.v"), "cocotb_rdma_sort_stage", parameters=params,
-                      tmp_path=tmp_path) == (4, 0)
+                      tmp_path=tmp_path) == (5, 0)

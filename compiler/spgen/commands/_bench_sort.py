@@ -217,12 +217,14 @@ def _one(n: int, per: int, args: argparse.Namespace, dtype, bar) -> dict:
             "backend": "rtl" if args.rtl else "model", "topology": spec["topology"],
             "dims": spec.get("dims"), "keys": first.input.n, "dtype": str(first.input.dtype),
             "payloads": args.payloads, "bytes": nbytes, "phases": phases, "network_s": net, "host_s": host,
-            "card_s": card_s, "gbps": nbytes / (net + host + card_s) / 1e9, "network_gbps": nbytes / net / 1e9,
+            "card_s": card_s, "gbps": nbytes / (net + host + card_s) / 1e9,
+            # the single pass has no network phase of the host's: its puts are the cards'
+            "network_gbps": nbytes / net / 1e9 if net else 0.0,
             "counting": "card" if card_s else "host", "moved_by": "cards" if moved else "host",
             "fused": bool(first.extra.get("fused")), "digit_bits": first.extra.get("digit_bits"),
             "card_passes": first.extra.get("card_passes"), "banks": first.extra.get("banks"),
             "model": mod, "model_gbps": mod["gbps"], "model_network_gbps": mod["network_gbps"],
-            "network_vs_model": nbytes / net / 1e9 / mod["network_gbps"],
+            "network_vs_model": nbytes / net / 1e9 / mod["network_gbps"] if net else 0.0,
             "local_passes": first.local_passes, "key_values": args.key_values, "imbalance": max(r.imbalance for r in runs),
             "correct": all(ok for _, ok in reps), "reps": args.reps,
             "line_gbps": args.line_gbps, "engine_gbps": engine, "known_range": bool(args.known_range),
@@ -255,12 +257,17 @@ def _table(rows: list[dict]) -> str:
         extra = (" (extrapolated" + ("; scatter at the engine's and ports' bound" if r.get("scatter_floor") else "")
                  + ")") if r.get("extrapolated") else ""
         out.append(f"| {r['cards']} | {net} | {r['keys_per_card']}{extra} {r['dtype']} | " + " | ".join(ph) +
-                   f" | {r['network_gbps']:.2f} ({r['model_network_gbps']:.2f}) | {r['sim_gbps']:.2f} "
+                   f" | {_net_gbps(r)} ({r['model_network_gbps']:.2f}) | {r['sim_gbps']:.2f} "
                    f"({r['sim_gbps'] / r['cards']:.2f}) | {r['model_gbps']:.2f} (A={r['model']['A']:g}) | "
                    f"{_spread([p['ddr_passes'] for p in per])} | {_spread([p['links_scatter'] for p in per])} | "
                    f"{r['gbps']:.3f} | {r['host_over_cards']:.3f} | "
                    f"{'--' if r.get('extrapolated') else 'yes' if r['correct'] else 'NO'} |")
     return "\n".join(out)
+
+
+def _net_gbps(r: dict) -> str:
+    """The network phases' rate, "--" where the host ran none (the single pass: its puts are the cards')."""
+    return f"{r['network_gbps']:.2f}" if r["network_s"] else "--"
 
 
 def _extrapolate(rows: list[dict], k: int) -> list[dict]:
@@ -302,7 +309,7 @@ def _extrapolate(rows: list[dict], k: int) -> list[dict]:
             p["links_scatter"] *= f * b["phases"]["scatter"]["seconds"] / phases["scatter"]["seconds"]
         out.append({**b, "keys_per_card": k, "keys": k * n, "bytes": nbytes, "phases": phases, "card_s": card_s,
                     "network_s": net, "host_s": host, "sim_s": card_s + net, "sim_gbps": nbytes / (card_s + net) / 1e9,
-                    "gbps": nbytes / (card_s + net + host) / 1e9, "network_gbps": nbytes / net / 1e9,
+                    "gbps": nbytes / (card_s + net + host) / 1e9, "network_gbps": nbytes / net / 1e9 if net else 0.0,
                     "host_over_cards": (card_s + net + host) / (card_s + net), "per_card": per,
                     "extrapolated": True, "from_keys_per_card": [a["keys_per_card"], b["keys_per_card"]],
                     "scatter_floor": floored})

@@ -344,7 +344,8 @@ module afu_rdma_top #(
             wire [4:0]  cap_shift;
             wire [STAGE_BIN_BITS-1:0] tbl_bin;
             wire [5:0]  tbl_dst;
-            wire [63:0] tbl_remote;
+            wire [63:0] tbl_remote, cnt_local, cnt_remote, cnt_dests;
+            wire [31:0] cnt_len;
             wire        tbl_we, start, flush, idle;
             wire [31:0] puts, puts_done, dropped, pass_cycles, writer_waits, engine_reads, engine_gaps;
             wire [7:0]  code;
@@ -364,13 +365,15 @@ module afu_rdma_top #(
                 .mmio_wr_data(mmio_wr_data), .mmio_rd_valid(mmio_rd_valid && r_stg), .mmio_rd_addr(mmio_rd_addr),
                 .mmio_rd_resp_valid(g_resp_valid), .mmio_rd_resp_data(g_resp_data), .enable(sg_en),
                 .cap_shift(cap_shift), .base(base), .tbl_we(tbl_we), .tbl_bin(tbl_bin), .tbl_dst(tbl_dst),
-                .tbl_remote(tbl_remote), .start(start), .flush(flush), .idle(idle), .puts(puts),
+                .tbl_remote(tbl_remote), .cnt_local(cnt_local), .cnt_remote(cnt_remote), .cnt_len(cnt_len),
+                .cnt_dests(cnt_dests), .start(start), .flush(flush), .idle(idle), .puts(puts),
                 .puts_done(puts_done), .code(code), .dropped(dropped), .pass_cycles(pass_cycles),
                 .writer_waits(writer_waits), .engine_reads(engine_reads), .engine_gaps(engine_gaps));
             rdma_sort_stage #(.BIN_BITS(STAGE_BIN_BITS), .RING_LINES(STAGE_RING_LINES),
                               .CHUNK_LINES(STAGE_CHUNK_LINES)) u_stage (
                 .clk(clk), .rst(rst), .base(sg_base), .cap_shift(cap_shift), .tbl_we(tbl_we), .tbl_bin(tbl_bin),
-                .tbl_dst(tbl_dst), .tbl_remote(tbl_remote), .card_id(card_id), .start(start), .flush(flush), .idle(idle),
+                .tbl_dst(tbl_dst), .tbl_remote(tbl_remote), .card_id(card_id), .cnt_local(cnt_local),
+                .cnt_remote(cnt_remote), .cnt_len(cnt_len), .cnt_dests(cnt_dests), .start(start), .flush(flush), .idle(idle),
                 .puts(puts), .puts_done(puts_done), .err_code(code), .dropped(dropped), .pass_cycles(pass_cycles),
                 .writer_waits(writer_waits), .engine_reads(engine_reads), .engine_gaps(engine_gaps),
                 .w_write(a_rx_write && rx_stage), .w_address(a_rx_address), .w_writedata(a_rx_data),

@@ -8,7 +8,9 @@
 // offset. The engine reads the chunk back through this stage (its reads of the window come
 // here, a line a cycle, answered two cycles later), and each line read frees its place in the
 // ring; a write into a full ring waits for that. After the pass (`flush`), each bin's rest
-// goes as one last put, and `idle` says that every put has been issued and has completed.
+// goes as one last put, then one block of card memory (the writer's counts) to every card
+// of a mask (`cnt_*`: the sort's count exchange, made by the card), and `idle` says that
+// every put has been issued and has completed.
 //
 // A write below what the engine has read of its bin (only a bin that overflowed its region
 // spills into the next one) is dropped rather than overwrite newer lines: the host sees the
@@ -37,6 +39,12 @@ module rdma_sort_stage #(
     input  wire [5:0]          tbl_dst,
     input  wire [63:0]         tbl_remote,
     input  wire [5:0]          card_id,     // this card: its puts go to the cards after it first
+    // after the bins' rests: cnt_len bytes from cnt_local to cnt_remote on every card of
+    // cnt_dests (bit c: card c; 0: none), held while a pass runs
+    input  wire [63:0]         cnt_local,
+    input  wire [63:0]         cnt_remote,
+    input  wire [31:0]         cnt_len,
+    input  wire [63:0]         cnt_dests,
     input  wire                start,       // a pass begins: every bin empty, counters cleared
     input  wire                flush,       // the pass's writes are all in: send every bin's rest
     output reg                 idle,        // flushed, every put issued and completed
@@ -465,11 +473,22 @@ module rdma_sort_stage #(
     // they hold until the next start (no write comes after the flush, no put without a ready
     // bit), so idle a few cycles late is never a state already left
     reg flushed_q, flushed_q2, nothing_left;
+    reg [63:0] cnt_left;              // cards still to get the counts
     always @(posedge clk) begin
         flushed_q <= !rst && !start && flushed;
         flushed_q2 <= !rst && !start && flushed_q;
-        nothing_left <= ready == {NB{1'b0}} && !cmd_valid && puts_done == puts;
+        nothing_left <= ready == {NB{1'b0}} && !cmd_valid && puts_done == puts && cnt_left == 64'd0;
         idle <= !rst && !start && flushed_q2 && nothing_left;
+    end
+    // the counts' puts, once every bin's rest is issued (flushed, no ready bit: as for idle, a
+    // state that holds until the next start); the next card to get them, through registers
+    reg        cnt_go;
+    reg [63:0] cnt_hot;
+    reg [5:0]  cnt_dst;
+    always @(posedge clk) begin
+        cnt_go <= !rst && !start && flushed_q2 && ready == {NB{1'b0}} && cnt_left != 64'd0;
+        cnt_hot <= lowest(cnt_left);
+        cnt_dst <= index_of(cnt_hot);
     end
 
     // ---- the pass's cycle counters -------------------------------------------------------------
@@ -517,6 +536,7 @@ module rdma_sort_stage #(
             settle <= DEST_CHAIN - 3'd1;
             rr <= {BIN_BITS{1'b0}};
             dptr <= card_id + 6'd1;
+            cnt_left <= cnt_dests;
             puts <= 32'd0;
             puts_done <= 32'd0;
             err_code <= 8'd0;
@@ -539,6 +559,17 @@ module rdma_sort_stage #(
                     dpick <= index_of(d_first);
                     settle <= BIN_CHAIN - 3'd1;
                     step <= S_BIN;
+                end else if (cnt_go) begin   // a count put, issued as a bin's (no bin's state moves)
+                    f_local <= cnt_local;
+                    f_remote <= cnt_remote;
+                    f_issued <= 32'd0;
+                    f_len <= cnt_len;
+                    f_lines <= 32'd0;
+                    f_dst <= cnt_dst;
+                    pick_hot <= {NB{1'b0}};
+                    cnt_left <= cnt_left & ~cnt_hot;
+                    step <= S_ISSUE;
+                    at_issue <= 1'b1;
                 end
                 S_BIN:   if (settle != 3'd0) settle <= settle - 3'd1;
                          else if (b_found) begin

@@ -145,8 +145,9 @@ class ScatterWriter {
     // OPTWEB's single pass on every card at once (docs/sort.md, "OPTWEB's single pass"): each
     // card's grouping pass (its capacities loaded before, its stage programmed and started)
     // writes n[i] keys from address 0 into its stage's window, whose chunks go to their
-    // destinations as RDMA puts; then the stages send their rests. "" or what went wrong;
-    // ns: from the first card's start to the last stage's completion.
+    // destinations as RDMA puts; then the stages send their rests and every card's counts to
+    // every card (the count exchange, STAGE_CNT_*). "" or what went wrong; ns: from the first
+    // card's start to the last stage's completion.
     std::string single_pass(const std::vector<int> &cards, const std::vector<uint64_t> &n, uint64_t lo,
                             uint64_t window, uint64_t dump, uint64_t &ns) {
         const uint64_t es = element_bytes(pairs_, u64_);
@@ -399,8 +400,8 @@ inline SortWriterResult sort_on_cards(afu_rdma_cluster cl, const SortSpread &s, 
     // OPTWEB's single pass (docs/sort.md): the grouping pass writes each key value's bin into
     // the card's stage, which sends every chunk of a bin as a put to the bin's destination,
     // into a region of its own per key value and source card. Each key is read once from
-    // bank A and written once into bank B of its destination; the counts, exchanged after
-    // the pass, say how much of each region holds keys. The key values go to the cards in
+    // bank A and written once into bank B of its destination; the counts, which the stages
+    // send to every card once their bins' rests are put, say how much of each region holds keys. The key values go to the cards in
     // equal consecutive groups (no histogram before the pass). A bin past its region (a
     // skewed input) only spoiled scratch regions: the cards then sort the two-pass way.
     if (binned && o.single_pass) {
@@ -413,6 +414,9 @@ inline SortWriterResult sort_on_cards(afu_rdma_cluster cl, const SortSpread &s, 
         }
         uint64_t info = 0;
         afuShellRDMACardReadCSR(cl, cards[0], AFUSHELL_STAGE_INFO, &info);
+        if (!(info & AFUSHELL_STAGE_INFO_COUNT_PUTS_MASK))
+            return fail("card " + std::to_string(cards[0]) + "'s single-pass stage predates its counts' puts "
+                        "(rebuild the cards with spgen build --loopback --links N --sort-scatter)");
         const int bin_bits = int(info & 0xFF);
         if (values > (uint64_t(1) << bin_bits))
             return fail("the single-pass stage takes up to " + std::to_string(1 << bin_bits) + " key values, got " +
@@ -444,6 +448,14 @@ inline SortWriterResult sort_on_cards(afu_rdma_cluster cl, const SortSpread &s, 
                     afuShellRDMACardWriteCSR(cl, c, AFUSHELL_STAGE_TBL_REMOTE, region(b, i));
                     afuShellRDMACardWriteCSR(cl, c, AFUSHELL_STAGE_TBL, b | uint64_t(cards[dest[b]]) << 8);
                 }
+                // the count exchange, made by the card once its bins' rests are put: its counts
+                // (the writer's dump) to every card's table, at this card's row
+                uint64_t every = 0;
+                for (int d : cards) every |= uint64_t(1) << d;
+                afuShellRDMACardWriteCSR(cl, c, AFUSHELL_STAGE_CNT_LOCAL, dump + 64);
+                afuShellRDMACardWriteCSR(cl, c, AFUSHELL_STAGE_CNT_REMOTE, hist_at + i * 4 * B);
+                afuShellRDMACardWriteCSR(cl, c, AFUSHELL_STAGE_CNT_LEN, 4 * B);
+                afuShellRDMACardWriteCSR(cl, c, AFUSHELL_STAGE_CNT_DESTS, every);
                 afuShellRDMACardWriteCSR(cl, c, AFUSHELL_STAGE_BASE, window);
                 afuShellRDMACardWriteCSR(cl, c, AFUSHELL_STAGE_CFG, 1 | uint64_t(cap_shift) << 8);
                 afuShellRDMACardWriteCSR(cl, c, AFUSHELL_STAGE_CTRL, 1);
@@ -452,8 +464,7 @@ inline SortWriterResult sort_on_cards(afu_rdma_cluster cl, const SortSpread &s, 
             return fail(e);
         uint64_t took = 0;
         if (std::string e = writer.single_pass(cards, s.counts, lo, window, dump, took); !e.empty()) return fail(e);
-        clock.card("single pass", std::vector<uint64_t>(N, took));
-        if ((r.code = clock.network("count exchange", to_all(dump + 64, hist_at, 4 * B)))) return r;
+        clock.card("single pass", std::vector<uint64_t>(N, took));   // the count exchange included
         const auto table = read<uint32_t>(cl, cards[0], hist_at, B * N);
         bool full = false;
         for (int i = 0; i < N; ++i)
