@@ -167,14 +167,31 @@ class ScatterWriter {
         for (size_t i = 0; i < N; ++i)
             configure(cards[i], n[i], lo, 0, {true, lo, 0, window}, dump, 8, 0, nullptr, false);
         // every card's DMA at once, each from a host thread of its own (as each card's host
-        // would run it; the cluster's clock serves every thread, docs/runtime.md)
+        // would run it; the cluster's clock serves every thread, docs/runtime.md). The writers'
+        // registers went through the cluster, whose writes land at the cluster's host time: a
+        // thread starts its DMA only once its card's writer shows the pass running
+        // (SORT_STATUS.BUSY), or the stream's first lines could reach a writer not yet started,
+        // which drops them (OVERRUN) and then waits for keys that never come
         std::vector<std::string> errs(N);
         std::vector<std::thread> hosts;
         const uint64_t t0 = now();
         for (size_t i = 0; i < N; ++i)
             if (n[i])
                 hosts.emplace_back([&, i] {
-                    if (afuShellDMATransferH(h_[cards[i]], nullptr, nullptr, es * n[i], F2F))
+                    const afu_shell_handle h = h_[cards[i]];
+                    auto at = [&] {
+                        afu_shell_sim_stats st{};
+                        afuShellSimStats(h, &st);
+                        return uint64_t(st.now_ns);
+                    };
+                    uint64_t status = 0;
+                    const uint64_t from = at();
+                    while (afuShellReadRegAt(h, AFUSHELL_SORT_STATUS, &status) == FPGA_OK && !(status & 1))
+                        if (at() - from > 100000) {
+                            errs[i] = "card " + std::to_string(cards[i]) + "'s scatter writer did not start the single pass";
+                            return;
+                        }
+                    if (afuShellDMATransferH(h, nullptr, nullptr, es * n[i], F2F))
                         errs[i] = "the single pass's DMA failed on card " + std::to_string(cards[i]) + ": " +
                                   afuShellLastError();
                 });
@@ -189,9 +206,19 @@ class ScatterWriter {
         };
         for (size_t i = 0; i < N; ++i) {
             uint64_t status = 0;
-            if (!poll(cards[i], AFUSHELL_SORT_STATUS, 2, status) || (status & 4) || status >> 32 != n[i])
+            if (!poll(cards[i], AFUSHELL_SORT_STATUS, 2, status) || (status & 4) || status >> 32 != n[i]) {
+                // where it stands: the stage's puts and the engine's state, for the report
+                uint64_t puts = 0, eng = 0;
+                afuShellRDMACardReadCSR(cl_, cards[i], AFUSHELL_STAGE_PUTS, &puts);
+                afuShellRDMACardReadCSR(cl_, cards[i], AFUSHELL_RDMA_ENG_STATE, &eng);
+                char hex[24];
+                std::snprintf(hex, sizeof hex, "%#llx", (unsigned long long)eng);
                 return stop("card " + std::to_string(cards[i]) + "'s scatter writer took " +
-                            std::to_string(status >> 32) + " keys of " + std::to_string(n[i]) + " in the single pass");
+                            std::to_string(status >> 32) + " keys of " + std::to_string(n[i]) +
+                            (status & 4 ? " and dropped words outside the pass" : "") +
+                            " in the single pass (its stage: " + std::to_string(puts >> 32) + " of " +
+                            std::to_string(puts & 0xFFFFFFFF) + " puts completed; RDMA_ENG_STATE " + hex + ")");
+            }
             afuShellRDMACardWriteCSR(cl_, cards[i], AFUSHELL_STAGE_CTRL, 2);  // the rest of every bin
         }
         for (size_t i = 0; i < N; ++i) {
