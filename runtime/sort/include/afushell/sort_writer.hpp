@@ -104,11 +104,7 @@ class ScatterWriter {
     std::string run(int c, uint64_t src, uint64_t n, uint64_t count_lo, int count_sh, Scatter sc, uint64_t dump,
                     uint64_t &ns, int bits = 8, int count_bits = 0, const uint64_t *dests = nullptr, bool load = false) {
         auto w = [&](uint32_t off, uint64_t v) { afuShellRDMACardWriteCSR(cl_, c, off, v); };
-        auto now = [&] {
-            afu_shell_sim_stats st{};
-            afuShellSimStats(h_[c], &st);
-            return uint64_t(st.now_ns);
-        };
+        auto now = [&] { return sim_ns(h_[c]); };
         if (c < 0 || size_t(c) >= h_.size() || !h_[c]) return "card " + std::to_string(c) + " is not open";
         const bool pairs = pairs_ && !load, u64 = u64_ && !load;
         const uint64_t es = element_bytes(pairs, u64);
@@ -142,6 +138,21 @@ class ScatterWriter {
         return "";
     }
 
+    // The card's simulated time, ns (every card of a cluster shares one clock).
+    static uint64_t sim_ns(afu_shell_handle h) {
+        afu_shell_sim_stats st{};
+        afuShellSimStats(h, &st);
+        return uint64_t(st.now_ns);
+    }
+    // Reads reg through the open card until a bit of `bit` is set (true), or for limit_ns of
+    // simulated time (false); v: the last value read.
+    static bool wait_bit(afu_shell_handle h, uint32_t reg, uint64_t bit, uint64_t limit_ns, uint64_t &v) {
+        const uint64_t start = sim_ns(h);
+        while (afuShellReadRegAt(h, reg, &v) == FPGA_OK && !(v & bit))
+            if (sim_ns(h) - start > limit_ns) return false;
+        return true;
+    }
+
     // OPTWEB's single pass on every card at once (docs/sort.md, "OPTWEB's single pass"): each
     // card's grouping pass (its capacities loaded before, its stage programmed and started)
     // writes n[i] keys from address 0 into its stage's window, whose chunks go to their
@@ -152,11 +163,7 @@ class ScatterWriter {
                             uint64_t window, uint64_t dump, uint64_t &ns) {
         const uint64_t es = element_bytes(pairs_, u64_);
         const size_t N = cards.size();
-        auto now = [&] {
-            afu_shell_sim_stats st{};
-            afuShellSimStats(h_[cards[0]], &st);
-            return uint64_t(st.now_ns);
-        };
+        auto now = [&] { return sim_ns(h_[cards[0]]); };
         auto stop = [&](std::string why) {
             for (int c : cards) {
                 afuShellRDMACardWriteCSR(cl_, c, AFUSHELL_SORT_CFG, 0);
@@ -179,18 +186,11 @@ class ScatterWriter {
             if (n[i])
                 hosts.emplace_back([&, i] {
                     const afu_shell_handle h = h_[cards[i]];
-                    auto at = [&] {
-                        afu_shell_sim_stats st{};
-                        afuShellSimStats(h, &st);
-                        return uint64_t(st.now_ns);
-                    };
                     uint64_t status = 0;
-                    const uint64_t from = at();
-                    while (afuShellReadRegAt(h, AFUSHELL_SORT_STATUS, &status) == FPGA_OK && !(status & 1))
-                        if (at() - from > 100000) {
-                            errs[i] = "card " + std::to_string(cards[i]) + "'s scatter writer did not start the single pass";
-                            return;
-                        }
+                    if (!wait_bit(h, AFUSHELL_SORT_STATUS, 1, 100000, status)) {
+                        errs[i] = "card " + std::to_string(cards[i]) + "'s scatter writer did not start the single pass";
+                        return;
+                    }
                     if (afuShellDMATransferH(h, nullptr, nullptr, es * n[i], F2F))
                         errs[i] = "the single pass's DMA failed on card " + std::to_string(cards[i]) + ": " +
                                   afuShellLastError();
@@ -198,12 +198,7 @@ class ScatterWriter {
         for (std::thread &t : hosts) t.join();
         for (const std::string &e : errs)
             if (!e.empty()) return stop(e);
-        auto poll = [&](int c, uint32_t reg, uint64_t bit, uint64_t &v) {
-            const uint64_t start = now();
-            while (afuShellReadRegAt(h_[c], reg, &v) == FPGA_OK && !(v & bit))
-                if (now() - start > 2000000) return false;
-            return true;
-        };
+        auto poll = [&](int c, uint32_t reg, uint64_t bit, uint64_t &v) { return wait_bit(h_[c], reg, bit, 2000000, v); };
         for (size_t i = 0; i < N; ++i) {
             uint64_t status = 0;
             if (!poll(cards[i], AFUSHELL_SORT_STATUS, 2, status) || (status & 4) || status >> 32 != n[i]) {
@@ -428,8 +423,9 @@ inline SortWriterResult sort_on_cards(afu_rdma_cluster cl, const SortSpread &s, 
     // the card's stage, which sends every chunk of a bin as a put to the bin's destination,
     // into a region of its own per key value and source card. Each key is read once from
     // bank A and written once into bank B of its destination; the counts, which the stages
-    // send to every card once their bins' rests are put, say how much of each region holds keys. The key values go to the cards in
-    // equal consecutive groups (no histogram before the pass). A bin past its region (a
+    // send to every card once their bins' rests are put, say how much of each region holds
+    // keys. The key values go to the cards in equal consecutive groups (no histogram before
+    // the pass). A bin past its region (a
     // skewed input) only spoiled scratch regions: the cards then sort the two-pass way.
     if (binned && o.single_pass) {
         for (int c : cards) {
