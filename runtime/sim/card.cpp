@@ -606,21 +606,28 @@ void Card::drain_locked() {
 }
 
 bool Card::step() {
-    std::vector<std::pair<uint64_t, uint64_t>> published;
-    int fds[3];
-    bool det;
+    step_model();
+    return step_host();
+}
+
+void Card::step_model() {
     {
         std::lock_guard<std::mutex> g(m_);
         drain_locked();
-        for (int v = 0; v < 3; ++v) fds[v] = event_fd_[v];
-        det = det_;
+        for (int v = 0; v < 3; ++v) step_fds_[v] = event_fd_[v];
+        step_det_ = det_;
     }
     cycle();
-    const bool reached = deliver(published, fds);
+}
+
+bool Card::step_host() {
+    auto& published = step_published_;
+    published.clear();
+    const bool reached = deliver(published, step_fds_);
     ++busy_cycles_;
-    if (det) {  // the lanes an event wakes resume at this cycle: the cluster's clock looks again
+    if (step_det_) {  // the lanes an event wakes resume at this cycle: the cluster's clock looks again
         std::lock_guard<std::mutex> g(m_);
-        account_locked(published, fds);
+        account_locked(published, step_fds_);
         return reached;
     }
     if (!published.empty()) {

@@ -102,6 +102,12 @@ public:
     // read results due by now delivered (true when one reached the host). The link pins are
     // read after step() (outputs of that cycle) and written before the next (inputs).
     bool step();
+    // step() in two halves, for a cluster clock that steps its cards on several threads:
+    // step_model() touches only this card (its model, memories and queues) and may run
+    // beside other cards' step_model(); step_host() then hands the results to host threads
+    // (whose time may span several cards) and runs on one thread, card after card.
+    void step_model();
+    bool step_host();
     spg_afu_pins& pins() { return pins_; }
     /// What the card asks of an external clock: nothing to do, cycles wanted (the host
     /// waits on it, MMIO or DMA traffic is under way, interrupts are due), or held (a host
@@ -216,6 +222,10 @@ private:
     std::atomic<uint64_t> irq_at_[3];
     std::atomic<uint64_t> irq_count_[3];
     std::atomic<uint64_t> bus_errors_{0}, busy_cycles_{0}, busy_wall_ns_{0};
+    // between step_model() and step_host()
+    std::vector<std::pair<uint64_t, uint64_t>> step_published_;
+    int step_fds_[3] = {-1, -1, -1};
+    bool step_det_ = false;
     std::function<void()> wake_;  // guarded by m_; called without it
     bool det_ = false;
     Lane lanes_[4];  // 0..2 host threads, kDriverLane a cluster's driver

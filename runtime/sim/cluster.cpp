@@ -5,11 +5,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <functional>
 #include <set>
 #include <sstream>
 #include <stdexcept>
 #include <tuple>
+
+#include <sched.h>
 
 #include "afushell/rdma_packet.h"
 #include "afushell_csr.h"
@@ -43,7 +46,103 @@ public:
 private:
     int old_;
 };
+
+// SPGEN_SIM_THREADS: how many threads step a cluster's cards (1, the default, or a number,
+// or "auto": the cores this process may use); never more than the cards.
+int sim_threads(int cards) {
+    const char* env = std::getenv("SPGEN_SIM_THREADS");
+    if (!env || !*env) return 1;
+    int t = 0;
+    if (std::string(env) == "auto") {
+        cpu_set_t set;
+        t = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : int(std::thread::hardware_concurrency());
+    } else {
+        char* end = nullptr;
+        const long v = std::strtol(env, &end, 10);
+        if (*end || v < 1 || v > 1024)
+            throw std::runtime_error(std::string("SPGEN_SIM_THREADS=") + env +
+                                     ": give the threads that step a cluster's cards (a number >= 1, or auto)");
+        t = int(v);
+    }
+    return std::max(1, std::min(t, cards));
+}
 }  // namespace
+
+// Steps the cards' models of one tick on several threads. Every thread, the caller's
+// included, takes the next card not yet taken until none is left, so a worker that the
+// machine has not scheduled holds nothing back: the caller steps the cards itself and
+// waits only for cards already taken. A tick is short (tens of microseconds a card), so
+// the workers spin between ticks and sleep only when the clock stands still.
+class RtlCluster::StepPool {
+public:
+    StepPool(int threads, int items, std::function<void(int)> step) : n_(items), step_(std::move(step)) {
+        for (int w = 1; w < threads; ++w) th_.emplace_back([this] { work(); });
+    }
+    ~StepPool() {
+        {
+            std::lock_guard<std::mutex> g(m_);
+            stop_ = true;
+            ++gen_;
+        }
+        cv_.notify_all();
+        for (auto& t : th_) t.join();
+    }
+    /// step(i) for every i in [0, items); returns when all are done.
+    void run() {
+        // done_ first: a worker still in the last tick's loop finds next_ spent until the
+        // reset, and counts any card it takes after it
+        done_.store(0);
+        next_.store(0);
+        ++gen_;
+        if (sleeping_.load()) {
+            std::lock_guard<std::mutex> g(m_);
+            cv_.notify_all();
+        }
+        take();
+        for (int spins = 0; done_.load() != n_;) backoff(++spins);
+    }
+
+private:
+    // a short spin, then yield: on a machine with fewer free cores than threads the thread
+    // waited for needs this one's core
+    static void backoff(int spins) {
+        if (spins < 256) __builtin_ia32_pause();
+        else std::this_thread::yield();
+    }
+    void take() {
+        for (int i; (i = next_.fetch_add(1)) < n_;) {
+            step_(i);
+            done_.fetch_add(1);
+        }
+    }
+    void work() {
+        uint64_t seen = 0;
+        for (;;) {
+            for (int spins = 0; gen_.load() == seen;) {
+                if (++spins < kSpins) {
+                    backoff(spins);
+                    continue;
+                }
+                std::unique_lock<std::mutex> lk(m_);  // the clock stands still: sleep
+                ++sleeping_;
+                cv_.wait(lk, [&] { return gen_.load() != seen; });
+                --sleeping_;
+            }
+            seen = gen_.load();
+            if (stop_) return;
+            take();
+        }
+    }
+    static constexpr int kSpins = 1 << 14;  // spins (yields after the first few) before sleeping
+    const int n_;
+    std::function<void(int)> step_;
+    std::vector<std::thread> th_;
+    std::atomic<uint64_t> gen_{0};
+    std::atomic<int> next_{0}, done_{0}, sleeping_{0};
+    std::atomic<bool> stop_{false};
+    std::mutex m_;
+    std::condition_variable cv_;
+};
 
 // The OPAE layer (opae_sim.cpp) enumerates a cluster's cards under these names.
 void register_external_card(const std::string& name, std::function<std::shared_ptr<Card>()> open,
@@ -153,7 +252,10 @@ RtlCluster::RtlCluster(const ClusterDesc& d, const Params& card_params, const st
         cards_[size_t(c)] = std::make_shared<Card>(libs[size_t(c)], prm_, false);
         drv_[size_t(c)] = std::make_unique<Driver>();
         drv_[size_t(c)]->local_port = int(info_value(libs[size_t(c)]->info, "links", 0));
+        stepped_.push_back(c);
     }
+    if (const int t = sim_threads(int(stepped_.size())); t > 1)
+        pool_ = std::make_unique<StepPool>(t, int(stepped_.size()), [this](int i) { cards_[size_t(stepped_[size_t(i)])]->step_model(); });
     ch_.resize(2 * d.links.size());
     for (size_t i = 0; i < d.links.size(); ++i) {
         const auto& l = d.links[i];
@@ -651,8 +753,11 @@ void RtlCluster::tick() {
         pins.link_out_ready = ready;
         pins.link_out_valid = 0;  // taken or held: the card presents it again after its step
     }
-    for (int c = 0; c < n_; ++c)
-        if (present(c)) cards_[size_t(c)]->step();
+    // Each card's cycle touches only that card, so the models may step on several threads;
+    // what reaches host threads then goes card after card, as from one thread.
+    if (pool_) pool_->run();
+    else for (int c : stepped_) cards_[size_t(c)]->step_model();
+    for (int c : stepped_) cards_[size_t(c)]->step_host();
     ++cyc_;
     for (int c = 0; c < n_; ++c)
         if (present(c)) drive(c);

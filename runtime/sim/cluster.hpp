@@ -182,6 +182,10 @@ private:
     std::vector<int> attached_;
     struct Anchor;  // what card handles hold of the cluster, cleared when it goes
     std::shared_ptr<Anchor> anchor_;
+    // SPGEN_SIM_THREADS > 1: the cards' models step on that many threads in each tick
+    class StepPool;
+    std::unique_ptr<StepPool> pool_;
+    std::vector<int> stepped_;  // the present cards, in order
 };
 
 }  // namespace spgsim

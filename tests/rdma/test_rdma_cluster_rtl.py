@@ -62,13 +62,15 @@ def test_c_program_torus_all_pairs_under_faults(link_card, check_program, tmp_pa
     """Through the C API on an 8-card 2-D torus of RTL cards, with a 1e-4 packet error rate on
     every link plus drops and link-down intervals: puts, gets and block-stride puts between
     every ordered pair, all at once, two rounds -- every byte right, nothing misplaced; then
-    NO_ROUTE, REMOTE_RANGE, BAD_CARD, ALIGN at the initiator. Runs repeat to the cycle."""
+    NO_ROUTE, REMOTE_RANGE, BAD_CARD, ALIGN at the initiator. Runs repeat to the cycle, the
+    cards stepped on one thread or on three (SPGEN_SIM_THREADS)."""
     spec = {"topology": "torus", "dims": [2, 4], "card": str(link_card), "seed": 5,
             "faults": {"per": 1e-4, "drop": 2e-3},
             "link_faults": [{"link": 3, "down": [[5000, 60000]]}, {"link": 9, "down": [[30000, 90000]]}]}
     path = _file(tmp_path, spec)
-    runs = [subprocess.run([str(check_program), str(path), "11", "2"], capture_output=True, text=True, timeout=600, check=False)
-            for _ in range(2)]
+    runs = [subprocess.run([str(check_program), str(path), "11", "2"], capture_output=True, text=True, timeout=600,
+                           env=dict(os.environ, SPGEN_SIM_THREADS=threads), check=False)
+            for threads in ("1", "3")]
     for r in runs:
         assert r.returncode == 0, r.stderr[-3000:]
         assert r.stdout.startswith("ok 8 cards, 2 rounds") and "RTL cards" in r.stdout
@@ -216,6 +218,13 @@ def test_rtl_cluster_refuses_cards_without_enough_links(link_card, tmp_path) -> 
         rdma.cluster({"topology": "fullmesh", "cards": 6, "card": str(link_card)})
     with pytest.raises(SpgenError, match="cannot load simulated card library"):
         rdma.cluster({"topology": "ring", "cards": 3, "card": str(tmp_path / "nothing")})
+
+
+@pytest.mark.parametrize("value", ["0", "two", "-1"])
+def test_sim_threads_refuses_nonsense(link_card, monkeypatch, value) -> None:
+    monkeypatch.setenv("SPGEN_SIM_THREADS", value)
+    with pytest.raises(SpgenError, match=f"SPGEN_SIM_THREADS={value}: give the threads"):
+        rdma.cluster({"topology": "ring", "cards": 2, "card": str(link_card)})
 
 
 def test_mpi_ranks_identical_results_and_cycles(link_card, tmp_path) -> None:
