@@ -605,11 +605,6 @@ void Card::drain_locked() {
     }
 }
 
-bool Card::step() {
-    step_model();
-    return step_host();
-}
-
 void Card::step_model() {
     {
         std::lock_guard<std::mutex> g(m_);

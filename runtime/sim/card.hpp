@@ -40,7 +40,7 @@ struct HostThread {
 class Card {
 public:
     /// own_clock: a clock thread of its own advances the card while the host waits on it
-    /// (a single card). Without, the card only moves in step() (a cluster clock advancing
+    /// (a single card). Without, the card only moves in step_model() (a cluster clock advancing
     /// every card of a cluster in lock-step, deterministically).
     Card(std::shared_ptr<CardLib> lib, const Params& p, bool own_clock = true);
     ~Card();
@@ -98,14 +98,13 @@ public:
     void hold();
     void release();
 
-    // Cluster clock (own_clock = false): one cycle of the card, then the interrupts and MMIO
-    // read results due by now delivered (true when one reached the host). The link pins are
-    // read after step() (outputs of that cycle) and written before the next (inputs).
-    bool step();
-    // step() in two halves, for a cluster clock that steps its cards on several threads:
-    // step_model() touches only this card (its model, memories and queues) and may run
-    // beside other cards' step_model(); step_host() then hands the results to host threads
-    // (whose time may span several cards) and runs on one thread, card after card.
+    // Cluster clock (own_clock = false), a cycle in two halves so that a cluster may step
+    // its cards on several threads. step_model(): one cycle of the card; it touches only
+    // this card (its model, memories and queues) and may run beside other cards'.
+    // step_host(): the interrupts and MMIO read results due by now delivered to host
+    // threads, whose time may span several cards, so on one thread, card after card (true
+    // when one reached the host). The link pins are read after step_model() (outputs of
+    // that cycle) and written before the next (inputs).
     void step_model();
     bool step_host();
     spg_afu_pins& pins() { return pins_; }
