@@ -21,27 +21,36 @@
 //     written at DST + 16 * place: the same 64 bytes a cycle with the payload moved by the
 //     pass itself, not by a second permutation;
 //   - with CFG.DEST the counted bin is (destination << COUNT_BITS) | digit, the destination
-//     being the number of DESTS bytes (each destination's last scatter bin) below the key's
-//     scatter bin: the grouping pass by destination counts every destination's first local
-//     digit, so the destinations need no count pass of their own;
+//     being the number of DESTS bytes below the key's scatter bin: the grouping pass by
+//     destination counts every destination's first local digit, so the destinations need
+//     no count pass of their own;
 //   - with CFG.LOAD the stream's words are counts, word w added to bin w mod 2^COUNT_BITS: a
 //     destination sums its sources' counts into its counters, for the next pass's starts.
-// Stability with 16 keys a cycle: a key's place is its bin's next place plus the number of
-// keys of its bin in the earlier lanes of the beat (a 16 x 16 compare of the lanes' bins),
-// and the bin's last lane in the beat moves the bin's place and count on by the beat's keys.
-// The keys of a bin land at consecutive addresses, so each bin has one 64-byte line buffer
-// (OPTWEB's per-bin write buffers): a lane whose key fills the last word of a line sends
-// the line, merged from the bin's buffer and the beat's lanes of that line, to a write
-// queue that takes up to 16 lines a cycle; the bin's last lane otherwise keeps the merged
-// line in the buffer. Partial lines go at the end of the pass, 16 bins a cycle.
+//
+// Built to fit the card: no table is read or written by more than one port a cycle.
+//   - Counting: word position p of the beat counts its keys in its own table (16 tables of
+//     2^MAX_BITS counters, each a memory of 16-counter words, one read-modify-write a cycle).
+//     A bin's count is the sum over the 16 tables, taken 16 bins a cycle where the prefix
+//     sums (START) and the dump need it.
+//   - Scattering: bin b belongs to lane b mod LANES (shell_sort_lane.v), which alone holds its
+//     next place and its line buffer (OPTWEB's per-bin write buffers) and takes one bin's keys
+//     of a beat a cycle. The beat is reordered first so that each bin's keys are consecutive
+//     elements in stream order (a segment) and handed to the lanes that own a segment of it;
+//     with LANES = 32 a lane gets about half a segment a cycle from random keys, one from
+//     sorted keys (a run of one bin in a beat is one segment), so most beats take one cycle.
+//     A bin's keys land at consecutive places in stream order: the pass is stable. Lines
+//     leave the lanes round-robin into one write queue, a line a cycle; partial lines (a
+//     bin's first and last) go at the end of the pass.
 // The final beat of the pass is taken from the RX engine only once every write is in
 // memory, so the engine's completion (the host's DMA completion) means the pass is done.
 // Disabled, it is a wire between the RX engine and memory.
 `default_nettype none
 
 module shell_sort_scatter #(
-    parameter integer FIFO_DEPTH = 64,  // lines waiting for the memory (a power of 2, >= 32)
-    parameter integer MAX_BITS   = 11   // widest bin: 2^MAX_BITS counters, places, line buffers
+    parameter integer FIFO_DEPTH = 64,  // lines waiting for the memory (a power of 2, >= 2)
+    parameter integer MAX_BITS   = 11,  // widest bin: 2^MAX_BITS counters, places, line buffers
+    parameter integer LANES      = 32,  // scatter lanes (a power of 2, 16..2^(MAX_BITS-2))
+    parameter integer LANE_DEPTH = 8    // beats waiting in a lane (a power of 2, >= 2)
 ) (
     `include "mmio_ports.vh"
     output reg  [63:0]  mmio_rd_resp_data,
@@ -62,12 +71,13 @@ module shell_sort_scatter #(
 );
     `include "afushell_csr.vh"
 
-    localparam integer LANES     = 16;                  // 32-bit words of a beat
+    localparam integer WORDS     = 16;                  // 32-bit words of a beat
     localparam integer NB        = 1 << MAX_BITS;       // bins
-    localparam integer GROUPS    = NB / LANES;          // bins handled a cycle in PREP and FLUSH
+    localparam integer GROUPS    = NB / WORDS;          // 16-bin groups: words of a count table
     localparam integer GW        = MAX_BITS - 4;        // group index bits
     localparam integer IW        = MAX_BITS - 2;        // dump line index: 0..GROUPS
-    localparam integer QW        = $clog2(FIFO_DEPTH);   // >= 5: a beat pushes up to 16 lines
+    localparam integer LW        = $clog2(LANES);       // a bin's lane: its low LW bits
+    localparam integer LB        = MAX_BITS - LW;       // a bin's index in its lane
     localparam integer LINE_BITS = 58 + 512 + 16;       // line address, words, word mask
 
     initial begin
@@ -75,14 +85,14 @@ module shell_sort_scatter #(
             $display("shell_sort_scatter: MAX_BITS=%0d must be 8..12", MAX_BITS);
             $finish;
         end
-        if (FIFO_DEPTH < 2 * LANES || (FIFO_DEPTH & (FIFO_DEPTH - 1)) != 0) begin
-            $display("shell_sort_scatter: FIFO_DEPTH=%0d must be a power of 2, at least %0d", FIFO_DEPTH, 2 * LANES);
+        if (FIFO_DEPTH < 2 || (FIFO_DEPTH & (FIFO_DEPTH - 1)) != 0) begin
+            $display("shell_sort_scatter: FIFO_DEPTH=%0d must be a power of 2, at least 2", FIFO_DEPTH);
             $finish;
         end
     end
 
-    localparam [2:0] S_IDLE = 3'd0, S_PREP = 3'd1, S_STREAM = 3'd2, S_FLUSH = 3'd3, S_DUMP = 3'd4,
-                     S_DRAIN = 3'd5, S_ACK = 3'd6;
+    localparam [2:0] S_IDLE = 3'd0, S_PREP = 3'd1, S_STREAM = 3'd2, S_LANES = 3'd3, S_FLUSH = 3'd4,
+                     S_DUMP = 3'd5, S_DRAIN = 3'd6, S_ACK = 3'd7;
 
     // ---- registers -------------------------------------------------------------------
     wire [17:0] wa = {mmio_wr_addr[17:3], 3'b000};
@@ -105,7 +115,7 @@ module shell_sort_scatter #(
     reg [31:0] keys_reg, full_reg, partial_reg, acc_reg;
     reg [63:0] min_reg, max_reg;   // 32-bit keys: zero-extended
     reg [63:0] cycles_reg;
-    reg [IW-1:0] idx_reg;     // group (prepare, flush) or dump line
+    reg [IW-1:0] idx_reg;     // group (prepare) or dump line
 
     wire [3:0] bits_eff = bits_reg == 4'd0 ? 4'd8 : bits_reg > MAX_BITS[3:0] ? MAX_BITS[3:0] : bits_reg;
     wire [MAX_BITS-1:0] bin_mask = ~({MAX_BITS{1'b1}} << bits_eff);
@@ -115,80 +125,32 @@ module shell_sort_scatter #(
     wire [3:0] dbits = dest_reg ? MAX_BITS[3:0] : cbits_eff;
     wire [IW-1:0] dump_last = dbits <= 4'd4 ? {{(IW-1){1'b0}}, 1'b1} : ({{(IW-1){1'b0}}, 1'b1} << (dbits - 4'd4));
 
-    // per bin: the count, the next place, the line buffer (its line is that of the next place)
-    reg [31:0]  cnt_mem   [0:NB-1];
-    reg [31:0]  ptr_mem   [0:NB-1];
-    reg [511:0] words_mem [0:NB-1];
-    reg [15:0]  mask_mem  [0:NB-1];
-    reg [NB-1:0] bvalid_reg;
-    integer i, j;
-    initial begin
-        for (i = 0; i < NB; i = i + 1) begin
-            cnt_mem[i] = 32'd0;
-            ptr_mem[i] = 32'd0;
-            words_mem[i] = 512'd0;
-            mask_mem[i] = 16'd0;
-        end
-    end
-
     wire busy  = state_reg != S_IDLE;
     wire start = wr && wa == CSR_SORT_CTRL_ADDR && wd[CSR_SORT_CTRL_START_LSB] && !busy;
 
-    // ---- the write queue to memory: up to LANES lines in a cycle, one out -----------------
-    reg [LINE_BITS-1:0] q_mem [0:FIFO_DEPTH-1];
-    reg [QW-1:0] q_head_reg, q_tail_reg;
-    reg [QW:0]   q_level_reg;
-    wire         q_valid = q_level_reg != 0;
-    wire [LINE_BITS-1:0] q_data = q_mem[q_head_reg];
-    wire         q_pop = q_valid && !m_waitrequest && en_reg;
-    wire         q_room_one  = {{(32-QW-1){1'b0}}, q_level_reg} < FIFO_DEPTH;
-    wire [63:0] q_be;
-    genvar g;
-    generate
-        for (g = 0; g < LANES; g = g + 1) begin : g_be
-            assign q_be[4*g +: 4] = {4{q_data[g]}};
-        end
-    endgenerate
-
-    // ---- the lanes of the current beat --------------------------------------------------
+    // ---- stage A: the beat's keys, their bins and the range -----------------------------
     wire       wide = pairs_reg || u64_reg;              // 8-byte elements (or 16)
     wire       quad = pairs_reg && u64_reg;              // 16-byte elements
-    wire [2:0] esh  = quad ? 3'd4 : wide ? 3'd3 : 3'd2;   // log2 of an element's bytes
-    wire [3:0] last_slot = quad ? 4'd12 : wide ? 4'd14 : 4'd15;  // an element's first word
-    reg  [LANES-1:0] has, take;
-    reg  [31:0] key    [0:LANES-1];
-    reg  [31:0] pay    [0:LANES-1];
-    reg  [MAX_BITS-1:0] sbin [0:LANES-1];
-    reg  [MAX_BITS-1:0] cbin [0:LANES-1];
-    reg  [4:0]  srank  [0:LANES-1];      // earlier lanes of the same scatter bin
-    reg  [4:0]  crank  [0:LANES-1];      // ... of the same counted bin
-    reg  [LANES-1:0] slast, clast;       // the bin's last lane in the beat
-    reg  [31:0] pos    [0:LANES-1];
-    reg  [63:0] addr   [0:LANES-1];
-    reg  [63:0] base_a [0:LANES-1];      // the bin's buffered line
-    reg  [3:0]  wslot  [0:LANES-1];
-    reg  [LANES-1:0] line_out;
-    reg  [511:0] lwords [0:LANES-1];     // the lane's line: buffer and the beat's lanes of it
-    reg  [15:0]  lmask  [0:LANES-1];
-    reg  [4:0]  takes, louts, lfull;
-    reg  [4:0]  qslot  [0:LANES-1];      // the lane's line's place among the beat's lines
-    reg  [63:0] k64    [0:LANES-1];      // the key as the bins and the range see it
+    wire [1:0] ewords = quad ? 2'd2 : wide ? 2'd1 : 2'd0; // log2 of an element's words
+    reg  [WORDS-1:0] has, take;
+    reg  [31:0] key    [0:WORDS-1];
+    reg  [31:0] pay    [0:WORDS-1];
+    reg  [MAX_BITS-1:0] sbin [0:WORDS-1];
+    reg  [MAX_BITS-1:0] cbin [0:WORDS-1];
+    reg  [63:0] k64    [0:WORDS-1];      // the key as the bins and the range see it
     reg  [63:0] bmin, bmax;
+    reg  [4:0]  takes;
     reg         extra;                   // words past N in this beat
     reg  [63:0] sdiff, cdiff;
     reg  [3:0]  dest;                     // DEST: the key's destination
     /* verilator lint_off UNUSEDSIGNAL */
     reg  [31:0] widx;                     // LOAD: the word's index in the pass (bins: its low bits)
     reg  [MAX_BITS+3:0] dbin;             // destination << COUNT_BITS, kept to MAX_BITS bits
-    /* verilator lint_on UNUSEDSIGNAL */
-    reg  [31:0] cadd   [0:LANES-1];       // what the lane adds to its counted bin
-    /* verilator lint_off UNUSEDSIGNAL */
     reg  [63:0] sshift, cshift;           // bins are the low MAX_BITS bits
     /* verilator lint_on UNUSEDSIGNAL */
-    reg  [15:0] wmask;
-    reg         same;
+    integer i, j;
     always @* begin
-        for (i = 0; i < LANES; i = i + 1) begin
+        for (i = 0; i < WORDS; i = i + 1) begin
             key[i] = s_writedata[32*i +: 32];
             pay[i] = s_writedata[32*(i | 1) +: 32];
             k64[i] = {u64_reg ? pay[i] : 32'd0, key[i]};
@@ -196,10 +158,9 @@ module shell_sort_scatter #(
         end
         takes = 5'd0;
         extra = 1'b0;
-        wmask = 16'd0;
         bmin = min_reg;
         bmax = max_reg;
-        for (i = 0; i < LANES; i = i + 1) begin
+        for (i = 0; i < WORDS; i = i + 1) begin
             take[i] = has[i] && ({1'b0, keys_reg} + {28'd0, takes} < {1'b0, n_reg});
             widx = keys_reg + {27'd0, takes};
             if (take[i]) begin
@@ -214,90 +175,198 @@ module shell_sort_scatter #(
             cshift = cdiff >> count_sh_reg;
             sbin[i] = sshift[MAX_BITS-1:0] & bin_mask;
             cbin[i] = cshift[MAX_BITS-1:0] & cnt_mask;
-            cadd[i] = 32'd1;
             dest = 4'd0;
             for (j = 0; j < 8; j = j + 1)
                 if ({{(32-MAX_BITS){1'b0}}, sbin[i]} > {24'd0, dests_reg[8*j +: 8]}) dest = dest + 4'd1;
             dbin = {dest, {MAX_BITS{1'b0}}} >> (MAX_BITS[3:0] - cbits_eff);
             if (dest_reg) cbin[i] = dbin[MAX_BITS-1:0] | (cshift[MAX_BITS-1:0] & cnt_mask);
-            if (load_reg) begin   // COUNT_BITS >= 4: the beat's 16 words fall in 16 bins
+            if (load_reg)    // COUNT_BITS >= 4: the beat's 16 words fall in 16 bins
                 cbin[i] = widx[MAX_BITS-1:0] & cnt_mask;
-                cadd[i] = key[i];
-            end
-        end
-        for (i = 0; i < LANES; i = i + 1) begin
-            srank[i] = 5'd0;
-            crank[i] = 5'd0;
-            slast[i] = take[i];
-            clast[i] = take[i];
-            for (j = 0; j < LANES; j = j + 1) begin
-                if (j < i && take[j] && sbin[j] == sbin[i]) srank[i] = srank[i] + 5'd1;
-                if (j < i && take[j] && cbin[j] == cbin[i]) crank[i] = crank[i] + 5'd1;
-                if (j > i && take[j] && sbin[j] == sbin[i]) slast[i] = 1'b0;
-                if (j > i && take[j] && cbin[j] == cbin[i]) clast[i] = 1'b0;
-            end
-            pos[i] = ptr_mem[sbin[i]] + {27'd0, srank[i]};
-            addr[i] = dst_reg + ({32'd0, pos[i]} << esh);
-            base_a[i] = dst_reg + ({32'd0, ptr_mem[sbin[i]]} << esh);
-            wslot[i] = addr[i][5:2];
-            line_out[i] = scatter_reg && take[i] && wslot[i] == last_slot;
-        end
-        for (i = 0; i < LANES; i = i + 1) begin
-            // the bin's buffer holds the line of its next place, so it belongs to this
-            // lane's line when the lane's place is in that line
-            same = bvalid_reg[sbin[i]] && base_a[i][63:6] == addr[i][63:6];
-            lwords[i] = same ? words_mem[sbin[i]] : 512'd0;
-            lmask[i] = same ? mask_mem[sbin[i]] : 16'd0;
-            for (j = 0; j < LANES; j = j + 1) begin
-                if (take[j] && sbin[j] == sbin[i] && addr[j][63:6] == addr[i][63:6]) begin
-                    wmask = (quad ? 16'hf : wide ? 16'd3 : 16'd1) << wslot[j];
-                    lmask[i] = lmask[i] | wmask;
-                    lwords[i][32*wslot[j] +: 32] = key[j];
-                    if (wide) lwords[i][32*{28'd0, wslot[j] | 4'd1} +: 32] = pay[j];
-                    if (quad) lwords[i][32*{28'd0, wslot[j] | 4'd2} +: 64] = s_writedata[32*((j & ~3) | 2) +: 64];  // j a multiple of 4
-                end
-            end
-        end
-        louts = 5'd0;
-        lfull = 5'd0;
-        for (i = 0; i < LANES; i = i + 1) begin
-            qslot[i] = louts;
-            if (line_out[i]) louts = louts + 5'd1;
-            if (line_out[i] && lmask[i] == 16'hffff) lfull = lfull + 5'd1;
         end
     end
-    // the beat's lines must fit the queue: lines go out at one a cycle and come in at one
-    // per 16 keys on average, so the queue absorbs the bins' random bursts
-    wire q_room_beat = {{(32-QW-1){1'b0}}, q_level_reg} + {27'd0, louts} <= FIFO_DEPTH;
-    wire step      = state_reg == S_STREAM && s_write && q_room_beat;
+
+    // ---- stage B: the beat reordered into segments, handed to the lanes; counting --------
+    reg                 b_valid;
+    reg [511:0]         b_words;
+    reg [WORDS-1:0]     b_take;
+    reg [4:0]           b_n;
+    reg [MAX_BITS-1:0]  b_sbin [0:WORDS-1];
+    reg [MAX_BITS-1:0]  b_cbin [0:WORDS-1];
+    wire                b_push;
+    wire                b_free = !b_valid || b_push;
+    wire step      = state_reg == S_STREAM && s_write && b_free;
     wire last_beat = keys_reg + {27'd0, takes} == n_reg;
     wire accept    = (step && !last_beat)
                   || (state_reg == S_ACK && s_write)
                   || (state_reg == S_IDLE && s_write);     // no pass: dropped (OVERRUN)
 
-    // ---- prefix sums of a group of 16 bins (PREP) --------------------------------------
-    reg [31:0] run_sum [0:LANES];
+    // an element's segment leader (its bin's first element in the beat) and its place in the
+    // reordered beat: the segments in the order of their leaders, each in stream order
+    reg [3:0] lead [0:WORDS-1];
+    reg [3:0] dpos [0:WORDS-1];
+    reg [511:0] r_words;                 // the reordered beat
+    reg [MAX_BITS-1:0] r_bin [0:WORDS-1];
+    reg [WORDS-1:0] r_start;
+    reg [3:0] wmask, wsrc;
     always @* begin
-        run_sum[0] = acc_reg;
-        for (i = 0; i < LANES; i = i + 1)
-            run_sum[i + 1] = run_sum[i] + cnt_mem[{idx_reg[GW-1:0], i[3:0]}];
+        for (i = 0; i < WORDS; i = i + 1) begin
+            lead[i] = i[3:0];
+            for (j = WORDS - 1; j >= 0; j = j - 1)
+                if (j < i && b_take[j] && b_sbin[j] == b_sbin[i]) lead[i] = j[3:0];
+        end
+        for (i = 0; i < WORDS; i = i + 1) begin
+            dpos[i] = 4'd0;
+            for (j = 0; j < WORDS; j = j + 1)
+                if (b_take[j] && (lead[j] < lead[i] || (lead[j] == lead[i] && j < i))) dpos[i] = dpos[i] + 4'd1;
+        end
+        wmask = ~(4'hf << ewords);
+        r_words = 512'd0;
+        r_start = {WORDS{1'b0}};
+        for (i = 0; i < WORDS; i = i + 1) r_bin[i] = {MAX_BITS{1'b0}};
+        for (j = 0; j < WORDS; j = j + 1) begin       // element j of the beat, at dpos[j]
+            for (i = 0; i < WORDS; i = i + 1) begin    // word i of the reordered beat
+                wsrc = j[3:0] | (i[3:0] & wmask);
+                if (b_take[j] && dpos[j] == (i[3:0] >> ewords))
+                    r_words[32*i +: 32] = r_words[32*i +: 32] | b_words[32*wsrc +: 32];
+            end
+            for (i = 0; i < WORDS; i = i + 1)          // element i of the reordered beat
+                if (b_take[j] && dpos[j] == i[3:0]) begin
+                    r_bin[i] = r_bin[i] | b_sbin[j];
+                    r_start[i] = r_start[i] | (lead[j] == j[3:0]);
+                end
+        end
     end
 
-    // ---- the flush: the group's first buffered bin -------------------------------------
-    wire [LANES-1:0] fvalid = bvalid_reg[{idx_reg[GW-1:0], 4'd0} +: LANES];
-    reg  [3:0] flane;
+    wire [LANES-1:0] lane_in_ready, lane_busy, lane_out_valid;
+    reg  [LANES-1:0] lane_out_ready;
+    wire [LANES*LINE_BITS-1:0] lane_line;
+    reg  [WORDS-1:0] mine [0:LANES-1];
+    reg  [LANES-1:0] need;
+    reg  [16*LB-1:0] r_locals;
     always @* begin
-        flane = 4'd0;
-        for (i = LANES - 1; i >= 0; i = i - 1)
-            if (fvalid[i]) flane = i[3:0];
+        for (i = 0; i < WORDS; i = i + 1) r_locals[LB*i +: LB] = r_bin[i][MAX_BITS-1:LW];
+        for (j = 0; j < LANES; j = j + 1) begin
+            for (i = 0; i < WORDS; i = i + 1)
+                mine[j][i] = scatter_reg && r_start[i] && r_bin[i][LW-1:0] == j[LW-1:0];
+            need[j] = mine[j] != {WORDS{1'b0}};
+        end
     end
-    wire [MAX_BITS-1:0] fbin = {idx_reg[GW-1:0], flane};
-    wire [31:0] fptr  = ptr_mem[fbin];
-    wire [63:0] faddr = dst_reg + ({32'd0, fptr} << esh);
+    assign b_push = b_valid && (need & ~lane_in_ready) == {LANES{1'b0}};
 
-    // ---- the dump's lines: the range, then 16 counts per line ----------------------------
+    // the counts: word position p counts in table p, 16 counters a memory word
+    reg  [WORDS*GW-1:0] t_ra;            // each table's read address this cycle
+    wire [WORDS*512-1:0] t_rd;           // what each table read last cycle
+    reg  [WORDS-1:0] c_valid;            // stage C: this cycle's read-modify-writes
+    reg  [GW-1:0] c_word  [0:WORDS-1];
+    reg  [3:0]    c_field [0:WORDS-1];
+    reg  [31:0]   c_add   [0:WORDS-1];
+    reg           prep_d;                // the prefix sums' read of group prep_g is in t_rd
+    reg  [GW-1:0] prep_g;
+    reg  [GW-1:0] dump_ra;               // the group the dump's read took last cycle
+    reg           dump_rdv;
     wire [IW-1:0] dump_idx = idx_reg - {{(IW-1){1'b0}}, 1'b1};
-    reg  [511:0] dump_words;
+    wire          q_room;
+    wire          dump_push = state_reg == S_DUMP && q_room
+                              && (idx_reg == {IW{1'b0}} || (dump_rdv && dump_ra == dump_idx[GW-1:0]));
+    integer p;
+    always @* begin
+        for (p = 0; p < WORDS; p = p + 1) begin
+            t_ra[GW*p +: GW] = b_cbin[p][MAX_BITS-1:4];
+            if (state_reg == S_PREP) t_ra[GW*p +: GW] = idx_reg[GW-1:0];
+            if (state_reg == S_DUMP) t_ra[GW*p +: GW] = dump_push ? idx_reg[GW-1:0] : dump_idx[GW-1:0];
+        end
+    end
+    genvar g;
+    generate
+        for (g = 0; g < WORDS; g = g + 1) begin : g_count
+            reg  [511:0] mem [0:GROUPS-1];
+            reg  [511:0] rd_q, wb_q;     // the read, and the last word written (forwarded)
+            reg          fwd_q;
+            reg          we;
+            reg  [GW-1:0] wad;
+            reg  [511:0] wdat;
+            wire [GW-1:0] rad = t_ra[GW*g +: GW];
+            wire [511:0] cur = fwd_q ? wb_q : rd_q;
+            integer m;
+            initial for (m = 0; m < GROUPS; m = m + 1) mem[m] = 512'd0;
+            always @* begin
+                we = c_valid[g];
+                wad = c_word[g];
+                wdat = cur;
+                wdat[32*c_field[g] +: 32] = cur[32*c_field[g] +: 32] + c_add[g];
+                if (prep_d) begin        // the group just summed starts the pass from zero
+                    we = 1'b1;
+                    wad = prep_g;
+                    wdat = 512'd0;
+                end
+            end
+            always @(posedge clk) begin
+                if (we) mem[wad] <= wdat;
+                rd_q <= mem[rad];
+                fwd_q <= we && wad == rad;
+                if (we) wb_q <= wdat;
+            end
+            // the sums read only groups that no write of the last cycle touched
+            assign t_rd[512*g +: 512] = rd_q;
+        end
+    endgenerate
+
+    // a group's counts, summed over the tables (the prefix sums and the dump)
+    reg [31:0] gsum [0:WORDS-1];
+    reg [31:0] run_sum [0:WORDS];
+    always @* begin
+        for (j = 0; j < WORDS; j = j + 1) begin
+            gsum[j] = 32'd0;
+            for (p = 0; p < WORDS; p = p + 1) gsum[j] = gsum[j] + t_rd[512*p + 32*j +: 32];
+        end
+        run_sum[0] = acc_reg;
+        for (j = 0; j < WORDS; j = j + 1) run_sum[j + 1] = run_sum[j] + gsum[j];
+    end
+
+    // ---- the lanes ---------------------------------------------------------------------
+    wire lanes_flush = state_reg == S_LANES && scatter_reg && !b_valid && c_valid == {WORDS{1'b0}} && !prep_d
+                       && lane_busy == {LANES{1'b0}};
+    generate
+        for (g = 0; g < LANES; g = g + 1) begin : g_lane
+            // prefix sums of group prep_g reach the 16 lanes of its bins
+            localparam integer GLI = g % 16;
+            localparam [3:0] GL = GLI[3:0];
+            localparam integer GQ = g / 16;
+            wire in_group = ({{(32-GW){1'b0}}, prep_g} & (LANES / 16 - 1)) == GQ;
+            /* verilator lint_off UNUSEDSIGNAL */
+            wire [MAX_BITS-1:0] pbin = {prep_g, GL};   // its low LW bits are the lane's
+            /* verilator lint_on UNUSEDSIGNAL */
+            shell_sort_lane #(.MAX_BITS (MAX_BITS), .LANES (LANES), .DEPTH (LANE_DEPTH)) lane (
+                .clk (clk), .rst (rst),
+                .dst (dst_reg), .ewords (ewords),
+                .prep_we (prep_d && in_group), .prep_idx (pbin[MAX_BITS-1:LW]), .prep_ptr (run_sum[{1'b0, GL}]),
+                .in_valid (b_push && need[g]), .in_ready (lane_in_ready[g]),
+                .in_words (r_words), .in_locals (r_locals), .in_starts (r_start), .in_mine (mine[g]),
+                .in_count (b_n),
+                .flush (lanes_flush), .busy (lane_busy[g]),
+                .out_valid (lane_out_valid[g]), .out_ready (lane_out_ready[g]), .out_line (lane_line[LINE_BITS*g +: LINE_BITS])
+            );
+        end
+    endgenerate
+
+    // ---- the write queue: the lanes' lines round-robin, or the dump, a line a cycle ------
+    reg  [LW-1:0] rr_reg;                // the lane served first next
+    reg  [LW-1:0] pick;
+    reg           picked;
+    always @* begin
+        picked = 1'b0;
+        pick = {LW{1'b0}};
+        for (i = 2 * LANES - 1; i >= 0; i = i - 1)
+            if (lane_out_valid[i % LANES] && (i >= LANES || i[LW-1:0] >= rr_reg)) begin
+                picked = 1'b1;
+                pick = i[LW-1:0];
+            end
+        lane_out_ready = {LANES{1'b0}};
+        lane_out_ready[pick] = picked && q_room;
+    end
+    wire [LINE_BITS-1:0] lane_pick = lane_line[LINE_BITS*pick +: LINE_BITS];
+
+    reg [511:0] dump_words;
     always @* begin
         if (idx_reg == {IW{1'b0}}) begin
             dump_words = 512'd0;
@@ -305,11 +374,29 @@ module shell_sort_scatter #(
             dump_words[127:64]  = max_reg;
             dump_words[159:128] = keys_reg;
         end else begin
-            for (i = 0; i < LANES; i = i + 1)
-                dump_words[32*i +: 32] = cnt_mem[{dump_idx[GW-1:0], i[3:0]}];
+            for (j = 0; j < WORDS; j = j + 1)
+                dump_words[32*j +: 32] = gsum[j];
         end
     end
     wire [63:0] dump_addr = hist_reg + {{(58-IW){1'b0}}, idx_reg, 6'd0};
+
+    wire                 q_push = dump_push || (picked && state_reg != S_DUMP);
+    wire [LINE_BITS-1:0] q_in   = state_reg == S_DUMP ? {dump_addr[63:6], dump_words, 16'hffff} : lane_pick;
+    wire                 q_valid;
+    wire [LINE_BITS-1:0] q_data;
+    wire [$clog2(FIFO_DEPTH):0] q_level;
+    wire                 q_pop = q_valid && !m_waitrequest && en_reg;
+    shell_fifo #(.DATA_WIDTH (LINE_BITS), .FIFO_DEPTH (FIFO_DEPTH)) queue (
+        .clk (clk), .rst (rst),
+        .s_axis_tvalid (q_push), .s_axis_tready (q_room), .s_axis_tdata (q_in),
+        .m_axis_tvalid (q_valid), .m_axis_tready (q_pop), .m_axis_tdata (q_data), .level (q_level)
+    );
+    wire [63:0] q_be;
+    generate
+        for (g = 0; g < WORDS; g = g + 1) begin : g_be
+            assign q_be[4*g +: 4] = {4{q_data[g]}};
+        end
+    endgenerate
 
     always @(posedge clk) begin
         if (rst) begin
@@ -320,8 +407,8 @@ module shell_sort_scatter #(
             state_reg <= S_IDLE; done_reg <= 1'b0; overrun_reg <= 1'b0; hold_reg <= 1'b0;
             keys_reg <= 32'd0; min_reg <= 64'h00000000ffffffff; max_reg <= 64'd0;
             full_reg <= 32'd0; partial_reg <= 32'd0; acc_reg <= 32'd0; cycles_reg <= 64'd0;
-            idx_reg <= {IW{1'b0}}; bvalid_reg <= {NB{1'b0}};
-            q_head_reg <= {QW{1'b0}}; q_tail_reg <= {QW{1'b0}}; q_level_reg <= {(QW+1){1'b0}};
+            idx_reg <= {IW{1'b0}}; rr_reg <= {LW{1'b0}};
+            b_valid <= 1'b0; c_valid <= {WORDS{1'b0}}; prep_d <= 1'b0; dump_rdv <= 1'b0;
         end else begin
             if (wr && !busy) begin   // configuration holds still while a pass runs
                 case (wa)
@@ -358,27 +445,21 @@ module shell_sort_scatter #(
             if (busy) cycles_reg <= cycles_reg + 64'd1;
             if (state_reg == S_IDLE && s_write && en_reg) overrun_reg <= 1'b1;
 
-            // the queue: this cycle's lines in at the tail, one out at the head
-            begin : queue
-                reg [QW:0] pushed;
-                pushed = {(QW+1){1'b0}};
-                if (step) begin
-                    for (i = 0; i < LANES; i = i + 1)
-                        if (line_out[i])
-                            q_mem[q_tail_reg + {{(QW-5){1'b0}}, qslot[i]}] <= {addr[i][63:6], lwords[i], lmask[i]};
-                    pushed = {{(QW-4){1'b0}}, louts};
-                end
-                if (state_reg == S_FLUSH && fvalid != 0 && q_room_one) begin
-                    q_mem[q_tail_reg] <= {faddr[63:6], words_mem[fbin], mask_mem[fbin]};
-                    pushed = {{QW{1'b0}}, 1'b1};
-                end
-                if (state_reg == S_DUMP && q_room_one) begin
-                    q_mem[q_tail_reg] <= {dump_addr[63:6], dump_words, 16'hffff};
-                    pushed = {{QW{1'b0}}, 1'b1};
-                end
-                q_tail_reg <= q_tail_reg + pushed[QW-1:0];
-                q_level_reg <= q_level_reg + pushed - {{QW{1'b0}}, q_pop};
-                if (q_pop) q_head_reg <= q_head_reg + {{(QW-1){1'b0}}, 1'b1};
+            // stage B holds one beat; stage C its counts' read-modify-writes
+            if (step) b_valid <= 1'b1;
+            else if (b_push) b_valid <= 1'b0;
+            c_valid <= b_push ? b_take : {WORDS{1'b0}};
+            prep_d <= state_reg == S_PREP;
+            dump_rdv <= state_reg == S_DUMP;
+            dump_ra <= t_ra[GW-1:0];
+            if (state_reg == S_PREP) prep_g <= idx_reg[GW-1:0];
+            if (prep_d) acc_reg <= run_sum[WORDS];
+
+            // the write queue's lines: counted as they enter it (the dump's are not)
+            if (q_push && q_room && state_reg != S_DUMP) begin
+                rr_reg <= pick + 1'b1;
+                if (lane_pick[15:0] == 16'hffff) full_reg <= full_reg + 32'd1;
+                else partial_reg <= partial_reg + 32'd1;
             end
 
             case (state_reg)
@@ -390,15 +471,10 @@ module shell_sort_scatter #(
                 idx_reg <= {IW{1'b0}};
             end
             S_PREP: begin   // start[b] = keys of the bins before b (last pass's counts); counts from 0
-                for (i = 0; i < LANES; i = i + 1) begin
-                    ptr_mem[{idx_reg[GW-1:0], i[3:0]}] <= run_sum[i];
-                    cnt_mem[{idx_reg[GW-1:0], i[3:0]}] <= 32'd0;
-                end
-                acc_reg <= run_sum[LANES];
                 idx_reg <= idx_reg + {{(IW-1){1'b0}}, 1'b1};
                 if ({{(32-IW){1'b0}}, idx_reg} == GROUPS - 1) begin
                     idx_reg <= {IW{1'b0}};
-                    state_reg <= n_reg == 32'd0 ? S_FLUSH : S_STREAM;
+                    state_reg <= n_reg == 32'd0 ? S_LANES : S_STREAM;
                 end
             end
             S_STREAM: if (step) begin
@@ -406,52 +482,44 @@ module shell_sort_scatter #(
                 min_reg <= bmin;
                 max_reg <= bmax;
                 if (extra) overrun_reg <= 1'b1;
-                for (i = 0; i < LANES; i = i + 1) begin
-                    if (clast[i]) cnt_mem[cbin[i]] <= cnt_mem[cbin[i]] + {27'd0, crank[i]} + cadd[i];
-                    if (scatter_reg && slast[i]) begin
-                        ptr_mem[sbin[i]] <= pos[i] + 32'd1;
-                        bvalid_reg[sbin[i]] <= !line_out[i];
-                        if (!line_out[i]) begin
-                            words_mem[sbin[i]] <= lwords[i];
-                            mask_mem[sbin[i]] <= lmask[i];
-                        end
-                    end
-                end
-                full_reg <= full_reg + {27'd0, lfull};
-                partial_reg <= partial_reg + {27'd0, louts - lfull};
                 if (last_beat) begin   // hold this beat until the pass is in memory
                     hold_reg <= 1'b1;
-                    idx_reg <= {IW{1'b0}};
-                    state_reg <= S_FLUSH;
+                    state_reg <= S_LANES;
                 end
             end
-            S_FLUSH: begin
-                if (fvalid != 0) begin
-                    if (q_room_one) begin
-                        bvalid_reg[fbin] <= 1'b0;
-                        partial_reg <= partial_reg + 32'd1;
-                    end
-                end else begin
-                    idx_reg <= idx_reg + {{(IW-1){1'b0}}, 1'b1};
-                    if ({{(32-IW){1'b0}}, idx_reg} == GROUPS - 1) begin
-                        idx_reg <= {IW{1'b0}};
-                        state_reg <= dump_reg ? S_DUMP : S_DRAIN;
-                    end
-                end
+            S_LANES: if (!b_valid && c_valid == {WORDS{1'b0}} && !prep_d && lane_busy == {LANES{1'b0}})
+                state_reg <= S_FLUSH;
+            S_FLUSH: if (lane_busy == {LANES{1'b0}} && lane_out_valid == {LANES{1'b0}} && !lanes_flush) begin
+                idx_reg <= {IW{1'b0}};
+                state_reg <= dump_reg ? S_DUMP : S_DRAIN;
             end
-            S_DUMP: if (q_room_one) begin
+            S_DUMP: if (dump_push) begin
                 idx_reg <= idx_reg + {{(IW-1){1'b0}}, 1'b1};
                 if (idx_reg == dump_last) state_reg <= S_DRAIN;
             end
-            S_DRAIN: if (q_level_reg == 0) state_reg <= hold_reg ? S_ACK : S_IDLE;
+            S_DRAIN: if (q_level == 0) state_reg <= hold_reg ? S_ACK : S_IDLE;
             S_ACK: if (s_write) begin
                 hold_reg <= 1'b0;
                 state_reg <= S_IDLE;
             end
             default: state_reg <= S_IDLE;
             endcase
-            if ((state_reg == S_DRAIN && q_level_reg == 0 && !hold_reg) || (state_reg == S_ACK && s_write))
+            if ((state_reg == S_DRAIN && q_level == 0 && !hold_reg) || (state_reg == S_ACK && s_write))
                 done_reg <= 1'b1;
+        end
+        if (step) begin
+            b_words <= s_writedata;
+            b_take <= take;
+            b_n <= takes;
+            for (i = 0; i < WORDS; i = i + 1) begin
+                b_sbin[i] <= sbin[i];
+                b_cbin[i] <= cbin[i];
+            end
+        end
+        for (p = 0; p < WORDS; p = p + 1) begin
+            c_word[p]  <= b_cbin[p][MAX_BITS-1:4];
+            c_field[p] <= b_cbin[p][3:0];
+            c_add[p]   <= load_reg ? b_words[32*p +: 32] : 32'd1;
         end
     end
 
@@ -487,8 +555,7 @@ module shell_sort_scatter #(
         else if (mmio_rd_valid) mmio_rd_resp_data <= rd_data;
     end
 
-    wire unused_ok = &{1'b0, mmio_wr_addr[2:0], mmio_rd_addr[2:0], dump_addr[5:0], dump_idx,
-                       faddr[5:0]};
+    wire unused_ok = &{1'b0, mmio_wr_addr[2:0], mmio_rd_addr[2:0], dump_addr[5:0], dump_idx[IW-1:GW]};
 endmodule
 
 `default_nettype wire
