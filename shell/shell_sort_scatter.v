@@ -364,7 +364,12 @@ module shell_sort_scatter #(
         lane_out_ready = {LANES{1'b0}};
         lane_out_ready[pick] = picked && q_room;
     end
-    wire [LINE_BITS-1:0] lane_pick = lane_line[LINE_BITS*pick +: LINE_BITS];
+    reg  [LINE_BITS-1:0] lane_pick;      // a select of 32 lines, not a shift of all of them
+    always @* begin
+        lane_pick = {LINE_BITS{1'b0}};
+        for (i = 0; i < LANES; i = i + 1)
+            if (pick == i[LW-1:0]) lane_pick = lane_line[LINE_BITS*i +: LINE_BITS];
+    end
 
     reg [511:0] dump_words;
     always @* begin
