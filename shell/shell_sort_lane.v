@@ -1,19 +1,30 @@
 // One lane of the sort's scatter writer (shell/shell_sort_scatter.v, docs/sort.md "The
 // scatter writer"). The writer's bins are dealt round the lanes, bin b to lane b mod LANES,
 // so a lane owns NBL = 2^MAX_BITS / LANES bins and nothing else touches them: per bin its
-// next place and the line buffer of that place's line, in a memory of one read and one
+// next place and the line buffer of that place's line, in memories of one read and one
 // write port (block RAM), where the writer as a whole takes 16 keys a cycle.
 //
 // The writer hands every lane the beats in which it has keys, each beat reordered so that
-// the keys of a bin are consecutive elements in stream order (a segment), with the
-// segments' first elements marked. The lane takes one segment a cycle, up to 16 words of
+// the keys of a bin are consecutive elements in stream order (a segment), with the first
+// elements of the lane's segments marked and every segment's length. The lane takes one segment a cycle, up to 16 words of
 // one bin: it rotates them to their places in the bin's line, merges them with the line
 // buffer, and when the line's last word is filled sends the line out (with a word mask for
 // a partial first line) and keeps the rest as the bin's next buffered line. A bin's keys
 // therefore land at consecutive places in stream order, which makes the pass stable, and
 // its lines leave in address order. `flush` sends every buffered line, partial, at the end
-// of a pass. Two stages: L0 picks the segment and reads its bin's state (a registered
-// read), L1 merges and writes it back; a bin in consecutive segments is forwarded.
+// of a pass.
+//
+// Three stages, none of which stalls once a segment has entered (a segment enters only
+// while the output has room for every line in flight):
+//   L0 picks the segment and reads its bin's place (with a bit saying the bin has had no
+//      key yet) and its buffer, each memory with a registered read;
+//   L1 advances the place (place memory written here) and works out where the segment's
+//      words go in the line;
+//   L2 rotates the words there, merges them with the buffer (buffer memory written here)
+//      and sends a full line out.
+// A bin in consecutive segments is forwarded: its place from L1's write of the cycle before,
+// its buffer from L2's write of the cycle before (distance 1) or of the cycle of the read
+// (distance 2).
 `default_nettype none
 
 module shell_sort_lane #(
@@ -30,15 +41,14 @@ module shell_sort_lane #(
     input  wire         prep_we,
     input  wire [MAX_BITS-$clog2(LANES)-1:0] prep_idx,   // LB bits
     input  wire [31:0]  prep_ptr,
-    // beats: the reordered elements' words, each element's local bin, the first elements of all
-    // segments and of this lane's, the beat's element count
+    // beats: the reordered elements' words, each element's local bin, the first elements of
+    // this lane's segments, the segments' lengths
     input  wire         in_valid,
     output wire         in_ready,
     input  wire [511:0] in_words,
     input  wire [16*(MAX_BITS-$clog2(LANES))-1:0] in_locals,
-    input  wire [15:0]  in_starts,
     input  wire [15:0]  in_mine,
-    input  wire [4:0]   in_count,
+    input  wire [79:0]  in_lens,      // at each segment's first element, its elements
     // flush: a pulse once no beat is left; every buffered line goes out as a partial line
     input  wire         flush,
     output wire         busy,         // beats, a segment or a flush in hand
@@ -50,8 +60,9 @@ module shell_sort_lane #(
     localparam integer NBL       = (1 << MAX_BITS) / LANES;   // bins of this lane
     localparam integer LB        = $clog2(NBL);
     localparam integer LINE_BITS = 58 + 512 + 16;
-    localparam integer ST_BITS   = 32 + 16 + 512;             // place, word mask, words
-    localparam integer IN_BITS   = 512 + 16 * LB + 16 + 16 + 5;
+    localparam integer BUF_BITS  = 16 + 512;                  // word mask, words
+    localparam integer IN_BITS   = 512 + 16 * LB + 16 + 80;
+    localparam integer ODEPTH    = 4;                         // lines out waiting
 
     initial begin
         if (LANES < 16 || (LANES & (LANES - 1)) != 0 || NBL < 4) begin
@@ -59,6 +70,15 @@ module shell_sort_lane #(
             $finish;
         end
     end
+
+    // the index of a one-hot vector's bit
+    function [3:0] enc16(input [15:0] one);
+        integer q;
+        begin
+            enc16 = 4'd0;
+            for (q = 0; q < 16; q = q + 1) enc16 = enc16 | (one[q] ? q[3:0] : 4'd0);
+        end
+    endfunction
 
     // ---- beats waiting ------------------------------------------------------------------
     wire               h_valid;
@@ -68,117 +88,139 @@ module shell_sort_lane #(
     shell_fifo #(.DATA_WIDTH (IN_BITS), .FIFO_DEPTH (DEPTH)) beats (
         .clk (clk), .rst (rst),
         .s_axis_tvalid (in_valid), .s_axis_tready (in_ready),
-        .s_axis_tdata ({in_words, in_locals, in_starts, in_mine, in_count}),
+        .s_axis_tdata ({in_words, in_locals, in_mine, in_lens}),
         .m_axis_tvalid (h_valid), .m_axis_tready (h_pop), .m_axis_tdata (h_data), .level (h_level)
     );
     wire [511:0]    h_words  = h_data[IN_BITS-1 -: 512];
-    wire [16*LB-1:0] h_locals = h_data[37 +: 16*LB];
-    wire [15:0]     h_starts = h_data[21 +: 16];
-    wire [15:0]     h_mine   = h_data[5 +: 16];
-    wire [4:0]      h_count  = h_data[4:0];
+    wire [16*LB-1:0] h_locals = h_data[96 +: 16*LB];
+    wire [15:0]     h_mine   = h_data[80 +: 16];
+    wire [79:0]     h_lens   = h_data[79:0];
 
-    // ---- L0: the head beat's next segment of this lane -----------------------------------
+    // ---- L0: the head beat's next segment of this lane, or the next bin to flush ----------
     reg  [15:0] done_reg;            // the head's segments already taken
-    wire [15:0] rem = h_valid ? h_mine & ~done_reg : 16'd0;
-    reg  [3:0]  s0;                  // the segment's first element
-    reg  [4:0]  e0;                  // the next segment's first element, or the count
+    wire [15:0] rem   = h_valid ? h_mine & ~done_reg : 16'd0;
+    wire [15:0] one0  = rem & (~rem + 16'd1);                  // the segment's first element
+    wire [3:0]  s0    = enc16(one0);
+    reg  [LB-1:0] local0;
+    reg  [4:0]    len0;
     integer i;
     always @* begin
-        s0 = 4'd0;
-        for (i = 15; i >= 0; i = i - 1)
-            if (rem[i]) s0 = i[3:0];
-        e0 = h_count;
-        for (i = 15; i >= 0; i = i - 1)
-            if (h_starts[i] && i > s0) e0 = i[4:0];
+        local0 = {LB{1'b0}};
+        len0 = 5'd0;
+        for (i = 0; i < 16; i = i + 1) begin
+            local0 = local0 | ({LB{one0[i]}} & h_locals[LB*i +: LB]);
+            len0 = len0 | ({5{one0[i]}} & h_lens[5*i +: 5]);
+        end
     end
-    wire [15:0] rest0 = rem & ~(16'd1 << s0);
-    wire [LB-1:0] local0 = h_locals[LB*s0 +: LB];
 
     reg          fl_reg;              // flushing: local bin fl_idx next
     reg [LB-1:0] fl_idx;
+    reg          l1_valid, l2_valid;
+    wire [2:0]   o_level;
+    // a segment (or a flush) enters only while every line it and those ahead may send has room
+    wire [3:0] flight = {1'b0, o_level} + {3'd0, l1_valid} + {3'd0, l2_valid};
+    wire room0  = flight < ODEPTH[3:0];
+    wire seg0   = rem != 16'd0;
+    wire take0  = room0 && seg0;
+    wire flush0 = room0 && !seg0 && fl_reg;
+    assign h_pop = take0 && (rem & ~one0) == 16'd0;
+    wire [LB-1:0] rd_idx = seg0 ? local0 : fl_idx;
 
-    reg          l1_valid, l1_flush;
+    // ---- the bins' state: place (with the buffer's valid bit) and buffer ----------------
+    // the buffer holds words when the bin has had a key and its next place is mid-line
+    reg  [32:0]        p_mem [0:NBL-1];    // {no key yet, place}
+    reg  [BUF_BITS-1:0] b_mem [0:NBL-1];
+    reg  [32:0]        p_rd, p_wb;
+    reg  [BUF_BITS-1:0] b_rd, b_wb;
+    reg                p_wv, b_wv;         // last cycle's writes, against L1's bin
+    reg  [LB-1:0]      p_wl, b_wl;
+    reg                p_we, b_we;
+    reg  [LB-1:0]      p_wa, b_wa;
+    reg  [32:0]        p_wd;
+    reg  [BUF_BITS-1:0] b_wd;
+    integer k;
+    initial for (k = 0; k < NBL; k = k + 1) begin
+        p_mem[k] = 33'd0;
+        b_mem[k] = {BUF_BITS{1'b0}};
+    end
+    always @(posedge clk) begin
+        if (p_we) p_mem[p_wa] <= p_wd;
+        if (b_we) b_mem[b_wa] <= b_wd;
+        p_rd <= p_mem[rd_idx];
+        b_rd <= b_mem[rd_idx];
+    end
+
+    // ---- L1: the place advances; where the segment's words go ---------------------------
+    reg          l1_flush;
     reg [LB-1:0] l1_local;
     reg [3:0]    l1_s;
     reg [4:0]    l1_len;
     reg [511:0]  l1_words;
-    wire         o_ready;
-    wire [1:0]   o_level;
-    wire         l1_fire = l1_valid && o_ready;
-    wire         l1_free = !l1_valid || l1_fire;
-    wire         seg0    = rem != 16'd0;
-    wire         take0   = l1_free && seg0;
-    wire         flush0  = l1_free && !seg0 && fl_reg;
-    assign h_pop = take0 && rest0 == 16'd0;
-    wire [LB-1:0] rd_idx = seg0 ? local0 : fl_idx;
-    // while L1 waits for room for its line, its own bin is read again, so its state stays
-    wire [LB-1:0] rd_addr = l1_free ? rd_idx : l1_local;
-
-    // ---- the bins' state ----------------------------------------------------------------
-    reg [ST_BITS-1:0] st_mem [0:NBL-1];
-    reg [ST_BITS-1:0] st_rd, wb_reg;
-    reg [NBL-1:0]     vld_reg;        // the bin's buffer holds words (of its next place's line)
-    reg               fwd_reg;
-    reg               st_we;
-    reg [LB-1:0]      st_wa;
-    reg [ST_BITS-1:0] st_wd;
-    integer k;
-    initial for (k = 0; k < NBL; k = k + 1) st_mem[k] = {ST_BITS{1'b0}};
-    always @(posedge clk) begin
-        if (st_we) st_mem[st_wa] <= st_wd;
-        st_rd <= st_mem[rd_addr];
+    // the bin read last cycle was written then too: the written value, not the memory's
+    wire         p_fwd  = p_wv && p_wl == l1_local;
+    wire         b_fwd  = b_wv && b_wl == l1_local;
+    wire [32:0]  pst    = p_fwd ? p_wb : p_rd;
+    wire [31:0]  ptr    = pst[31:0];
+    wire [63:0]  addr   = dst + ({32'd0, ptr} << ({1'b0, ewords} + 3'd2));
+    wire [3:0]   start  = addr[5:2];
+    wire         vld1   = !pst[32] && start != 4'd0;
+    wire [4:0]   kw     = l1_len << ewords;                // the segment's words, at most 16
+    wire [5:0]   fin    = {2'd0, start} + {1'd0, kw};       // one past its last word in the line pair
+    wire [3:0]   rot    = start - (l1_s << ewords);
+    wire         line1  = !l1_flush && fin >= 6'd16;       // the line's last word is filled
+    always @* begin
+        p_we = 1'b0;
+        p_wa = l1_local;
+        p_wd = {1'b0, ptr + {27'd0, l1_len}};
+        if (prep_we) begin
+            p_we = 1'b1;
+            p_wa = prep_idx;
+            p_wd = {1'b1, prep_ptr};
+        end else if (l1_valid && !l1_flush) begin
+            p_we = 1'b1;
+        end
     end
 
-    // ---- L1: merge the segment into its bin's line ---------------------------------------
-    wire [ST_BITS-1:0] st = fwd_reg ? wb_reg : st_rd;
-    wire [31:0]  ptr   = st[ST_BITS-1 -: 32];
-    wire [15:0]  bmask = vld_reg[l1_local] ? st[512 +: 16] : 16'd0;
-    wire [511:0] bwords = st[511:0];
-    wire [63:0]  addr  = dst + ({32'd0, ptr} << ({1'b0, ewords} + 3'd2));
-    wire [3:0]   start = addr[5:2];
-    wire [4:0]   kw    = l1_len << ewords;               // the segment's words, at most 16
-    wire [5:0]   fin   = {2'd0, start} + {1'd0, kw};      // one past its last word in the line pair
-    wire [3:0]   rot   = start - (l1_s << ewords);
+    // ---- L2: rotate, merge, send ---------------------------------------------------------
+    reg          l2_flush, l2_vld, l2_line, l2_near;
+    reg [LB-1:0] l2_local;
+    reg [57:0]   l2_addr;
+    reg [3:0]    l2_start, l2_rot;
+    reg [5:0]    l2_fin;
+    reg [511:0]  l2_words;
+    reg [BUF_BITS-1:0] l2_buf;
+    wire [BUF_BITS-1:0] buf2  = l2_near ? b_wb : l2_buf;    // distance 1: L2's last merge
+    wire [15:0]  bmask  = l2_vld ? buf2[512 +: 16] : 16'd0;
+    wire [511:0] bwords = buf2[511:0];
     reg  [511:0] rwords;                                   // the segment's words at their slots
     reg  [15:0]  in_a, in_b;
     reg  [511:0] a_words;
     reg  [3:0]   src;
     always @* begin
         for (i = 0; i < 16; i = i + 1) begin
-            src = i[3:0] - rot;
-            rwords[32*i +: 32] = l1_words[32*src +: 32];
-            in_a[i] = i >= start && i < fin;
-            in_b[i] = i + 16 < fin;
+            src = i[3:0] - l2_rot;
+            rwords[32*i +: 32] = l2_words[32*src +: 32];
+            in_a[i] = i >= l2_start && i < l2_fin;
+            in_b[i] = i + 16 < l2_fin;
             a_words[32*i +: 32] = in_a[i] ? rwords[32*i +: 32] : bwords[32*i +: 32];
         end
     end
-    wire [15:0] a_mask  = bmask | in_a;
-    wire        line_a  = !l1_flush && fin >= 6'd16;     // the line's last word is filled
-    wire        flush_a = l1_flush && vld_reg[l1_local];
-    wire        o_push  = l1_valid && (line_a || flush_a);
-    wire [LINE_BITS-1:0] o_line = {addr[63:6], l1_flush ? bwords : a_words, l1_flush ? bmask : a_mask};
+    wire [15:0] a_mask = bmask | in_a;
+    wire        o_push = l2_valid && (l2_line || (l2_flush && l2_vld));
+    wire [LINE_BITS-1:0] o_line = {l2_addr, l2_flush ? bwords : a_words, l2_flush ? bmask : a_mask};
+    always @* begin
+        b_we = l2_valid && !l2_flush;
+        b_wa = l2_local;
+        b_wd = l2_line ? {in_b, rwords} : {a_mask, a_words};
+    end
 
-    shell_fifo #(.DATA_WIDTH (LINE_BITS), .FIFO_DEPTH (2)) lines (
+    wire o_ready;
+    shell_fifo #(.DATA_WIDTH (LINE_BITS), .FIFO_DEPTH (ODEPTH)) lines (
         .clk (clk), .rst (rst),
-        .s_axis_tvalid (o_push && l1_fire), .s_axis_tready (o_ready),
+        .s_axis_tvalid (o_push), .s_axis_tready (o_ready),
         .s_axis_tdata (o_line),
         .m_axis_tvalid (out_valid), .m_axis_tready (out_ready), .m_axis_tdata (out_line), .level (o_level)
     );
-
-    wire [ST_BITS-1:0] merged = line_a ? {ptr + {27'd0, l1_len}, in_b, rwords}
-                                       : {ptr + {27'd0, l1_len}, a_mask, a_words};
-    always @* begin
-        st_we = 1'b0;
-        st_wa = l1_local;
-        st_wd = merged;
-        if (prep_we) begin
-            st_we = 1'b1;
-            st_wa = prep_idx;
-            st_wd = {prep_ptr, 16'd0, 512'd0};
-        end else if (l1_fire && !l1_flush) begin
-            st_we = 1'b1;
-        end
-    end
 
     always @(posedge clk) begin
         if (rst) begin
@@ -186,10 +228,11 @@ module shell_sort_lane #(
             fl_reg <= 1'b0;
             fl_idx <= {LB{1'b0}};
             l1_valid <= 1'b0;
-            fwd_reg <= 1'b0;
-            vld_reg <= {NBL{1'b0}};
+            l2_valid <= 1'b0;
+            p_wv <= 1'b0;
+            b_wv <= 1'b0;
         end else begin
-            if (take0) done_reg <= h_pop ? 16'd0 : done_reg | (16'd1 << s0);
+            if (take0) done_reg <= h_pop ? 16'd0 : done_reg | one0;
             if (flush) begin
                 fl_reg <= 1'b1;
                 fl_idx <= {LB{1'b0}};
@@ -197,25 +240,36 @@ module shell_sort_lane #(
                 fl_idx <= fl_idx + 1'b1;
                 if (&fl_idx) fl_reg <= 1'b0;
             end
-            if (l1_free) l1_valid <= take0 || flush0;
-            // the bin read now was written by L1 this cycle: L1's value, not the memory's
-            fwd_reg <= st_we && !prep_we && st_wa == rd_addr;
-            if (prep_we) vld_reg[prep_idx] <= 1'b0;
-            else if (l1_fire) vld_reg[l1_local] <= l1_flush ? 1'b0 : line_a ? fin > 6'd16 : 1'b1;
+            l1_valid <= take0 || flush0;
+            l2_valid <= l1_valid;
+            p_wv <= p_we;
+            b_wv <= b_we;
         end
-        if (st_we) wb_reg <= st_wd;
-        if (l1_free) begin
-            l1_flush <= !seg0;
-            l1_local <= rd_idx;
-            l1_s     <= s0;
-            l1_len   <= e0 - {1'b0, s0};
-            l1_words <= h_words;
-        end
+        if (p_we) p_wb <= p_wd;
+        if (b_we) b_wb <= b_wd;
+        p_wl <= p_wa;
+        b_wl <= b_wa;
+        l1_flush <= !seg0;
+        l1_local <= rd_idx;
+        l1_s     <= s0;
+        l1_len   <= len0;
+        l1_words <= h_words;
+        l2_flush <= l1_flush;
+        l2_vld   <= vld1;
+        l2_line  <= line1;
+        l2_near  <= l2_valid && !l2_flush && l2_local == l1_local;
+        l2_local <= l1_local;
+        l2_addr  <= addr[63:6];
+        l2_start <= start;
+        l2_rot   <= rot;
+        l2_fin   <= fin;
+        l2_words <= l1_words;
+        l2_buf   <= b_fwd ? b_wb : b_rd;                   // distance 2: L2's write at the read
     end
 
-    assign busy = h_valid || l1_valid || fl_reg;
+    assign busy = h_valid || l1_valid || l2_valid || fl_reg;
 
-    wire unused_ok = &{1'b0, addr[1:0], h_level, o_level};
+    wire unused_ok = &{1'b0, addr[1:0], h_level, o_ready};
 endmodule
 
 `default_nettype wire

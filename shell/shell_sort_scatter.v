@@ -29,9 +29,9 @@
 //
 // Built to fit the card: no table is read or written by more than one port a cycle.
 //   - Counting: word position p of the beat counts its keys in its own table (16 tables of
-//     2^MAX_BITS counters, each a memory of 16-counter words, one read-modify-write a cycle).
-//     A bin's count is the sum over the 16 tables, taken 16 bins a cycle where the prefix
-//     sums (START) and the dump need it.
+//     2^MAX_BITS counters, each 16 memories of one field, bin mod 16, one read-modify-write
+//     a cycle). A bin's count is the sum over the 16 tables, taken 16 bins a cycle where
+//     the prefix sums (START) and the dump need it.
 //   - Scattering: bin b belongs to lane b mod LANES (shell_sort_lane.v), which alone holds its
 //     next place and its line buffer (OPTWEB's per-bin write buffers) and takes one bin's keys
 //     of a beat a cycle. The beat is reordered first so that each bin's keys are consecutive
@@ -41,6 +41,12 @@
 //     A bin's keys land at consecutive places in stream order: the pass is stable. Lines
 //     leave the lanes round-robin into one write queue, a line a cycle; partial lines (a
 //     bin's first and last) go at the end of the pass.
+// Pipelined for the card's clock (docs/sort.md "The writer's clock"): a beat goes through
+// stage A (is it the last, as it arrives), S1 (the elements taken, bins), S2 (destinations,
+// segment leaders), S3 (counted bins, places in the reordered beat, segment lengths), S4
+// (the reorder; the counts' table reads) and R (to the lanes), the range as a tree of one
+// compare a stage beside them; the prefix sums and the dump add the tables over four more
+// stages, the lanes have three, and a line waits in a register before the write queue.
 // The final beat of the pass is taken from the RX engine only once every write is in
 // memory, so the engine's completion (the host's DMA completion) means the pass is done.
 // Disabled, it is a wire between the RX engine and memory.
@@ -117,126 +123,242 @@ module shell_sort_scatter #(
     reg [63:0] cycles_reg;
     reg [IW-1:0] idx_reg;     // group (prepare) or dump line
 
+    // what the configuration implies, registered (it holds still while a pass runs, and the
+    // writes that set it come long before START)
     wire [3:0] bits_eff = bits_reg == 4'd0 ? 4'd8 : bits_reg > MAX_BITS[3:0] ? MAX_BITS[3:0] : bits_reg;
-    wire [MAX_BITS-1:0] bin_mask = ~({MAX_BITS{1'b1}} << bits_eff);
-    wire [3:0] cbits_eff = cbits_reg == 4'd0 ? bits_eff : cbits_reg > MAX_BITS[3:0] ? MAX_BITS[3:0] : cbits_reg;
-    wire [MAX_BITS-1:0] cnt_mask = ~({MAX_BITS{1'b1}} << cbits_eff);
+    wire [3:0] cbits_now = cbits_reg == 4'd0 ? bits_eff : cbits_reg > MAX_BITS[3:0] ? MAX_BITS[3:0] : cbits_reg;
     // dump lines after the range line: 2^bits / 16 (every bin by destination: all), at least one
-    wire [3:0] dbits = dest_reg ? MAX_BITS[3:0] : cbits_eff;
-    wire [IW-1:0] dump_last = dbits <= 4'd4 ? {{(IW-1){1'b0}}, 1'b1} : ({{(IW-1){1'b0}}, 1'b1} << (dbits - 4'd4));
+    wire [3:0] dbits = dest_reg ? MAX_BITS[3:0] : cbits_now;
+    reg  [3:0] cbits_eff;
+    reg  [MAX_BITS-1:0] bin_mask, cnt_mask;
+    reg  [IW-1:0] dump_last;
+    always @(posedge clk) begin
+        cbits_eff <= cbits_now;
+        bin_mask  <= ~({MAX_BITS{1'b1}} << bits_eff);
+        cnt_mask  <= ~({MAX_BITS{1'b1}} << cbits_now);
+        dump_last <= dbits <= 4'd4 ? {{(IW-1){1'b0}}, 1'b1} : ({{(IW-1){1'b0}}, 1'b1} << (dbits - 4'd4));
+    end
 
     wire busy  = state_reg != S_IDLE;
     wire start = wr && wa == CSR_SORT_CTRL_ADDR && wd[CSR_SORT_CTRL_START_LSB] && !busy;
 
-    // ---- stage A: the beat's keys, their bins and the range -----------------------------
+    // ones in a 16-bit vector, as a balanced tree (a loop of additions would be a chain)
+    function [4:0] ones16(input [15:0] v);
+        reg [15:0] a;            // 8 sums of 2 bits
+        reg [11:0] b;            // 4 of 3 bits
+        reg [7:0]  c;            // 2 of 4 bits
+        integer q;
+        begin
+            for (q = 0; q < 8; q = q + 1) a[2*q +: 2] = {v[2*q] & v[2*q+1], v[2*q] ^ v[2*q+1]};
+            for (q = 0; q < 4; q = q + 1) b[3*q +: 3] = {1'b0, a[4*q +: 2]} + {1'b0, a[4*q+2 +: 2]};
+            for (q = 0; q < 2; q = q + 1) c[4*q +: 4] = {1'b0, b[6*q +: 3]} + {1'b0, b[6*q+3 +: 3]};
+            ones16 = {1'b0, c[3:0]} + {1'b0, c[7:4]};
+        end
+    endfunction
+    // the index of the lowest set bit (0 if none): its one-hot by v & -v, then encoded
+    function [3:0] lowest16(input [15:0] v);
+        reg [15:0] one;
+        integer q;
+        begin
+            one = v & (~v + 16'd1);
+            lowest16 = 4'd0;
+            for (q = 0; q < 16; q = q + 1) lowest16 = lowest16 | (one[q] ? q[3:0] : 4'd0);
+        end
+    endfunction
+
+    // ---- stage A: is this the pass's last beat ------------------------------------------
+    // Known in the cycle the beat arrives (the last beat is held, so it must be known as the
+    // last before it is taken): the beat's elements against the keys still to come, left_reg,
+    // exact in its low 7 bits whenever far_reg is down; far_reg (more than 64 to come) is set
+    // from last cycle's left_reg. Which elements are taken is worked out in S1.
     wire       wide = pairs_reg || u64_reg;              // 8-byte elements (or 16)
     wire       quad = pairs_reg && u64_reg;              // 16-byte elements
     wire [1:0] ewords = quad ? 2'd2 : wide ? 2'd1 : 2'd0; // log2 of an element's words
-    reg  [WORDS-1:0] has, take;
-    reg  [31:0] key    [0:WORDS-1];
-    reg  [31:0] pay    [0:WORDS-1];
-    reg  [MAX_BITS-1:0] sbin [0:WORDS-1];
-    reg  [MAX_BITS-1:0] cbin [0:WORDS-1];
-    reg  [63:0] k64    [0:WORDS-1];      // the key as the bins and the range see it
-    reg  [63:0] bmin, bmax;
-    reg  [4:0]  takes;
-    reg         extra;                   // words past N in this beat
-    reg  [63:0] sdiff, cdiff;
-    reg  [3:0]  dest;                     // DEST: the key's destination
-    /* verilator lint_off UNUSEDSIGNAL */
-    reg  [31:0] widx;                     // LOAD: the word's index in the pass (bins: its low bits)
-    reg  [MAX_BITS+3:0] dbin;             // destination << COUNT_BITS, kept to MAX_BITS bits
-    reg  [63:0] sshift, cshift;           // bins are the low MAX_BITS bits
-    /* verilator lint_on UNUSEDSIGNAL */
+    reg  [31:0] left_reg;
+    reg         far_reg;
+    reg  [WORDS-1:0] has;
+    reg  [4:0]  hc;
     integer i, j;
     always @* begin
-        for (i = 0; i < WORDS; i = i + 1) begin
-            key[i] = s_writedata[32*i +: 32];
-            pay[i] = s_writedata[32*(i | 1) +: 32];
-            k64[i] = {u64_reg ? pay[i] : 32'd0, key[i]};
+        for (i = 0; i < WORDS; i = i + 1)
             has[i] = s_byteenable[4*i] && (!wide || i[0] == 1'b0) && (!quad || i[1] == 1'b0);
-        end
-        takes = 5'd0;
-        extra = 1'b0;
-        bmin = min_reg;
-        bmax = max_reg;
+        hc = ones16(has);
+    end
+    wire last_beat = !far_reg && {2'd0, hc} >= left_reg[6:0];   // then the pass takes left_reg
+
+    // ---- the beat's pipeline ---------------------------------------------------------------
+    // S1 the elements taken and the bins, S2 destinations and segment leaders, S3 the counted
+    // bins, each element's place in the reordered beat and the segments' lengths, S4 the
+    // reorder (and the counting's table reads), R the beat handed to the lanes. The range is
+    // a tree of one compare a stage from S2 to R, then folded into min_reg/max_reg. A stage
+    // moves on when the next is free or moving; bubbles close up.
+    reg  v1, v2, v3, v4, vr;
+    wire r_push;
+    wire rdy_r = !vr || r_push;
+    wire rdy4  = !v4 || rdy_r;
+    wire rdy3  = !v3 || rdy4;
+    wire rdy2  = !v2 || rdy3;
+    wire rdy1  = !v1 || rdy2;
+    wire step  = state_reg == S_STREAM && s_write && rdy1;
+    wire accept = (step && !last_beat)
+               || (state_reg == S_ACK && s_write)
+               || (state_reg == S_IDLE && s_write);     // no pass: dropped (OVERRUN)
+
+    // S1: the beat as taken
+    reg [511:0]       s1_words;
+    reg [WORDS-1:0]   s1_has;
+    reg               s1_far;
+    reg [6:0]         s1_left;            // keys to come before the beat, exact unless s1_far
+    reg [MAX_BITS-1:0] s1_base;           // keys before the beat, low bits (LOAD: word indices)
+    reg  [31:0] key, pay;
+    reg  [63:0] k64 [0:WORDS-1];          // the key as the bins and the range see it
+    reg  [63:0] sdiff, cdiff;
+    /* verilator lint_off UNUSEDSIGNAL */
+    reg  [63:0] sshift, cshift;           // bins are the low MAX_BITS bits
+    /* verilator lint_on UNUSEDSIGNAL */
+    reg  [MAX_BITS-1:0] sbin1 [0:WORDS-1];
+    reg  [MAX_BITS-1:0] cpl1  [0:WORDS-1]; // the counted bin, plain
+    reg  [MAX_BITS-1:0] lbin1 [0:WORDS-1]; // LOAD: the word's index, low bits
+    reg  [4*WORDS-1:0] ph;                // element i: the beat's elements before it
+    reg  [WORDS-1:0] take;
+    /* verilator lint_off UNUSEDSIGNAL */
+    reg  [4:0]  ones_i;                   // at most 15 here
+    /* verilator lint_on UNUSEDSIGNAL */
+    always @* begin
         for (i = 0; i < WORDS; i = i + 1) begin
-            take[i] = has[i] && ({1'b0, keys_reg} + {28'd0, takes} < {1'b0, n_reg});
-            widx = keys_reg + {27'd0, takes};
-            if (take[i]) begin
-                takes = takes + 5'd1;
-                if (k64[i] < bmin) bmin = k64[i];
-                if (k64[i] > bmax) bmax = k64[i];
-            end
-            if (has[i] && !take[i]) extra = 1'b1;
-            sdiff = u64_reg ? k64[i] - bin_lo_reg : {32'd0, key[i] - bin_lo_reg[31:0]};
-            cdiff = u64_reg ? k64[i] - count_lo_reg : {32'd0, key[i] - count_lo_reg[31:0]};
+            ones_i = ones16(s1_has & ~({WORDS{1'b1}} << i));
+            ph[4*i +: 4] = ones_i[3:0];
+            take[i] = s1_has[i] && (s1_far || {3'd0, ph[4*i +: 4]} < s1_left);
+        end
+        for (i = 0; i < WORDS; i = i + 1) begin
+            key = s1_words[32*i +: 32];
+            pay = s1_words[32*(i | 1) +: 32];
+            k64[i] = {u64_reg ? pay : 32'd0, key};
+            sdiff = u64_reg ? k64[i] - bin_lo_reg : {32'd0, key - bin_lo_reg[31:0]};
+            cdiff = u64_reg ? k64[i] - count_lo_reg : {32'd0, key - count_lo_reg[31:0]};
             sshift = sdiff >> bin_sh_reg;
             cshift = cdiff >> count_sh_reg;
-            sbin[i] = sshift[MAX_BITS-1:0] & bin_mask;
-            cbin[i] = cshift[MAX_BITS-1:0] & cnt_mask;
-            dest = 4'd0;
+            sbin1[i] = sshift[MAX_BITS-1:0] & bin_mask;
+            cpl1[i]  = cshift[MAX_BITS-1:0] & cnt_mask;
+            lbin1[i] = (s1_base + {{(MAX_BITS-4){1'b0}}, ph[4*i +: 4]}) & cnt_mask;
+        end
+    end
+    wire extra1 = (s1_has & ~take) != {WORDS{1'b0}};   // words past N in this beat
+
+    // S2: destinations compared, segment leaders (an element's bin's first element in the beat)
+    reg [511:0]         s2_words;
+    reg [WORDS-1:0]     s2_take;
+    reg [MAX_BITS-1:0]  s2_sbin [0:WORDS-1];
+    reg [MAX_BITS-1:0]  s2_cpl  [0:WORDS-1];
+    reg [MAX_BITS-1:0]  s2_lbin [0:WORDS-1];
+    reg [7:0]  gt   [0:WORDS-1];          // DEST: the key's scatter bin past destination j's last
+    reg [3:0]  lead [0:WORDS-1];
+    reg [WORDS-1:0] same;
+    reg [63:0] mn_a, mn_b, mx_a, mx_b;
+    reg [63:0] mn8 [0:7];                // the range: 16 taken keys to 8
+    reg [63:0] mx8 [0:7];
+    always @* begin
+        for (i = 0; i < WORDS; i = i + 1) begin
             for (j = 0; j < 8; j = j + 1)
-                if ({{(32-MAX_BITS){1'b0}}, sbin[i]} > {24'd0, dests_reg[8*j +: 8]}) dest = dest + 4'd1;
-            dbin = {dest, {MAX_BITS{1'b0}}} >> (MAX_BITS[3:0] - cbits_eff);
-            if (dest_reg) cbin[i] = dbin[MAX_BITS-1:0] | (cshift[MAX_BITS-1:0] & cnt_mask);
-            if (load_reg)    // COUNT_BITS >= 4: the beat's 16 words fall in 16 bins
-                cbin[i] = widx[MAX_BITS-1:0] & cnt_mask;
+                gt[i][j] = {{(32-MAX_BITS){1'b0}}, s2_sbin[i]} > {24'd0, dests_reg[8*j +: 8]};
+            for (j = 0; j < WORDS; j = j + 1)
+                same[j] = (j < i && s2_take[j] && s2_sbin[j] == s2_sbin[i]) || j == i;
+            lead[i] = lowest16(same);
+        end
+        for (i = 0; i < 8; i = i + 1) begin
+            mn_a = s2_take[2*i] ? {u64_reg ? s2_words[64*i+32 +: 32] : 32'd0, s2_words[64*i +: 32]} : {64{1'b1}};
+            mn_b = s2_take[2*i+1] ? {32'd0, s2_words[64*i+32 +: 32]} : {64{1'b1}};  // odd words: 32-bit keys only
+            mx_a = s2_take[2*i] ? {u64_reg ? s2_words[64*i+32 +: 32] : 32'd0, s2_words[64*i +: 32]} : 64'd0;
+            mx_b = s2_take[2*i+1] ? {32'd0, s2_words[64*i+32 +: 32]} : 64'd0;
+            mn8[i] = mn_b < mn_a ? mn_b : mn_a;
+            mx8[i] = mx_b > mx_a ? mx_b : mx_a;
         end
     end
 
-    // ---- stage B: the beat reordered into segments, handed to the lanes; counting --------
-    reg                 b_valid;
+    // S3: the counted bins; each element's place in the reordered beat: the segments in the
+    // order of their leaders, each in stream order
     reg [511:0]         b_words;
     reg [WORDS-1:0]     b_take;
-    reg [4:0]           b_n;
     reg [MAX_BITS-1:0]  b_sbin [0:WORDS-1];
-    reg [MAX_BITS-1:0]  b_cbin [0:WORDS-1];
-    wire                b_push;
-    wire                b_free = !b_valid || b_push;
-    wire step      = state_reg == S_STREAM && s_write && b_free;
-    wire last_beat = keys_reg + {27'd0, takes} == n_reg;
-    wire accept    = (step && !last_beat)
-                  || (state_reg == S_ACK && s_write)
-                  || (state_reg == S_IDLE && s_write);     // no pass: dropped (OVERRUN)
+    reg [MAX_BITS-1:0]  b_cpl  [0:WORDS-1];
+    reg [MAX_BITS-1:0]  b_lbin [0:WORDS-1];
+    reg [7:0]           b_gt   [0:WORDS-1];
+    reg [3:0]           b_lead [0:WORDS-1];
+    reg [63:0]          b_mn8 [0:7];
+    reg [63:0]          b_mx8 [0:7];
+    reg [63:0]          mn4 [0:3];       // the range: 8 to 4
+    reg [63:0]          mx4 [0:3];
+    reg [MAX_BITS-1:0]  cbin [0:WORDS-1];
+    reg [3:0]           dpos [0:WORDS-1];
+    reg [4:0]           slen [0:WORDS-1];    // a leader's segment: its elements
+    reg [WORDS-1:0]     ahead, led;
+    /* verilator lint_off UNUSEDSIGNAL */
+    reg [4:0]           ones_d, ones_b;   // at most 8 and 15
+    /* verilator lint_on UNUSEDSIGNAL */
+    /* verilator lint_off UNUSEDSIGNAL */
+    reg [MAX_BITS+3:0]  dbin;             // destination << COUNT_BITS, kept to MAX_BITS bits
+    /* verilator lint_on UNUSEDSIGNAL */
+    always @* begin
+        for (i = 0; i < WORDS; i = i + 1) begin
+            ones_d = ones16({8'd0, b_gt[i]});
+            dbin = {ones_d[3:0], {MAX_BITS{1'b0}}} >> (MAX_BITS[3:0] - cbits_eff);
+            cbin[i] = b_cpl[i];
+            if (dest_reg) cbin[i] = dbin[MAX_BITS-1:0] | b_cpl[i];
+            if (load_reg) cbin[i] = b_lbin[i];    // COUNT_BITS >= 4: the beat's 16 words in 16 bins
+            for (j = 0; j < WORDS; j = j + 1)
+                ahead[j] = b_take[j] && (b_lead[j] < b_lead[i] || (b_lead[j] == b_lead[i] && j < i));
+            ones_b = ones16(ahead);
+            dpos[i] = ones_b[3:0];
+            for (j = 0; j < WORDS; j = j + 1)
+                led[j] = b_take[j] && b_lead[j] == i[3:0];
+            slen[i] = ones16(led);
+        end
+        for (i = 0; i < 4; i = i + 1) begin
+            mn4[i] = b_mn8[2*i+1] < b_mn8[2*i] ? b_mn8[2*i+1] : b_mn8[2*i];
+            mx4[i] = b_mx8[2*i+1] > b_mx8[2*i] ? b_mx8[2*i+1] : b_mx8[2*i];
+        end
+    end
 
-    // an element's segment leader (its bin's first element in the beat) and its place in the
-    // reordered beat: the segments in the order of their leaders, each in stream order
-    reg [3:0] lead [0:WORDS-1];
-    reg [3:0] dpos [0:WORDS-1];
+    // S4: the reorder
+    reg [511:0]         d_words;
+    reg [WORDS-1:0]     d_take, d_lead0;  // d_lead0: the element leads its segment
+    reg [MAX_BITS-1:0]  d_sbin [0:WORDS-1];
+    reg [MAX_BITS-1:0]  d_cbin [0:WORDS-1];
+    reg [3:0]           d_dpos [0:WORDS-1];
+    reg [4:0]           d_slen [0:WORDS-1];
+    reg [63:0]          d_mn4 [0:3];
+    reg [63:0]          d_mx4 [0:3];
+    reg [63:0]          mn2 [0:1];       // the range: 4 to 2
+    reg [63:0]          mx2 [0:1];
     reg [511:0] r_words;                 // the reordered beat
+    reg [5*WORDS-1:0] r_lens;            // each segment's elements, at its first
     reg [MAX_BITS-1:0] r_bin [0:WORDS-1];
     reg [WORDS-1:0] r_start;
     reg [3:0] wmask, wsrc;
     always @* begin
-        for (i = 0; i < WORDS; i = i + 1) begin
-            lead[i] = i[3:0];
-            for (j = WORDS - 1; j >= 0; j = j - 1)
-                if (j < i && b_take[j] && b_sbin[j] == b_sbin[i]) lead[i] = j[3:0];
-        end
-        for (i = 0; i < WORDS; i = i + 1) begin
-            dpos[i] = 4'd0;
-            for (j = 0; j < WORDS; j = j + 1)
-                if (b_take[j] && (lead[j] < lead[i] || (lead[j] == lead[i] && j < i))) dpos[i] = dpos[i] + 4'd1;
-        end
         wmask = ~(4'hf << ewords);
         r_words = 512'd0;
         r_start = {WORDS{1'b0}};
+        r_lens = {5*WORDS{1'b0}};
+        for (i = 0; i < 2; i = i + 1) begin
+            mn2[i] = d_mn4[2*i+1] < d_mn4[2*i] ? d_mn4[2*i+1] : d_mn4[2*i];
+            mx2[i] = d_mx4[2*i+1] > d_mx4[2*i] ? d_mx4[2*i+1] : d_mx4[2*i];
+        end
         for (i = 0; i < WORDS; i = i + 1) r_bin[i] = {MAX_BITS{1'b0}};
-        for (j = 0; j < WORDS; j = j + 1) begin       // element j of the beat, at dpos[j]
+        for (j = 0; j < WORDS; j = j + 1) begin       // element j of the beat, at d_dpos[j]
             for (i = 0; i < WORDS; i = i + 1) begin    // word i of the reordered beat
                 wsrc = j[3:0] | (i[3:0] & wmask);
-                if (b_take[j] && dpos[j] == (i[3:0] >> ewords))
-                    r_words[32*i +: 32] = r_words[32*i +: 32] | b_words[32*wsrc +: 32];
+                if (d_take[j] && d_dpos[j] == (i[3:0] >> ewords))
+                    r_words[32*i +: 32] = r_words[32*i +: 32] | d_words[32*wsrc +: 32];
             end
             for (i = 0; i < WORDS; i = i + 1)          // element i of the reordered beat
-                if (b_take[j] && dpos[j] == i[3:0]) begin
-                    r_bin[i] = r_bin[i] | b_sbin[j];
-                    r_start[i] = r_start[i] | (lead[j] == j[3:0]);
+                if (d_take[j] && d_dpos[j] == i[3:0]) begin
+                    r_bin[i] = r_bin[i] | d_sbin[j];
+                    r_start[i] = r_start[i] | d_lead0[j];
+                    r_lens[5*i +: 5] = r_lens[5*i +: 5] | (d_lead0[j] ? d_slen[j] : 5'd0);
                 end
         end
     end
-
     wire [LANES-1:0] lane_in_ready, lane_busy, lane_out_valid;
     reg  [LANES-1:0] lane_out_ready;
     wire [LANES*LINE_BITS-1:0] lane_line;
@@ -248,10 +370,26 @@ module shell_sort_scatter #(
         for (j = 0; j < LANES; j = j + 1) begin
             for (i = 0; i < WORDS; i = i + 1)
                 mine[j][i] = scatter_reg && r_start[i] && r_bin[i][LW-1:0] == j[LW-1:0];
-            need[j] = mine[j] != {WORDS{1'b0}};
+            // from the elements themselves, not through the reorder
+            need[j] = 1'b0;
+            for (i = 0; i < WORDS; i = i + 1)
+                need[j] = need[j] | (scatter_reg && d_take[i] && d_lead0[i] && d_sbin[i][LW-1:0] == j[LW-1:0]);
         end
     end
-    assign b_push = b_valid && (need & ~lane_in_ready) == {LANES{1'b0}};
+
+    // R: the beat the lanes take, once every lane that owns one of its segments has room
+    reg [511:0]      q_r_words;
+    reg [16*LB-1:0]  q_r_locals;
+    reg [5*WORDS-1:0] q_r_lens;
+    reg [63:0]       q_r_mn2 [0:1];
+    reg [63:0]       q_r_mx2 [0:1];
+    reg              rf_v;               // the beat's range, to be folded into min/max
+    reg [63:0]       rf_mn, rf_mx;
+    wire [63:0]      mn1 = q_r_mn2[1] < q_r_mn2[0] ? q_r_mn2[1] : q_r_mn2[0];
+    wire [63:0]      mx1 = q_r_mx2[1] > q_r_mx2[0] ? q_r_mx2[1] : q_r_mx2[0];
+    reg [WORDS-1:0]  q_r_mine [0:LANES-1];
+    reg [LANES-1:0]  q_r_need;
+    assign r_push = vr && (q_r_need & ~lane_in_ready) == {LANES{1'b0}};
 
     // the counts: word position p counts in table p, 16 counters a memory word
     reg  [WORDS*GW-1:0] t_ra;            // each table's read address this cycle
@@ -260,89 +398,104 @@ module shell_sort_scatter #(
     reg  [GW-1:0] c_word  [0:WORDS-1];
     reg  [3:0]    c_field [0:WORDS-1];
     reg  [31:0]   c_add   [0:WORDS-1];
-    reg           prep_d;                // the prefix sums' read of group prep_g is in t_rd
-    reg  [GW-1:0] prep_g;
-    reg  [GW-1:0] dump_ra;               // the group the dump's read took last cycle
-    reg           dump_rdv;
-    wire [IW-1:0] dump_idx = idx_reg - {{(IW-1){1'b0}}, 1'b1};
-    wire          q_room;
-    wire          dump_push = state_reg == S_DUMP && q_room
-                              && (idx_reg == {IW{1'b0}} || (dump_rdv && dump_ra == dump_idx[GW-1:0]));
+    wire          q_room;               // the write queue's
+    wire [$clog2(FIFO_DEPTH):0] q_level;
+    wire pipe_empty = !v1 && !v2 && !v3 && !v4 && !vr && !rf_v && c_valid == {WORDS{1'b0}};
+
+    // the sums of a group's counts over the tables, for START's prefix sums and the dump:
+    // the read (rd_*), 16 tables to 4 (u1), to 1 (u2); the prefix sums (u3, u4) for START
+    reg           rd_v, rd_dump;         // t_rd holds group rd_g
+    reg  [GW-1:0] rd_g;
+    reg           u1_v, u1_dump, u2_v, u2_dump, u3_v, u4_v;
+    reg  [GW-1:0] u1_g, u2_g, u3_g, u4_g;
+    reg  [31:0]   u1_s [0:4*WORDS-1];    // bin j, tables 4q..4q+3: u1_s[4j + q]
+    reg  [31:0]   u2_s [0:WORDS-1];      // bin j's count
+    reg  [31:0]   u3_s [0:WORDS-1];      // sums of bins j-3..j
+    reg  [31:0]   u4_s [0:WORDS-1];      // sums of bins 0..j
+    wire          prep_d = rd_v && !rd_dump;   // the group just read starts the pass from zero
+    wire [GW-1:0] prep_g = rd_g;
+    wire          sums_busy = rd_v || u1_v || u2_v || u3_v || u4_v;
+    wire [1:0]    dump_flight = {1'b0, rd_v} + {1'b0, u1_v} + {1'b0, u2_v};
+    wire          dump_issue = state_reg == S_DUMP && idx_reg != {IW{1'b0}} && idx_reg <= dump_last
+                               && {{(31-$clog2(FIFO_DEPTH)){1'b0}}, q_level} + {30'd0, dump_flight} < FIFO_DEPTH;
+    wire [IW-1:0] dump_idx = idx_reg - {{(IW-1){1'b0}}, 1'b1};   // the group of dump line idx_reg
+    wire          prep_issue = state_reg == S_PREP && {{(32-IW){1'b0}}, idx_reg} < GROUPS;
+    reg  [31:0] u1_n [0:4*WORDS-1];
+    reg  [31:0] u2_n [0:WORDS-1];
+    reg  [31:0] u3_n [0:WORDS-1];
+    reg  [31:0] u4_n [0:WORDS-1];
     integer p;
     always @* begin
+        for (j = 0; j < WORDS; j = j + 1)
+            for (p = 0; p < 4; p = p + 1)
+                u1_n[4*j + p] = (t_rd[512*(4*p) + 32*j +: 32] + t_rd[512*(4*p+1) + 32*j +: 32])
+                              + (t_rd[512*(4*p+2) + 32*j +: 32] + t_rd[512*(4*p+3) + 32*j +: 32]);
+        for (j = 0; j < WORDS; j = j + 1)
+            u2_n[j] = (u1_s[4*j] + u1_s[4*j+1]) + (u1_s[4*j+2] + u1_s[4*j+3]);
+        for (j = 0; j < WORDS; j = j + 1) begin   // prefix sums, two doubling steps a stage
+            u3_n[j] = u2_s[j];
+            if (j >= 1) u3_n[j] = u2_s[j] + u2_s[j-1];
+            if (j >= 2) u3_n[j] = (u2_s[j] + u2_s[j-1]) + (u2_s[j-2] + (j >= 3 ? u2_s[j-3] : 32'd0));
+        end
+        for (j = 0; j < WORDS; j = j + 1) begin
+            u4_n[j] = u3_s[j];
+            if (j >= 4) u4_n[j] = u3_s[j] + u3_s[j-4];
+            if (j >= 8) u4_n[j] = (u3_s[j] + u3_s[j-4]) + (u3_s[j-8] + (j >= 12 ? u3_s[j-12] : 32'd0));
+        end
         for (p = 0; p < WORDS; p = p + 1) begin
-            t_ra[GW*p +: GW] = b_cbin[p][MAX_BITS-1:4];
+            t_ra[GW*p +: GW] = d_cbin[p][MAX_BITS-1:4];
             if (state_reg == S_PREP) t_ra[GW*p +: GW] = idx_reg[GW-1:0];
-            if (state_reg == S_DUMP) t_ra[GW*p +: GW] = dump_push ? idx_reg[GW-1:0] : dump_idx[GW-1:0];
+            if (state_reg == S_DUMP) t_ra[GW*p +: GW] = dump_idx[GW-1:0];
         end
     end
-    genvar g;
+    // Table p is 16 memories of GROUPS counters, one per field (bin mod 16): a count's
+    // read-modify-write touches one of them, with no field selected out of a wide word.
+    genvar g, f;
     generate
         for (g = 0; g < WORDS; g = g + 1) begin : g_count
-            reg  [511:0] mem [0:GROUPS-1];
-            reg  [511:0] rd_q, wb_q;     // the read, and the last word written (forwarded)
-            reg          fwd_q;
-            reg          we;
-            reg  [GW-1:0] wad;
-            reg  [511:0] wdat;
             wire [GW-1:0] rad = t_ra[GW*g +: GW];
-            wire [511:0] cur = fwd_q ? wb_q : rd_q;
-            integer m;
-            initial for (m = 0; m < GROUPS; m = m + 1) mem[m] = 512'd0;
-            always @* begin
-                we = c_valid[g];
-                wad = c_word[g];
-                wdat = cur;
-                wdat[32*c_field[g] +: 32] = cur[32*c_field[g] +: 32] + c_add[g];
-                if (prep_d) begin        // the group just summed starts the pass from zero
-                    we = 1'b1;
-                    wad = prep_g;
-                    wdat = 512'd0;
+            for (f = 0; f < WORDS; f = f + 1) begin : g_field
+                reg  [31:0]   mem [0:GROUPS-1];
+                reg  [31:0]   rd_q, wb_q;    // the read, and the last value written (forwarded)
+                reg           fwd_q;
+                wire          we   = prep_d || (c_valid[g] && c_field[g] == f);
+                wire [GW-1:0] wad  = prep_d ? prep_g : c_word[g];
+                // the group just summed starts the pass from zero
+                wire [31:0]   wdat = prep_d ? 32'd0 : (fwd_q ? wb_q : rd_q) + c_add[g];
+                integer m;
+                initial for (m = 0; m < GROUPS; m = m + 1) mem[m] = 32'd0;
+                always @(posedge clk) begin
+                    if (we) mem[wad] <= wdat;
+                    rd_q <= mem[rad];
+                    fwd_q <= we && wad == rad;
+                    if (we) wb_q <= wdat;
                 end
+                // the sums read only groups that no write of the last cycle touched
+                assign t_rd[512*g + 32*f +: 32] = rd_q;
             end
-            always @(posedge clk) begin
-                if (we) mem[wad] <= wdat;
-                rd_q <= mem[rad];
-                fwd_q <= we && wad == rad;
-                if (we) wb_q <= wdat;
-            end
-            // the sums read only groups that no write of the last cycle touched
-            assign t_rd[512*g +: 512] = rd_q;
         end
     endgenerate
 
-    // a group's counts, summed over the tables (the prefix sums and the dump)
-    reg [31:0] gsum [0:WORDS-1];
-    reg [31:0] run_sum [0:WORDS];
-    always @* begin
-        for (j = 0; j < WORDS; j = j + 1) begin
-            gsum[j] = 32'd0;
-            for (p = 0; p < WORDS; p = p + 1) gsum[j] = gsum[j] + t_rd[512*p + 32*j +: 32];
-        end
-        run_sum[0] = acc_reg;
-        for (j = 0; j < WORDS; j = j + 1) run_sum[j + 1] = run_sum[j] + gsum[j];
-    end
-
     // ---- the lanes ---------------------------------------------------------------------
-    wire lanes_flush = state_reg == S_LANES && scatter_reg && !b_valid && c_valid == {WORDS{1'b0}} && !prep_d
-                       && lane_busy == {LANES{1'b0}};
+    wire lanes_flush = state_reg == S_LANES && scatter_reg && pipe_empty && lane_busy == {LANES{1'b0}};
     generate
         for (g = 0; g < LANES; g = g + 1) begin : g_lane
             // prefix sums of group prep_g reach the 16 lanes of its bins
             localparam integer GLI = g % 16;
             localparam [3:0] GL = GLI[3:0];
             localparam integer GQ = g / 16;
-            wire in_group = ({{(32-GW){1'b0}}, prep_g} & (LANES / 16 - 1)) == GQ;
+            wire in_group = ({{(32-GW){1'b0}}, u4_g} & (LANES / 16 - 1)) == GQ;
             /* verilator lint_off UNUSEDSIGNAL */
-            wire [MAX_BITS-1:0] pbin = {prep_g, GL};   // its low LW bits are the lane's
+            wire [MAX_BITS-1:0] pbin = {u4_g, GL};     // its low LW bits are the lane's
             /* verilator lint_on UNUSEDSIGNAL */
+            wire [31:0] pptr = acc_reg + (GLI == 0 ? 32'd0 : u4_s[GLI == 0 ? 0 : GLI - 1]);
             shell_sort_lane #(.MAX_BITS (MAX_BITS), .LANES (LANES), .DEPTH (LANE_DEPTH)) lane (
                 .clk (clk), .rst (rst),
                 .dst (dst_reg), .ewords (ewords),
-                .prep_we (prep_d && in_group), .prep_idx (pbin[MAX_BITS-1:LW]), .prep_ptr (run_sum[{1'b0, GL}]),
-                .in_valid (b_push && need[g]), .in_ready (lane_in_ready[g]),
-                .in_words (r_words), .in_locals (r_locals), .in_starts (r_start), .in_mine (mine[g]),
-                .in_count (b_n),
+                .prep_we (u4_v && in_group), .prep_idx (pbin[MAX_BITS-1:LW]), .prep_ptr (pptr),
+                .in_valid (r_push && q_r_need[g]), .in_ready (lane_in_ready[g]),
+                .in_words (q_r_words), .in_locals (q_r_locals), .in_mine (q_r_mine[g]),
+                .in_lens (q_r_lens),
                 .flush (lanes_flush), .busy (lane_busy[g]),
                 .out_valid (lane_out_valid[g]), .out_ready (lane_out_ready[g]), .out_line (lane_line[LINE_BITS*g +: LINE_BITS])
             );
@@ -350,46 +503,48 @@ module shell_sort_scatter #(
     endgenerate
 
     // ---- the write queue: the lanes' lines round-robin, or the dump, a line a cycle ------
-    reg  [LW-1:0] rr_reg;                // the lane served first next
-    reg  [LW-1:0] pick;
-    reg           picked;
+    // The grant is one-hot: the lowest lane with a line at or after the round-robin point,
+    // else the lowest (each by v & -v); the line it picks (an AND-OR) waits in a register.
+    reg  [LANES-1:0] rr_mask;            // the lanes after the one served last
+    reg  [LANES-1:0] hi, grant;
+    reg  [LINE_BITS-1:0] lane_pick;
+    reg              a_valid;            // the picked line, on its way into the queue
+    reg  [LINE_BITS-1:0] a_line;
+    wire             a_push = a_valid && state_reg != S_DUMP;
+    wire             a_free = !a_valid || (a_push && q_room);
+    wire             picked = lane_out_valid != {LANES{1'b0}} && a_free;
     always @* begin
-        picked = 1'b0;
-        pick = {LW{1'b0}};
-        for (i = 2 * LANES - 1; i >= 0; i = i - 1)
-            if (lane_out_valid[i % LANES] && (i >= LANES || i[LW-1:0] >= rr_reg)) begin
-                picked = 1'b1;
-                pick = i[LW-1:0];
-            end
-        lane_out_ready = {LANES{1'b0}};
-        lane_out_ready[pick] = picked && q_room;
-    end
-    reg  [LINE_BITS-1:0] lane_pick;      // a select of 32 lines, not a shift of all of them
-    always @* begin
+        hi = lane_out_valid & rr_mask;
+        grant = hi != {LANES{1'b0}} ? hi & (~hi + 1'b1) : lane_out_valid & (~lane_out_valid + 1'b1);
+        lane_out_ready = a_free ? grant : {LANES{1'b0}};
         lane_pick = {LINE_BITS{1'b0}};
         for (i = 0; i < LANES; i = i + 1)
-            if (pick == i[LW-1:0]) lane_pick = lane_line[LINE_BITS*i +: LINE_BITS];
+            lane_pick = lane_pick | ({LINE_BITS{grant[i]}} & lane_line[LINE_BITS*i +: LINE_BITS]);
     end
 
-    reg [511:0] dump_words;
+    // the dump: the range line first, then a line of 16 bins' counts as each group's sums
+    // leave u2; a group is read only while the queue has room for every line in flight
+    reg  [511:0] dump_words;
+    wire         dump_sums = u2_v && u2_dump;
+    wire         dump_range = state_reg == S_DUMP && idx_reg == {IW{1'b0}} && q_room;
+    wire [IW-1:0] dump_line = dump_sums ? {{(IW-GW){1'b0}}, u2_g} + {{(IW-1){1'b0}}, 1'b1} : {IW{1'b0}};
     always @* begin
-        if (idx_reg == {IW{1'b0}}) begin
+        if (!dump_sums) begin
             dump_words = 512'd0;
             dump_words[63:0]    = min_reg;
             dump_words[127:64]  = max_reg;
             dump_words[159:128] = keys_reg;
         end else begin
             for (j = 0; j < WORDS; j = j + 1)
-                dump_words[32*j +: 32] = gsum[j];
+                dump_words[32*j +: 32] = u2_s[j];
         end
     end
-    wire [63:0] dump_addr = hist_reg + {{(58-IW){1'b0}}, idx_reg, 6'd0};
+    wire [63:0] dump_addr = hist_reg + {{(58-IW){1'b0}}, dump_line, 6'd0};
 
-    wire                 q_push = dump_push || (picked && state_reg != S_DUMP);
-    wire [LINE_BITS-1:0] q_in   = state_reg == S_DUMP ? {dump_addr[63:6], dump_words, 16'hffff} : lane_pick;
+    wire                 q_push = dump_sums || dump_range || a_push;
+    wire [LINE_BITS-1:0] q_in   = state_reg == S_DUMP ? {dump_addr[63:6], dump_words, 16'hffff} : a_line;
     wire                 q_valid;
     wire [LINE_BITS-1:0] q_data;
-    wire [$clog2(FIFO_DEPTH):0] q_level;
     wire                 q_pop = q_valid && !m_waitrequest && en_reg;
     shell_fifo #(.DATA_WIDTH (LINE_BITS), .FIFO_DEPTH (FIFO_DEPTH)) queue (
         .clk (clk), .rst (rst),
@@ -411,9 +566,11 @@ module shell_sort_scatter #(
             bits_reg <= 4'd0; cbits_reg <= 4'd0; dests_reg <= {64{1'b1}}; dst_reg <= 64'd0; hist_reg <= 64'd0; n_reg <= 32'd0;
             state_reg <= S_IDLE; done_reg <= 1'b0; overrun_reg <= 1'b0; hold_reg <= 1'b0;
             keys_reg <= 32'd0; min_reg <= 64'h00000000ffffffff; max_reg <= 64'd0;
+            left_reg <= 32'd0; far_reg <= 1'b0;
             full_reg <= 32'd0; partial_reg <= 32'd0; acc_reg <= 32'd0; cycles_reg <= 64'd0;
-            idx_reg <= {IW{1'b0}}; rr_reg <= {LW{1'b0}};
-            b_valid <= 1'b0; c_valid <= {WORDS{1'b0}}; prep_d <= 1'b0; dump_rdv <= 1'b0;
+            idx_reg <= {IW{1'b0}}; rr_mask <= {LANES{1'b1}}; a_valid <= 1'b0;
+            v1 <= 1'b0; v2 <= 1'b0; v3 <= 1'b0; v4 <= 1'b0; vr <= 1'b0; rf_v <= 1'b0; c_valid <= {WORDS{1'b0}};
+            rd_v <= 1'b0; u1_v <= 1'b0; u2_v <= 1'b0; u3_v <= 1'b0; u4_v <= 1'b0;
         end else begin
             if (wr && !busy) begin   // configuration holds still while a pass runs
                 case (wa)
@@ -450,20 +607,36 @@ module shell_sort_scatter #(
             if (busy) cycles_reg <= cycles_reg + 64'd1;
             if (state_reg == S_IDLE && s_write && en_reg) overrun_reg <= 1'b1;
 
-            // stage B holds one beat; stage C its counts' read-modify-writes
-            if (step) b_valid <= 1'b1;
-            else if (b_push) b_valid <= 1'b0;
-            c_valid <= b_push ? b_take : {WORDS{1'b0}};
-            prep_d <= state_reg == S_PREP;
-            dump_rdv <= state_reg == S_DUMP;
-            dump_ra <= t_ra[GW-1:0];
-            if (state_reg == S_PREP) prep_g <= idx_reg[GW-1:0];
-            if (prep_d) acc_reg <= run_sum[WORDS];
+            // the beat's pipeline; stage C the counts' read-modify-writes of the beat leaving S4
+            if (rdy1) v1 <= step;
+            if (rdy2) v2 <= v1;
+            if (rdy3) v3 <= v2;
+            if (rdy4) v4 <= v3;
+            if (rdy_r) vr <= v4;
+            c_valid <= v4 && rdy_r ? d_take : {WORDS{1'b0}};
+            rf_v <= vr && r_push;
+            if (rf_v) begin         // the range
+                if (rf_mn < min_reg) min_reg <= rf_mn;
+                if (rf_mx > max_reg) max_reg <= rf_mx;
+            end
+            if (v1 && extra1) overrun_reg <= 1'b1;
+            far_reg <= left_reg > 32'd80;   // more than 64 to come after any beat of this cycle
+
+            // the sums' pipeline
+            rd_v <= prep_issue || dump_issue;
+            rd_dump <= state_reg == S_DUMP;
+            rd_g <= t_ra[GW-1:0];
+            u1_v <= rd_v; u1_dump <= rd_dump; u1_g <= rd_g;
+            u2_v <= u1_v; u2_dump <= u1_dump; u2_g <= u1_g;
+            u3_v <= u2_v && !u2_dump; u3_g <= u2_g;
+            u4_v <= u3_v; u4_g <= u3_g;
+            if (u4_v) acc_reg <= acc_reg + u4_s[WORDS-1];
 
             // the write queue's lines: counted as they enter it (the dump's are not)
-            if (q_push && q_room && state_reg != S_DUMP) begin
-                rr_reg <= pick + 1'b1;
-                if (lane_pick[15:0] == 16'hffff) full_reg <= full_reg + 32'd1;
+            if (picked) rr_mask <= ~(grant | (grant - 1'b1));
+            if (a_free) a_valid <= picked;
+            if (a_push && q_room) begin
+                if (a_line[15:0] == 16'hffff) full_reg <= full_reg + 32'd1;
                 else partial_reg <= partial_reg + 32'd1;
             end
 
@@ -472,35 +645,34 @@ module shell_sort_scatter #(
                 state_reg <= S_PREP;
                 done_reg <= 1'b0; overrun_reg <= 1'b0; hold_reg <= 1'b0;
                 keys_reg <= 32'd0; min_reg <= {u64_reg ? 32'hffffffff : 32'd0, 32'hffffffff}; max_reg <= 64'd0;
+                left_reg <= n_reg; far_reg <= n_reg > 32'd80;
                 full_reg <= 32'd0; partial_reg <= 32'd0; acc_reg <= 32'd0; cycles_reg <= 64'd0;
                 idx_reg <= {IW{1'b0}};
             end
             S_PREP: begin   // start[b] = keys of the bins before b (last pass's counts); counts from 0
-                idx_reg <= idx_reg + {{(IW-1){1'b0}}, 1'b1};
-                if ({{(32-IW){1'b0}}, idx_reg} == GROUPS - 1) begin
+                if (prep_issue) idx_reg <= idx_reg + {{(IW-1){1'b0}}, 1'b1};
+                else if (!sums_busy) begin
                     idx_reg <= {IW{1'b0}};
                     state_reg <= n_reg == 32'd0 ? S_LANES : S_STREAM;
                 end
             end
             S_STREAM: if (step) begin
-                keys_reg <= keys_reg + {27'd0, takes};
-                min_reg <= bmin;
-                max_reg <= bmax;
-                if (extra) overrun_reg <= 1'b1;
+                keys_reg <= last_beat ? n_reg : keys_reg + {27'd0, hc};
+                left_reg <= last_beat ? 32'd0 : left_reg - {27'd0, hc};
                 if (last_beat) begin   // hold this beat until the pass is in memory
                     hold_reg <= 1'b1;
                     state_reg <= S_LANES;
                 end
             end
-            S_LANES: if (!b_valid && c_valid == {WORDS{1'b0}} && !prep_d && lane_busy == {LANES{1'b0}})
+            S_LANES: if (pipe_empty && lane_busy == {LANES{1'b0}})
                 state_reg <= S_FLUSH;
-            S_FLUSH: if (lane_busy == {LANES{1'b0}} && lane_out_valid == {LANES{1'b0}} && !lanes_flush) begin
+            S_FLUSH: if (lane_busy == {LANES{1'b0}} && lane_out_valid == {LANES{1'b0}} && !a_valid && !lanes_flush) begin
                 idx_reg <= {IW{1'b0}};
                 state_reg <= dump_reg ? S_DUMP : S_DRAIN;
             end
-            S_DUMP: if (dump_push) begin
-                idx_reg <= idx_reg + {{(IW-1){1'b0}}, 1'b1};
-                if (idx_reg == dump_last) state_reg <= S_DRAIN;
+            S_DUMP: begin
+                if (dump_range || dump_issue) idx_reg <= idx_reg + {{(IW-1){1'b0}}, 1'b1};
+                if (idx_reg > dump_last && !sums_busy) state_reg <= S_DRAIN;
             end
             S_DRAIN: if (q_level == 0) state_reg <= hold_reg ? S_ACK : S_IDLE;
             S_ACK: if (s_write) begin
@@ -512,20 +684,78 @@ module shell_sort_scatter #(
             if ((state_reg == S_DRAIN && q_level == 0 && !hold_reg) || (state_reg == S_ACK && s_write))
                 done_reg <= 1'b1;
         end
+        // the pipeline's data (no reset)
         if (step) begin
-            b_words <= s_writedata;
-            b_take <= take;
-            b_n <= takes;
+            s1_words <= s_writedata;
+            s1_has <= has;
+            s1_far <= far_reg;
+            s1_left <= left_reg[6:0];
+            s1_base <= keys_reg[MAX_BITS-1:0];
+        end
+        if (v1 && rdy2) begin
+            s2_words <= s1_words;
+            s2_take <= take;
             for (i = 0; i < WORDS; i = i + 1) begin
-                b_sbin[i] <= sbin[i];
-                b_cbin[i] <= cbin[i];
+                s2_sbin[i] <= sbin1[i];
+                s2_cpl[i] <= cpl1[i];
+                s2_lbin[i] <= lbin1[i];
             end
         end
-        for (p = 0; p < WORDS; p = p + 1) begin
-            c_word[p]  <= b_cbin[p][MAX_BITS-1:4];
-            c_field[p] <= b_cbin[p][3:0];
-            c_add[p]   <= load_reg ? b_words[32*p +: 32] : 32'd1;
+        if (v2 && rdy3) begin
+            b_words <= s2_words;
+            b_take <= s2_take;
+            for (i = 0; i < WORDS; i = i + 1) begin
+                b_sbin[i] <= s2_sbin[i];
+                b_cpl[i] <= s2_cpl[i];
+                b_lbin[i] <= s2_lbin[i];
+                b_gt[i] <= gt[i];
+                b_lead[i] <= lead[i];
+            end
+            for (i = 0; i < 8; i = i + 1) begin
+                b_mn8[i] <= mn8[i];
+                b_mx8[i] <= mx8[i];
+            end
         end
+        if (v3 && rdy4) begin
+            d_words <= b_words;
+            d_take <= b_take;
+            for (i = 0; i < WORDS; i = i + 1) begin
+                d_lead0[i] <= b_lead[i] == i[3:0];
+                d_sbin[i] <= b_sbin[i];
+                d_cbin[i] <= cbin[i];
+                d_dpos[i] <= dpos[i];
+                d_slen[i] <= slen[i];
+            end
+            for (i = 0; i < 4; i = i + 1) begin
+                d_mn4[i] <= mn4[i];
+                d_mx4[i] <= mx4[i];
+            end
+        end
+        if (a_free && picked) a_line <= lane_pick;
+        if (vr && r_push) begin
+            rf_mn <= mn1;
+            rf_mx <= mx1;
+        end
+        if (v4 && rdy_r) begin
+            q_r_words <= r_words;
+            q_r_locals <= r_locals;
+            q_r_need <= need;
+            q_r_lens <= r_lens;
+            for (i = 0; i < 2; i = i + 1) begin
+                q_r_mn2[i] <= mn2[i];
+                q_r_mx2[i] <= mx2[i];
+            end
+            for (j = 0; j < LANES; j = j + 1) q_r_mine[j] <= mine[j];
+        end
+        for (p = 0; p < WORDS; p = p + 1) begin
+            c_word[p]  <= d_cbin[p][MAX_BITS-1:4];
+            c_field[p] <= d_cbin[p][3:0];
+            c_add[p]   <= load_reg ? d_words[32*p +: 32] : 32'd1;
+        end
+        if (rd_v) for (j = 0; j < 4 * WORDS; j = j + 1) u1_s[j] <= u1_n[j];
+        if (u1_v) for (j = 0; j < WORDS; j = j + 1) u2_s[j] <= u2_n[j];
+        if (u2_v) for (j = 0; j < WORDS; j = j + 1) u3_s[j] <= u3_n[j];
+        if (u3_v) for (j = 0; j < WORDS; j = j + 1) u4_s[j] <= u4_n[j];
     end
 
     // ---- the master: the queue when enabled, else the RX engine itself -----------------
