@@ -132,8 +132,7 @@ module shell_sort_lane #(
     reg  [BUF_BITS-1:0] b_mem [0:NBL-1];
     reg  [32:0]        p_rd, p_wb;
     reg  [BUF_BITS-1:0] b_rd, b_wb;
-    reg                p_wv, b_wv;         // last cycle's writes, against L1's bin
-    reg  [LB-1:0]      p_wl, b_wl;
+    reg                p_fwd, b_fwd;
     reg                p_we, b_we;
     reg  [LB-1:0]      p_wa, b_wa;
     reg  [32:0]        p_wd;
@@ -156,9 +155,6 @@ module shell_sort_lane #(
     reg [3:0]    l1_s;
     reg [4:0]    l1_len;
     reg [511:0]  l1_words;
-    // the bin read last cycle was written then too: the written value, not the memory's
-    wire         p_fwd  = p_wv && p_wl == l1_local;
-    wire         b_fwd  = b_wv && b_wl == l1_local;
     wire [32:0]  pst    = p_fwd ? p_wb : p_rd;
     wire [31:0]  ptr    = pst[31:0];
     wire [63:0]  addr   = dst + ({32'd0, ptr} << ({1'b0, ewords} + 3'd2));
@@ -229,8 +225,8 @@ module shell_sort_lane #(
             fl_idx <= {LB{1'b0}};
             l1_valid <= 1'b0;
             l2_valid <= 1'b0;
-            p_wv <= 1'b0;
-            b_wv <= 1'b0;
+            p_fwd <= 1'b0;
+            b_fwd <= 1'b0;
         end else begin
             if (take0) done_reg <= h_pop ? 16'd0 : done_reg | one0;
             if (flush) begin
@@ -242,13 +238,12 @@ module shell_sort_lane #(
             end
             l1_valid <= take0 || flush0;
             l2_valid <= l1_valid;
-            p_wv <= p_we;
-            b_wv <= b_we;
+            // the bin read now is written this cycle: the written value, not the memory's
+            p_fwd <= p_we && p_wa == rd_idx;
+            b_fwd <= b_we && b_wa == rd_idx;
         end
         if (p_we) p_wb <= p_wd;
         if (b_we) b_wb <= b_wd;
-        p_wl <= p_wa;
-        b_wl <= b_wa;
         l1_flush <= !seg0;
         l1_local <= rd_idx;
         l1_s     <= s0;
