@@ -178,11 +178,19 @@ module shell_sort_scatter #(
     reg         far_reg;
     reg  [WORDS-1:0] has;
     reg  [4:0]  hc;
+    reg  [4*WORDS-1:0] ph;                // element i: the beat's elements before it
+    /* verilator lint_off UNUSEDSIGNAL */
+    reg  [4:0]  ones_i;                   // at most 15 here
+    /* verilator lint_on UNUSEDSIGNAL */
     integer i, j;
     always @* begin
         for (i = 0; i < WORDS; i = i + 1)
             has[i] = s_byteenable[4*i] && (!wide || i[0] == 1'b0) && (!quad || i[1] == 1'b0);
         hc = ones16(has);
+        for (i = 0; i < WORDS; i = i + 1) begin
+            ones_i = ones16(has & ~({WORDS{1'b1}} << i));
+            ph[4*i +: 4] = ones_i[3:0];
+        end
     end
     wire last_beat = !far_reg && {2'd0, hc} >= left_reg[6:0];   // then the pass takes left_reg
 
@@ -207,6 +215,7 @@ module shell_sort_scatter #(
     // S1: the beat as taken
     reg [511:0]       s1_words;
     reg [WORDS-1:0]   s1_has;
+    reg [4*WORDS-1:0] s1_ph;              // element i: the beat's elements before it (stage A)
     reg               s1_far;
     reg [6:0]         s1_left;            // keys to come before the beat, exact unless s1_far
     reg [MAX_BITS-1:0] s1_base;           // keys before the beat, low bits (LOAD: word indices)
@@ -219,17 +228,10 @@ module shell_sort_scatter #(
     reg  [MAX_BITS-1:0] sbin1 [0:WORDS-1];
     reg  [MAX_BITS-1:0] cpl1  [0:WORDS-1]; // the counted bin, plain
     reg  [MAX_BITS-1:0] lbin1 [0:WORDS-1]; // LOAD: the word's index, low bits
-    reg  [4*WORDS-1:0] ph;                // element i: the beat's elements before it
     reg  [WORDS-1:0] take;
-    /* verilator lint_off UNUSEDSIGNAL */
-    reg  [4:0]  ones_i;                   // at most 15 here
-    /* verilator lint_on UNUSEDSIGNAL */
     always @* begin
-        for (i = 0; i < WORDS; i = i + 1) begin
-            ones_i = ones16(s1_has & ~({WORDS{1'b1}} << i));
-            ph[4*i +: 4] = ones_i[3:0];
-            take[i] = s1_has[i] && (s1_far || {3'd0, ph[4*i +: 4]} < s1_left);
-        end
+        for (i = 0; i < WORDS; i = i + 1)
+            take[i] = s1_has[i] && (s1_far || {3'd0, s1_ph[4*i +: 4]} < s1_left);
         for (i = 0; i < WORDS; i = i + 1) begin
             key = s1_words[32*i +: 32];
             pay = s1_words[32*(i | 1) +: 32];
@@ -240,7 +242,7 @@ module shell_sort_scatter #(
             cshift = cdiff >> count_sh_reg;
             sbin1[i] = sshift[MAX_BITS-1:0] & bin_mask;
             cpl1[i]  = cshift[MAX_BITS-1:0] & cnt_mask;
-            lbin1[i] = (s1_base + {{(MAX_BITS-4){1'b0}}, ph[4*i +: 4]}) & cnt_mask;
+            lbin1[i] = (s1_base + {{(MAX_BITS-4){1'b0}}, s1_ph[4*i +: 4]}) & cnt_mask;
         end
     end
     wire extra1 = (s1_has & ~take) != {WORDS{1'b0}};   // words past N in this beat
@@ -688,6 +690,7 @@ module shell_sort_scatter #(
         if (step) begin
             s1_words <= s_writedata;
             s1_has <= has;
+            s1_ph <= ph;
             s1_far <= far_reg;
             s1_left <= left_reg[6:0];
             s1_base <= keys_reg[MAX_BITS-1:0];

@@ -108,6 +108,38 @@ def test_shell_module_maps_alone_with_its_children_as_parameterised_black_boxes(
     assert u3["children"][0]["params"]["IN_WORDS"] == 3
 
 
+_DEEP = """
+module overtwo (input wire clk, input wire [63:0] a, input wire [6:0] n,
+                output reg deep, output reg [1:0] deeper, output reg [6:0] near);
+    function [6:0] ones(input [63:0] v);   // a chain: each step waits for the last
+        integer i;
+        begin ones = 7'd0; for (i = 0; i < 64; i = i + 1) ones = ones + {6'd0, v[i]}; end
+    endfunction
+    always @(posedge clk) begin
+        deep <= ones(a) == n;
+        deeper <= {ones(a ^ {a[31:0], a[63:32]}) > n, ones(a) < n};
+        near <= n ^ a[6:0];
+    end
+endmodule
+"""
+
+
+def test_timing_lists_each_register_past_the_clock_once():
+    src = fit.Sources()
+    src.add_text(_DEEP)
+    t = fit.map_unit(src, "overtwo", {})["timing"]
+    assert not t["meets"]
+    over = {o["to"]: o for o in t["over"]}
+    # both bits of `deeper` are one register; `near` is one LUT deep and within the clock
+    assert set(over) == {"deep", "deeper"}
+    assert [o["delay_ns"] for o in t["over"]] == sorted((o["delay_ns"] for o in t["over"]),
+                                                         reverse=True)
+    assert t["over"][0]["delay_ns"] == t["delay_ns"]
+    assert all(o["delay_ns"] > fit.CLOCK_NS and o["lut_levels"] > 5 for o in t["over"])
+    line = "\n".join(fit.timing_lines([{"module": "overtwo", "params": {}, **t}]))
+    assert "registers past the clock (2): deeper" in line
+
+
 _INIT_MEM = """
 module initmem (input wire clk, input wire we, input wire [8:0] wa, input wire [8:0] ra,
                 input wire [31:0] d, output reg [31:0] q);

@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from ._alm import PAC_AFU, Resources, resources
-from ._timing import CLOCK_NS, MODEL
+from ._timing import CLOCK_NS, MODEL, OVER_LISTED
 from ._yosys import FAMILY, Sources, is_hard_fp, map_unit
 
 __all__ = ["FIM_ALLOWANCE", "PUBLISHED_RESOURCES", "design_report", "fit", "fit_lines", "format_report",
@@ -221,6 +221,12 @@ def timing_lines(fails: list[dict], clock_ns: float = CLOCK_NS) -> list[str]:
         name = f["module"] + (f" ({_params(f['params'])})" if f["params"] else "")
         lines.append(f"    {name}: {f['delay_ns']:.2f} ns, {f['lut_levels']} LUT levels"
                      f" + {f['carry_bits']} carry bits, {f['from']} -> {f['to']}")
+        over = f.get("over", [])
+        if len(over) > 1:
+            lines.append(f"      registers past the clock ({len(over)}"
+                         f"{' slowest' if len(over) == OVER_LISTED else ''}): "
+                         + ", ".join(f"{o['to']} {o['delay_ns']:.2f} ns/{o['lut_levels']}"
+                                     for o in over))
     return lines
 
 

@@ -1,11 +1,14 @@
 """Register-to-register logic depth and an estimated delay of a mapped netlist (no placement)."""
 from __future__ import annotations
 
+import re
+
 from .._card import CLOCK_MHZ
 
 __all__ = ["CLOCK_NS", "MODEL", "worst_path"]
 
 CLOCK_NS = 1e3 / CLOCK_MHZ  # the shell's and cores' clock period (5 ns at 200 MHz)
+OVER_LISTED = 12            # registers past the clock listed per unit, slowest first
 # Delays in ns of the model (docs/fit.md). No placement and no routing: every hop costs
 # one average route, whatever its length or fan-out.
 MODEL = {
@@ -39,7 +42,8 @@ def _hop(ctype: str, port: str, out: str) -> tuple[float, int, int] | None:
 
 
 def worst_path(mod: dict, boxes: set[str]) -> dict:
-    """The slowest register-to-register path of a Yosys JSON module.
+    """The slowest register-to-register path of a Yosys JSON module, and under "over" the
+    registers (bits of one register together) whose slowest path is past the clock.
 
     Start points: register and block outputs, black boxes' outputs and the module's inputs
     (units are registered at their ports); end points: their inputs and the outputs."""
@@ -115,14 +119,20 @@ def worst_path(mod: dict, boxes: set[str]) -> dict:
         if p["direction"] == "output":
             ends += [(b, f"output {pname}", 0.0) for b in p["bits"] if isinstance(b, int)]
     worst = None
+    by_reg: dict[str, tuple[float, int, str]] = {}   # per end register: its slowest path
     for bit, end, tsu in ends:
         t, lv, cy, _, s = arrival(bit)
         total = t + MODEL["route"] + tsu
         if worst is None or total > worst[0]:
             worst = (total, lv, cy, bit, s, end)
+        reg = _register(end)
+        if reg not in by_reg or total > by_reg[reg][0]:
+            by_reg[reg] = (total, lv, _register(s))
     if worst is None:
         return {"delay_ns": 0.0, "lut_levels": 0, "carry_bits": 0, "from": None, "to": None,
-                "through": [], "meets": True}
+                "through": [], "meets": True, "over": []}
+    over = sorted(((t, lv, f, r) for r, (t, lv, f) in by_reg.items() if t > CLOCK_NS),
+                  reverse=True)
     total, lv, cy, bit, s, end = worst
     through: list[str] = []
     b: int | None = bit
@@ -133,4 +143,12 @@ def worst_path(mod: dict, boxes: set[str]) -> dict:
     if len(through) > 6:
         through = through[:3] + ["..."] + through[-3:]
     return {"delay_ns": round(total, 3), "lut_levels": lv, "carry_bits": cy, "from": s,
-            "to": end, "through": through, "meets": total <= CLOCK_NS}
+            "to": end, "through": through, "meets": total <= CLOCK_NS,
+            "over": [{"to": r, "delay_ns": round(t, 3), "lut_levels": lv, "from": f}
+                     for t, lv, f, r in over[:OVER_LISTED]]}
+
+
+def _register(cell: str) -> str:
+    """A mapped register's name without the mapper's per-bit suffix: `x_reg_MISTRAL_FF_Q_3`
+    -> `x_reg`; other names as they are."""
+    return re.sub(r"_MISTRAL_FF(_Q)?(_\d+)?$", "", cell)

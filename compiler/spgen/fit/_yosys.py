@@ -21,7 +21,7 @@ __all__ = ["FAMILY", "MapTimeout", "Sources", "is_hard_fp", "map_unit", "yosys_e
 
 FAMILY = "cyclone10gx"  # Arria 10's 20 nm ALM fabric with M20K blocks (docs/fit.md)
 # Part of every cache key: bump when the script or the stored result changes.
-_VERSION = "fit-1"
+_VERSION = "fit-2"   # fit-2: timing lists the registers past the clock
 _MODULE = re.compile(r"^[ \t]*module\s+(\w+)\b.*?^[ \t]*endmodule\b", re.DOTALL | re.MULTILINE)
 # `name #(` or `name inst (` / `name inst [N:0] (`: filtered by the known module names
 _INSTANCE = re.compile(r"^\s*(\w+)\s*(?:#\s*\(|\w+\s*(?:\[[^\]]*\]\s*)?\()", re.MULTILINE)
