@@ -14,10 +14,12 @@
 // its lines leave in address order. `flush` sends every buffered line, partial, at the end
 // of a pass.
 //
-// Three stages, none of which stalls once a segment has entered (a segment enters only
-// while the output has room for every line in flight):
-//   L0 picks the segment and reads its bin's place (with a bit saying the bin has had no
-//      key yet) and its buffer, each memory with a registered read;
+// A pick stage and three stages, none of which stalls once a segment has entered (a segment
+// enters only while the output has room for every line in flight):
+//   LP picks the head beat's next segment of this lane (or the next bin to flush) and holds
+//      it in registers until it enters, so that the reads' address is a register;
+//   L0 reads the segment's bin's place (with a bit saying the bin has had no key yet) and its
+//      buffer, each memory with a registered read;
 //   L1 advances the place (place memory written here) and works out where the segment's
 //      words go in the line;
 //   L2 rotates the words there, merges them with the buffer (buffer memory written here)
@@ -96,8 +98,8 @@ module shell_sort_lane #(
     wire [15:0]     h_mine   = h_data[80 +: 16];
     wire [79:0]     h_lens   = h_data[79:0];
 
-    // ---- L0: the head beat's next segment of this lane, or the next bin to flush ----------
-    reg  [15:0] done_reg;            // the head's segments already taken
+    // ---- LP: the head beat's next segment of this lane, or the next bin to flush ----------
+    reg  [15:0] done_reg;            // the head's segments already picked
     wire [15:0] rem   = h_valid ? h_mine & ~done_reg : 16'd0;
     wire [15:0] one0  = rem & (~rem + 16'd1);                  // the segment's first element
     wire [3:0]  s0    = enc16(one0);
@@ -115,16 +117,22 @@ module shell_sort_lane #(
 
     reg          fl_reg;              // flushing: local bin fl_idx next
     reg [LB-1:0] fl_idx;
+    reg          lp_valid, lp_flush;  // the picked segment (or bin to flush)
+    reg [LB-1:0] lp_local;
+    reg [3:0]    lp_s;
+    reg [4:0]    lp_len;
+    reg [511:0]  lp_words;
     reg          l1_valid, l2_valid;
     wire [2:0]   o_level;
     // a segment (or a flush) enters only while every line it and those ahead may send has room
     wire [3:0] flight = {1'b0, o_level} + {3'd0, l1_valid} + {3'd0, l2_valid};
-    wire room0  = flight < ODEPTH[3:0];
-    wire seg0   = rem != 16'd0;
-    wire take0  = room0 && seg0;
-    wire flush0 = room0 && !seg0 && fl_reg;
-    assign h_pop = take0 && (rem & ~one0) == 16'd0;
-    wire [LB-1:0] rd_idx = seg0 ? local0 : fl_idx;
+    wire take0   = lp_valid && flight < ODEPTH[3:0];   // L0: the picked one enters
+    wire lp_free = !lp_valid || take0;
+    wire seg0    = rem != 16'd0;
+    wire pick    = lp_free && seg0;
+    wire pick_fl = lp_free && !seg0 && fl_reg;
+    assign h_pop = pick && (rem & ~one0) == 16'd0;
+    wire [LB-1:0] rd_idx = lp_local;
 
     // ---- the bins' state: place (with the buffer's valid bit) and buffer ----------------
     // the buffer holds words when the bin has had a key and its next place is mid-line
@@ -223,20 +231,22 @@ module shell_sort_lane #(
             done_reg <= 16'd0;
             fl_reg <= 1'b0;
             fl_idx <= {LB{1'b0}};
+            lp_valid <= 1'b0;
             l1_valid <= 1'b0;
             l2_valid <= 1'b0;
             p_fwd <= 1'b0;
             b_fwd <= 1'b0;
         end else begin
-            if (take0) done_reg <= h_pop ? 16'd0 : done_reg | one0;
+            if (pick) done_reg <= h_pop ? 16'd0 : done_reg | one0;
             if (flush) begin
                 fl_reg <= 1'b1;
                 fl_idx <= {LB{1'b0}};
-            end else if (flush0) begin
+            end else if (pick_fl) begin
                 fl_idx <= fl_idx + 1'b1;
                 if (&fl_idx) fl_reg <= 1'b0;
             end
-            l1_valid <= take0 || flush0;
+            if (lp_free) lp_valid <= pick || pick_fl;
+            l1_valid <= take0;
             l2_valid <= l1_valid;
             // the bin read now is written this cycle: the written value, not the memory's
             p_fwd <= p_we && p_wa == rd_idx;
@@ -244,11 +254,18 @@ module shell_sort_lane #(
         end
         if (p_we) p_wb <= p_wd;
         if (b_we) b_wb <= b_wd;
-        l1_flush <= !seg0;
-        l1_local <= rd_idx;
-        l1_s     <= s0;
-        l1_len   <= len0;
-        l1_words <= h_words;
+        if (lp_free) begin
+            lp_flush <= !seg0;
+            lp_local <= seg0 ? local0 : fl_idx;
+            lp_s     <= s0;
+            lp_len   <= len0;
+            lp_words <= h_words;
+        end
+        l1_flush <= lp_flush;
+        l1_local <= lp_local;
+        l1_s     <= lp_s;
+        l1_len   <= lp_len;
+        l1_words <= lp_words;
         l2_flush <= l1_flush;
         l2_vld   <= vld1;
         l2_line  <= line1;
@@ -262,7 +279,7 @@ module shell_sort_lane #(
         l2_buf   <= b_fwd ? b_wb : b_rd;                   // distance 2: L2's write at the read
     end
 
-    assign busy = h_valid || l1_valid || l2_valid || fl_reg;
+    assign busy = h_valid || lp_valid || l1_valid || l2_valid || fl_reg;
 
     wire unused_ok = &{1'b0, addr[1:0], h_level, o_ready};
 endmodule
