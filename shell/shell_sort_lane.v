@@ -18,12 +18,12 @@
 // enters only while the output has room for every line in flight):
 //   LP picks the head beat's next segment of this lane (or the next bin to flush) and holds
 //      it in registers until it enters, so that the reads' address is a register;
-//   L0 reads the segment's bin's place (with a bit saying the bin has had no key yet) and its
-//      buffer, each memory with a registered read;
+//   L0 reads the segment's bin's place (with a bit saying the bin has had no key yet, and the
+//      place's word in its line) and its buffer, each memory with a registered read;
 //   L1 advances the place (place memory written here) and works out where the segment's
-//      words go in the line;
-//   L2 rotates the words there, merges them with the buffer (buffer memory written here)
-//      and sends a full line out.
+//      words go in the line, from the word kept with the place (no address sum here);
+//   L2 rotates the words there, merges them with the buffer (buffer memory written here),
+//      adds the line's address and sends a full line out.
 // A bin in consecutive segments is forwarded: its place from L1's write of the cycle before,
 // its buffer from L2's write of the cycle before (distance 1) or of the cycle of the read
 // (distance 2).
@@ -119,8 +119,8 @@ module shell_sort_lane #(
     reg [LB-1:0] fl_idx;
     reg          lp_valid, lp_flush;  // the picked segment (or bin to flush)
     reg [LB-1:0] lp_local;
-    reg [3:0]    lp_s;
-    reg [4:0]    lp_len;
+    reg [3:0]    lp_ssh;              // the segment's first word in the beat
+    reg [4:0]    lp_len, lp_kw;       // its elements, and its words
     reg [511:0]  lp_words;
     reg          l1_valid, l2_valid;
     wire [2:0]   o_level;
@@ -136,18 +136,24 @@ module shell_sort_lane #(
 
     // ---- the bins' state: place (with the buffer's valid bit) and buffer ----------------
     // the buffer holds words when the bin has had a key and its next place is mid-line
-    reg  [32:0]        p_mem [0:NBL-1];    // {no key yet, place}
+    reg  [36:0]        p_mem [0:NBL-1];    // {no key yet, place, the place's word in its line}
     reg  [BUF_BITS-1:0] b_mem [0:NBL-1];
-    reg  [32:0]        p_rd, p_wb;
+    reg  [36:0]        p_rd, p_wb;
     reg  [BUF_BITS-1:0] b_rd, b_wb;
     reg                p_fwd, b_fwd;
     reg                p_we, b_we;
     reg  [LB-1:0]      p_wa, b_wa;
-    reg  [32:0]        p_wd;
+    reg  [36:0]        p_wd;
     reg  [BUF_BITS-1:0] b_wd;
+    // prepare, a cycle after the writer's: the first place's word in its line
+    reg                pr_we;
+    reg  [LB-1:0]      pr_idx;
+    reg  [31:0]        pr_ptr;
+    wire [31:0]        pr_sh = pr_ptr << ewords;
+    wire [3:0]         pr_word = dst[5:2] + pr_sh[3:0];
     integer k;
     initial for (k = 0; k < NBL; k = k + 1) begin
-        p_mem[k] = 33'd0;
+        p_mem[k] = 37'd0;
         b_mem[k] = {BUF_BITS{1'b0}};
     end
     always @(posedge clk) begin
@@ -160,26 +166,24 @@ module shell_sort_lane #(
     // ---- L1: the place advances; where the segment's words go ---------------------------
     reg          l1_flush;
     reg [LB-1:0] l1_local;
-    reg [3:0]    l1_s;
-    reg [4:0]    l1_len;
+    reg [3:0]    l1_ssh;
+    reg [4:0]    l1_len, l1_kw;
     reg [511:0]  l1_words;
-    wire [32:0]  pst    = p_fwd ? p_wb : p_rd;
-    wire [31:0]  ptr    = pst[31:0];
-    wire [63:0]  addr   = dst + ({32'd0, ptr} << ({1'b0, ewords} + 3'd2));
-    wire [3:0]   start  = addr[5:2];
-    wire         vld1   = !pst[32] && start != 4'd0;
-    wire [4:0]   kw     = l1_len << ewords;                // the segment's words, at most 16
-    wire [5:0]   fin    = {2'd0, start} + {1'd0, kw};       // one past its last word in the line pair
-    wire [3:0]   rot    = start - (l1_s << ewords);
-    wire         line1  = !l1_flush && fin >= 6'd16;       // the line's last word is filled
+    wire [36:0]  pst    = p_fwd ? p_wb : p_rd;
+    wire [31:0]  ptr    = pst[35:4];
+    wire [3:0]   start  = pst[3:0];                        // the place's word in its line
+    wire         vld1   = !pst[36] && start != 4'd0;
+    wire [4:0]   fin    = {1'd0, start} + l1_kw;           // one past its last word in the line pair
+    wire [3:0]   rot    = start - l1_ssh;
+    wire         line1  = !l1_flush && fin[4];             // the line's last word is filled
     always @* begin
         p_we = 1'b0;
         p_wa = l1_local;
-        p_wd = {1'b0, ptr + {27'd0, l1_len}};
-        if (prep_we) begin
+        p_wd = {1'b0, ptr + {27'd0, l1_len}, fin[3:0]};
+        if (pr_we) begin
             p_we = 1'b1;
-            p_wa = prep_idx;
-            p_wd = {1'b1, prep_ptr};
+            p_wa = pr_idx;
+            p_wd = {1'b1, pr_ptr, pr_word};
         end else if (l1_valid && !l1_flush) begin
             p_we = 1'b1;
         end
@@ -188,9 +192,11 @@ module shell_sort_lane #(
     // ---- L2: rotate, merge, send ---------------------------------------------------------
     reg          l2_flush, l2_vld, l2_line, l2_near;
     reg [LB-1:0] l2_local;
-    reg [57:0]   l2_addr;
+    reg [31:0]   l2_ptr;
     reg [3:0]    l2_start, l2_rot;
-    reg [5:0]    l2_fin;
+    reg [4:0]    l2_fin;
+    wire [63:0]  l2_byte = dst + ({32'd0, l2_ptr} << ({1'b0, ewords} + 3'd2));
+    wire [57:0]  l2_addr = l2_byte[63:6];                  // the place's line
     reg [511:0]  l2_words;
     reg [BUF_BITS-1:0] l2_buf;
     wire [BUF_BITS-1:0] buf2  = l2_near ? b_wb : l2_buf;    // distance 1: L2's last merge
@@ -232,6 +238,7 @@ module shell_sort_lane #(
             fl_reg <= 1'b0;
             fl_idx <= {LB{1'b0}};
             lp_valid <= 1'b0;
+            pr_we <= 1'b0;
             l1_valid <= 1'b0;
             l2_valid <= 1'b0;
             p_fwd <= 1'b0;
@@ -247,31 +254,36 @@ module shell_sort_lane #(
             end
             if (lp_free) lp_valid <= pick || pick_fl;
             l1_valid <= take0;
+            pr_we <= prep_we;
             l2_valid <= l1_valid;
             // the bin read now is written this cycle: the written value, not the memory's
             p_fwd <= p_we && p_wa == rd_idx;
             b_fwd <= b_we && b_wa == rd_idx;
         end
+        pr_idx <= prep_idx;
+        pr_ptr <= prep_ptr;
         if (p_we) p_wb <= p_wd;
         if (b_we) b_wb <= b_wd;
         if (lp_free) begin
             lp_flush <= !seg0;
             lp_local <= seg0 ? local0 : fl_idx;
-            lp_s     <= s0;
+            lp_ssh   <= s0 << ewords;
             lp_len   <= len0;
+            lp_kw    <= len0 << ewords;
             lp_words <= h_words;
         end
         l1_flush <= lp_flush;
         l1_local <= lp_local;
-        l1_s     <= lp_s;
+        l1_ssh   <= lp_ssh;
         l1_len   <= lp_len;
+        l1_kw    <= lp_kw;
         l1_words <= lp_words;
         l2_flush <= l1_flush;
         l2_vld   <= vld1;
         l2_line  <= line1;
         l2_near  <= l2_valid && !l2_flush && l2_local == l1_local;
         l2_local <= l1_local;
-        l2_addr  <= addr[63:6];
+        l2_ptr   <= ptr;
         l2_start <= start;
         l2_rot   <= rot;
         l2_fin   <= fin;
@@ -281,7 +293,7 @@ module shell_sort_lane #(
 
     assign busy = h_valid || lp_valid || l1_valid || l2_valid || fl_reg;
 
-    wire unused_ok = &{1'b0, addr[1:0], h_level, o_ready};
+    wire unused_ok = &{1'b0, l2_byte[5:0], pr_sh[31:4], h_level, o_ready};
 endmodule
 
 `default_nettype wire

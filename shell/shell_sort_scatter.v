@@ -166,33 +166,60 @@ module shell_sort_scatter #(
         end
     endfunction
 
-    // ---- stage A: is this the pass's last beat ------------------------------------------
-    // Known in the cycle the beat arrives (the last beat is held, so it must be known as the
-    // last before it is taken): the beat's elements against the keys still to come, left_reg,
-    // exact in its low 7 bits whenever far_reg is down; far_reg (more than 64 to come) is set
-    // from last cycle's left_reg. Which elements are taken is worked out in S1.
+    // each element of a beat: the beat's elements before it
+    function [63:0] before16(input [15:0] v);
+        /* verilator lint_off UNUSEDSIGNAL */
+        reg [4:0] n;             // at most 15 here
+        /* verilator lint_on UNUSEDSIGNAL */
+        integer q;
+        begin
+            for (q = 0; q < 16; q = q + 1) begin
+                n = ones16(v & ~(16'hffff << q));
+                before16[4*q +: 4] = n[3:0];
+            end
+        end
+    endfunction
+
+    // ---- stage A: the beat at the port; is it the pass's last --------------------------
+    // The last beat is held (not acknowledged until the pass is in memory), so it must be
+    // known as the last before it is taken, and every decision here starts from a register.
+    // While more than 64 keys were to come last cycle (far_reg), a beat is taken at once: it
+    // cannot be the last, as the beats still being counted (c_*, q_*, two at most) hold at
+    // most 32 keys. Near the end a beat is looked at for two cycles first: its elements
+    // registered (sl_s), then counted (sl_c), then taken, held if they reach the keys to
+    // come. That costs two cycles a beat for the last 64 keys or so of a pass.
     wire       wide = pairs_reg || u64_reg;              // 8-byte elements (or 16)
     wire       quad = pairs_reg && u64_reg;              // 16-byte elements
     wire [1:0] ewords = quad ? 2'd2 : wide ? 2'd1 : 2'd0; // log2 of an element's words
-    reg  [31:0] left_reg;
+    reg  [31:0] left_reg;                 // keys to come, less those of beats being counted
     reg         far_reg;
     reg  [WORDS-1:0] has;
-    reg  [4:0]  hc;
-    reg  [4*WORDS-1:0] ph;                // element i: the beat's elements before it
-    /* verilator lint_off UNUSEDSIGNAL */
-    reg  [4:0]  ones_i;                   // at most 15 here
-    /* verilator lint_on UNUSEDSIGNAL */
     integer i, j;
     always @* begin
         for (i = 0; i < WORDS; i = i + 1)
             has[i] = s_byteenable[4*i] && (!wide || i[0] == 1'b0) && (!quad || i[1] == 1'b0);
-        hc = ones16(has);
+    end
+    reg              c_v, q_v;            // beats taken at once: elements, then their count
+    reg  [WORDS-1:0] c_has;
+    reg  [4:0]       q_n;
+    reg              sl_s, sl_c;          // near the end: the beat sampled, counted
+    reg  [WORDS-1:0] sl_has;
+    reg  [4:0]       sl_n;
+    reg  [4*WORDS-1:0] sl_ph;
+    wire last_beat = sl_c && {2'd0, sl_n} >= left_reg[6:0];   // then the pass takes left_reg
+    // each key less the bins' and the counts' lowest key, for S1 to shift into bins
+    reg  [31:0] key, pay;
+    reg  [63:0] k64 [0:WORDS-1];          // the key as the bins and the range see it
+    reg  [64*WORDS-1:0] sdiff, cdiff;
+    always @* begin
         for (i = 0; i < WORDS; i = i + 1) begin
-            ones_i = ones16(has & ~({WORDS{1'b1}} << i));
-            ph[4*i +: 4] = ones_i[3:0];
+            key = s_writedata[32*i +: 32];
+            pay = s_writedata[32*(i | 1) +: 32];
+            k64[i] = {u64_reg ? pay : 32'd0, key};
+            sdiff[64*i +: 64] = u64_reg ? k64[i] - bin_lo_reg : {32'd0, key - bin_lo_reg[31:0]};
+            cdiff[64*i +: 64] = u64_reg ? k64[i] - count_lo_reg : {32'd0, key - count_lo_reg[31:0]};
         end
     end
-    wire last_beat = !far_reg && {2'd0, hc} >= left_reg[6:0];   // then the pass takes left_reg
 
     // ---- the beat's pipeline ---------------------------------------------------------------
     // S1 the elements taken and the bins, S2 destinations and segment leaders, S3 the counted
@@ -207,7 +234,8 @@ module shell_sort_scatter #(
     wire rdy3  = !v3 || rdy4;
     wire rdy2  = !v2 || rdy3;
     wire rdy1  = !v1 || rdy2;
-    wire step  = state_reg == S_STREAM && s_write && rdy1;
+    wire step  = state_reg == S_STREAM && s_write && rdy1 && (far_reg || sl_c);
+    wire sample = state_reg == S_STREAM && s_write && !far_reg && !sl_s && !c_v && !q_v;
     wire accept = (step && !last_beat)
                || (state_reg == S_ACK && s_write)
                || (state_reg == S_IDLE && s_write);     // no pass: dropped (OVERRUN)
@@ -215,34 +243,26 @@ module shell_sort_scatter #(
     // S1: the beat as taken
     reg [511:0]       s1_words;
     reg [WORDS-1:0]   s1_has;
-    reg [4*WORDS-1:0] s1_ph;              // element i: the beat's elements before it (stage A)
+    reg [4*WORDS-1:0] s1_ph;              // element i: the beat's elements before it, unless s1_far
     reg               s1_far;
     reg [6:0]         s1_left;            // keys to come before the beat, exact unless s1_far
-    reg [MAX_BITS-1:0] s1_base;           // keys before the beat, low bits (LOAD: word indices)
-    reg  [31:0] key, pay;
-    reg  [63:0] k64 [0:WORDS-1];          // the key as the bins and the range see it
-    reg  [63:0] sdiff, cdiff;
+    reg [64*WORDS-1:0] s1_sdiff, s1_cdiff;
     /* verilator lint_off UNUSEDSIGNAL */
     reg  [63:0] sshift, cshift;           // bins are the low MAX_BITS bits
     /* verilator lint_on UNUSEDSIGNAL */
     reg  [MAX_BITS-1:0] sbin1 [0:WORDS-1];
     reg  [MAX_BITS-1:0] cpl1  [0:WORDS-1]; // the counted bin, plain
-    reg  [MAX_BITS-1:0] lbin1 [0:WORDS-1]; // LOAD: the word's index, low bits
     reg  [WORDS-1:0] take;
+    wire [4*WORDS-1:0] ph1 = before16(s1_has);   // for LOAD's word indices (S2)
+    wire [4:0]         hc1 = ones16(s1_has);
     always @* begin
         for (i = 0; i < WORDS; i = i + 1)
             take[i] = s1_has[i] && (s1_far || {3'd0, s1_ph[4*i +: 4]} < s1_left);
         for (i = 0; i < WORDS; i = i + 1) begin
-            key = s1_words[32*i +: 32];
-            pay = s1_words[32*(i | 1) +: 32];
-            k64[i] = {u64_reg ? pay : 32'd0, key};
-            sdiff = u64_reg ? k64[i] - bin_lo_reg : {32'd0, key - bin_lo_reg[31:0]};
-            cdiff = u64_reg ? k64[i] - count_lo_reg : {32'd0, key - count_lo_reg[31:0]};
-            sshift = sdiff >> bin_sh_reg;
-            cshift = cdiff >> count_sh_reg;
+            sshift = s1_sdiff[64*i +: 64] >> bin_sh_reg;
+            cshift = s1_cdiff[64*i +: 64] >> count_sh_reg;
             sbin1[i] = sshift[MAX_BITS-1:0] & bin_mask;
             cpl1[i]  = cshift[MAX_BITS-1:0] & cnt_mask;
-            lbin1[i] = (s1_base + {{(MAX_BITS-4){1'b0}}, s1_ph[4*i +: 4]}) & cnt_mask;
         end
     end
     wire extra1 = (s1_has & ~take) != {WORDS{1'b0}};   // words past N in this beat
@@ -252,7 +272,10 @@ module shell_sort_scatter #(
     reg [WORDS-1:0]     s2_take;
     reg [MAX_BITS-1:0]  s2_sbin [0:WORDS-1];
     reg [MAX_BITS-1:0]  s2_cpl  [0:WORDS-1];
-    reg [MAX_BITS-1:0]  s2_lbin [0:WORDS-1];
+    reg [4*WORDS-1:0]   s2_ph;
+    reg [4:0]           s2_hc;
+    reg [MAX_BITS-1:0]  base2;            // keys before the beat in S2, low bits (LOAD: word index)
+    reg [MAX_BITS-1:0]  lbin2 [0:WORDS-1]; // LOAD: the word's index, low bits
     reg [7:0]  gt   [0:WORDS-1];          // DEST: the key's scatter bin past destination j's last
     reg [3:0]  lead [0:WORDS-1];
     reg [WORDS-1:0] same;
@@ -261,6 +284,7 @@ module shell_sort_scatter #(
     reg [63:0] mx8 [0:7];
     always @* begin
         for (i = 0; i < WORDS; i = i + 1) begin
+            lbin2[i] = (base2 + {{(MAX_BITS-4){1'b0}}, s2_ph[4*i +: 4]}) & cnt_mask;
             for (j = 0; j < 8; j = j + 1)
                 gt[i][j] = {{(32-MAX_BITS){1'b0}}, s2_sbin[i]} > {24'd0, dests_reg[8*j +: 8]};
             for (j = 0; j < WORDS; j = j + 1)
@@ -408,42 +432,33 @@ module shell_sort_scatter #(
     // the read (rd_*), 16 tables to 4 (u1), to 1 (u2); the prefix sums (u3, u4) for START
     reg           rd_v, rd_dump;         // t_rd holds group rd_g
     reg  [GW-1:0] rd_g;
-    reg           u1_v, u1_dump, u2_v, u2_dump, u3_v, u4_v;
-    reg  [GW-1:0] u1_g, u2_g, u3_g, u4_g;
-    reg  [31:0]   u1_s [0:4*WORDS-1];    // bin j, tables 4q..4q+3: u1_s[4j + q]
+    // One addition of two numbers a stage: the mapper makes a carry chain of one, and a tree
+    // of LUTs of more than one (docs/fit.md).
+    reg  [4:1]    a_v, a_dump;           // the tables' sums: 16 to 8, 4, 2, 1
+    reg  [3:0]    k_v;                   // the prefix sums over the group's 16 bins, k1..k4
+    reg  [GW-1:0] a_g [1:4];
+    reg  [GW-1:0] k_g [1:4];
+    reg  [31:0]   a1_s [0:8*WORDS-1];    // bin j, tables 2q, 2q+1: a1_s[8j + q]
+    reg  [31:0]   a2_s [0:4*WORDS-1];
+    reg  [31:0]   a3_s [0:2*WORDS-1];
     reg  [31:0]   u2_s [0:WORDS-1];      // bin j's count
-    reg  [31:0]   u3_s [0:WORDS-1];      // sums of bins j-3..j
+    reg  [31:0]   k1_s [0:WORDS-1];      // sums of bins j-1..j
+    reg  [31:0]   k2_s [0:WORDS-1];      // j-3..j
+    reg  [31:0]   k3_s [0:WORDS-1];      // j-7..j
     reg  [31:0]   u4_s [0:WORDS-1];      // sums of bins 0..j
+    wire          u2_v = a_v[4], u2_dump = a_dump[4], u4_v = k_v[3];
+    wire [GW-1:0] u2_g = a_g[4], u4_g = k_g[4];
     wire          prep_d = rd_v && !rd_dump;   // the group just read starts the pass from zero
     wire [GW-1:0] prep_g = rd_g;
-    wire          sums_busy = rd_v || u1_v || u2_v || u3_v || u4_v;
-    wire [1:0]    dump_flight = {1'b0, rd_v} + {1'b0, u1_v} + {1'b0, u2_v};
+    wire          sums_busy = rd_v || a_v != 4'd0 || k_v != 4'd0;
+    wire [2:0]    dump_flight = {2'b0, rd_v} + {2'b0, a_v[1]} + {2'b0, a_v[2]} + {2'b0, a_v[3]}
+                              + {2'b0, a_v[4]};
     wire          dump_issue = state_reg == S_DUMP && idx_reg != {IW{1'b0}} && idx_reg <= dump_last
-                               && {{(31-$clog2(FIFO_DEPTH)){1'b0}}, q_level} + {30'd0, dump_flight} < FIFO_DEPTH;
+                               && {{(31-$clog2(FIFO_DEPTH)){1'b0}}, q_level} + {29'd0, dump_flight} < FIFO_DEPTH;
     wire [IW-1:0] dump_idx = idx_reg - {{(IW-1){1'b0}}, 1'b1};   // the group of dump line idx_reg
     wire          prep_issue = state_reg == S_PREP && {{(32-IW){1'b0}}, idx_reg} < GROUPS;
-    reg  [31:0] u1_n [0:4*WORDS-1];
-    reg  [31:0] u2_n [0:WORDS-1];
-    reg  [31:0] u3_n [0:WORDS-1];
-    reg  [31:0] u4_n [0:WORDS-1];
     integer p;
     always @* begin
-        for (j = 0; j < WORDS; j = j + 1)
-            for (p = 0; p < 4; p = p + 1)
-                u1_n[4*j + p] = (t_rd[512*(4*p) + 32*j +: 32] + t_rd[512*(4*p+1) + 32*j +: 32])
-                              + (t_rd[512*(4*p+2) + 32*j +: 32] + t_rd[512*(4*p+3) + 32*j +: 32]);
-        for (j = 0; j < WORDS; j = j + 1)
-            u2_n[j] = (u1_s[4*j] + u1_s[4*j+1]) + (u1_s[4*j+2] + u1_s[4*j+3]);
-        for (j = 0; j < WORDS; j = j + 1) begin   // prefix sums, two doubling steps a stage
-            u3_n[j] = u2_s[j];
-            if (j >= 1) u3_n[j] = u2_s[j] + u2_s[j-1];
-            if (j >= 2) u3_n[j] = (u2_s[j] + u2_s[j-1]) + (u2_s[j-2] + (j >= 3 ? u2_s[j-3] : 32'd0));
-        end
-        for (j = 0; j < WORDS; j = j + 1) begin
-            u4_n[j] = u3_s[j];
-            if (j >= 4) u4_n[j] = u3_s[j] + u3_s[j-4];
-            if (j >= 8) u4_n[j] = (u3_s[j] + u3_s[j-4]) + (u3_s[j-8] + (j >= 12 ? u3_s[j-12] : 32'd0));
-        end
         for (p = 0; p < WORDS; p = p + 1) begin
             t_ra[GW*p +: GW] = d_cbin[p][MAX_BITS-1:4];
             if (state_reg == S_PREP) t_ra[GW*p +: GW] = idx_reg[GW-1:0];
@@ -569,10 +584,11 @@ module shell_sort_scatter #(
             state_reg <= S_IDLE; done_reg <= 1'b0; overrun_reg <= 1'b0; hold_reg <= 1'b0;
             keys_reg <= 32'd0; min_reg <= 64'h00000000ffffffff; max_reg <= 64'd0;
             left_reg <= 32'd0; far_reg <= 1'b0;
+            c_v <= 1'b0; q_v <= 1'b0; sl_s <= 1'b0; sl_c <= 1'b0;
             full_reg <= 32'd0; partial_reg <= 32'd0; acc_reg <= 32'd0; cycles_reg <= 64'd0;
             idx_reg <= {IW{1'b0}}; rr_mask <= {LANES{1'b1}}; a_valid <= 1'b0;
             v1 <= 1'b0; v2 <= 1'b0; v3 <= 1'b0; v4 <= 1'b0; vr <= 1'b0; rf_v <= 1'b0; c_valid <= {WORDS{1'b0}};
-            rd_v <= 1'b0; u1_v <= 1'b0; u2_v <= 1'b0; u3_v <= 1'b0; u4_v <= 1'b0;
+            rd_v <= 1'b0; a_v <= 4'd0; k_v <= 4'd0;
         end else begin
             if (wr && !busy) begin   // configuration holds still while a pass runs
                 case (wa)
@@ -622,16 +638,28 @@ module shell_sort_scatter #(
                 if (rf_mx > max_reg) max_reg <= rf_mx;
             end
             if (v1 && extra1) overrun_reg <= 1'b1;
-            far_reg <= left_reg > 32'd80;   // more than 64 to come after any beat of this cycle
+            far_reg <= left_reg > 32'd64;   // more than 16 to come before any beat next cycle
+            c_v <= step && far_reg;
+            if (v2 && rdy3) base2 <= base2 + {{(MAX_BITS-5){1'b0}}, s2_hc};
+            q_v <= c_v;
+            if (q_v) begin
+                keys_reg <= keys_reg + {27'd0, q_n};
+                left_reg <= left_reg - {27'd0, q_n};
+            end
+            if (step) begin
+                sl_s <= 1'b0;
+                sl_c <= 1'b0;
+            end else begin
+                if (sample) sl_s <= 1'b1;
+                if (sl_s) sl_c <= 1'b1;
+            end
 
             // the sums' pipeline
             rd_v <= prep_issue || dump_issue;
             rd_dump <= state_reg == S_DUMP;
             rd_g <= t_ra[GW-1:0];
-            u1_v <= rd_v; u1_dump <= rd_dump; u1_g <= rd_g;
-            u2_v <= u1_v; u2_dump <= u1_dump; u2_g <= u1_g;
-            u3_v <= u2_v && !u2_dump; u3_g <= u2_g;
-            u4_v <= u3_v; u4_g <= u3_g;
+            a_v <= {a_v[3:1], rd_v}; a_dump <= {a_dump[3:1], rd_dump};
+            k_v <= {k_v[2:0], a_v[4] && !a_dump[4]};
             if (u4_v) acc_reg <= acc_reg + u4_s[WORDS-1];
 
             // the write queue's lines: counted as they enter it (the dump's are not)
@@ -647,7 +675,8 @@ module shell_sort_scatter #(
                 state_reg <= S_PREP;
                 done_reg <= 1'b0; overrun_reg <= 1'b0; hold_reg <= 1'b0;
                 keys_reg <= 32'd0; min_reg <= {u64_reg ? 32'hffffffff : 32'd0, 32'hffffffff}; max_reg <= 64'd0;
-                left_reg <= n_reg; far_reg <= n_reg > 32'd80;
+                left_reg <= n_reg; far_reg <= n_reg > 32'd64;
+                sl_s <= 1'b0; sl_c <= 1'b0; base2 <= {MAX_BITS{1'b0}};
                 full_reg <= 32'd0; partial_reg <= 32'd0; acc_reg <= 32'd0; cycles_reg <= 64'd0;
                 idx_reg <= {IW{1'b0}};
             end
@@ -659,8 +688,10 @@ module shell_sort_scatter #(
                 end
             end
             S_STREAM: if (step) begin
-                keys_reg <= last_beat ? n_reg : keys_reg + {27'd0, hc};
-                left_reg <= last_beat ? 32'd0 : left_reg - {27'd0, hc};
+                if (sl_c) begin        // near the end: counted before it was taken
+                    keys_reg <= last_beat ? n_reg : keys_reg + {27'd0, sl_n};
+                    left_reg <= last_beat ? 32'd0 : left_reg - {27'd0, sl_n};
+                end
                 if (last_beat) begin   // hold this beat until the pass is in memory
                     hold_reg <= 1'b1;
                     state_reg <= S_LANES;
@@ -687,21 +718,30 @@ module shell_sort_scatter #(
                 done_reg <= 1'b1;
         end
         // the pipeline's data (no reset)
+        c_has <= has;
+        q_n <= ones16(c_has);
+        if (!sl_s) sl_has <= has;
+        if (!sl_c) begin
+            sl_n <= ones16(sl_has);
+            sl_ph <= before16(sl_has);
+        end
         if (step) begin
             s1_words <= s_writedata;
             s1_has <= has;
-            s1_ph <= ph;
+            s1_sdiff <= sdiff;
+            s1_cdiff <= cdiff;
             s1_far <= far_reg;
             s1_left <= left_reg[6:0];
-            s1_base <= keys_reg[MAX_BITS-1:0];
+            s1_ph <= sl_ph;
         end
         if (v1 && rdy2) begin
             s2_words <= s1_words;
             s2_take <= take;
+            s2_ph <= ph1;
+            s2_hc <= hc1;
             for (i = 0; i < WORDS; i = i + 1) begin
                 s2_sbin[i] <= sbin1[i];
                 s2_cpl[i] <= cpl1[i];
-                s2_lbin[i] <= lbin1[i];
             end
         end
         if (v2 && rdy3) begin
@@ -710,7 +750,7 @@ module shell_sort_scatter #(
             for (i = 0; i < WORDS; i = i + 1) begin
                 b_sbin[i] <= s2_sbin[i];
                 b_cpl[i] <= s2_cpl[i];
-                b_lbin[i] <= s2_lbin[i];
+                b_lbin[i] <= lbin2[i];
                 b_gt[i] <= gt[i];
                 b_lead[i] <= lead[i];
             end
@@ -755,10 +795,21 @@ module shell_sort_scatter #(
             c_field[p] <= d_cbin[p][3:0];
             c_add[p]   <= load_reg ? d_words[32*p +: 32] : 32'd1;
         end
-        if (rd_v) for (j = 0; j < 4 * WORDS; j = j + 1) u1_s[j] <= u1_n[j];
-        if (u1_v) for (j = 0; j < WORDS; j = j + 1) u2_s[j] <= u2_n[j];
-        if (u2_v) for (j = 0; j < WORDS; j = j + 1) u3_s[j] <= u3_n[j];
-        if (u3_v) for (j = 0; j < WORDS; j = j + 1) u4_s[j] <= u4_n[j];
+        // the sums' stages (group tags beside them; reset only the valid bits)
+        a_g[1] <= rd_g; a_g[2] <= a_g[1]; a_g[3] <= a_g[2]; a_g[4] <= a_g[3];
+        k_g[1] <= a_g[4]; k_g[2] <= k_g[1]; k_g[3] <= k_g[2]; k_g[4] <= k_g[3];
+        for (j = 0; j < WORDS; j = j + 1) begin
+            for (p = 0; p < 8; p = p + 1)
+                a1_s[8*j + p] <= t_rd[512*(2*p) + 32*j +: 32] + t_rd[512*(2*p+1) + 32*j +: 32];
+            for (p = 0; p < 4; p = p + 1) a2_s[4*j + p] <= a1_s[8*j + 2*p] + a1_s[8*j + 2*p + 1];
+            for (p = 0; p < 2; p = p + 1) a3_s[2*j + p] <= a2_s[4*j + 2*p] + a2_s[4*j + 2*p + 1];
+            u2_s[j] <= a3_s[2*j] + a3_s[2*j + 1];
+            // prefix sums by doubling steps: k1 over 2 bins, k2 over 4, k3 over 8, u4 over 16
+            k1_s[j] <= j >= 1 ? u2_s[j] + u2_s[j-1] : u2_s[j];
+            k2_s[j] <= j >= 2 ? k1_s[j] + k1_s[j-2] : k1_s[j];
+            k3_s[j] <= j >= 4 ? k2_s[j] + k2_s[j-4] : k2_s[j];
+            u4_s[j] <= j >= 8 ? k3_s[j] + k3_s[j-8] : k3_s[j];
+        end
     end
 
     // ---- the master: the queue when enabled, else the RX engine itself -----------------
