@@ -119,8 +119,8 @@ module shell_sort_lane #(
     reg [LB-1:0] fl_idx;
     reg          lp_valid, lp_flush;  // the picked segment (or bin to flush)
     reg [LB-1:0] lp_local;
-    reg [3:0]    lp_ssh;              // the segment's first word in the beat
-    reg [4:0]    lp_len, lp_kw;       // its elements, and its words
+    reg [3:0]    lp_s;                // the segment's first element in the beat
+    reg [4:0]    lp_len;              // its elements
     reg [511:0]  lp_words;
     reg          l1_valid, l2_valid;
     wire [2:0]   o_level;
@@ -266,17 +266,16 @@ module shell_sort_lane #(
         if (b_we) b_wb <= b_wd;
         if (lp_free) begin
             lp_flush <= !seg0;
-            lp_local <= seg0 ? local0 : fl_idx;
-            lp_ssh   <= s0 << ewords;
+            lp_local <= local0 | (seg0 ? {LB{1'b0}} : fl_idx);   // local0 is 0 without a segment
+            lp_s     <= s0;
             lp_len   <= len0;
-            lp_kw    <= len0 << ewords;
             lp_words <= h_words;
         end
         l1_flush <= lp_flush;
         l1_local <= lp_local;
-        l1_ssh   <= lp_ssh;
+        l1_ssh   <= lp_s << ewords;
         l1_len   <= lp_len;
-        l1_kw    <= lp_kw;
+        l1_kw    <= lp_len << ewords;
         l1_words <= lp_words;
         l2_flush <= l1_flush;
         l2_vld   <= vld1;

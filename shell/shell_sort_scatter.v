@@ -53,7 +53,7 @@
 `default_nettype none
 
 module shell_sort_scatter #(
-    parameter integer FIFO_DEPTH = 64,  // lines waiting for the memory (a power of 2, >= 2)
+    parameter integer FIFO_DEPTH = 64,  // lines waiting for the memory (a power of 2, >= 8)
     parameter integer MAX_BITS   = 11,  // widest bin: 2^MAX_BITS counters, places, line buffers
     parameter integer LANES      = 32,  // scatter lanes (a power of 2, 16..2^(MAX_BITS-2))
     parameter integer LANE_DEPTH = 8    // beats waiting in a lane (a power of 2, >= 2)
@@ -91,8 +91,8 @@ module shell_sort_scatter #(
             $display("shell_sort_scatter: MAX_BITS=%0d must be 8..12", MAX_BITS);
             $finish;
         end
-        if (FIFO_DEPTH < 2 || (FIFO_DEPTH & (FIFO_DEPTH - 1)) != 0) begin
-            $display("shell_sort_scatter: FIFO_DEPTH=%0d must be a power of 2, at least 2", FIFO_DEPTH);
+        if (FIFO_DEPTH < 8 || (FIFO_DEPTH & (FIFO_DEPTH - 1)) != 0) begin
+            $display("shell_sort_scatter: FIFO_DEPTH=%0d must be a power of 2, at least 8", FIFO_DEPTH);
             $finish;
         end
     end
@@ -451,10 +451,9 @@ module shell_sort_scatter #(
     wire          prep_d = rd_v && !rd_dump;   // the group just read starts the pass from zero
     wire [GW-1:0] prep_g = rd_g;
     wire          sums_busy = rd_v || a_v != 4'd0 || k_v != 4'd0;
-    wire [2:0]    dump_flight = {2'b0, rd_v} + {2'b0, a_v[1]} + {2'b0, a_v[2]} + {2'b0, a_v[3]}
-                              + {2'b0, a_v[4]};
+    localparam integer DUMP_FLIGHT = 5;  // dump lines read but not yet queued: rd, a1..a4
     wire          dump_issue = state_reg == S_DUMP && idx_reg != {IW{1'b0}} && idx_reg <= dump_last
-                               && {{(31-$clog2(FIFO_DEPTH)){1'b0}}, q_level} + {29'd0, dump_flight} < FIFO_DEPTH;
+                               && {{(31-$clog2(FIFO_DEPTH)){1'b0}}, q_level} < FIFO_DEPTH - DUMP_FLIGHT;
     wire [IW-1:0] dump_idx = idx_reg - {{(IW-1){1'b0}}, 1'b1};   // the group of dump line idx_reg
     wire          prep_issue = state_reg == S_PREP && {{(32-IW){1'b0}}, idx_reg} < GROUPS;
     integer p;
