@@ -429,7 +429,8 @@ module shell_sort_scatter #(
     wire pipe_empty = !v1 && !v2 && !v3 && !v4 && !vr && !rf_v && c_valid == {WORDS{1'b0}};
 
     // the sums of a group's counts over the tables, for START's prefix sums and the dump:
-    // the read (rd_*), 16 tables to 4 (u1), to 1 (u2); the prefix sums (u3, u4) for START
+    // the read (rd_*), the 16 tables summed to 8, 4, 2 and 1 (a1..a3, u2: a bin's count), then
+    // the prefix sums over the group's 16 bins for START (k1..k3, u4)
     reg           rd_v, rd_dump;         // t_rd holds group rd_g
     reg  [GW-1:0] rd_g;
     // One addition of two numbers a stage: the mapper makes a carry chain of one, and a tree
