@@ -17,11 +17,16 @@
 // A pick stage and three stages, none of which stalls once a segment has entered (a segment
 // enters only while the output has room for every line in flight):
 //   LP picks the head beat's next segment of this lane (or the next bin to flush) and holds
-//      it in registers until it enters, so that the reads' address is a register;
+//      it in registers until it enters, so that the reads' address is a register. The pick
+//      starts from registers too: a beat waits with its first segment's one-hot and the rest
+//      of its segments, and each pick that is not the beat's last sets the next one-hot
+//      (v & -v of the rest) a cycle ahead, so a pick is a select, not a search;
 //   L0 reads the segment's bin's place (with a bit saying the bin has had no key yet, and the
 //      place's word in its line) and its buffer, each memory with a registered read;
 //   L1 advances the place (place memory written here) and works out where the segment's
-//      words go in the line, from the word kept with the place (no address sum here);
+//      words go in the line, from the word kept with the place (no address sum here); the
+//      place is kept in words from DST, so it advances by the segment's words and the line's
+//      offset needs no shift;
 //   L2 rotates the words there, merges them with the buffer (buffer memory written here),
 //      adds the line's address and sends a full line out.
 // A bin in consecutive segments is forwarded: its place from L1's write of the cycle before,
@@ -63,7 +68,7 @@ module shell_sort_lane #(
     localparam integer LB        = $clog2(NBL);
     localparam integer LINE_BITS = 58 + 512 + 16;
     localparam integer BUF_BITS  = 16 + 512;                  // word mask, words
-    localparam integer IN_BITS   = 512 + 16 * LB + 16 + 80;
+    localparam integer IN_BITS   = 512 + 16 * LB + 32 + 80;
     localparam integer ODEPTH    = 4;                         // lines out waiting
 
     initial begin
@@ -83,6 +88,8 @@ module shell_sort_lane #(
     endfunction
 
     // ---- beats waiting ------------------------------------------------------------------
+    // with the first segment's one-hot and the others apart (the input is registered upstream)
+    wire [15:0]        in_first = in_mine & (~in_mine + 16'd1);
     wire               h_valid;
     wire [IN_BITS-1:0] h_data;
     wire               h_pop;
@@ -90,18 +97,24 @@ module shell_sort_lane #(
     shell_fifo #(.DATA_WIDTH (IN_BITS), .FIFO_DEPTH (DEPTH)) beats (
         .clk (clk), .rst (rst),
         .s_axis_tvalid (in_valid), .s_axis_tready (in_ready),
-        .s_axis_tdata ({in_words, in_locals, in_mine, in_lens}),
+        .s_axis_tdata ({in_words, in_locals, in_first, in_mine & ~in_first, in_lens}),
         .m_axis_tvalid (h_valid), .m_axis_tready (h_pop), .m_axis_tdata (h_data), .level (h_level)
     );
     wire [511:0]    h_words  = h_data[IN_BITS-1 -: 512];
-    wire [16*LB-1:0] h_locals = h_data[96 +: 16*LB];
-    wire [15:0]     h_mine   = h_data[80 +: 16];
+    wire [16*LB-1:0] h_locals = h_data[112 +: 16*LB];
+    wire [15:0]     h_first  = h_data[96 +: 16];
+    wire [15:0]     h_rest   = h_data[80 +: 16];
     wire [79:0]     h_lens   = h_data[79:0];
 
     // ---- LP: the head beat's next segment of this lane, or the next bin to flush ----------
-    reg  [15:0] done_reg;            // the head's segments already picked
-    wire [15:0] rem   = h_valid ? h_mine & ~done_reg : 16'd0;
-    wire [15:0] one0  = rem & (~rem + 16'd1);                  // the segment's first element
+    // A beat in the queue has at least one segment of this lane (the writer hands it only
+    // those), so h_valid says there is one; its one-hot is the queue's (a fresh head) or the
+    // one set by the last pick, and the lowest of the rest is found beside the select.
+    reg         fresh_reg;           // the head has had no pick yet
+    reg  [15:0] cur_reg, rest_reg;   // after a pick: the head's next segment, those after it
+    wire [15:0] one0  = fresh_reg ? h_first : cur_reg;         // the segment's first element
+    wire [15:0] rest  = fresh_reg ? h_rest : rest_reg;
+    wire [15:0] low   = rest & (~rest + 16'd1);
     wire [3:0]  s0    = enc16(one0);
     reg  [LB-1:0] local0;
     reg  [4:0]    len0;
@@ -128,32 +141,32 @@ module shell_sort_lane #(
     wire [3:0] flight = {1'b0, o_level} + {3'd0, l1_valid} + {3'd0, l2_valid};
     wire take0   = lp_valid && flight < ODEPTH[3:0];   // L0: the picked one enters
     wire lp_free = !lp_valid || take0;
-    wire seg0    = rem != 16'd0;
+    wire seg0    = h_valid;
     wire pick    = lp_free && seg0;
     wire pick_fl = lp_free && !seg0 && fl_reg;
-    assign h_pop = pick && (rem & ~one0) == 16'd0;
+    assign h_pop = pick && rest == 16'd0;
     wire [LB-1:0] rd_idx = lp_local;
 
     // ---- the bins' state: place (with the buffer's valid bit) and buffer ----------------
     // the buffer holds words when the bin has had a key and its next place is mid-line
-    reg  [36:0]        p_mem [0:NBL-1];    // {no key yet, place, the place's word in its line}
+    // the place in words from DST (the element's place << ewords, 34 bits)
+    reg  [38:0]        p_mem [0:NBL-1];    // {no key yet, place, the place's word in its line}
     reg  [BUF_BITS-1:0] b_mem [0:NBL-1];
-    reg  [36:0]        p_rd, p_wb;
+    reg  [38:0]        p_rd, p_wb;
     reg  [BUF_BITS-1:0] b_rd, b_wb;
     reg                p_fwd, b_fwd;
     reg                p_we, b_we;
     reg  [LB-1:0]      p_wa, b_wa;
-    reg  [36:0]        p_wd;
+    reg  [38:0]        p_wd;
     reg  [BUF_BITS-1:0] b_wd;
     // prepare, a cycle after the writer's: the first place's word in its line
     reg                pr_we;
     reg  [LB-1:0]      pr_idx;
-    reg  [31:0]        pr_ptr;
-    wire [31:0]        pr_sh = pr_ptr << ewords;
-    wire [3:0]         pr_word = dst[5:2] + pr_sh[3:0];
+    reg  [33:0]        pr_wptr;            // the first place in words
+    wire [3:0]         pr_word = dst[5:2] + pr_wptr[3:0];
     integer k;
     initial for (k = 0; k < NBL; k = k + 1) begin
-        p_mem[k] = 37'd0;
+        p_mem[k] = 39'd0;
         b_mem[k] = {BUF_BITS{1'b0}};
     end
     always @(posedge clk) begin
@@ -167,23 +180,23 @@ module shell_sort_lane #(
     reg          l1_flush;
     reg [LB-1:0] l1_local;
     reg [3:0]    l1_ssh;
-    reg [4:0]    l1_len, l1_kw;
+    reg [4:0]    l1_kw;
     reg [511:0]  l1_words;
-    wire [36:0]  pst    = p_fwd ? p_wb : p_rd;
-    wire [31:0]  ptr    = pst[35:4];
+    wire [38:0]  pst    = p_fwd ? p_wb : p_rd;
+    wire [33:0]  wptr   = pst[37:4];
     wire [3:0]   start  = pst[3:0];                        // the place's word in its line
-    wire         vld1   = !pst[36] && start != 4'd0;
+    wire         vld1   = !pst[38] && start != 4'd0;
     wire [4:0]   fin    = {1'd0, start} + l1_kw;           // one past its last word in the line pair
     wire [3:0]   rot    = start - l1_ssh;
     wire         line1  = !l1_flush && fin[4];             // the line's last word is filled
     always @* begin
         p_we = 1'b0;
         p_wa = l1_local;
-        p_wd = {1'b0, ptr + {27'd0, l1_len}, fin[3:0]};
+        p_wd = {1'b0, wptr + {29'd0, l1_kw}, fin[3:0]};
         if (pr_we) begin
             p_we = 1'b1;
             p_wa = pr_idx;
-            p_wd = {1'b1, pr_ptr, pr_word};
+            p_wd = {1'b1, pr_wptr, pr_word};
         end else if (l1_valid && !l1_flush) begin
             p_we = 1'b1;
         end
@@ -192,10 +205,11 @@ module shell_sort_lane #(
     // ---- L2: rotate, merge, send ---------------------------------------------------------
     reg          l2_flush, l2_vld, l2_line, l2_near;
     reg [LB-1:0] l2_local;
-    reg [31:0]   l2_ptr;
+    reg [33:0]   l2_wptr;
     reg [3:0]    l2_start, l2_rot;
     reg [4:0]    l2_fin;
-    wire [63:0]  l2_byte = dst + ({32'd0, l2_ptr} << ({1'b0, ewords} + 3'd2));
+    wire [35:0]  l2_off  = {l2_wptr, 2'b00};
+    wire [63:0]  l2_byte = dst + {28'd0, l2_off};
     wire [57:0]  l2_addr = l2_byte[63:6];                  // the place's line
     reg [511:0]  l2_words;
     reg [BUF_BITS-1:0] l2_buf;
@@ -234,7 +248,7 @@ module shell_sort_lane #(
 
     always @(posedge clk) begin
         if (rst) begin
-            done_reg <= 16'd0;
+            fresh_reg <= 1'b1;
             fl_reg <= 1'b0;
             fl_idx <= {LB{1'b0}};
             lp_valid <= 1'b0;
@@ -244,7 +258,7 @@ module shell_sort_lane #(
             p_fwd <= 1'b0;
             b_fwd <= 1'b0;
         end else begin
-            if (pick) done_reg <= h_pop ? 16'd0 : done_reg | one0;
+            if (pick) fresh_reg <= h_pop;
             if (flush) begin
                 fl_reg <= 1'b1;
                 fl_idx <= {LB{1'b0}};
@@ -261,20 +275,23 @@ module shell_sort_lane #(
             b_fwd <= b_we && b_wa == rd_idx;
         end
         pr_idx <= prep_idx;
-        pr_ptr <= prep_ptr;
+        pr_wptr <= {2'd0, prep_ptr} << ewords;
         if (p_we) p_wb <= p_wd;
         if (b_we) b_wb <= b_wd;
+        if (pick) begin
+            cur_reg  <= low;
+            rest_reg <= rest & ~low;
+        end
         if (lp_free) begin
             lp_flush <= !seg0;
-            lp_local <= local0 | (seg0 ? {LB{1'b0}} : fl_idx);   // local0 is 0 without a segment
+            lp_local <= seg0 ? local0 : fl_idx;
             lp_s     <= s0;
-            lp_len   <= len0;
+            lp_len   <= seg0 ? len0 : 5'd0;
             lp_words <= h_words;
         end
         l1_flush <= lp_flush;
         l1_local <= lp_local;
         l1_ssh   <= lp_s << ewords;
-        l1_len   <= lp_len;
         l1_kw    <= lp_len << ewords;
         l1_words <= lp_words;
         l2_flush <= l1_flush;
@@ -282,7 +299,7 @@ module shell_sort_lane #(
         l2_line  <= line1;
         l2_near  <= l2_valid && !l2_flush && l2_local == l1_local;
         l2_local <= l1_local;
-        l2_ptr   <= ptr;
+        l2_wptr  <= wptr;
         l2_start <= start;
         l2_rot   <= rot;
         l2_fin   <= fin;
@@ -292,7 +309,7 @@ module shell_sort_lane #(
 
     assign busy = h_valid || lp_valid || l1_valid || l2_valid || fl_reg;
 
-    wire unused_ok = &{1'b0, l2_byte[5:0], pr_sh[31:4], h_level, o_ready};
+    wire unused_ok = &{1'b0, l2_byte[5:0], h_level, o_ready};
 endmodule
 
 `default_nettype wire

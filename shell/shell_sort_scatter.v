@@ -43,9 +43,9 @@
 //     bin's first and last) go at the end of the pass.
 // Pipelined for the card's clock (docs/sort.md "The writer's clock"): a beat goes through
 // stage A (is it the last, as it arrives), S1 (the elements taken, bins), S2 (destinations,
-// segment leaders), S3 (counted bins, places in the reordered beat, segment lengths), S4
-// (the reorder; the counts' table reads) and R (to the lanes), the range as a tree of one
-// compare a stage beside them; the prefix sums and the dump add the tables over four more
+// the bins compared), SL (segment leaders), S3 (counted bins, the leaders compared), SP
+// (places in the reordered beat and segment lengths counted), S4 (the reorder; the counts'
+// table reads) and R (to the lanes), the range as a tree of one compare a stage beside them; the prefix sums and the dump add the tables over four more
 // stages, the lanes have three, and a line waits in a register before the write queue.
 // The final beat of the pass is taken from the RX engine only once every write is in
 // memory, so the engine's completion (the host's DMA completion) means the pass is done.
@@ -222,17 +222,22 @@ module shell_sort_scatter #(
     end
 
     // ---- the beat's pipeline ---------------------------------------------------------------
-    // S1 the elements taken and the bins, S2 destinations and segment leaders, S3 the counted
-    // bins, each element's place in the reordered beat and the segments' lengths, S4 the
-    // reorder (and the counting's table reads), R the beat handed to the lanes. The range is
-    // a tree of one compare a stage from S2 to R, then folded into min_reg/max_reg. A stage
-    // moves on when the next is free or moving; bubbles close up.
-    reg  v1, v2, v3, v4, vr;
+    // S1 the elements taken and the bins, S2 destinations and every pair of elements' bins
+    // compared, SL each element's segment leader encoded from those comparisons, S3 the
+    // counted bins and every pair of leaders compared, SP those comparisons counted into each
+    // element's place in the reordered beat and the segments' lengths, S4 the reorder (and
+    // the counting's table reads), R the beat handed to the lanes. Comparing and then
+    // counting or encoding in the next stage keeps each stage a few LUTs deep. The range is a
+    // tree of one compare a stage from S2 to S3, carried to R, then folded into
+    // min_reg/max_reg. A stage moves on when the next is free or moving; bubbles close up.
+    reg  v1, v2, vl, v3, vp, v4, vr;
     wire r_push;
     wire rdy_r = !vr || r_push;
     wire rdy4  = !v4 || rdy_r;
-    wire rdy3  = !v3 || rdy4;
-    wire rdy2  = !v2 || rdy3;
+    wire rdyp  = !vp || rdy4;
+    wire rdy3  = !v3 || rdyp;
+    wire rdyl  = !vl || rdy3;
+    wire rdy2  = !v2 || rdyl;
     wire rdy1  = !v1 || rdy2;
     wire step  = state_reg == S_STREAM && s_write && rdy1 && (far_reg || sl_c);
     wire sample = state_reg == S_STREAM && s_write && !far_reg && !sl_s && !c_v && !q_v;
@@ -267,7 +272,7 @@ module shell_sort_scatter #(
     end
     wire extra1 = (s1_has & ~take) != {WORDS{1'b0}};   // words past N in this beat
 
-    // S2: destinations compared, segment leaders (an element's bin's first element in the beat)
+    // S2: destinations compared; each pair of elements' bins compared (for the leaders)
     reg [511:0]         s2_words;
     reg [WORDS-1:0]     s2_take;
     reg [MAX_BITS-1:0]  s2_sbin [0:WORDS-1];
@@ -277,8 +282,7 @@ module shell_sort_scatter #(
     reg [MAX_BITS-1:0]  base2;            // keys before the beat in S2, low bits (LOAD: word index)
     reg [MAX_BITS-1:0]  lbin2 [0:WORDS-1]; // LOAD: the word's index, low bits
     reg [7:0]  gt   [0:WORDS-1];          // DEST: the key's scatter bin past destination j's last
-    reg [3:0]  lead [0:WORDS-1];
-    reg [WORDS-1:0] same;
+    reg [WORDS-1:0] same [0:WORDS-1];     // same[i][j]: element j is i, or before i in its bin
     reg [63:0] mn_a, mn_b, mx_a, mx_b;
     reg [63:0] mn8 [0:7];                // the range: 16 taken keys to 8
     reg [63:0] mx8 [0:7];
@@ -288,8 +292,7 @@ module shell_sort_scatter #(
             for (j = 0; j < 8; j = j + 1)
                 gt[i][j] = {{(32-MAX_BITS){1'b0}}, s2_sbin[i]} > {24'd0, dests_reg[8*j +: 8]};
             for (j = 0; j < WORDS; j = j + 1)
-                same[j] = (j < i && s2_take[j] && s2_sbin[j] == s2_sbin[i]) || j == i;
-            lead[i] = lowest16(same);
+                same[i][j] = (j < i && s2_take[j] && s2_sbin[j] == s2_sbin[i]) || j == i;
         end
         for (i = 0; i < 8; i = i + 1) begin
             mn_a = s2_take[2*i] ? {u64_reg ? s2_words[64*i+32 +: 32] : 32'd0, s2_words[64*i +: 32]} : {64{1'b1}};
@@ -301,8 +304,30 @@ module shell_sort_scatter #(
         end
     end
 
-    // S3: the counted bins; each element's place in the reordered beat: the segments in the
-    // order of their leaders, each in stream order
+    // SL: segment leaders (an element's bin's first element in the beat), encoded
+    reg [511:0]         l_words;
+    reg [WORDS-1:0]     l_take;
+    reg [MAX_BITS-1:0]  l_sbin [0:WORDS-1];
+    reg [MAX_BITS-1:0]  l_cpl  [0:WORDS-1];
+    reg [MAX_BITS-1:0]  l_lbin [0:WORDS-1];
+    reg [7:0]           l_gt   [0:WORDS-1];
+    reg [WORDS-1:0]     l_same [0:WORDS-1];
+    reg [63:0]          l_mn8 [0:7];
+    reg [63:0]          l_mx8 [0:7];
+    reg [3:0]           lead [0:WORDS-1];
+    reg [63:0]          mn4 [0:3];       // the range: 8 to 4
+    reg [63:0]          mx4 [0:3];
+    always @* begin
+        for (i = 0; i < WORDS; i = i + 1) lead[i] = lowest16(l_same[i]);
+        for (i = 0; i < 4; i = i + 1) begin
+            mn4[i] = l_mn8[2*i+1] < l_mn8[2*i] ? l_mn8[2*i+1] : l_mn8[2*i];
+            mx4[i] = l_mx8[2*i+1] > l_mx8[2*i] ? l_mx8[2*i+1] : l_mx8[2*i];
+        end
+    end
+
+    // S3: the counted bins; each pair of elements' leaders compared, for each element's place
+    // in the reordered beat (the segments in the order of their leaders, each in stream
+    // order) and each leader's segment length
     reg [511:0]         b_words;
     reg [WORDS-1:0]     b_take;
     reg [MAX_BITS-1:0]  b_sbin [0:WORDS-1];
@@ -310,16 +335,15 @@ module shell_sort_scatter #(
     reg [MAX_BITS-1:0]  b_lbin [0:WORDS-1];
     reg [7:0]           b_gt   [0:WORDS-1];
     reg [3:0]           b_lead [0:WORDS-1];
-    reg [63:0]          b_mn8 [0:7];
-    reg [63:0]          b_mx8 [0:7];
-    reg [63:0]          mn4 [0:3];       // the range: 8 to 4
-    reg [63:0]          mx4 [0:3];
+    reg [63:0]          b_mn4 [0:3];
+    reg [63:0]          b_mx4 [0:3];
+    reg [63:0]          mn2 [0:1];       // the range: 4 to 2
+    reg [63:0]          mx2 [0:1];
     reg [MAX_BITS-1:0]  cbin [0:WORDS-1];
-    reg [3:0]           dpos [0:WORDS-1];
-    reg [4:0]           slen [0:WORDS-1];    // a leader's segment: its elements
-    reg [WORDS-1:0]     ahead, led;
+    reg [WORDS-1:0]     ahead [0:WORDS-1];   // ahead[i][j]: element j goes before element i
+    reg [WORDS-1:0]     led   [0:WORDS-1];   // led[i][j]: element j's leader is element i
     /* verilator lint_off UNUSEDSIGNAL */
-    reg [4:0]           ones_d, ones_b;   // at most 8 and 15
+    reg [4:0]           ones_d;           // at most 8
     /* verilator lint_on UNUSEDSIGNAL */
     /* verilator lint_off UNUSEDSIGNAL */
     reg [MAX_BITS+3:0]  dbin;             // destination << COUNT_BITS, kept to MAX_BITS bits
@@ -331,17 +355,36 @@ module shell_sort_scatter #(
             cbin[i] = b_cpl[i];
             if (dest_reg) cbin[i] = dbin[MAX_BITS-1:0] | b_cpl[i];
             if (load_reg) cbin[i] = b_lbin[i];    // COUNT_BITS >= 4: the beat's 16 words in 16 bins
-            for (j = 0; j < WORDS; j = j + 1)
-                ahead[j] = b_take[j] && (b_lead[j] < b_lead[i] || (b_lead[j] == b_lead[i] && j < i));
-            ones_b = ones16(ahead);
-            dpos[i] = ones_b[3:0];
-            for (j = 0; j < WORDS; j = j + 1)
-                led[j] = b_take[j] && b_lead[j] == i[3:0];
-            slen[i] = ones16(led);
+            for (j = 0; j < WORDS; j = j + 1) begin
+                ahead[i][j] = b_take[j] && (b_lead[j] < b_lead[i] || (b_lead[j] == b_lead[i] && j < i));
+                led[i][j] = b_take[j] && b_lead[j] == i[3:0];
+            end
         end
-        for (i = 0; i < 4; i = i + 1) begin
-            mn4[i] = b_mn8[2*i+1] < b_mn8[2*i] ? b_mn8[2*i+1] : b_mn8[2*i];
-            mx4[i] = b_mx8[2*i+1] > b_mx8[2*i] ? b_mx8[2*i+1] : b_mx8[2*i];
+        for (i = 0; i < 2; i = i + 1) begin
+            mn2[i] = b_mn4[2*i+1] < b_mn4[2*i] ? b_mn4[2*i+1] : b_mn4[2*i];
+            mx2[i] = b_mx4[2*i+1] > b_mx4[2*i] ? b_mx4[2*i+1] : b_mx4[2*i];
+        end
+    end
+
+    // SP: the comparisons counted: places and segment lengths
+    reg [511:0]         p_words;
+    reg [WORDS-1:0]     p_take, p_lead0;  // p_lead0: the element leads its segment
+    reg [MAX_BITS-1:0]  p_sbin [0:WORDS-1];
+    reg [MAX_BITS-1:0]  p_cbin [0:WORDS-1];
+    reg [WORDS-1:0]     p_ahead [0:WORDS-1];
+    reg [WORDS-1:0]     p_led   [0:WORDS-1];
+    reg [63:0]          p_mn2 [0:1];
+    reg [63:0]          p_mx2 [0:1];
+    reg [3:0]           dpos [0:WORDS-1];
+    reg [4:0]           slen [0:WORDS-1];    // a leader's segment: its elements
+    /* verilator lint_off UNUSEDSIGNAL */
+    reg [4:0]           ones_b;           // at most 15
+    /* verilator lint_on UNUSEDSIGNAL */
+    always @* begin
+        for (i = 0; i < WORDS; i = i + 1) begin
+            ones_b = ones16(p_ahead[i]);
+            dpos[i] = ones_b[3:0];
+            slen[i] = ones16(p_led[i]);
         end
     end
 
@@ -352,10 +395,8 @@ module shell_sort_scatter #(
     reg [MAX_BITS-1:0]  d_cbin [0:WORDS-1];
     reg [3:0]           d_dpos [0:WORDS-1];
     reg [4:0]           d_slen [0:WORDS-1];
-    reg [63:0]          d_mn4 [0:3];
-    reg [63:0]          d_mx4 [0:3];
-    reg [63:0]          mn2 [0:1];       // the range: 4 to 2
-    reg [63:0]          mx2 [0:1];
+    reg [63:0]          d_mn2 [0:1];     // the range, carried
+    reg [63:0]          d_mx2 [0:1];
     reg [511:0] r_words;                 // the reordered beat
     reg [5*WORDS-1:0] r_lens;            // each segment's elements, at its first
     reg [MAX_BITS-1:0] r_bin [0:WORDS-1];
@@ -366,10 +407,6 @@ module shell_sort_scatter #(
         r_words = 512'd0;
         r_start = {WORDS{1'b0}};
         r_lens = {5*WORDS{1'b0}};
-        for (i = 0; i < 2; i = i + 1) begin
-            mn2[i] = d_mn4[2*i+1] < d_mn4[2*i] ? d_mn4[2*i+1] : d_mn4[2*i];
-            mx2[i] = d_mx4[2*i+1] > d_mx4[2*i] ? d_mx4[2*i+1] : d_mx4[2*i];
-        end
         for (i = 0; i < WORDS; i = i + 1) r_bin[i] = {MAX_BITS{1'b0}};
         for (j = 0; j < WORDS; j = j + 1) begin       // element j of the beat, at d_dpos[j]
             for (i = 0; i < WORDS; i = i + 1) begin    // word i of the reordered beat
@@ -426,7 +463,7 @@ module shell_sort_scatter #(
     reg  [31:0]   c_add   [0:WORDS-1];
     wire          q_room;               // the write queue's
     wire [$clog2(FIFO_DEPTH):0] q_level;
-    wire pipe_empty = !v1 && !v2 && !v3 && !v4 && !vr && !rf_v && c_valid == {WORDS{1'b0}};
+    wire pipe_empty = !v1 && !v2 && !vl && !v3 && !vp && !v4 && !vr && !rf_v && c_valid == {WORDS{1'b0}};
 
     // the sums of a group's counts over the tables, for START's prefix sums and the dump:
     // the read (rd_*), the 16 tables summed to 8, 4, 2 and 1 (a1..a3, u2: a bin's count), then
@@ -587,7 +624,7 @@ module shell_sort_scatter #(
             c_v <= 1'b0; q_v <= 1'b0; sl_s <= 1'b0; sl_c <= 1'b0;
             full_reg <= 32'd0; partial_reg <= 32'd0; acc_reg <= 32'd0; cycles_reg <= 64'd0;
             idx_reg <= {IW{1'b0}}; rr_mask <= {LANES{1'b1}}; a_valid <= 1'b0;
-            v1 <= 1'b0; v2 <= 1'b0; v3 <= 1'b0; v4 <= 1'b0; vr <= 1'b0; rf_v <= 1'b0; c_valid <= {WORDS{1'b0}};
+            v1 <= 1'b0; v2 <= 1'b0; vl <= 1'b0; v3 <= 1'b0; vp <= 1'b0; v4 <= 1'b0; vr <= 1'b0; rf_v <= 1'b0; c_valid <= {WORDS{1'b0}};
             rd_v <= 1'b0; a_v <= 4'd0; k_v <= 4'd0;
         end else begin
             if (wr && !busy) begin   // configuration holds still while a pass runs
@@ -628,8 +665,10 @@ module shell_sort_scatter #(
             // the beat's pipeline; stage C the counts' read-modify-writes of the beat leaving S4
             if (rdy1) v1 <= step;
             if (rdy2) v2 <= v1;
-            if (rdy3) v3 <= v2;
-            if (rdy4) v4 <= v3;
+            if (rdyl) vl <= v2;
+            if (rdy3) v3 <= vl;
+            if (rdyp) vp <= v3;
+            if (rdy4) v4 <= vp;
             if (rdy_r) vr <= v4;
             c_valid <= v4 && rdy_r ? d_take : {WORDS{1'b0}};
             rf_v <= vr && r_push;
@@ -640,7 +679,7 @@ module shell_sort_scatter #(
             if (v1 && extra1) overrun_reg <= 1'b1;
             far_reg <= left_reg > 32'd64;   // more than 16 to come before any beat next cycle
             c_v <= step && far_reg;
-            if (v2 && rdy3) base2 <= base2 + {{(MAX_BITS-5){1'b0}}, s2_hc};
+            if (v2 && rdyl) base2 <= base2 + {{(MAX_BITS-5){1'b0}}, s2_hc};
             q_v <= c_v;
             if (q_v) begin
                 keys_reg <= keys_reg + {27'd0, q_n};
@@ -744,34 +783,64 @@ module shell_sort_scatter #(
                 s2_cpl[i] <= cpl1[i];
             end
         end
-        if (v2 && rdy3) begin
-            b_words <= s2_words;
-            b_take <= s2_take;
+        if (v2 && rdyl) begin
+            l_words <= s2_words;
+            l_take <= s2_take;
             for (i = 0; i < WORDS; i = i + 1) begin
-                b_sbin[i] <= s2_sbin[i];
-                b_cpl[i] <= s2_cpl[i];
-                b_lbin[i] <= lbin2[i];
-                b_gt[i] <= gt[i];
-                b_lead[i] <= lead[i];
+                l_sbin[i] <= s2_sbin[i];
+                l_cpl[i] <= s2_cpl[i];
+                l_lbin[i] <= lbin2[i];
+                l_gt[i] <= gt[i];
+                l_same[i] <= same[i];
             end
             for (i = 0; i < 8; i = i + 1) begin
-                b_mn8[i] <= mn8[i];
-                b_mx8[i] <= mx8[i];
+                l_mn8[i] <= mn8[i];
+                l_mx8[i] <= mx8[i];
             end
         end
-        if (v3 && rdy4) begin
-            d_words <= b_words;
-            d_take <= b_take;
+        if (vl && rdy3) begin
+            b_words <= l_words;
+            b_take <= l_take;
             for (i = 0; i < WORDS; i = i + 1) begin
-                d_lead0[i] <= b_lead[i] == i[3:0];
-                d_sbin[i] <= b_sbin[i];
-                d_cbin[i] <= cbin[i];
+                b_sbin[i] <= l_sbin[i];
+                b_cpl[i] <= l_cpl[i];
+                b_lbin[i] <= l_lbin[i];
+                b_gt[i] <= l_gt[i];
+                b_lead[i] <= lead[i];
+            end
+            for (i = 0; i < 4; i = i + 1) begin
+                b_mn4[i] <= mn4[i];
+                b_mx4[i] <= mx4[i];
+            end
+        end
+        if (v3 && rdyp) begin
+            p_words <= b_words;
+            p_take <= b_take;
+            for (i = 0; i < WORDS; i = i + 1) begin
+                p_lead0[i] <= b_lead[i] == i[3:0];
+                p_sbin[i] <= b_sbin[i];
+                p_cbin[i] <= cbin[i];
+                p_ahead[i] <= ahead[i];
+                p_led[i] <= led[i];
+            end
+            for (i = 0; i < 2; i = i + 1) begin
+                p_mn2[i] <= mn2[i];
+                p_mx2[i] <= mx2[i];
+            end
+        end
+        if (vp && rdy4) begin
+            d_words <= p_words;
+            d_take <= p_take;
+            d_lead0 <= p_lead0;
+            for (i = 0; i < WORDS; i = i + 1) begin
+                d_sbin[i] <= p_sbin[i];
+                d_cbin[i] <= p_cbin[i];
                 d_dpos[i] <= dpos[i];
                 d_slen[i] <= slen[i];
             end
-            for (i = 0; i < 4; i = i + 1) begin
-                d_mn4[i] <= mn4[i];
-                d_mx4[i] <= mx4[i];
+            for (i = 0; i < 2; i = i + 1) begin
+                d_mn2[i] <= p_mn2[i];
+                d_mx2[i] <= p_mx2[i];
             end
         end
         if (a_free && picked) a_line <= lane_pick;
@@ -785,8 +854,8 @@ module shell_sort_scatter #(
             q_r_need <= need;
             q_r_lens <= r_lens;
             for (i = 0; i < 2; i = i + 1) begin
-                q_r_mn2[i] <= mn2[i];
-                q_r_mx2[i] <= mx2[i];
+                q_r_mn2[i] <= d_mn2[i];
+                q_r_mx2[i] <= d_mx2[i];
             end
             for (j = 0; j < LANES; j = j + 1) q_r_mine[j] <= mine[j];
         end
