@@ -44,8 +44,10 @@
 // Pipelined for the card's clock (docs/sort.md "The writer's clock"): a beat goes through
 // stage A (is it the last, as it arrives), S1 (the elements taken, bins), S2 (destinations,
 // the bins compared), SL (segment leaders), S3 (counted bins, the leaders compared), SP
-// (places in the reordered beat and segment lengths counted), S4 (the reorder; the counts'
-// table reads) and R (to the lanes), the range as a tree of one compare a stage beside them; the prefix sums and the dump add the tables over four more
+// (places in the reordered beat and segment lengths counted), S4 (the reorder's one-hots;
+// the counts' table reads), S5 (the reorder), a skid register, and R (to the lanes), the
+// range as a tree of one compare a stage beside them; the prefix sums and the dump add the
+// tables over four more
 // stages, the lanes have three, and a line waits in a register before the write queue.
 // The final beat of the pass is taken from the RX engine only once every write is in
 // memory, so the engine's completion (the host's DMA completion) means the pass is done.
@@ -142,17 +144,26 @@ module shell_sort_scatter #(
     wire busy  = state_reg != S_IDLE;
     wire start = wr && wa == CSR_SORT_CTRL_ADDR && wd[CSR_SORT_CTRL_START_LSB] && !busy;
 
-    // ones in a 16-bit vector, as a balanced tree (a loop of additions would be a chain)
-    function [4:0] ones16(input [15:0] v);
-        reg [15:0] a;            // 8 sums of 2 bits
-        reg [11:0] b;            // 4 of 3 bits
-        reg [7:0]  c;            // 2 of 4 bits
-        integer q;
+    // ones in 4 bits: a function of 4 inputs, one LUT a bit
+    function [2:0] ones4(input [3:0] v);
         begin
-            for (q = 0; q < 8; q = q + 1) a[2*q +: 2] = {v[2*q] & v[2*q+1], v[2*q] ^ v[2*q+1]};
-            for (q = 0; q < 4; q = q + 1) b[3*q +: 3] = {1'b0, a[4*q +: 2]} + {1'b0, a[4*q+2 +: 2]};
-            for (q = 0; q < 2; q = q + 1) c[4*q +: 4] = {1'b0, b[6*q +: 3]} + {1'b0, b[6*q+3 +: 3]};
-            ones16 = {1'b0, c[3:0]} + {1'b0, c[7:4]};
+            case (v)
+            4'b0000: ones4 = 3'd0;
+            4'b0001, 4'b0010, 4'b0100, 4'b1000: ones4 = 3'd1;
+            4'b0111, 4'b1011, 4'b1101, 4'b1110: ones4 = 3'd3;
+            4'b1111: ones4 = 3'd4;
+            default: ones4 = 3'd2;
+            endcase
+        end
+    endfunction
+    // ones in a 16-bit vector: four counts of 4 bits (a LUT level), two sums of two of them
+    // (6 inputs a bit: a level), their sum (3 LUT levels in all; a tree of 2-bit sums was 5)
+    function [4:0] ones16(input [15:0] v);
+        reg [3:0] c0, c1;
+        begin
+            c0 = {1'b0, ones4(v[3:0])} + {1'b0, ones4(v[7:4])};
+            c1 = {1'b0, ones4(v[11:8])} + {1'b0, ones4(v[15:12])};
+            ones16 = {1'b0, c0} + {1'b0, c1};
         end
     endfunction
     // the index of the lowest set bit (0 if none): its one-hot by v & -v, then encoded
@@ -163,6 +174,18 @@ module shell_sort_scatter #(
             one = v & (~v + 16'd1);
             lowest16 = 4'd0;
             for (q = 0; q < 16; q = q + 1) lowest16 = lowest16 | (one[q] ? q[3:0] : 4'd0);
+        end
+    endfunction
+
+    // a < b, as the borrow of a - b: the mapper makes a carry chain of a subtraction, and a
+    // tree of LUTs of a comparison written with < (8 levels for 64 bits; docs/fit.md)
+    function lt64(input [63:0] a, input [63:0] b);
+        /* verilator lint_off UNUSEDSIGNAL */
+        reg [64:0] d;                    // only the borrow is used
+        /* verilator lint_on UNUSEDSIGNAL */
+        begin
+            d = {1'b0, a} - {1'b0, b};
+            lt64 = d[64];
         end
     endfunction
 
@@ -194,7 +217,7 @@ module shell_sort_scatter #(
     reg  [31:0] left_reg;                 // keys to come, less those of beats being counted
     reg         far_reg;
     reg  [WORDS-1:0] has;
-    integer i, j;
+    integer i, j, k;
     always @* begin
         for (i = 0; i < WORDS; i = i + 1)
             has[i] = s_byteenable[4*i] && (!wide || i[0] == 1'b0) && (!quad || i[1] == 1'b0);
@@ -225,15 +248,20 @@ module shell_sort_scatter #(
     // S1 the elements taken and the bins, S2 destinations and every pair of elements' bins
     // compared, SL each element's segment leader encoded from those comparisons, S3 the
     // counted bins and every pair of leaders compared, SP those comparisons counted into each
-    // element's place in the reordered beat and the segments' lengths, S4 the reorder (and
-    // the counting's table reads), R the beat handed to the lanes. Comparing and then
-    // counting or encoding in the next stage keeps each stage a few LUTs deep. The range is a
-    // tree of one compare a stage from S2 to S3, carried to R, then folded into
+    // element's place in the reordered beat and the segments' lengths, S4 the places decoded
+    // into one-hots (and the counting's table reads), S5 the reorder by those one-hots, R the
+    // beat handed to the lanes. Comparing and then counting, encoding or selecting in the
+    // next stage keeps each stage a few LUTs deep. The range is a tree of one compare (a
+    // subtraction's borrow) a stage from S2 to S3, carried to R, then folded into
     // min_reg/max_reg. A stage moves on when the next is free or moving; bubbles close up.
-    reg  v1, v2, vl, v3, vp, v4, vr;
+    // Between S5 and R a skid register takes the beat that R cannot: S5 moves on while the
+    // skid is empty, so no stage before R waits on the lanes' readiness in the same cycle.
+    reg  v1, v2, vl, v3, vp, v4, v5, vr, sk_v;
     wire r_push;
     wire rdy_r = !vr || r_push;
-    wire rdy4  = !v4 || rdy_r;
+    wire rdy5  = !v5 || !sk_v;
+    wire s5_go = v5 && !sk_v;            // the beat leaves S5: to R, or to the skid
+    wire rdy4  = !v4 || rdy5;
     wire rdyp  = !vp || rdy4;
     wire rdy3  = !v3 || rdyp;
     wire rdyl  = !vl || rdy3;
@@ -299,8 +327,8 @@ module shell_sort_scatter #(
             mn_b = s2_take[2*i+1] ? {32'd0, s2_words[64*i+32 +: 32]} : {64{1'b1}};  // odd words: 32-bit keys only
             mx_a = s2_take[2*i] ? {u64_reg ? s2_words[64*i+32 +: 32] : 32'd0, s2_words[64*i +: 32]} : 64'd0;
             mx_b = s2_take[2*i+1] ? {32'd0, s2_words[64*i+32 +: 32]} : 64'd0;
-            mn8[i] = mn_b < mn_a ? mn_b : mn_a;
-            mx8[i] = mx_b > mx_a ? mx_b : mx_a;
+            mn8[i] = lt64(mn_b, mn_a) ? mn_b : mn_a;
+            mx8[i] = lt64(mx_a, mx_b) ? mx_b : mx_a;
         end
     end
 
@@ -315,13 +343,21 @@ module shell_sort_scatter #(
     reg [63:0]          l_mn8 [0:7];
     reg [63:0]          l_mx8 [0:7];
     reg [3:0]           lead [0:WORDS-1];
+    /* verilator lint_off UNUSEDSIGNAL */
+    reg [4:0]           ones_d;           // at most 8
+    /* verilator lint_on UNUSEDSIGNAL */
+    reg [3:0]           nd [0:WORDS-1];   // DEST: destinations whose last bin is below the key's
     reg [63:0]          mn4 [0:3];       // the range: 8 to 4
     reg [63:0]          mx4 [0:3];
     always @* begin
-        for (i = 0; i < WORDS; i = i + 1) lead[i] = lowest16(l_same[i]);
+        for (i = 0; i < WORDS; i = i + 1) begin
+            lead[i] = lowest16(l_same[i]);
+            ones_d = ones16({8'd0, l_gt[i]});
+            nd[i] = ones_d[3:0];
+        end
         for (i = 0; i < 4; i = i + 1) begin
-            mn4[i] = l_mn8[2*i+1] < l_mn8[2*i] ? l_mn8[2*i+1] : l_mn8[2*i];
-            mx4[i] = l_mx8[2*i+1] > l_mx8[2*i] ? l_mx8[2*i+1] : l_mx8[2*i];
+            mn4[i] = lt64(l_mn8[2*i+1], l_mn8[2*i]) ? l_mn8[2*i+1] : l_mn8[2*i];
+            mx4[i] = lt64(l_mx8[2*i], l_mx8[2*i+1]) ? l_mx8[2*i+1] : l_mx8[2*i];
         end
     end
 
@@ -333,7 +369,7 @@ module shell_sort_scatter #(
     reg [MAX_BITS-1:0]  b_sbin [0:WORDS-1];
     reg [MAX_BITS-1:0]  b_cpl  [0:WORDS-1];
     reg [MAX_BITS-1:0]  b_lbin [0:WORDS-1];
-    reg [7:0]           b_gt   [0:WORDS-1];
+    reg [3:0]           b_nd   [0:WORDS-1];
     reg [3:0]           b_lead [0:WORDS-1];
     reg [63:0]          b_mn4 [0:3];
     reg [63:0]          b_mx4 [0:3];
@@ -343,15 +379,11 @@ module shell_sort_scatter #(
     reg [WORDS-1:0]     ahead [0:WORDS-1];   // ahead[i][j]: element j goes before element i
     reg [WORDS-1:0]     led   [0:WORDS-1];   // led[i][j]: element j's leader is element i
     /* verilator lint_off UNUSEDSIGNAL */
-    reg [4:0]           ones_d;           // at most 8
-    /* verilator lint_on UNUSEDSIGNAL */
-    /* verilator lint_off UNUSEDSIGNAL */
     reg [MAX_BITS+3:0]  dbin;             // destination << COUNT_BITS, kept to MAX_BITS bits
     /* verilator lint_on UNUSEDSIGNAL */
     always @* begin
         for (i = 0; i < WORDS; i = i + 1) begin
-            ones_d = ones16({8'd0, b_gt[i]});
-            dbin = {ones_d[3:0], {MAX_BITS{1'b0}}} >> (MAX_BITS[3:0] - cbits_eff);
+            dbin = {b_nd[i], {MAX_BITS{1'b0}}} >> (MAX_BITS[3:0] - cbits_eff);
             cbin[i] = b_cpl[i];
             if (dest_reg) cbin[i] = dbin[MAX_BITS-1:0] | b_cpl[i];
             if (load_reg) cbin[i] = b_lbin[i];    // COUNT_BITS >= 4: the beat's 16 words in 16 bins
@@ -361,8 +393,8 @@ module shell_sort_scatter #(
             end
         end
         for (i = 0; i < 2; i = i + 1) begin
-            mn2[i] = b_mn4[2*i+1] < b_mn4[2*i] ? b_mn4[2*i+1] : b_mn4[2*i];
-            mx2[i] = b_mx4[2*i+1] > b_mx4[2*i] ? b_mx4[2*i+1] : b_mx4[2*i];
+            mn2[i] = lt64(b_mn4[2*i+1], b_mn4[2*i]) ? b_mn4[2*i+1] : b_mn4[2*i];
+            mx2[i] = lt64(b_mx4[2*i], b_mx4[2*i+1]) ? b_mx4[2*i+1] : b_mx4[2*i];
         end
     end
 
@@ -388,7 +420,7 @@ module shell_sort_scatter #(
         end
     end
 
-    // S4: the reorder
+    // S4: the reorder's selects decoded (one-hots), and the counts' table reads
     reg [511:0]         d_words;
     reg [WORDS-1:0]     d_take, d_lead0;  // d_lead0: the element leads its segment
     reg [MAX_BITS-1:0]  d_sbin [0:WORDS-1];
@@ -397,46 +429,65 @@ module shell_sort_scatter #(
     reg [4:0]           d_slen [0:WORDS-1];
     reg [63:0]          d_mn2 [0:1];     // the range, carried
     reg [63:0]          d_mx2 [0:1];
+    reg [WORDS-1:0]     esel [0:WORDS-1]; // esel[j][i]: element j goes to place i
+    reg [WORDS-1:0]     wsel [0:WORDS-1]; // wsel[s][i]: word s goes to word i
+    reg [LANES-1:0]     lsel [0:WORDS-1]; // lsel[j][k]: element j leads a segment of lane k's
+    reg [3:0] wmask, welem;
+    always @* begin
+        wmask = ~(4'hf << ewords);       // an element's words
+        for (j = 0; j < WORDS; j = j + 1) begin
+            for (i = 0; i < WORDS; i = i + 1)
+                esel[j][i] = d_take[j] && d_dpos[j] == i[3:0];
+            for (i = 0; i < LANES; i = i + 1)
+                lsel[j][i] = scatter_reg && d_take[j] && d_lead0[j] && d_sbin[j][LW-1:0] == i[LW-1:0];
+            welem = j[3:0] & ~wmask;      // the element word j belongs to
+            for (i = 0; i < WORDS; i = i + 1)
+                wsel[j][i] = d_take[welem] && d_dpos[welem] == (i[3:0] >> ewords)
+                             && ((j[3:0] ^ i[3:0]) & wmask) == 4'd0;
+        end
+    end
+
+    // S5: the reorder (AND-ORs of the one-hots) and the lanes that own its segments
+    reg [511:0]         e_words;
+    reg [WORDS-1:0]     e_lead0;
+    reg [MAX_BITS-1:0]  e_sbin [0:WORDS-1];
+    reg [4:0]           e_slen [0:WORDS-1];
+    reg [WORDS-1:0]     e_esel [0:WORDS-1];
+    reg [WORDS-1:0]     e_wsel [0:WORDS-1];
+    reg [LANES-1:0]     e_lsel [0:WORDS-1];
+    reg [63:0]          e_mn2 [0:1];
+    reg [63:0]          e_mx2 [0:1];
     reg [511:0] r_words;                 // the reordered beat
     reg [5*WORDS-1:0] r_lens;            // each segment's elements, at its first
     reg [MAX_BITS-1:0] r_bin [0:WORDS-1];
-    reg [WORDS-1:0] r_start;
-    reg [3:0] wmask, wsrc;
     always @* begin
-        wmask = ~(4'hf << ewords);
         r_words = 512'd0;
-        r_start = {WORDS{1'b0}};
         r_lens = {5*WORDS{1'b0}};
         for (i = 0; i < WORDS; i = i + 1) r_bin[i] = {MAX_BITS{1'b0}};
-        for (j = 0; j < WORDS; j = j + 1) begin       // element j of the beat, at d_dpos[j]
-            for (i = 0; i < WORDS; i = i + 1) begin    // word i of the reordered beat
-                wsrc = j[3:0] | (i[3:0] & wmask);
-                if (d_take[j] && d_dpos[j] == (i[3:0] >> ewords))
-                    r_words[32*i +: 32] = r_words[32*i +: 32] | d_words[32*wsrc +: 32];
+        for (j = 0; j < WORDS; j = j + 1) begin
+            for (i = 0; i < WORDS; i = i + 1) begin
+                r_words[32*i +: 32] = r_words[32*i +: 32] | ({32{e_wsel[j][i]}} & e_words[32*j +: 32]);
+                r_bin[i] = r_bin[i] | ({MAX_BITS{e_esel[j][i]}} & e_sbin[j]);
+                r_lens[5*i +: 5] = r_lens[5*i +: 5] | ({5{e_esel[j][i] && e_lead0[j]}} & e_slen[j]);
             end
-            for (i = 0; i < WORDS; i = i + 1)          // element i of the reordered beat
-                if (d_take[j] && d_dpos[j] == i[3:0]) begin
-                    r_bin[i] = r_bin[i] | d_sbin[j];
-                    r_start[i] = r_start[i] | d_lead0[j];
-                    r_lens[5*i +: 5] = r_lens[5*i +: 5] | (d_lead0[j] ? d_slen[j] : 5'd0);
-                end
         end
     end
     wire [LANES-1:0] lane_in_ready, lane_busy, lane_out_valid;
     reg  [LANES-1:0] lane_out_ready;
     wire [LANES*LINE_BITS-1:0] lane_line;
-    reg  [WORDS-1:0] mine [0:LANES-1];
+    reg  [WORDS-1:0] mine [0:LANES-1];   // mine[k][i]: place i starts a segment of lane k's
     reg  [LANES-1:0] need;
     reg  [16*LB-1:0] r_locals;
     always @* begin
         for (i = 0; i < WORDS; i = i + 1) r_locals[LB*i +: LB] = r_bin[i][MAX_BITS-1:LW];
-        for (j = 0; j < LANES; j = j + 1) begin
-            for (i = 0; i < WORDS; i = i + 1)
-                mine[j][i] = scatter_reg && r_start[i] && r_bin[i][LW-1:0] == j[LW-1:0];
-            // from the elements themselves, not through the reorder
-            need[j] = 1'b0;
-            for (i = 0; i < WORDS; i = i + 1)
-                need[j] = need[j] | (scatter_reg && d_take[i] && d_lead0[i] && d_sbin[i][LW-1:0] == j[LW-1:0]);
+        for (k = 0; k < LANES; k = k + 1) begin
+            need[k] = 1'b0;
+            for (i = 0; i < WORDS; i = i + 1) mine[k][i] = 1'b0;
+            for (j = 0; j < WORDS; j = j + 1) begin
+                need[k] = need[k] | e_lsel[j][k];
+                for (i = 0; i < WORDS; i = i + 1)
+                    mine[k][i] = mine[k][i] | (e_lsel[j][k] && e_esel[j][i]);
+            end
         end
     end
 
@@ -448,10 +499,18 @@ module shell_sort_scatter #(
     reg [63:0]       q_r_mx2 [0:1];
     reg              rf_v;               // the beat's range, to be folded into min/max
     reg [63:0]       rf_mn, rf_mx;
-    wire [63:0]      mn1 = q_r_mn2[1] < q_r_mn2[0] ? q_r_mn2[1] : q_r_mn2[0];
-    wire [63:0]      mx1 = q_r_mx2[1] > q_r_mx2[0] ? q_r_mx2[1] : q_r_mx2[0];
+    wire [63:0]      mn1 = lt64(q_r_mn2[1], q_r_mn2[0]) ? q_r_mn2[1] : q_r_mn2[0];
+    wire [63:0]      mx1 = lt64(q_r_mx2[0], q_r_mx2[1]) ? q_r_mx2[1] : q_r_mx2[0];
     reg [WORDS-1:0]  q_r_mine [0:LANES-1];
     reg [LANES-1:0]  q_r_need;
+    // the skid: what S4 handed on while R was full
+    reg [511:0]      sk_words;
+    reg [16*LB-1:0]  sk_locals;
+    reg [5*WORDS-1:0] sk_lens;
+    reg [63:0]       sk_mn2 [0:1];
+    reg [63:0]       sk_mx2 [0:1];
+    reg [WORDS-1:0]  sk_mine [0:LANES-1];
+    reg [LANES-1:0]  sk_need;
     assign r_push = vr && (q_r_need & ~lane_in_ready) == {LANES{1'b0}};
 
     // the counts: word position p counts in table p, 16 counters a memory word
@@ -463,7 +522,7 @@ module shell_sort_scatter #(
     reg  [31:0]   c_add   [0:WORDS-1];
     wire          q_room;               // the write queue's
     wire [$clog2(FIFO_DEPTH):0] q_level;
-    wire pipe_empty = !v1 && !v2 && !vl && !v3 && !vp && !v4 && !vr && !rf_v && c_valid == {WORDS{1'b0}};
+    wire pipe_empty = !v1 && !v2 && !vl && !v3 && !vp && !v4 && !v5 && !sk_v && !vr && !rf_v && c_valid == {WORDS{1'b0}};
 
     // the sums of a group's counts over the tables, for START's prefix sums and the dump:
     // the read (rd_*), the 16 tables summed to 8, 4, 2 and 1 (a1..a3, u2: a bin's count), then
@@ -624,7 +683,7 @@ module shell_sort_scatter #(
             c_v <= 1'b0; q_v <= 1'b0; sl_s <= 1'b0; sl_c <= 1'b0;
             full_reg <= 32'd0; partial_reg <= 32'd0; acc_reg <= 32'd0; cycles_reg <= 64'd0;
             idx_reg <= {IW{1'b0}}; rr_mask <= {LANES{1'b1}}; a_valid <= 1'b0;
-            v1 <= 1'b0; v2 <= 1'b0; vl <= 1'b0; v3 <= 1'b0; vp <= 1'b0; v4 <= 1'b0; vr <= 1'b0; rf_v <= 1'b0; c_valid <= {WORDS{1'b0}};
+            v1 <= 1'b0; v2 <= 1'b0; vl <= 1'b0; v3 <= 1'b0; vp <= 1'b0; v4 <= 1'b0; v5 <= 1'b0; sk_v <= 1'b0; vr <= 1'b0; rf_v <= 1'b0; c_valid <= {WORDS{1'b0}};
             rd_v <= 1'b0; a_v <= 4'd0; k_v <= 4'd0;
         end else begin
             if (wr && !busy) begin   // configuration holds still while a pass runs
@@ -669,12 +728,14 @@ module shell_sort_scatter #(
             if (rdy3) v3 <= vl;
             if (rdyp) vp <= v3;
             if (rdy4) v4 <= vp;
-            if (rdy_r) vr <= v4;
-            c_valid <= v4 && rdy_r ? d_take : {WORDS{1'b0}};
+            if (rdy5) v5 <= v4;
+            if (rdy_r) vr <= sk_v || v5;      // the skid's beat first
+            sk_v <= rdy_r ? 1'b0 : sk_v || s5_go;
+            c_valid <= v4 && rdy5 ? d_take : {WORDS{1'b0}};
             rf_v <= vr && r_push;
             if (rf_v) begin         // the range
-                if (rf_mn < min_reg) min_reg <= rf_mn;
-                if (rf_mx > max_reg) max_reg <= rf_mx;
+                if (lt64(rf_mn, min_reg)) min_reg <= rf_mn;
+                if (lt64(max_reg, rf_mx)) max_reg <= rf_mx;
             end
             if (v1 && extra1) overrun_reg <= 1'b1;
             far_reg <= left_reg > 32'd64;   // more than 16 to come before any beat next cycle
@@ -805,7 +866,7 @@ module shell_sort_scatter #(
                 b_sbin[i] <= l_sbin[i];
                 b_cpl[i] <= l_cpl[i];
                 b_lbin[i] <= l_lbin[i];
-                b_gt[i] <= l_gt[i];
+                b_nd[i] <= nd[i];
                 b_lead[i] <= lead[i];
             end
             for (i = 0; i < 4; i = i + 1) begin
@@ -848,16 +909,42 @@ module shell_sort_scatter #(
             rf_mn <= mn1;
             rf_mx <= mx1;
         end
-        if (v4 && rdy_r) begin
-            q_r_words <= r_words;
-            q_r_locals <= r_locals;
-            q_r_need <= need;
-            q_r_lens <= r_lens;
-            for (i = 0; i < 2; i = i + 1) begin
-                q_r_mn2[i] <= d_mn2[i];
-                q_r_mx2[i] <= d_mx2[i];
+        if (v4 && rdy5) begin
+            e_words <= d_words;
+            e_lead0 <= d_lead0;
+            for (i = 0; i < WORDS; i = i + 1) begin
+                e_sbin[i] <= d_sbin[i];
+                e_slen[i] <= d_slen[i];
+                e_esel[i] <= esel[i];
+                e_wsel[i] <= wsel[i];
+                e_lsel[i] <= lsel[i];
             end
-            for (j = 0; j < LANES; j = j + 1) q_r_mine[j] <= mine[j];
+            for (i = 0; i < 2; i = i + 1) begin
+                e_mn2[i] <= d_mn2[i];
+                e_mx2[i] <= d_mx2[i];
+            end
+        end
+        if (s5_go && !rdy_r) begin
+            sk_words <= r_words;
+            sk_locals <= r_locals;
+            sk_need <= need;
+            sk_lens <= r_lens;
+            for (i = 0; i < 2; i = i + 1) begin
+                sk_mn2[i] <= e_mn2[i];
+                sk_mx2[i] <= e_mx2[i];
+            end
+            for (j = 0; j < LANES; j = j + 1) sk_mine[j] <= mine[j];
+        end
+        if (rdy_r && (sk_v || v5)) begin
+            q_r_words <= sk_v ? sk_words : r_words;
+            q_r_locals <= sk_v ? sk_locals : r_locals;
+            q_r_need <= sk_v ? sk_need : need;
+            q_r_lens <= sk_v ? sk_lens : r_lens;
+            for (i = 0; i < 2; i = i + 1) begin
+                q_r_mn2[i] <= sk_v ? sk_mn2[i] : e_mn2[i];
+                q_r_mx2[i] <= sk_v ? sk_mx2[i] : e_mx2[i];
+            end
+            for (j = 0; j < LANES; j = j + 1) q_r_mine[j] <= sk_v ? sk_mine[j] : mine[j];
         end
         for (p = 0; p < WORDS; p = p + 1) begin
             c_word[p]  <= d_cbin[p][MAX_BITS-1:4];
