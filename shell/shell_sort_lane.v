@@ -61,6 +61,7 @@ module shell_sort_lane #(
     output wire         busy,         // beats, a segment or a flush in hand
     // lines out: {line address [63:6], 16 words, word mask}
     output wire         out_valid,
+    output wire         out_two,      // a second line behind this one (it shows after a pop)
     input  wire         out_ready,
     output wire [585:0] out_line        // LINE_BITS
 );
@@ -245,6 +246,7 @@ module shell_sort_lane #(
         .s_axis_tdata (o_line),
         .m_axis_tvalid (out_valid), .m_axis_tready (out_ready), .m_axis_tdata (out_line), .level (o_level)
     );
+    assign out_two = o_level >= 3'd2;
 
     always @(posedge clk) begin
         if (rst) begin

@@ -472,7 +472,7 @@ module shell_sort_scatter #(
             end
         end
     end
-    wire [LANES-1:0] lane_in_ready, lane_busy, lane_out_valid;
+    wire [LANES-1:0] lane_in_ready, lane_busy, lane_out_valid, lane_out_two;
     reg  [LANES-1:0] lane_out_ready;
     wire [LANES*LINE_BITS-1:0] lane_line;
     reg  [WORDS-1:0] mine [0:LANES-1];   // mine[k][i]: place i starts a segment of lane k's
@@ -590,7 +590,7 @@ module shell_sort_scatter #(
     endgenerate
 
     // ---- the lanes ---------------------------------------------------------------------
-    wire lanes_flush = state_reg == S_LANES && scatter_reg && pipe_empty && lane_busy == {LANES{1'b0}};
+    wire lanes_flush;
     generate
         for (g = 0; g < LANES; g = g + 1) begin : g_lane
             // prefix sums of group prep_g reach the 16 lanes of its bins
@@ -610,30 +610,41 @@ module shell_sort_scatter #(
                 .in_words (q_r_words), .in_locals (q_r_locals), .in_mine (q_r_mine[g]),
                 .in_lens (q_r_lens),
                 .flush (lanes_flush), .busy (lane_busy[g]),
-                .out_valid (lane_out_valid[g]), .out_ready (lane_out_ready[g]), .out_line (lane_line[LINE_BITS*g +: LINE_BITS])
+                .out_valid (lane_out_valid[g]), .out_two (lane_out_two[g]), .out_ready (lane_out_ready[g]),
+                .out_line (lane_line[LINE_BITS*g +: LINE_BITS])
             );
         end
     endgenerate
 
     // ---- the write queue: the lanes' lines round-robin, or the dump, a line a cycle ------
-    // The grant is one-hot: the lowest lane with a line at or after the round-robin point,
-    // else the lowest (each by v & -v); the line it picks (an AND-OR) waits in a register.
-    reg  [LANES-1:0] rr_mask;            // the lanes after the one served last
-    reg  [LANES-1:0] hi, grant;
+    // The grant is registered a cycle ahead (g_reg, one-hot): the lowest lane with a line at
+    // or after the round-robin point, else the lowest, both at once by v & -v of the lanes
+    // twice over (a carry chain). A lane whose line is taken now stays a candidate only with
+    // a second line behind it, so one lane's lines can leave a cycle after another. The line
+    // taken (an AND-OR by the registered grant) waits in a register before the queue.
+    reg  [LANES-1:0] rr_mask;            // the lanes after the one granted last
+    reg  [LANES-1:0] g_reg, cand, grant;
+    reg              g_v;
+    reg  [2*LANES-1:0] twice, first;
     reg  [LINE_BITS-1:0] lane_pick;
     reg              a_valid;            // the picked line, on its way into the queue
     reg  [LINE_BITS-1:0] a_line;
     wire             a_push = a_valid && state_reg != S_DUMP;
     wire             a_free = !a_valid || (a_push && q_room);
-    wire             picked = lane_out_valid != {LANES{1'b0}} && a_free;
+    wire             g_take = g_v && a_free;        // the granted lane's line moves to a_line
+    wire             g_load = !g_v || g_take;
     always @* begin
-        hi = lane_out_valid & rr_mask;
-        grant = hi != {LANES{1'b0}} ? hi & (~hi + 1'b1) : lane_out_valid & (~lane_out_valid + 1'b1);
-        lane_out_ready = a_free ? grant : {LANES{1'b0}};
+        cand = (lane_out_valid & ~g_reg) | (g_reg & lane_out_two);
+        twice = {cand, cand & rr_mask};
+        first = twice & (~twice + 1'b1);
+        grant = first[LANES-1:0] | first[2*LANES-1:LANES];
+        lane_out_ready = g_take ? g_reg : {LANES{1'b0}};
         lane_pick = {LINE_BITS{1'b0}};
         for (i = 0; i < LANES; i = i + 1)
-            lane_pick = lane_pick | ({LINE_BITS{grant[i]}} & lane_line[LINE_BITS*i +: LINE_BITS]);
+            lane_pick = lane_pick | ({LINE_BITS{g_reg[i]}} & lane_line[LINE_BITS*i +: LINE_BITS]);
     end
+    // the lanes idle and without lines, a cycle late (the pass's end waits on them)
+    reg lanes_idle, lanes_none, fl_wait;
 
     // the dump: the range line first, then a line of 16 bins' counts as each group's sums
     // leave u2; a group is read only while the queue has room for every line in flight
@@ -654,6 +665,7 @@ module shell_sort_scatter #(
     end
     wire [63:0] dump_addr = hist_reg + {{(58-IW){1'b0}}, dump_line, 6'd0};
 
+    assign lanes_flush = state_reg == S_LANES && scatter_reg && pipe_empty && lanes_idle;
     wire                 q_push = dump_sums || dump_range || a_push;
     wire [LINE_BITS-1:0] q_in   = state_reg == S_DUMP ? {dump_addr[63:6], dump_words, 16'hffff} : a_line;
     wire                 q_valid;
@@ -683,6 +695,7 @@ module shell_sort_scatter #(
             c_v <= 1'b0; q_v <= 1'b0; sl_s <= 1'b0; sl_c <= 1'b0;
             full_reg <= 32'd0; partial_reg <= 32'd0; acc_reg <= 32'd0; cycles_reg <= 64'd0;
             idx_reg <= {IW{1'b0}}; rr_mask <= {LANES{1'b1}}; a_valid <= 1'b0;
+            g_reg <= {LANES{1'b0}}; g_v <= 1'b0; lanes_idle <= 1'b0; lanes_none <= 1'b0; fl_wait <= 1'b0;
             v1 <= 1'b0; v2 <= 1'b0; vl <= 1'b0; v3 <= 1'b0; vp <= 1'b0; v4 <= 1'b0; v5 <= 1'b0; sk_v <= 1'b0; vr <= 1'b0; rf_v <= 1'b0; c_valid <= {WORDS{1'b0}};
             rd_v <= 1'b0; a_v <= 4'd0; k_v <= 4'd0;
         end else begin
@@ -763,8 +776,17 @@ module shell_sort_scatter #(
             if (u4_v) acc_reg <= acc_reg + u4_s[WORDS-1];
 
             // the write queue's lines: counted as they enter it (the dump's are not)
-            if (picked) rr_mask <= ~(grant | (grant - 1'b1));
-            if (a_free) a_valid <= picked;
+            if (g_load) begin
+                g_reg <= grant;
+                g_v <= cand != {LANES{1'b0}};
+            end
+            // the lanes after the one granted, a grant late: a lane is granted at most twice
+            // in a row while others wait
+            if (g_v) rr_mask <= ~(g_reg | (g_reg - 1'b1));
+            if (a_free) a_valid <= g_v;
+            lanes_idle <= lane_busy == {LANES{1'b0}};
+            lanes_none <= lane_out_valid == {LANES{1'b0}};
+            fl_wait <= 1'b0;
             if (a_push && q_room) begin
                 if (a_line[15:0] == 16'hffff) full_reg <= full_reg + 32'd1;
                 else partial_reg <= partial_reg + 32'd1;
@@ -797,9 +819,13 @@ module shell_sort_scatter #(
                     state_reg <= S_LANES;
                 end
             end
-            S_LANES: if (pipe_empty && lane_busy == {LANES{1'b0}})
+            // the flags are a cycle late: a beat pushed into a lane last cycle keeps pipe_empty
+            // down (rf_v) this one, and the flush's first cycle is not looked at (fl_wait)
+            S_LANES: if (pipe_empty && lanes_idle) begin
                 state_reg <= S_FLUSH;
-            S_FLUSH: if (lane_busy == {LANES{1'b0}} && lane_out_valid == {LANES{1'b0}} && !a_valid && !lanes_flush) begin
+                fl_wait <= 1'b1;
+            end
+            S_FLUSH: if (!fl_wait && lanes_idle && lanes_none && !g_v && !a_valid) begin
                 idx_reg <= {IW{1'b0}};
                 state_reg <= dump_reg ? S_DUMP : S_DRAIN;
             end
@@ -904,7 +930,7 @@ module shell_sort_scatter #(
                 d_mx2[i] <= p_mx2[i];
             end
         end
-        if (a_free && picked) a_line <= lane_pick;
+        if (g_take) a_line <= lane_pick;
         if (vr && r_push) begin
             rf_mn <= mn1;
             rf_mx <= mx1;
