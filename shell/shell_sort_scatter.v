@@ -166,17 +166,6 @@ module shell_sort_scatter #(
             ones16 = {1'b0, c0} + {1'b0, c1};
         end
     endfunction
-    // the index of the lowest set bit (0 if none): its one-hot by v & -v, then encoded
-    function [3:0] lowest16(input [15:0] v);
-        reg [15:0] one;
-        integer q;
-        begin
-            one = v & (~v + 16'd1);
-            lowest16 = 4'd0;
-            for (q = 0; q < 16; q = q + 1) lowest16 = lowest16 | (one[q] ? q[3:0] : 4'd0);
-        end
-    endfunction
-
     // a < b, as the borrow of a - b: the mapper makes a carry chain of a subtraction, and a
     // tree of LUTs of a comparison written with < (8 levels for 64 bits; docs/fit.md)
     function lt64(input [63:0] a, input [63:0] b);
@@ -342,7 +331,8 @@ module shell_sort_scatter #(
     reg [WORDS-1:0]     l_same [0:WORDS-1];
     reg [63:0]          l_mn8 [0:7];
     reg [63:0]          l_mx8 [0:7];
-    reg [3:0]           lead [0:WORDS-1];
+    reg [WORDS-1:0]     lone  [0:WORDS-1]; // the element's segment leader, one-hot (v & -v)
+    reg [WORDS-1:0]     below [0:WORDS-1]; // the places before that leader
     /* verilator lint_off UNUSEDSIGNAL */
     reg [4:0]           ones_d;           // at most 8
     /* verilator lint_on UNUSEDSIGNAL */
@@ -351,7 +341,8 @@ module shell_sort_scatter #(
     reg [63:0]          mx4 [0:3];
     always @* begin
         for (i = 0; i < WORDS; i = i + 1) begin
-            lead[i] = lowest16(l_same[i]);
+            lone[i] = l_same[i] & (~l_same[i] + 1'b1);    // l_same[i][i] is set: never empty
+            below[i] = ~l_same[i] & (l_same[i] - 1'b1);
             ones_d = ones16({8'd0, l_gt[i]});
             nd[i] = ones_d[3:0];
         end
@@ -370,7 +361,8 @@ module shell_sort_scatter #(
     reg [MAX_BITS-1:0]  b_cpl  [0:WORDS-1];
     reg [MAX_BITS-1:0]  b_lbin [0:WORDS-1];
     reg [3:0]           b_nd   [0:WORDS-1];
-    reg [3:0]           b_lead [0:WORDS-1];
+    reg [WORDS-1:0]     b_lone  [0:WORDS-1];
+    reg [WORDS-1:0]     b_below [0:WORDS-1];
     reg [63:0]          b_mn4 [0:3];
     reg [63:0]          b_mx4 [0:3];
     reg [63:0]          mn2 [0:1];       // the range: 4 to 2
@@ -388,8 +380,10 @@ module shell_sort_scatter #(
             if (dest_reg) cbin[i] = dbin[MAX_BITS-1:0] | b_cpl[i];
             if (load_reg) cbin[i] = b_lbin[i];    // COUNT_BITS >= 4: the beat's 16 words in 16 bins
             for (j = 0; j < WORDS; j = j + 1) begin
-                ahead[i][j] = b_take[j] && (b_lead[j] < b_lead[i] || (b_lead[j] == b_lead[i] && j < i));
-                led[i][j] = b_take[j] && b_lead[j] == i[3:0];
+                // j's leader before i's, or the same leader and j before i: one-hots ANDed
+                ahead[i][j] = b_take[j] && ((b_lone[j] & b_below[i]) != {WORDS{1'b0}}
+                              || ((b_lone[j] & b_lone[i]) != {WORDS{1'b0}} && j < i));
+                led[i][j] = b_take[j] && b_lone[j][i];
             end
         end
         for (i = 0; i < 2; i = i + 1) begin
@@ -580,7 +574,10 @@ module shell_sort_scatter #(
                 always @(posedge clk) begin
                     if (we) mem[wad] <= wdat;
                     rd_q <= mem[rad];
-                    fwd_q <= we && wad == rad;
+                    // a count's write to the group read in the same cycle; the reads during
+                    // START and the dump never meet a write (the address compare from
+                    // registers, not through the read address's multiplexer)
+                    fwd_q <= c_valid[g] && c_field[g] == f && c_word[g] == d_cbin[g][MAX_BITS-1:4];
                     if (we) wb_q <= wdat;
                 end
                 // the sums read only groups that no write of the last cycle touched
@@ -893,7 +890,8 @@ module shell_sort_scatter #(
                 b_cpl[i] <= l_cpl[i];
                 b_lbin[i] <= l_lbin[i];
                 b_nd[i] <= nd[i];
-                b_lead[i] <= lead[i];
+                b_lone[i] <= lone[i];
+                b_below[i] <= below[i];
             end
             for (i = 0; i < 4; i = i + 1) begin
                 b_mn4[i] <= mn4[i];
@@ -904,7 +902,7 @@ module shell_sort_scatter #(
             p_words <= b_words;
             p_take <= b_take;
             for (i = 0; i < WORDS; i = i + 1) begin
-                p_lead0[i] <= b_lead[i] == i[3:0];
+                p_lead0[i] <= b_lone[i][i];
                 p_sbin[i] <= b_sbin[i];
                 p_cbin[i] <= cbin[i];
                 p_ahead[i] <= ahead[i];
