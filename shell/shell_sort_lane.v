@@ -61,7 +61,7 @@ module shell_sort_lane #(
     output wire         busy,         // beats, a segment or a flush in hand
     // lines out: {line address [63:6], 16 words, word mask}
     output wire         out_valid,
-    output wire         out_two,      // a second line behind this one (it shows after a pop)
+    output wire         out_two,      // a line still shown after a pop now
     input  wire         out_ready,
     output wire [585:0] out_line        // LINE_BITS
 );
@@ -246,7 +246,8 @@ module shell_sort_lane #(
         .s_axis_tdata (o_line),
         .m_axis_tvalid (out_valid), .m_axis_tready (out_ready), .m_axis_tdata (out_line), .level (o_level)
     );
-    assign out_two = o_level >= 3'd2;
+    // lines shown next cycle if one is popped now: this cycle's push shows then too
+    assign out_two = o_level >= 3'd2 || (o_level == 3'd1 && o_push);
 
     always @(posedge clk) begin
         if (rst) begin

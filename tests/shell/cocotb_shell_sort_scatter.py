@@ -293,6 +293,12 @@ async def a_beat_a_cycle(dut):
     # the pass: the prefix sums (16 bins a cycle), the beats, the flush of every bin's last line
     total = await b.read(CYCLES)
     assert total <= cycles + (1 << max_bits) // 16 + 256 + 64
+    # one bin: a segment of one lane a beat, whose lines must still leave a line a cycle
+    one = keys & np.uint32(0x00FFFFFF)
+    await b.run(one, one.size, count=(0, 24), bits=8)
+    cycles = await b.run(one, one.size, count=(0, 0), bits=8, scatter=(0, 24, 0x40000))
+    assert cycles <= 600 * 1.05 + prep, f"{cycles} cycles for 600 beats of one bin"
+    assert np.array_equal(b.words(0x40000, one.size), one)
 
 
 @cocotb.test()
