@@ -123,6 +123,8 @@ py::tuple sort_on_cards(py::object sim, const std::vector<int>& cards, const std
     extra["banks"] = r.banks, extra["by_dest"] = r.by_dest, extra["per_card"] = per_card;
     extra["binned"] = r.binned, extra["regrouped"] = r.regrouped;
     extra["single_pass"] = r.single_pass, extra["spilled"] = r.spilled;
+    // the single pass ran from the cards' sequencers; the host saw it take host_ns
+    extra["sequenced"] = r.sequenced, extra["host_ns"] = r.sequencer_host_ns;
   }
   if (r.single_pass) {  // per card of the spread: its result's (address, elements) segments in order
     py::list segs;

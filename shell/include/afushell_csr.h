@@ -518,6 +518,42 @@
 #define AFUSHELL_STAGE_CNT_LEN 0x1A68  /* rw */
 #define AFUSHELL_STAGE_CNT_DESTS 0x1A70  /* rw */
 
+/* SEQ: The card's sequencer (docs/sort.md, "The sequencer"): present only in AFUs built with the RDMA block and the scatter writer (`--links N --sort-scatter`); elsewhere these offsets read 0. A second master on the card's MMIO bus that runs a program of register writes and polls from on-chip RAM, so that a chain of passes, card-initiated DMA transfers (P2P_*) and RDMA operations runs from one START. Write the program while it does not run: PROG_ADDR, then per instruction PROG_DATA and PROG_CTRL (which stores the word and steps PROG_ADDR); write CTRL.START and poll STATUS. The host keeps priority on the bus: the program's accesses take the cycles the host leaves free. */
+#define AFUSHELL_SEQ_CTRL 0x1B00  /* wo */
+#define AFUSHELL_SEQ_CTRL_START_SHIFT 0
+#define AFUSHELL_SEQ_CTRL_START_MASK 0x1ull
+#define AFUSHELL_SEQ_CTRL_ABORT_SHIFT 1
+#define AFUSHELL_SEQ_CTRL_ABORT_MASK 0x2ull
+#define AFUSHELL_SEQ_STATUS 0x1B08  /* ro */
+#define AFUSHELL_SEQ_STATUS_RUNNING_SHIFT 0
+#define AFUSHELL_SEQ_STATUS_RUNNING_MASK 0x1ull
+#define AFUSHELL_SEQ_STATUS_DONE_SHIFT 1
+#define AFUSHELL_SEQ_STATUS_DONE_MASK 0x2ull
+#define AFUSHELL_SEQ_STATUS_FAILED_SHIFT 2
+#define AFUSHELL_SEQ_STATUS_FAILED_MASK 0x4ull
+#define AFUSHELL_SEQ_STATUS_ABORTED_SHIFT 3
+#define AFUSHELL_SEQ_STATUS_ABORTED_MASK 0x8ull
+#define AFUSHELL_SEQ_STATUS_PC_SHIFT 16
+#define AFUSHELL_SEQ_STATUS_PC_MASK 0xFFFF0000ull
+#define AFUSHELL_SEQ_STATUS_PRESENT_SHIFT 63
+#define AFUSHELL_SEQ_STATUS_PRESENT_MASK 0x8000000000000000ull
+#define AFUSHELL_SEQ_PROG_ADDR 0x1B10  /* rw */
+#define AFUSHELL_SEQ_PROG_DATA 0x1B18  /* wo */
+#define AFUSHELL_SEQ_PROG_CTRL 0x1B20  /* wo */
+#define AFUSHELL_SEQ_PROG_CTRL_OP_SHIFT 0
+#define AFUSHELL_SEQ_PROG_CTRL_OP_MASK 0xFull
+#define AFUSHELL_SEQ_PROG_CTRL_BIT_SHIFT 4
+#define AFUSHELL_SEQ_PROG_CTRL_BIT_MASK 0x3F0ull
+#define AFUSHELL_SEQ_PROG_CTRL_POL_SHIFT 10
+#define AFUSHELL_SEQ_PROG_CTRL_POL_MASK 0x400ull
+#define AFUSHELL_SEQ_PROG_CTRL_ADDR_SHIFT 17
+#define AFUSHELL_SEQ_PROG_CTRL_ADDR_MASK 0xFFFE0000ull
+#define AFUSHELL_SEQ_FAIL_VALUE 0x1B28  /* ro */
+#define AFUSHELL_SEQ_CYCLES 0x1B30  /* ro */
+#define AFUSHELL_SEQ_INFO 0x1B38  /* ro */
+#define AFUSHELL_SEQ_INFO_DEPTH_BITS_SHIFT 0
+#define AFUSHELL_SEQ_INFO_DEPTH_BITS_MASK 0xFFull
+
 /* SORT: The sort's scatter writer (docs/sort.md, "The scatter writer"): present only in AFUs built with `spgen build --sort-scatter`; elsewhere these offsets read 0. It sits on the RX engine's write master, behind the cascade's output. With CFG.ENABLE set it takes the 32-bit words (with CFG.U64 the 64-bit words) of the RX stream as keys instead of letting them be written at the RX destination, a whole 64-byte beat (16 keys, 8 key-payload pairs, 8 uint64 keys or 4 uint64 keys with payloads) a cycle: for each key it counts COUNT bins (((key - COUNT_LO) >> COUNT_SHIFT) & (2^SHIFT.BITS - 1)) and keeps the keys' smallest and largest value; with CFG.SCATTER it also writes the key to DST + 4 * (start of its bin + keys of its bin so far), bin = ((key - BIN_LO) >> BIN_SHIFT) & (2^SHIFT.BITS - 1), the bins' starts being the prefix sums of the counts of the previous pass, through a write buffer of one line per bin (whole 64-byte lines where the bin fills them); keys of one bin keep their stream order. A pass: configure, write CTRL.START, stream N keys through the card (a DMA from card memory to card memory; its destination is not written), then STATUS.DONE. The RX engine completes only once every write of the pass is in memory. */
 #define AFUSHELL_SORT_CFG 0x2800  /* rw */
 #define AFUSHELL_SORT_CFG_ENABLE_SHIFT 0

@@ -272,3 +272,12 @@ def test_rdma_sort_stage(tmp_path, monkeypatch, bin_bits, ring_lines, chunk_line
     assert run_cocotb(f"sort_stage{bin_bits}_{ring_lines}_{chunk_lines}", "rdma_sort_stage",
                       _rdma("afu/rdma_sort_stage.v"), "cocotb_rdma_sort_stage", parameters=params,
                       tmp_path=tmp_path) == (5, 0)
+
+
+@pytest.mark.xdist_group("shell_modules")
+@pytest.mark.parametrize("depth_bits", [10, 6])
+def test_rdma_seq(tmp_path, monkeypatch, depth_bits):
+    """The card's sequencer: random programs beside random host traffic, and each way a run stops."""
+    monkeypatch.setenv("DEPTH_BITS", str(depth_bits))
+    assert run_cocotb(f"seq{depth_bits}", "rdma_seq", _rdma("afu/rdma_seq.v"), "cocotb_rdma_seq",
+                      parameters={"DEPTH_BITS": depth_bits}, tmp_path=tmp_path) == (2, 0)

@@ -377,7 +377,11 @@ def _single(cl, keys: np.ndarray, with_payloads: bool, key_range: tuple[int, int
     e = run.extra
     if e.get("single_pass"):   # each key read once, written once: one pass, no puts of the host's
         # (the count exchange is the stages' own puts, within the pass)
-        assert [p.name for p in run.phases] == ["capacities", "single pass"]
+        # one phase, run by every card's sequencer from one start of the host's: the stage's
+        # set-up, the capacities' load, the pass, the rests and the counts' puts
+        assert [p.name for p in run.phases] == ["single pass"] and e["sequenced"]
+        # the phase: the longest run by its card's count; the host saw it from outside, longer
+        assert 0 < run.phases[0].seconds * 1e9 <= e["host_ns"]
         assert e["card_passes"] == 1 and not e["spilled"] and run.local_passes == 0
         segs = run.output.segments
         assert [sum(k for _, k in card) for card in segs] == run.output.counts

@@ -161,6 +161,10 @@ def _stage_cycles(rows: list[dict]) -> str:
                        f"reading {_spread([p['stage_engine_reads'] for p in per])}, engine gaps "
                        f"{_spread([p['stage_engine_gaps'] for p in per])}, writer waiting on a full ring "
                        f"{_spread([p['stage_writer_waits'] for p in per])}")
+        if r.get("sequencer_host_s"):
+            out.append(f"single pass run by the cards' sequencers: {r['phases']['single pass']['seconds'] * 1e6:.1f} µs "
+                       f"by the cards' counts, {r['sequencer_host_s'] * 1e6:.1f} µs as the host saw it (its starts and "
+                       f"polls included): host / cards {r['sequencer_host_s'] / r['phases']['single pass']['seconds']:.3f}")
     return "\n".join(out)
 
 
@@ -228,7 +232,9 @@ def _one(n: int, per: int, args: argparse.Namespace, dtype, bar) -> dict:
             "local_passes": first.local_passes, "key_values": args.key_values, "imbalance": max(r.imbalance for r in runs),
             "correct": all(ok for _, ok in reps), "reps": args.reps,
             "line_gbps": args.line_gbps, "engine_gbps": engine, "known_range": bool(args.known_range),
-            "single_pass": bool(first.extra.get("single_pass"))}
+            "single_pass": bool(first.extra.get("single_pass")),
+            # the single pass from the cards' sequencers: its time as the host saw it
+            "sequencer_host_s": med([r.extra.get("host_ns", 0) for r in runs]) * 1e-9}
 
 
 def _phase_names(rows: list[dict]) -> list[str]:

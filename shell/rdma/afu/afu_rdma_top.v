@@ -68,22 +68,49 @@ module afu_rdma_top #(
     localparam integer P = RDMA_PORTS;
     localparam integer IN_WORDS  = N_CORES > 0 ? RECORD_WORDS : 1;
     localparam integer OUT_WORDS = N_CORES > 0 ? OUT_RECORD_WORDS : 1;
+    // The card's MMIO bus: the host's accesses, and on cards with the scatter writer the
+    // sequencer's (rdma_seq, SEQ_* at 0x1B00, which answers its own window), which take the
+    // bus in cycles the host leaves free. Elsewhere the SEQ_* window reads 0.
+    wire        bus_wr_valid, bus_rd_valid, bus_rd_resp_valid;
+    wire [17:0] bus_wr_addr, bus_rd_addr;
+    wire [63:0] bus_wr_data, bus_rd_resp_data;
+    wire        r_seq = bus_rd_addr[17:8] == 10'h01B;
+    reg         q_valid;  // a read of the SEQ_* window on the bus: answered 0
+    always @(posedge clk) q_valid <= !rst && bus_rd_valid && r_seq;
+    generate
+        if (SORT_SCATTER != 0) begin : g_seq
+            rdma_seq u_seq (
+                .clk(clk), .rst(rst),
+                .mmio_wr_valid(mmio_wr_valid), .mmio_wr_addr(mmio_wr_addr), .mmio_wr_data(mmio_wr_data),
+                .mmio_rd_valid(mmio_rd_valid), .mmio_rd_addr(mmio_rd_addr),
+                .mmio_rd_resp_valid(mmio_rd_resp_valid), .mmio_rd_resp_data(mmio_rd_resp_data),
+                .b_wr_valid(bus_wr_valid), .b_wr_addr(bus_wr_addr), .b_wr_data(bus_wr_data),
+                .b_rd_valid(bus_rd_valid), .b_rd_addr(bus_rd_addr),
+                .b_rd_resp_valid(bus_rd_resp_valid || q_valid), .b_rd_resp_data(q_valid ? 64'd0 : bus_rd_resp_data));
+        end else begin : g_no_seq
+            assign {bus_wr_valid, bus_wr_addr, bus_wr_data} = {mmio_wr_valid, mmio_wr_addr, mmio_wr_data};
+            assign {bus_rd_valid, bus_rd_addr} = {mmio_rd_valid, mmio_rd_addr};
+            assign mmio_rd_resp_valid = bus_rd_resp_valid || q_valid;
+            assign mmio_rd_resp_data  = q_valid ? 64'd0 : bus_rd_resp_data;
+        end
+    endgenerate
     // MMIO: 0x1800-0x18FF to rdma_stream_csr, 0x1900-0x19FF to rdma_reduce_csr (REDUCE_CPL
     // also to rdma_reduce_cpl, whose answer wins), the rest of the RDMA window to rdma_csr,
     // the rest to afu_shell; each answers one cycle later
-    wire w_strm = mmio_wr_addr[17:8] == 10'h018;
-    wire r_strm = mmio_rd_addr[17:8] == 10'h018;
-    wire w_red = mmio_wr_addr[17:8] == 10'h019;
-    wire r_red = mmio_rd_addr[17:8] == 10'h019;
-    wire w_stg = mmio_wr_addr[17:8] == 10'h01A;
-    wire r_stg = mmio_rd_addr[17:8] == 10'h01A;
-    wire w_rdma = mmio_wr_addr[17:12] == 6'd1 && !w_strm && !w_red && !w_stg;
-    wire r_rdma = mmio_rd_addr[17:12] == 6'd1 && !r_strm && !r_red && !r_stg;
+    wire w_strm = bus_wr_addr[17:8] == 10'h018;
+    wire r_strm = bus_rd_addr[17:8] == 10'h018;
+    wire w_red = bus_wr_addr[17:8] == 10'h019;
+    wire r_red = bus_rd_addr[17:8] == 10'h019;
+    wire w_stg = bus_wr_addr[17:8] == 10'h01A;
+    wire r_stg = bus_rd_addr[17:8] == 10'h01A;
+    wire w_seq = bus_wr_addr[17:8] == 10'h01B;
+    wire w_rdma = bus_wr_addr[17:12] == 6'd1 && !w_strm && !w_red && !w_stg && !w_seq;
+    wire r_rdma = bus_rd_addr[17:12] == 6'd1 && !r_strm && !r_red && !r_stg && !r_seq;
     wire        a_resp_valid, r_resp_valid, s_resp_valid, d_resp_valid, c_resp_valid, g_resp_valid;
     wire [63:0] a_resp_data, r_resp_data, s_resp_data, d_resp_data, c_resp_data, g_resp_data;
-    assign mmio_rd_resp_valid = a_resp_valid || r_resp_valid || s_resp_valid || d_resp_valid || c_resp_valid
+    assign bus_rd_resp_valid = a_resp_valid || r_resp_valid || s_resp_valid || d_resp_valid || c_resp_valid
                              || g_resp_valid;
-    assign mmio_rd_resp_data = r_resp_valid ? r_resp_data : s_resp_valid ? s_resp_data
+    assign bus_rd_resp_data = r_resp_valid ? r_resp_data : s_resp_valid ? s_resp_data
                              : c_resp_valid ? c_resp_data : d_resp_valid ? d_resp_data
                              : g_resp_valid ? g_resp_data : a_resp_data;
 
@@ -110,8 +137,8 @@ module afu_rdma_top #(
         .BRCH_IN_WORDS(BRCH_IN_WORDS), .BRCH_OUT_WORDS(BRCH_OUT_WORDS)
     ) u_afu (
         .clk(clk), .rst(rst),
-        .mmio_wr_valid(mmio_wr_valid && !w_rdma && !w_red && !w_stg), .mmio_wr_addr(mmio_wr_addr), .mmio_wr_data(mmio_wr_data),
-        .mmio_rd_valid(mmio_rd_valid && !r_rdma && !r_red && !r_stg), .mmio_rd_addr(mmio_rd_addr),
+        .mmio_wr_valid(bus_wr_valid && !w_rdma && !w_red && !w_stg && !w_seq), .mmio_wr_addr(bus_wr_addr), .mmio_wr_data(bus_wr_data),
+        .mmio_rd_valid(bus_rd_valid && !r_rdma && !r_red && !r_stg && !r_seq), .mmio_rd_addr(bus_rd_addr),
         .mmio_rd_resp_valid(a_resp_valid), .mmio_rd_resp_data(a_resp_data),
         .tx_rd_address(tx_rd_address), .tx_rd_read(tx_rd_read), .tx_rd_burstcount(tx_rd_burstcount),
         .tx_rd_waitrequest(tx_rd_waitrequest), .tx_rd_readdata(tx_rd_readdata),
@@ -179,8 +206,8 @@ module afu_rdma_top #(
     wire [63:0]  rec_address;
     wire [511:0] rec_data;
     rdma_reduce_csr u_red_csr (
-        .clk(clk), .rst(rst), .mmio_wr_valid(mmio_wr_valid && w_red), .mmio_wr_addr(mmio_wr_addr),
-        .mmio_wr_data(mmio_wr_data), .mmio_rd_valid(mmio_rd_valid && r_red), .mmio_rd_addr(mmio_rd_addr),
+        .clk(clk), .rst(rst), .mmio_wr_valid(bus_wr_valid && w_red), .mmio_wr_addr(bus_wr_addr),
+        .mmio_wr_data(bus_wr_data), .mmio_rd_valid(bus_rd_valid && r_red), .mmio_rd_addr(bus_rd_addr),
         .mmio_rd_resp_valid(d_resp_valid), .mmio_rd_resp_data(d_resp_data), .next(red_next), .prev(red_prev),
         .sid(red_sid), .rsid(red_rsid), .first(red_first), .last(red_last), .f32(red_f32), .allreduce(red_all),
         .src(red_src), .dst(red_dst),
@@ -190,8 +217,8 @@ module afu_rdma_top #(
     // its completion record (REDUCE_CPL): a line to host memory when DONE rises, on the
     // unit's memory port
     rdma_reduce_cpl u_red_cpl (
-        .clk(clk), .rst(rst), .mmio_wr_valid(mmio_wr_valid && w_red), .mmio_wr_addr(mmio_wr_addr),
-        .mmio_wr_data(mmio_wr_data), .mmio_rd_valid(mmio_rd_valid && r_red), .mmio_rd_addr(mmio_rd_addr),
+        .clk(clk), .rst(rst), .mmio_wr_valid(bus_wr_valid && w_red), .mmio_wr_addr(bus_wr_addr),
+        .mmio_wr_data(bus_wr_data), .mmio_rd_valid(bus_rd_valid && r_red), .mmio_rd_addr(bus_rd_addr),
         .mmio_rd_resp_valid(c_resp_valid), .mmio_rd_resp_data(c_resp_data), .unit_rst(red_unit_rst), .done(red_done), .code(red_code), .words(red_words),
         .in_stalls(red_in_stalls), .out_stalls(red_out_stalls), .ep_errors(red_errors), .sid(red_sid),
         .rec_active(rec_active), .rec_address(rec_address), .rec_data(rec_data), .rec_write(rec_write),
@@ -271,8 +298,8 @@ module afu_rdma_top #(
 
     rdma_stream_csr #(.RECORD_WORDS(N_CORES > 0 ? OUT_RECORD_WORDS : 0), .BRCH_IN_WORDS(BRCH_IN_WORDS),
                       .BRCH_OUT_WORDS(BRCH_OUT_WORDS)) u_stream_csr (
-        .clk(clk), .rst(rst), .mmio_wr_valid(mmio_wr_valid && w_strm), .mmio_wr_addr(mmio_wr_addr),
-        .mmio_wr_data(mmio_wr_data), .mmio_rd_valid(mmio_rd_valid && r_strm), .mmio_rd_addr(mmio_rd_addr),
+        .clk(clk), .rst(rst), .mmio_wr_valid(bus_wr_valid && w_strm), .mmio_wr_addr(bus_wr_addr),
+        .mmio_wr_data(bus_wr_data), .mmio_rd_valid(bus_rd_valid && r_strm), .mmio_rd_addr(bus_rd_addr),
         .mmio_rd_resp_valid(s_resp_valid), .mmio_rd_resp_data(s_resp_data), .tx_dst(st_tx_dst),
         .tx_sid(st_tx_sid), .rx_peer(st_rx_peer), .rx_sid(st_rx_sid), .in_link(in_link), .out_link(out_link),
         .in_brch(in_brch), .out_brch(out_brch), .tx_valid(st_s_valid), .tx_ready(st_s_ready), .tx_words(st_s_words), .rx_valid(st_m_valid),
@@ -361,8 +388,8 @@ module afu_rdma_top #(
             assign sg_mask = w_mask;
             rdma_sort_stage_csr #(.BIN_BITS(STAGE_BIN_BITS), .RING_LINES(STAGE_RING_LINES),
                                   .CHUNK_LINES(STAGE_CHUNK_LINES)) u_stage_csr (
-                .clk(clk), .rst(rst), .mmio_wr_valid(mmio_wr_valid && w_stg), .mmio_wr_addr(mmio_wr_addr),
-                .mmio_wr_data(mmio_wr_data), .mmio_rd_valid(mmio_rd_valid && r_stg), .mmio_rd_addr(mmio_rd_addr),
+                .clk(clk), .rst(rst), .mmio_wr_valid(bus_wr_valid && w_stg), .mmio_wr_addr(bus_wr_addr),
+                .mmio_wr_data(bus_wr_data), .mmio_rd_valid(bus_rd_valid && r_stg), .mmio_rd_addr(bus_rd_addr),
                 .mmio_rd_resp_valid(g_resp_valid), .mmio_rd_resp_data(g_resp_data), .enable(sg_en),
                 .cap_shift(cap_shift), .base(base), .tbl_we(tbl_we), .tbl_bin(tbl_bin), .tbl_dst(tbl_dst),
                 .tbl_remote(tbl_remote), .cnt_local(cnt_local), .cnt_remote(cnt_remote), .cnt_len(cnt_len),
@@ -398,15 +425,15 @@ module afu_rdma_top #(
             assign g_resp_data = 64'd0;
             // STAGE_* reads answer 0, as every absent block's
             reg g_valid;
-            always @(posedge clk) g_valid <= !rst && mmio_rd_valid && r_stg;
+            always @(posedge clk) g_valid <= !rst && bus_rd_valid && r_stg;
             assign g_resp_valid = g_valid;
         end
     endgenerate
 
     wire [8:0] cmd_pkt_words;
     rdma_csr #(.P(P), .MAX_OPS(RDMA_MAX_OPS), .LANES(RDMA_LANES), .MAX_WORDS(RDMA_MAX_WORDS)) u_csr (
-        .clk(clk), .rst(rst), .mmio_wr_valid(mmio_wr_valid && w_rdma), .mmio_wr_addr(mmio_wr_addr),
-        .mmio_wr_data(mmio_wr_data), .mmio_rd_valid(mmio_rd_valid && r_rdma), .mmio_rd_addr(mmio_rd_addr),
+        .clk(clk), .rst(rst), .mmio_wr_valid(bus_wr_valid && w_rdma), .mmio_wr_addr(bus_wr_addr),
+        .mmio_wr_data(bus_wr_data), .mmio_rd_valid(bus_rd_valid && r_rdma), .mmio_rd_addr(bus_rd_addr),
         .mmio_rd_resp_valid(r_resp_valid), .mmio_rd_resp_data(r_resp_data), .card_id(card_id),
         .port_dim(port_dim), .port_dateline(port_dateline), .cfg_we(cfg_we), .cfg_addr(cfg_addr),
         .cfg_port(cfg_port), .cmd_valid(cmd_valid), .cmd_ready(cmd_ready), .cmd_get(cmd_get), .cmd_dst(cmd_dst),

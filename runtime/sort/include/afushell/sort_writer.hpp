@@ -16,6 +16,67 @@ namespace afushell {
 
 namespace sort_detail {
 
+// A program of the card's sequencer (SEQ_* registers, shell/rdma/afu/rdma_seq.v; docs/sort.md
+// "The sequencer"): the register writes and polls the host would make, which the card runs
+// from one SEQ_CTRL.START. Each word names its step, so a failed run says where it stopped.
+class SeqProgram {
+  public:
+    enum Op : uint32_t { END = 0, WRITE = 1, WAIT = 2, CHECK = 3 };
+    void write(uint32_t reg, uint64_t v) { add(WRITE, reg, 0, false, v); }
+    // poll reg until its bit `bit` equals pol; a bit of `errors` set in the value read fails the run
+    void wait(uint32_t reg, int bit, bool pol, uint64_t errors) { add(WAIT, reg, bit, pol, errors); }
+    // fail the run unless ((reg >> shift) & mask) == expect
+    void check(uint32_t reg, int shift, uint32_t mask, uint32_t expect) {
+        add(CHECK, reg, shift, false, uint64_t(mask) << 32 | expect);
+    }
+    void end() { add(END, 0, 0, false, 0); }
+    // what the following words do, for the report of a run that stops in them
+    void step(std::string name) { step_ = std::move(name); }
+    size_t size() const { return words_.size(); }
+    // Writes the program into card c's sequencer: "" or why not.
+    std::string load(afu_rdma_cluster cl, int c) const {
+        uint64_t info = 0, st = 0;
+        afuShellRDMACardReadCSR(cl, c, AFUSHELL_SEQ_STATUS, &st);
+        afuShellRDMACardReadCSR(cl, c, AFUSHELL_SEQ_INFO, &info);
+        if (!(st & AFUSHELL_SEQ_STATUS_PRESENT_MASK))
+            return "card " + std::to_string(c) + " has no sequencer (rebuild the cards with spgen build --loopback "
+                   "--links N --sort-scatter)";
+        if (words_.size() > (uint64_t(1) << (info & AFUSHELL_SEQ_INFO_DEPTH_BITS_MASK)))
+            return "card " + std::to_string(c) + "'s sequencer holds " + std::to_string(1u << (info & 0xFF)) +
+                   " words, the program has " + std::to_string(words_.size());
+        afuShellRDMACardWriteCSR(cl, c, AFUSHELL_SEQ_PROG_ADDR, 0);
+        for (const auto &[ctrl, data] : words_) {
+            afuShellRDMACardWriteCSR(cl, c, AFUSHELL_SEQ_PROG_DATA, data);
+            afuShellRDMACardWriteCSR(cl, c, AFUSHELL_SEQ_PROG_CTRL, ctrl);
+        }
+        return "";
+    }
+    // Why a run that stopped with SEQ_STATUS st (and SEQ_FAIL_VALUE v) failed, "" if it ended.
+    std::string why(uint64_t st, uint64_t v) const {
+        const size_t pc = (st & AFUSHELL_SEQ_STATUS_PC_MASK) >> AFUSHELL_SEQ_STATUS_PC_SHIFT;
+        if (st & AFUSHELL_SEQ_STATUS_DONE_MASK) return "";
+        char hex[24];
+        std::snprintf(hex, sizeof hex, "%#llx", (unsigned long long)v);
+        const std::string at = pc < steps_.size() ? steps_[pc] : "word " + std::to_string(pc);
+        return st & AFUSHELL_SEQ_STATUS_ABORTED_MASK ? "was aborted in " + at
+               : st & AFUSHELL_SEQ_STATUS_FAILED_MASK ? "failed in " + at + " (read " + hex + ")"
+                                                      : "did not finish: it waits in " + at;
+    }
+
+  private:
+    void add(Op op, uint32_t reg, int bit, bool pol, uint64_t data) {
+        const uint64_t ctrl = uint64_t(op) << AFUSHELL_SEQ_PROG_CTRL_OP_SHIFT |
+                              uint64_t(bit) << AFUSHELL_SEQ_PROG_CTRL_BIT_SHIFT |
+                              uint64_t(pol) << AFUSHELL_SEQ_PROG_CTRL_POL_SHIFT |
+                              uint64_t(reg >> 3) << AFUSHELL_SEQ_PROG_CTRL_ADDR_SHIFT;
+        words_.emplace_back(ctrl, data);
+        steps_.push_back(step_);
+    }
+    std::vector<std::pair<uint64_t, uint64_t>> words_;  // (PROG_CTRL, PROG_DATA)
+    std::vector<std::string> steps_;
+    std::string step_ = "the program";
+};
+
 // The scatter writer on every card (shell/shell_sort_scatter.v, SORT_* registers): one
 // pass streams n keys from src through it (a DMA from card memory to card memory whose RX
 // side the writer takes over), counting bins ((k - count_lo) >> count_sh) & 255 and, with
@@ -153,99 +214,90 @@ class ScatterWriter {
         return true;
     }
 
-    // OPTWEB's single pass on every card at once (docs/sort.md, "OPTWEB's single pass"): each
-    // card's grouping pass (its capacities loaded before, its stage programmed and started)
-    // writes n[i] keys from address 0 into its stage's window, whose chunks go to their
-    // destinations as RDMA puts; then the stages send their rests and every card's counts to
-    // every card (the count exchange, STAGE_CNT_*). "" or what went wrong; ns: from the first
-    // card's start to the last stage's completion.
-    std::string single_pass(const std::vector<int> &cards, const std::vector<uint64_t> &n, uint64_t lo,
-                            uint64_t window, uint64_t dump, uint64_t &ns) {
-        const uint64_t es = element_bytes(pairs_, u64_);
+    // A pass as the card's sequencer runs it, added to p (what run() does from the host): the
+    // writer's registers, the card's own DMA of the pass's elements from src through the
+    // writer (P2P_*), the writer's DONE (OVERRUN fails the run), its key count, the DMA's end
+    // (an error or a dropped GO fails the run), and the writer switched off.
+    void seq_pass(SeqProgram &p, int c, uint64_t src, uint64_t n, uint64_t count_lo, int count_sh, Scatter sc,
+                  uint64_t dump, int bits = 8, int count_bits = 0, const uint64_t *dests = nullptr, bool load = false) {
+        const uint64_t es = element_bytes(pairs_ && !load, u64_ && !load);
+        configure(c, n, count_lo, count_sh, sc, dump, bits, count_bits, dests, load, &p);
+        if (n) {
+            p.write(AFUSHELL_P2P_SRC, src);
+            p.write(AFUSHELL_P2P_DST, src);  // the writer takes the stream: the RX side writes nothing
+            p.write(AFUSHELL_P2P_LEN, es * n);
+            p.write(AFUSHELL_P2P_PATTERN, 1);
+            p.write(AFUSHELL_P2P_CTRL, AFUSHELL_P2P_CTRL_GO_MASK);
+        }
+        p.wait(AFUSHELL_SORT_STATUS, 1, true, 4);                    // DONE; OVERRUN fails
+        p.check(AFUSHELL_SORT_STATUS, 32, 0xFFFFFFFFu, uint32_t(n));  // every key taken
+        if (n) p.wait(AFUSHELL_P2P_STATUS, AFUSHELL_P2P_STATUS_BUSY_SHIFT, false,
+                      AFUSHELL_P2P_STATUS_ERROR_MASK | AFUSHELL_P2P_STATUS_DROPPED_MASK);
+        p.write(AFUSHELL_SORT_CFG, 0);
+        passes[c] += !load;
+        moved[c].read += es * n, moved[c].written += sc.on ? es * n : 0;
+    }
+
+    // OPTWEB's single pass (docs/sort.md, "OPTWEB's single pass") as p's tail on card c: its
+    // grouping pass writes the card's n keys from address 0 into its stage's window, whose
+    // chunks go to their destinations as RDMA puts; then the stage sends its bins' rests and
+    // the card's counts to every card (the count exchange, STAGE_CNT_*). The stage is
+    // programmed and started at p's head, the writer's capacities loaded.
+    void seq_single_pass(SeqProgram &p, int c, uint64_t n, uint64_t lo, uint64_t window, uint64_t dump) {
+        p.step("the single pass's grouping");
+        seq_pass(p, c, 0, n, lo, 0, {true, lo, 0, window}, dump);
+        p.step("the stage's rests and counts' puts");
+        p.write(AFUSHELL_STAGE_CTRL, 2);  // the rest of every bin
+        p.wait(AFUSHELL_STAGE_STATUS, 0, true, AFUSHELL_STAGE_STATUS_CODE_MASK);  // a failed put fails the run
+        p.write(AFUSHELL_STAGE_CFG, 0);
+        p.end();
+    }
+
+    // Runs progs[i] on cards[i]'s sequencer, all at once: each program loaded (set-up), then
+    // every card started and polled until its run ends. "" or what went wrong (every card's
+    // writer, stage and sequencer then stopped); ns: from the first start to the last end as
+    // the host saw it; card_ns[i]: card i's run by its own count (SEQ_CYCLES).
+    std::string run_programs(const std::vector<int> &cards, const std::vector<SeqProgram> &progs, uint64_t &ns,
+                             std::vector<uint64_t> &card_ns) {
         const size_t N = cards.size();
-        auto now = [&] { return sim_ns(h_[cards[0]]); };
         auto stop = [&](std::string why) {
             for (int c : cards) {
+                afuShellRDMACardWriteCSR(cl_, c, AFUSHELL_SEQ_CTRL, AFUSHELL_SEQ_CTRL_ABORT_MASK);
+                afuShellRDMACardWriteCSR(cl_, c, AFUSHELL_P2P_CTRL, AFUSHELL_P2P_CTRL_ABORT_MASK);
                 afuShellRDMACardWriteCSR(cl_, c, AFUSHELL_SORT_CFG, 0);
                 afuShellRDMACardWriteCSR(cl_, c, AFUSHELL_STAGE_CFG, 0);
             }
             return why;
         };
         for (size_t i = 0; i < N; ++i)
-            configure(cards[i], n[i], lo, 0, {true, lo, 0, window}, dump, 8, 0, nullptr, false);
-        // every card's DMA at once, each from a host thread of its own (as each card's host
-        // would run it; the cluster's clock serves every thread, docs/runtime.md). The writers'
-        // registers went through the cluster, whose writes land at the cluster's host time: a
-        // thread starts its DMA only once its card's writer shows the pass running
-        // (SORT_STATUS.BUSY), or the stream's first lines could reach a writer not yet started,
-        // which drops them (OVERRUN) and then waits for keys that never come
-        std::vector<std::string> errs(N);
-        std::vector<std::thread> hosts;
-        const uint64_t t0 = now();
-        for (size_t i = 0; i < N; ++i)
-            if (n[i])
-                hosts.emplace_back([&, i] {
-                    const afu_shell_handle h = h_[cards[i]];
-                    uint64_t status = 0;
-                    if (!wait_bit(h, AFUSHELL_SORT_STATUS, 1, 100000, status)) {
-                        errs[i] = "card " + std::to_string(cards[i]) + "'s scatter writer did not start the single pass";
-                        return;
-                    }
-                    if (afuShellDMATransferH(h, nullptr, nullptr, es * n[i], F2F))
-                        errs[i] = "the single pass's DMA failed on card " + std::to_string(cards[i]) + ": " +
-                                  afuShellLastError();
-                });
-        for (std::thread &t : hosts) t.join();
-        for (const std::string &e : errs)
-            if (!e.empty()) return stop(e);
-        auto poll = [&](int c, uint32_t reg, uint64_t bit, uint64_t &v) { return wait_bit(h_[c], reg, bit, 2000000, v); };
+            if (std::string e = progs[i].load(cl_, cards[i]); !e.empty()) return e;
+        const uint64_t t0 = sim_ns(h_[cards[0]]);
+        for (int c : cards) afuShellRDMACardWriteCSR(cl_, c, AFUSHELL_SEQ_CTRL, AFUSHELL_SEQ_CTRL_START_MASK);
+        card_ns.assign(N, 0);
         for (size_t i = 0; i < N; ++i) {
-            uint64_t status = 0;
-            if (!poll(cards[i], AFUSHELL_SORT_STATUS, 2, status) || (status & 4) || status >> 32 != n[i]) {
-                // where it stands: the stage's puts and the engine's state, for the report
-                uint64_t puts = 0, eng = 0;
-                afuShellRDMACardReadCSR(cl_, cards[i], AFUSHELL_STAGE_PUTS, &puts);
-                afuShellRDMACardReadCSR(cl_, cards[i], AFUSHELL_RDMA_ENG_STATE, &eng);
-                char hex[24];
-                std::snprintf(hex, sizeof hex, "%#llx", (unsigned long long)eng);
-                return stop("card " + std::to_string(cards[i]) + "'s scatter writer took " +
-                            std::to_string(status >> 32) + " keys of " + std::to_string(n[i]) +
-                            (status & 4 ? " and dropped words outside the pass" : "") +
-                            " in the single pass (its stage: " + std::to_string(puts >> 32) + " of " +
-                            std::to_string(puts & 0xFFFFFFFF) + " puts completed; RDMA_ENG_STATE " + hex + ")");
-            }
-            afuShellRDMACardWriteCSR(cl_, cards[i], AFUSHELL_STAGE_CTRL, 2);  // the rest of every bin
+            const afu_shell_handle h = h_[cards[i]];
+            const uint64_t start = sim_ns(h);
+            uint64_t st = 0, v = 0, cyc = 0;
+            while (afuShellReadRegAt(h, AFUSHELL_SEQ_STATUS, &st) == FPGA_OK && (st & AFUSHELL_SEQ_STATUS_RUNNING_MASK))
+                if (sim_ns(h) - start > 20000000) break;
+            afuShellRDMACardReadCSR(cl_, cards[i], AFUSHELL_SEQ_FAIL_VALUE, &v);
+            if (std::string e = progs[i].why(st, v); !e.empty())
+                return stop("card " + std::to_string(cards[i]) + "'s sequencer " + e);
+            afuShellRDMACardReadCSR(cl_, cards[i], AFUSHELL_SEQ_CYCLES, &cyc);
+            card_ns[i] = cyc * 5;  // the card's clock: 200 MHz
         }
-        for (size_t i = 0; i < N; ++i) {
-            uint64_t status = 0;
-            if (!poll(cards[i], AFUSHELL_STAGE_STATUS, 1, status) || (status >> 8 & 0xFF)) {
-                uint64_t puts = 0;
-                afuShellRDMACardReadCSR(cl_, cards[i], AFUSHELL_STAGE_PUTS, &puts);
-                return stop("card " + std::to_string(cards[i]) + "'s single-pass stage " +
-                            (status & 1 ? "had a put fail with RDMA code " + std::to_string(status >> 8 & 0xFF)
-                                        : "did not finish: " + std::to_string(puts >> 32) + " of " +
-                                              std::to_string(puts & 0xFFFFFFFF) + " puts completed"));
-            }
-        }
-        ns = now() - t0;
-        for (int c : cards) {
-            uint64_t cyc = 0, eng = 0;
-            afuShellRDMACardReadCSR(cl_, c, AFUSHELL_STAGE_CYCLES, &cyc);
-            afuShellRDMACardReadCSR(cl_, c, AFUSHELL_STAGE_ENGINE, &eng);
-            stage[c] = {cyc & 0xFFFFFFFF, cyc >> 32, eng & 0xFFFFFFFF, eng >> 32};
-        }
-        stop("");
-        for (size_t i = 0; i < N; ++i) {
-            passes[cards[i]] += 1;
-            moved[cards[i]].read += es * n[i], moved[cards[i]].ns += ns;
-        }
+        ns = sim_ns(h_[cards[0]]) - t0;
         return "";
     }
 
   private:
+    // The pass's registers, written to card c, or into prog (the card's sequencer writes them).
     void configure(int c, uint64_t n, uint64_t count_lo, int count_sh, Scatter sc, uint64_t dump, int bits,
-                   int count_bits, const uint64_t *dests, bool load) {
-        auto w = [&](uint32_t off, uint64_t v) { afuShellRDMACardWriteCSR(cl_, c, off, v); };
+                   int count_bits, const uint64_t *dests, bool load, SeqProgram *prog = nullptr) {
+        auto w = [&](uint32_t off, uint64_t v) {
+            if (prog) prog->write(off, v);
+            else afuShellRDMACardWriteCSR(cl_, c, off, v);
+        };
         const bool pairs = pairs_ && !load, u64 = u64_ && !load;
         w(AFUSHELL_SORT_CFG, 1 | (sc.on ? 2 : 0) | (dump ? 4 : 0) | (pairs ? 8 : 0) | (dests ? 16 : 0) | (load ? 32 : 0) |
                                  (u64 ? 64 : 0));
@@ -319,6 +371,11 @@ struct SortWriterResult : SortResult {
     bool regrouped = false; // a bin outgrew its capacity: the cards grouped again by the counts
     bool single_pass = false;  // OPTWEB's single pass: the result lies in `segments`
     bool spilled = false;      // the single pass was tried and a bin outgrew its region
+    // the single pass ran from the cards' sequencers (the host started and collected); the
+    // host saw it take sequencer_host_ns from its first start to the last end it read (the
+    // phase holds the longest run by its card's own count)
+    bool sequenced = false;
+    uint64_t sequencer_host_ns = 0;
     // after the single pass, per card of the spread: its result's segments in order (key
     // value, then source card); empty otherwise (the result at address 0)
     std::vector<std::vector<SortSegment>> segments;
@@ -463,31 +520,51 @@ inline SortWriterResult sort_on_cards(afu_rdma_cluster cl, const SortSpread &s, 
             first[dest[b]] = std::min(first[dest[b]], b);
         }
         auto region = [&](uint64_t b, int i) { return bank_b + (((b - first[dest[b]]) * N + i) << cap_shift); };
-        if (std::string e = on_cards("capacities", [&](int i, int c, uint64_t &ns) {
-                std::vector<uint32_t> caps(B, 0);
-                std::fill(caps.begin(), caps.begin() + values, uint32_t(cap));
-                afuShellRDMAWriteMem(cl, c, loads, caps.data(), 4 * B);
-                for (uint64_t b = 0; b < values; ++b) {
-                    afuShellRDMACardWriteCSR(cl, c, AFUSHELL_STAGE_TBL_REMOTE, region(b, i));
-                    afuShellRDMACardWriteCSR(cl, c, AFUSHELL_STAGE_TBL, b | uint64_t(cards[dest[b]]) << 8);
-                }
-                // the count exchange, made by the card once its bins' rests are put: its counts
-                // (the writer's dump) to every card's table, at this card's row
-                uint64_t every = 0;
-                for (int d : cards) every |= uint64_t(1) << d;
-                afuShellRDMACardWriteCSR(cl, c, AFUSHELL_STAGE_CNT_LOCAL, dump + 64);
-                afuShellRDMACardWriteCSR(cl, c, AFUSHELL_STAGE_CNT_REMOTE, hist_at + i * 4 * B);
-                afuShellRDMACardWriteCSR(cl, c, AFUSHELL_STAGE_CNT_LEN, 4 * B);
-                afuShellRDMACardWriteCSR(cl, c, AFUSHELL_STAGE_CNT_DESTS, every);
-                afuShellRDMACardWriteCSR(cl, c, AFUSHELL_STAGE_BASE, window);
-                afuShellRDMACardWriteCSR(cl, c, AFUSHELL_STAGE_CFG, 1 | uint64_t(cap_shift) << 8);
-                afuShellRDMACardWriteCSR(cl, c, AFUSHELL_STAGE_CTRL, 1);
-                return writer.run(c, loads, B, 0, 0, none, 0, ns, 8, 0, nullptr, true); });
-            !e.empty())
-            return fail(e);
+        // every card's program: the stage's table and counts' puts, the writer's capacities
+        // loaded, the single pass, the rests and the counts (the host only starts and collects)
+        std::vector<SeqProgram> progs(N);
+        uint64_t every = 0;
+        for (int d : cards) every |= uint64_t(1) << d;
+        for (int i = 0; i < N; ++i) {
+            const int c = cards[i];
+            std::vector<uint32_t> caps(B, 0);
+            std::fill(caps.begin(), caps.begin() + values, uint32_t(cap));
+            afuShellRDMAWriteMem(cl, c, loads, caps.data(), 4 * B);
+            SeqProgram &p = progs[i];
+            p.step("the stage's set-up");
+            for (uint64_t b = 0; b < values; ++b) {
+                p.write(AFUSHELL_STAGE_TBL_REMOTE, region(b, i));
+                p.write(AFUSHELL_STAGE_TBL, b | uint64_t(cards[dest[b]]) << 8);
+            }
+            // the count exchange, made by the card once its bins' rests are put: its counts
+            // (the writer's dump) to every card's table, at this card's row
+            p.write(AFUSHELL_STAGE_CNT_LOCAL, dump + 64);
+            p.write(AFUSHELL_STAGE_CNT_REMOTE, hist_at + i * 4 * B);
+            p.write(AFUSHELL_STAGE_CNT_LEN, 4 * B);
+            p.write(AFUSHELL_STAGE_CNT_DESTS, every);
+            p.write(AFUSHELL_STAGE_BASE, window);
+            p.write(AFUSHELL_STAGE_CFG, 1 | uint64_t(cap_shift) << 8);
+            p.write(AFUSHELL_STAGE_CTRL, 1);
+            p.step("the capacities' load");
+            writer.seq_pass(p, c, loads, B, 0, 0, none, 0, 8, 0, nullptr, true);
+            writer.seq_single_pass(p, c, s.counts[i], lo, window, dump);
+        }
         uint64_t took = 0;
-        if (std::string e = writer.single_pass(cards, s.counts, lo, window, dump, took); !e.empty()) return fail(e);
-        clock.card("single pass", std::vector<uint64_t>(N, took));   // the count exchange included
+        std::vector<uint64_t> card_ns;
+        if (std::string e = writer.run_programs(cards, progs, took, card_ns); !e.empty()) return fail(e);
+        for (int i = 0; i < N; ++i) {
+            const int c = cards[i];
+            uint64_t cyc = 0, eng = 0;
+            afuShellRDMACardReadCSR(cl, c, AFUSHELL_STAGE_CYCLES, &cyc);
+            afuShellRDMACardReadCSR(cl, c, AFUSHELL_STAGE_ENGINE, &eng);
+            writer.stage[c] = {cyc & 0xFFFFFFFF, cyc >> 32, eng & 0xFFFFFFFF, eng >> 32};
+            writer.moved[c].ns += card_ns[i];
+        }
+        r.sequenced = true;
+        // the cards' own counts (the count exchange included); the host saw `took`, from its
+        // first start to the last end it read, its MMIO's time included
+        clock.card("single pass", card_ns);
+        r.sequencer_host_ns = took;
         const auto table = read<uint32_t>(cl, cards[0], hist_at, B * N);
         bool full = false;
         for (int i = 0; i < N; ++i)
