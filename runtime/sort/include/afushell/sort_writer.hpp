@@ -162,8 +162,14 @@ class ScatterWriter {
     // cluster, the status read through the open card, at its thread's host time: a read
     // through the cluster enters where the cluster's clock thread happens to be (docs/runtime.md
     // "Host time"); a pass without keys (the flush and the dump) takes the card's time to DONE.
+    // While a program records (record()), the pass is added to it instead (seq_pass), for the
+    // card's sequencer to run.
     std::string run(int c, uint64_t src, uint64_t n, uint64_t count_lo, int count_sh, Scatter sc, uint64_t dump,
                     uint64_t &ns, int bits = 8, int count_bits = 0, const uint64_t *dests = nullptr, bool load = false) {
+        if (rec_) {
+            seq_pass(*rec_, c, src, n, count_lo, count_sh, sc, dump, bits, count_bits, dests, load);
+            return "";
+        }
         auto w = [&](uint32_t off, uint64_t v) { afuShellRDMACardWriteCSR(cl_, c, off, v); };
         auto now = [&] { return sim_ns(h_[c]); };
         if (c < 0 || size_t(c) >= h_.size() || !h_[c]) return "card " + std::to_string(c) + " is not open";
@@ -213,6 +219,9 @@ class ScatterWriter {
             if (sim_ns(h) - start > limit_ns) return false;
         return true;
     }
+
+    // From now on run() adds its passes to p (nullptr: runs them from the host again).
+    void record(SeqProgram *p) { rec_ = p; }
 
     // A pass as the card's sequencer runs it, added to p (what run() does from the host): the
     // writer's registers, the card's own DMA of the pass's elements from src through the
@@ -315,6 +324,7 @@ class ScatterWriter {
     std::vector<afu_shell_handle> h_;  // per card of the cluster; open ones only
     bool pairs_;                       // (key, payload) pairs instead of keys
     bool u64_;                         // uint64 keys
+    SeqProgram *rec_ = nullptr;        // the program run() adds its passes to, if any
 
   public:
     std::vector<int> passes;   // passes over the keys per card
@@ -424,11 +434,24 @@ inline SortWriterResult sort_on_cards(afu_rdma_cluster cl, const SortSpread &s, 
                     " on these writers, got " + std::to_string(o.digit_bits));
     Clock clock(cl, r, o.progress);
     // one pass per card; the phase takes the slowest card's time (cards run at once in hardware)
+    // A phase on the cards: each card's passes as a program of its sequencer, every card's run
+    // at once from one start (the host's MMIO: the programs' words and a start per card); the
+    // phase takes the slowest card's run by its own count.
     auto on_cards = [&](const char *name, auto &&pass) {
-        std::vector<uint64_t> ns(N, 0);
-        for (int i = 0; i < N; ++i)
-            if (std::string e = pass(i, cards[i], ns[i]); !e.empty()) return e;
-        clock.card(name, ns);
+        std::vector<SeqProgram> progs(N);
+        std::vector<uint64_t> ns(N, 0), card_ns;
+        for (int i = 0; i < N; ++i) {
+            progs[i].step(name);
+            writer.record(&progs[i]);
+            std::string e = pass(i, cards[i], ns[i]);
+            writer.record(nullptr);
+            if (!e.empty()) return e;
+            progs[i].end();
+        }
+        uint64_t took = 0;
+        if (std::string e = writer.run_programs(cards, progs, took, card_ns); !e.empty()) return e;
+        for (int i = 0; i < N; ++i) writer.moved[cards[i]].ns += card_ns[i];
+        clock.card(name, card_ns);
         return std::string();
     };
     auto to_all = [&](uint64_t from, uint64_t to, uint64_t bytes) {
