@@ -82,8 +82,10 @@ class Card:
             assert int(d.b_wr_data.value) == host[2]
         if host and host[0] == "r" and not own:
             assert int(d.b_rd_valid.value) and int(d.b_rd_addr.value) == host[1], "the host's read lost its cycle"
-        if host and own:
-            assert not int(d.b_wr_valid.value) and not int(d.b_rd_valid.value), "the window reached the bus"
+        if host and own:   # the window stays off the bus, which the program may use meanwhile
+            for v, a in (("b_wr_valid", "b_wr_addr"), ("b_rd_valid", "b_rd_addr")):
+                assert not int(getattr(d, v).value) or not 0x1B00 <= int(getattr(d, a).value) < 0x1C00, \
+                    "the window reached the bus"
         self.host_read = None
         if host and host[0] == "r":
             self.host_read = ("own",) if own else ("bus", self.read_bus(host[1]))
