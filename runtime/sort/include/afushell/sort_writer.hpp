@@ -33,21 +33,22 @@ class SeqProgram {
     // what the following words do, for the report of a run that stops in them
     void step(std::string name) { step_ = std::move(name); }
     size_t size() const { return words_.size(); }
-    // Writes the program into card c's sequencer: "" or why not.
-    std::string load(afu_rdma_cluster cl, int c) const {
+    // Writes the program into card c's sequencer through its open handle h (at the host time
+    // of the card's thread, as every access of a run, so that the figures repeat): "" or why not.
+    std::string load(afu_shell_handle h, int c) const {
         uint64_t info = 0, st = 0;
-        afuShellRDMACardReadCSR(cl, c, AFUSHELL_SEQ_STATUS, &st);
-        afuShellRDMACardReadCSR(cl, c, AFUSHELL_SEQ_INFO, &info);
+        afuShellReadRegAt(h, AFUSHELL_SEQ_STATUS, &st);
+        afuShellReadRegAt(h, AFUSHELL_SEQ_INFO, &info);
         if (!(st & AFUSHELL_SEQ_STATUS_PRESENT_MASK))
             return "card " + std::to_string(c) + " has no sequencer (rebuild the cards with spgen build --loopback "
                    "--links N --sort-scatter)";
         if (words_.size() > (uint64_t(1) << (info & AFUSHELL_SEQ_INFO_DEPTH_BITS_MASK)))
             return "card " + std::to_string(c) + "'s sequencer holds " + std::to_string(1u << (info & 0xFF)) +
                    " words, the program has " + std::to_string(words_.size());
-        afuShellRDMACardWriteCSR(cl, c, AFUSHELL_SEQ_PROG_ADDR, 0);
+        afuShellWriteRegAt(h, AFUSHELL_SEQ_PROG_ADDR, 0);
         for (const auto &[ctrl, data] : words_) {
-            afuShellRDMACardWriteCSR(cl, c, AFUSHELL_SEQ_PROG_DATA, data);
-            afuShellRDMACardWriteCSR(cl, c, AFUSHELL_SEQ_PROG_CTRL, ctrl);
+            afuShellWriteRegAt(h, AFUSHELL_SEQ_PROG_DATA, data);
+            afuShellWriteRegAt(h, AFUSHELL_SEQ_PROG_CTRL, ctrl);
         }
         return "";
     }
@@ -279,9 +280,9 @@ class ScatterWriter {
             return why;
         };
         for (size_t i = 0; i < N; ++i)
-            if (std::string e = progs[i].load(cl_, cards[i]); !e.empty()) return e;
+            if (std::string e = progs[i].load(h_[cards[i]], cards[i]); !e.empty()) return e;
         const uint64_t t0 = sim_ns(h_[cards[0]]);
-        for (int c : cards) afuShellRDMACardWriteCSR(cl_, c, AFUSHELL_SEQ_CTRL, AFUSHELL_SEQ_CTRL_START_MASK);
+        for (int c : cards) afuShellWriteRegAt(h_[c], AFUSHELL_SEQ_CTRL, AFUSHELL_SEQ_CTRL_START_MASK);
         card_ns.assign(N, 0);
         for (size_t i = 0; i < N; ++i) {
             const afu_shell_handle h = h_[cards[i]];
@@ -289,10 +290,10 @@ class ScatterWriter {
             uint64_t st = 0, v = 0, cyc = 0;
             while (afuShellReadRegAt(h, AFUSHELL_SEQ_STATUS, &st) == FPGA_OK && (st & AFUSHELL_SEQ_STATUS_RUNNING_MASK))
                 if (sim_ns(h) - start > 20000000) break;
-            afuShellRDMACardReadCSR(cl_, cards[i], AFUSHELL_SEQ_FAIL_VALUE, &v);
+            afuShellReadRegAt(h, AFUSHELL_SEQ_FAIL_VALUE, &v);
             if (std::string e = progs[i].why(st, v); !e.empty())
                 return stop("card " + std::to_string(cards[i]) + "'s sequencer " + e);
-            afuShellRDMACardReadCSR(cl_, cards[i], AFUSHELL_SEQ_CYCLES, &cyc);
+            afuShellReadRegAt(h, AFUSHELL_SEQ_CYCLES, &cyc);
             card_ns[i] = cyc * 5;  // the card's clock: 200 MHz
         }
         ns = sim_ns(h_[cards[0]]) - t0;
