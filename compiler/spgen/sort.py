@@ -352,8 +352,9 @@ def sort_spread(cl, s: Spread, *, partition_bits: int = 8, digit_bits: int | Non
 
 def _raise(cl, failed: bool, code: int, error: str, dump: str) -> None:
     """A failed C++ sort as the exception Python raises for it."""
-    if failed and code:   # a transfer failed: the engine's status, with the dump of a timeout on RTL cards
-        raise RDMAError(code, cl.ext.error_text(code) + (f"\n{dump}" if code == 3 and dump else "")
+    if failed and code:   # a transfer failed: the engine's status, where (a card's put), the dump of a timeout
+        where = f" ({error})" if error else ""
+        raise RDMAError(code, cl.ext.error_text(code) + where + (f"\n{dump}" if code == 3 and dump else "")
                         if code != 100 else "still in flight after the wait")
     if failed:
         raise SpgenError(f"sort: {error}")

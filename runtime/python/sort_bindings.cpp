@@ -125,6 +125,7 @@ py::tuple sort_on_cards(py::object sim, const std::vector<int>& cards, const std
     extra["single_pass"] = r.single_pass, extra["spilled"] = r.spilled;
     // the single pass ran from the cards' sequencers; the host saw it take host_ns
     extra["sequenced"] = r.sequenced, extra["host_ns"] = r.sequencer_host_ns;
+    extra["card_puts"] = r.card_puts;  // the network phases' puts, issued by the cards' sequencers
   }
   if (r.single_pass) {  // per card of the spread: its result's (address, elements) segments in order
     py::list segs;

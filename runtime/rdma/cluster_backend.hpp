@@ -65,6 +65,7 @@ class ClusterBackend {
   virtual void op_cycles(afu_rdma_handle h, uint64_t* issued, uint64_t* done) = 0;
   virtual void run(uint64_t cycles) = 0;
   virtual void set_packet_bytes(uint32_t bytes) = 0;
+  virtual uint32_t packet_bytes() const = 0;
   virtual uint64_t cycles() const = 0;
   virtual double clock_mhz() const = 0;
 

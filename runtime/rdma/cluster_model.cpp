@@ -69,6 +69,7 @@ class ModelCluster final : public ClusterBackend {
       throw Error(AFU_ERR_BAD_ARG,
                   "packet size " + std::to_string(bytes) + " B: the network model sends 64-byte packets only");
   }
+  uint32_t packet_bytes() const override { return 0; }
   uint64_t cycles() const override { return uint64_t(sim_.now); }
   double clock_mhz() const override { return sim_.prm.clock_mhz; }
 

@@ -104,6 +104,7 @@ class RtlCards final : public ClusterBackend {
       throw Error(AFU_ERR_BAD_ARG, e.what());
     }
   }
+  uint32_t packet_bytes() const override { return cl_.packet_bytes(); }
   uint64_t cycles() const override { return cl_.now(); }
   double clock_mhz() const override { return cl_.clock_mhz(); }
   std::string card_uri(int card) override { return "sim:" + cl_.card_name(card); }

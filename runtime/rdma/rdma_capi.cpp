@@ -268,6 +268,7 @@ afu_result afuShellRDMASetPacketBytes(afu_rdma_cluster c, uint32_t bytes) {
   });
 }
 
+uint32_t afuShellRDMAPacketBytes(afu_rdma_cluster c) { return c ? c->b->packet_bytes() : 0; }
 uint64_t afuShellRDMACycles(afu_rdma_cluster c) { return c ? c->b->cycles() : 0; }
 double afuShellRDMAClockMHz(afu_rdma_cluster c) { return c ? c->b->clock_mhz() : 0.0; }
 

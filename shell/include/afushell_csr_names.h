@@ -256,6 +256,7 @@ static const afushell_csr_field_t afushell_csr_fields[] = {
     {"RDMA_STATUS", "OVERFLOW", 3u, 1u},
     {"RDMA_STATUS", "PENDING", 4u, 1u},
     {"RDMA_STATUS", "CODE", 8u, 8u},
+    {"RDMA_STATUS", "FAILED", 16u, 16u},
     {"RDMA_STATUS", "OPS_DONE", 32u, 32u},
     {"RDMA_EVT_INFO", "KIND", 0u, 4u},
     {"RDMA_EVT_INFO", "PEER", 4u, 6u},

@@ -145,8 +145,12 @@ def test_dead_link_times_out_with_dump_naming_it(link_card) -> None:
     assert "stuck at link 1 card 1 port 0 -> card 2 port 1 (down)" in str(e.value)
     assert "card 1: engine" in str(e.value)
     assert cl.now < 100000 + 100000  # the engine's timeout plus the driver's reads
+    def failed() -> int:   # RDMA_STATUS.FAILED: operations that completed with a nonzero code
+        return cl[1].read_csr("RDMA_STATUS") >> 16 & 0xFFFF
+    assert failed() == 1
     cl[1].put(0, 0, 0x100, 64)  # the other link still works
     assert cl[0].read(0x100, 64) == b"\x07" * 64
+    assert failed() == 1 and cl[1].read_csr("RDMA_STATUS") >> 32 == 2   # OPS_DONE: both, one failed
 
 
 def test_cables_carry_the_line_rate(link_card) -> None:

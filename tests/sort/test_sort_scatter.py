@@ -175,6 +175,9 @@ def _moved_by_cards(run: sort.SortRun) -> None:
     assert run.extra["moved_by"] == "cards"
     assert [p.name for p in run.phases if p.where == "host"] == ["prefix sums"]
     assert run.phase("group by card").where == "card" and run.phase("local counting").where == "card"
+    # every put of the network phases was issued by the cards' sequencers
+    puts = sum(p.operations for p in run.phases if p.where == "network")
+    assert puts > 0 and run.extra["card_puts"] == puts
 
 
 @pytest.mark.parametrize("cards", [2, 4])
@@ -435,6 +438,16 @@ def test_sort_moved_by_cards_faults(scatter_card: Path) -> None:
     assert cl.stats()["corrupted"] > 0
     _check64(cl, _inputs64("random", 1501, seed=5))
     _check64(cl, _inputs64("random", 1201, seed=6), with_payloads=True)
+
+
+def test_failed_put_fails_the_sort_with_its_code(scatter_card: Path) -> None:
+    """A link held down past every retry: a card's put, issued by its sequencer, times out;
+    the sort fails with the engine's code, the phase and the card, not a wrong result or a hang."""
+    cl = rdma.cluster({"topology": "fullmesh", "cards": 2, "card": str(scatter_card),
+                       "link_faults": [{"link": 0, "down": [[0, 1e12]]}]})
+    with pytest.raises(rdma.RDMAError, match=r"range exchange: card \d's sequencer failed in its puts") as e:
+        sort.sort(cl, _inputs("random", 1003, np.uint32), counting="card")
+    assert e.value.name == "TIMEOUT"
 
 
 def test_layouts_and_uint64_on_scatter_cards(scatter_card: Path) -> None:

@@ -111,7 +111,8 @@ module rdma_csr #(
     wire [63:0] done_info = {dq_lost_reg, 7'd0, !dq_empty, dq_empty ? 40'd0 : dq_head};
     // OPS_DONE, CODE and DONE_INFO change at the same edge, so a poll never sees one before the others
     reg  [31:0] n_done_reg;
-    wire [63:0] status = {n_done_reg, 16'd0, last_code_reg, 3'd0, cmd_valid, |overflow, evt_valid, dropped_reg, busy};
+    reg  [15:0] n_failed_reg;   // completions with a nonzero code: the sequencer's puts check it
+    wire [63:0] status = {n_done_reg, n_failed_reg, last_code_reg, 3'd0, cmd_valid, |overflow, evt_valid, dropped_reg, busy};
     wire [63:0] evt_info = {16'd0, evt_lost, 15'd0, evt_valid, 6'd0, evt_data[133:128], evt_data[137:134]};
 
     reg [63:0] rd_data;
@@ -154,7 +155,7 @@ module rdma_csr #(
     always @(posedge clk) begin
         cfg_we <= 1'b0;
         if (rst) begin
-            dq_lost_reg <= 16'd0; last_code_reg <= 8'd0; n_done_reg <= 32'd0;
+            dq_lost_reg <= 16'd0; last_code_reg <= 8'd0; n_done_reg <= 32'd0; n_failed_reg <= 16'd0;
             card_id <= 6'd0; port_cfg_reg <= 64'hFFFF; block_reg <= 64'd0; strides_reg <= 64'd0;
             cmd_local <= 64'd0; cmd_remote <= 64'd0; cmd_len <= 64'd0; cmd_get <= 1'b0; cmd_dst <= 6'd0;
             cmd_valid <= 1'b0; cmd_block <= 32'd0; cmd_count <= 32'd0; cmd_local_stride <= 32'd0;
@@ -171,6 +172,7 @@ module rdma_csr #(
                 irq_status_reg[0] <= 1'b1;
                 last_code_reg <= done_code;
                 n_done_reg <= n_done_reg + 32'd1;
+                if (done_code != 8'd0) n_failed_reg <= n_failed_reg + 16'd1;
                 if (dq_full && dq_lost_reg != 16'hFFFF) dq_lost_reg <= dq_lost_reg + 16'd1;
             end
             if (evt_valid) irq_status_reg[1] <= 1'b1;

@@ -75,6 +75,8 @@ afu_result afuShellRDMAWait(afu_rdma_cluster c, afu_rdma_handle handle, uint64_t
  *  cards whose link port is 512 or 1024 bits wide, 64 B on a 32-bit port); 0 = the largest,
  *  the default. The model sends 64-byte packets only (0 or 64). AFU_ERR_BAD_ARG otherwise. */
 afu_result afuShellRDMASetPacketBytes(afu_rdma_cluster c, uint32_t bytes);
+/** The DATA payload set by afuShellRDMASetPacketBytes (0: the largest), as RDMA_CMD.PKT takes it in bytes. */
+uint32_t afuShellRDMAPacketBytes(afu_rdma_cluster c);
 /** Result without simulating: AFU_ERR_TIMEOUT while in flight. */
 afu_result afuShellRDMATest(afu_rdma_cluster c, afu_rdma_handle handle);
 /** The cluster cycles at which the operation was issued (the host's call) and ended (its

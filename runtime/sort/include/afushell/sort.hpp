@@ -38,7 +38,7 @@ constexpr int kSortDigitBits = 8;
 
 struct SortPhase {
     std::string name;
-    std::string where;  // "network" (cluster clock) or "host" (the host's clock)
+    std::string where;  // "network" (the cards' or the cluster's clock), "card" or "host" (the host's clock)
     double seconds = 0;
     uint64_t cycles = 0;
     uint64_t bytes = 0;       // network phases: bytes put between cards (payloads included)
@@ -136,6 +136,12 @@ class Clock {
         }
         ended({name, "network", cycles * 1000.0 / afuShellRDMAClockMHz(cl_) * 1e-9, cycles, bytes, hs.size()});
         return rc;
+    }
+    // A network phase whose puts the cards issued themselves, the slowest card taking ns.
+    void network_on_cards(const char *name, uint64_t ns, const std::vector<Put> &puts) {
+        uint64_t bytes = 0, ops = 0;
+        for (const Put &p : puts) bytes += p.bytes, ops += p.bytes != 0;
+        ended({name, "network", ns * 1e-9, uint64_t(ns * afuShellRDMAClockMHz(cl_) / 1e3), bytes, ops});
     }
 
   private:

@@ -131,6 +131,15 @@ class ScatterWriter {
             const int bits = int(status(cards[i]) >> 8) & 0xF;
             max_bits = i == 0 ? bits : std::min(max_bits, bits);
         }
+        seq_words = 0;  // the smallest sequencer's words (0: a card has none)
+        for (size_t i = 0; i < cards.size(); ++i) {
+            uint64_t st = 0, info = 0;
+            afuShellReadRegAt(h_[cards[i]], AFUSHELL_SEQ_STATUS, &st);
+            afuShellReadRegAt(h_[cards[i]], AFUSHELL_SEQ_INFO, &info);
+            const size_t words = st & AFUSHELL_SEQ_STATUS_PRESENT_MASK
+                                     ? size_t(1) << (info & AFUSHELL_SEQ_INFO_DEPTH_BITS_MASK) : 0;
+            seq_words = i == 0 ? words : std::min(seq_words, words);
+        }
         dest = !cards.empty();  // counts by destination, loads counts
         for (size_t i = 0; i < cards.size() && dest; ++i) dest = status(cards[i]) >> 12 & 1;
         for (size_t i = 0; i < cards.size() && u64_; ++i)
@@ -263,6 +272,79 @@ class ScatterWriter {
         p.end();
     }
 
+    // Card c's puts, in the order given, as p's words (docs/sort.md "The sequencer"): each
+    // staged in RDMA_LOCAL / REMOTE / LEN and started by RDMA_CMD with the cluster's packet
+    // size, the next staged once the engine took it (STATUS.PENDING clear; a dropped GO or an
+    // overflow fails the run); then every put's end (STATUS.BUSY clear) and the engine's
+    // counts: the host's driver takes every completion from DONE_INFO, so the run compares
+    // OPS_DONE and FAILED with their values before its puts (`done`, `failed`).
+    void seq_puts(SeqProgram &p, const std::vector<Put> &puts, uint32_t done, uint32_t failed) {
+        const uint64_t pkt = uint64_t(afuShellRDMAPacketBytes(cl_) / 4) << AFUSHELL_RDMA_CMD_PKT_SHIFT;
+        p.write(AFUSHELL_RDMA_BLOCK, 0);  // contiguous puts
+        uint32_t n = 0;
+        for (const Put &q : puts) {
+            if (!q.bytes) continue;
+            p.write(AFUSHELL_RDMA_LOCAL, q.local);
+            p.write(AFUSHELL_RDMA_REMOTE, q.remote);
+            p.write(AFUSHELL_RDMA_LEN, q.bytes);
+            p.write(AFUSHELL_RDMA_CMD,
+                    uint64_t(q.dst & 0x3F) << AFUSHELL_RDMA_CMD_DST_SHIFT | pkt | AFUSHELL_RDMA_CMD_GO_MASK);
+            p.wait(AFUSHELL_RDMA_STATUS, AFUSHELL_RDMA_STATUS_PENDING_SHIFT, false,
+                   AFUSHELL_RDMA_STATUS_DROPPED_MASK | AFUSHELL_RDMA_STATUS_OVERFLOW_MASK);
+            ++n;
+        }
+        p.wait(AFUSHELL_RDMA_STATUS, AFUSHELL_RDMA_STATUS_BUSY_SHIFT, false, AFUSHELL_RDMA_STATUS_OVERFLOW_MASK);
+        p.check(AFUSHELL_RDMA_STATUS, 32, 0xFFFFFFFFu, done + n);                  // every put ended
+        p.check(AFUSHELL_RDMA_STATUS, 0, AFUSHELL_RDMA_STATUS_FAILED_MASK & 0xFFFFFFFFu,
+                uint32_t(failed << AFUSHELL_RDMA_STATUS_FAILED_SHIFT));             // none failed
+    }
+
+    // A network phase from the cards' sequencers: every card of `cards` issues its puts of
+    // `puts` (Put::card its card, in the order given) from its own program, all cards at
+    // once, in rounds of what a program holds. ns: the slowest card's run by its own count,
+    // summed over the rounds. "" or what went wrong; code: the engine's code of a failed put
+    // (AFU_ERR_RDMA_*), or AFU_ERR_BAD_ARG.
+    std::string puts_on_cards(const std::vector<int> &cards, const std::vector<Put> &puts, uint64_t &ns,
+                              afu_result &code) {
+        const size_t per_round = seq_words > 8 ? (seq_words - 8) / 5 : 0;  // 5 words a put
+        code = AFU_ERR_BAD_ARG;
+        ns = 0;
+        if (!per_round) return "the cards' sequencers hold too few words for a put";
+        std::vector<std::vector<Put>> of(cards.size());
+        for (const Put &q : puts)
+            for (size_t i = 0; i < cards.size(); ++i)
+                if (cards[i] == q.card && q.bytes) of[i].push_back(q);
+        size_t rounds = 1;
+        for (const auto &v : of) rounds = std::max(rounds, (v.size() + per_round - 1) / per_round);
+        for (size_t k = 0; k < rounds; ++k) {
+            std::vector<SeqProgram> progs(cards.size());
+            for (size_t i = 0; i < cards.size(); ++i) {
+                uint64_t st = 0;
+                afuShellReadRegAt(h_[cards[i]], AFUSHELL_RDMA_STATUS, &st);
+                const size_t a = std::min(of[i].size(), k * per_round), b = std::min(of[i].size(), a + per_round);
+                progs[i].step("its puts");
+                seq_puts(progs[i], std::vector<Put>(of[i].begin() + a, of[i].begin() + b), uint32_t(st >> 32),
+                         uint32_t((st & AFUSHELL_RDMA_STATUS_FAILED_MASK) >> AFUSHELL_RDMA_STATUS_FAILED_SHIFT));
+                progs[i].end();
+            }
+            uint64_t took = 0;
+            std::vector<uint64_t> card_ns;
+            if (std::string e = run_programs(cards, progs, took, card_ns); !e.empty()) {
+                for (int c : cards) {  // the code of a put that failed, where one did
+                    uint64_t st = 0;
+                    afuShellReadRegAt(h_[c], AFUSHELL_RDMA_STATUS, &st);
+                    if (const uint64_t last = (st & AFUSHELL_RDMA_STATUS_CODE_MASK) >> AFUSHELL_RDMA_STATUS_CODE_SHIFT) {
+                        code = afu_result(AFU_ERR_RDMA_BASE + last);
+                        break;
+                    }
+                }
+                return e;
+            }
+            ns += *std::max_element(card_ns.begin(), card_ns.end());
+        }
+        return "";
+    }
+
     // Runs progs[i] on cards[i]'s sequencer, all at once: each program loaded (set-up), then
     // every card started and polled until its run ends. "" or what went wrong (every card's
     // writer, stage and sequencer then stopped); ns: from the first start to the last end as
@@ -332,6 +414,7 @@ class ScatterWriter {
     std::vector<Moved> moved;  // per card
     std::vector<StageCycles> stage;  // per card, of its last single pass
     int max_bits = 0;          // the widest digit of every card's writer (0: a key a cycle, 8 bits)
+    size_t seq_words = 0;      // words of the smallest of the cards' sequencers
     bool dest = false;         // every card's writer counts by destination (SORT_STATUS.DEST)
 };
 
@@ -387,6 +470,7 @@ struct SortWriterResult : SortResult {
     // phase holds the longest run by its card's own count)
     bool sequenced = false;
     uint64_t sequencer_host_ns = 0;
+    uint64_t card_puts = 0;  // the RDMA puts the cards' sequencers issued (every network phase's)
     // after the single pass, per card of the spread: its result's segments in order (key
     // value, then source card); empty otherwise (the result at address 0)
     std::vector<std::vector<SortSegment>> segments;
@@ -455,6 +539,21 @@ inline SortWriterResult sort_on_cards(afu_rdma_cluster cl, const SortSpread &s, 
         clock.card(name, card_ns);
         return std::string();
     };
+    // A network phase: every card issues its puts (in issue_order) from its own sequencer,
+    // all at once (docs/sort.md "The sequencer"); the phase takes the slowest card's run.
+    auto network = [&](const char *name, const std::vector<Put> &puts) {
+        std::vector<Put> ordered;
+        for (size_t k : issue_order(puts)) ordered.push_back(puts[k]);
+        uint64_t ns = 0;
+        afu_result code = FPGA_OK;
+        if (std::string e = writer.puts_on_cards(cards, ordered, ns, code); !e.empty()) {
+            r.error = std::string(name) + ": " + e;
+            return r.code = code;
+        }
+        clock.network_on_cards(name, ns, puts);
+        for (const Put &p : puts) r.card_puts += p.bytes != 0;
+        return r.code = FPGA_OK;
+    };
     auto to_all = [&](uint64_t from, uint64_t to, uint64_t bytes) {
         std::vector<Put> puts;
         for (int i = 0; i < N; ++i)
@@ -479,7 +578,7 @@ inline SortWriterResult sort_on_cards(afu_rdma_cluster cl, const SortSpread &s, 
         if (std::string e = on_cards("range", [&](int i, int c, uint64_t &ns) {
                 return writer.run(c, 0, s.counts[i], 0, top, copy_b, dump, ns); }); !e.empty())
             return fail(e);
-        if ((r.code = clock.network("range exchange", to_all(dump, counts_at, 16)))) return r;
+        if (network("range exchange", to_all(dump, counts_at, 16))) return r;
         range = exchanged_range(cl, N, counts_at, cards[0]);
         for (int i = 1; i < N; ++i)  // every card computed the same range from its own copy
             if (exchanged_range(cl, N, counts_at, cards[i]) != range)
@@ -644,7 +743,7 @@ inline SortWriterResult sort_on_cards(afu_rdma_cluster cl, const SortSpread &s, 
             return fail("card " + std::to_string(cards[i]) + " holds keys " + std::to_string(mm[0]) + ".." +
                         std::to_string(mm[1]) + ", outside key_range " + std::to_string(lo) + ".." + std::to_string(hi));
     }
-    if ((r.code = clock.network("count exchange", to_all(dump + 64, hist_at, 4 * B)))) return r;
+    if (network("count exchange", to_all(dump + 64, hist_at, 4 * B))) return r;
     const bool exact = shift == 0;
     std::vector<std::vector<Put>> pieces(N);
     std::vector<uint64_t> received(N);
@@ -694,7 +793,7 @@ inline SortWriterResult sort_on_cards(afu_rdma_cluster cl, const SortSpread &s, 
         } else {
             for (int i = 0; i < N; ++i) in_bins(pieces[i], table.data() + i * B, capacity[i]);
         }
-        if ((r.code = clock.network("scatter", scatter(bank_b, 0, pieces)))) return r;
+        if (network("scatter", scatter(bank_b, 0, pieces))) return r;
         r.binned = true, r.regrouped = full, r.writer_bytes = 64, r.banks = 2;
         return finish(0);
     }
@@ -714,13 +813,13 @@ inline SortWriterResult sort_on_cards(afu_rdma_cluster cl, const SortSpread &s, 
                                   &dc.dests); });
             !e.empty())
             return fail(e);
-        if ((r.code = clock.network("scatter", scatter(send, to, pieces)))) return r;
+        if (network("scatter", scatter(send, to, pieces))) return r;
         // every destination's counts of its first digit, after the keys (among their puts
         // these small ones held the keys' puts back by a third)
         std::vector<Put> puts;
         for (int i = 0; i < N; ++i)
             for (int j = 0; j < N; ++j) puts.push_back({cards[i], cards[j], dump + 64 + j * block, loads + i * block, block});
-        if ((r.code = clock.network("digit counts", puts))) return r;
+        if (network("digit counts", puts)) return r;
         if (std::string e = on_cards("local counting", [&](int i, int c, uint64_t &ns) {
                 const uint64_t k = received[i];
                 if (!k) return std::string();
@@ -758,7 +857,7 @@ inline SortWriterResult sort_on_cards(afu_rdma_cluster cl, const SortSpread &s, 
     if (std::string e = on_cards("group by card", [&](int i, int c, uint64_t &ns) {
             return writer.run(c, 0, s.counts[i], lo, 0, {true, base, shift, send}, 0, ns); }); !e.empty())
         return fail(e);
-    if ((r.code = clock.network("scatter", scatter(send, target, pieces)))) return r;
+    if (network("scatter", scatter(send, target, pieces))) return r;
     if (std::string e = on_cards("local counting", [&](int i, int c, uint64_t &ns) {
             const uint64_t k = received[i];
             if (!sort_bits || !k) return std::string();
