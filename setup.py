@@ -86,6 +86,8 @@ setup(
             # the GPU back end's PTX checks run without a GPU (tests/backend_cuda)
             "cuda-bindings>=13",
             "nvidia-cuda-nvrtc>=13",
+            # the PicoRV32 that runs the sort's plan in benchmarks/sort_plan_cpu.py
+            "pythondata-cpu-picorv32>=1.0.post200",
         ],
         # `spgen emulate --device cuda`: CuPy for device memory and launches, NVRTC
         # through cuda-python to compile the generated CUDA C (docs/gpu.md)

@@ -2,7 +2,8 @@
 # Installs the Debian packages the build needs when they are missing (CI starts from a
 # clean machine): CMake and g++ for the runtime and Verilated models, GoogleTest for the
 # C++ tests, a JRE for the ANTLR tool that regenerates the parser, LZ4 for FST traces,
-# debootstrap, squashfs-tools and siftool for Singularity images.
+# debootstrap, squashfs-tools and siftool for Singularity images, a RISC-V cross compiler
+# for the firmware of benchmarks/sort_plan_cpu.py.
 set -eu
 missing=""
 command -v cmake >/dev/null 2>&1 || missing="$missing cmake"
@@ -25,6 +26,8 @@ command -v siftool >/dev/null 2>&1 || missing="$missing siftool"
 command -v yosys >/dev/null 2>&1 || missing="$missing yosys"
 # The VS Code extension's script is syntax-checked with Node.js (tests/lsp).
 command -v node >/dev/null 2>&1 || missing="$missing nodejs"
+# The sort's plan runs on a RISC-V processor beside the host in benchmarks/sort_plan_cpu.py.
+command -v riscv64-unknown-elf-g++ >/dev/null 2>&1 || missing="$missing gcc-riscv64-unknown-elf"
 [ -z "$missing" ] && exit 0
 echo "installing Debian packages:$missing"
 SUDO=""

@@ -156,6 +156,25 @@ def test_plan_tiles_every_receive_buffer(exact: bool) -> None:
         assert [p[1] for p in plans] == [n * (d + 1) // cards - n * d // cards for d in range(cards)]
 
 
+def test_plan_gives_each_bin_the_card_of_its_middle() -> None:
+    """Without exact cuts a bin goes to the card whose share holds its middle key:
+    min((2 * keys before it + its keys) * N // 2n, N - 1), with counts near 2^32 so that
+    the products need 64 bits; each card receives its bins' keys."""
+    rng = np.random.default_rng(12)
+    for cards, bins in [(8, 256), (3, 40), (1, 7)]:
+        hists = rng.integers(0, 2**32 // bins, (cards, bins), dtype=np.uint64).astype(np.uint32)
+        hists[:, rng.integers(0, bins, bins // 4)] = 0
+        tot = hists.astype(object).sum(axis=0)
+        n = sum(tot)
+        before = np.concatenate([[0], np.cumsum(tot)[:-1]])
+        owner = [min((2 * int(b) + int(t)) * cards // max(2 * n, 1), cards - 1) for b, t in zip(before, tot)]
+        for c in range(cards):
+            _, received, mine = sort._native().sort_plan(hists, c, False)
+            own = [b for b in range(bins) if owner[b] == c]
+            assert mine == ((own[0], own[-1]) if own else None)
+            assert received == sum(int(t) for b, t in enumerate(tot) if owner[b] == c)
+
+
 def test_errors(monkeypatch) -> None:
     cl = rdma.cluster({"topology": "fullmesh", "cards": 2})
     cases = [((np.arange(10, dtype=np.int32),), "keys of type int32 are not supported: uint32 or uint64"),

@@ -15,6 +15,7 @@
 
 #include <afushell/afushell.h>
 #include <afushell/rdma.h>
+#include <afushell/sort_plan.h>
 #include <afushell_csr.h>
 
 #include <algorithm>
@@ -219,59 +220,44 @@ std::vector<uint64_t> spread(afu_rdma_cluster cl, int N, const Key *keys, const 
     return spread(cl, cards, keys, payloads, n);
 }
 
-// Where card c's keys go, from every card's counts h[source * B + bin] of n keys in all:
-// pieces (offset in c's send buffer, which holds its keys in bin order; destination; offset
-// in that card's receive buffer; keys). Returns the keys c receives. Consecutive bins go to
-// a card, about n/N keys each; with `exact` (shift 0: a bin is one key value) every key's
-// global place follows from the counts, bins are split at the cards' boundaries.
-// `span`, where given: the first and last bin card c owns (first > last: none).
+// Where the keys of every card go, from every card's counts h[source * B + bin] of n keys in
+// all (sort_plan.h, the code a card's processor would run): per card its pieces (offset in
+// its send buffer, which holds its keys in bin order; destination; offset in that card's
+// receive buffer; keys) and the keys it receives. Consecutive bins go to a card, about n/N
+// keys each; with `exact` (shift 0: a bin is one key value) every key's global place follows
+// from the counts, bins are split at the cards' boundaries. `spans`, where given and without
+// `exact`: per card the first and last bin it owns (first > last: none).
+inline std::vector<uint64_t> plan_all(const std::vector<uint32_t> &h, int N, bool exact,
+                                      std::vector<std::vector<Put>> &pieces,
+                                      std::vector<std::pair<uint64_t, uint64_t>> *spans = nullptr) {
+    const uint64_t B = h.size() / N;
+    std::vector<uint64_t> scratch(sort_plan::scratch_words(N, B)), received(N);
+    sort_plan::plan_shared(h.data(), N, B, exact, scratch.data());
+    pieces.assign(N, {});
+    for (int c = 0; c < N; ++c) {
+        uint64_t first = B, last = 0;
+        received[c] = sort_plan::plan_card(
+            h.data(), N, B, c, exact, scratch.data(),
+            [&](int d, uint64_t local, uint64_t remote, uint64_t keys) { pieces[c].push_back({c, d, local, remote, keys}); },
+            &first, &last);
+        if (spans && !exact) (*spans)[c] = {first, last};
+    }
+    return received;
+}
+
+// plan_all's share of card c alone: its pieces (appended) and the keys it receives; `span`,
+// where given and without `exact`, its first and last bin.
 inline uint64_t plan(const std::vector<uint32_t> &h, int N, int c, bool exact, std::vector<Put> &pieces,
                      std::pair<uint64_t, uint64_t> *span = nullptr) {
     const uint64_t B = h.size() / N;
-    std::vector<uint64_t> tot(B, 0);
-    for (int s = 0; s < N; ++s)
-        for (uint64_t b = 0; b < B; ++b) tot[b] += h[s * B + b];
-    uint64_t n = 0;
-    for (uint64_t t : tot) n += t;
-    std::vector<uint64_t> bounds(N + 1);
-    for (int d = 0; d <= N; ++d) bounds[d] = n * d / N;
-    if (exact) {
-        uint64_t g0 = 0, at = 0;
-        for (uint64_t b = 0; b < B; ++b) {
-            uint64_t g = g0, m = h[c * B + b];
-            for (int s = 0; s < c; ++s) g += h[s * B + b];
-            while (m) {
-                int d = int(std::upper_bound(bounds.begin(), bounds.end(), g) - bounds.begin()) - 1;
-                uint64_t take = std::min(m, bounds[d + 1] - g);
-                pieces.push_back({c, d, at, g - bounds[d], take});
-                at += take, g += take, m -= take;
-            }
-            g0 += tot[b];
-        }
-        return bounds[c + 1] - bounds[c];
-    }
-    std::vector<uint64_t> owner(B, 0);
-    uint64_t before = 0;
-    for (uint64_t b = 0; b < B; ++b) {
-        owner[b] = std::min<uint64_t>((2 * before + tot[b]) * N / std::max<uint64_t>(2 * n, 1), N - 1);
-        before += tot[b];
-    }
-    if (span) {
-        *span = {B, 0};
-        for (uint64_t b = 0; b < B; ++b)
-            if (owner[b] == uint64_t(c)) span->first = std::min(span->first, b), span->second = b;
-    }
-    std::vector<uint64_t> per_dest(N * N, 0);  // [source][destination]
-    for (int s = 0; s < N; ++s)
-        for (uint64_t b = 0; b < B; ++b) per_dest[s * N + owner[b]] += h[s * B + b];
-    uint64_t at = 0, received = 0;
-    for (int d = 0; d < N; ++d) {
-        uint64_t off = 0;
-        for (int s = 0; s < c; ++s) off += per_dest[s * N + d];
-        pieces.push_back({c, d, at, off, per_dest[c * N + d]});
-        at += per_dest[c * N + d];
-        received += per_dest[d * N + c];
-    }
+    std::vector<uint64_t> scratch(sort_plan::scratch_words(N, B));
+    sort_plan::plan_shared(h.data(), N, B, exact, scratch.data());
+    uint64_t first = B, last = 0;
+    const uint64_t received = sort_plan::plan_card(
+        h.data(), N, B, c, exact, scratch.data(),
+        [&](int d, uint64_t local, uint64_t remote, uint64_t keys) { pieces.push_back({c, d, local, remote, keys}); },
+        &first, &last);
+    if (span && !exact) *span = {first, last};
     return received;
 }
 

@@ -151,7 +151,7 @@ SortResult sort_spread(afu_rdma_cluster cl, const SortSpread &s, const SortOptio
     std::vector<uint64_t> received(N);
     clock.host("prefix sums", [&] {  // the exchange left every card the same table: read it once
         const auto h = read<uint32_t>(cl, cards[0], hist_at, B * N);
-        for (int i = 0; i < N; ++i) received[i] = plan(h, N, i, exact, pieces[i]);
+        received = plan_all(h, N, exact, pieces);
     });
     // 5. grouping by destination (bin order, which is destination order too: a card takes
     //    consecutive bins), stably; with the counting core by the card's ranks

@@ -750,10 +750,10 @@ inline SortWriterResult sort_on_cards(afu_rdma_cluster cl, const SortSpread &s, 
     std::vector<std::pair<uint64_t, uint64_t>> spans(N), bins(N);  // the keys' range each card receives, its bins
     std::vector<uint32_t> table;  // every card's counts, [card][bin]
     clock.host("prefix sums", [&] {  // the exchange left every card the same table: read it once
-        const auto &h = table = read<uint32_t>(cl, cards[0], hist_at, B * N);
+        table = read<uint32_t>(cl, cards[0], hist_at, B * N);
+        bins.assign(N, {1, 0});
+        received = plan_all(table, N, exact, pieces, &bins);
         for (int i = 0; i < N; ++i) {
-            bins[i] = {1, 0};
-            received[i] = plan(h, N, i, exact, pieces[i], exact ? nullptr : &bins[i]);
             const auto [b0, b1] = bins[i];
             // bins past 2^64 - 1 (the last bins of 64-bit keys) hold no keys
             uint64_t first = 0, end = 0;
