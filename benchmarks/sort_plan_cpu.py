@@ -38,6 +38,9 @@ HEADER = INCLUDE / "afushell" / "sort_plan.h"
 CLOCK_MHZ = 200  # the card's clock
 BINS = 256       # the partition's bins (sort_writer.hpp)
 GXX = "riscv64-unknown-elf-g++"
+# the inputs: keys over the whole range, skewed keys, and few key values (one a bin: the
+# exact plan, which cuts bins at the cards' boundaries; 256 values fill every bin)
+CASES = ("random uint32", "zipf uint32", "64 values", "256 values")
 
 
 class BenchError(Exception):
@@ -75,7 +78,7 @@ def testbench() -> Path:
     return verilate_cached(
         "sort_plan_cpu", "plan_cpu", "plan_cpu",
         [HERE / "plan_cpu.v", picorv32(), HERE / "tb.cpp"],
-        ["--public-flat-rw", "-Wno-fatal", "-Wno-lint", "-Wno-style", "-GRAM_BITS=17",
+        ["--public-flat-rw", "-Wno-fatal", "-Wno-lint", "-Wno-style", "-GRAM_BITS=18",
          "-CFLAGS", f"-std=c++17 -I{INCLUDE}"],
         deps=[HEADER])
 
@@ -92,8 +95,8 @@ def table_of(case: str, cards: int, keys: int, rng: np.random.Generator) -> tupl
         shift = max(0, (hi - lo).bit_length() - 8)
         bins = [(k - np.uint64(lo)) >> np.uint64(shift) for k in ks]
         exact = shift == 0
-    else:  # "64 values": OPTWEB's keys, one value a bin
-        bins = [rng.integers(0, 64, keys) for _ in range(cards)]
+    else:  # "64 values" (OPTWEB's keys) or "256 values": one value a bin
+        bins = [rng.integers(0, int(case.split()[0]), keys) for _ in range(cards)]
         exact = True
     return np.stack([np.bincount(b.astype(np.int64), minlength=BINS)[:BINS] for b in bins]).astype(np.uint32), exact
 
@@ -139,8 +142,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--cards", default="2,4,8", help="card counts, comma-separated (default 2,4,8)")
     ap.add_argument("--keys", type=int, default=262144, help="keys a card (default 262144: 1 MiB of uint32)")
-    ap.add_argument("--cases", default="random uint32,zipf uint32,64 values",
-                    help="inputs, comma-separated: random uint32, zipf uint32, 64 values")
+    ap.add_argument("--cases", default=",".join(CASES), help="inputs, comma-separated: " + ", ".join(CASES))
     ap.add_argument("--json", type=Path, help="write the figures here")
     a = ap.parse_args(argv)
     try:
@@ -151,9 +153,9 @@ def main(argv: list[str] | None = None) -> int:
         print("error: --cards takes counts from 1 to 8, --keys a positive count", file=sys.stderr)
         return 2
     cases = [c.strip() for c in a.cases.split(",")]
-    bad = [c for c in cases if c not in ("random uint32", "zipf uint32", "64 values")]
+    bad = [c for c in cases if c not in CASES]
     if bad:
-        print(f"error: unknown case {bad[0]!r} (random uint32, zipf uint32, 64 values)", file=sys.stderr)
+        print(f"error: unknown case {bad[0]!r} ({', '.join(CASES)})", file=sys.stderr)
         return 2
     try:
         rows = run(cards, a.keys, cases)

@@ -6,7 +6,7 @@
 //   0x4000  N, B, exact (uint32 each)
 //   0x8000  the counts table, uint32 [N][B]
 //   0x10000 scratch (sort_plan::scratch_words(N, B) words)
-//   0x14000 plan_shared's cycles and instructions, then per card: cycles, instructions,
+//   0x20000 plan_shared's cycles and instructions, then per card: cycles, instructions,
 //           received, first, last, pieces, then per piece (destination, offset in the send
 //           buffer, offset in the destination's, keys): uint64 each
 #include <afushell/sort_plan.h>
@@ -30,7 +30,7 @@ extern "C" int main() {
     const bool exact = job[2] != 0;
     const uint32_t *table = reinterpret_cast<const uint32_t *>(0x8000);
     uint64_t *scratch = reinterpret_cast<uint64_t *>(0x10000);
-    uint64_t *out = reinterpret_cast<uint64_t *>(0x14000);
+    uint64_t *out = reinterpret_cast<uint64_t *>(0x20000);
     uint32_t t0 = cycles(), i0 = instructions();
     afushell::sort_plan::plan_shared(table, N, B, exact, scratch);
     out[0] = cycles() - t0, out[1] = instructions() - i0;

@@ -4,7 +4,7 @@
 // DONE_ADDR ends the run (done, its value in done_value).
 `default_nettype none
 module plan_cpu #(
-    parameter integer RAM_BITS = 16,
+    parameter integer RAM_BITS = 18,
     parameter [31:0] DONE_ADDR = 32'h1000_0000
 ) (
     input  wire        clk,

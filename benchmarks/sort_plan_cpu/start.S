@@ -2,7 +2,7 @@
     .section .text.start
     .global _start
 _start:
-    li   sp, 0x20000
+    li   sp, 0x40000
     call main
     li   t0, 0x10000000
     sw   a0, 0(t0)

@@ -30,9 +30,12 @@ int main(int argc, char **argv) {
     const int N = std::atoi(argv[3]);
     const uint64_t B = std::strtoull(argv[4], nullptr, 10);
     const bool exact = std::atoi(argv[5]) != 0;
-    if (N < 1 || N > 64 || !B || tb.size() != 4 * uint64_t(N) * B || 4 * uint64_t(N) * B > 0x8000 ||
-        8 * afushell::sort_plan::scratch_words(N, B) > 0x4000 || fw.empty() || fw.size() > 0x4000) {
-        std::fprintf(stderr, "tb: a firmware of at most 16 KiB, N in 1..64, a table of N x B uint32 of at most 32 KiB\n");
+    // the RAM's regions (fw.cpp): the table below 32 KiB, the scratch below 64 KiB, the
+    // results (at most B + N pieces a card) below 120 KiB, above them the stack
+    if (N < 1 || !B || tb.size() != 4 * uint64_t(N) * B || 4 * uint64_t(N) * B > 0x8000 ||
+        8 * afushell::sort_plan::scratch_words(N, B) > 0x10000 || 16 + N * (48 + 32 * (B + N)) > 0x1E000 ||
+        fw.empty() || fw.size() > 0x4000) {
+        std::fprintf(stderr, "tb: a firmware of at most 16 KiB and a table of N x B uint32 whose plan fits the RAM\n");
         return 2;
     }
     std::vector<uint32_t> table(uint64_t(N) * B);
@@ -73,8 +76,8 @@ int main(int argc, char **argv) {
     // every card's plan, from the processor's memory and from the same code on the host
     std::vector<uint64_t> scratch(afushell::sort_plan::scratch_words(N, B));
     afushell::sort_plan::plan_shared(table.data(), N, B, exact, scratch.data());
-    const uint64_t shared_cycles = word64(0x14000), shared_ins = word64(0x14008);
-    uint32_t at = 0x14010;
+    const uint64_t shared_cycles = word64(0x20000), shared_ins = word64(0x20008);
+    uint32_t at = 0x20010;
     uint64_t worst = 0, worst_ins = 0, pieces_all = 0;
     for (int c = 0; c < N; ++c) {
         std::vector<uint64_t> want;

@@ -18,18 +18,19 @@ def _run(*args: str) -> subprocess.CompletedProcess:
 
 
 def test_processor_plans_as_the_host(tmp_path):
-    out = _run("--cards", "1,3", "--keys", "5000", "--cases", "random uint32,zipf uint32,64 values",
-               "--json", str(tmp_path / "r.json"))
+    cases = ("random uint32", "zipf uint32", "64 values", "256 values")
+    out = _run("--cards", "1,3,8", "--keys", "5000", "--cases", ",".join(cases), "--json", str(tmp_path / "r.json"))
     assert out.returncode == 0, out.stdout + out.stderr
     rows = json.loads((tmp_path / "r.json").read_text())["rows"]
-    assert [(r["case"], r["cards"]) for r in rows] == [
-        (c, n) for c in ("random uint32", "zipf uint32", "64 values") for n in (1, 3)]
+    assert [(r["case"], r["cards"]) for r in rows] == [(c, n) for c in cases for n in (1, 3, 8)]
     for r in rows:
-        assert r["same"] and r["exact"] == (r["case"] == "64 values")
+        assert r["same"] and r["exact"] == r["case"].endswith("values")
         # a piece per destination without exact; every card's plan was read back
         assert r["pieces"] >= (r["cards"] ** 2 if not r["exact"] else r["cards"])
         assert r["cpu_cycles"] > r["cpu_instructions"] > 0 and r["host_us_one_card"] > 0
     assert "| 64 values | 3 | yes |" in out.stdout
+    # every bin of every card holds keys: the most pieces, 256 + 7 a card at most
+    assert 8 * 256 <= next(r["pieces"] for r in rows if r["case"] == "256 values" and r["cards"] == 8) <= 8 * 263
 
 
 def test_bad_arguments_are_named():

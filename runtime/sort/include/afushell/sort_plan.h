@@ -1,7 +1,7 @@
-// afushell distributed sort: the partition's plan (docs/sort.md, "The plan"), from every
-// card's counts to where one card's keys go. Freestanding C++ (no allocation, no library,
-// only <stdint.h>), so that the host (sort.hpp's plan) and a processor on the card
-// (benchmarks/sort_plan_cpu, a PicoRV32) run the same code.
+// afushell distributed sort: the partition's plan (docs/sort.md, "Where the plan runs"),
+// from every card's counts to where one card's keys go. Freestanding C++ (no allocation, no
+// library, only <stdint.h>), so that the host (sort.hpp's plan_all) and a processor on the
+// card (benchmarks/sort_plan_cpu, a PicoRV32) run the same code.
 #ifndef AFUSHELL_SORT_PLAN_H
 #define AFUSHELL_SORT_PLAN_H
 
