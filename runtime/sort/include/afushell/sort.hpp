@@ -245,19 +245,15 @@ inline std::vector<uint64_t> plan_all(const std::vector<uint32_t> &h, int N, boo
     return received;
 }
 
-// plan_all's share of card c alone: its pieces (appended) and the keys it receives; `span`,
-// where given and without `exact`, its first and last bin.
+// plan_all's share of card c alone (for tests): its pieces (appended) and the keys it
+// receives; `span`, where given and without `exact`, its first and last bin.
 inline uint64_t plan(const std::vector<uint32_t> &h, int N, int c, bool exact, std::vector<Put> &pieces,
                      std::pair<uint64_t, uint64_t> *span = nullptr) {
-    const uint64_t B = h.size() / N;
-    std::vector<uint64_t> scratch(sort_plan::scratch_words(N, B));
-    sort_plan::plan_shared(h.data(), N, B, exact, scratch.data());
-    uint64_t first = B, last = 0;
-    const uint64_t received = sort_plan::plan_card(
-        h.data(), N, B, c, exact, scratch.data(),
-        [&](int d, uint64_t local, uint64_t remote, uint64_t keys) { pieces.push_back({c, d, local, remote, keys}); },
-        &first, &last);
-    if (span && !exact) *span = {first, last};
+    std::vector<std::vector<Put>> all;
+    std::vector<std::pair<uint64_t, uint64_t>> spans(N);
+    const uint64_t received = plan_all(h, N, exact, all, &spans)[c];
+    pieces.insert(pieces.end(), all[c].begin(), all[c].end());
+    if (span && !exact) *span = spans[c];
     return received;
 }
 

@@ -10,7 +10,7 @@
 namespace afushell {
 namespace sort_plan {
 
-// 64-bit words of scratch that plan_card needs for N cards and B bins.
+// 64-bit words of scratch that plan_shared fills and plan_card reads, for N cards and B bins.
 inline uint64_t scratch_words(int N, uint64_t B) { return 2 * B + uint64_t(N) + 1 + uint64_t(N) * uint64_t(N); }
 
 // The part of the plan that every card shares, from every card's counts h[source * B + bin]
